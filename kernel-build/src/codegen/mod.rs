@@ -1,0 +1,1 @@
+//! Rust code generation from a verified module (cannot fail).

@@ -1,0 +1,1 @@
+//! Environment variables, all read through [`get`].

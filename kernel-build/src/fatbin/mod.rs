@@ -1,0 +1,1 @@
+//! Reading nvcc fatbins and the cubins and PTX inside them.

@@ -1,0 +1,404 @@
+//! The module model: what the front end learns about a CUDA source, what the
+//! verifier checks against the compiled images, and what codegen turns into Rust.
+//!
+//! Everything here is plain data (serde-serialisable) so that it can be cached
+//! beside the fatbin and read back on a warm build without running nvcc.
+
+use serde::{Deserialize, Serialize};
+
+/// A position in a CUDA source file (1-based line and column).
+///
+/// ```
+/// let loc = kernel_build::model::SourceLoc { file: "k.cu".into(), line: 3, column: 1 };
+/// assert_eq!(loc.to_string(), "k.cu:3:1");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct SourceLoc {
+    /// The file as the user named it (relative paths stay relative).
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column.
+    pub column: u32,
+}
+
+impl std::fmt::Display for SourceLoc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}:{}", self.file, self.line, self.column)
+    }
+}
+
+/// A scalar C type (64-bit Linux sizes).
+///
+/// ```
+/// use kernel_build::model::Scalar;
+/// assert_eq!(Scalar::F16.size(), 2);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Scalar {
+    /// `bool`
+    Bool,
+    /// `char`, `signed char`, `int8_t`
+    I8,
+    /// `short`, `int16_t`
+    I16,
+    /// `int`, `int32_t`
+    I32,
+    /// `long`, `long long`, `int64_t`, `ptrdiff_t`
+    I64,
+    /// `unsigned char`, `uint8_t`
+    U8,
+    /// `unsigned short`, `uint16_t`
+    U16,
+    /// `unsigned`, `uint32_t`
+    U32,
+    /// `unsigned long`, `unsigned long long`, `uint64_t`
+    U64,
+    /// `size_t`
+    Usize,
+    /// `ptrdiff_t`, `ssize_t`
+    Isize,
+    /// `float`
+    F32,
+    /// `double`
+    F64,
+    /// `__half`
+    F16,
+    /// `__nv_bfloat16`
+    BF16,
+}
+
+impl Scalar {
+    /// Size in bytes (equal to the alignment for every scalar).
+    ///
+    /// ```
+    /// assert_eq!(kernel_build::model::Scalar::Usize.size(), 8);
+    /// ```
+    pub fn size(self) -> u64 {
+        match self {
+            Scalar::Bool | Scalar::I8 | Scalar::U8 => 1,
+            Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::BF16 => 2,
+            Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
+            Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::Isize | Scalar::F64 => 8,
+        }
+    }
+}
+
+/// Const/volatile qualifiers of a pointee.
+///
+/// ```
+/// let q = kernel_build::model::Qualifiers { is_const: true, is_volatile: false };
+/// assert!(q.is_const);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Qualifiers {
+    /// `const`
+    pub is_const: bool,
+    /// `volatile`
+    pub is_volatile: bool,
+}
+
+/// A C type after typedef resolution.
+///
+/// ```
+/// use kernel_build::model::{CType, Qualifiers, Scalar};
+/// // const float*
+/// let t = CType::Pointer {
+///     pointee: Box::new(CType::Scalar(Scalar::F32)),
+///     pointee_quals: Qualifiers { is_const: true, is_volatile: false },
+/// };
+/// assert!(matches!(t, CType::Pointer { .. }));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum CType {
+    /// `void` (only behind a pointer).
+    Void,
+    /// A scalar.
+    Scalar(Scalar),
+    /// A CUDA vector type such as `float2`, `int4`, `double2`.
+    Vector {
+        /// Lane type.
+        elem: Scalar,
+        /// Number of lanes (1 to 4).
+        lanes: u8,
+    },
+    /// A struct defined in the module (key into [`ModuleInfo::structs`]).
+    Struct(String),
+    /// A pointer.
+    Pointer {
+        /// What it points to.
+        pointee: Box<CType>,
+        /// Qualifiers of the pointee (`const float*` has `is_const`).
+        pointee_quals: Qualifiers,
+    },
+    /// A fixed-size array (struct fields and globals only).
+    Array {
+        /// Element type.
+        elem: Box<CType>,
+        /// Number of elements.
+        len: u64,
+    },
+}
+
+/// Size, alignment and offset of a parameter or field.
+///
+/// ```
+/// let l = kernel_build::model::Layout { offset: 8, size: 8, align: 8 };
+/// assert_eq!(l.end(), 16);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Layout {
+    /// Byte offset from the start of the parameter buffer or struct.
+    pub offset: u64,
+    /// Size in bytes.
+    pub size: u64,
+    /// Alignment in bytes.
+    pub align: u64,
+}
+
+impl Layout {
+    /// One past the last byte.
+    ///
+    /// ```
+    /// assert_eq!(kernel_build::model::Layout { offset: 4, size: 4, align: 4 }.end(), 8);
+    /// ```
+    pub fn end(&self) -> u64 {
+        self.offset + self.size
+    }
+}
+
+/// One kernel parameter.
+///
+/// ```
+/// use kernel_build::model::{CType, Layout, Param, Scalar};
+/// let p = Param {
+///     name: Some("n".into()),
+///     ty: CType::Scalar(Scalar::I32),
+///     written: "int".into(),
+///     grid_constant: false,
+///     layout: Layout { offset: 24, size: 4, align: 4 },
+///     loc: None,
+/// };
+/// assert_eq!(p.layout.end(), 28);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Param {
+    /// The name, if the declaration has one.
+    pub name: Option<String>,
+    /// The type after typedef resolution (top-level cv and `__restrict__` dropped).
+    pub ty: CType,
+    /// The type as written in the source, normalised whitespace (`const float* __restrict__`).
+    pub written: String,
+    /// `__grid_constant__` was given.
+    pub grid_constant: bool,
+    /// Offset, size and alignment in the parameter buffer (natural C layout).
+    pub layout: Layout,
+    /// Where the parameter is declared.
+    pub loc: Option<SourceLoc>,
+}
+
+/// How the kernel's symbol is formed.
+///
+/// ```
+/// assert_ne!(kernel_build::model::Linkage::C, kernel_build::model::Linkage::Cxx);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Linkage {
+    /// `extern "C"`: the symbol is the name as written.
+    C,
+    /// C++ linkage: the symbol is Itanium-mangled.
+    Cxx,
+}
+
+/// A template argument of an explicit instantiation.
+///
+/// ```
+/// use kernel_build::model::{CType, Scalar, TemplateArg};
+/// let a = TemplateArg::Type(CType::Scalar(Scalar::F32));
+/// assert!(matches!(a, TemplateArg::Type(_)));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TemplateArg {
+    /// A type argument (`float`).
+    Type(CType),
+    /// A non-type argument, as written after evaluation (`4`, `-1`, `true`).
+    Value(String),
+}
+
+/// Launch-related attributes kept from the declaration.
+///
+/// ```
+/// let a = kernel_build::model::KernelAttrs::default();
+/// assert!(a.launch_bounds.is_none());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct KernelAttrs {
+    /// `__launch_bounds__(max_threads, min_blocks, max_blocks_per_cluster)`.
+    pub launch_bounds: Option<Vec<u32>>,
+    /// `__cluster_dims__(x, y, z)`.
+    pub cluster_dims: Option<[u32; 3]>,
+    /// `__maxnreg__(n)`.
+    pub maxnreg: Option<u32>,
+}
+
+/// Per-image facts read from the compiled fatbin for one kernel.
+///
+/// ```
+/// let i = kernel_build::model::ImageFacts { target: "sm_90".into(), registers: Some(10), max_threads: None };
+/// assert_eq!(i.target, "sm_90");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageFacts {
+    /// Target name of the image (`sm_90`, `compute_120`).
+    pub target: String,
+    /// Registers per thread (SASS images only).
+    pub registers: Option<u32>,
+    /// Maximum threads per block recorded in the image (`__launch_bounds__`).
+    pub max_threads: Option<u32>,
+}
+
+/// One `__global__` function (one per template instantiation).
+///
+/// ```
+/// use kernel_build::model::{Kernel, KernelAttrs, Linkage};
+/// let k = Kernel {
+///     name: "noparams".into(), base_name: "noparams".into(), namespace: vec![],
+///     template_args: vec![], symbol: "noparams".into(), linkage: Linkage::C,
+///     is_static: false, params: vec![], attrs: KernelAttrs::default(), doc: None,
+///     loc: None, images: vec![],
+/// };
+/// assert!(k.params.is_empty());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Kernel {
+    /// Display name: `saxpy`, `ns::k`, `axpy<float>`.
+    pub name: String,
+    /// The function's own identifier without namespace or template arguments (`axpy`).
+    pub base_name: String,
+    /// Enclosing namespaces, outermost first.
+    pub namespace: Vec<String>,
+    /// Template arguments of this instantiation (empty for non-templates).
+    pub template_args: Vec<TemplateArg>,
+    /// The symbol in the compiled images and for `cuModuleGetFunction`.
+    pub symbol: String,
+    /// Linkage of the declaration.
+    pub linkage: Linkage,
+    /// Declared `static` (internal linkage; reported, not callable from the host).
+    pub is_static: bool,
+    /// Parameters in order.
+    pub params: Vec<Param>,
+    /// Launch attributes.
+    pub attrs: KernelAttrs,
+    /// The comment just above the kernel, cleaned of comment markers.
+    pub doc: Option<String>,
+    /// Where the kernel is declared.
+    pub loc: Option<SourceLoc>,
+    /// Facts per compiled image (filled in after verification).
+    pub images: Vec<ImageFacts>,
+}
+
+/// A struct field.
+///
+/// ```
+/// use kernel_build::model::{CType, Field, Layout, Scalar};
+/// let f = Field { name: "x".into(), ty: CType::Scalar(Scalar::F32), layout: Layout { offset: 0, size: 4, align: 4 } };
+/// assert_eq!(f.layout.size, 4);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Field {
+    /// Field name.
+    pub name: String,
+    /// Field type.
+    pub ty: CType,
+    /// Offset, size and alignment inside the struct.
+    pub layout: Layout,
+}
+
+/// A struct definition (also a typedef'd anonymous struct, under the typedef name).
+///
+/// ```
+/// let s = kernel_build::model::StructDef { name: "P".into(), fields: vec![], size: 0, align: 1, loc: None };
+/// assert_eq!(s.name, "P");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StructDef {
+    /// Name (qualified with `::` when inside a namespace).
+    pub name: String,
+    /// Fields in order.
+    pub fields: Vec<Field>,
+    /// `sizeof`.
+    pub size: u64,
+    /// `alignof`.
+    pub align: u64,
+    /// Where it is defined.
+    pub loc: Option<SourceLoc>,
+}
+
+/// Memory space of a module global.
+///
+/// ```
+/// assert_ne!(kernel_build::model::GlobalSpace::Constant, kernel_build::model::GlobalSpace::Device);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum GlobalSpace {
+    /// `__constant__`
+    Constant,
+    /// `__device__`
+    Device,
+}
+
+/// A `__constant__` or `__device__` variable.
+///
+/// ```
+/// use kernel_build::model::{CType, Global, GlobalSpace, Scalar};
+/// let g = Global { name: "coeffs".into(), symbol: "coeffs".into(), space: GlobalSpace::Constant,
+///     ty: CType::Array { elem: Box::new(CType::Scalar(Scalar::F32)), len: 16 }, size: 64, loc: None };
+/// assert_eq!(g.size, 64);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Global {
+    /// Name as written.
+    pub name: String,
+    /// Symbol for `cuModuleGetGlobal` (mangled unless `extern "C"`).
+    pub symbol: String,
+    /// Memory space.
+    pub space: GlobalSpace,
+    /// Type, with array extents as [`CType::Array`].
+    pub ty: CType,
+    /// Total size in bytes.
+    pub size: u64,
+    /// Where it is declared.
+    pub loc: Option<SourceLoc>,
+}
+
+/// Everything the front end found in one translation unit.
+///
+/// ```
+/// let m = kernel_build::model::ModuleInfo::default();
+/// assert!(m.kernels.is_empty());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ModuleInfo {
+    /// Kernels in source order (each template instantiation separately).
+    pub kernels: Vec<Kernel>,
+    /// Struct definitions from the user's files.
+    pub structs: Vec<StructDef>,
+    /// `__constant__` and `__device__` globals.
+    pub globals: Vec<Global>,
+    /// True when the declarations were read from nvcc's preprocessed output.
+    pub preprocessed: bool,
+    /// Notes for the user (for example: parsed without preprocessing).
+    pub notes: Vec<String>,
+}
+
+impl ModuleInfo {
+    /// Looks up a struct definition by name.
+    ///
+    /// ```
+    /// let m = kernel_build::model::ModuleInfo::default();
+    /// assert!(m.struct_def("P").is_none());
+    /// ```
+    pub fn struct_def(&self, name: &str) -> Option<&StructDef> {
+        self.structs.iter().find(|s| s.name == name)
+    }
+}

@@ -1,0 +1,1 @@
+//! Finding nvcc and what it supports.

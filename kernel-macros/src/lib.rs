@@ -1,0 +1,1 @@
+//! Procedural macros of the kernel framework. Use them through `kernel_runtime`.

@@ -1,0 +1,1 @@
+//! Run-time half of the kernel framework.
