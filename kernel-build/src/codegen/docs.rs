@@ -1,0 +1,125 @@
+//! Rustdoc of generated stubs: the CUDA comment, the declaration, registers, safety.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::quote;
+
+use super::templates::Member;
+use crate::model::Kernel;
+
+/// What an unsafe stub's caller must uphold.
+const SAFETY: &str = "\
+# Safety
+
+A kernel can read and write any device memory its arguments lead it to. The caller
+must ensure that, for this launch configuration and these scalar arguments, the
+kernel stays inside the buffers it is given, that it does not write memory other
+work reads or writes at the same time, and that it ends without a device fault
+(a fault poisons the whole context).";
+
+const ERRORS: &str = "\
+# Errors
+
+When the launch configuration is invalid for this kernel, when preparing or
+finishing an argument fails (a copy for `In`/`Out`/`InOut`), or when the driver
+rejects the launch.";
+
+/// Rustdoc of a one-kernel stub.
+pub(crate) fn kernel_doc(kernel: &Kernel, safe: bool) -> TokenStream {
+    let mut text = user_doc(kernel);
+    text.push_str(&declaration(kernel));
+    text.push_str(&registers(kernel));
+    finish(text, safe)
+}
+
+/// Rustdoc of a generic stub over a template family.
+pub(crate) fn family_doc(name: &Ident, members: &[Member<'_>], safe: bool) -> TokenStream {
+    let mut text = user_doc(members[0].kernel);
+    text.push_str(&format!(
+        "Instantiations of CUDA template `{name}` (select one with `{name}::<T>`):\n\n"
+    ));
+    text.push_str("| Rust | CUDA |\n|---|---|\n");
+    for m in members {
+        let key = m.key.to_string().replace(' ', "");
+        let key = key.rsplit("::").next().unwrap_or(&key).to_owned();
+        text.push_str(&format!("| `{name}::<{key}>` | `{}` |\n", m.kernel.name));
+    }
+    text.push('\n');
+    text.push_str(&declaration(members[0].kernel));
+    finish(text, safe)
+}
+
+fn finish(mut text: String, safe: bool) -> TokenStream {
+    if !safe {
+        text.push_str(SAFETY);
+        text.push_str("\n\n");
+    }
+    text.push_str(ERRORS);
+    let lines = text.lines().map(|l| format!(" {l}"));
+    quote!(#(#[doc = #lines])*)
+}
+
+/// The comment above the kernel, made safe for rustdoc: indentation removed (so
+/// nothing reads as an indented code block) and unlabelled fences marked `text`
+/// (so nothing runs as a doctest).
+fn user_doc(kernel: &Kernel) -> String {
+    let Some(doc) = kernel.doc.as_deref() else {
+        return String::new();
+    };
+    let mut out = String::new();
+    let mut in_fence = false;
+    for line in doc.lines() {
+        let line = line.trim_start();
+        if let Some(lang) = line.strip_prefix("```") {
+            if !in_fence && lang.trim().is_empty() {
+                out.push_str("```text\n");
+            } else {
+                out.push_str(line);
+                out.push('\n');
+            }
+            in_fence = !in_fence;
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+    }
+    if in_fence {
+        out.push_str("```\n");
+    }
+    out.push('\n');
+    out
+}
+
+/// The CUDA declaration and where it is.
+fn declaration(kernel: &Kernel) -> String {
+    let params: Vec<String> = kernel
+        .params
+        .iter()
+        .map(|p| match &p.name {
+            Some(n) => format!("{} {n}", p.written),
+            None => p.written.clone(),
+        })
+        .collect();
+    let mut text = format!(
+        "CUDA: `__global__ void {}({})`",
+        kernel.name,
+        params.join(", ")
+    );
+    if let Some(loc) = &kernel.loc {
+        text.push_str(&format!(" at `{loc}`"));
+    }
+    text.push_str(&format!(", symbol `{}`.\n\n", kernel.symbol));
+    text
+}
+
+/// A table of registers per SASS image, when known.
+fn registers(kernel: &Kernel) -> String {
+    let rows: Vec<String> = kernel
+        .images
+        .iter()
+        .filter_map(|i| i.registers.map(|r| format!("| {} | {r} |", i.target)))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    format!("| target | registers |\n|---|---|\n{}\n\n", rows.join("\n"))
+}

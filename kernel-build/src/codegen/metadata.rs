@@ -1,0 +1,78 @@
+//! The metadata of a generated module: the `METADATA` spec the runtime loads from,
+//! and the per-image register counts.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::ModuleParts;
+use crate::model::{Kernel, ModuleInfo};
+
+/// Kernels that get a stub and an entry in the spec, in spec order
+/// (`static` kernels cannot be reached from the host).
+pub(crate) fn launchable(info: &ModuleInfo) -> impl Iterator<Item = &Kernel> {
+    info.kernels.iter().filter(|k| !k.is_static)
+}
+
+/// `METADATA` and `REGISTERS`.
+pub(crate) fn items(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
+    let name = &parts.name;
+    let archs = &parts.targets;
+    let toolkit = parts.toolkit_version.clone().unwrap_or_default();
+    let kernels = launchable(&parts.info).map(|k| kernel_spec(k, rt));
+    let globals = parts.info.globals.iter().map(|g| {
+        let (name, symbol, size) = (&g.name, &g.symbol, g.size as usize);
+        quote!(#rt::GlobalSpec { name: #name, symbol: #symbol, size: #size })
+    });
+    let registers = launchable(&parts.info).flat_map(|k| {
+        k.images.iter().filter_map(move |img| {
+            let (kernel, target) = (&k.name, &img.target);
+            img.registers.map(|r| quote!((#kernel, #target, #r)))
+        })
+    });
+    quote! {
+        /// What this module holds: kernels with their parameter layouts, compiled
+        /// targets, the toolkit that compiled them, and the embedded image.
+        pub static METADATA: #rt::ModuleSpec = #rt::ModuleSpec {
+            name: #name,
+            image: IMAGE,
+            archs: &[#(#archs),*],
+            toolkit: #toolkit,
+            kernels: &[#(#kernels),*],
+            globals: &[#(#globals),*],
+        };
+
+        /// Registers per thread of each kernel in each SASS image, as
+        /// `(kernel, target, registers)`.
+        pub const REGISTERS: &[(&str, &str, u32)] = &[#(#registers),*];
+    }
+}
+
+fn kernel_spec(k: &Kernel, rt: &TokenStream) -> TokenStream {
+    let (name, symbol) = (&k.name, &k.symbol);
+    let params = k.params.iter().enumerate().map(|(i, p)| {
+        let pname = p.name.clone().unwrap_or_else(|| format!("arg{i}"));
+        let c_type = &p.written;
+        let (offset, size) = (p.layout.offset as u32, p.layout.size as u32);
+        quote!(#rt::ParamSpec { name: #pname, c_type: #c_type, offset: #offset, size: #size })
+    });
+    let max_threads = k
+        .attrs
+        .launch_bounds
+        .as_ref()
+        .and_then(|b| b.first().copied())
+        .or_else(|| k.images.iter().find_map(|i| i.max_threads))
+        .unwrap_or(0);
+    let cluster = match k.attrs.cluster_dims {
+        Some([x, y, z]) => quote!(::core::option::Option::Some([#x, #y, #z])),
+        None => quote!(::core::option::Option::None),
+    };
+    quote! {
+        #rt::KernelSpec {
+            name: #name,
+            symbol: #symbol,
+            params: &[#(#params),*],
+            max_threads: #max_threads,
+            cluster_dims: #cluster,
+        }
+    }
+}

@@ -1,0 +1,138 @@
+//! The module shell: tracking of inputs, the embedded image, `load`, the handle type.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::{CodegenOptions, ModuleParts, globals, metadata, path_literal, structs, stubs};
+
+/// The whole generated `mod` item.
+pub(crate) fn module(parts: &ModuleParts, opts: &CodegenOptions) -> TokenStream {
+    let rt = runtime_tokens(opts);
+    let name = format_ident!("{}", parts.name);
+    let vis = &opts.vis;
+    let attrs = &opts.attrs;
+    let default_doc = (!attrs.iter().any(|a| a.path().is_ident("doc"))).then(|| {
+        let doc = format!(" CUDA kernels of module `{}`.", parts.name);
+        quote!(#[doc = #doc])
+    });
+    let tracking = tracking(parts, opts);
+    let image = image(parts, &rt);
+    let metadata = metadata::items(parts, &rt);
+    let handle = handle(&rt);
+    let stubs = stubs::methods(parts, opts, &rt);
+    let globals = globals::methods(&parts.info, &rt);
+    let structs = structs::items(&parts.info, &rt);
+    let templates = stubs::template_traits(parts, &rt);
+    quote! {
+        #(#attrs)*
+        #default_doc
+        #vis mod #name {
+            #![allow(
+                dead_code,
+                non_camel_case_types,
+                non_snake_case,
+                unused_imports,
+                clippy::all,
+                clippy::pedantic,
+                clippy::undocumented_unsafe_blocks,
+            )]
+            #tracking
+            #image
+            #metadata
+            #handle
+            impl Module {
+                #stubs
+                #globals
+            }
+            #structs
+            #templates
+        }
+    }
+}
+
+/// The runtime path as tokens.
+pub(crate) fn runtime_tokens(opts: &CodegenOptions) -> TokenStream {
+    let rt = &opts.runtime;
+    quote!(#rt)
+}
+
+/// `option_env!` for every variable and `include_bytes!` for every tracked file.
+fn tracking(parts: &ModuleParts, opts: &CodegenOptions) -> TokenStream {
+    let env = opts.tracked_env.iter().map(|var| {
+        quote!(
+            const _: ::core::option::Option<&str> = ::core::option_env!(#var);
+        )
+    });
+    let files = parts
+        .tracked_files
+        .iter()
+        .filter(|_| opts.track_files)
+        .map(|path| {
+            let lit = path_literal(path);
+            quote!(
+                const _: &[u8] = ::core::include_bytes!(#lit);
+            )
+        });
+    quote!(#(#env)* #(#files)*)
+}
+
+/// The 8-byte aligned embedded fatbin, or nothing without device code.
+fn image(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
+    match &parts.fatbin_path {
+        Some(path) => {
+            let lit = path_literal(path);
+            quote! {
+                static IMAGE: ::core::option::Option<&[u8]> = {
+                    static ALIGNED: &#rt::Aligned<[u8]> =
+                        &#rt::Aligned(*::core::include_bytes!(#lit));
+                    ::core::option::Option::Some(&ALIGNED.0)
+                };
+            }
+        }
+        None => quote! {
+            static IMAGE: ::core::option::Option<&[u8]> = ::core::option::Option::None;
+        },
+    }
+}
+
+/// `load` and the `Module` handle.
+fn handle(rt: &TokenStream) -> TokenStream {
+    quote! {
+        /// Loads this module into `gpu`'s context (once per context) and resolves
+        /// every kernel.
+        ///
+        /// # Errors
+        ///
+        /// When the binary carries no device code (built without nvcc), when no
+        /// image in it suits the device, or when the driver fails.
+        pub fn load(gpu: &#rt::Gpu) -> ::core::result::Result<Module, #rt::Error> {
+            ::core::result::Result::Ok(Module {
+                inner: #rt::load_module(gpu, &METADATA)?,
+            })
+        }
+
+        /// This module loaded into one context, launching on one stream.
+        ///
+        /// Cheap to clone; [`Module::with_stream`] gives a handle launching on
+        /// another stream of the same context.
+        #[derive(Clone)]
+        pub struct Module {
+            inner: #rt::LoadedModule,
+        }
+
+        impl Module {
+            /// A handle to the same loaded module that launches on `stream`.
+            pub fn with_stream(
+                &self,
+                stream: &::std::sync::Arc<#rt::cudarc::driver::CudaStream>,
+            ) -> Module {
+                Module { inner: self.inner.with_stream(stream) }
+            }
+
+            /// The stream launches go to.
+            pub fn stream(&self) -> &::std::sync::Arc<#rt::cudarc::driver::CudaStream> {
+                self.inner.stream()
+            }
+        }
+    }
+}

@@ -1,0 +1,74 @@
+//! `#[repr(C)]` Rust structs for the C structs of a module, with compile-time
+//! assertions that their size, alignment and field offsets match the C layout.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+
+use super::names::rust_ident;
+use super::types::{c_spelling, value_tokens};
+use crate::model::{ModuleInfo, StructDef};
+
+/// Every struct of the module.
+pub(crate) fn items(info: &ModuleInfo, rt: &TokenStream) -> TokenStream {
+    let items = info.structs.iter().map(|s| item(s, rt));
+    quote!(#(#items)*)
+}
+
+fn item(def: &StructDef, rt: &TokenStream) -> TokenStream {
+    let name = rust_ident(&def.name);
+    let natural_align = def.fields.iter().map(|f| f.layout.align).max().unwrap_or(1);
+    let repr = if def.align > natural_align {
+        let align = proc_macro2::Literal::u64_unsuffixed(def.align);
+        quote!(#[repr(C, align(#align))])
+    } else {
+        quote!(#[repr(C)])
+    };
+    let fields = def.fields.iter().map(|f| {
+        let id = rust_ident(&f.name);
+        let ty = value_tokens(&f.ty, rt);
+        let doc = format!(" `{}` at offset {}.", c_spelling(&f.ty), f.layout.offset);
+        quote!(#[doc = #doc] pub #id: #ty)
+    });
+    // C++ gives an empty struct size 1; Rust gives it 0.
+    let filler = (def.fields.is_empty() && def.size > 0).then(|| {
+        let size = def.size as usize;
+        quote!(, #[doc(hidden)] pub __reserved: [u8; #size])
+    });
+    let (size, align) = (def.size as usize, def.align as usize);
+    let cname = &def.name;
+    let size_msg = format!("`{cname}`: Rust size differs from the CUDA struct ({size} bytes)");
+    let align_msg = format!("`{cname}`: Rust alignment differs from the CUDA struct ({align})");
+    let offsets = def.fields.iter().map(|f| {
+        let id = rust_ident(&f.name);
+        let offset = f.layout.offset as usize;
+        let msg = format!(
+            "`{cname}::{}`: Rust offset differs from the CUDA field (offset {offset})",
+            f.name
+        );
+        quote!(::core::assert!(::core::mem::offset_of!(#name, #id) == #offset, #msg);)
+    });
+    let mut doc = format!(" The CUDA struct `{cname}` ({size} bytes, aligned to {align})");
+    if let Some(loc) = &def.loc {
+        doc.push_str(&format!(", declared at `{loc}`"));
+    }
+    doc.push('.');
+    quote! {
+        #[doc = #doc]
+        #repr
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub struct #name {
+            #(#fields),*
+            #filler
+        }
+
+        const _: () = {
+            ::core::assert!(::core::mem::size_of::<#name>() == #size, #size_msg);
+            ::core::assert!(::core::mem::align_of::<#name>() == #align, #align_msg);
+            #(#offsets)*
+        };
+
+        // SAFETY: `#[repr(C)]` with the layout of the CUDA struct (asserted above),
+        // made only of types that are themselves valid on the device.
+        unsafe impl #rt::cudarc::driver::DeviceRepr for #name {}
+    }
+}

@@ -1,0 +1,223 @@
+//! One launch method per kernel (or per template family) on the `Module` handle.
+//!
+//! A stub prepares each pointer argument (stream ordering for cudarc buffers,
+//! copies for `In`/`Out`/`InOut`), builds an array of parameter pointers on the
+//! stack in the verified order, launches, then finishes each prepared argument.
+
+use proc_macro2::{Ident, TokenStream};
+use quote::{format_ident, quote};
+
+use super::templates::{Member, Planned, assoc_ident, plan, shape};
+use super::types::{ParamKind, param_kind};
+use super::{CodegenOptions, ModuleParts, docs, names::param_ident};
+use crate::model::Kernel;
+
+/// A parameter as the stub passes it.
+struct StubParam {
+    ident: Ident,
+    kind: ParamKind,
+}
+
+/// Every launch method of the module.
+pub(crate) fn methods(parts: &ModuleParts, opts: &CodegenOptions, rt: &TokenStream) -> TokenStream {
+    let methods = plan(&parts.info, rt)
+        .into_iter()
+        .map(|planned| match planned {
+            Planned::Single {
+                name,
+                index,
+                kernel,
+            } => {
+                let params = kernel
+                    .params
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| StubParam {
+                        ident: param_ident(p.name.as_deref(), i),
+                        kind: param_kind(&p.ty, rt),
+                    })
+                    .collect::<Vec<_>>();
+                let safe = opts.safe_kernels.contains(&name.to_string());
+                let doc = docs::kernel_doc(kernel, safe);
+                method(&name, &quote!(), &params, &quote!(#index), safe, &doc, rt)
+            }
+            Planned::Family { name, members } => {
+                let safe = opts.safe_kernels.contains(&name.to_string());
+                family_method(&name, &members, safe, rt)
+            }
+        });
+    quote!(#(#methods)*)
+}
+
+/// The hidden module of template traits, if any family needs one.
+pub(crate) fn template_traits(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
+    let traits: Vec<TokenStream> = plan(&parts.info, rt)
+        .into_iter()
+        .filter_map(|planned| match planned {
+            Planned::Family { name, members } => Some(family_trait(&name, &members, rt)),
+            Planned::Single { .. } => None,
+        })
+        .collect();
+    if traits.is_empty() {
+        return quote!();
+    }
+    quote! {
+        /// Traits selecting a template instantiation by its Rust type arguments.
+        #[doc(hidden)]
+        pub mod __templates {
+            use super::*;
+            #(#traits)*
+        }
+    }
+}
+
+/// Positions whose Rust type differs between the members of a family.
+fn varying(members: &[Member<'_>], rt: &TokenStream) -> Vec<bool> {
+    let first = members[0].kernel;
+    (0..first.params.len())
+        .map(|i| {
+            let t0 = kind_type(param_kind(&first.params[i].ty, rt)).to_string();
+            members
+                .iter()
+                .any(|m| kind_type(param_kind(&m.kernel.params[i].ty, rt)).to_string() != t0)
+        })
+        .collect()
+}
+
+fn kind_type(kind: ParamKind) -> TokenStream {
+    match kind {
+        ParamKind::Value(t) | ParamKind::ConstPtr(t) | ParamKind::MutPtr(t) => t,
+    }
+}
+
+fn family_trait(name: &Ident, members: &[Member<'_>], rt: &TokenStream) -> TokenStream {
+    let varying = varying(members, rt);
+    let assoc: Vec<Ident> = (0..varying.len())
+        .filter(|&i| varying[i])
+        .map(assoc_ident)
+        .collect();
+    let impls = members.iter().map(|m| {
+        let key = &m.key;
+        let index = m.index;
+        let types = (0..varying.len()).filter(|&i| varying[i]).map(|i| {
+            let id = assoc_ident(i);
+            let ty = kind_type(param_kind(&m.kernel.params[i].ty, rt));
+            quote!(type #id = #ty;)
+        });
+        let doc = format!(" Selects `{}`.", m.kernel.name);
+        quote! {
+            #[doc = #doc]
+            impl #name for #key {
+                const INDEX: usize = #index;
+                #(#types)*
+            }
+        }
+    });
+    let doc = format!(" The instantiations of CUDA template `{name}` in this module.");
+    quote! {
+        #[doc = #doc]
+        pub trait #name {
+            /// Index of the instantiation in the module's kernel list.
+            const INDEX: usize;
+            #(
+                /// A parameter type that differs between instantiations.
+                type #assoc;
+            )*
+        }
+        #(#impls)*
+    }
+}
+
+fn family_method(
+    name: &Ident,
+    members: &[Member<'_>],
+    safe: bool,
+    rt: &TokenStream,
+) -> TokenStream {
+    let varying = varying(members, rt);
+    let first: &Kernel = members[0].kernel;
+    let params = first
+        .params
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let kind = param_kind(&p.ty, rt);
+            let kind = if varying[i] {
+                let id = assoc_ident(i);
+                let ty = quote!(<T as __templates::#name>::#id);
+                match shape(&kind) {
+                    0 => ParamKind::Value(ty),
+                    1 => ParamKind::ConstPtr(ty),
+                    _ => ParamKind::MutPtr(ty),
+                }
+            } else {
+                kind
+            };
+            StubParam {
+                ident: param_ident(p.name.as_deref(), i),
+                kind,
+            }
+        })
+        .collect::<Vec<_>>();
+    let generics = quote!(<T: __templates::#name>);
+    let index = quote!(<T as __templates::#name>::INDEX);
+    let doc = docs::family_doc(name, members, safe);
+    method(name, &generics, &params, &index, safe, &doc, rt)
+}
+
+fn method(
+    name: &Ident,
+    generics: &TokenStream,
+    params: &[StubParam],
+    index: &TokenStream,
+    safe: bool,
+    doc: &TokenStream,
+    rt: &TokenStream,
+) -> TokenStream {
+    let args = params.iter().map(|p| {
+        let id = &p.ident;
+        match &p.kind {
+            ParamKind::Value(t) => quote!(#id: #t),
+            ParamKind::ConstPtr(t) => quote!(mut #id: impl #rt::ConstPtr<#t>),
+            ParamKind::MutPtr(t) => quote!(mut #id: impl #rt::MutPtr<#t>),
+        }
+    });
+    let prepared: Vec<&Ident> = params
+        .iter()
+        .filter(|p| !matches!(p.kind, ParamKind::Value(_)))
+        .map(|p| &p.ident)
+        .collect();
+    let pointers = params.iter().map(|p| {
+        let id = &p.ident;
+        match &p.kind {
+            ParamKind::Value(_) => {
+                quote!(::core::ptr::from_ref(&#id).cast_mut().cast::<::core::ffi::c_void>())
+            }
+            _ => quote!(#rt::PreparedArg::param_ptr(&#id)),
+        }
+    });
+    let count = params.len();
+    let params_var = format_ident!("__kernel_params");
+    let stream = format_ident!("__kernel_stream");
+    let unsafety = if safe { quote!() } else { quote!(unsafe) };
+    // The `unsafe` block below is sound: an unsafe stub's caller upholds the
+    // kernel's contract (its `# Safety` section); a safe stub's crate vouched for
+    // the kernel in an `unsafe extern` block. The parameter array follows the
+    // verified layout and every pointer in it outlives the launch.
+    quote! {
+        #doc
+        #[allow(clippy::too_many_arguments, unused_mut)]
+        pub #unsafety fn #name #generics(
+            &self,
+            cfg: &#rt::LaunchConfig,
+            #(#args),*
+        ) -> ::core::result::Result<(), #rt::Error> {
+            let #stream = self.inner.stream();
+            #(let #prepared = #rt::DeviceArg::prepare(&mut #prepared, #stream)?;)*
+            let mut #params_var: [*mut ::core::ffi::c_void; #count] = [#(#pointers),*];
+            unsafe { #rt::launch(&self.inner, #index, cfg, &mut #params_var)? };
+            #(#rt::PreparedArg::finish(#prepared, #stream)?;)*
+            ::core::result::Result::Ok(())
+        }
+    }
+}

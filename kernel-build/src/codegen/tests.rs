@@ -1,0 +1,340 @@
+//! Codegen tests: the output parses as a Rust file and holds the key lines.
+
+use super::*;
+use crate::model::{
+    CType, Field, Global, GlobalSpace, ImageFacts, Kernel, KernelAttrs, Layout, Linkage, Param,
+    Qualifiers, Scalar, SourceLoc, StructDef, TemplateArg,
+};
+
+fn param(name: &str, ty: CType, written: &str, offset: u64, size: u64) -> Param {
+    Param {
+        name: Some(name.into()),
+        ty,
+        written: written.into(),
+        grid_constant: false,
+        layout: Layout {
+            offset,
+            size,
+            align: size.min(8),
+        },
+        loc: None,
+    }
+}
+
+fn ptr(elem: CType, is_const: bool) -> CType {
+    CType::Pointer {
+        pointee: Box::new(elem),
+        pointee_quals: Qualifiers {
+            is_const,
+            is_volatile: false,
+        },
+    }
+}
+
+fn kernel(name: &str, base: &str, args: Vec<TemplateArg>, params: Vec<Param>) -> Kernel {
+    Kernel {
+        name: name.into(),
+        base_name: base.into(),
+        namespace: vec![],
+        template_args: args,
+        symbol: format!("sym_{name}"),
+        linkage: if name == base {
+            Linkage::C
+        } else {
+            Linkage::Cxx
+        },
+        is_static: false,
+        params,
+        attrs: KernelAttrs::default(),
+        doc: None,
+        loc: Some(SourceLoc {
+            file: "k.cu".into(),
+            line: 3,
+            column: 1,
+        }),
+        images: vec![ImageFacts {
+            target: "sm_90".into(),
+            registers: Some(12),
+            max_threads: None,
+        }],
+    }
+}
+
+const F32: CType = CType::Scalar(Scalar::F32);
+const F64: CType = CType::Scalar(Scalar::F64);
+const I32: CType = CType::Scalar(Scalar::I32);
+
+fn axpy(t: CType, written: &str, size: u64) -> Kernel {
+    let name = format!("axpy<{written}>");
+    kernel(
+        &name,
+        "axpy",
+        vec![TemplateArg::Type(t.clone())],
+        vec![
+            param("a", t.clone(), written, 0, size),
+            param(
+                "x",
+                ptr(t.clone(), true),
+                &format!("const {written}*"),
+                8,
+                8,
+            ),
+            param("y", ptr(t, false), &format!("{written}*"), 16, 8),
+            param("n", I32, "int", 24, 4),
+        ],
+    )
+}
+
+fn fixture() -> ModuleParts {
+    let mut saxpy = kernel(
+        "saxpy",
+        "saxpy",
+        vec![],
+        vec![
+            param("a", F32, "float", 0, 4),
+            param("x", ptr(F32, true), "const float*", 8, 8),
+            param("y", ptr(F32, false), "float*", 16, 8),
+            param("n", I32, "int", 24, 4),
+        ],
+    );
+    saxpy.doc = Some("y = a*x + y\n    indented\n```\nnot rust\n```".into());
+    let with_struct = kernel(
+        "withstruct",
+        "withstruct",
+        vec![],
+        vec![
+            param("p", CType::Struct("P".into()), "P", 0, 24),
+            param(
+                "v",
+                CType::Vector {
+                    elem: Scalar::F32,
+                    lanes: 2,
+                },
+                "float2",
+                24,
+                8,
+            ),
+            param("h", CType::Scalar(Scalar::F16), "__half", 32, 2),
+            param("raw", ptr(CType::Void, false), "void*", 40, 8),
+        ],
+    );
+    let p = StructDef {
+        name: "P".into(),
+        fields: vec![
+            Field {
+                name: "x".into(),
+                ty: F32,
+                layout: Layout {
+                    offset: 0,
+                    size: 4,
+                    align: 4,
+                },
+            },
+            Field {
+                name: "y".into(),
+                ty: F64,
+                layout: Layout {
+                    offset: 8,
+                    size: 8,
+                    align: 8,
+                },
+            },
+            Field {
+                name: "n".into(),
+                ty: I32,
+                layout: Layout {
+                    offset: 16,
+                    size: 4,
+                    align: 4,
+                },
+            },
+        ],
+        size: 24,
+        align: 8,
+        loc: None,
+    };
+    let coeffs = Global {
+        name: "coeffs".into(),
+        symbol: "coeffs".into(),
+        space: GlobalSpace::Constant,
+        ty: CType::Array {
+            elem: Box::new(F32),
+            len: 16,
+        },
+        size: 64,
+        loc: None,
+    };
+    let info = ModuleInfo {
+        kernels: vec![
+            saxpy,
+            axpy(F32, "float", 4),
+            axpy(F64, "double", 8),
+            kernel("noparams", "noparams", vec![], vec![]),
+            with_struct,
+        ],
+        structs: vec![p],
+        globals: vec![coeffs],
+        preprocessed: true,
+        notes: vec![],
+    };
+    ModuleParts {
+        name: "vecmath".into(),
+        info,
+        fatbin_path: Some("/cache/v.fatbin".into()),
+        targets: vec!["sm_90".into(), "compute_120".into()],
+        toolkit_version: Some("13.0".into()),
+        tracked_files: vec!["/src/k.cu".into()],
+    }
+}
+
+/// Whether `out` contains `needle`, ignoring whitespace (the printer wraps lines).
+fn has(out: &str, needle: &str) -> bool {
+    let squash = |s: &str| s.split_whitespace().collect::<String>();
+    squash(out).contains(&squash(needle))
+}
+
+fn render(parts: &ModuleParts, opts: &CodegenOptions) -> String {
+    let tokens = generate_parts(parts, opts);
+    let file = syn::parse2::<syn::File>(tokens.clone())
+        .unwrap_or_else(|e| panic!("generated code does not parse: {e}\n{tokens}"));
+    prettyplease::unparse(&file)
+}
+
+#[test]
+fn plain_stub_takes_exact_types_and_is_unsafe() {
+    let out = render(&fixture(), &CodegenOptions::default());
+    assert!(has(&out, "pub unsafe fn saxpy("), "{out}");
+    assert!(has(&out, "a: f32,"), "{out}");
+    assert!(
+        has(
+            &out,
+            "mut x: impl ::kernel_runtime::__private::ConstPtr<f32>"
+        ),
+        "{out}"
+    );
+    assert!(
+        has(&out, "mut y: impl ::kernel_runtime::__private::MutPtr<f32>"),
+        "{out}"
+    );
+    assert!(has(&out, "launch(&self.inner, 0usize, cfg"), "{out}");
+    assert!(has(&out, "/// # Safety"), "{out}");
+    assert!(has(&out, "registers"), "{out}");
+}
+
+#[test]
+fn vouched_kernels_get_safe_stubs() {
+    let mut opts = CodegenOptions::default();
+    opts.safe_kernels.insert("saxpy".into());
+    let out = render(&fixture(), &opts);
+    assert!(has(&out, "pub fn saxpy("), "{out}");
+    assert!(has(&out, "pub unsafe fn noparams("), "{out}");
+}
+
+#[test]
+fn templates_become_one_generic_method() {
+    let out = render(&fixture(), &CodegenOptions::default());
+    assert!(
+        has(&out, "pub unsafe fn axpy<T: __templates::axpy>("),
+        "{out}"
+    );
+    assert!(has(&out, "a: <T as __templates::axpy>::P0"), "{out}");
+    assert!(has(&out, "impl axpy for f32"), "{out}");
+    assert!(has(&out, "impl axpy for f64"), "{out}");
+    assert!(has(&out, "const INDEX: usize = 2usize;"), "{out}");
+    // `n` is `int` in every instantiation: no associated type for it.
+    assert!(!has(&out, "type P3"), "{out}");
+}
+
+#[test]
+fn value_template_arguments_fall_back_to_named_methods() {
+    let mut parts = fixture();
+    for (k, v) in parts.info.kernels[1..3].iter_mut().zip(["4", "8"]) {
+        k.template_args.push(TemplateArg::Value(v.into()));
+    }
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(has(&out, "pub unsafe fn axpy_f32_4("), "{out}");
+    assert!(has(&out, "pub unsafe fn axpy_f64_8("), "{out}");
+    assert!(!has(&out, "__templates"), "{out}");
+}
+
+#[test]
+fn structs_get_repr_c_and_layout_assertions() {
+    let out = render(&fixture(), &CodegenOptions::default());
+    assert!(has(&out, "#[repr(C)]"), "{out}");
+    assert!(has(&out, "pub struct P {"), "{out}");
+    assert!(
+        has(&out, "::core::mem::offset_of!(P, y) == 8usize"),
+        "{out}"
+    );
+    assert!(has(&out, "::core::mem::size_of::<P>() == 24usize"), "{out}");
+    assert!(
+        has(
+            &out,
+            "unsafe impl ::kernel_runtime::__private::cudarc::driver::DeviceRepr for P"
+        ),
+        "{out}"
+    );
+    assert!(has(&out, "p: P,"), "{out}");
+    assert!(
+        has(&out, "v: ::kernel_runtime::__private::vector::Float2"),
+        "{out}"
+    );
+    assert!(
+        has(&out, "h: ::kernel_runtime::__private::half::f16"),
+        "{out}"
+    );
+    assert!(
+        has(&out, "raw: ::kernel_runtime::__private::RawDevicePtr"),
+        "{out}"
+    );
+}
+
+#[test]
+fn globals_metadata_and_image() {
+    let out = render(&fixture(), &CodegenOptions::default());
+    assert!(has(&out, "pub fn coeffs("), "{out}");
+    assert!(has(&out, "Global<[f32; 16usize]>"), "{out}");
+    assert!(has(&out, "include_bytes!(\"/cache/v.fatbin\")"), "{out}");
+    assert!(has(&out, "archs: &[\"sm_90\", \"compute_120\"]"), "{out}");
+    assert!(has(&out, "toolkit: \"13.0\""), "{out}");
+    assert!(has(&out, "(\"saxpy\", \"sm_90\", 12u32)"), "{out}");
+    assert!(has(&out, "c_type: \"const float*\""), "{out}");
+}
+
+#[test]
+fn no_device_code_embeds_nothing_and_tracking_is_optional() {
+    let mut parts = fixture();
+    parts.fatbin_path = None;
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(has(&out, "::core::option::Option::None"), "{out}");
+    assert!(!has(&out, "include_bytes"), "{out}");
+    let mut opts = CodegenOptions::default();
+    opts.track_files = true;
+    opts.tracked_env = vec!["KERNEL_BUILD_NO_DEVICE_CODE".into()];
+    let out = render(&parts, &opts);
+    assert!(has(&out, "include_bytes!(\"/src/k.cu\")"), "{out}");
+    assert!(
+        has(&out, "option_env!(\"KERNEL_BUILD_NO_DEVICE_CODE\")"),
+        "{out}"
+    );
+}
+
+#[test]
+fn kernel_comments_cannot_become_doctests() {
+    let out = render(&fixture(), &CodegenOptions::default());
+    assert!(has(&out, "/// y = a*x + y"), "{out}");
+    assert!(has(&out, "/// indented"), "{out}");
+    assert!(has(&out, "/// ```text"), "{out}");
+}
+
+#[test]
+fn module_attributes_and_visibility_are_kept() {
+    let mut opts = CodegenOptions::default();
+    opts.vis = syn::parse_quote!(pub(crate));
+    opts.attrs = vec![syn::parse_quote!(#[doc = " My kernels."])];
+    let out = render(&fixture(), &opts);
+    assert!(
+        has(&out, "/// My kernels.\npub(crate) mod vecmath {"),
+        "{out}"
+    );
+}

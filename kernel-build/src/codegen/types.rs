@@ -1,0 +1,249 @@
+//! The C → Rust type mapping used in generated code.
+//!
+//! | CUDA C | stub parameter | struct field / global |
+//! |---|---|---|
+//! | scalars | `f32`, `i32`, `usize`, `bool`, ... | same |
+//! | `__half`, `__nv_bfloat16` | `half::f16`, `half::bf16` | same |
+//! | `float2`, `int4`, ... | `vector::Float2`, `vector::Int4`, ... | same |
+//! | `struct S` | the generated `S` | same |
+//! | `const T*` | `impl ConstPtr<T>` | `RawDevicePtr` |
+//! | `T*` | `impl MutPtr<T>` | `RawDevicePtr` |
+//! | `void*`, `T**` | `RawDevicePtr` | `RawDevicePtr` |
+//! | `T[N]` | (not a parameter) | `[T; N]` |
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::names::rust_ident;
+use crate::model::{CType, Scalar};
+
+/// How a kernel parameter is passed by the stub.
+#[derive(Debug)]
+pub(crate) enum ParamKind {
+    /// By value (scalars, vectors, structs, raw pointers): the stub takes `T`.
+    Value(TokenStream),
+    /// `const T*`: the stub takes `impl ConstPtr<T>`.
+    ConstPtr(TokenStream),
+    /// `T*`: the stub takes `impl MutPtr<T>`.
+    MutPtr(TokenStream),
+}
+
+/// The Rust spelling of a scalar type, without the runtime prefix for halves.
+///
+/// ```
+/// use kernel_build::model::Scalar;
+/// assert_eq!(kernel_build::codegen::scalar_name(Scalar::U64), "u64");
+/// assert_eq!(kernel_build::codegen::scalar_name(Scalar::F16), "f16");
+/// ```
+pub fn scalar_name(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Bool => "bool",
+        Scalar::I8 => "i8",
+        Scalar::I16 => "i16",
+        Scalar::I32 => "i32",
+        Scalar::I64 => "i64",
+        Scalar::U8 => "u8",
+        Scalar::U16 => "u16",
+        Scalar::U32 => "u32",
+        Scalar::U64 => "u64",
+        Scalar::Usize => "usize",
+        Scalar::Isize => "isize",
+        Scalar::F32 => "f32",
+        Scalar::F64 => "f64",
+        Scalar::F16 => "f16",
+        Scalar::BF16 => "bf16",
+    }
+}
+
+/// The runtime's name for a CUDA vector type (`float2` → `Float2`).
+///
+/// ```
+/// use kernel_build::model::Scalar;
+/// assert_eq!(kernel_build::codegen::vector_name(Scalar::F32, 2), "Float2");
+/// assert_eq!(kernel_build::codegen::vector_name(Scalar::U8, 4), "UChar4");
+/// ```
+pub fn vector_name(elem: Scalar, lanes: u8) -> String {
+    let base = match elem {
+        Scalar::I8 | Scalar::Bool => "Char",
+        Scalar::U8 => "UChar",
+        Scalar::I16 => "Short",
+        Scalar::U16 => "UShort",
+        Scalar::I32 => "Int",
+        Scalar::U32 => "UInt",
+        Scalar::I64 | Scalar::Isize => "Long",
+        Scalar::U64 | Scalar::Usize => "ULong",
+        Scalar::F32 => "Float",
+        Scalar::F64 => "Double",
+        Scalar::F16 => "Half",
+        Scalar::BF16 => "BFloat16",
+    };
+    format!("{base}{lanes}")
+}
+
+/// Tokens of a scalar type.
+pub(crate) fn scalar_tokens(s: Scalar, rt: &TokenStream) -> TokenStream {
+    let id = format_ident!("{}", scalar_name(s));
+    match s {
+        Scalar::F16 | Scalar::BF16 => quote!(#rt::half::#id),
+        _ => quote!(#id),
+    }
+}
+
+/// Tokens of a type stored by value (struct field, global, pointee, by-value param).
+pub(crate) fn value_tokens(ty: &CType, rt: &TokenStream) -> TokenStream {
+    match ty {
+        CType::Scalar(s) => scalar_tokens(*s, rt),
+        CType::Vector { elem, lanes } => {
+            let id = format_ident!("{}", vector_name(*elem, *lanes));
+            quote!(#rt::vector::#id)
+        }
+        CType::Struct(name) => {
+            let id = rust_ident(name);
+            quote!(#id)
+        }
+        CType::Array { elem, len } => {
+            let elem = value_tokens(elem, rt);
+            let len = *len as usize;
+            quote!([#elem; #len])
+        }
+        CType::Pointer { .. } => quote!(#rt::RawDevicePtr),
+        // `void` by value cannot occur after the front end; a unit keeps codegen total.
+        CType::Void => quote!(()),
+    }
+}
+
+/// How a parameter of type `ty` is passed.
+pub(crate) fn param_kind(ty: &CType, rt: &TokenStream) -> ParamKind {
+    match ty {
+        CType::Pointer {
+            pointee,
+            pointee_quals,
+        } => match pointee.as_ref() {
+            CType::Void | CType::Pointer { .. } | CType::Array { .. } => {
+                ParamKind::Value(quote!(#rt::RawDevicePtr))
+            }
+            elem => {
+                let elem = value_tokens(elem, rt);
+                if pointee_quals.is_const {
+                    ParamKind::ConstPtr(elem)
+                } else {
+                    ParamKind::MutPtr(elem)
+                }
+            }
+        },
+        other => ParamKind::Value(value_tokens(other, rt)),
+    }
+}
+
+/// The C spelling of a type, for docs and messages (`const float*`, `P`, `int[4]`).
+///
+/// ```
+/// use kernel_build::model::{CType, Qualifiers, Scalar};
+/// let t = CType::Pointer { pointee: Box::new(CType::Scalar(Scalar::F32)),
+///     pointee_quals: Qualifiers { is_const: true, is_volatile: false } };
+/// assert_eq!(kernel_build::codegen::c_spelling(&t), "const float*");
+/// ```
+pub fn c_spelling(ty: &CType) -> String {
+    match ty {
+        CType::Void => "void".into(),
+        CType::Scalar(s) => c_scalar(*s).into(),
+        CType::Vector { elem, lanes } => {
+            let base = c_scalar(*elem).replace("unsigned ", "u").replace(' ', "");
+            format!("{base}{lanes}")
+        }
+        CType::Struct(name) => name.clone(),
+        CType::Pointer {
+            pointee,
+            pointee_quals,
+        } => {
+            let cv = match (pointee_quals.is_const, pointee_quals.is_volatile) {
+                (true, true) => "const volatile ",
+                (true, false) => "const ",
+                (false, true) => "volatile ",
+                (false, false) => "",
+            };
+            format!("{cv}{}*", c_spelling(pointee))
+        }
+        CType::Array { elem, len } => format!("{}[{len}]", c_spelling(elem)),
+    }
+}
+
+fn c_scalar(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Bool => "bool",
+        Scalar::I8 => "char",
+        Scalar::I16 => "short",
+        Scalar::I32 => "int",
+        Scalar::I64 => "long long",
+        Scalar::U8 => "unsigned char",
+        Scalar::U16 => "unsigned short",
+        Scalar::U32 => "unsigned int",
+        Scalar::U64 => "unsigned long long",
+        Scalar::Usize => "size_t",
+        Scalar::Isize => "ptrdiff_t",
+        Scalar::F32 => "float",
+        Scalar::F64 => "double",
+        Scalar::F16 => "__half",
+        Scalar::BF16 => "__nv_bfloat16",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::Qualifiers;
+
+    fn ptr(elem: CType, is_const: bool) -> CType {
+        CType::Pointer {
+            pointee: Box::new(elem),
+            pointee_quals: Qualifiers {
+                is_const,
+                is_volatile: false,
+            },
+        }
+    }
+
+    #[test]
+    fn pointers_map_by_constness_and_pointee() {
+        let rt = quote!(rt);
+        let f = CType::Scalar(Scalar::F32);
+        assert!(
+            matches!(param_kind(&ptr(f.clone(), true), &rt), ParamKind::ConstPtr(t) if t.to_string() == "f32")
+        );
+        assert!(matches!(
+            param_kind(&ptr(f.clone(), false), &rt),
+            ParamKind::MutPtr(_)
+        ));
+        let raw = param_kind(&ptr(ptr(f, false), false), &rt);
+        assert!(matches!(raw, ParamKind::Value(t) if t.to_string().contains("RawDevicePtr")));
+        let void = param_kind(&ptr(CType::Void, true), &rt);
+        assert!(matches!(void, ParamKind::Value(_)));
+    }
+
+    #[test]
+    fn arrays_nest_and_halves_use_the_runtime_path() {
+        let rt = quote!(rt);
+        let a = CType::Array {
+            elem: Box::new(CType::Array {
+                elem: Box::new(CType::Scalar(Scalar::F16)),
+                len: 2,
+            }),
+            len: 3,
+        };
+        assert_eq!(
+            value_tokens(&a, &rt).to_string(),
+            "[[rt :: half :: f16 ; 2usize] ; 3usize]"
+        );
+        assert_eq!(c_spelling(&a), "__half[2][3]");
+    }
+
+    #[test]
+    fn vector_spelling_matches_cuda_names() {
+        let v = CType::Vector {
+            elem: Scalar::U32,
+            lanes: 4,
+        };
+        assert_eq!(c_spelling(&v), "uint4");
+        assert_eq!(vector_name(Scalar::U32, 4), "UInt4");
+    }
+}
