@@ -1,17 +1,138 @@
 //! The error type of the build pipeline.
+//!
+//! Every message names what failed and where: the nvcc command line and its output,
+//! the `.cu` file and line, every place that was searched for a toolkit.
+
+use std::path::PathBuf;
 
 /// Anything that stops a module from being built.
+///
+/// ```
+/// let e = kernel_build::Error::UnknownArch {
+///     arch: "sm_91".into(),
+///     supported: vec!["sm_80".into(), "sm_90".into()],
+/// };
+/// assert!(e.to_string().contains("sm_91"));
+/// ```
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
+    /// No nvcc anywhere.
+    #[error("{}", not_found_message(.tried))]
+    NvccNotFound {
+        /// Every place that was looked at, with what was found there.
+        tried: Vec<String>,
+    },
+    /// nvcc exists but could not be started.
+    #[error("failed to run nvcc `{}`: {source}", .nvcc.display())]
+    NvccSpawn {
+        /// The nvcc that was started.
+        nvcc: PathBuf,
+        /// Why it could not start.
+        #[source]
+        source: std::io::Error,
+    },
+    /// `nvcc --version` printed something we do not understand.
+    #[error("`{} --version` printed no release number:\n{output}", .nvcc.display())]
+    NvccVersion {
+        /// The nvcc that was asked.
+        nvcc: PathBuf,
+        /// What it printed.
+        output: String,
+    },
+    /// A target architecture the toolkit does not support.
+    #[error(
+        "unknown or unsupported GPU architecture `{arch}`; this nvcc supports: {} (with `compute_` for PTX, and `a`/`f` suffixes on sm_90+/sm_100+)",
+        .supported.join(", ")
+    )]
+    UnknownArch {
+        /// The name as given.
+        arch: String,
+        /// What `nvcc --list-gpu-code` lists.
+        supported: Vec<String>,
+    },
+    /// nvcc ran and failed.
+    #[error("{}", nvcc_failed_message(.location, .status, .command, .output))]
+    NvccFailed {
+        /// `file:line` of nvcc's first error, when it printed one.
+        location: Option<String>,
+        /// Exit status as text (`exit status: 1`, `signal: 9`).
+        status: String,
+        /// The command line, quoted for a shell.
+        command: String,
+        /// Everything nvcc printed.
+        output: String,
+    },
     /// A file could not be read or written.
-    #[error("{action} `{path}`: {source}")]
+    #[error("{action} `{}`: {source}", .path.display())]
     Io {
         /// What was being done (`failed to read`).
         action: &'static str,
         /// The path involved.
-        path: std::path::PathBuf,
+        path: PathBuf,
         /// The underlying error.
         #[source]
         source: std::io::Error,
     },
+    /// The fatbin nvcc wrote could not be read.
+    #[error("cannot read the fatbin `{}`: {source}", .path.display())]
+    Fatbin {
+        /// The fatbin.
+        path: PathBuf,
+        /// What is wrong with it.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
+    /// A builder or macro option is invalid.
+    #[error("{0}")]
+    InvalidOption(String),
+    /// Errors found in the CUDA declarations or the compiled images, each with its location.
+    #[error("{}", .0)]
+    Diagnostics(crate::diagnostics::Diagnostics),
+}
+
+impl Error {
+    /// Wraps an I/O error with what was being done to which path.
+    pub(crate) fn io(
+        action: &'static str,
+        path: impl Into<PathBuf>,
+        source: std::io::Error,
+    ) -> Self {
+        Error::Io {
+            action,
+            path: path.into(),
+            source,
+        }
+    }
+}
+
+fn not_found_message(tried: &[String]) -> String {
+    let mut s = String::from("nvcc (the CUDA compiler) was not found. Looked in:\n");
+    for t in tried {
+        s.push_str("  - ");
+        s.push_str(t);
+        s.push('\n');
+    }
+    s.push_str(
+        "To fix: run `scripts/install-cuda-toolkit.sh` (installs NVIDIA's nvcc 13.0 pip wheels into \
+         `.cuda-toolkit/`, found automatically), or install the CUDA toolkit and set `NVCC` or \
+         `CUDA_PATH`; to build without device code set `KERNEL_BUILD_NO_DEVICE_CODE=1`",
+    );
+    s
+}
+
+fn nvcc_failed_message(
+    location: &Option<String>,
+    status: &str,
+    command: &str,
+    output: &str,
+) -> String {
+    let at = location
+        .as_deref()
+        .map(|l| format!(" at {l}"))
+        .unwrap_or_default();
+    format!(
+        "nvcc failed{at} ({status})\ncommand: {command}\n{}",
+        output.trim_end()
+    )
 }

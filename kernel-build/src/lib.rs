@@ -27,13 +27,16 @@
 //! See [`env`] for the full list; every variable is read through one function that
 //! also tells Cargo to rerun when it changes.
 
+pub mod cache;
 pub mod codegen;
+mod compile;
 pub mod diagnostics;
 pub mod env;
 pub mod error;
 pub mod fatbin;
 pub mod front;
 pub mod model;
+// pub mod pipeline; (enabled once the front end and fatbin reader land)
 pub mod toolkit;
 
 pub use error::Error;

@@ -1,1 +1,281 @@
-//! Finding nvcc and what it supports.
+//! Finding nvcc, its version and the GPU targets it supports.
+//!
+//! Probing nvcc (`--version`, `--list-gpu-code`) costs two process starts, so the
+//! answers are remembered in the cache, keyed by nvcc's path, size and modification
+//! time: a warm build runs nvcc zero times.
+
+mod archs;
+mod discover;
+mod version;
+
+pub use archs::{BadTargetName, Target, TargetKind, default_targets, parse_target_list};
+pub use version::NvccVersion;
+
+use crate::cache::Cache;
+use crate::env::Reporting;
+use crate::error::Error;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// How nvcc was found.
+///
+/// ```
+/// use kernel_build::toolkit::FoundVia;
+/// assert_eq!(FoundVia::NvccVar.to_string(), "the NVCC environment variable");
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum FoundVia {
+    /// The builder's explicit setting.
+    Explicit,
+    /// The `NVCC` variable.
+    NvccVar,
+    /// `CUDA_PATH` or `CUDA_HOME` (the name is kept).
+    CudaPath(&'static str),
+    /// `nvcc` on `PATH`.
+    Path,
+    /// `/usr/local/cuda`.
+    UsrLocalCuda,
+    /// NVIDIA's pip wheels in the project-local folder.
+    ProjectWheels,
+    /// NVIDIA's pip wheels in the site-packages of `python3`.
+    PythonWheels,
+}
+
+impl std::fmt::Display for FoundVia {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FoundVia::Explicit => write!(f, "the builder's nvcc setting"),
+            FoundVia::NvccVar => write!(f, "the NVCC environment variable"),
+            FoundVia::CudaPath(var) => write!(f, "{var}"),
+            FoundVia::Path => write!(f, "PATH"),
+            FoundVia::UsrLocalCuda => write!(f, "/usr/local/cuda"),
+            FoundVia::ProjectWheels => write!(f, "the project-local nvcc wheels"),
+            FoundVia::PythonWheels => write!(f, "the nvcc wheels of python3"),
+        }
+    }
+}
+
+/// Where to look for nvcc.
+///
+/// ```
+/// let opts = kernel_build::toolkit::DiscoverOptions::default();
+/// assert!(opts.nvcc.is_none());
+/// ```
+#[derive(Clone, Debug)]
+pub struct DiscoverOptions {
+    /// An explicit nvcc (authoritative when set).
+    pub nvcc: Option<PathBuf>,
+    /// Whether environment reads are reported to Cargo.
+    pub reporting: Reporting,
+    /// Folders from which to walk up looking for a project-local `.cuda-toolkit`.
+    pub search_from: Vec<PathBuf>,
+    /// Where probe results are remembered (none: probe every time).
+    pub cache: Option<Cache>,
+}
+
+impl Default for DiscoverOptions {
+    fn default() -> Self {
+        let mut search_from = Vec::new();
+        if let Some(dir) = crate::env::cargo_var("CARGO_MANIFEST_DIR") {
+            search_from.push(PathBuf::from(dir));
+        }
+        if let Ok(dir) = std::env::current_dir() {
+            search_from.push(dir);
+        }
+        DiscoverOptions {
+            nvcc: None,
+            reporting: Reporting::Silent,
+            search_from,
+            cache: Cache::locate(Reporting::Silent),
+        }
+    }
+}
+
+/// A found nvcc and what it supports.
+///
+/// ```no_run
+/// let tk = kernel_build::toolkit::Toolkit::discover()?;
+/// println!("nvcc {} at {} (via {})", tk.version(), tk.nvcc().display(), tk.found_via());
+/// # Ok::<(), kernel_build::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Toolkit {
+    nvcc: PathBuf,
+    found_via: FoundVia,
+    probe: Probe,
+}
+
+/// What probing an nvcc tells (cached).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Probe {
+    version: NvccVersion,
+    supported_sass: Vec<String>,
+}
+
+impl Toolkit {
+    /// Finds nvcc with the default options (see [`DiscoverOptions`]).
+    ///
+    /// ```no_run
+    /// let tk = kernel_build::toolkit::Toolkit::discover()?;
+    /// assert!(tk.version().major >= 12);
+    /// # Ok::<(), kernel_build::Error>(())
+    /// ```
+    pub fn discover() -> Result<Toolkit, Error> {
+        Self::discover_with(&DiscoverOptions::default())
+    }
+
+    /// Finds nvcc as `opts` says; the error lists every place tried and how to install one.
+    ///
+    /// ```no_run
+    /// use kernel_build::toolkit::{DiscoverOptions, Toolkit};
+    /// let opts = DiscoverOptions { nvcc: Some("/opt/cuda/bin/nvcc".into()), ..Default::default() };
+    /// let tk = Toolkit::discover_with(&opts)?;
+    /// # Ok::<(), kernel_build::Error>(())
+    /// ```
+    pub fn discover_with(opts: &DiscoverOptions) -> Result<Toolkit, Error> {
+        match discover::find_nvcc(opts.nvcc.as_deref(), opts.reporting, &opts.search_from) {
+            discover::Search::Found(nvcc, found_via) => {
+                let probe = probe_cached(&nvcc, opts.cache.as_ref())?;
+                Ok(Toolkit {
+                    nvcc,
+                    found_via,
+                    probe,
+                })
+            }
+            discover::Search::NotFound { tried, .. } => Err(Error::NvccNotFound { tried }),
+        }
+    }
+
+    /// The nvcc executable.
+    pub fn nvcc(&self) -> &Path {
+        &self.nvcc
+    }
+
+    /// How it was found.
+    pub fn found_via(&self) -> FoundVia {
+        self.found_via
+    }
+
+    /// Its release.
+    pub fn version(&self) -> NvccVersion {
+        self.probe.version
+    }
+
+    /// The SASS targets `nvcc --list-gpu-code` lists (`sm_75`, ...).
+    pub fn supported_sass(&self) -> &[String] {
+        &self.probe.supported_sass
+    }
+
+    /// The default target list for this nvcc (see [`default_targets`]).
+    pub fn default_targets(&self) -> Vec<Target> {
+        default_targets(&self.probe.supported_sass)
+    }
+
+    /// Parses and checks target names against what this nvcc supports.
+    ///
+    /// ```no_run
+    /// let tk = kernel_build::toolkit::Toolkit::discover()?;
+    /// let targets = tk.check_targets(&["sm_90".to_string(), "compute_90".to_string()])?;
+    /// assert_eq!(targets.len(), 2);
+    /// # Ok::<(), kernel_build::Error>(())
+    /// ```
+    pub fn check_targets(&self, names: &[String]) -> Result<Vec<Target>, Error> {
+        let unknown = |arch: &str| Error::UnknownArch {
+            arch: arch.to_string(),
+            supported: self.probe.supported_sass.clone(),
+        };
+        let mut out = Vec::new();
+        for name in names {
+            let t: Target = name.parse().map_err(|_| unknown(name))?;
+            if !t.is_supported(&self.probe.supported_sass) {
+                return Err(unknown(name));
+            }
+            if !out.contains(&t) {
+                out.push(t);
+            }
+        }
+        if out.is_empty() {
+            return Err(Error::InvalidOption(
+                "the list of GPU targets is empty".into(),
+            ));
+        }
+        Ok(out)
+    }
+}
+
+/// Runs `nvcc ARGS` and returns its combined output, or an error naming nvcc.
+fn run_probe(nvcc: &Path, arg: &str) -> Result<String, Error> {
+    let out = Command::new(nvcc)
+        .arg(arg)
+        .output()
+        .map_err(|source| Error::NvccSpawn {
+            nvcc: nvcc.to_path_buf(),
+            source,
+        })?;
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    if !out.status.success() {
+        return Err(Error::NvccFailed {
+            location: None,
+            status: out.status.to_string(),
+            command: format!("{} {arg}", nvcc.display()),
+            output: text,
+        });
+    }
+    Ok(text)
+}
+
+fn probe(nvcc: &Path) -> Result<Probe, Error> {
+    let text = run_probe(nvcc, "--version")?;
+    let version = NvccVersion::parse(&text).ok_or_else(|| Error::NvccVersion {
+        nvcc: nvcc.to_path_buf(),
+        output: text.clone(),
+    })?;
+    let codes = run_probe(nvcc, "--list-gpu-code")?;
+    let supported_sass: Vec<String> = codes
+        .split_whitespace()
+        .filter(|s| {
+            s.parse::<Target>()
+                .is_ok_and(|t| t.kind == TargetKind::Sass)
+        })
+        .map(String::from)
+        .collect();
+    if supported_sass.is_empty() {
+        return Err(Error::NvccFailed {
+            location: None,
+            status: "no GPU targets listed".into(),
+            command: format!("{} --list-gpu-code", nvcc.display()),
+            output: codes,
+        });
+    }
+    Ok(Probe {
+        version,
+        supported_sass,
+    })
+}
+
+fn probe_cached(nvcc: &Path, cache: Option<&Cache>) -> Result<Probe, Error> {
+    let key = std::fs::metadata(nvcc).ok().and_then(|m| {
+        let mtime = m
+            .modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?;
+        let mut h = blake3::Hasher::new();
+        h.update(nvcc.as_os_str().as_encoded_bytes());
+        h.update(&m.len().to_le_bytes());
+        h.update(&mtime.as_nanos().to_le_bytes());
+        Some(h.finalize().to_hex().to_string())
+    });
+    if let (Some(cache), Some(key)) = (cache, &key) {
+        if let Some(p) = cache.read_json::<Probe>("toolkits", key) {
+            return Ok(p);
+        }
+    }
+    let p = probe(nvcc)?;
+    if let (Some(cache), Some(key)) = (cache, &key) {
+        cache.write_json("toolkits", key, &p);
+    }
+    Ok(p)
+}

@@ -1,0 +1,159 @@
+//! Reading nvcc's diagnostics: which are errors or warnings, and at which file:line.
+//!
+//! nvcc's stages print in different shapes:
+//!
+//! ```text
+//! k.cu(3): error: identifier "x" is undefined            (the CUDA front end)
+//! k.cu(3): warning #177-D: variable "x" was declared ... (the CUDA front end)
+//! k.cu:1:10: fatal error: nope.h: No such file or directory  (the host preprocessor)
+//! nvcc fatal   : Unsupported gpu architecture 'compute_91'   (the driver)
+//! ptxas warning : Registers are spilled to local memory      (the assembler)
+//! ```
+
+/// How serious a message is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Severity {
+    /// The build failed because of it.
+    Error,
+    /// Worth showing; the build goes on.
+    Warning,
+}
+
+/// One diagnostic line of nvcc, with the lines of context that follow it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct NvccMessage {
+    /// Error or warning.
+    pub severity: Severity,
+    /// The file named, as nvcc printed it.
+    pub file: Option<String>,
+    /// 1-based line.
+    pub line: Option<u32>,
+    /// The message text after `error:` / `warning:`.
+    pub text: String,
+    /// The full line as printed.
+    pub raw: String,
+}
+
+impl NvccMessage {
+    /// `file:line`, when both are known.
+    pub fn location(&self) -> Option<String> {
+        Some(format!("{}:{}", self.file.as_ref()?, self.line?))
+    }
+}
+
+/// Finds the error and warning lines in nvcc's combined output.
+pub fn parse(output: &str) -> Vec<NvccMessage> {
+    output.lines().filter_map(parse_line).collect()
+}
+
+fn parse_line(raw: &str) -> Option<NvccMessage> {
+    let line = raw.trim_end();
+    let (head, severity, text) = split_severity(line)?;
+    let (file, line_no) = location(head.trim_end());
+    Some(NvccMessage {
+        severity,
+        file,
+        line: line_no,
+        text: text.trim().to_string(),
+        raw: line.to_string(),
+    })
+}
+
+/// Splits `HEAD: error: TEXT` (or `warning`, `fatal error`, `warning #N-D`).
+fn split_severity(line: &str) -> Option<(&str, Severity, &str)> {
+    for (marker, severity) in [
+        (": fatal error", Severity::Error),
+        (": error", Severity::Error),
+        (": warning", Severity::Warning),
+        (" fatal   :", Severity::Error),
+        (" error   :", Severity::Error),
+        (" warning :", Severity::Warning),
+    ] {
+        if let Some(pos) = line.find(marker) {
+            let after = &line[pos + marker.len()..];
+            // `warning #177-D: text` / `error: text` / `fatal   : text`
+            let text = after.split_once(':').map(|(_, t)| t).unwrap_or(after);
+            return Some((&line[..pos], severity, text));
+        }
+    }
+    None
+}
+
+/// `file(12)`, `file:12:5`, `file:12` or something without a location.
+fn location(head: &str) -> (Option<String>, Option<u32>) {
+    if let Some(open) = head.rfind('(') {
+        if let Some(num) = head[open + 1..].strip_suffix(')') {
+            if let Ok(n) = num.parse() {
+                return (Some(head[..open].to_string()), Some(n));
+            }
+        }
+    }
+    let mut parts = head.rsplitn(3, ':');
+    let last = parts.next();
+    let mid = parts.next();
+    let first = parts.next();
+    match (first, mid, last) {
+        (Some(f), Some(l), Some(c)) if l.parse::<u32>().is_ok() && c.parse::<u32>().is_ok() => {
+            (Some(f.to_string()), l.parse().ok())
+        }
+        (_, Some(f), Some(l)) if l.parse::<u32>().is_ok() => {
+            let file = match first {
+                Some(pre) => format!("{pre}:{f}"),
+                None => f.to_string(),
+            };
+            (Some(file), l.parse().ok())
+        }
+        _ => (None, None),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cuda_front_end_error() {
+        let m =
+            parse("bad.cu(1): error: identifier \"undefined_thing\" is undefined\n  code\n   ^\n");
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].severity, Severity::Error);
+        assert_eq!(m[0].location().as_deref(), Some("bad.cu:1"));
+        assert_eq!(m[0].text, "identifier \"undefined_thing\" is undefined");
+    }
+
+    #[test]
+    fn numbered_warning() {
+        let m = parse("w.cu(7): warning #177-D: variable \"x\" was declared but never referenced");
+        assert_eq!(m[0].severity, Severity::Warning);
+        assert_eq!(m[0].location().as_deref(), Some("w.cu:7"));
+        assert_eq!(
+            m[0].text,
+            "variable \"x\" was declared but never referenced"
+        );
+    }
+
+    #[test]
+    fn preprocessor_fatal_error() {
+        let m = parse("dir/mh.cu:1:10: fatal error: nope.h: No such file or directory");
+        assert_eq!(m[0].severity, Severity::Error);
+        assert_eq!(m[0].location().as_deref(), Some("dir/mh.cu:1"));
+        assert_eq!(m[0].text, "nope.h: No such file or directory");
+    }
+
+    #[test]
+    fn driver_and_assembler_lines() {
+        let m = parse(
+            "nvcc fatal   : Unsupported gpu architecture 'compute_91'\nptxas warning : Registers are spilled",
+        );
+        assert_eq!(m.len(), 2);
+        assert_eq!(m[0].severity, Severity::Error);
+        assert_eq!(m[0].location(), None);
+        assert_eq!(m[1].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn plain_lines_are_not_messages() {
+        assert!(parse("1 error detected in the compilation of \"bad.cu\".\n").is_empty());
+        assert!(parse("").is_empty());
+    }
+}

@@ -1,0 +1,180 @@
+//! Running nvcc: argument vectors (never a shell), all targets in one invocation
+//! compiled in parallel (`--threads 0`), a dependency file, and nvcc's messages read
+//! back into errors and warnings that name the `.cu` file and line.
+
+pub mod depfile;
+pub mod messages;
+
+use crate::error::Error;
+use crate::toolkit::Target;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// One `nvcc -fatbin` run.
+#[derive(Clone, Debug)]
+pub(crate) struct NvccJob<'a> {
+    pub nvcc: &'a Path,
+    pub source: &'a Path,
+    pub output: &'a Path,
+    pub depfile: &'a Path,
+    pub targets: &'a [Target],
+    pub includes: &'a [PathBuf],
+    pub defines: &'a [(String, Option<String>)],
+    pub flags: &'a [String],
+}
+
+impl NvccJob<'_> {
+    /// The argument vector after the program name.
+    pub(crate) fn args(&self) -> Vec<OsString> {
+        let mut a: Vec<OsString> = vec!["-fatbin".into(), "--threads".into(), "0".into()];
+        for t in self.targets {
+            a.push("-gencode".into());
+            a.push(t.gencode().into());
+        }
+        a.extend(include_and_define_args(self.includes, self.defines));
+        a.extend(self.flags.iter().map(OsString::from));
+        a.extend([
+            "-MD".into(),
+            "-MF".into(),
+            self.depfile.as_os_str().to_owned(),
+        ]);
+        a.extend(["-o".into(), self.output.as_os_str().to_owned()]);
+        a.extend(["-x".into(), "cu".into(), self.source.as_os_str().to_owned()]);
+        a
+    }
+}
+
+/// `-I dir` and `-D name[=value]` arguments, shared by compiling and preprocessing.
+pub(crate) fn include_and_define_args(
+    includes: &[PathBuf],
+    defines: &[(String, Option<String>)],
+) -> Vec<OsString> {
+    let mut a = Vec::new();
+    for dir in includes {
+        let mut arg = OsString::from("-I");
+        arg.push(dir);
+        a.push(arg);
+    }
+    for (name, value) in defines {
+        a.push(match value {
+            Some(v) => format!("-D{name}={v}").into(),
+            None => format!("-D{name}").into(),
+        });
+    }
+    a
+}
+
+/// What a successful run printed that is worth passing on.
+#[derive(Debug, Default)]
+pub(crate) struct Ran {
+    pub warnings: Vec<messages::NvccMessage>,
+}
+
+/// Runs nvcc; a non-zero exit becomes [`Error::NvccFailed`] carrying the command line,
+/// the status, everything nvcc printed and the location of its first error.
+pub(crate) fn run(nvcc: &Path, args: &[OsString], debug: bool) -> Result<Ran, Error> {
+    let command = shell_words(nvcc, args);
+    if debug {
+        eprintln!("kernel-build: running {command}");
+    }
+    let out = Command::new(nvcc)
+        .args(args)
+        .output()
+        .map_err(|source| Error::NvccSpawn {
+            nvcc: nvcc.to_path_buf(),
+            source,
+        })?;
+    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
+    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    let msgs = messages::parse(&text);
+    if !out.status.success() {
+        let first_error = msgs
+            .iter()
+            .find(|m| m.severity == messages::Severity::Error);
+        return Err(Error::NvccFailed {
+            location: first_error.and_then(|m| m.location()),
+            status: out.status.to_string(),
+            command,
+            output: text,
+        });
+    }
+    let warnings = msgs
+        .into_iter()
+        .filter(|m| m.severity == messages::Severity::Warning)
+        .collect();
+    Ok(Ran { warnings })
+}
+
+/// The command line quoted for a POSIX shell, for messages only (never executed).
+pub(crate) fn shell_words(program: &Path, args: &[OsString]) -> String {
+    std::iter::once(program.as_os_str())
+        .chain(args.iter().map(OsString::as_os_str))
+        .map(|w| {
+            let s = w.to_string_lossy();
+            if !s.is_empty()
+                && s.bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b"-_./=,:+@%".contains(&b))
+            {
+                s.into_owned()
+            } else {
+                format!("'{}'", s.replace('\'', r"'\''"))
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn argument_vector_has_every_part() {
+        let targets = [Target::sass(80), Target::ptx(90)];
+        let job = NvccJob {
+            nvcc: Path::new("nvcc"),
+            source: Path::new("dir with space/k.cu"),
+            output: Path::new("out.fatbin"),
+            depfile: Path::new("out.d"),
+            targets: &targets,
+            includes: &[PathBuf::from("inc")],
+            defines: &[("N".into(), Some("4".into())), ("FAST".into(), None)],
+            flags: &["-O3".into()],
+        };
+        let args: Vec<String> = job
+            .args()
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let joined = args.join(" ");
+        assert!(joined.starts_with("-fatbin --threads 0"), "{joined}");
+        assert!(
+            joined.contains("-gencode arch=compute_80,code=sm_80"),
+            "{joined}"
+        );
+        assert!(
+            joined.contains("-gencode arch=compute_90,code=compute_90"),
+            "{joined}"
+        );
+        assert!(args.contains(&"-Iinc".to_string()));
+        assert!(args.contains(&"-DN=4".to_string()) && args.contains(&"-DFAST".to_string()));
+        assert!(joined.ends_with("-x cu dir with space/k.cu"), "{joined}");
+        assert_eq!(args.last().unwrap(), "dir with space/k.cu");
+    }
+
+    #[test]
+    fn quoting_for_messages() {
+        let s = shell_words(
+            Path::new("/bin/nvcc"),
+            &["a b".into(), "it's".into(), "-O3".into()],
+        );
+        assert_eq!(s, r"/bin/nvcc 'a b' 'it'\''s' -O3");
+    }
+
+    #[test]
+    fn missing_program_is_a_spawn_error() {
+        let err = run(Path::new("/nonexistent/nvcc"), &[], false).unwrap_err();
+        assert!(matches!(err, Error::NvccSpawn { .. }), "{err}");
+    }
+}

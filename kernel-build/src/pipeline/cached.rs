@@ -1,0 +1,257 @@
+//! Reading and writing the pipeline's cache entries: objects (fatbin + model),
+//! direct-mode manifests (dependency stamps), and staging for fresh builds.
+
+use super::request::{BuiltModule, ModuleRequest, Source};
+use crate::cache::{Cache, hash_bytes};
+use crate::error::Error;
+use crate::model::ModuleInfo;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// `module.json` of an object.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub(crate) struct ObjectMeta {
+    pub info: ModuleInfo,
+    pub targets: Vec<String>,
+    pub toolkit_version: String,
+    /// blake3 of `module.fatbin`, checked on every read.
+    pub fatbin_hash: String,
+    /// Every file the source included (absolute), for manifests.
+    pub deps: Vec<PathBuf>,
+    pub warnings: Vec<String>,
+}
+
+/// A direct-mode manifest: when every dependency still matches its stamp, `object` is
+/// the result.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Manifest {
+    object: String,
+    deps: Vec<Stamp>,
+}
+
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct Stamp {
+    path: PathBuf,
+    size: u64,
+    mtime_ns: u128,
+    hash: String,
+}
+
+/// A usable object: its folder and metadata.
+pub(crate) struct Entry {
+    pub dir: PathBuf,
+    pub meta: ObjectMeta,
+    pub deps: Vec<PathBuf>,
+    pub note: Option<String>,
+}
+
+impl Entry {
+    pub(crate) fn into_built(self, req: &ModuleRequest, source: &Source) -> BuiltModule {
+        let mut tracked: Vec<PathBuf> = source.tracked_source().into_iter().collect();
+        for d in &self.meta.deps {
+            if is_user_file(d, &source.user_dirs) && !tracked.contains(d) && *d != source.path {
+                tracked.push(d.clone());
+            }
+        }
+        let mut warnings = self.meta.warnings;
+        warnings.extend(self.note);
+        BuiltModule {
+            name: req.name.clone(),
+            info: self.meta.info,
+            fatbin_path: Some(self.dir.join("module.fatbin")),
+            targets: self.meta.targets,
+            toolkit_version: Some(self.meta.toolkit_version),
+            tracked_files: tracked,
+            warnings,
+        }
+    }
+}
+
+/// A header counts as the user's when it lies in one of the user's folders; system and
+/// toolkit headers are left to the toolkit identity in the cache key.
+fn is_user_file(path: &Path, user_dirs: &[PathBuf]) -> bool {
+    user_dirs
+        .iter()
+        .any(|d| !d.as_os_str().is_empty() && path.starts_with(d))
+}
+
+/// A fresh build waiting to be stored.
+pub(crate) struct Fresh {
+    pub staging: Staging,
+    pub fatbin_hash: String,
+    pub meta: ObjectMeta,
+}
+
+/// Where a fresh build writes: inside the cache when it is writable, else a
+/// temporary folder that is kept (the fatbin must outlive this process's build step).
+pub(crate) struct Staging {
+    dir: tempfile::TempDir,
+    in_cache: bool,
+    note: Option<String>,
+}
+
+impl Staging {
+    pub(crate) fn new(cache: Option<&Cache>) -> Result<Staging, Error> {
+        let mut note = None;
+        if let Some(cache) = cache {
+            match cache.staging_dir() {
+                Ok(dir) => {
+                    return Ok(Staging {
+                        dir,
+                        in_cache: true,
+                        note: None,
+                    });
+                }
+                Err(e) => {
+                    note = Some(format!(
+                        "the kernel-build cache `{}` is not writable ({e}); building without it \
+                         (set KERNEL_BUILD_CACHE_DIR to a writable folder)",
+                        cache.root().display()
+                    ));
+                }
+            }
+        }
+        let dir = tempfile::TempDir::with_prefix("kernel-build-").map_err(|e| {
+            Error::io(
+                "failed to create a build folder in",
+                std::env::temp_dir(),
+                e,
+            )
+        })?;
+        Ok(Staging {
+            dir,
+            in_cache: false,
+            note,
+        })
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        self.dir.path()
+    }
+}
+
+/// Direct mode: every dependency unchanged → the object, with no nvcc run.
+pub(crate) fn lookup_direct(cache: &Cache, direct_key: &str) -> Option<Entry> {
+    let manifest: Manifest = cache.read_json("manifests", direct_key)?;
+    for stamp in &manifest.deps {
+        if !stamp_matches(stamp) {
+            return None;
+        }
+    }
+    lookup_object(cache, &manifest.object)
+}
+
+fn stamp_matches(stamp: &Stamp) -> bool {
+    let Ok(m) = std::fs::metadata(&stamp.path) else {
+        return false;
+    };
+    if m.len() != stamp.size {
+        return false;
+    }
+    if mtime_ns(&m) == Some(stamp.mtime_ns) {
+        return true;
+    }
+    // Touched but maybe not changed: compare contents.
+    std::fs::read(&stamp.path).is_ok_and(|b| hash_bytes(&b) == stamp.hash)
+}
+
+fn mtime_ns(m: &std::fs::Metadata) -> Option<u128> {
+    Some(
+        m.modified()
+            .ok()?
+            .duration_since(std::time::UNIX_EPOCH)
+            .ok()?
+            .as_nanos(),
+    )
+}
+
+/// An object by key, checked against its recorded fatbin hash (a corrupt entry is
+/// evicted and reported as a miss).
+pub(crate) fn lookup_object(cache: &Cache, key: &str) -> Option<Entry> {
+    let dir = cache.object_dir(key);
+    let meta: ObjectMeta =
+        serde_json::from_slice(&std::fs::read(dir.join("module.json")).ok()?).ok()?;
+    let fatbin = std::fs::read(dir.join("module.fatbin")).ok();
+    if fatbin.as_deref().map(hash_bytes).as_deref() != Some(meta.fatbin_hash.as_str()) {
+        cache.evict(key);
+        return None;
+    }
+    let deps = meta.deps.clone();
+    Some(Entry {
+        dir,
+        meta,
+        deps,
+        note: None,
+    })
+}
+
+/// Records which object the raw inputs led to, with a stamp of every dependency.
+pub(crate) fn record_manifest(cache: &Cache, direct_key: &str, object_key: &str, deps: &[PathBuf]) {
+    let mut stamps = Vec::with_capacity(deps.len());
+    for path in deps {
+        let (Ok(m), Ok(bytes)) = (std::fs::metadata(path), std::fs::read(path)) else {
+            return; // a dependency vanished: no manifest, the next build preprocesses again
+        };
+        let Some(mtime) = mtime_ns(&m) else { return };
+        stamps.push(Stamp {
+            path: path.clone(),
+            size: m.len(),
+            mtime_ns: mtime,
+            hash: hash_bytes(&bytes),
+        });
+    }
+    cache.write_json(
+        "manifests",
+        direct_key,
+        &Manifest {
+            object: object_key.to_string(),
+            deps: stamps,
+        },
+    );
+}
+
+/// Stores a fresh build: into the cache when possible, else keeps the staging folder.
+pub(crate) fn store(
+    cache: Option<&Cache>,
+    object_key: &str,
+    direct_key: &str,
+    fresh: Fresh,
+) -> Result<Entry, Error> {
+    let Fresh {
+        staging,
+        fatbin_hash,
+        mut meta,
+    } = fresh;
+    meta.fatbin_hash = fatbin_hash;
+    let json = staging.path().join("module.json");
+    serde_json::to_vec_pretty(&meta)
+        .map_err(std::io::Error::other)
+        .and_then(|bytes| std::fs::write(&json, bytes))
+        .map_err(|e| Error::io("failed to write", &json, e))?;
+    let _ = std::fs::remove_file(staging.path().join("module.d"));
+    let deps = meta.deps.clone();
+    let note = staging.note;
+    if let (Some(cache), true) = (cache, staging.in_cache) {
+        let dir = cache.publish(staging.dir, object_key).map_err(|e| {
+            Error::io(
+                "failed to store the build in",
+                cache.object_dir(object_key),
+                e,
+            )
+        })?;
+        record_manifest(cache, direct_key, object_key, &deps);
+        return Ok(Entry {
+            dir,
+            meta,
+            deps,
+            note,
+        });
+    }
+    let dir = staging.dir.keep();
+    Ok(Entry {
+        dir,
+        meta,
+        deps,
+        note,
+    })
+}

@@ -1,0 +1,272 @@
+//! The whole build of one module, shared by `Build` (build.rs) and `cuda_module!`:
+//! toolkit → preprocess → parse → nvcc (through the cache) → read the fatbin → verify.
+//!
+//! A warm build (nothing the module depends on changed) reads the cached result and
+//! runs nvcc zero times; see [`crate::cache`] for how that is decided.
+
+mod cached;
+mod request;
+
+pub use request::{BuiltModule, Context, ModuleRequest, SourceInput};
+
+use crate::cache::{Cache, KeyHasher};
+use crate::compile::{self, NvccJob};
+use crate::diagnostics::Diagnostics;
+use crate::env;
+use crate::error::Error;
+use crate::front;
+use crate::toolkit::{DiscoverOptions, Target, Toolkit, parse_target_list};
+use std::path::{Path, PathBuf};
+
+/// Builds one module: parses its declarations, compiles it for every target, checks
+/// every compiled image against the declarations, and returns the verified model with
+/// the path of the fatbin.
+///
+/// Without nvcc on purpose (`KERNEL_BUILD_NO_DEVICE_CODE=1`, `DOCS_RS`, or
+/// [`Context::no_device_code`]) the raw source is parsed and no fatbin is produced.
+///
+/// ```no_run
+/// use kernel_build::pipeline::{build_module, Context, ModuleRequest, SourceInput};
+/// let req = ModuleRequest::new("vecmath", SourceInput::File { path: "kernels/vecmath.cu".into() });
+/// let built = build_module(&req, &Context::default())?;
+/// println!("{} kernels in {:?}", built.info.kernels.len(), built.fatbin_path);
+/// # Ok::<(), kernel_build::Error>(())
+/// ```
+pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Error> {
+    let reporting = cx.reporting;
+    let cache = match &cx.cache_dir {
+        Some(dir) => Some(Cache::at(dir)),
+        None if cx.use_cache => Cache::locate(reporting),
+        None => None,
+    };
+    let source = request::resolve_source(req, cache.as_ref())?;
+    let no_device = cx.no_device_code
+        || env::flag("KERNEL_BUILD_NO_DEVICE_CODE", reporting)
+        || env::var("DOCS_RS", reporting).is_some();
+    if no_device {
+        return parse_only(req, &source);
+    }
+
+    let opts = DiscoverOptions {
+        nvcc: cx.nvcc.clone(),
+        reporting,
+        search_from: cx.search_from.clone(),
+        cache: cache.clone(),
+    };
+    let toolkit = Toolkit::discover_with(&opts)?;
+    let targets = choose_targets(req, &toolkit, reporting)?;
+    let mut flags = req.flags.clone();
+    if let Some(extra) = env::var("KERNEL_BUILD_NVCC_FLAGS", reporting) {
+        flags.extend(extra.to_string_lossy().split_whitespace().map(String::from));
+    }
+    let debug = env::flag("KERNEL_BUILD_DEBUG", reporting);
+    let job = Job {
+        req,
+        source: &source,
+        toolkit: &toolkit,
+        targets: &targets,
+        flags: &flags,
+        debug,
+    };
+
+    let direct_key = job.direct_key();
+    if let Some(cache) = &cache {
+        if let Some(hit) = cached::lookup_direct(cache, &direct_key) {
+            if debug {
+                eprintln!("kernel-build: cache hit for `{}` (no nvcc run)", req.name);
+            }
+            return Ok(hit.into_built(req, &source));
+        }
+    }
+    let preprocessed = front::preprocess(
+        toolkit.nvcc(),
+        &source.path,
+        &source.includes,
+        &req.defines,
+        &flags,
+    )
+    .map_err(Error::Diagnostics)?;
+    let object_key = job.object_key(&preprocessed);
+    if let Some(cache) = &cache {
+        if let Some(hit) = cached::lookup_object(cache, &object_key) {
+            cached::record_manifest(cache, &direct_key, &object_key, &hit.deps);
+            return Ok(hit.into_built(req, &source));
+        }
+    }
+    let fresh = job.compile(&preprocessed, cache.as_ref())?;
+    let entry = cached::store(cache.as_ref(), &object_key, &direct_key, fresh)?;
+    Ok(entry.into_built(req, &source))
+}
+
+/// Parses the raw source only (no nvcc).
+fn parse_only(req: &ModuleRequest, source: &request::Source) -> Result<BuiltModule, Error> {
+    let input = front::FrontInput {
+        display_name: &source.display_name,
+        raw: &source.text,
+        preprocessed: None,
+        main_file: &source.path,
+        user_dirs: &source.user_dirs,
+    };
+    let info = front::analyze(&input).map_err(Error::Diagnostics)?;
+    Ok(BuiltModule {
+        name: req.name.clone(),
+        info,
+        fatbin_path: None,
+        targets: Vec::new(),
+        toolkit_version: None,
+        tracked_files: source.tracked_source().into_iter().collect(),
+        warnings: Vec::new(),
+    })
+}
+
+fn choose_targets(
+    req: &ModuleRequest,
+    toolkit: &Toolkit,
+    reporting: env::Reporting,
+) -> Result<Vec<Target>, Error> {
+    if let Some(names) = &req.archs {
+        return toolkit.check_targets(names);
+    }
+    if let Some(list) = env::var("KERNEL_BUILD_ARCHS", reporting) {
+        let list = list.to_string_lossy();
+        let names: Vec<String> = match parse_target_list(&list) {
+            Ok(ts) => ts.iter().map(Target::to_string).collect(),
+            Err(bad) => {
+                return Err(Error::UnknownArch {
+                    arch: bad.0,
+                    supported: toolkit.supported_sass().to_vec(),
+                });
+            }
+        };
+        return toolkit.check_targets(&names);
+    }
+    Ok(toolkit.default_targets())
+}
+
+/// Everything one compile depends on.
+struct Job<'a> {
+    req: &'a ModuleRequest,
+    source: &'a request::Source,
+    toolkit: &'a Toolkit,
+    targets: &'a [Target],
+    flags: &'a [String],
+    debug: bool,
+}
+
+impl Job<'_> {
+    /// Options that change the output, in a fixed order, for both keys.
+    fn hash_options(&self, k: &mut KeyHasher) {
+        k.field(self.toolkit.version().to_string().as_bytes());
+        for t in self.targets {
+            k.field(t.to_string().as_bytes());
+        }
+        k.field(b"--flags");
+        for f in self.flags {
+            k.field(f.as_bytes());
+        }
+        k.field(b"--defines");
+        for (n, v) in &self.req.defines {
+            k.field(n.as_bytes())
+                .field(v.as_deref().unwrap_or("\0").as_bytes());
+        }
+    }
+
+    /// The direct-mode key: raw inputs and the identity of nvcc.
+    fn direct_key(&self) -> String {
+        let mut k = KeyHasher::new("direct");
+        k.field(self.toolkit.nvcc().as_os_str().as_encoded_bytes());
+        k.field(self.source.path.as_os_str().as_encoded_bytes());
+        k.field(self.source.display_name.as_bytes());
+        k.field(self.source.text.as_bytes());
+        for dir in &self.source.includes {
+            k.field(dir.as_os_str().as_encoded_bytes());
+        }
+        self.hash_options(&mut k);
+        k.finish()
+    }
+
+    /// The object key: the preprocessed source, which covers every header.
+    fn object_key(&self, preprocessed: &str) -> String {
+        let mut k = KeyHasher::new("object");
+        k.field(self.source.display_name.as_bytes());
+        k.field(preprocessed.as_bytes());
+        self.hash_options(&mut k);
+        k.finish()
+    }
+
+    /// Analyses, compiles and verifies; the result is not yet in the cache.
+    fn compile(&self, preprocessed: &str, cache: Option<&Cache>) -> Result<cached::Fresh, Error> {
+        let input = front::FrontInput {
+            display_name: &self.source.display_name,
+            raw: &self.source.text,
+            preprocessed: Some(preprocessed),
+            main_file: &self.source.path,
+            user_dirs: &self.source.user_dirs,
+        };
+        let analysed = front::analyze(&input);
+        let staging = cached::Staging::new(cache)?;
+        let fatbin_path = staging.path().join("module.fatbin");
+        let depfile = staging.path().join("module.d");
+        let job = NvccJob {
+            nvcc: self.toolkit.nvcc(),
+            source: &self.source.path,
+            output: &fatbin_path,
+            depfile: &depfile,
+            targets: self.targets,
+            includes: &self.source.includes,
+            defines: &self.req.defines,
+            flags: self.flags,
+        };
+        // nvcc's own errors come first: they are the authority on what is valid CUDA.
+        let ran = compile::run(self.toolkit.nvcc(), &job.args(), self.debug)
+            .map_err(|e| self.source.rename_in_error(e))?;
+        let mut info = analysed.map_err(Error::Diagnostics)?;
+        let bytes = std::fs::read(&fatbin_path)
+            .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", &fatbin_path, e))?;
+        let fatbin = crate::fatbin::parse(&bytes).map_err(|e| Error::Fatbin {
+            path: fatbin_path.clone(),
+            source: Box::new(e),
+        })?;
+        front::verify(&mut info, &fatbin).map_err(Error::Diagnostics)?;
+        let deps = std::fs::read_to_string(&depfile)
+            .map(|t| compile::depfile::parse(&t))
+            .unwrap_or_default();
+        let warnings = ran
+            .warnings
+            .iter()
+            .map(|w| self.source.rename_in_text(&w.raw))
+            .collect();
+        Ok(cached::Fresh {
+            staging,
+            fatbin_hash: crate::cache::hash_bytes(&bytes),
+            meta: cached::ObjectMeta {
+                info,
+                targets: self.targets.iter().map(Target::to_string).collect(),
+                toolkit_version: self.toolkit.version().to_string(),
+                fatbin_hash: String::new(),
+                deps: absolute_deps(deps, &self.source.path),
+                warnings,
+            },
+        })
+    }
+}
+
+/// Makes dependency paths absolute (nvcc prints them as it was given them).
+fn absolute_deps(deps: Vec<PathBuf>, source: &Path) -> Vec<PathBuf> {
+    let base = std::env::current_dir().unwrap_or_default();
+    let mut out: Vec<PathBuf> = deps
+        .into_iter()
+        .map(|d| if d.is_absolute() { d } else { base.join(d) })
+        .collect();
+    if !out.iter().any(|d| d == source) {
+        out.insert(0, source.to_path_buf());
+    }
+    out
+}
+
+/// Diagnostics collected by the front end, as an error.
+impl From<Diagnostics> for Error {
+    fn from(d: Diagnostics) -> Self {
+        Error::Diagnostics(d)
+    }
+}

@@ -1,0 +1,253 @@
+//! What a build is asked to do ([`ModuleRequest`], [`Context`]), what it returns
+//! ([`BuiltModule`]), and the resolved source text nvcc is given.
+
+use crate::cache::Cache;
+use crate::env::Reporting;
+use crate::error::Error;
+use crate::model::ModuleInfo;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Where a module's CUDA source comes from.
+///
+/// ```
+/// use kernel_build::pipeline::SourceInput;
+/// let s = SourceInput::Inline { text: "extern \"C\" __global__ void k() {}".into() };
+/// assert!(matches!(s, SourceInput::Inline { .. }));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum SourceInput {
+    /// Source text (the `cuda_module!` string literal).
+    Inline {
+        /// The CUDA C text.
+        text: String,
+    },
+    /// A `.cu` file; relative paths resolve against [`ModuleRequest::base_dir`].
+    File {
+        /// The file.
+        path: PathBuf,
+    },
+}
+
+/// One module to build.
+///
+/// ```
+/// use kernel_build::pipeline::{ModuleRequest, SourceInput};
+/// let mut req = ModuleRequest::new("vecmath", SourceInput::File { path: "k.cu".into() });
+/// req.archs = Some(vec!["sm_90".into(), "compute_90".into()]);
+/// assert_eq!(req.name, "vecmath");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleRequest {
+    /// Module name (used in messages, file names and the generated Rust module).
+    pub name: String,
+    /// The CUDA source.
+    pub source: SourceInput,
+    /// Targets (`sm_90`, `compute_120`); `None`: `KERNEL_BUILD_ARCHS`, else the default list.
+    pub archs: Option<Vec<String>>,
+    /// `-I` directories (relative ones resolve against `base_dir`).
+    pub includes: Vec<PathBuf>,
+    /// `-D` definitions.
+    pub defines: Vec<(String, Option<String>)>,
+    /// Extra nvcc flags.
+    pub flags: Vec<String>,
+    /// The crate root: relative paths resolve against it; inline sources include from it.
+    pub base_dir: PathBuf,
+}
+
+impl ModuleRequest {
+    /// A request with no options, resolving paths against `CARGO_MANIFEST_DIR` (or the
+    /// current directory).
+    ///
+    /// ```
+    /// use kernel_build::pipeline::{ModuleRequest, SourceInput};
+    /// let req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
+    /// assert!(req.includes.is_empty());
+    /// ```
+    pub fn new(name: impl Into<String>, source: SourceInput) -> Self {
+        let base_dir = crate::env::cargo_var("CARGO_MANIFEST_DIR")
+            .map(PathBuf::from)
+            .or_else(|| std::env::current_dir().ok())
+            .unwrap_or_default();
+        ModuleRequest {
+            name: name.into(),
+            source,
+            archs: None,
+            includes: Vec::new(),
+            defines: Vec::new(),
+            flags: Vec::new(),
+            base_dir,
+        }
+    }
+}
+
+/// How and where a build runs.
+///
+/// ```
+/// use kernel_build::{env::Reporting, pipeline::Context};
+/// let cx = Context { reporting: Reporting::Cargo, ..Context::default() };
+/// assert!(cx.use_cache);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Context {
+    /// Whether environment reads are reported to Cargo (build scripts) or not (macros).
+    pub reporting: Reporting,
+    /// An explicit nvcc (authoritative when set).
+    pub nvcc: Option<PathBuf>,
+    /// An explicit cache directory (instead of the environment's).
+    pub cache_dir: Option<PathBuf>,
+    /// Whether to use a cache at all when `cache_dir` is not set.
+    pub use_cache: bool,
+    /// Build without nvcc: parse only, no fatbin.
+    pub no_device_code: bool,
+    /// Folders to walk up from when looking for a project-local toolkit.
+    pub search_from: Vec<PathBuf>,
+}
+
+impl Default for Context {
+    fn default() -> Self {
+        let d = crate::toolkit::DiscoverOptions::default();
+        Context {
+            reporting: Reporting::Silent,
+            nvcc: None,
+            cache_dir: None,
+            use_cache: true,
+            no_device_code: false,
+            search_from: d.search_from,
+        }
+    }
+}
+
+/// A built, verified module.
+///
+/// ```
+/// # fn f(built: kernel_build::pipeline::BuiltModule) {
+/// for k in &built.info.kernels {
+///     println!("{} takes {} parameters", k.name, k.params.len());
+/// }
+/// # }
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BuiltModule {
+    /// Module name.
+    pub name: String,
+    /// The declarations, verified against every compiled image.
+    pub info: ModuleInfo,
+    /// The fatbin; `None` when built without device code.
+    pub fatbin_path: Option<PathBuf>,
+    /// Targets in the fatbin (`sm_90`, `compute_120`).
+    pub targets: Vec<String>,
+    /// The nvcc release that compiled it.
+    pub toolkit_version: Option<String>,
+    /// The source file and every user header it includes (not system or toolkit headers).
+    pub tracked_files: Vec<PathBuf>,
+    /// nvcc's warnings, with file:line.
+    pub warnings: Vec<String>,
+}
+
+/// The source as nvcc sees it.
+#[derive(Clone, Debug)]
+pub(crate) struct Source {
+    /// What nvcc compiles (absolute).
+    pub path: PathBuf,
+    /// The name used in messages (the path as written, or `<inline NAME>`).
+    pub display_name: String,
+    /// The text.
+    pub text: String,
+    /// Folders whose headers count as the user's.
+    pub user_dirs: Vec<PathBuf>,
+    /// `-I` folders given to nvcc (absolute; the crate root first for inline text).
+    pub includes: Vec<PathBuf>,
+    /// True for a user's file (tracked), false for inline text.
+    pub is_file: bool,
+}
+
+impl Source {
+    pub(crate) fn tracked_source(&self) -> Option<PathBuf> {
+        self.is_file.then(|| self.path.clone())
+    }
+
+    /// Replaces nvcc's path of the source by its display name.
+    pub(crate) fn rename_in_text(&self, text: &str) -> String {
+        text.replace(&*self.path.to_string_lossy(), &self.display_name)
+    }
+
+    pub(crate) fn rename_in_error(&self, e: Error) -> Error {
+        match e {
+            Error::NvccFailed {
+                location,
+                status,
+                command,
+                output,
+            } => Error::NvccFailed {
+                location: location.map(|l| self.rename_in_text(&l)),
+                status,
+                command,
+                output: self.rename_in_text(&output),
+            },
+            other => other,
+        }
+    }
+}
+
+/// The display name of inline source text.
+pub(crate) fn inline_display_name(module: &str) -> String {
+    format!("<inline {module}>")
+}
+
+pub(crate) fn resolve_source(req: &ModuleRequest, cache: Option<&Cache>) -> Result<Source, Error> {
+    let includes: Vec<PathBuf> = req.includes.iter().map(|d| req.base_dir.join(d)).collect();
+    match &req.source {
+        SourceInput::File { path } => {
+            let full = req.base_dir.join(path);
+            let text = std::fs::read(&full)
+                .map_err(|e| Error::io("failed to read the CUDA source", &full, e))?;
+            let mut user_dirs = vec![full.parent().map(Path::to_path_buf).unwrap_or_default()];
+            user_dirs.extend(includes.iter().cloned());
+            Ok(Source {
+                display_name: path.display().to_string(),
+                path: full,
+                text: String::from_utf8_lossy(&text).into_owned(),
+                user_dirs,
+                includes,
+                is_file: true,
+            })
+        }
+        SourceInput::Inline { text } => {
+            let path = stage_inline(text, cache)?;
+            let mut user_dirs = vec![req.base_dir.clone()];
+            user_dirs.extend(includes.iter().cloned());
+            Ok(Source {
+                path,
+                display_name: inline_display_name(&req.name),
+                text: text.clone(),
+                includes: user_dirs.clone(),
+                user_dirs,
+                is_file: false,
+            })
+        }
+    }
+}
+
+/// Writes inline text to a file named by its hash, so nvcc always sees the same path
+/// for the same text (which keeps cache keys stable).
+fn stage_inline(text: &str, cache: Option<&Cache>) -> Result<PathBuf, Error> {
+    let name = format!("{}.cu", &crate::cache::hash_bytes(text.as_bytes())[..32]);
+    if let Some(cache) = cache {
+        let path = cache.root().join("sources").join(&name);
+        if std::fs::read(&path).is_ok_and(|b| b == text.as_bytes()) {
+            return Ok(path);
+        }
+        if cache.write_file(&path, text.as_bytes()).is_ok() {
+            return Ok(path);
+        }
+    }
+    let dir = std::env::temp_dir().join("kernel-build-sources");
+    let path = dir.join(&name);
+    if !std::fs::read(&path).is_ok_and(|b| b == text.as_bytes()) {
+        std::fs::create_dir_all(&dir)
+            .and_then(|()| std::fs::write(&path, text))
+            .map_err(|e| Error::io("failed to stage the inline CUDA source", &path, e))?;
+    }
+    Ok(path)
+}

@@ -1,0 +1,208 @@
+//! Where nvcc is looked for, in order, and what was found at each place.
+//!
+//! 1. an explicit setting (`Build::nvcc`), 2. `NVCC`, 3. `CUDA_PATH` then `CUDA_HOME`,
+//! 4. `nvcc` on `PATH`, 5. `/usr/local/cuda`, 6. NVIDIA's pip wheels in the project-local
+//! folder (`KERNEL_CUDA_TOOLKIT_DIR`, else `.cuda-toolkit` in the crate directory or a
+//! parent), 7. the wheels in the site-packages of the `python3` on `PATH`.
+//!
+//! Settings the user made on purpose (1 and 2) are authoritative: when they name
+//! something that is not an executable, discovery stops with an error instead of
+//! silently using another nvcc.
+
+use super::FoundVia;
+use crate::env::{self, Reporting};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Subfolders of a wheel installation (or a site-packages folder) that hold nvcc.
+const WHEEL_BIN_DIRS: [&str; 3] = ["nvidia/cu13/bin", "nvidia/cu12/bin", "nvidia/cuda_nvcc/bin"];
+
+/// The result of a search: the nvcc found, or every place tried.
+pub(crate) enum Search {
+    Found(PathBuf, FoundVia),
+    NotFound { tried: Vec<String>, stop: bool },
+}
+
+pub(crate) fn find_nvcc(
+    explicit: Option<&Path>,
+    reporting: Reporting,
+    search_from: &[PathBuf],
+) -> Search {
+    let mut tried = Vec::new();
+    if let Some(p) = explicit {
+        if is_executable(p) {
+            return Search::Found(p.to_path_buf(), FoundVia::Explicit);
+        }
+        tried.push(format!(
+            "builder setting: `{}` is not an executable file",
+            p.display()
+        ));
+        return Search::NotFound { tried, stop: true };
+    }
+    if let Some(p) = env::var("NVCC", reporting).map(PathBuf::from) {
+        if let Some(found) = resolve_program(&p) {
+            return Search::Found(found, FoundVia::NvccVar);
+        }
+        tried.push(format!("NVCC=`{}`: not an executable file", p.display()));
+        return Search::NotFound { tried, stop: true };
+    }
+    for var in ["CUDA_PATH", "CUDA_HOME"] {
+        match env::var(var, reporting).map(PathBuf::from) {
+            Some(root) => {
+                let p = root.join("bin").join("nvcc");
+                if is_executable(&p) {
+                    return Search::Found(p, FoundVia::CudaPath(var));
+                }
+                tried.push(format!("{var}=`{}`: no `bin/nvcc` there", root.display()));
+            }
+            None => tried.push(format!("{var}: not set")),
+        }
+    }
+    match env::path_var().and_then(|path| which::which_in("nvcc", Some(path), ".").ok()) {
+        Some(p) => return Search::Found(p, FoundVia::Path),
+        None => tried.push("PATH: no `nvcc`".to_string()),
+    }
+    let usr_local = Path::new("/usr/local/cuda/bin/nvcc");
+    if is_executable(usr_local) {
+        return Search::Found(usr_local.to_path_buf(), FoundVia::UsrLocalCuda);
+    }
+    tried.push(format!("`{}`: not there", usr_local.display()));
+
+    let local_dirs = match env::var("KERNEL_CUDA_TOOLKIT_DIR", reporting) {
+        Some(d) => vec![PathBuf::from(d)],
+        None => project_local_dirs(search_from),
+    };
+    for dir in &local_dirs {
+        if let Some(p) = nvcc_in_wheel_dir(dir) {
+            return Search::Found(p, FoundVia::ProjectWheels);
+        }
+    }
+    tried.push(match local_dirs.as_slice() {
+        [] => {
+            "project-local wheels: no `.cuda-toolkit` folder in the crate directory or its parents"
+                .to_string()
+        }
+        dirs => format!(
+            "project-local wheels: no nvcc under {}",
+            dirs.iter()
+                .map(|d| format!("`{}`", d.display()))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    });
+
+    let sites = python_site_dirs();
+    for dir in &sites {
+        if let Some(p) = nvcc_in_wheel_dir(dir) {
+            return Search::Found(p, FoundVia::PythonWheels);
+        }
+    }
+    tried.push(if sites.is_empty() {
+        "python3 site-packages: no python3 on PATH (or it failed to run)".to_string()
+    } else {
+        format!(
+            "python3 site-packages: no `nvidia/cu13/bin/nvcc` under {} folders",
+            sites.len()
+        )
+    });
+    Search::NotFound { tried, stop: false }
+}
+
+/// `.cuda-toolkit` folders in each start directory or any of its parents, nearest first.
+fn project_local_dirs(search_from: &[PathBuf]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    for start in search_from {
+        for dir in start.ancestors() {
+            let candidate = dir.join(".cuda-toolkit");
+            if candidate.is_dir() && !out.contains(&candidate) {
+                out.push(candidate);
+            }
+        }
+    }
+    out
+}
+
+fn nvcc_in_wheel_dir(dir: &Path) -> Option<PathBuf> {
+    WHEEL_BIN_DIRS
+        .iter()
+        .map(|sub| dir.join(sub).join("nvcc"))
+        .find(|p| is_executable(p))
+}
+
+/// The site-packages folders of the `python3` on `PATH`.
+fn python_site_dirs() -> Vec<PathBuf> {
+    let Some(path) = env::path_var() else {
+        return Vec::new();
+    };
+    let Ok(python) = which::which_in("python3", Some(path), ".") else {
+        return Vec::new();
+    };
+    let script = "import site, sysconfig\n\
+                  dirs = list(getattr(site, 'getsitepackages', lambda: [])())\n\
+                  dirs.append(site.getusersitepackages())\n\
+                  dirs.append(sysconfig.get_paths()['purelib'])\n\
+                  print('\\n'.join(dirs))";
+    match Command::new(python).arg("-c").arg(script).output() {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+            .map(PathBuf::from)
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// A path with a separator is taken as is; a bare name is searched on `PATH`.
+fn resolve_program(p: &Path) -> Option<PathBuf> {
+    if p.components().count() > 1 || p.is_absolute() {
+        return is_executable(p).then(|| p.to_path_buf());
+    }
+    which::which_in(p, env::path_var(), ".").ok()
+}
+
+pub(crate) fn is_executable(p: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn explicit_setting_that_is_missing_stops_the_search() {
+        match find_nvcc(Some(Path::new("/nonexistent/nvcc")), Reporting::Silent, &[]) {
+            Search::NotFound { tried, stop } => {
+                assert!(stop);
+                assert!(tried[0].contains("/nonexistent/nvcc"), "{tried:?}");
+            }
+            Search::Found(p, _) => panic!("found {}", p.display()),
+        }
+    }
+
+    #[test]
+    fn wheel_layout_is_recognised() {
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("nvidia/cu13/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        assert_eq!(nvcc_in_wheel_dir(dir.path()), None);
+        let nvcc = bin.join("nvcc");
+        std::fs::write(&nvcc, "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&nvcc, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(nvcc_in_wheel_dir(dir.path()), Some(nvcc));
+    }
+
+    #[test]
+    fn project_local_dir_found_in_a_parent() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join(".cuda-toolkit")).unwrap();
+        let deep = dir.path().join("a/b");
+        std::fs::create_dir_all(&deep).unwrap();
+        assert_eq!(
+            project_local_dirs(&[deep]),
+            vec![dir.path().join(".cuda-toolkit")]
+        );
+    }
+}
