@@ -1,0 +1,200 @@
+//! The build pipeline with a fake nvcc that logs its runs and misbehaves on request:
+//! missing nvcc, failing nvcc, bad arch names, missing headers, an unwritable cache,
+//! warm rebuilds (no nvcc run), header edits (rebuild), garbage output, a killed nvcc,
+//! and concurrent builds of the same module.
+
+mod support;
+
+use kernel_build::Error;
+use kernel_build::pipeline::{BuiltModule, Context, ModuleRequest, SourceInput, build_module};
+use std::path::Path;
+use support::{FakeNvcc, project, real_nvcc};
+
+const SAXPY: &str = r#"#include "real.h"
+extern "C" __global__ void saxpy(real a, const real* x, real* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+"#;
+
+fn request(dir: &Path) -> ModuleRequest {
+    let mut req = ModuleRequest::new("vecmath", SourceInput::File { path: "k.cu".into() });
+    req.base_dir = dir.to_path_buf();
+    req.archs = Some(vec!["sm_80".into(), "compute_80".into()]);
+    req
+}
+
+fn context(nvcc: &Path, cache: &Path) -> Context {
+    Context { nvcc: Some(nvcc.to_path_buf()), cache_dir: Some(cache.to_path_buf()), ..Context::default() }
+}
+
+fn param_sizes(m: &BuiltModule) -> Vec<u64> {
+    m.info.kernels[0].params.iter().map(|p| p.layout.size).collect()
+}
+
+#[test]
+fn missing_nvcc_lists_every_place_tried() {
+    let dir = project(&[("k.cu", SAXPY), ("real.h", "typedef float real;\n")]);
+    let cx = Context { nvcc: Some("/nonexistent/bin/nvcc".into()), ..Context::default() };
+    let err = build_module(&request(dir.path()), &cx).unwrap_err();
+    assert!(matches!(err, Error::NvccNotFound { .. }), "{err}");
+    let msg = err.to_string();
+    assert!(msg.contains("/nonexistent/bin/nvcc"), "{msg}");
+    assert!(msg.contains("install-cuda-toolkit.sh"), "{msg}");
+}
+
+#[test]
+fn failing_nvcc_reports_command_status_and_line() {
+    let Some(real) = real_nvcc() else { return };
+    let fake = FakeNvcc::new("fail", &real);
+    let dir = project(&[("k.cu", SAXPY), ("real.h", "typedef float real;\n")]);
+    let cache = tempfile::tempdir().unwrap();
+    let err = build_module(&request(dir.path()), &context(&fake.path, cache.path())).unwrap_err();
+    match &err {
+        Error::NvccFailed { location, status, command, output } => {
+            assert_eq!(location.as_deref(), Some("k.cu:3"), "{err}");
+            assert!(status.contains('2'), "{status}");
+            assert!(command.contains("-fatbin") && command.contains("arch=compute_80,code=sm_80"), "{command}");
+            assert!(output.contains("simulated failure"), "{output}");
+        }
+        other => panic!("expected NvccFailed, got {other}"),
+    }
+    assert!(err.to_string().starts_with("nvcc failed at k.cu:3"), "{err}");
+}
+
+#[test]
+fn bad_arch_name_is_rejected_before_compiling() {
+    let Some(real) = real_nvcc() else { return };
+    let fake = FakeNvcc::new("real", &real);
+    let dir = project(&[("k.cu", SAXPY), ("real.h", "typedef float real;\n")]);
+    let cache = tempfile::tempdir().unwrap();
+    let mut req = request(dir.path());
+    for bad in ["sm_91", "sm_80x", "gfx90a"] {
+        req.archs = Some(vec!["sm_80".into(), bad.into()]);
+        let err = build_module(&req, &context(&fake.path, cache.path())).unwrap_err();
+        match &err {
+            Error::UnknownArch { arch, supported } => {
+                assert_eq!(arch, bad);
+                assert!(supported.contains(&"sm_90".to_string()), "{supported:?}");
+            }
+            other => panic!("expected UnknownArch for {bad}, got {other}"),
+        }
+    }
+    assert_eq!(fake.work_runs(), 0, "{:?}", fake.runs());
+}
+
+#[test]
+fn missing_header_names_file_and_line() {
+    let Some(real) = real_nvcc() else { return };
+    let fake = FakeNvcc::new("real", &real);
+    let dir = project(&[("k.cu", SAXPY)]);
+    let cache = tempfile::tempdir().unwrap();
+    let err = build_module(&request(dir.path()), &context(&fake.path, cache.path())).unwrap_err();
+    let msg = err.to_string();
+    assert!(msg.contains("real.h"), "{msg}");
+    assert!(msg.contains("k.cu:1"), "{msg}");
+}
+
+#[test]
+fn unwritable_cache_still_builds_and_warns() {
+    let Some(real) = real_nvcc() else { return };
+    let fake = FakeNvcc::new("real", &real);
+    let dir = project(&[("k.cu", SAXPY), ("real.h", "typedef float real;\n")]);
+    // A cache "directory" below a regular file cannot be created, even by root.
+    let blocker = tempfile::NamedTempFile::new().unwrap();
+    let cx = context(&fake.path, &blocker.path().join("cache"));
+    let built = build_module(&request(dir.path()), &cx).unwrap();
+    assert!(built.fatbin_path.as_ref().unwrap().is_file());
+    assert_eq!(param_sizes(&built), [4, 8, 8, 4]);
+    assert!(built.warnings.iter().any(|w| w.contains("not writable")), "{:?}", built.warnings);
+}
+
+#[test]
+fn warm_rebuild_runs_nvcc_zero_times() {
+    let Some(real) = real_nvcc() else { return };
+    let fake = FakeNvcc::new("real", &real);
+    let dir = project(&[("k.cu", SAXPY), ("real.h", "typedef float real;\n")]);
+    let cache = tempfile::tempdir().unwrap();
+    let cx = context(&fake.path, cache.path());
+    let cold = build_module(&request(dir.path()), &cx).unwrap();
+    assert_eq!(fake.work_runs(), 2, "one preprocess and one compile: {:?}", fake.runs());
+    let before = fake.runs().len();
+    let warm = build_module(&request(dir.path()), &cx).unwrap();
+    assert_eq!(fake.runs().len(), before, "warm build ran nvcc: {:?}", &fake.runs()[before..]);
+    assert_eq!(cold, warm);
+    assert!(warm.tracked_files.iter().any(|f| f.ends_with("real.h")), "{:?}", warm.tracked_files);
+}
+
+#[test]
+fn header_edit_rebuilds_and_touch_does_not() {
+    let Some(real) = real_nvcc() else { return };
+    let fake = FakeNvcc::new("real", &real);
+    let dir = project(&[("k.cu", SAXPY), ("real.h", "typedef float real;\n")]);
+    let cache = tempfile::tempdir().unwrap();
+    let cx = context(&fake.path, cache.path());
+    assert_eq!(param_sizes(&build_module(&request(dir.path()), &cx).unwrap()), [4, 8, 8, 4]);
+
+    // Same bytes, new mtime: still no nvcc run.
+    let header = dir.path().join("real.h");
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    std::fs::write(&header, "typedef float real;\n").unwrap();
+    let runs = fake.work_runs();
+    build_module(&request(dir.path()), &cx).unwrap();
+    assert_eq!(fake.work_runs(), runs);
+
+    std::fs::write(&header, "typedef double real;\n").unwrap();
+    let rebuilt = build_module(&request(dir.path()), &cx).unwrap();
+    assert_eq!(fake.work_runs(), runs + 2, "{:?}", fake.runs());
+    assert_eq!(param_sizes(&rebuilt), [8, 8, 8, 4]);
+}
+
+#[test]
+fn garbage_output_is_an_error_and_is_not_cached() {
+    let Some(real) = real_nvcc() else { return };
+    let dir = project(&[("k.cu", SAXPY), ("real.h", "typedef float real;\n")]);
+    let cache = tempfile::tempdir().unwrap();
+    let bad = FakeNvcc::new("garbage", &real);
+    let err = build_module(&request(dir.path()), &context(&bad.path, cache.path())).unwrap_err();
+    assert!(matches!(err, Error::Fatbin { .. }), "{err}");
+    let good = FakeNvcc::new("real", &real);
+    let built = build_module(&request(dir.path()), &context(&good.path, cache.path())).unwrap();
+    assert_eq!(param_sizes(&built), [4, 8, 8, 4]);
+}
+
+#[test]
+fn killed_nvcc_is_reported_and_leaves_no_entry() {
+    let Some(real) = real_nvcc() else { return };
+    let dir = project(&[("k.cu", SAXPY), ("real.h", "typedef float real;\n")]);
+    let cache = tempfile::tempdir().unwrap();
+    let killed = FakeNvcc::new("killed", &real);
+    let err = build_module(&request(dir.path()), &context(&killed.path, cache.path())).unwrap_err();
+    match &err {
+        Error::NvccFailed { status, .. } => assert!(status.contains('9'), "{status}"),
+        other => panic!("expected NvccFailed, got {other}"),
+    }
+    let objects = cache.path().join("v1/objects");
+    assert!(!objects.exists() || std::fs::read_dir(&objects).unwrap().next().is_none());
+    let good = FakeNvcc::new("real", &real);
+    build_module(&request(dir.path()), &context(&good.path, cache.path())).unwrap();
+}
+
+#[test]
+fn concurrent_builds_of_one_module_both_succeed() {
+    let Some(real) = real_nvcc() else { return };
+    let fake = FakeNvcc::new("real", &real);
+    let dir = project(&[("k.cu", SAXPY), ("real.h", "typedef float real;\n")]);
+    let cache = tempfile::tempdir().unwrap();
+    let cx = context(&fake.path, cache.path());
+    let req = request(dir.path());
+    let results: Vec<_> = std::thread::scope(|s| {
+        let hs: Vec<_> = (0..2).map(|_| s.spawn(|| build_module(&req, &cx))).collect();
+        hs.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for r in &results {
+        assert_eq!(param_sizes(r.as_ref().unwrap()), [4, 8, 8, 4]);
+    }
+    let runs = fake.runs().len();
+    let again = build_module(&req, &cx).unwrap();
+    assert_eq!(fake.runs().len(), runs, "the cache must be valid after concurrent builds");
+    assert_eq!(&again, results[0].as_ref().unwrap());
+}

@@ -1,0 +1,64 @@
+//! Shared helpers of kernel-build's integration tests: finding the real nvcc and
+//! wrapping the fake one.
+
+#![allow(dead_code)]
+
+use kernel_build::toolkit::Toolkit;
+use std::path::{Path, PathBuf};
+
+/// The real nvcc, or `None` (with a printed reason) when there is none.
+pub fn real_nvcc() -> Option<PathBuf> {
+    match Toolkit::discover() {
+        Ok(tk) => Some(tk.nvcc().to_path_buf()),
+        Err(e) => {
+            eprintln!("skipped: no nvcc ({e})");
+            None
+        }
+    }
+}
+
+/// A fake nvcc for one test: a wrapper script that logs every run and behaves as `mode` says.
+pub struct FakeNvcc {
+    pub dir: tempfile::TempDir,
+    pub path: PathBuf,
+    pub log: PathBuf,
+}
+
+impl FakeNvcc {
+    pub fn new(mode: &str, real: &Path) -> FakeNvcc {
+        let dir = tempfile::tempdir().unwrap();
+        let log = dir.path().join("runs.log");
+        let path = dir.path().join("nvcc");
+        let script = format!(
+            "#!/bin/sh\nFAKE_NVCC_LOG='{}' FAKE_NVCC_MODE='{mode}' FAKE_NVCC_REAL='{}' exec '{}' \"$@\"\n",
+            log.display(),
+            real.display(),
+            env!("CARGO_BIN_EXE_fake-nvcc"),
+        );
+        std::fs::write(&path, script).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        FakeNvcc { dir, path, log }
+    }
+
+    /// Every run so far, one argument line each.
+    pub fn runs(&self) -> Vec<String> {
+        std::fs::read_to_string(&self.log).unwrap_or_default().lines().map(String::from).collect()
+    }
+
+    /// Runs that compiled (`-fatbin`) or preprocessed (`-E`).
+    pub fn work_runs(&self) -> usize {
+        self.runs().iter().filter(|l| l.contains("-fatbin") || l.split(' ').any(|w| w == "-E")).count()
+    }
+}
+
+/// A crate-like folder holding CUDA sources.
+pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        let p = dir.path().join(name);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+    dir
+}
