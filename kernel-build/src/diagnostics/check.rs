@@ -1,0 +1,147 @@
+//! The words of every message about a Rust kernel declaration that does not match
+//! its CUDA declaration.
+//!
+//! Each function returns a [`Diagnostic`]; the caller sets the CUDA location with
+//! [`Diagnostic::at`] and renders it at the span of the Rust declaration.
+
+use super::Diagnostic;
+
+/// A kernel declared in Rust that the CUDA source does not define.
+///
+/// ```
+/// let d = kernel_build::diagnostics::check::kernel_not_found("sacpy", &["saxpy".into()]);
+/// assert_eq!(d.message, "kernel `sacpy` is declared in Rust but not defined in the CUDA source");
+/// assert_eq!(d.notes, ["the CUDA source defines: `saxpy`"]);
+/// ```
+pub fn kernel_not_found(name: &str, available: &[String]) -> Diagnostic {
+    let d = Diagnostic::error(format!(
+        "kernel `{name}` is declared in Rust but not defined in the CUDA source"
+    ));
+    if available.is_empty() {
+        d.note("the CUDA source defines no kernel")
+    } else {
+        let list: Vec<String> = available.iter().map(|k| format!("`{k}`")).collect();
+        d.note(format!("the CUDA source defines: {}", list.join(", ")))
+    }
+}
+
+/// Parameter counts differ.
+///
+/// ```
+/// let d = kernel_build::diagnostics::check::param_count("saxpy", 4, 3);
+/// assert_eq!(d.message, "kernel `saxpy` takes 4 parameters in CUDA but 3 in the Rust declaration");
+/// ```
+pub fn param_count(kernel: &str, cuda: usize, rust: usize) -> Diagnostic {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    Diagnostic::error(format!(
+        "kernel `{kernel}` takes {cuda} parameter{} in CUDA but {rust} in the Rust declaration",
+        plural(cuda)
+    ))
+}
+
+/// A parameter's Rust type is not the one the CUDA type maps to.
+///
+/// ```
+/// let d = kernel_build::diagnostics::check::type_mismatch("saxpy", "a", "f64", "float", "f32");
+/// assert_eq!(d.message, "kernel `saxpy`, parameter `a`: Rust type `f64` does not match CUDA type `float`");
+/// assert_eq!(d.notes, ["CUDA `float` is `f32` in Rust"]);
+/// ```
+pub fn type_mismatch(
+    kernel: &str,
+    param: &str,
+    rust: &str,
+    cuda: &str,
+    expected: &str,
+) -> Diagnostic {
+    Diagnostic::error(format!(
+        "kernel `{kernel}`, parameter `{param}`: Rust type `{rust}` does not match CUDA type `{cuda}`"
+    ))
+    .note(format!("CUDA `{cuda}` is `{expected}` in Rust"))
+}
+
+/// Const-ness differs: a shared borrow for a pointer the kernel may write through,
+/// or an exclusive borrow for a `const` pointer.
+///
+/// ```
+/// let d = kernel_build::diagnostics::check::const_mismatch("saxpy", "y", "&[f32]", "float*", "&mut [f32]");
+/// assert!(d.message.contains("read-only"));
+/// assert!(d.message.contains("writes"));
+/// ```
+pub fn const_mismatch(
+    kernel: &str,
+    param: &str,
+    rust: &str,
+    cuda: &str,
+    expected: &str,
+) -> Diagnostic {
+    let why = if expected.starts_with("&mut") || expected.starts_with("*mut") {
+        format!(
+            "`{rust}` is read-only but CUDA `{cuda}` is not const (the kernel may write through it)"
+        )
+    } else {
+        format!(
+            "`{rust}` is exclusive but CUDA `{cuda}` is const (the kernel only reads through it)"
+        )
+    };
+    Diagnostic::error(format!(
+        "kernel `{kernel}`, parameter `{param}`: const-ness differs: {why}"
+    ))
+    .note(format!("declare it as `{expected}`"))
+}
+
+/// A struct parameter declared with a Rust type that is not the struct's.
+///
+/// ```
+/// let d = kernel_build::diagnostics::check::struct_mismatch("k", "p", "Params", "P");
+/// assert_eq!(d.message, "kernel `k`, parameter `p`: Rust type `Params` is not CUDA struct `P`");
+/// ```
+pub fn struct_mismatch(kernel: &str, param: &str, rust: &str, cuda: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "kernel `{kernel}`, parameter `{param}`: Rust type `{rust}` is not CUDA struct `{cuda}`"
+    ))
+    .note(format!(
+        "use the generated `{}`, which has the CUDA layout",
+        cuda.replace("::", "_")
+    ))
+}
+
+/// A Rust type that no CUDA parameter maps to.
+///
+/// ```
+/// let d = kernel_build::diagnostics::check::unsupported_rust_type("k", "s", "String");
+/// assert!(d.message.contains("`String`"));
+/// ```
+pub fn unsupported_rust_type(kernel: &str, param: &str, rust: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "kernel `{kernel}`, parameter `{param}`: Rust type `{rust}` cannot be a kernel parameter"
+    ))
+    .note(
+        "use a scalar (`f32`, `i32`, ...), `half::f16`, a vector type (`Float2`), a generated struct, \
+         `&[T]` / `&mut [T]` for `const T*` / `T*`, or `RawDevicePtr` for `void*` and `T**`",
+    )
+}
+
+/// A declaration with a return type.
+///
+/// ```
+/// let d = kernel_build::diagnostics::check::returns_value("k");
+/// assert!(d.message.contains("return"));
+/// ```
+pub fn returns_value(kernel: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "kernel `{kernel}`: a kernel returns nothing; remove the return type"
+    ))
+}
+
+/// Generic parameters that do not fit a template's arguments.
+///
+/// ```
+/// let d = kernel_build::diagnostics::check::generics_mismatch("axpy", 1, "axpy<float, 4>");
+/// assert!(d.message.contains("axpy<float, 4>"));
+/// ```
+pub fn generics_mismatch(kernel: &str, rust: usize, instance: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "kernel `{kernel}` is declared with {rust} type parameter(s), which cannot name the CUDA instantiation `{instance}`"
+    ))
+    .note("declare one Rust type parameter per template type argument; templates with value arguments cannot be declared generically")
+}
