@@ -1,1 +1,84 @@
 //! Reading nvcc fatbins and the cubins and PTX inside them.
+//!
+//! A fatbin (`nvcc -fatbin`) is one or more containers of entries; each entry is a cubin
+//! (SASS for one architecture) or PTX text, possibly compressed (Zstandard or LZ4). This
+//! module walks the containers ([`parse`]), decompresses payloads, and reads each image
+//! ([`Entry::image`]) far enough to verify it: every kernel's symbol and parameter layout
+//! `(offset, size)`, registers, launch bounds and cluster shape, and the module globals.
+//! [`find_containers`] locates fatbins embedded in other files, such as a built executable.
+//!
+//! Every input is treated as untrusted: malformed, truncated or lying data gives a
+//! [`FatbinError`] naming the byte offset (and the entry), never a panic, and decompressed
+//! sizes are bounded by the header and by [`MAX_PAYLOAD_SIZE`].
+//!
+//! # Example
+//!
+//! ```no_run
+//! use kernel_build::fatbin;
+//!
+//! # fn main() -> Result<(), fatbin::FatbinError> {
+//! let bytes = std::fs::read("kernels.fatbin").expect("readable");
+//! for entry in fatbin::parse(&bytes)?.entries {
+//!     let image = entry.image()?;
+//!     for kernel in image.kernels() {
+//!         let layout: Vec<_> = kernel.params.iter().map(|p| (p.offset, p.size)).collect();
+//!         println!("{} {}: {layout:?}", entry.target(), kernel.symbol);
+//!     }
+//! }
+//! # Ok(()) }
+//! ```
+
+mod bytes;
+mod compress;
+mod container;
+mod cubin;
+mod entry;
+mod error;
+mod image;
+mod nvinfo;
+mod ptx;
+mod ptx_decl;
+mod ptx_lex;
+mod scan;
+
+pub use cubin::{Cubin, parse_cubin};
+pub use entry::{ArchVariant, Compression, Entry, EntryKind};
+pub use error::FatbinError;
+pub use image::{GlobalImage, Image, KernelImage, ParamSlot};
+pub use ptx::{PtxModule, parse_ptx};
+pub use scan::find_containers;
+
+/// The largest decompressed payload accepted (256 MiB); larger declared sizes are errors.
+pub const MAX_PAYLOAD_SIZE: u64 = 256 << 20;
+
+/// The entries of a fatbin, in file order across all its containers.
+///
+/// ```
+/// let fatbin = kernel_build::fatbin::Fatbin { entries: vec![] };
+/// assert!(fatbin.entries.is_empty());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fatbin {
+    /// Every entry, payloads decompressed.
+    pub entries: Vec<Entry>,
+}
+
+/// Parses raw `nvcc -fatbin` output: one container, or several back to back (each 8-byte
+/// aligned, zero padding between them and at the end allowed).
+///
+/// ```
+/// use kernel_build::fatbin::{parse, FatbinError};
+/// assert!(matches!(parse(b"not a fatbin at all"), Err(FatbinError::BadMagic { offset: 0, .. })));
+/// ```
+pub fn parse(bytes: &[u8]) -> Result<Fatbin, FatbinError> {
+    let mut entries = Vec::new();
+    let mut start = Some(0);
+    while let Some(at) = start {
+        let (end, raw) = container::walk(bytes, at)?;
+        for r in &raw {
+            entries.push(container::decode(bytes, r)?);
+        }
+        start = container::next_start(bytes, end)?;
+    }
+    Ok(Fatbin { entries })
+}

@@ -1,0 +1,200 @@
+//! Cubins (CUDA ELF): kernels are `STT_FUNC` symbols with `STO_CUDA_ENTRY` (0x10) in
+//! `st_other`; their layouts come from `.nv.info.<kernel>`, registers from the module-wide
+//! `.nv.info` or the `.text.<kernel>` section's `sh_info >> 24`.
+
+use object::LittleEndian as LE;
+use object::elf::{self, FileHeader64, SectionHeader64};
+use object::read::elf::{FileHeader, SectionHeader, SectionTable, Sym};
+use serde::Serialize;
+
+use super::image::{GlobalImage, KernelImage};
+use super::{FatbinError, nvinfo};
+
+/// `EM_CUDA`.
+const EM_CUDA: u16 = 190;
+/// `st_other` bit marking a kernel entry point.
+const STO_CUDA_ENTRY: u8 = 0x10;
+/// `SHT_CUDA_INFO`, the type of `.nv.info` sections.
+const SHT_CUDA_INFO: u32 = 0x7000_0000;
+/// ABI version from which the SM number sits in bits 8..16 of `e_flags`.
+const ABI_V2: u8 = 8;
+
+/// What a cubin holds.
+///
+/// ```no_run
+/// let bytes = std::fs::read("saxpy.cubin").unwrap();
+/// let cubin = kernel_build::fatbin::parse_cubin(&bytes)?;
+/// println!("sm_{}: {} kernels", cubin.sm, cubin.kernels.len());
+/// # Ok::<(), kernel_build::fatbin::FatbinError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Cubin {
+    /// SM number from `e_flags` (90 for both `sm_90` and `sm_90a`).
+    pub sm: u32,
+    /// `EI_ABIVERSION` (8 for every nvcc 13 cubin).
+    pub abi_version: u8,
+    /// `e_type`: 2 (`ET_EXEC`) for loadable cubins, 1 (`ET_REL`) for `-rdc` objects.
+    pub e_type: u16,
+    /// Kernels in symbol-table order.
+    pub kernels: Vec<KernelImage>,
+    /// `__constant__` and `__device__` variables.
+    pub globals: Vec<GlobalImage>,
+}
+
+fn bad(detail: impl Into<String>) -> FatbinError {
+    FatbinError::BadCubin {
+        offset: 0,
+        detail: detail.into(),
+    }
+}
+
+fn elf_err(what: &str) -> impl Fn(object::read::Error) -> FatbinError + '_ {
+    move |e| bad(format!("{what}: {e}"))
+}
+
+/// Reads a cubin.
+///
+/// Errors on anything that is not a little-endian 64-bit CUDA ELF and on malformed
+/// sections, symbols or `.nv.info` records.
+///
+/// ```
+/// let err = kernel_build::fatbin::parse_cubin(b"\x7fELF").unwrap_err();
+/// assert!(err.to_string().starts_with("cubin:"));
+/// ```
+pub fn parse_cubin(bytes: &[u8]) -> Result<Cubin, FatbinError> {
+    let header = FileHeader64::<LE>::parse(bytes).map_err(elf_err("ELF header"))?;
+    let endian = header.endian().map_err(elf_err("ELF header"))?;
+    let machine = header.e_machine(endian);
+    if machine != EM_CUDA {
+        return Err(bad(format!(
+            "e_machine is {machine}, not EM_CUDA ({EM_CUDA})"
+        )));
+    }
+    let abi_version = header.e_ident().abi_version;
+    let flags = header.e_flags(endian);
+    let sm = if abi_version >= ABI_V2 {
+        (flags >> 8) & 0xff
+    } else {
+        flags & 0xff
+    };
+    let sections = header
+        .sections(endian, bytes)
+        .map_err(elf_err("section table"))?;
+    let symbols = sections
+        .symbols(endian, bytes, elf::SHT_SYMTAB)
+        .map_err(elf_err("symbol table"))?;
+    let regcounts = match sections.section_by_name(endian, b".nv.info") {
+        Some((_, s)) => nvinfo::register_counts(section_data(s, bytes)?)?,
+        None => Vec::new(),
+    };
+    let mut kernels = Vec::new();
+    let mut globals = Vec::new();
+    for (index, sym) in symbols.iter().enumerate() {
+        let name = symbols
+            .symbol_name(endian, sym)
+            .map_err(elf_err("symbol name"))?;
+        let name = String::from_utf8_lossy(name).into_owned();
+        let shndx = sym.st_shndx(endian);
+        match sym.st_type() {
+            elf::STT_FUNC if sym.st_other() & STO_CUDA_ENTRY != 0 => {
+                let mut kernel = KernelImage {
+                    symbol: name,
+                    is_local: sym.st_bind() == elf::STB_LOCAL,
+                    ..KernelImage::default()
+                };
+                kernel.registers = regcounts
+                    .iter()
+                    .find(|(s, _)| usize::try_from(*s).ok() == Some(index))
+                    .map(|&(_, r)| r);
+                if let Some(text) = defined(shndx) {
+                    let text_section = sections.section(text).map_err(elf_err("kernel section"))?;
+                    kernel.registers = kernel
+                        .registers
+                        .or(Some(text_section.sh_info(endian) >> 24));
+                    if let Some(info) = kernel_info(&sections, text, bytes)? {
+                        let section = format!(".nv.info.{}", kernel.symbol);
+                        nvinfo::apply_kernel_info(&section, info, &mut kernel)?;
+                    }
+                }
+                kernels.push(kernel);
+            }
+            elf::STT_OBJECT => {
+                if let Some(global) = global(&sections, shndx, name, sym.st_size(endian))? {
+                    globals.push(global);
+                }
+            }
+            _ => {}
+        }
+    }
+    Ok(Cubin {
+        sm,
+        abi_version,
+        e_type: header.e_type(endian),
+        kernels,
+        globals,
+    })
+}
+
+/// A regular section index, or `None` for undefined and reserved ones.
+fn defined(shndx: u16) -> Option<object::SectionIndex> {
+    (shndx != elf::SHN_UNDEF && shndx < elf::SHN_LORESERVE)
+        .then_some(object::SectionIndex(shndx.into()))
+}
+
+fn section_data<'a>(
+    section: &SectionHeader64<LE>,
+    bytes: &'a [u8],
+) -> Result<&'a [u8], FatbinError> {
+    section.data(LE, bytes).map_err(|_| {
+        let offset = usize::try_from(section.sh_offset(LE)).unwrap_or(usize::MAX);
+        FatbinError::BadCubin {
+            offset,
+            detail: "section data past the end of the file".into(),
+        }
+    })
+}
+
+/// The `.nv.info` section describing the kernel whose code is in section `text`.
+fn kernel_info<'a>(
+    sections: &SectionTable<'a, FileHeader64<LE>>,
+    text: object::SectionIndex,
+    bytes: &'a [u8],
+) -> Result<Option<&'a [u8]>, FatbinError> {
+    let info = sections.iter().find(|s| {
+        s.sh_type(LE) == SHT_CUDA_INFO && usize::try_from(s.sh_info(LE)).ok() == Some(text.0)
+    });
+    info.map(|s| section_data(s, bytes)).transpose()
+}
+
+/// A module global if the symbol is a named object in a constant or global-memory section.
+fn global(
+    sections: &SectionTable<'_, FileHeader64<LE>>,
+    shndx: u16,
+    name: String,
+    size: u64,
+) -> Result<Option<GlobalImage>, FatbinError> {
+    let Some(index) = defined(shndx) else {
+        return Ok(None);
+    };
+    if name.is_empty() || name.starts_with(['$', '.']) {
+        return Ok(None);
+    }
+    let section = sections
+        .section(index)
+        .map_err(elf_err("global's section"))?;
+    let section_name = sections
+        .section_name(LE, section)
+        .map_err(elf_err("section name"))?;
+    let constant = if section_name.starts_with(b".nv.constant") {
+        true
+    } else if section_name.starts_with(b".nv.global") {
+        false
+    } else {
+        return Ok(None);
+    };
+    Ok(Some(GlobalImage {
+        symbol: name,
+        size,
+        constant,
+    }))
+}

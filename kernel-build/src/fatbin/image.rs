@@ -1,0 +1,120 @@
+//! What the reader reports for one image: its kernels and module globals.
+
+use serde::Serialize;
+
+use super::{Cubin, PtxModule};
+
+/// A decoded image: a cubin or a PTX module.
+///
+/// ```
+/// use kernel_build::fatbin::{parse_ptx, Image};
+/// let ptx = parse_ptx(".version 9.0\n.target sm_90\n.visible .entry k(.param .u32 k_param_0) { ret; }")?;
+/// let image = Image::Ptx(ptx);
+/// assert_eq!(image.kernels()[0].symbol, "k");
+/// assert!(image.globals().is_empty());
+/// # Ok::<(), kernel_build::fatbin::FatbinError>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub enum Image {
+    /// SASS in a CUDA ELF.
+    Cubin(Cubin),
+    /// PTX text.
+    Ptx(PtxModule),
+}
+
+impl Image {
+    /// The kernels (`__global__` functions) in the image, in file order.
+    ///
+    /// ```
+    /// # use kernel_build::fatbin::{parse_ptx, Image};
+    /// let image = Image::Ptx(parse_ptx(".version 9.0\n.target sm_90\n")?);
+    /// assert!(image.kernels().is_empty());
+    /// # Ok::<(), kernel_build::fatbin::FatbinError>(())
+    /// ```
+    pub fn kernels(&self) -> &[KernelImage] {
+        match self {
+            Image::Cubin(c) => &c.kernels,
+            Image::Ptx(p) => &p.kernels,
+        }
+    }
+
+    /// The `__constant__` and `__device__` variables defined in the image.
+    ///
+    /// ```
+    /// # use kernel_build::fatbin::{parse_ptx, Image};
+    /// let image = Image::Ptx(parse_ptx(".version 9.0\n.target sm_90\n.const .align 4 .b8 c[64];")?);
+    /// assert_eq!(image.globals()[0].size, 64);
+    /// # Ok::<(), kernel_build::fatbin::FatbinError>(())
+    /// ```
+    pub fn globals(&self) -> &[GlobalImage] {
+        match self {
+            Image::Cubin(c) => &c.globals,
+            Image::Ptx(p) => &p.globals,
+        }
+    }
+}
+
+/// One kernel as compiled into an image.
+///
+/// ```
+/// use kernel_build::fatbin::parse_ptx;
+/// let ptx = parse_ptx(".version 9.0\n.target sm_90\n\
+///     .visible .entry k(.param .f32 k_param_0, .param .u64 k_param_1)\n.maxntid 128\n{ ret; }")?;
+/// let k = &ptx.kernels[0];
+/// assert_eq!(k.params.iter().map(|p| (p.offset, p.size)).collect::<Vec<_>>(), [(0, 4), (8, 8)]);
+/// assert_eq!(k.max_threads, Some([128, 1, 1]));
+/// # Ok::<(), kernel_build::fatbin::FatbinError>(())
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct KernelImage {
+    /// The symbol (`saxpy`, `_Z5scaleIfEvPT_S0_j`).
+    pub symbol: String,
+    /// Parameters in ordinal order.
+    pub params: Vec<ParamSlot>,
+    /// Total parameter bytes (end of the last parameter); `None` when there are no parameters.
+    pub param_size: Option<u32>,
+    /// Registers per thread (cubins only).
+    pub registers: Option<u32>,
+    /// Maximum block shape (`__launch_bounds__` / `.maxntid`).
+    pub max_threads: Option<[u32; 3]>,
+    /// Required block shape (`.reqntid`).
+    pub reqntid: Option<[u32; 3]>,
+    /// Compile-time cluster shape (`__cluster_dims__` / `.reqnctapercluster`).
+    pub cluster_dims: Option<[u32; 3]>,
+    /// Register limit the compiler worked under (cubin: 255 unless limited; PTX: `.maxnreg`).
+    pub maxreg_count: Option<u32>,
+    /// Internal linkage (`static` kernels): `STB_LOCAL` in a cubin, no `.visible` in PTX.
+    pub is_local: bool,
+}
+
+/// Where one parameter sits in the parameter buffer.
+///
+/// ```
+/// let p = kernel_build::fatbin::ParamSlot { ordinal: 1, offset: 8, size: 8 };
+/// assert_eq!(p.offset + p.size, 16);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct ParamSlot {
+    /// 0-based position in the parameter list.
+    pub ordinal: u32,
+    /// Byte offset from the start of the parameter buffer.
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+}
+
+/// A module-scope variable that `cuModuleGetGlobal` can find.
+///
+/// ```
+/// let g = kernel_build::fatbin::GlobalImage { symbol: "coeffs".into(), size: 64, constant: true };
+/// assert!(g.constant);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+pub struct GlobalImage {
+    /// The symbol.
+    pub symbol: String,
+    /// Size in bytes.
+    pub size: u64,
+    /// `__constant__` (true) or `__device__` (false).
+    pub constant: bool,
+}
