@@ -81,7 +81,7 @@ pub enum Error {
         path: PathBuf,
         /// What is wrong with it.
         #[source]
-        source: Box<dyn std::error::Error + Send + Sync>,
+        source: crate::fatbin::FatbinError,
     },
     /// A builder or macro option is invalid.
     #[error("{0}")]
