@@ -1,0 +1,121 @@
+//! `kernel-inspect fatbin` and `kernel-inspect binary` on files built by the real nvcc.
+
+mod fatbin_support;
+
+use std::process::Command;
+
+use fatbin_support::{SM90_UP, compile, nvcc, source};
+use serde_json::Value;
+
+/// Runs `kernel-inspect ARGS…`, requires success and returns stdout.
+fn inspect(args: &[&std::ffi::OsStr]) -> String {
+    let out = Command::new(env!("CARGO_BIN_EXE_kernel-inspect"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn kernels(entry: &Value) -> Vec<(&str, Vec<(u64, u64)>)> {
+    entry["image"]["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| {
+            let params = k["params"].as_array().unwrap();
+            let layout = params
+                .iter()
+                .map(|p| (p["offset"].as_u64().unwrap(), p["size"].as_u64().unwrap()));
+            (k["symbol"].as_str().unwrap(), layout.collect())
+        })
+        .collect()
+}
+
+#[test]
+fn fatbin_json_lists_entries_and_kernels() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cluster.fatbin");
+    std::fs::write(
+        &path,
+        compile(&nvcc, "-fatbin", &source("cluster.cu"), SM90_UP, &[]),
+    )
+    .unwrap();
+    let json: Value = serde_json::from_str(&inspect(&[
+        "fatbin".as_ref(),
+        path.as_os_str(),
+        "--json".as_ref(),
+    ]))
+    .unwrap();
+    let entries = json["entries"].as_array().unwrap();
+    let targets: Vec<_> = entries
+        .iter()
+        .map(|e| e["target"].as_str().unwrap())
+        .collect();
+    assert_eq!(targets, ["sm_90", "sm_100", "sm_120", "compute_120"]);
+    for entry in entries {
+        assert_eq!(kernels(entry), [("clustered", vec![(0, 8)])]);
+        assert_eq!(
+            entry["image"]["kernels"][0]["cluster_dims"],
+            serde_json::json!([2, 1, 1])
+        );
+    }
+    assert_eq!(entries[3]["compression"], "zstd");
+    assert_eq!(entries[3]["image"]["format"], "ptx");
+    let text = inspect(&["fatbin".as_ref(), path.as_os_str()]);
+    assert!(text.contains("kernel clustered"), "{text}");
+}
+
+#[test]
+fn binary_finds_the_fatbin_of_a_host_object() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("cluster.o");
+    std::fs::write(
+        &path,
+        compile(&nvcc, "-c", &source("cluster.cu"), SM90_UP, &[]),
+    )
+    .unwrap();
+    let json: Value = serde_json::from_str(&inspect(&[
+        "binary".as_ref(),
+        path.as_os_str(),
+        "--json".as_ref(),
+    ]))
+    .unwrap();
+    let modules = json["modules"].as_array().unwrap();
+    assert_eq!(modules.len(), 1);
+    assert_eq!(modules[0]["section"], ".nv_fatbin");
+    assert_eq!(
+        modules[0]["targets"],
+        serde_json::json!(["sm_90", "sm_100", "sm_120", "compute_120"])
+    );
+    assert_eq!(
+        kernels(&modules[0]["entries"][0]),
+        [("clustered", vec![(0, 8)])]
+    );
+}
+
+#[test]
+fn errors_are_messages_not_panics() {
+    let out = Command::new(env!("CARGO_BIN_EXE_kernel-inspect"))
+        .args(["fatbin", "/nonexistent/x.fatbin"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+    let out = Command::new(env!("CARGO_BIN_EXE_kernel-inspect"))
+        .arg("decls")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not yet available"));
+    let out = Command::new(env!("CARGO_BIN_EXE_kernel-inspect"))
+        .arg("frobnicate")
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown subcommand"));
+}
