@@ -18,24 +18,40 @@ extern "C" __global__ void saxpy(real a, const real* x, real* y, int n) {
 "#;
 
 fn request(dir: &Path) -> ModuleRequest {
-    let mut req = ModuleRequest::new("vecmath", SourceInput::File { path: "k.cu".into() });
+    let mut req = ModuleRequest::new(
+        "vecmath",
+        SourceInput::File {
+            path: "k.cu".into(),
+        },
+    );
     req.base_dir = dir.to_path_buf();
     req.archs = Some(vec!["sm_80".into(), "compute_80".into()]);
     req
 }
 
 fn context(nvcc: &Path, cache: &Path) -> Context {
-    Context { nvcc: Some(nvcc.to_path_buf()), cache_dir: Some(cache.to_path_buf()), ..Context::default() }
+    Context {
+        nvcc: Some(nvcc.to_path_buf()),
+        cache_dir: Some(cache.to_path_buf()),
+        ..Context::default()
+    }
 }
 
 fn param_sizes(m: &BuiltModule) -> Vec<u64> {
-    m.info.kernels[0].params.iter().map(|p| p.layout.size).collect()
+    m.info.kernels[0]
+        .params
+        .iter()
+        .map(|p| p.layout.size)
+        .collect()
 }
 
 #[test]
 fn missing_nvcc_lists_every_place_tried() {
     let dir = project(&[("k.cu", SAXPY), ("real.h", "typedef float real;\n")]);
-    let cx = Context { nvcc: Some("/nonexistent/bin/nvcc".into()), ..Context::default() };
+    let cx = Context {
+        nvcc: Some("/nonexistent/bin/nvcc".into()),
+        ..Context::default()
+    };
     let err = build_module(&request(dir.path()), &cx).unwrap_err();
     assert!(matches!(err, Error::NvccNotFound { .. }), "{err}");
     let msg = err.to_string();
@@ -51,15 +67,26 @@ fn failing_nvcc_reports_command_status_and_line() {
     let cache = tempfile::tempdir().unwrap();
     let err = build_module(&request(dir.path()), &context(&fake.path, cache.path())).unwrap_err();
     match &err {
-        Error::NvccFailed { location, status, command, output } => {
+        Error::NvccFailed {
+            location,
+            status,
+            command,
+            output,
+        } => {
             assert_eq!(location.as_deref(), Some("k.cu:3"), "{err}");
             assert!(status.contains('2'), "{status}");
-            assert!(command.contains("-fatbin") && command.contains("arch=compute_80,code=sm_80"), "{command}");
+            assert!(
+                command.contains("-fatbin") && command.contains("arch=compute_80,code=sm_80"),
+                "{command}"
+            );
             assert!(output.contains("simulated failure"), "{output}");
         }
         other => panic!("expected NvccFailed, got {other}"),
     }
-    assert!(err.to_string().starts_with("nvcc failed at k.cu:3"), "{err}");
+    assert!(
+        err.to_string().starts_with("nvcc failed at k.cu:3"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -106,7 +133,11 @@ fn unwritable_cache_still_builds_and_warns() {
     let built = build_module(&request(dir.path()), &cx).unwrap();
     assert!(built.fatbin_path.as_ref().unwrap().is_file());
     assert_eq!(param_sizes(&built), [4, 8, 8, 4]);
-    assert!(built.warnings.iter().any(|w| w.contains("not writable")), "{:?}", built.warnings);
+    assert!(
+        built.warnings.iter().any(|w| w.contains("not writable")),
+        "{:?}",
+        built.warnings
+    );
 }
 
 #[test]
@@ -117,12 +148,26 @@ fn warm_rebuild_runs_nvcc_zero_times() {
     let cache = tempfile::tempdir().unwrap();
     let cx = context(&fake.path, cache.path());
     let cold = build_module(&request(dir.path()), &cx).unwrap();
-    assert_eq!(fake.work_runs(), 2, "one preprocess and one compile: {:?}", fake.runs());
+    assert_eq!(
+        fake.work_runs(),
+        2,
+        "one preprocess and one compile: {:?}",
+        fake.runs()
+    );
     let before = fake.runs().len();
     let warm = build_module(&request(dir.path()), &cx).unwrap();
-    assert_eq!(fake.runs().len(), before, "warm build ran nvcc: {:?}", &fake.runs()[before..]);
+    assert_eq!(
+        fake.runs().len(),
+        before,
+        "warm build ran nvcc: {:?}",
+        &fake.runs()[before..]
+    );
     assert_eq!(cold, warm);
-    assert!(warm.tracked_files.iter().any(|f| f.ends_with("real.h")), "{:?}", warm.tracked_files);
+    assert!(
+        warm.tracked_files.iter().any(|f| f.ends_with("real.h")),
+        "{:?}",
+        warm.tracked_files
+    );
 }
 
 #[test]
@@ -132,7 +177,10 @@ fn header_edit_rebuilds_and_touch_does_not() {
     let dir = project(&[("k.cu", SAXPY), ("real.h", "typedef float real;\n")]);
     let cache = tempfile::tempdir().unwrap();
     let cx = context(&fake.path, cache.path());
-    assert_eq!(param_sizes(&build_module(&request(dir.path()), &cx).unwrap()), [4, 8, 8, 4]);
+    assert_eq!(
+        param_sizes(&build_module(&request(dir.path()), &cx).unwrap()),
+        [4, 8, 8, 4]
+    );
 
     // Same bytes, new mtime: still no nvcc run.
     let header = dir.path().join("real.h");
@@ -187,7 +235,9 @@ fn concurrent_builds_of_one_module_both_succeed() {
     let cx = context(&fake.path, cache.path());
     let req = request(dir.path());
     let results: Vec<_> = std::thread::scope(|s| {
-        let hs: Vec<_> = (0..2).map(|_| s.spawn(|| build_module(&req, &cx))).collect();
+        let hs: Vec<_> = (0..2)
+            .map(|_| s.spawn(|| build_module(&req, &cx)))
+            .collect();
         hs.into_iter().map(|h| h.join().unwrap()).collect()
     });
     for r in &results {
@@ -195,6 +245,10 @@ fn concurrent_builds_of_one_module_both_succeed() {
     }
     let runs = fake.runs().len();
     let again = build_module(&req, &cx).unwrap();
-    assert_eq!(fake.runs().len(), runs, "the cache must be valid after concurrent builds");
+    assert_eq!(
+        fake.runs().len(),
+        runs,
+        "the cache must be valid after concurrent builds"
+    );
     assert_eq!(&again, results[0].as_ref().unwrap());
 }

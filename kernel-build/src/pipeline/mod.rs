@@ -78,14 +78,26 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
             return Ok(hit.into_built(req, &source));
         }
     }
-    let preprocessed = front::preprocess(
-        toolkit.nvcc(),
-        &source.path,
-        &source.includes,
-        &req.defines,
-        &flags,
-    )
-    .map_err(Error::Diagnostics)?;
+    // A miss: preprocess (for the object key and the parser) while nvcc compiles.
+    let staging = cached::Staging::new(cache.as_ref())?;
+    let (preprocessed, compiled) = std::thread::scope(|s| {
+        let compiling = s.spawn(|| job.run_nvcc(&staging));
+        let pre = front::preprocess(
+            toolkit.nvcc(),
+            &source.path,
+            &source.includes,
+            &req.defines,
+            &flags,
+        );
+        let analysed = pre.as_ref().ok().map(|text| job.analyse(text));
+        let compiled = compiling
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (pre.map(|text| (text, analysed)), compiled)
+    });
+    // nvcc's own errors come first: they are the authority on what is valid CUDA.
+    let ran = compiled?;
+    let (preprocessed, analysed) = preprocessed.map_err(Error::Diagnostics)?;
     let object_key = job.object_key(&preprocessed);
     if let Some(cache) = &cache {
         if let Some(hit) = cached::lookup_object(cache, &object_key) {
@@ -93,7 +105,10 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
             return Ok(hit.into_built(req, &source));
         }
     }
-    let fresh = job.compile(&preprocessed, cache.as_ref())?;
+    let info = analysed
+        .unwrap_or_else(|| job.analyse(&preprocessed))
+        .map_err(Error::Diagnostics)?;
+    let fresh = job.finish(info, ran, staging)?;
     let entry = cached::store(cache.as_ref(), &object_key, &direct_key, fresh)?;
     Ok(entry.into_built(req, &source))
 }
@@ -194,17 +209,19 @@ impl Job<'_> {
         k.finish()
     }
 
-    /// Analyses, compiles and verifies; the result is not yet in the cache.
-    fn compile(&self, preprocessed: &str, cache: Option<&Cache>) -> Result<cached::Fresh, Error> {
-        let input = front::FrontInput {
+    /// Parses and types the declarations from the preprocessed text.
+    fn analyse(&self, preprocessed: &str) -> Result<crate::model::ModuleInfo, Diagnostics> {
+        front::analyze(&front::FrontInput {
             display_name: &self.source.display_name,
             raw: &self.source.text,
             preprocessed: Some(preprocessed),
             main_file: &self.source.path,
             user_dirs: &self.source.user_dirs,
-        };
-        let analysed = front::analyze(&input);
-        let staging = cached::Staging::new(cache)?;
+        })
+    }
+
+    /// Runs `nvcc -fatbin` into the staging folder.
+    fn run_nvcc(&self, staging: &cached::Staging) -> Result<compile::Ran, Error> {
         let fatbin_path = staging.path().join("module.fatbin");
         let depfile = staging.path().join("module.d");
         let job = NvccJob {
@@ -217,18 +234,25 @@ impl Job<'_> {
             defines: &self.req.defines,
             flags: self.flags,
         };
-        // nvcc's own errors come first: they are the authority on what is valid CUDA.
-        let ran = compile::run(self.toolkit.nvcc(), &job.args(), self.debug)
-            .map_err(|e| self.source.rename_in_error(e))?;
-        let mut info = analysed.map_err(Error::Diagnostics)?;
+        compile::run(job.nvcc, &job.args(), self.debug).map_err(|e| self.source.rename_in_error(e))
+    }
+
+    /// Reads the fatbin nvcc wrote and verifies every image against the declarations.
+    fn finish(
+        &self,
+        mut info: crate::model::ModuleInfo,
+        ran: compile::Ran,
+        staging: cached::Staging,
+    ) -> Result<cached::Fresh, Error> {
+        let fatbin_path = staging.path().join("module.fatbin");
         let bytes = std::fs::read(&fatbin_path)
             .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", &fatbin_path, e))?;
-        let fatbin = crate::fatbin::parse(&bytes).map_err(|e| Error::Fatbin {
+        let fatbin = crate::fatbin::parse(&bytes).map_err(|source| Error::Fatbin {
             path: fatbin_path.clone(),
-            source: Box::new(e),
+            source,
         })?;
         front::verify(&mut info, &fatbin).map_err(Error::Diagnostics)?;
-        let deps = std::fs::read_to_string(&depfile)
+        let deps = std::fs::read_to_string(staging.path().join("module.d"))
             .map(|t| compile::depfile::parse(&t))
             .unwrap_or_default();
         let warnings = ran

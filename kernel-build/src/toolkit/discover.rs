@@ -20,7 +20,7 @@ const WHEEL_BIN_DIRS: [&str; 3] = ["nvidia/cu13/bin", "nvidia/cu12/bin", "nvidia
 /// The result of a search: the nvcc found, or every place tried.
 pub(crate) enum Search {
     Found(PathBuf, FoundVia),
-    NotFound { tried: Vec<String>, stop: bool },
+    NotFound { tried: Vec<String> },
 }
 
 pub(crate) fn find_nvcc(
@@ -37,14 +37,14 @@ pub(crate) fn find_nvcc(
             "builder setting: `{}` is not an executable file",
             p.display()
         ));
-        return Search::NotFound { tried, stop: true };
+        return Search::NotFound { tried };
     }
     if let Some(p) = env::var("NVCC", reporting).map(PathBuf::from) {
         if let Some(found) = resolve_program(&p) {
             return Search::Found(found, FoundVia::NvccVar);
         }
         tried.push(format!("NVCC=`{}`: not an executable file", p.display()));
-        return Search::NotFound { tried, stop: true };
+        return Search::NotFound { tried };
     }
     for var in ["CUDA_PATH", "CUDA_HOME"] {
         match env::var(var, reporting).map(PathBuf::from) {
@@ -105,7 +105,7 @@ pub(crate) fn find_nvcc(
             sites.len()
         )
     });
-    Search::NotFound { tried, stop: false }
+    Search::NotFound { tried }
 }
 
 /// `.cuda-toolkit` folders in each start directory or any of its parents, nearest first.
@@ -173,8 +173,8 @@ mod tests {
     #[test]
     fn explicit_setting_that_is_missing_stops_the_search() {
         match find_nvcc(Some(Path::new("/nonexistent/nvcc")), Reporting::Silent, &[]) {
-            Search::NotFound { tried, stop } => {
-                assert!(stop);
+            Search::NotFound { tried } => {
+                assert_eq!(tried.len(), 1);
                 assert!(tried[0].contains("/nonexistent/nvcc"), "{tried:?}");
             }
             Search::Found(p, _) => panic!("found {}", p.display()),

@@ -43,12 +43,19 @@ impl FakeNvcc {
 
     /// Every run so far, one argument line each.
     pub fn runs(&self) -> Vec<String> {
-        std::fs::read_to_string(&self.log).unwrap_or_default().lines().map(String::from).collect()
+        std::fs::read_to_string(&self.log)
+            .unwrap_or_default()
+            .lines()
+            .map(String::from)
+            .collect()
     }
 
     /// Runs that compiled (`-fatbin`) or preprocessed (`-E`).
     pub fn work_runs(&self) -> usize {
-        self.runs().iter().filter(|l| l.contains("-fatbin") || l.split(' ').any(|w| w == "-E")).count()
+        self.runs()
+            .iter()
+            .filter(|l| l.contains("-fatbin") || l.split(' ').any(|w| w == "-E"))
+            .count()
     }
 }
 

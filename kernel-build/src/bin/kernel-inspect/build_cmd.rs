@@ -1,0 +1,112 @@
+//! `kernel-inspect build FILE.cu`: runs the whole build pipeline outside Cargo
+//! (discover nvcc, preprocess, parse, compile through the cache, verify every image)
+//! and reports what it produced.
+//!
+//! ```text
+//! kernel-inspect build FILE.cu [--arch TARGET]... [-I DIR]... [-D NAME[=VALUE]]...
+//!                              [--flag NVCC_FLAG]... [--cache-dir DIR | --no-cache]
+//!                              [--out FILE.fatbin] [--json]
+//! ```
+
+use kernel_build::pipeline::{Context, ModuleRequest, SourceInput, build_module};
+use std::ffi::OsString;
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+/// Runs the subcommand: the report to print, or the message of what failed.
+pub fn run(args: &[OsString]) -> Result<String, String> {
+    let args: Vec<String> = args
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    let mut file = None;
+    let mut archs = Vec::new();
+    let mut req_includes = Vec::new();
+    let mut defines = Vec::new();
+    let mut flags = Vec::new();
+    let mut cx = Context::default();
+    let mut out = None;
+    let mut json = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let mut value = |name: &str| it.next().cloned().ok_or(format!("{name} needs a value"));
+        match a.as_str() {
+            "--arch" => archs.push(value("--arch")?),
+            "-I" => req_includes.push(PathBuf::from(value("-I")?)),
+            "-D" => defines.push(split_define(&value("-D")?)),
+            "--flag" => flags.push(value("--flag")?),
+            "--cache-dir" => cx.cache_dir = Some(PathBuf::from(value("--cache-dir")?)),
+            "--no-cache" => cx.use_cache = false,
+            "--out" => out = Some(PathBuf::from(value("--out")?)),
+            "--json" => json = true,
+            s if s.starts_with("-I") => req_includes.push(PathBuf::from(&s[2..])),
+            s if s.starts_with("-D") => defines.push(split_define(&s[2..])),
+            s if s.starts_with('-') => return Err(format!("unknown option `{s}`")),
+            s if file.is_none() => file = Some(PathBuf::from(s)),
+            s => return Err(format!("unexpected argument `{s}`")),
+        }
+    }
+    let file = file.ok_or("usage: kernel-inspect build FILE.cu [options]")?;
+    let name = file
+        .file_stem()
+        .map(|s| {
+            s.to_string_lossy()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        })
+        .unwrap_or_else(|| "module".into());
+    let mut req = ModuleRequest::new(name, SourceInput::File { path: file });
+    req.base_dir = std::env::current_dir().map_err(|e| e.to_string())?;
+    req.archs = (!archs.is_empty()).then_some(archs);
+    req.includes = req_includes;
+    req.defines = defines;
+    req.flags = flags;
+    let start = std::time::Instant::now();
+    let built = build_module(&req, &cx).map_err(|e| e.to_string())?;
+    let elapsed = start.elapsed();
+    if let (Some(dest), Some(src)) = (&out, &built.fatbin_path) {
+        std::fs::copy(src, dest).map_err(|e| format!("cannot write `{}`: {e}", dest.display()))?;
+    }
+    if json {
+        return serde_json::to_string_pretty(&built)
+            .map(|t| t + "\n")
+            .map_err(|e| e.to_string());
+    }
+    let mut text = String::new();
+    let _ = writeln!(
+        text,
+        "module `{}`: {} kernels, targets {}, nvcc {}, {:.1} ms",
+        built.name,
+        built.info.kernels.len(),
+        built.targets.join(" "),
+        built.toolkit_version.as_deref().unwrap_or("-"),
+        elapsed.as_secs_f64() * 1e3
+    );
+    for k in &built.info.kernels {
+        let regs: Vec<String> = k
+            .images
+            .iter()
+            .filter_map(|i| i.registers.map(|r| format!("{}:{r}", i.target)))
+            .collect();
+        let _ = writeln!(
+            text,
+            "  {} ({} params) registers {}",
+            k.name,
+            k.params.len(),
+            regs.join(" ")
+        );
+    }
+    if let Some(p) = &built.fatbin_path {
+        let _ = writeln!(text, "fatbin: {}", out.as_ref().unwrap_or(p).display());
+    }
+    for w in &built.warnings {
+        let _ = writeln!(text, "warning: {w}");
+    }
+    Ok(text)
+}
+
+fn split_define(s: &str) -> (String, Option<String>) {
+    match s.split_once('=') {
+        Some((n, v)) => (n.to_string(), Some(v.to_string())),
+        None => (s.to_string(), None),
+    }
+}
