@@ -1,0 +1,103 @@
+//! Page-locked (pinned) host buffers and asynchronous copies through them.
+//!
+//! cudarc's `alloc_pinned` asks for write-combined memory, which is fast for the device to read
+//! but very slow for the host to read back. [`Gpu::pinned`] allocates ordinary cached pinned
+//! memory (suitable both ways); [`Gpu::pinned_write_combined`] is there for upload-only staging.
+//! Copies through pinned buffers are truly asynchronous: cudarc orders them with an event that
+//! the buffer's host accessors (`as_slice`, `as_mut_slice`) wait on.
+
+use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits, sys};
+
+use crate::error::{DriverResultExt, Error};
+use crate::gpu::Gpu;
+use crate::memory::{byte_len, same_len};
+
+impl Gpu {
+    /// A zeroed pinned host buffer of `len` elements (cached, not write-combined).
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let mut host = gpu.pinned::<f32>(1 << 20)?;
+    /// host.as_mut_slice()?.fill(1.0);
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn pinned<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        len: usize,
+    ) -> Result<PinnedHostSlice<T>, Error> {
+        self.pinned_with_flags(len, 0)
+    }
+
+    /// A zeroed write-combined pinned buffer: fast host writes and device reads, very slow host
+    /// reads. Use it only to stage uploads.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let staging = gpu.pinned_write_combined::<u8>(4096)?;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn pinned_write_combined<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        len: usize,
+    ) -> Result<PinnedHostSlice<T>, Error> {
+        self.pinned_with_flags(len, sys::CU_MEMHOSTALLOC_WRITECOMBINED)
+    }
+
+    fn pinned_with_flags<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        len: usize,
+        flags: u32,
+    ) -> Result<PinnedHostSlice<T>, Error> {
+        byte_len::<T>("pinned", len)?;
+        // SAFETY: the size was checked above (cudarc would panic on overflow); the contents are
+        // zeroed below before anyone can read them, and zero is a valid `T`.
+        let mut buf = unsafe { self.context().alloc_pinned_with_flags::<T>(len, flags) }
+            .call("cuMemHostAlloc")?;
+        let ptr = buf.as_mut_ptr().call("cuEventSynchronize")?;
+        // SAFETY: `ptr` addresses `len` elements of `T` owned by `buf`; all-zero bits are valid.
+        unsafe { std::ptr::write_bytes(ptr, 0, len) };
+        Ok(buf)
+    }
+
+    /// Queues a copy of `src` into `dst` (same length) and returns at once.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let host = gpu.pinned::<f32>(1024)?;
+    /// let mut dev = gpu.zeros::<f32>(1024)?;
+    /// gpu.upload_async(&host, &mut dev)?;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn upload_async<T: DeviceRepr, D: DevicePtrMut<T>>(
+        &self,
+        src: &PinnedHostSlice<T>,
+        dst: &mut D,
+    ) -> Result<(), Error> {
+        same_len("upload_async", src.len(), dst.len())?;
+        self.stream()
+            .memcpy_htod(src, dst)
+            .call("cuMemcpyHtoDAsync")
+    }
+
+    /// Queues a copy of `src` into the pinned buffer `dst` (same length) and returns at once;
+    /// `dst.as_slice()` waits for it.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let dev = gpu.upload(&[1u32, 2])?;
+    /// let mut host = gpu.pinned::<u32>(2)?;
+    /// gpu.download_async(&dev, &mut host)?;
+    /// assert_eq!(host.as_slice()?, [1, 2]);
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn download_async<T: DeviceRepr, S: DevicePtr<T>>(
+        &self,
+        src: &S,
+        dst: &mut PinnedHostSlice<T>,
+    ) -> Result<(), Error> {
+        same_len("download_async", src.len(), dst.len())?;
+        self.stream()
+            .memcpy_dtoh(src, dst)
+            .call("cuMemcpyDtoHAsync")
+    }
+}

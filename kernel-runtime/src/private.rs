@@ -1,0 +1,57 @@
+//! Not public API: what generated code uses. Names here change together with the code
+//! generator, never for users.
+
+use std::ffi::c_void;
+
+pub use ::cudarc;
+pub use ::half;
+
+pub use crate::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
+pub use crate::global::global;
+pub use crate::host_args::PreparedHost;
+pub use crate::module::spec::{Aligned, GlobalSpec, KernelSpec, ModuleSpec, ParamSpec};
+pub use crate::module::{LoadedModule, load_module};
+pub use crate::value_args::PreparedValue;
+
+use crate::config::LaunchConfig;
+use crate::error::Error;
+use crate::launch::launch_kernel;
+
+/// Launches kernel number `kernel` of `module` on the module's stream. Allocates nothing; the
+/// configuration is validated first.
+///
+/// # Safety
+/// `params` must hold one pointer per parameter of the kernel, each to a value of exactly that
+/// parameter's type, alive until this returns; device memory behind them must stay valid until
+/// the kernel finishes. Generated stubs guarantee this by construction.
+///
+/// ```no_run
+/// # use std::ffi::c_void;
+/// # use kernel_runtime::__private::{launch, load_module, ModuleSpec};
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[] };
+/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// let m = load_module(&gpu, &SPEC)?;
+/// let mut n = 0i32;
+/// let mut params = [(&raw mut n).cast::<c_void>()];
+/// // SAFETY: kernel 0 takes one `int`.
+/// unsafe { launch(&m, 0, &kernel_runtime::LaunchConfig::for_num_elems(1), &mut params)? };
+/// # Ok::<(), kernel_runtime::Error>(())
+/// ```
+#[inline]
+pub unsafe fn launch<const N: usize>(
+    module: &LoadedModule,
+    kernel: usize,
+    cfg: &LaunchConfig,
+    params: &mut [*mut c_void; N],
+) -> Result<(), Error> {
+    let m = module.module();
+    let Some(info) = m.inner.kernels.get(kernel) else {
+        return Err(Error::BadIndex {
+            module: m.name().to_owned(),
+            what: "kernel",
+            index: kernel,
+        });
+    };
+    // SAFETY: forwarded to the caller.
+    unsafe { launch_kernel(&m.inner, info, m.gpu().stream(), cfg, params) }
+}
