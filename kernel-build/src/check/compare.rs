@@ -47,7 +47,7 @@ pub(crate) fn compare(
         }
         (RustType::Named(n), CType::Struct(s)) => {
             let short = s.rsplit("::").next().unwrap_or(s);
-            if n == s || n == short || *n == rust_ident(s).to_string() {
+            if n == s || n == short || rust_ident(s) == n {
                 Ok(())
             } else {
                 Err(Mismatch::Struct(s.clone()))

@@ -33,7 +33,7 @@ pub(crate) fn methods(info: &ModuleInfo, rt: &TokenStream) -> TokenStream {
             ///
             /// When the driver cannot find the symbol or its size differs.
             pub fn #name(&self) -> ::core::result::Result<#rt::Global<#ty>, #rt::Error> {
-                #rt::global::<#ty>(&self.inner, #index)
+                #rt::__private::global::<#ty>(&self.inner, #index)
             }
         }
     });

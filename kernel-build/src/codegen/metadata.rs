@@ -21,7 +21,7 @@ pub(crate) fn items(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
     let kernels = launchable(&parts.info).map(|k| kernel_spec(k, rt));
     let globals = parts.info.globals.iter().map(|g| {
         let (name, symbol, size) = (&g.name, &g.symbol, g.size as usize);
-        quote!(#rt::GlobalSpec { name: #name, symbol: #symbol, size: #size })
+        quote!(#rt::__private::GlobalSpec { name: #name, symbol: #symbol, size: #size })
     });
     let registers = launchable(&parts.info).flat_map(|k| {
         k.images.iter().filter_map(move |img| {
@@ -32,7 +32,7 @@ pub(crate) fn items(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
     quote! {
         /// What this module holds: kernels with their parameter layouts, compiled
         /// targets, the toolkit that compiled them, and the embedded image.
-        pub static METADATA: #rt::ModuleSpec = #rt::ModuleSpec {
+        pub static METADATA: #rt::__private::ModuleSpec = #rt::__private::ModuleSpec {
             name: #name,
             image: IMAGE,
             archs: &[#(#archs),*],
@@ -53,7 +53,7 @@ fn kernel_spec(k: &Kernel, rt: &TokenStream) -> TokenStream {
         let pname = p.name.clone().unwrap_or_else(|| format!("arg{i}"));
         let c_type = &p.written;
         let (offset, size) = (p.layout.offset as u32, p.layout.size as u32);
-        quote!(#rt::ParamSpec { name: #pname, c_type: #c_type, offset: #offset, size: #size })
+        quote!(#rt::__private::ParamSpec { name: #pname, c_type: #c_type, offset: #offset, size: #size })
     });
     let max_threads = k
         .attrs
@@ -67,7 +67,7 @@ fn kernel_spec(k: &Kernel, rt: &TokenStream) -> TokenStream {
         None => quote!(::core::option::Option::None),
     };
     quote! {
-        #rt::KernelSpec {
+        #rt::__private::KernelSpec {
             name: #name,
             symbol: #symbol,
             params: &[#(#params),*],

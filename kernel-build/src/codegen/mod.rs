@@ -18,9 +18,11 @@
 //! }
 //! ```
 //!
-//! Generated code reaches the runtime only through [`CodegenOptions::runtime`]
-//! (`::kernel_runtime::__private` by default). Every check happens before this
-//! phase, so nothing here returns an error.
+//! Generated code names the runtime crate through [`CodegenOptions::runtime`]
+//! (`::kernel_runtime` by default): its public types (`Gpu`, `Error`,
+//! `LaunchConfig`, `Global`, `RawDevicePtr`, `vector::*`) by their public paths,
+//! everything else only through its doc-hidden `__private` module. Every check
+//! happens before this phase, so nothing here returns an error.
 
 mod docs;
 mod globals;
@@ -47,7 +49,7 @@ use crate::model::ModuleInfo;
 /// ```
 /// let opts = kernel_build::codegen::CodegenOptions::default();
 /// assert!(opts.safe_kernels.is_empty());
-/// assert_eq!(opts.runtime.segments.len(), 2); // ::kernel_runtime::__private
+/// assert_eq!(opts.runtime.segments.len(), 1); // ::kernel_runtime
 /// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -63,7 +65,8 @@ pub struct CodegenOptions {
     pub track_files: bool,
     /// Environment variables to record with `option_env!` so that rustc rebuilds on changes.
     pub tracked_env: Vec<String>,
-    /// Path through which generated code reaches the runtime.
+    /// Path of the runtime crate (`::kernel_runtime`); internals are reached
+    /// through its `__private` module.
     pub runtime: syn::Path,
 }
 
@@ -75,7 +78,7 @@ impl Default for CodegenOptions {
             safe_kernels: BTreeSet::new(),
             track_files: false,
             tracked_env: Vec::new(),
-            runtime: syn::parse_quote!(::kernel_runtime::__private),
+            runtime: syn::parse_quote!(::kernel_runtime),
         }
     }
 }

@@ -83,8 +83,8 @@ fn image(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
             let lit = path_literal(path);
             quote! {
                 static IMAGE: ::core::option::Option<&[u8]> = {
-                    static ALIGNED: &#rt::Aligned<[u8]> =
-                        &#rt::Aligned(*::core::include_bytes!(#lit));
+                    static ALIGNED: &#rt::__private::Aligned<[u8]> =
+                        &#rt::__private::Aligned(*::core::include_bytes!(#lit));
                     ::core::option::Option::Some(&ALIGNED.0)
                 };
             }
@@ -107,7 +107,7 @@ fn handle(rt: &TokenStream) -> TokenStream {
         /// image in it suits the device, or when the driver fails.
         pub fn load(gpu: &#rt::Gpu) -> ::core::result::Result<Module, #rt::Error> {
             ::core::result::Result::Ok(Module {
-                inner: #rt::load_module(gpu, &METADATA)?,
+                inner: #rt::__private::load_module(gpu, &METADATA)?,
             })
         }
 
@@ -117,20 +117,20 @@ fn handle(rt: &TokenStream) -> TokenStream {
         /// another stream of the same context.
         #[derive(Clone)]
         pub struct Module {
-            inner: #rt::LoadedModule,
+            inner: #rt::__private::LoadedModule,
         }
 
         impl Module {
             /// A handle to the same loaded module that launches on `stream`.
             pub fn with_stream(
                 &self,
-                stream: &::std::sync::Arc<#rt::cudarc::driver::CudaStream>,
+                stream: &::std::sync::Arc<#rt::__private::cudarc::driver::CudaStream>,
             ) -> Module {
                 Module { inner: self.inner.with_stream(stream) }
             }
 
             /// The stream launches go to.
-            pub fn stream(&self) -> &::std::sync::Arc<#rt::cudarc::driver::CudaStream> {
+            pub fn stream(&self) -> &::std::sync::Arc<#rt::__private::cudarc::driver::CudaStream> {
                 self.inner.stream()
             }
         }

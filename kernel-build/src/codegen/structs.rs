@@ -69,6 +69,6 @@ fn item(def: &StructDef, rt: &TokenStream) -> TokenStream {
 
         // SAFETY: `#[repr(C)]` with the layout of the CUDA struct (asserted above),
         // made only of types that are themselves valid on the device.
-        unsafe impl #rt::cudarc::driver::DeviceRepr for #name {}
+        unsafe impl #rt::__private::cudarc::driver::DeviceRepr for #name {}
     }
 }

@@ -178,8 +178,8 @@ fn method(
         let id = &p.ident;
         match &p.kind {
             ParamKind::Value(t) => quote!(#id: #t),
-            ParamKind::ConstPtr(t) => quote!(mut #id: impl #rt::ConstPtr<#t>),
-            ParamKind::MutPtr(t) => quote!(mut #id: impl #rt::MutPtr<#t>),
+            ParamKind::ConstPtr(t) => quote!(mut #id: impl #rt::__private::ConstPtr<#t>),
+            ParamKind::MutPtr(t) => quote!(mut #id: impl #rt::__private::MutPtr<#t>),
         }
     });
     let prepared: Vec<&Ident> = params
@@ -193,7 +193,7 @@ fn method(
             ParamKind::Value(_) => {
                 quote!(::core::ptr::from_ref(&#id).cast_mut().cast::<::core::ffi::c_void>())
             }
-            _ => quote!(#rt::PreparedArg::param_ptr(&#id)),
+            _ => quote!(#rt::__private::PreparedArg::param_ptr(&#id)),
         }
     });
     let count = params.len();
@@ -213,10 +213,10 @@ fn method(
             #(#args),*
         ) -> ::core::result::Result<(), #rt::Error> {
             let #stream = self.inner.stream();
-            #(let #prepared = #rt::DeviceArg::prepare(&mut #prepared, #stream)?;)*
+            #(let #prepared = #rt::__private::DeviceArg::prepare(&mut #prepared, #stream)?;)*
             let mut #params_var: [*mut ::core::ffi::c_void; #count] = [#(#pointers),*];
-            unsafe { #rt::launch(&self.inner, #index, cfg, &mut #params_var)? };
-            #(#rt::PreparedArg::finish(#prepared, #stream)?;)*
+            unsafe { #rt::__private::launch(&self.inner, #index, cfg, &mut #params_var)? };
+            #(#rt::__private::PreparedArg::finish(#prepared, #stream)?;)*
             ::core::result::Result::Ok(())
         }
     }

@@ -275,18 +275,12 @@ fn structs_get_repr_c_and_layout_assertions() {
         "{out}"
     );
     assert!(has(&out, "p: P,"), "{out}");
-    assert!(
-        has(&out, "v: ::kernel_runtime::__private::vector::Float2"),
-        "{out}"
-    );
+    assert!(has(&out, "v: ::kernel_runtime::vector::Float2"), "{out}");
     assert!(
         has(&out, "h: ::kernel_runtime::__private::half::f16"),
         "{out}"
     );
-    assert!(
-        has(&out, "raw: ::kernel_runtime::__private::RawDevicePtr"),
-        "{out}"
-    );
+    assert!(has(&out, "raw: ::kernel_runtime::RawDevicePtr"), "{out}");
 }
 
 #[test]
@@ -308,9 +302,11 @@ fn no_device_code_embeds_nothing_and_tracking_is_optional() {
     let out = render(&parts, &CodegenOptions::default());
     assert!(has(&out, "::core::option::Option::None"), "{out}");
     assert!(!has(&out, "include_bytes"), "{out}");
-    let mut opts = CodegenOptions::default();
-    opts.track_files = true;
-    opts.tracked_env = vec!["KERNEL_BUILD_NO_DEVICE_CODE".into()];
+    let opts = CodegenOptions {
+        track_files: true,
+        tracked_env: vec!["KERNEL_BUILD_NO_DEVICE_CODE".into()],
+        ..CodegenOptions::default()
+    };
     let out = render(&parts, &opts);
     assert!(has(&out, "include_bytes!(\"/src/k.cu\")"), "{out}");
     assert!(
@@ -329,9 +325,11 @@ fn kernel_comments_cannot_become_doctests() {
 
 #[test]
 fn module_attributes_and_visibility_are_kept() {
-    let mut opts = CodegenOptions::default();
-    opts.vis = syn::parse_quote!(pub(crate));
-    opts.attrs = vec![syn::parse_quote!(#[doc = " My kernels."])];
+    let opts = CodegenOptions {
+        vis: syn::parse_quote!(pub(crate)),
+        attrs: vec![syn::parse_quote!(#[doc = " My kernels."])],
+        ..CodegenOptions::default()
+    };
     let out = render(&fixture(), &opts);
     assert!(
         has(&out, "/// My kernels.\npub(crate) mod vecmath {"),

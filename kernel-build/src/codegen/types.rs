@@ -84,7 +84,7 @@ pub fn vector_name(elem: Scalar, lanes: u8) -> String {
 pub(crate) fn scalar_tokens(s: Scalar, rt: &TokenStream) -> TokenStream {
     let id = format_ident!("{}", scalar_name(s));
     match s {
-        Scalar::F16 | Scalar::BF16 => quote!(#rt::half::#id),
+        Scalar::F16 | Scalar::BF16 => quote!(#rt::__private::half::#id),
         _ => quote!(#id),
     }
 }
@@ -164,7 +164,16 @@ pub fn c_spelling(ty: &CType) -> String {
             };
             format!("{cv}{}*", c_spelling(pointee))
         }
-        CType::Array { elem, len } => format!("{}[{len}]", c_spelling(elem)),
+        CType::Array { .. } => {
+            // C writes the outermost extent first: `float[3][2]` is 3 arrays of 2.
+            let mut dims = String::new();
+            let mut t = ty;
+            while let CType::Array { elem, len } = t {
+                dims.push_str(&format!("[{len}]"));
+                t = elem;
+            }
+            format!("{}{dims}", c_spelling(t))
+        }
     }
 }
 
@@ -232,9 +241,9 @@ mod tests {
         };
         assert_eq!(
             value_tokens(&a, &rt).to_string(),
-            "[[rt :: half :: f16 ; 2usize] ; 3usize]"
+            "[[rt :: __private :: half :: f16 ; 2usize] ; 3usize]"
         );
-        assert_eq!(c_spelling(&a), "__half[2][3]");
+        assert_eq!(c_spelling(&a), "__half[3][2]");
     }
 
     #[test]
