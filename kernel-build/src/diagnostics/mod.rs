@@ -1,1 +1,253 @@
 //! The one catalog of diagnostics shared by the macro and the build helper, and their rendering.
+//!
+//! Every phase reports problems as [`Diagnostic`] values collected into a
+//! [`Diagnostics`] accumulator, so that one run shows every error at once. The words
+//! of each message live in the catalog submodules ([`front`] for the CUDA front end
+//! and the verification of compiled images); this module only carries and renders them.
+
+pub mod check;
+pub mod front;
+
+use std::fmt;
+
+use crate::model::SourceLoc;
+
+/// One problem: a message, where it is (when known), and explanatory notes.
+///
+/// ```
+/// use kernel_build::diagnostics::Diagnostic;
+/// use kernel_build::model::SourceLoc;
+/// let d = Diagnostic::error("unknown type `foo`")
+///     .at(Some(SourceLoc { file: "k.cu".into(), line: 3, column: 7 }))
+///     .note("declare it or include its header");
+/// assert_eq!(d.to_string(), "k.cu:3:7: error: unknown type `foo`\n  = note: declare it or include its header");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// The message: lowercase, no trailing period.
+    pub message: String,
+    /// Where the problem is in the CUDA source.
+    pub loc: Option<SourceLoc>,
+    /// Further explanations or hints, one per entry.
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    /// A diagnostic with a message and no location.
+    ///
+    /// ```
+    /// let d = kernel_build::diagnostics::Diagnostic::error("no kernels");
+    /// assert!(d.loc.is_none());
+    /// ```
+    pub fn error(message: impl Into<String>) -> Self {
+        Diagnostic {
+            message: message.into(),
+            loc: None,
+            notes: Vec::new(),
+        }
+    }
+
+    /// Sets the location.
+    ///
+    /// ```
+    /// use kernel_build::{diagnostics::Diagnostic, model::SourceLoc};
+    /// let d = Diagnostic::error("x").at(Some(SourceLoc { file: "a.cu".into(), line: 1, column: 1 }));
+    /// assert_eq!(d.loc.unwrap().line, 1);
+    /// ```
+    pub fn at(mut self, loc: Option<SourceLoc>) -> Self {
+        self.loc = loc;
+        self
+    }
+
+    /// Appends a note.
+    ///
+    /// ```
+    /// let d = kernel_build::diagnostics::Diagnostic::error("x").note("because");
+    /// assert_eq!(d.notes, ["because"]);
+    /// ```
+    pub fn note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// Converts to a `syn::Error` at `span`, appending the CUDA location and the notes
+    /// to the message (a string literal has no finer stable span).
+    ///
+    /// ```
+    /// let d = kernel_build::diagnostics::Diagnostic::error("bad");
+    /// let e = d.to_syn_error(proc_macro2::Span::call_site());
+    /// assert_eq!(e.to_string(), "bad");
+    /// ```
+    pub fn to_syn_error(&self, span: proc_macro2::Span) -> syn::Error {
+        let mut text = self.message.clone();
+        if let Some(loc) = &self.loc {
+            text.push_str(&format!(" (at {loc})"));
+        }
+        for note in &self.notes {
+            text.push_str(&format!("\n  = note: {note}"));
+        }
+        syn::Error::new(span, text)
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let Some(loc) = &self.loc {
+            write!(f, "{loc}: ")?;
+        }
+        write!(f, "error: {}", self.message)?;
+        for note in &self.notes {
+            write!(f, "\n  = note: {note}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+/// A collecting accumulator of diagnostics: phases push every problem they find and
+/// stop only between phases.
+///
+/// ```
+/// use kernel_build::diagnostics::{Diagnostic, Diagnostics};
+/// let mut all = Diagnostics::new();
+/// assert!(all.is_empty());
+/// all.push(Diagnostic::error("first"));
+/// all.push(Diagnostic::error("second"));
+/// let err = all.into_result().unwrap_err();
+/// assert_eq!(err.len(), 2);
+/// assert_eq!(err.to_string(), "error: first\nerror: second");
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Diagnostics {
+    list: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    /// An empty accumulator.
+    ///
+    /// ```
+    /// assert!(kernel_build::diagnostics::Diagnostics::new().is_empty());
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Records a diagnostic.
+    ///
+    /// ```
+    /// let mut d = kernel_build::diagnostics::Diagnostics::new();
+    /// d.push(kernel_build::diagnostics::Diagnostic::error("x"));
+    /// assert_eq!(d.len(), 1);
+    /// ```
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.list.push(diagnostic);
+    }
+
+    /// Moves every diagnostic of `other` into `self`.
+    ///
+    /// ```
+    /// use kernel_build::diagnostics::{Diagnostic, Diagnostics};
+    /// let mut a = Diagnostics::new();
+    /// a.append(Diagnostics::from(Diagnostic::error("x")));
+    /// assert_eq!(a.len(), 1);
+    /// ```
+    pub fn append(&mut self, other: Diagnostics) {
+        self.list.extend(other.list);
+    }
+
+    /// True when nothing was recorded.
+    ///
+    /// ```
+    /// assert!(kernel_build::diagnostics::Diagnostics::new().is_empty());
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Number of diagnostics recorded.
+    ///
+    /// ```
+    /// assert_eq!(kernel_build::diagnostics::Diagnostics::new().len(), 0);
+    /// ```
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    /// The diagnostics in the order they were recorded.
+    ///
+    /// ```
+    /// let d = kernel_build::diagnostics::Diagnostics::new();
+    /// assert_eq!(d.iter().count(), 0);
+    /// ```
+    pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
+        self.list.iter()
+    }
+
+    /// `Ok(())` when empty, otherwise `Err(self)`: the step between two phases.
+    ///
+    /// ```
+    /// assert!(kernel_build::diagnostics::Diagnostics::new().into_result().is_ok());
+    /// ```
+    pub fn into_result(self) -> Result<(), Diagnostics> {
+        if self.is_empty() { Ok(()) } else { Err(self) }
+    }
+
+    /// One `syn::Error` at `span` combining every diagnostic (see
+    /// [`Diagnostic::to_syn_error`]).
+    ///
+    /// ```
+    /// use kernel_build::diagnostics::{Diagnostic, Diagnostics};
+    /// let mut d = Diagnostics::new();
+    /// d.push(Diagnostic::error("a"));
+    /// d.push(Diagnostic::error("b"));
+    /// let e = d.to_syn_error(proc_macro2::Span::call_site());
+    /// assert_eq!(e.into_iter().count(), 2);
+    /// ```
+    pub fn to_syn_error(&self, span: proc_macro2::Span) -> syn::Error {
+        let mut iter = self.list.iter().map(|d| d.to_syn_error(span));
+        let mut first = iter
+            .next()
+            .unwrap_or_else(|| syn::Error::new(span, "unknown error in the CUDA front end"));
+        for e in iter {
+            first.combine(e);
+        }
+        first
+    }
+}
+
+impl From<Diagnostic> for Diagnostics {
+    fn from(d: Diagnostic) -> Self {
+        Diagnostics { list: vec![d] }
+    }
+}
+
+impl IntoIterator for Diagnostics {
+    type Item = Diagnostic;
+    type IntoIter = std::vec::IntoIter<Diagnostic>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.into_iter()
+    }
+}
+
+impl<'a> IntoIterator for &'a Diagnostics {
+    type Item = &'a Diagnostic;
+    type IntoIter = std::slice::Iter<'a, Diagnostic>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.list.iter()
+    }
+}
+
+impl fmt::Display for Diagnostics {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        for (i, d) in self.list.iter().enumerate() {
+            if i > 0 {
+                writeln!(f)?;
+            }
+            write!(f, "{d}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for Diagnostics {}

@@ -1,1 +1,170 @@
-//! The CUDA declaration front end: preprocessing, parsing, the C type model, names and verification against compiled images.
+//! The CUDA declaration front end: preprocessing, parsing, the C type model, names
+//! and verification against compiled images.
+//!
+//! ```text
+//! raw text ──preprocess (nvcc -E)──▶ linemap::filter (user's files only)
+//!          └─(no nvcc)──▶ raw::expand (conditionals, object-like macros) + notes
+//!     ──lexer──▶ parse (declarations with locations) ──analyze/types──▶ ModuleInfo
+//!     ──verify(fatbin)──▶ C++ symbols resolved, every kernel in every image checked
+//! ```
+//!
+//! With nvcc, the front end reads the preprocessed text, so macros that spell
+//! `__global__`, `#if`, and typedefs from the user's headers all work; line markers
+//! map every location back to the original file and line. Without nvcc, it reads
+//! the raw text and records that in [`ModuleInfo::notes`].
+
+pub mod expr;
+pub mod lexer;
+pub mod linemap;
+pub mod names;
+pub mod parse;
+pub mod raw;
+pub mod rust_type;
+pub mod types;
+pub mod verify;
+
+mod analyze;
+mod docs;
+mod preprocess;
+
+use std::path::{Path, PathBuf};
+
+use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
+use crate::model::ModuleInfo;
+
+pub use preprocess::preprocess;
+pub use verify::verify;
+
+/// One CUDA source handed to the front end.
+///
+/// ```
+/// use kernel_build::front::FrontInput;
+/// let input = FrontInput::raw_only("k.cu", "extern \"C\" __global__ void k(int n) {}");
+/// assert!(input.preprocessed.is_none());
+/// ```
+#[derive(Clone, Copy, Debug)]
+pub struct FrontInput<'a> {
+    /// The file name used in messages.
+    pub display_name: &'a str,
+    /// The source text as the user wrote it.
+    pub raw: &'a str,
+    /// `nvcc -E` output for the file, or `None` without nvcc.
+    pub preprocessed: Option<&'a str>,
+    /// The path nvcc saw, to find the main file's line markers.
+    pub main_file: &'a Path,
+    /// Directories whose headers count as the user's.
+    pub user_dirs: &'a [PathBuf],
+}
+
+impl<'a> FrontInput<'a> {
+    /// An input read without nvcc.
+    ///
+    /// ```
+    /// let i = kernel_build::front::FrontInput::raw_only("k.cu", "");
+    /// assert_eq!(i.display_name, "k.cu");
+    /// ```
+    pub fn raw_only(display_name: &'a str, raw: &'a str) -> Self {
+        FrontInput {
+            display_name,
+            raw,
+            preprocessed: None,
+            main_file: Path::new(display_name),
+            user_dirs: &[],
+        }
+    }
+}
+
+/// Parses and types the declarations of one source; collects every error.
+///
+/// C++ kernels get their [`symbol`](crate::model::Kernel::symbol) from [`verify`],
+/// which matches them against the compiled images; `extern "C"` kernels already
+/// have theirs.
+///
+/// ```
+/// use kernel_build::front::{analyze, FrontInput};
+/// let src = "struct P { float x; double y; int z; };\n\
+///            // Copies p.\n\
+///            extern \"C\" __global__ void withstruct(P p, P* out) { *out = p; }";
+/// let info = analyze(&FrontInput::raw_only("k.cu", src)).unwrap();
+/// let k = &info.kernels[0];
+/// assert_eq!(k.symbol, "withstruct");
+/// assert_eq!(k.doc.as_deref(), Some("Copies p."));
+/// let slots: Vec<_> = k.params.iter().map(|p| (p.layout.offset, p.layout.size)).collect();
+/// assert_eq!(slots, [(0, 24), (24, 8)]);
+/// assert!(!info.preprocessed);
+///
+/// let err = analyze(&FrontInput::raw_only("k.cu", "\n__global__ void k(mystery_t m);")).unwrap_err();
+/// assert!(err.to_string().starts_with("k.cu:2:19: error: unknown type `mystery_t`"));
+/// ```
+pub fn analyze(input: &FrontInput<'_>) -> Result<ModuleInfo, Diagnostics> {
+    let mut diags = Diagnostics::new();
+    let raw_lexed = lexer::lex(input.raw);
+    let (text, map, mut notes) = match input.preprocessed {
+        Some(pre) => {
+            let users = linemap::UserFiles {
+                main_file: input.main_file,
+                display_name: input.display_name,
+                user_dirs: input.user_dirs,
+            };
+            let f = linemap::filter(pre, &users);
+            (f.text, f.map, Vec::new())
+        }
+        None => (
+            input.raw.to_string(),
+            linemap::LineMap::identity(input.display_name, input.raw),
+            vec![msg::note_raw()],
+        ),
+    };
+    let lexed = if input.preprocessed.is_some() {
+        lexer::lex(&text)
+    } else {
+        raw_lexed.clone()
+    };
+    for e in &lexed.errors {
+        diags.push(msg::unterminated(e.what).at(map.loc(e.line, e.col)));
+    }
+    let tokens = if input.preprocessed.is_some() {
+        lexed.tokens
+    } else {
+        match raw::expand(&text, &lexed.tokens, input.display_name) {
+            Ok(out) => {
+                notes.extend(out.notes);
+                out.tokens
+            }
+            Err(d) => {
+                diags.append(d);
+                Vec::new()
+            }
+        }
+    };
+    let (items, parse_diags) = parse::parse(&text, &tokens, &map);
+    diags.append(parse_diags);
+    let mut info = analyze::build(items, &mut diags);
+    info.preprocessed = input.preprocessed.is_some();
+    info.notes = notes;
+    docs::attach(&mut info, &raw_lexed.comments, input.display_name);
+    if diags.is_empty() {
+        Ok(info)
+    } else if info.preprocessed {
+        Err(diags)
+    } else {
+        Err(diags
+            .into_iter()
+            .map(|d| with_raw_note(d, &info.notes))
+            .map(Diagnostics::from)
+            .fold(Diagnostics::new(), |mut a, d| {
+                a.append(d);
+                a
+            }))
+    }
+}
+
+/// Adds the raw-reading notes to an unknown-type error: the type may come from a
+/// header or macro that only nvcc would have read.
+fn with_raw_note(d: Diagnostic, notes: &[String]) -> Diagnostic {
+    if d.message.starts_with("unknown type") {
+        notes.iter().fold(d, |d, n| d.note(n.clone()))
+    } else {
+        d
+    }
+}

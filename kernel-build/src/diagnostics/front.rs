@@ -1,0 +1,327 @@
+//! The words of every front-end and verification message, in one place.
+//!
+//! Each function returns a [`Diagnostic`] without a location; callers add it with
+//! [`Diagnostic::at`]. Messages are lowercase with no trailing period and name the
+//! kernel, parameter, types and layouts involved.
+
+use super::Diagnostic;
+
+/// Formats an `(offset, size)` list as `[(0, 4), (8, 8)]`.
+///
+/// ```
+/// assert_eq!(kernel_build::diagnostics::front::layout_list(&[(0, 4), (8, 8)]), "[(0, 4), (8, 8)]");
+/// ```
+pub fn layout_list(slots: &[(u64, u64)]) -> String {
+    let items: Vec<String> = slots.iter().map(|(o, s)| format!("({o}, {s})")).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// A comment that never ends.
+///
+/// ```
+/// assert_eq!(kernel_build::diagnostics::front::unterminated("comment").message, "unterminated comment");
+/// ```
+pub fn unterminated(what: &str) -> Diagnostic {
+    Diagnostic::error(format!("unterminated {what}"))
+}
+
+/// The parser expected something else.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::expected("`)`", "`;`");
+/// assert_eq!(d.message, "expected `)`, found `;`");
+/// ```
+pub fn expected(what: &str, found: &str) -> Diagnostic {
+    Diagnostic::error(format!("expected {what}, found {found}"))
+}
+
+/// A type name the front end does not know.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::unknown_type("foo_t");
+/// assert_eq!(d.message, "unknown type `foo_t`");
+/// ```
+pub fn unknown_type(name: &str) -> Diagnostic {
+    Diagnostic::error(format!("unknown type `{name}`"))
+        .note("kernel parameters, struct fields and globals need types whose layout is known: builtin and stdint types, `size_t`, `__half`, `__nv_bfloat16`, CUDA vector types, pointers, and structs defined in the user's files")
+}
+
+/// A type the front end recognises but cannot lay out or pass.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::unsupported_type("void", "a parameter cannot have type `void`");
+/// assert_eq!(d.message, "unsupported type `void`: a parameter cannot have type `void`");
+/// ```
+pub fn unsupported_type(ty: &str, why: &str) -> Diagnostic {
+    Diagnostic::error(format!("unsupported type `{ty}`: {why}"))
+}
+
+/// An array extent that is not an integer constant the front end can evaluate.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::bad_array_extent("coeffs", "N");
+/// assert_eq!(d.message, "array extent `N` of `coeffs` is not an integer constant");
+/// ```
+pub fn bad_array_extent(name: &str, extent: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "array extent `{extent}` of `{name}` is not an integer constant"
+    ))
+}
+
+/// A bit-field in a struct (its layout is compiler-specific).
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::bitfield("Flags", "on");
+/// assert_eq!(d.message, "bit-field `on` in struct `Flags` is not supported");
+/// ```
+pub fn bitfield(strukt: &str, field: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "bit-field `{field}` in struct `{strukt}` is not supported"
+    ))
+}
+
+/// A kernel whose return type is not `void`.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::kernel_not_void("k", "int");
+/// assert_eq!(d.message, "kernel `k` returns `int`; a `__global__` function must return `void`");
+/// ```
+pub fn kernel_not_void(kernel: &str, ty: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "kernel `{kernel}` returns `{ty}`; a `__global__` function must return `void`"
+    ))
+}
+
+/// An explicit instantiation of a template kernel that is not declared.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::no_such_template("scale");
+/// assert_eq!(d.message, "explicit instantiation of `scale` names no template kernel declared before it");
+/// ```
+pub fn no_such_template(name: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "explicit instantiation of `{name}` names no template kernel declared before it"
+    ))
+}
+
+/// Template arguments that do not fit the template's parameter list.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::template_args("scale", "missing argument for `T`");
+/// assert_eq!(d.message, "cannot instantiate template kernel `scale`: missing argument for `T`");
+/// ```
+pub fn template_args(name: &str, why: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "cannot instantiate template kernel `{name}`: {why}"
+    ))
+}
+
+/// A kernel declared twice with different parameter types under C linkage.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::conflicting_kernel("k");
+/// assert_eq!(d.message, "`extern \"C\"` kernel `k` is declared twice with different parameters");
+/// ```
+pub fn conflicting_kernel(kernel: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "`extern \"C\"` kernel `{kernel}` is declared twice with different parameters"
+    ))
+}
+
+/// A function-like macro met while parsing without nvcc.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::raw_macro("KERNEL");
+/// assert!(d.message.starts_with("macro `KERNEL`"));
+/// ```
+pub fn raw_macro(name: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "macro `{name}` takes arguments and cannot be expanded without nvcc"
+    ))
+    .note("install the CUDA toolkit (or set NVCC) so the source is preprocessed by nvcc")
+}
+
+/// Note recorded when a source is read without preprocessing.
+///
+/// ```
+/// assert!(kernel_build::diagnostics::front::note_raw().contains("without nvcc"));
+/// ```
+pub fn note_raw() -> String {
+    "declarations were read without nvcc: only object-like macros defined in the file were expanded and headers were not read".to_string()
+}
+
+/// Note for an `#include` not followed without nvcc.
+///
+/// ```
+/// let n = kernel_build::diagnostics::front::note_raw_include(3, "\"util.h\"");
+/// assert_eq!(n, "line 3: `#include \"util.h\"` was not read without nvcc");
+/// ```
+pub fn note_raw_include(line: u32, what: &str) -> String {
+    format!("line {line}: `#include {what}` was not read without nvcc")
+}
+
+/// Note for a conditional evaluated with names the raw reader cannot know.
+///
+/// ```
+/// let n = kernel_build::diagnostics::front::note_raw_condition(5, "FAST", true);
+/// assert!(n.starts_with("line 5: `#if FAST`"));
+/// ```
+pub fn note_raw_condition(line: u32, expr: &str, taken: bool) -> String {
+    let verdict = if taken { "read" } else { "skipped" };
+    format!(
+        "line {line}: `#if {expr}` depends on names defined outside the file (assumed undefined without nvcc); its branch was {verdict}"
+    )
+}
+
+/// nvcc could not be started.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::spawn_failed("nvcc", "not found");
+/// assert_eq!(d.message, "failed to run `nvcc`: not found");
+/// ```
+pub fn spawn_failed(tool: &str, err: &str) -> Diagnostic {
+    Diagnostic::error(format!("failed to run `{tool}`: {err}"))
+}
+
+/// `nvcc -E` failed.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::preprocess_failed("k.cu", "exit status: 1", "k.cu:1: error");
+/// assert_eq!(d.message, "nvcc could not preprocess `k.cu` (exit status: 1)");
+/// ```
+pub fn preprocess_failed(file: &str, status: &str, stderr: &str) -> Diagnostic {
+    let d = Diagnostic::error(format!("nvcc could not preprocess `{file}` ({status})"));
+    stderr
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .fold(d, |d, l| d.note(l.to_string()))
+}
+
+/// A kernel absent from one compiled image.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::kernel_missing("clustered", "clustered", "sm_80");
+/// assert_eq!(d.message, "kernel `clustered` (symbol `clustered`) is missing from the sm_80 image");
+/// ```
+pub fn kernel_missing(kernel: &str, symbol: &str, target: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "kernel `{kernel}` (symbol `{symbol}`) is missing from the {target} image"
+    ))
+    .note("every image must contain every kernel: the driver loads one image per GPU; is the kernel inside `#if __CUDA_ARCH__ ...`?")
+}
+
+/// No compiled symbol matches a C++ kernel.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::symbol_not_found("ns::k", "ns::k(float*)", &[]);
+/// assert_eq!(d.message, "no compiled kernel symbol matches C++ kernel `ns::k` with signature `ns::k(float*)`");
+/// ```
+pub fn symbol_not_found(kernel: &str, signature: &str, candidates: &[String]) -> Diagnostic {
+    let d = Diagnostic::error(format!(
+        "no compiled kernel symbol matches C++ kernel `{kernel}` with signature `{signature}`"
+    ));
+    candidates
+        .iter()
+        .fold(d, |d, c| d.note(format!("compiled kernel: {c}")))
+}
+
+/// Several compiled symbols match one C++ kernel.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::symbol_ambiguous("k", &["_Z1kl".into(), "_Z1kx".into()]);
+/// assert_eq!(d.message, "C++ kernel `k` matches several compiled symbols: `_Z1kl`, `_Z1kx`");
+/// ```
+pub fn symbol_ambiguous(kernel: &str, symbols: &[String]) -> Diagnostic {
+    let list: Vec<String> = symbols.iter().map(|s| format!("`{s}`")).collect();
+    Diagnostic::error(format!(
+        "C++ kernel `{kernel}` matches several compiled symbols: {}",
+        list.join(", ")
+    ))
+}
+
+/// A compiled image whose parameter list differs in length from the declaration.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::param_count("k", "sm_90", &[(0, 8)], &[(0, 8), (8, 4)]);
+/// assert_eq!(d.message, "kernel `k` has 1 parameter(s) in its declaration but 2 in the sm_90 image");
+/// ```
+pub fn param_count(
+    kernel: &str,
+    target: &str,
+    predicted: &[(u64, u64)],
+    image: &[(u64, u64)],
+) -> Diagnostic {
+    Diagnostic::error(format!(
+        "kernel `{kernel}` has {} parameter(s) in its declaration but {} in the {target} image",
+        predicted.len(),
+        image.len()
+    ))
+    .note(format!(
+        "declared layout (offset, size): {}",
+        layout_list(predicted)
+    ))
+    .note(format!(
+        "{target} layout (offset, size): {}",
+        layout_list(image)
+    ))
+}
+
+/// One parameter laid out differently in a compiled image than the declaration predicts.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::param_layout(
+///     "withstruct", "p", "P", "sm_80", (0, 20), (0, 24), &[(0, 20), (24, 8)], &[(0, 24), (24, 8)]);
+/// assert!(d.message.starts_with("parameter `p` of kernel `withstruct`"));
+/// ```
+#[allow(clippy::too_many_arguments)]
+pub fn param_layout(
+    kernel: &str,
+    param: &str,
+    ty: &str,
+    target: &str,
+    predicted: (u64, u64),
+    found: (u64, u64),
+    predicted_all: &[(u64, u64)],
+    image_all: &[(u64, u64)],
+) -> Diagnostic {
+    Diagnostic::error(format!(
+        "parameter `{param}` of kernel `{kernel}` (type `{ty}`) is at offset {} with size {} in the declaration but at offset {} with size {} in the {target} image",
+        predicted.0, predicted.1, found.0, found.1
+    ))
+    .note(format!("declared layout (offset, size): {}", layout_list(predicted_all)))
+    .note(format!("{target} layout (offset, size): {}", layout_list(image_all)))
+    .note("the struct definitions the front end read differ from the ones the compiler used")
+}
+
+/// A compiled image the verifier could not read.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::image_unreadable("sm_90", "bad ELF");
+/// assert_eq!(d.message, "cannot read the sm_90 image of the fatbin: bad ELF");
+/// ```
+pub fn image_unreadable(target: &str, err: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "cannot read the {target} image of the fatbin: {err}"
+    ))
+}
+
+/// A fatbin with no image at all.
+///
+/// ```
+/// assert_eq!(kernel_build::diagnostics::front::no_images().message, "the fatbin holds no SASS or PTX image");
+/// ```
+pub fn no_images() -> Diagnostic {
+    Diagnostic::error("the fatbin holds no SASS or PTX image")
+}
+
+/// A global whose compiled size differs from the declaration.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::global_size("coeffs", "sm_80", 64, 32);
+/// assert_eq!(d.message, "global `coeffs` is 64 bytes in its declaration but 32 bytes in the sm_80 image");
+/// ```
+pub fn global_size(name: &str, target: &str, predicted: u64, found: u64) -> Diagnostic {
+    Diagnostic::error(format!(
+        "global `{name}` is {predicted} bytes in its declaration but {found} bytes in the {target} image"
+    ))
+}

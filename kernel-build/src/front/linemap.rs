@@ -1,0 +1,223 @@
+//! Line markers of preprocessed text: which lines come from the user's files, and
+//! where each of them was in its original file.
+//!
+//! `nvcc -E` writes `# <line> "<file>" <flags>` markers. [`filter`] keeps the lines
+//! of the user's files, blanks every other line (so token positions stay valid),
+//! and records for each kept line its original file and line.
+
+use std::path::{Component, Path, PathBuf};
+
+use crate::model::SourceLoc;
+
+/// Maps lines of a text handed to the lexer back to original files and lines.
+#[derive(Clone, Debug, Default)]
+pub struct LineMap {
+    files: Vec<String>,
+    /// Index = line - 1 in the filtered text; `(file index, original line)`.
+    lines: Vec<Option<(usize, u32)>>,
+}
+
+impl LineMap {
+    /// The identity map for unpreprocessed text of one file.
+    ///
+    /// ```
+    /// let m = kernel_build::front::linemap::LineMap::identity("k.cu", "a\nb\n");
+    /// assert_eq!(m.loc(2, 5).unwrap().to_string(), "k.cu:2:5");
+    /// ```
+    pub fn identity(file: &str, text: &str) -> Self {
+        let n = text.lines().count() + 1;
+        LineMap {
+            files: vec![file.to_string()],
+            lines: (1..=n).map(|l| Some((0, l as u32))).collect(),
+        }
+    }
+
+    /// The original location of `line`:`col` of the filtered text.
+    ///
+    /// ```
+    /// let m = kernel_build::front::linemap::LineMap::identity("k.cu", "a");
+    /// assert!(m.loc(9, 1).is_none());
+    /// ```
+    pub fn loc(&self, line: u32, col: u32) -> Option<SourceLoc> {
+        let (file, orig) = (*self.lines.get((line as usize).checked_sub(1)?)?)?;
+        Some(SourceLoc {
+            file: self.files.get(file)?.clone(),
+            line: orig,
+            column: col,
+        })
+    }
+}
+
+/// The user's part of a preprocessed text.
+#[derive(Clone, Debug, Default)]
+pub struct Filtered {
+    /// The preprocessed text with non-user lines and line markers blanked.
+    pub text: String,
+    /// Where each line came from.
+    pub map: LineMap,
+}
+
+/// Decides which marker paths are the user's and how they are shown.
+pub struct UserFiles<'a> {
+    /// The path nvcc was given for the main file.
+    pub main_file: &'a Path,
+    /// Name shown for the main file.
+    pub display_name: &'a str,
+    /// Directories whose headers count as the user's.
+    pub user_dirs: &'a [PathBuf],
+}
+
+impl UserFiles<'_> {
+    fn classify(&self, marker_path: &str) -> Option<String> {
+        let p = normalize(Path::new(marker_path));
+        if p == normalize(self.main_file) {
+            return Some(self.display_name.to_string());
+        }
+        let under = self.user_dirs.iter().any(|d| p.starts_with(normalize(d)));
+        under.then(|| marker_path.to_string())
+    }
+}
+
+/// Lexically normalises a path, made absolute against the current directory.
+fn normalize(p: &Path) -> PathBuf {
+    let abs = if p.is_absolute() {
+        p.to_path_buf()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(p))
+            .unwrap_or_else(|_| p.to_path_buf())
+    };
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
+
+/// Parses a line marker (`# 12 "k.cu" 2` or `#line 12 "k.cu"`): line and path.
+fn parse_marker(line: &str) -> Option<(u32, String)> {
+    let rest = line.trim_start().strip_prefix('#')?.trim_start();
+    let rest = rest.strip_prefix("line").unwrap_or(rest).trim_start();
+    let digits = rest
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(rest.len());
+    let number: u32 = rest.get(..digits)?.parse().ok()?;
+    let quoted = rest.get(digits..)?.trim_start().strip_prefix('"')?;
+    let mut path = String::new();
+    let mut chars = quoted.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => return Some((number, path)),
+            '\\' => path.push(chars.next()?),
+            c => path.push(c),
+        }
+    }
+    None
+}
+
+/// Keeps the lines of the user's files from `preprocessed`.
+///
+/// ```
+/// use kernel_build::front::linemap::{filter, UserFiles};
+/// use std::path::Path;
+/// let pre = "# 1 \"k.cu\"\n# 1 \"/usr/include/x.h\" 1\ntypedef int x;\n# 2 \"k.cu\" 2\nint y;\n";
+/// let f = filter(pre, &UserFiles { main_file: Path::new("k.cu"), display_name: "kernels.cu", user_dirs: &[] });
+/// assert!(!f.text.contains("typedef"));
+/// assert_eq!(f.map.loc(5, 1).unwrap().to_string(), "kernels.cu:2:1");
+/// ```
+pub fn filter(preprocessed: &str, users: &UserFiles<'_>) -> Filtered {
+    let mut out = Filtered::default();
+    let mut current: Option<usize> = None;
+    let mut next_line = 1u32;
+    let mut known: Vec<(String, Option<usize>)> = Vec::new();
+    for line in preprocessed.split('\n') {
+        if let Some((number, path)) = parse_marker(line) {
+            current = match known.iter().find(|(p, _)| *p == path) {
+                Some((_, idx)) => *idx,
+                None => {
+                    let idx = users.classify(&path).map(|shown| {
+                        out.map.files.push(shown);
+                        out.map.files.len() - 1
+                    });
+                    known.push((path, idx));
+                    idx
+                }
+            };
+            next_line = number;
+            out.text.push('\n');
+            out.map.lines.push(None);
+            continue;
+        }
+        match current {
+            Some(file) => {
+                out.text.push_str(line);
+                out.map.lines.push(Some((file, next_line)));
+            }
+            None => out.map.lines.push(None),
+        }
+        out.text.push('\n');
+        next_line = next_line.saturating_add(1);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers_parse_with_escapes_and_line_form() {
+        assert_eq!(
+            parse_marker("# 7 \"a\\\\b.cu\" 1 3"),
+            Some((7, "a\\b.cu".into()))
+        );
+        assert_eq!(parse_marker("#line 3 \"k.cu\""), Some((3, "k.cu".into())));
+        assert_eq!(parse_marker("#pragma once"), None);
+        assert_eq!(parse_marker("# 3 \"open"), None);
+    }
+
+    #[test]
+    fn user_headers_under_user_dirs_are_kept() {
+        let dir = std::env::temp_dir().join("inc");
+        let header = dir.join("u.h");
+        let pre = format!(
+            "# 1 \"k.cu\"\n# 1 \"{}\" 1\nstruct U {{ int a; }};\n# 2 \"k.cu\" 2\n",
+            header.display()
+        );
+        let dirs = [dir];
+        let users = UserFiles {
+            main_file: Path::new("./k.cu"),
+            display_name: "k.cu",
+            user_dirs: &dirs,
+        };
+        let f = filter(&pre, &users);
+        assert!(f.text.contains("struct U"));
+        let loc = f.map.loc(3, 1).unwrap();
+        assert_eq!(loc.line, 1);
+        assert!(loc.file.ends_with("u.h"));
+    }
+
+    #[test]
+    fn system_headers_are_blanked() {
+        let pre = "# 1 \"k.cu\"\nint a;\n# 1 \"/sys/h.h\" 1\nint b;\n# 2 \"k.cu\" 2\nint c;";
+        let f = filter(
+            pre,
+            &UserFiles {
+                main_file: Path::new("k.cu"),
+                display_name: "k.cu",
+                user_dirs: &[],
+            },
+        );
+        assert!(
+            f.text.contains("int a;") && f.text.contains("int c;") && !f.text.contains("int b;")
+        );
+        assert!(f.map.loc(4, 1).is_none());
+        assert_eq!(f.map.loc(6, 1).unwrap().line, 2);
+    }
+}

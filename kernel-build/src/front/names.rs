@@ -1,0 +1,301 @@
+//! Kernel symbols: `extern "C"` kernels keep their name; C++ kernels are matched to
+//! the compiled entry symbols by demangling them (`cpp_demangle`) and comparing the
+//! demangled name, template arguments and parameter types with the declaration.
+//!
+//! Parameter and template types are compared after resolution, so spellings that
+//! mangle differently but lay out the same (`long` and `long long`, `size_t` and
+//! `unsigned long`) both match; if that makes two symbols fit one kernel, the kernel
+//! is reported as ambiguous instead of guessed.
+
+use std::collections::HashMap;
+
+use super::lexer::lex;
+use super::linemap::LineMap;
+use super::parse::{Item, parse};
+use super::types::{TypeEnv, c_spelling};
+use crate::diagnostics::{Diagnostics, front as msg};
+use crate::model::{CType, Kernel, Linkage, ModuleInfo, Scalar, TemplateArg};
+
+const ANON: &str = "(anonymous namespace)";
+const ANON_IDENT: &str = "__anonymous_namespace__";
+
+/// A demangled function name split into its parts.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Demangled {
+    /// Qualified name without template arguments (`ops::k15`).
+    pub name: String,
+    /// Template arguments as printed (`float`, `4`, `true`).
+    pub template_args: Vec<String>,
+    /// Parameter types as printed (`float const*`, `unsigned int`).
+    pub params: Vec<String>,
+}
+
+/// Demangles an Itanium symbol and splits it; `None` for plain C names or text the
+/// demangler rejects.
+///
+/// ```
+/// let d = kernel_build::front::names::demangle("_ZN3ops3k15IfEEvPT_PKS1_j").unwrap();
+/// assert_eq!(d.name, "ops::k15");
+/// assert_eq!(d.template_args, ["float"]);
+/// assert_eq!(d.params, ["float*", "float const*", "unsigned int"]);
+/// assert!(kernel_build::front::names::demangle("saxpy").is_none());
+/// ```
+pub fn demangle(symbol: &str) -> Option<Demangled> {
+    if !symbol.starts_with("_Z") {
+        return None;
+    }
+    let sym = cpp_demangle::Symbol::new(symbol).ok()?;
+    let text = sym
+        .demangle(&cpp_demangle::DemangleOptions::default())
+        .ok()?
+        .replace(ANON, ANON_IDENT);
+    split(&text)
+}
+
+/// Splits `[ret ]name[<args>](params)` at top-level brackets.
+fn split(text: &str) -> Option<Demangled> {
+    let text = text.trim();
+    let open = matching_open(text, text.len().checked_sub(1)?, '(', ')')?;
+    let params = split_list(&text[open + 1..text.len() - 1]);
+    let params = if params == ["void"] {
+        Vec::new()
+    } else {
+        params
+    };
+    let mut head = text[..open].trim_end();
+    let mut template_args = Vec::new();
+    if head.ends_with('>') {
+        let lt = matching_open(head, head.len() - 1, '<', '>')?;
+        template_args = split_list(&head[lt + 1..head.len() - 1]);
+        head = &head[..lt];
+    }
+    let name = head.rsplit(' ').next()?.to_string();
+    Some(Demangled {
+        name,
+        template_args,
+        params,
+    })
+}
+
+/// Index of the bracket opening the group that closes at `close`.
+fn matching_open(text: &str, close: usize, open_c: char, close_c: char) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if bytes.get(close).copied() != Some(close_c as u8) {
+        return None;
+    }
+    let mut depth = 0i32;
+    for i in (0..=close).rev() {
+        match bytes[i] as char {
+            c if c == close_c => depth += 1,
+            c if c == open_c => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+fn split_list(s: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let (mut depth, mut start) = (0i32, 0usize);
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(s[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !s[start..].trim().is_empty() {
+        out.push(s[start..].trim().to_string());
+    }
+    out
+}
+
+/// Reads a C type printed by the demangler (`float const*`, `geo::Pt`) with the
+/// module's structs.
+fn read_type(text: &str, env: &TypeEnv) -> Option<CType> {
+    let src = format!("__global__ void f({text});");
+    let lexed = lex(&src);
+    let (items, diags) = parse(&src, &lexed.tokens, &LineMap::default());
+    let Some(Item::Kernel(k)) = items.into_iter().next().filter(|_| diags.is_empty()) else {
+        return None;
+    };
+    let p = k.params.first()?;
+    env.resolve(&p.ty, &[], &HashMap::new())
+        .ok()
+        .map(|(t, _)| t)
+}
+
+/// Erases differences that do not change layout or mangled meaning here.
+fn normalize(t: &CType) -> CType {
+    match t {
+        CType::Scalar(Scalar::Usize) => CType::Scalar(Scalar::U64),
+        CType::Scalar(Scalar::Isize) => CType::Scalar(Scalar::I64),
+        CType::Pointer {
+            pointee,
+            pointee_quals,
+        } => CType::Pointer {
+            pointee: Box::new(normalize(pointee)),
+            pointee_quals: *pointee_quals,
+        },
+        CType::Array { elem, len } => CType::Array {
+            elem: Box::new(normalize(elem)),
+            len: *len,
+        },
+        CType::Struct(n) => CType::Struct(n.replace(ANON, ANON_IDENT)),
+        other => other.clone(),
+    }
+}
+
+/// An integer printed as a template argument (`4`, `8u`, `-1`, `true`, `(char)65`).
+fn int_value(text: &str) -> Option<i64> {
+    let t = text.trim();
+    let t = if t.starts_with('(') {
+        t.split_once(')').map(|(_, v)| v)?
+    } else {
+        t
+    };
+    match t {
+        "true" => Some(1),
+        "false" => Some(0),
+        _ => super::expr::eval_const(t.trim_end_matches(['u', 'U', 'l', 'L'])),
+    }
+}
+
+/// The signature a C++ kernel is looked up by, as the demangler would print it.
+///
+/// ```
+/// use kernel_build::front::{analyze, names::signature, FrontInput};
+/// let info = analyze(&FrontInput::raw_only("k.cu", "namespace ns { __global__ void k(const float* a, size_t n) {} }")).unwrap();
+/// assert_eq!(signature(&info.kernels[0]), "ns::k(const float*, size_t)");
+/// ```
+pub fn signature(k: &Kernel) -> String {
+    let params: Vec<String> = k.params.iter().map(|p| c_spelling(&p.ty)).collect();
+    format!("{}({})", k.name, params.join(", "))
+}
+
+/// True when the demangled symbol `d` is the kernel `k`.
+fn matches(k: &Kernel, d: &Demangled, env: &TypeEnv) -> bool {
+    let mut qname: Vec<String> = k
+        .namespace
+        .iter()
+        .map(|n| n.replace(ANON, ANON_IDENT))
+        .collect();
+    qname.push(k.base_name.clone());
+    if d.name != qname.join("::")
+        || d.params.len() != k.params.len()
+        || d.template_args.len() != k.template_args.len()
+    {
+        return false;
+    }
+    let params_ok =
+        k.params.iter().zip(&d.params).all(|(p, text)| {
+            read_type(text, env).is_some_and(|t| normalize(&t) == normalize(&p.ty))
+        });
+    let args_ok = k
+        .template_args
+        .iter()
+        .zip(&d.template_args)
+        .all(|(a, text)| match a {
+            TemplateArg::Type(t) => {
+                read_type(text, env).is_some_and(|r| normalize(&r) == normalize(t))
+            }
+            TemplateArg::Value(v) => int_value(v).is_some() && int_value(v) == int_value(text),
+        });
+    params_ok && args_ok
+}
+
+/// Sets the symbol of every C++ kernel of `info` from the compiled entry `symbols`.
+/// A kernel that no symbol (or more than one) matches is an error naming it.
+///
+/// ```
+/// use kernel_build::front::{analyze, names::resolve_symbols, FrontInput};
+/// let src = "template<typename T> __global__ void scale(T* x, T s, unsigned n) {}\n\
+///            template __global__ void scale<float>(float*, float, unsigned);";
+/// let mut info = analyze(&FrontInput::raw_only("k.cu", src)).unwrap();
+/// resolve_symbols(&mut info, &["_Z5scaleIfEvPT_S0_j".to_string(), "_Z5scaleIdEvPT_S0_j".to_string()]).unwrap();
+/// assert_eq!(info.kernels[0].symbol, "_Z5scaleIfEvPT_S0_j");
+/// ```
+pub fn resolve_symbols(info: &mut ModuleInfo, symbols: &[String]) -> Result<(), Diagnostics> {
+    let env = TypeEnv::with_structs(info.structs.clone());
+    let demangled: Vec<(&String, Demangled)> = symbols
+        .iter()
+        .filter_map(|s| Some((s, demangle(s)?)))
+        .collect();
+    let mut diags = Diagnostics::new();
+    for k in info
+        .kernels
+        .iter_mut()
+        .filter(|k| k.linkage == Linkage::Cxx)
+    {
+        let found: Vec<String> = demangled
+            .iter()
+            .filter(|(_, d)| matches(k, d, &env))
+            .map(|(s, _)| (*s).clone())
+            .collect();
+        match found.as_slice() {
+            [one] => k.symbol = one.clone(),
+            [] => {
+                let near: Vec<String> = demangled
+                    .iter()
+                    .filter(|(_, d)| d.name.rsplit("::").next() == Some(k.base_name.as_str()))
+                    .map(|(s, d)| {
+                        format!(
+                            "{s} = {}<{}>({})",
+                            d.name,
+                            d.template_args.join(", "),
+                            d.params.join(", ")
+                        )
+                        .replace("<>(", "(")
+                    })
+                    .collect();
+                diags.push(msg::symbol_not_found(&k.name, &signature(k), &near).at(k.loc.clone()));
+            }
+            many => diags.push(msg::symbol_ambiguous(&k.name, many).at(k.loc.clone())),
+        }
+    }
+    diags.into_result()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splits_namespaces_templates_and_values() {
+        let d =
+            split("void ops::detail::k16<ops::detail::Acc, 8u>(ops::detail::Acc, float*)").unwrap();
+        assert_eq!(d.name, "ops::detail::k16");
+        assert_eq!(d.template_args, ["ops::detail::Acc", "8u"]);
+        assert_eq!(d.params.len(), 2);
+        assert_eq!(split("k02()").unwrap().params, Vec::<String>::new());
+        assert!(split("garbage").is_none());
+    }
+
+    #[test]
+    fn template_values_compare_as_integers() {
+        assert_eq!(int_value("8u"), Some(8));
+        assert_eq!(int_value("(char)65"), Some(65));
+        assert_eq!(int_value("-1"), Some(-1));
+        assert_eq!(int_value("true"), Some(1));
+    }
+
+    #[test]
+    fn demangled_types_read_back() {
+        let env = TypeEnv::default();
+        let t = read_type("float const* const*", &env).unwrap();
+        assert_eq!(c_spelling(&t), "const float* const*");
+        assert_eq!(
+            read_type("unsigned long", &env),
+            Some(CType::Scalar(Scalar::U64))
+        );
+    }
+}

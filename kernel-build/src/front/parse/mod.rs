@@ -1,0 +1,204 @@
+//! Declarations of a CUDA source as written: kernels, template kernels and their
+//! explicit instantiations, structs, typedefs and module globals, with locations.
+//!
+//! The parser reads only declarations: function bodies, initializers and anything
+//! that is not a kernel, struct, typedef or `__constant__`/`__device__` variable are
+//! skipped by bracket matching. It accepts both spellings of CUDA's keywords:
+//! `__global__` (raw text) and `__attribute__((global))` (what `nvcc -E` writes).
+//! Types stay unresolved here ([`TypeSyn`]); `front::types` gives them meaning.
+
+mod attrs;
+mod cursor;
+mod decl;
+mod items;
+mod record;
+
+use crate::diagnostics::Diagnostics;
+use crate::model::{KernelAttrs, Linkage, Qualifiers, Scalar, SourceLoc};
+
+use super::lexer::Token;
+use super::linemap::LineMap;
+
+/// The base of a type as written.
+#[derive(Clone, Debug, PartialEq)]
+pub enum BaseSyn {
+    /// `void`.
+    Void,
+    /// A builtin arithmetic type spelled with keywords (`unsigned long long`).
+    Scalar(Scalar),
+    /// A name (`size_t`, `float4`, `geo::Pt`, `T`), possibly `struct`-elaborated.
+    Named(String),
+    /// A struct defined in place (`typedef struct { ... } S;`).
+    Inline(Box<StructSyn>),
+}
+
+/// A type as written: base, its qualifiers, then one entry per `*`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypeSyn {
+    /// The base type.
+    pub base: BaseSyn,
+    /// Qualifiers of the base (`const float*` has const here).
+    pub base_quals: Qualifiers,
+    /// Qualifiers after each `*`, outermost last (`float* const` has one const entry).
+    pub ptrs: Vec<Qualifiers>,
+    /// Normalised spelling (`const float* __restrict__`).
+    pub written: String,
+    /// Where the type starts.
+    pub loc: Option<SourceLoc>,
+}
+
+/// A parameter as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamSyn {
+    /// Its type (arrays already decayed to pointers).
+    pub ty: TypeSyn,
+    /// Its name, if any.
+    pub name: Option<String>,
+    /// `__grid_constant__` was given.
+    pub grid_constant: bool,
+    /// Where it starts.
+    pub loc: Option<SourceLoc>,
+}
+
+/// A template parameter.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TParam {
+    /// Its name.
+    pub name: String,
+    /// True for `typename T` / `class T`; false for non-type parameters.
+    pub is_type: bool,
+    /// Its default argument, if any.
+    pub default: Option<TArgSyn>,
+}
+
+/// A template argument as written: its text and, when it reads as one, its type.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TArgSyn {
+    /// The argument's text.
+    pub text: String,
+    /// The argument read as a type (`None` when it is not a type).
+    pub ty: Option<TypeSyn>,
+}
+
+/// A `__global__` function declaration, definition or explicit instantiation.
+#[derive(Clone, Debug, PartialEq)]
+pub struct KernelSyn {
+    /// Unqualified name.
+    pub name: String,
+    /// Enclosing namespaces (plus any qualification on the name itself).
+    pub namespace: Vec<String>,
+    /// `template<...>` parameters of a template kernel.
+    pub template: Option<Vec<TParam>>,
+    /// `<...>` after the name (explicit instantiations).
+    pub args: Option<Vec<TArgSyn>>,
+    /// An explicit instantiation (`template __global__ void k<float>(float*);`).
+    pub is_instantiation: bool,
+    /// Linkage.
+    pub linkage: Linkage,
+    /// Declared `static`.
+    pub is_static: bool,
+    /// The return type.
+    pub ret: TypeSyn,
+    /// Parameters.
+    pub params: Vec<ParamSyn>,
+    /// Launch attributes.
+    pub attrs: KernelAttrs,
+    /// Where the declaration starts.
+    pub loc: Option<SourceLoc>,
+}
+
+/// A struct field as written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FieldSyn {
+    /// Its type.
+    pub ty: TypeSyn,
+    /// Its name.
+    pub name: String,
+    /// Array extents as written, outermost first.
+    pub extents: Vec<String>,
+    /// Where it is declared.
+    pub loc: Option<SourceLoc>,
+}
+
+/// A struct, class or union definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StructSyn {
+    /// Its tag (None for an anonymous struct).
+    pub name: Option<String>,
+    /// Enclosing namespaces.
+    pub namespace: Vec<String>,
+    /// A union (all fields at offset 0).
+    pub is_union: bool,
+    /// Alignment requested with `__align__`, `alignas` or `aligned`.
+    pub align: Option<u64>,
+    /// Fields in order.
+    pub fields: Vec<FieldSyn>,
+    /// Where it is defined.
+    pub loc: Option<SourceLoc>,
+}
+
+/// A typedef or alias declaration.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TypedefSyn {
+    /// The new name.
+    pub name: String,
+    /// Enclosing namespaces.
+    pub namespace: Vec<String>,
+    /// What it names.
+    pub ty: TypeSyn,
+    /// Array extents, outermost first.
+    pub extents: Vec<String>,
+    /// Where it is declared.
+    pub loc: Option<SourceLoc>,
+}
+
+/// A `__constant__` or `__device__` variable.
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarSyn {
+    /// Its name.
+    pub name: String,
+    /// Enclosing namespaces.
+    pub namespace: Vec<String>,
+    /// True for `__constant__`.
+    pub constant: bool,
+    /// Linkage.
+    pub linkage: Linkage,
+    /// Its type.
+    pub ty: TypeSyn,
+    /// Array extents, outermost first.
+    pub extents: Vec<String>,
+    /// Where it is declared.
+    pub loc: Option<SourceLoc>,
+}
+
+/// One declaration the front end keeps.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Item {
+    /// A kernel (template or not) or an explicit instantiation.
+    Kernel(KernelSyn),
+    /// A struct definition.
+    Struct(StructSyn),
+    /// A typedef.
+    Typedef(TypedefSyn),
+    /// A module global.
+    Var(VarSyn),
+}
+
+/// Parses the declarations of `tokens` (directives already removed) from `src`;
+/// `map` turns positions into source locations. Returns every item it could read
+/// and every problem it found (parsing resumes after a bad declaration).
+///
+/// ```
+/// use kernel_build::front::{lexer::lex, linemap::LineMap, parse::{parse, Item}};
+/// let src = "extern \"C\" __global__ void k(const float* x, int n) { }";
+/// let (items, diags) = parse(src, &lex(src).tokens, &LineMap::identity("k.cu", src));
+/// assert!(diags.is_empty());
+/// let Item::Kernel(k) = &items[0] else { panic!() };
+/// assert_eq!(k.name, "k");
+/// assert_eq!(k.params[0].ty.written, "const float*");
+/// ```
+pub fn parse(src: &str, tokens: &[Token], map: &LineMap) -> (Vec<Item>, Diagnostics) {
+    let mut p = cursor::Parser::new(src, tokens, map);
+    p.items_until_close(&items::Scope::default(), 0);
+    (p.items, p.diags)
+}

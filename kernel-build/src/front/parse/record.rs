@@ -1,0 +1,229 @@
+//! Struct bodies, typedefs, alias declarations and `__constant__`/`__device__` globals.
+
+use super::cursor::{MAX_DEPTH, PResult, Parser};
+use super::items::Scope;
+use super::{FieldSyn, Item, StructSyn, TypedefSyn, VarSyn};
+use crate::diagnostics::{Diagnostic, front as msg};
+use crate::model::SourceLoc;
+
+impl Parser<'_> {
+    /// Reads `{ fields }` of a struct, class or union (the cursor is at `{`).
+    pub(super) fn struct_body(
+        &mut self,
+        name: Option<String>,
+        namespace: &[String],
+        is_union: bool,
+        loc: Option<SourceLoc>,
+        depth: usize,
+    ) -> PResult<StructSyn> {
+        if depth > MAX_DEPTH {
+            return Err(Diagnostic::error("structs are nested too deeply").at(self.here()));
+        }
+        let open = self.expect("{")?;
+        let mut def = StructSyn {
+            name: name.clone(),
+            namespace: namespace.to_vec(),
+            is_union,
+            align: None,
+            fields: Vec::new(),
+            loc,
+        };
+        let mut inner_ns = namespace.to_vec();
+        inner_ns.push(name.clone().unwrap_or_else(|| "(anonymous)".to_string()));
+        loop {
+            if self.at_end() {
+                return Err(msg::expected("`}` to close this struct", "end of input")
+                    .at(self.loc_of(&open)));
+            }
+            if self.eat("}") {
+                return Ok(def);
+            }
+            match self.text(0) {
+                ";" => self.pos += 1,
+                "public" | "private" | "protected" if self.is(1, ":") => self.pos += 2,
+                "static" | "using" | "typedef" | "friend" | "template" | "static_assert"
+                | "operator" | "~" => {
+                    self.skip_decl();
+                }
+                _ => {
+                    let before = self.pos;
+                    if let Err(d) = self.member(&mut def, &inner_ns, depth) {
+                        self.diags.push(d);
+                        self.skip_decl();
+                    }
+                    if self.pos == before {
+                        self.pos += 1;
+                    }
+                }
+            }
+        }
+    }
+
+    /// One member declaration: fields, or a method that is skipped.
+    fn member(&mut self, def: &mut StructSyn, inner_ns: &[String], depth: usize) -> PResult<()> {
+        let start = self.pos;
+        let mut sp = self.decl_specs(inner_ns, depth + 1)?;
+        let spec_end = self.pos;
+        loop {
+            let d = self.declarator(&mut sp)?;
+            if d.params.is_some() || sp.base.is_none() {
+                // A member function, constructor or something without a layout.
+                self.skip_decl();
+                return Ok(());
+            }
+            let Some((parts, name_idx)) = d.name else {
+                if self.eat(";") {
+                    return Ok(());
+                }
+                return Err(msg::expected("a field name", &self.found()).at(self.here()));
+            };
+            let name = parts.join("::");
+            let field_loc = self.toks.get(start).and_then(|t| self.loc_of(t));
+            if self.is(0, ":") {
+                let sname = def
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| "(anonymous)".to_string());
+                return Err(msg::bitfield(&sname, &name).at(field_loc));
+            }
+            let mut ty = self.make_type(&sp, &d.ptrs, start, spec_end, None)?;
+            let ptr_text = self.spelled(spec_end, name_idx);
+            if !ptr_text.is_empty() {
+                ty.written = format!("{}{}", ty.written, ptr_text);
+            }
+            let extents = d.extents.into_iter().map(|(e, _)| e).collect();
+            def.fields.push(FieldSyn {
+                ty,
+                name,
+                extents,
+                loc: field_loc,
+            });
+            self.skip_initializer()?;
+            if self.eat(";") {
+                return Ok(());
+            }
+            self.expect(",")?;
+        }
+    }
+
+    /// Skips `= value` or `{ value }` after a declarator.
+    fn skip_initializer(&mut self) -> PResult<()> {
+        if self.is(0, "{") {
+            return self.skip_group();
+        }
+        if self.eat("=") {
+            while !self.at_end() && !self.is(0, ",") && !self.is(0, ";") && !self.is(0, "}") {
+                if matches!(self.text(0), "(" | "[" | "{") {
+                    self.skip_group()?;
+                } else {
+                    self.pos += 1;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// `typedef <type> name, *pname, arr[4];`
+    pub(super) fn typedef(&mut self, scope: &Scope, depth: usize) -> PResult<()> {
+        let start = self.pos;
+        let mut sp = self.decl_specs(&scope.namespace, depth + 1)?;
+        let spec_end = self.pos;
+        loop {
+            let d = self.declarator(&mut sp)?;
+            let (Some((parts, name_idx)), None) = (d.name, d.params) else {
+                // Function typedefs have no layout; skip them.
+                self.skip_decl();
+                return Ok(());
+            };
+            let loc = self.toks.get(start).and_then(|t| self.loc_of(t));
+            let mut ty = self.make_type(&sp, &d.ptrs, start, spec_end, None)?;
+            ty.written = strip_typedef(&ty.written);
+            let ptr_text = self.spelled(spec_end, name_idx);
+            if !ptr_text.is_empty() {
+                ty.written.push_str(&ptr_text);
+            }
+            let extents = d.extents.into_iter().map(|(e, _)| e).collect();
+            let name = parts.join("::");
+            self.items.push(Item::Typedef(TypedefSyn {
+                name,
+                namespace: scope.namespace.clone(),
+                ty,
+                extents,
+                loc,
+            }));
+            if self.eat(";") {
+                return Ok(());
+            }
+            self.expect(",")?;
+        }
+    }
+
+    /// `using Name = type;`
+    pub(super) fn alias(&mut self, scope: &Scope) -> PResult<()> {
+        let loc = self.here();
+        self.pos += 1;
+        let name = self.expect_ident("a name")?.text(self.src).to_string();
+        self.expect("=")?;
+        let from = self.pos;
+        let end = (from..self.toks.len())
+            .find(|i| self.toks[*i].text(self.src) == ";")
+            .unwrap_or(self.toks.len());
+        let ty = self.type_name(&scope.namespace, from, end)?;
+        self.expect(";")?;
+        self.items.push(Item::Typedef(TypedefSyn {
+            name,
+            namespace: scope.namespace.clone(),
+            ty,
+            extents: Vec::new(),
+            loc,
+        }));
+        Ok(())
+    }
+
+    /// `__constant__ float coeffs[16];`, `__device__ int a, b = 2;`
+    pub(super) fn global_var(&mut self, scope: &Scope, depth: usize) -> PResult<()> {
+        let start = self.pos;
+        let mut sp = self.decl_specs(&scope.namespace, depth + 1)?;
+        let spec_end = self.pos;
+        loop {
+            let d = self.declarator(&mut sp)?;
+            let Some((parts, name_idx)) = d.name else {
+                return Err(msg::expected("a variable name", &self.found()).at(self.here()));
+            };
+            let loc = self.toks.get(start).and_then(|t| self.loc_of(t));
+            let mut ty = self.make_type(&sp, &d.ptrs, start, spec_end, None)?;
+            let ptr_text = self.spelled(spec_end, name_idx);
+            if !ptr_text.is_empty() {
+                ty.written.push_str(&ptr_text);
+            }
+            let extents = d.extents.into_iter().map(|(e, _)| e).collect();
+            let mut namespace = scope.namespace.clone();
+            let mut parts = parts;
+            let name = parts.pop().unwrap_or_default();
+            namespace.extend(parts);
+            self.items.push(Item::Var(VarSyn {
+                name,
+                namespace,
+                constant: sp.constant,
+                linkage: sp.linkage.unwrap_or(scope.linkage),
+                ty,
+                extents,
+                loc,
+            }));
+            self.skip_initializer()?;
+            if self.eat(";") {
+                return Ok(());
+            }
+            self.expect(",")?;
+        }
+    }
+}
+
+/// Drops the `typedef` keyword from a written type.
+fn strip_typedef(written: &str) -> String {
+    written
+        .split(' ')
+        .filter(|w| *w != "typedef")
+        .collect::<Vec<_>>()
+        .join(" ")
+}

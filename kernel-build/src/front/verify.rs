@@ -1,0 +1,121 @@
+//! Verification of a compiled fatbin against the declarations: every kernel is in
+//! every image (SASS and PTX) with exactly the `(offset, size)` parameter list that
+//! the C layout predicts, and every global has the predicted size.
+
+use crate::diagnostics::{Diagnostics, front as msg};
+use crate::fatbin::{EntryKind, Fatbin, Image};
+use crate::model::{ImageFacts, ModuleInfo};
+
+use super::names::resolve_symbols;
+use super::types::c_spelling;
+
+/// Resolves C++ symbols, fills [`Kernel::images`](crate::model::Kernel::images),
+/// and checks every kernel's layout in every image; collects every mismatch.
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use kernel_build::front::{analyze, verify, FrontInput};
+/// let mut info = analyze(&FrontInput::raw_only("k.cu", "extern \"C\" __global__ void k(int n) {}"))?;
+/// let fatbin = kernel_build::fatbin::parse(&std::fs::read("k.fatbin")?)?;
+/// verify(&mut info, &fatbin)?;
+/// # Ok(()) }
+/// ```
+pub fn verify(info: &mut ModuleInfo, fatbin: &Fatbin) -> Result<(), Diagnostics> {
+    let mut diags = Diagnostics::new();
+    let mut images: Vec<(String, Image)> = Vec::new();
+    for entry in fatbin
+        .entries
+        .iter()
+        .filter(|e| matches!(e.kind, EntryKind::Elf | EntryKind::Ptx))
+    {
+        match entry.image() {
+            Ok(image) => images.push((entry.target(), image)),
+            Err(e) => diags.push(msg::image_unreadable(&entry.target(), &e.to_string())),
+        }
+    }
+    if images.is_empty() && diags.is_empty() && !info.kernels.is_empty() {
+        diags.push(msg::no_images());
+    }
+    let mut symbols: Vec<String> = Vec::new();
+    for (_, image) in &images {
+        for k in image.kernels() {
+            if !symbols.contains(&k.symbol) {
+                symbols.push(k.symbol.clone());
+            }
+        }
+    }
+    if let Err(d) = resolve_symbols(info, &symbols) {
+        diags.append(d);
+    }
+    for kernel in info.kernels.iter_mut().filter(|k| !k.symbol.is_empty()) {
+        kernel.images.clear();
+        let predicted: Vec<(u64, u64)> = kernel
+            .params
+            .iter()
+            .map(|p| (p.layout.offset, p.layout.size))
+            .collect();
+        for (target, image) in &images {
+            let Some(found) = image.kernels().iter().find(|k| k.symbol == kernel.symbol) else {
+                diags.push(
+                    msg::kernel_missing(&kernel.name, &kernel.symbol, target)
+                        .at(kernel.loc.clone()),
+                );
+                continue;
+            };
+            let mut slots = found.params.clone();
+            slots.sort_by_key(|s| s.ordinal);
+            let actual: Vec<(u64, u64)> = slots
+                .iter()
+                .map(|s| (u64::from(s.offset), u64::from(s.size)))
+                .collect();
+            if actual.len() != predicted.len() {
+                diags.push(
+                    msg::param_count(&kernel.name, target, &predicted, &actual)
+                        .at(kernel.loc.clone()),
+                );
+            } else {
+                for ((p, want), got) in kernel.params.iter().zip(&predicted).zip(&actual) {
+                    if want != got {
+                        let name = p.name.clone().unwrap_or_else(|| {
+                            format!(
+                                "#{}",
+                                kernel.params.iter().position(|q| q == p).unwrap_or(0)
+                            )
+                        });
+                        let d = msg::param_layout(
+                            &kernel.name,
+                            &name,
+                            &c_spelling(&p.ty),
+                            target,
+                            *want,
+                            *got,
+                            &predicted,
+                            &actual,
+                        );
+                        diags.push(d.at(p.loc.clone().or_else(|| kernel.loc.clone())));
+                    }
+                }
+            }
+            kernel.images.push(ImageFacts {
+                target: target.clone(),
+                registers: found.registers,
+                max_threads: found
+                    .max_threads
+                    .map(|[x, y, z]| x.saturating_mul(y).saturating_mul(z)),
+            });
+        }
+    }
+    for global in &info.globals {
+        for (target, image) in &images {
+            if let Some(g) = image.globals().iter().find(|g| g.symbol == global.symbol)
+                && g.size != global.size
+            {
+                diags.push(
+                    msg::global_size(&global.name, target, global.size, g.size)
+                        .at(global.loc.clone()),
+                );
+            }
+        }
+    }
+    diags.into_result()
+}

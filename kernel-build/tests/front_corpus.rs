@@ -1,0 +1,386 @@
+//! The front end on a corpus of declaration forms, checked against what nvcc
+//! compiles: each file is preprocessed and analyzed, compiled to a fatbin (sm_80,
+//! sm_90, sm_120 SASS + compute_120 PTX), verified, and every predicted layout is
+//! compared with every image; the same files read without nvcc give the same
+//! kernels where no preprocessing is needed.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use kernel_build::fatbin::{self, Fatbin};
+use kernel_build::front::{self, FrontInput};
+use kernel_build::model::{Linkage, ModuleInfo};
+
+const GENCODES: &[&str] = &[
+    "-gencode=arch=compute_80,code=sm_80",
+    "-gencode=arch=compute_90,code=sm_90",
+    "-gencode=arch=compute_120,code=[sm_120,compute_120]",
+];
+
+fn corpus_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/front_corpus")
+}
+
+fn nvcc() -> Option<PathBuf> {
+    match kernel_build::toolkit::Toolkit::discover() {
+        Ok(tk) => Some(tk.nvcc().to_path_buf()),
+        Err(e) => {
+            eprintln!("skipping: no nvcc found ({e})");
+            None
+        }
+    }
+}
+
+/// Reads, preprocesses and analyzes a corpus file.
+fn analyze_file(nvcc: &Path, name: &str) -> ModuleInfo {
+    let path = corpus_dir().join(name);
+    let raw = std::fs::read_to_string(&path).unwrap();
+    let pre = front::preprocess(nvcc, &path, &[corpus_dir()], &[], &[]).unwrap();
+    let dirs = [corpus_dir()];
+    let input = FrontInput {
+        display_name: name,
+        raw: &raw,
+        preprocessed: Some(&pre),
+        main_file: &path,
+        user_dirs: &dirs,
+    };
+    front::analyze(&input).unwrap_or_else(|d| panic!("{name}:\n{d}"))
+}
+
+fn analyze_raw(name: &str) -> Result<ModuleInfo, kernel_build::diagnostics::Diagnostics> {
+    let raw = std::fs::read_to_string(corpus_dir().join(name)).unwrap();
+    front::analyze(&FrontInput::raw_only(name, &raw))
+}
+
+fn compile(nvcc: &Path, src: &Path) -> Fatbin {
+    let out = tempfile::tempdir().unwrap();
+    let fatbin_path = out.path().join("out.fatbin");
+    let status = Command::new(nvcc)
+        .arg("-fatbin")
+        .args(GENCODES)
+        .arg("-I")
+        .arg(corpus_dir())
+        .arg("-o")
+        .arg(&fatbin_path)
+        .arg(src)
+        .status()
+        .unwrap();
+    assert!(status.success(), "nvcc failed on {}", src.display());
+    fatbin::parse(&std::fs::read(&fatbin_path).unwrap()).unwrap()
+}
+
+/// Every kernel's predicted layout equals what every image reports.
+fn assert_layouts_match(info: &ModuleInfo, fatbin: &Fatbin) {
+    let images: Vec<_> = fatbin
+        .entries
+        .iter()
+        .map(|e| (e.target(), e.image().unwrap()))
+        .collect();
+    assert_eq!(images.len(), 4, "sm_80, sm_90, sm_120, compute_120");
+    for k in &info.kernels {
+        let predicted: Vec<(u64, u64)> = k
+            .params
+            .iter()
+            .map(|p| (p.layout.offset, p.layout.size))
+            .collect();
+        for (target, image) in &images {
+            let found = image.kernels().iter().find(|i| i.symbol == k.symbol);
+            let found =
+                found.unwrap_or_else(|| panic!("{} ({}) missing from {target}", k.name, k.symbol));
+            let mut slots = found.params.clone();
+            slots.sort_by_key(|s| s.ordinal);
+            let actual: Vec<(u64, u64)> = slots
+                .iter()
+                .map(|s| (u64::from(s.offset), u64::from(s.size)))
+                .collect();
+            assert_eq!(predicted, actual, "{} in {target}", k.name);
+        }
+        assert_eq!(k.images.len(), 4, "{}", k.name);
+    }
+}
+
+/// Analyze with nvcc's preprocessing, compile, verify, compare; returns the model.
+fn check_file(name: &str) -> Option<ModuleInfo> {
+    let nvcc = nvcc()?;
+    let mut info = analyze_file(&nvcc, name);
+    assert!(info.preprocessed);
+    let fatbin = compile(&nvcc, &corpus_dir().join(name));
+    front::verify(&mut info, &fatbin).unwrap_or_else(|d| panic!("{name}:\n{d}"));
+    assert_layouts_match(&info, &fatbin);
+    Some(info)
+}
+
+fn names(info: &ModuleInfo) -> Vec<&str> {
+    info.kernels.iter().map(|k| k.name.as_str()).collect()
+}
+
+/// Same kernels (names, symbols of C kernels, types and layouts) from both readings.
+fn assert_same_kernels(pre: &ModuleInfo, raw: &ModuleInfo) {
+    assert_eq!(names(pre), names(raw));
+    for (a, b) in pre.kernels.iter().zip(&raw.kernels) {
+        let pa: Vec<_> = a
+            .params
+            .iter()
+            .map(|p| (&p.name, &p.ty, p.layout))
+            .collect();
+        let pb: Vec<_> = b
+            .params
+            .iter()
+            .map(|p| (&p.name, &p.ty, p.layout))
+            .collect();
+        assert_eq!(pa, pb, "{}", a.name);
+        assert_eq!(
+            a.loc.as_ref().map(|l| l.line),
+            b.loc.as_ref().map(|l| l.line),
+            "{}",
+            a.name
+        );
+        if a.linkage == Linkage::C {
+            assert_eq!(a.symbol, b.symbol);
+        }
+    }
+    assert!(!raw.preprocessed && raw.notes.iter().any(|n| n.contains("without nvcc")));
+}
+
+#[test]
+fn basics_match_the_compiled_images() {
+    let Some(info) = check_file("basics.cu") else {
+        return;
+    };
+    assert_eq!(
+        names(&info),
+        [
+            "saxpy",
+            "mixed",
+            "spellings",
+            "stdint_names",
+            "unnamed",
+            "const_const",
+            "void_ptrs",
+            "ptr_ptr",
+            "volatile_ptr",
+            "noparams",
+            "voidparams",
+            "multiline",
+            "declared_then_defined",
+            "bounded",
+            "bounded1",
+            "maxnreg_k",
+            "in_block_a",
+            "in_block_b",
+            "array_param",
+        ]
+    );
+    let k = |n: &str| info.kernels.iter().find(|k| k.name == n).unwrap();
+    assert_eq!(k("saxpy").doc.as_deref(), Some("saxpy: y = a*x + y"));
+    assert_eq!(k("bounded").attrs.launch_bounds, Some(vec![256, 2]));
+    assert_eq!(k("maxnreg_k").attrs.maxnreg, Some(40));
+    assert_eq!(k("multiline").params[1].written, "const float*");
+    assert_eq!(
+        k("declared_then_defined").params[0].name.as_deref(),
+        Some("out")
+    );
+    assert!(k("unnamed").params.iter().all(|p| p.name.is_none()));
+    let loc = k("multiline").params[2].loc.clone().unwrap();
+    assert_eq!((loc.file.as_str(), loc.line), ("basics.cu", 41));
+    let raw = analyze_raw("basics.cu").unwrap();
+    assert_same_kernels(&info, &raw);
+}
+
+#[test]
+fn types_match_the_compiled_images() {
+    let Some(info) = check_file("types.cu") else {
+        return;
+    };
+    assert_eq!(
+        names(&info),
+        [
+            "halves",
+            "vectors",
+            "vector_ptrs",
+            "withstruct",
+            "struct_ptrs",
+            "gridconst",
+            "tagged",
+            "bigstruct",
+            "nested",
+            "aligned16",
+            "typedefd"
+        ]
+    );
+    assert!(
+        info.kernels
+            .iter()
+            .find(|k| k.name == "gridconst")
+            .unwrap()
+            .params[0]
+            .grid_constant
+    );
+    let globals: Vec<(&str, u64)> = info
+        .globals
+        .iter()
+        .map(|g| (g.name.as_str(), g.size))
+        .collect();
+    assert_eq!(
+        globals,
+        [
+            ("coeffs", 64),
+            ("counter", 4),
+            ("const_p", 24),
+            ("table", 64)
+        ]
+    );
+    let raw = analyze_raw("types.cu").unwrap();
+    assert_same_kernels(&info, &raw);
+    assert_eq!(info.structs, raw.structs);
+}
+
+#[test]
+fn cxx_kernels_resolve_to_their_symbols() {
+    let Some(info) = check_file("cxx.cu") else {
+        return;
+    };
+    assert_eq!(
+        names(&info),
+        [
+            "cxx_plain",
+            "wide",
+            "overload",
+            "overload",
+            "ns::inns",
+            "geo::k08",
+            "a::b::k09",
+            "axpy<float>",
+            "axpy<double>",
+            "tmpl2<float, 4>",
+            "tmpl2<__half, -1>",
+            "ops::k15<float>",
+            "k17<true>",
+            "k14<V>",
+            "scale<float>",
+            "defaulted<double, int>",
+            "static_kern",
+        ]
+    );
+    for k in &info.kernels {
+        assert!(k.symbol.starts_with("_Z"), "{}: {}", k.name, k.symbol);
+    }
+    assert!(
+        info.kernels
+            .iter()
+            .find(|k| k.name == "static_kern")
+            .unwrap()
+            .is_static
+    );
+    let raw = analyze_raw("cxx.cu").unwrap();
+    assert_same_kernels(&info, &raw);
+}
+
+#[test]
+fn macros_need_the_preprocessor() {
+    let Some(info) = check_file("macros.cu") else {
+        return;
+    };
+    assert_eq!(
+        names(&info),
+        ["via_macro", "fill_f32", "fill_f64", "under_cudacc", "lanes"]
+    );
+    let lanes = info.kernels.iter().find(|k| k.name == "lanes").unwrap();
+    assert_eq!(
+        lanes.params[1].layout.size, 40,
+        "Acc from the user's header"
+    );
+    assert!(
+        info.struct_def("Acc")
+            .unwrap()
+            .loc
+            .as_ref()
+            .unwrap()
+            .file
+            .ends_with("corpus_types.h")
+    );
+    // Without nvcc: the header is not read, so its types are unknown, with notes saying why.
+    let err = analyze_raw("macros.cu").unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("macros.cu:22:") && text.contains("unknown type `Acc`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("`#include \"corpus_types.h\"` was not read"),
+        "{text}"
+    );
+    assert!(text.contains("macro `DECLARE_FILL`"), "{text}");
+}
+
+#[test]
+fn raw_reading_expands_object_like_macros_and_skips_disabled_code() {
+    let src = std::fs::read_to_string(corpus_dir().join("macros.cu")).unwrap();
+    let without_header = src.replace(
+        "#include \"corpus_types.h\"",
+        "typedef double acc_t; struct Acc { acc_t sum; float v[8]; };",
+    );
+    let info = front::analyze(&FrontInput::raw_only("macros.cu", &without_header)).unwrap();
+    assert_eq!(names(&info), ["via_macro", "under_cudacc", "lanes"]);
+    assert!(info.notes.iter().any(|n| n.contains("DECLARE_FILL")));
+}
+
+#[test]
+fn a_kernel_missing_from_an_image_names_kernel_and_arch() {
+    let Some(nvcc) = nvcc() else { return };
+    let mut info = analyze_file(&nvcc, "gated.cu");
+    assert_eq!(names(&info), ["everywhere", "clustered"]);
+    let fatbin = compile(&nvcc, &corpus_dir().join("gated.cu"));
+    let err = front::verify(&mut info, &fatbin).unwrap_err();
+    assert_eq!(err.len(), 1, "{err}");
+    let text = err.to_string();
+    assert!(
+        text.contains("kernel `clustered` (symbol `clustered`) is missing from the sm_80 image"),
+        "{text}"
+    );
+    assert!(text.starts_with("gated.cu:4:"), "{text}");
+}
+
+#[test]
+fn a_wrong_struct_definition_names_kernel_parameter_and_both_layouts() {
+    let Some(nvcc) = nvcc() else { return };
+    let fatbin = compile(&nvcc, &corpus_dir().join("types.cu"));
+    let raw = std::fs::read_to_string(corpus_dir().join("types.cu")).unwrap();
+    let wrong = raw.replace(
+        "struct P { float x; double y; int z; };",
+        "struct P { float x; float y; int z; };",
+    );
+    let mut info = front::analyze(&FrontInput::raw_only("types.cu", &wrong)).unwrap();
+    let err = front::verify(&mut info, &fatbin).unwrap_err();
+    let text = err.to_string();
+    assert!(
+        text.contains("parameter `p` of kernel `withstruct` (type `P`) is at offset 0 with size 12 in the declaration but at offset 0 with size 24 in the sm_80 image"),
+        "{text}"
+    );
+    assert!(
+        text.contains("declared layout (offset, size): [(0, 12), (16, 8)]"),
+        "{text}"
+    );
+    assert!(
+        text.contains("sm_80 layout (offset, size): [(0, 24), (24, 8)]"),
+        "{text}"
+    );
+}
+
+#[test]
+fn an_unknown_type_names_type_and_line() {
+    let src = "extern \"C\" __global__ void ok(int n) {}\n\nextern \"C\" __global__ void bad(float* x,\n    frobnicator_t f) {}\n";
+    let err = front::analyze(&FrontInput::raw_only("u.cu", src)).unwrap_err();
+    let d = err.iter().next().unwrap();
+    assert_eq!(d.message, "unknown type `frobnicator_t`");
+    assert_eq!(d.loc.as_ref().map(|l| (l.line, l.column)), Some((4, 5)));
+}
+
+#[test]
+fn the_corpus_has_at_least_forty_forms() {
+    let total: usize = ["basics.cu", "types.cu", "cxx.cu"]
+        .iter()
+        .map(|f| analyze_raw(f).unwrap().kernels.len())
+        .sum();
+    assert!(total + 5 >= 40, "{total}");
+}
