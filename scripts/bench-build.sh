@@ -10,7 +10,7 @@ cd "$root"
 runs="${1:-7}"
 "$root/scripts/ensure-nvcc.sh" >/dev/null
 cargo build --release -q -p kernel-build --bin kernel-inspect
-inspect="$root/target/release/kernel-inspect"
+inspect="${CARGO_TARGET_DIR:-$root/target}/release/kernel-inspect"
 src="$root/kernel-build/benches/cuda/k15.cu"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT

@@ -282,13 +282,20 @@ impl Build {
         req.includes = self.includes.clone();
         req.defines = self.defines.clone();
         req.flags = self.flags.clone();
+        req.user_dirs = self
+            .files
+            .iter()
+            .filter_map(|f| f.parent().map(Path::to_path_buf))
+            .collect();
         let cx = Context {
             reporting,
             nvcc: self.nvcc.clone(),
             cache_dir: self.cache_dir.clone(),
             ..Context::default()
         };
-        let module = pipeline::build_module(&req, &cx)?;
+        let mut module = pipeline::build_module(&req, &cx)?;
+        // Generated files (the unit of several sources) are outputs, not inputs.
+        module.tracked_files.retain(|f| !f.starts_with(&out_dir));
 
         let fatbin = out_dir.join(format!("{name}.fatbin"));
         if let Some(src) = &module.fatbin_path {
@@ -310,9 +317,7 @@ impl Build {
 
         if self.cargo_metadata {
             for f in &module.tracked_files {
-                if !f.starts_with(&out_dir) {
-                    println!("cargo:rerun-if-changed={}", f.display());
-                }
+                println!("cargo:rerun-if-changed={}", f.display());
             }
             if self.warnings {
                 for w in &module.warnings {

@@ -53,6 +53,9 @@ pub struct ModuleRequest {
     pub flags: Vec<String>,
     /// The crate root: relative paths resolve against it; inline sources include from it.
     pub base_dir: PathBuf,
+    /// More folders whose files count as the user's (tracked, parsed), besides the
+    /// source's own folder and the include directories.
+    pub user_dirs: Vec<PathBuf>,
 }
 
 impl ModuleRequest {
@@ -77,6 +80,7 @@ impl ModuleRequest {
             defines: Vec::new(),
             flags: Vec::new(),
             base_dir,
+            user_dirs: Vec::new(),
         }
     }
 }
@@ -204,6 +208,7 @@ pub(crate) fn resolve_source(req: &ModuleRequest, cache: Option<&Cache>) -> Resu
                 .map_err(|e| Error::io("failed to read the CUDA source", &full, e))?;
             let mut user_dirs = vec![full.parent().map(Path::to_path_buf).unwrap_or_default()];
             user_dirs.extend(includes.iter().cloned());
+            user_dirs.extend(req.user_dirs.iter().map(|d| req.base_dir.join(d)));
             Ok(Source {
                 display_name: path.display().to_string(),
                 path: full,
@@ -217,6 +222,7 @@ pub(crate) fn resolve_source(req: &ModuleRequest, cache: Option<&Cache>) -> Resu
             let path = stage_inline(text, cache)?;
             let mut user_dirs = vec![req.base_dir.clone()];
             user_dirs.extend(includes.iter().cloned());
+            user_dirs.extend(req.user_dirs.iter().map(|d| req.base_dir.join(d)));
             Ok(Source {
                 path,
                 display_name: inline_display_name(&req.name),

@@ -1,0 +1,174 @@
+//! `Build` with the real nvcc: outputs in OUT_DIR, the default target list, several
+//! files in one module, headers tracked, metadata readable, generated Rust parseable.
+
+mod support;
+
+use kernel_build::fatbin::{self, EntryKind};
+use kernel_build::toolkit::Toolkit;
+use kernel_build::{Build, Metadata};
+use support::{project, real_nvcc};
+
+const A: &str = r#"#include "common.h"
+/// Scales a vector in place.
+extern "C" __global__ void scale(real* x, real s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= s * FACTOR;
+}
+"#;
+const B: &str = r#"#include "common.h"
+extern "C" __global__ void fill(real* x, real v, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = v;
+}
+"#;
+const COMMON: &str = "#pragma once\ntypedef double real;\n";
+
+#[test]
+fn two_files_default_targets_and_outputs() {
+    let Some(nvcc) = real_nvcc() else { return };
+    let dir = project(&[("k/a.cu", A), ("k/b.cu", B), ("inc/common.h", COMMON)]);
+    let out = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut b = Build::new();
+    b.file(dir.path().join("k/a.cu"))
+        .file(dir.path().join("k/b.cu"))
+        .include(dir.path().join("inc"))
+        .define("FACTOR", "2")
+        .nvcc(&nvcc)
+        .out_dir(out.path())
+        .cache_dir(cache.path())
+        .cargo_metadata(false);
+    let built = b.try_compile("vec").unwrap();
+
+    assert_eq!(built.fatbin, out.path().join("vec.fatbin"));
+    assert_eq!(built.rust, out.path().join("kernel-build/vec.rs"));
+    let names: Vec<&str> = built
+        .module
+        .info
+        .kernels
+        .iter()
+        .map(|k| k.name.as_str())
+        .collect();
+    assert_eq!(names, ["scale", "fill"]);
+    let sizes: Vec<u64> = built.module.info.kernels[0]
+        .params
+        .iter()
+        .map(|p| p.layout.size)
+        .collect();
+    assert_eq!(sizes, [8, 8, 4]);
+
+    let tk = Toolkit::discover_with(&kernel_build::toolkit::DiscoverOptions {
+        nvcc: Some(nvcc.clone()),
+        ..Default::default()
+    })
+    .unwrap();
+    let expected: Vec<String> = tk.default_targets().iter().map(|t| t.to_string()).collect();
+    assert_eq!(built.module.targets, expected);
+    assert!(
+        expected.iter().any(|t| t.starts_with("compute_")),
+        "{expected:?}"
+    );
+
+    let bytes = std::fs::read(&built.fatbin).unwrap();
+    let fb = fatbin::parse(&bytes).unwrap();
+    let in_fatbin: Vec<String> = fb.entries.iter().map(|e| e.target()).collect();
+    assert_eq!(in_fatbin.len(), expected.len(), "{in_fatbin:?}");
+    for e in &fb.entries {
+        let image = e.image().unwrap();
+        for k in ["scale", "fill"] {
+            assert!(
+                image.kernels().iter().any(|ki| ki.symbol == k),
+                "{k} missing in {}",
+                e.target()
+            );
+        }
+    }
+    assert_eq!(
+        fb.entries
+            .iter()
+            .filter(|e| e.kind == EntryKind::Ptx)
+            .count(),
+        1
+    );
+
+    let meta: Metadata = serde_json::from_slice(&std::fs::read(&built.metadata).unwrap()).unwrap();
+    assert_eq!(meta.module.info, built.module.info);
+    assert_eq!(
+        meta.module.fatbin_path.as_deref(),
+        Some(built.fatbin.as_path())
+    );
+
+    let rust = std::fs::read_to_string(&built.rust).unwrap();
+    let body = rust
+        .lines()
+        .filter(|l| !l.starts_with("//"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    syn::parse_file(&body).unwrap();
+    assert!(rust.contains("scale") && rust.contains("fill"));
+
+    for f in ["k/a.cu", "k/b.cu", "inc/common.h"] {
+        let p = dir.path().join(f);
+        assert!(
+            built.module.tracked_files.contains(&p),
+            "{f} untracked: {:?}",
+            built.module.tracked_files
+        );
+    }
+    assert!(
+        built
+            .module
+            .tracked_files
+            .iter()
+            .all(|f| !f.starts_with(out.path()))
+    );
+}
+
+#[test]
+fn explicit_targets_are_exact() {
+    let Some(nvcc) = real_nvcc() else { return };
+    let dir = project(&[(
+        "k.cu",
+        "extern \"C\" __global__ void k(int* p) { *p = 1; }\n",
+    )]);
+    let out = tempfile::tempdir().unwrap();
+    let built = Build::new()
+        .file(dir.path().join("k.cu"))
+        .arch("sm_90a")
+        .arch("sm_80")
+        .nvcc(&nvcc)
+        .out_dir(out.path())
+        .cargo_metadata(false)
+        .try_compile("k")
+        .unwrap();
+    assert_eq!(built.module.targets, ["sm_90a", "sm_80"]);
+    let fb = fatbin::parse(&std::fs::read(&built.fatbin).unwrap()).unwrap();
+    let mut targets: Vec<String> = fb.entries.iter().map(|e| e.target()).collect();
+    targets.sort();
+    assert_eq!(targets, ["sm_80", "sm_90a"]);
+}
+
+#[test]
+fn nvcc_warning_is_kept_with_its_line() {
+    let Some(nvcc) = real_nvcc() else { return };
+    let src = "extern \"C\" __global__ void k(int* p) {\n    int unused;\n    *p = 1;\n}\n";
+    let dir = project(&[("w.cu", src)]);
+    let out = tempfile::tempdir().unwrap();
+    let built = Build::new()
+        .file(dir.path().join("w.cu"))
+        .arch("sm_80")
+        .nvcc(&nvcc)
+        .out_dir(out.path())
+        .cargo_metadata(false)
+        .try_compile("w")
+        .unwrap();
+    assert!(
+        built
+            .module
+            .warnings
+            .iter()
+            .any(|w| w.contains("w.cu(2)") && w.contains("unused")),
+        "{:?}",
+        built.module.warnings
+    );
+}
