@@ -63,6 +63,7 @@ mod gpu;
 mod graph;
 mod host_args;
 mod image;
+mod include;
 mod kernel_args;
 mod launch;
 mod limits;
