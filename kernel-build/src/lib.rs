@@ -28,6 +28,7 @@
 //! also tells Cargo to rerun when it changes.
 
 pub mod cache;
+pub mod check;
 pub mod codegen;
 mod compile;
 pub mod diagnostics;
@@ -36,7 +37,9 @@ pub mod error;
 pub mod fatbin;
 pub mod front;
 pub mod model;
-// pub mod pipeline; (enabled once the front end and fatbin reader land)
+pub mod pipeline;
+mod builder;
+pub use builder::{Build, Metadata, Output};
 pub mod toolkit;
 
 pub use error::Error;

@@ -21,23 +21,37 @@ use std::process::{Command, ExitCode};
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
     if let Some(log) = var("FAKE_NVCC_LOG") {
-        let line: Vec<String> = args.iter().map(|a| a.to_string_lossy().into_owned()).collect();
-        if let Ok(mut f) = std::fs::OpenOptions::new().create(true).append(true).open(log) {
+        let line: Vec<String> = args
+            .iter()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        if let Ok(mut f) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(log)
+        {
             let _ = writeln!(f, "{}", line.join(" "));
         }
     }
     let is_compile = args.iter().any(|a| a == "-fatbin");
-    let mode = var("FAKE_NVCC_MODE").map(|m| m.to_string_lossy().into_owned()).unwrap_or_default();
+    let mode = var("FAKE_NVCC_MODE")
+        .map(|m| m.to_string_lossy().into_owned())
+        .unwrap_or_default();
     match (mode.as_str(), is_compile) {
         ("fail", true) => {
-            let source = args.last().map(|a| a.to_string_lossy().into_owned()).unwrap_or_default();
+            let source = args
+                .last()
+                .map(|a| a.to_string_lossy().into_owned())
+                .unwrap_or_default();
             eprintln!("{source}(3): error: simulated failure");
             eprintln!("1 error detected in the compilation of \"{source}\".");
             ExitCode::from(2)
         }
         ("garbage", true) => {
             if let Some(out) = output_path(&args) {
-                let bytes: Vec<u8> = (0..4096u32).map(|i| (i.wrapping_mul(2654435761) >> 13) as u8).collect();
+                let bytes: Vec<u8> = (0..4096u32)
+                    .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+                    .collect();
                 let _ = std::fs::write(out, bytes);
             }
             ExitCode::SUCCESS
@@ -66,7 +80,9 @@ fn var(name: &str) -> Option<OsString> {
 }
 
 fn output_path(args: &[OsString]) -> Option<&OsString> {
-    args.iter().position(|a| a == "-o").and_then(|i| args.get(i + 1))
+    args.iter()
+        .position(|a| a == "-o")
+        .and_then(|i| args.get(i + 1))
 }
 
 fn run_real(args: &[OsString]) -> ExitCode {
