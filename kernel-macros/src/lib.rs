@@ -1,1 +1,135 @@
-//! Procedural macros of the kernel framework. Use them through `kernel_runtime`.
+//! Procedural macros of the kernel framework. Use them through `kernel_runtime`
+//! (`kernel_runtime::cuda_module!`), which also provides the types the generated
+//! code names.
+//!
+//! This crate only parses the macro input and turns errors into `compile_error!`;
+//! everything else (nvcc, the cache, the front end, the declaration check, code
+//! generation) lives in `kernel-build`, shared with `build.rs` builds.
+
+mod errors;
+mod expand;
+mod input;
+
+use proc_macro::TokenStream;
+
+/// Compiles CUDA C at build time and generates a typed Rust module for it.
+///
+/// ```ignore
+/// use kernel_runtime::{cuda_module, Gpu, LaunchConfig};
+///
+/// cuda_module! {
+///     /// Vector kernels.
+///     pub mod vecmath {
+///         source = r#"
+///             // y = a*x + y
+///             extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {
+///                 int i = blockIdx.x * blockDim.x + threadIdx.x;
+///                 if (i < n) y[i] = a * x[i] + y[i];
+///             }
+///         "#;
+///         arch = ["sm_80", "sm_90"];
+///         // What this crate relies on, checked against the CUDA declaration:
+///         fn saxpy(a: f32, x: &[f32], y: &mut [f32], n: i32);
+///     }
+/// }
+///
+/// fn main() -> Result<(), kernel_runtime::Error> {
+///     let gpu = Gpu::new(0)?;
+///     let k = vecmath::load(&gpu)?;
+///     let x = gpu.upload(&[1.0f32; 1024])?;
+///     let mut y = gpu.upload(&[2.0f32; 1024])?;
+///     // SAFETY: saxpy touches x[0..n] and y[0..n] only, and both hold n elements.
+///     unsafe { k.saxpy(&LaunchConfig::for_num_elems(1024), 2.0, &x, &mut y, 1024)? };
+///     Ok(())
+/// }
+/// ```
+///
+/// # Options
+///
+/// | option | meaning |
+/// |---|---|
+/// | `source = "..."` | the CUDA text (a raw string is convenient); it may `#include` headers relative to the crate root |
+/// | `file = "kernels/k.cu"` | a CUDA file, relative to the crate root (the folder of `Cargo.toml`) |
+/// | `arch = ["sm_80", "sm_90", "compute_90"]` | targets: SASS for `sm_*`, PTX for `compute_*`; default: SASS for every major arch the toolkit supports plus PTX for the newest (or `KERNEL_BUILD_ARCHS`) |
+/// | `include = ["include"]` | `-I` folders, relative to the crate root |
+/// | `define = ["N=4", "FAST"]` | `-D` definitions |
+/// | `flags = ["-O3", "--use_fast_math"]` | extra nvcc flags |
+///
+/// Doc comments and attributes on the `mod` are kept, and so is its visibility.
+///
+/// # Generated module
+///
+/// - `load(&Gpu) -> Result<Module, Error>`: loads the embedded fatbin into the
+///   GPU's context and resolves every kernel.
+/// - `Module`: one method per kernel taking `&LaunchConfig` then the kernel's
+///   parameters with exact types: scalars by value (`f32`, `i32`, `half::f16`, ...),
+///   vector types (`kernel_runtime::vector::Float2`, ...), generated `#[repr(C)]`
+///   structs for C structs by value, `impl ConstPtr<T>` for `const T*` (`&CudaSlice<T>`,
+///   `In<T>`, ...), `impl MutPtr<T>` for `T*` (`&mut CudaSlice<T>`, `Out<T>`,
+///   `InOut<T>`, ...), `RawDevicePtr` for `void*` and `T**`. Rustdoc comes from the
+///   comment above each kernel. `with_stream(&stream)` gives a handle launching on
+///   another stream; one accessor per `__constant__`/`__device__` global.
+/// - Template instantiations of one kernel become one generic method:
+///   `k.axpy::<f32>(...)` launches `axpy<float>`.
+/// - `METADATA` (kernels, parameter layouts, targets, toolkit version) and
+///   `REGISTERS` (registers per thread per SASS image).
+///
+/// # Declarations
+///
+/// `fn name(params);` items state what the crate relies on. Each is checked
+/// against the CUDA declaration: number and order of parameters, each type, the
+/// const-ness of each pointer (`&[T]` for `const T*`, `&mut [T]` for `T*`) and the
+/// identity of each struct. A generic declaration `fn axpy<T>(a: T, ...)` is
+/// checked against every instantiation. A mismatch is a compile error at the Rust
+/// type, naming the kernel, the parameter, both types and the CUDA file:line.
+///
+/// # Safety model
+///
+/// A kernel can write anywhere in device memory its arguments lead it to, and
+/// nothing in its C signature says how far (the element count of a `float*` is a
+/// convention between the kernel and its caller). So every stub is an `unsafe fn`
+/// by default: the caller vouches, at each launch, that the kernel stays in bounds
+/// for that launch configuration and those arguments.
+///
+/// A crate that has read a kernel and knows it is sound for every argument its
+/// signature allows (it checks its bounds against its own length parameters, for
+/// instance) can say so once, in the spirit of Rust 2024's `unsafe extern` blocks
+/// and cxx's `unsafe extern "C++"`:
+///
+/// ```ignore
+/// unsafe extern "CUDA" {
+///     safe fn saxpy(a: f32, x: &[f32], y: &mut [f32], n: i32);
+/// }
+/// ```
+///
+/// The `unsafe` on the block is where the promise is made and where a reviewer
+/// looks; the declaration is checked like any other, and the stub of a `safe fn`
+/// is a safe `fn`. A plain `fn` inside the block stays `unsafe`. What a safe stub
+/// still relies on, and the runtime cannot check, is exactly what the crate
+/// vouched for: that the kernel's accesses stay within the buffers it is given.
+///
+/// # Builds without nvcc
+///
+/// With `DOCS_RS` set, or `KERNEL_BUILD_NO_DEVICE_CODE=1`, nvcc is not run: the
+/// declarations are parsed from the raw source and the same module is generated,
+/// but the binary carries no device code and `load` returns an error saying so.
+/// `cargo check` and `cargo doc` then work on machines without CUDA.
+///
+/// # Rebuilds
+///
+/// The macro runs nvcc through `kernel-build`'s content-addressed cache: an
+/// expansion whose inputs did not change runs no nvcc. The source file and every
+/// header it includes are tracked (`include_bytes!`), as are the environment
+/// variables the build reads (`option_env!`), so editing any of them rebuilds the
+/// crate.
+///
+/// # Errors
+///
+/// Every problem is a compile error at the place it concerns: an nvcc error at the
+/// source literal (with nvcc's text and the CUDA line), a missing file at the path
+/// literal, an unknown arch at its literal, a declaration mismatch at the Rust type.
+#[proc_macro]
+pub fn cuda_module(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as input::ModuleInput);
+    expand::cuda_module(&input).into()
+}

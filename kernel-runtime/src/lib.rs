@@ -97,3 +97,4 @@ pub use cudarc::driver::{
     PinnedHostSlice, ValidAsZeroBits,
 };
 pub use half::{bf16, f16};
+pub use kernel_macros::cuda_module;

@@ -1,0 +1,240 @@
+//! The syntax of `cuda_module!` input.
+//!
+//! ```text
+//! #[doc = "..."]*  VIS mod NAME {
+//!     source = "CUDA text";  |  file = "kernels/k.cu";
+//!     arch = ["sm_80", "sm_90"];      include = ["include"];
+//!     define = ["N=4", "FAST"];       flags = ["-O3"];
+//!     fn saxpy(a: f32, x: &[f32], y: &mut [f32], n: i32);          // checked, unsafe stub
+//!     unsafe extern "CUDA" {
+//!         safe fn fill(x: &mut [f32], v: f32, n: i32);              // checked, safe stub
+//!     }
+//! }
+//! ```
+
+use syn::parse::{Parse, ParseStream};
+use syn::{Attribute, Ident, LitStr, Signature, Token, Visibility, braced, bracketed};
+
+/// The whole macro input.
+pub(crate) struct ModuleInput {
+    pub attrs: Vec<Attribute>,
+    pub vis: Visibility,
+    pub name: Ident,
+    pub source: Source,
+    pub arch: Option<Vec<LitStr>>,
+    pub include: Vec<LitStr>,
+    pub define: Vec<LitStr>,
+    pub flags: Vec<LitStr>,
+    pub decls: Vec<Decl>,
+}
+
+/// Where the CUDA text comes from, with the literal for error spans.
+pub(crate) enum Source {
+    Inline(LitStr),
+    File(LitStr),
+}
+
+/// A Rust declaration of a kernel.
+pub(crate) struct Decl {
+    pub sig: Signature,
+    /// Declared `safe fn` inside an `unsafe extern` block: the crate vouches for it.
+    pub safe: bool,
+}
+
+const KEYS: &str = "`source`, `file`, `arch`, `include`, `define`, `flags`";
+
+impl Parse for ModuleInput {
+    fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
+        let attrs = input.call(Attribute::parse_outer)?;
+        let vis: Visibility = input.parse()?;
+        input.parse::<Token![mod]>()?;
+        let name: Ident = input.parse()?;
+        let body;
+        braced!(body in input);
+        let mut source: Option<Source> = None;
+        let (mut arch, mut include, mut define, mut flags) = (None, None, None, None);
+        let mut decls = Vec::new();
+        while !body.is_empty() {
+            let item_attrs = body.call(Attribute::parse_outer)?;
+            if body.peek(Token![unsafe]) && body.peek2(Token![extern]) {
+                decls.extend(extern_block(&body)?);
+            } else if body.peek(Token![fn]) || is_safe_fn(&body) {
+                let decl = decl(&body)?;
+                if decl.safe {
+                    return Err(syn::Error::new(
+                        decl.sig.ident.span(),
+                        "`safe fn` is only allowed inside an `unsafe extern` block, where the crate vouches for the kernel",
+                    ));
+                }
+                decls.push(decl);
+            } else {
+                if let Some(a) = item_attrs.first() {
+                    return Err(syn::Error::new_spanned(
+                        a,
+                        "attributes are only allowed on kernel declarations",
+                    ));
+                }
+                let key: Ident = body.parse()?;
+                body.parse::<Token![=]>()?;
+                let dup = || syn::Error::new(key.span(), format!("`{key}` is given twice"));
+                match key.to_string().as_str() {
+                    "source" | "file" => {
+                        let lit: LitStr = body.parse()?;
+                        if source.is_some() {
+                            return Err(syn::Error::new(
+                                key.span(),
+                                "give one of `source` and `file`, once",
+                            ));
+                        }
+                        source = Some(if key == "source" {
+                            Source::Inline(lit)
+                        } else {
+                            Source::File(lit)
+                        });
+                    }
+                    "arch" => set(&mut arch, string_list(&body)?).map_err(|()| dup())?,
+                    "include" => set(&mut include, string_list(&body)?).map_err(|()| dup())?,
+                    "define" => set(&mut define, string_list(&body)?).map_err(|()| dup())?,
+                    "flags" => set(&mut flags, string_list(&body)?).map_err(|()| dup())?,
+                    other => {
+                        return Err(syn::Error::new(
+                            key.span(),
+                            format!(
+                                "unknown option `{other}`; expected one of {KEYS}, or a kernel declaration `fn name(...);`"
+                            ),
+                        ));
+                    }
+                }
+                body.parse::<Token![;]>()?;
+            }
+        }
+        let source = source.ok_or_else(|| {
+            syn::Error::new(
+                name.span(),
+                "missing CUDA source: add `source = \"...\";` (inline text) or `file = \"path/to/k.cu\";` (relative to the crate root)",
+            )
+        })?;
+        Ok(ModuleInput {
+            attrs,
+            vis,
+            name,
+            source,
+            arch,
+            include: include.unwrap_or_default(),
+            define: define.unwrap_or_default(),
+            flags: flags.unwrap_or_default(),
+            decls,
+        })
+    }
+}
+
+fn set<T>(slot: &mut Option<T>, value: T) -> Result<(), ()> {
+    match slot {
+        Some(_) => Err(()),
+        None => {
+            *slot = Some(value);
+            Ok(())
+        }
+    }
+}
+
+/// `"a"` or `["a", "b"]`.
+fn string_list(input: ParseStream<'_>) -> syn::Result<Vec<LitStr>> {
+    if input.peek(LitStr) {
+        return Ok(vec![input.parse()?]);
+    }
+    let content;
+    bracketed!(content in input);
+    let list = content.parse_terminated(|p| p.parse::<LitStr>(), Token![,])?;
+    Ok(list.into_iter().collect())
+}
+
+fn is_safe_fn(input: ParseStream<'_>) -> bool {
+    input.fork().parse::<Ident>().is_ok_and(|i| i == "safe") && input.peek2(Token![fn])
+}
+
+/// `[safe] fn name(params);`
+fn decl(input: ParseStream<'_>) -> syn::Result<Decl> {
+    let safe = is_safe_fn(input);
+    if safe {
+        input.parse::<Ident>()?;
+    }
+    let sig: Signature = input.parse()?;
+    input.parse::<Token![;]>()?;
+    Ok(Decl { sig, safe })
+}
+
+/// `unsafe extern ["ABI"] { ([attrs] [safe] fn ...;)* }`
+fn extern_block(input: ParseStream<'_>) -> syn::Result<Vec<Decl>> {
+    input.parse::<Token![unsafe]>()?;
+    input.parse::<Token![extern]>()?;
+    if input.peek(LitStr) {
+        input.parse::<LitStr>()?;
+    }
+    let content;
+    braced!(content in input);
+    let mut decls = Vec::new();
+    while !content.is_empty() {
+        content.call(Attribute::parse_outer)?;
+        decls.push(decl(&content)?);
+    }
+    Ok(decls)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_options_and_declarations() {
+        let m: ModuleInput = syn::parse_quote! {
+            /// Docs.
+            pub mod vecmath {
+                source = "extern \"C\" __global__ void k() {}";
+                arch = ["sm_80", "sm_90"];
+                define = "N=4";
+                fn k();
+                unsafe extern "CUDA" {
+                    /// Vouched.
+                    safe fn j(x: &mut [f32]);
+                    fn l();
+                }
+            }
+        };
+        assert_eq!(m.name, "vecmath");
+        assert_eq!(m.arch.unwrap().len(), 2);
+        assert_eq!(m.define.len(), 1);
+        let safe: Vec<bool> = m.decls.iter().map(|d| d.safe).collect();
+        assert_eq!(safe, [false, true, false]);
+    }
+
+    #[test]
+    fn rejects_unknown_keys_duplicates_and_stray_safe() {
+        let cases = [
+            (
+                quote::quote!(mod m { source = "x"; archs = ["sm_90"]; }),
+                "unknown option `archs`",
+            ),
+            (
+                quote::quote!(mod m { source = "x"; file = "k.cu"; }),
+                "give one of `source` and `file`",
+            ),
+            (
+                quote::quote!(mod m { arch = "sm_90"; }),
+                "missing CUDA source",
+            ),
+            (
+                quote::quote!(mod m { source = "x"; safe fn k(); }),
+                "`safe fn` is only allowed",
+            ),
+            (
+                quote::quote!(mod m { source = "x"; flags = []; flags = []; }),
+                "`flags` is given twice",
+            ),
+        ];
+        for (tokens, want) in cases {
+            let err = syn::parse2::<ModuleInput>(tokens).err().expect("an error");
+            assert!(err.to_string().contains(want), "{err}");
+        }
+    }
+}
