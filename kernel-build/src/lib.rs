@@ -27,6 +27,9 @@
 //! See [`env`] for the full list; every variable is read through one function that
 //! also tells Cargo to rerun when it changes.
 
+// The examples are build scripts, whose `fn main` is part of what they show.
+#![allow(clippy::needless_doctest_main)]
+
 pub mod cache;
 pub mod check;
 pub mod codegen;
