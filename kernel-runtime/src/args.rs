@@ -128,10 +128,8 @@ unsafe fn split<'a>(ptr: CUdeviceptr, mut guard: SyncOnDrop<'_>) -> PreparedBuff
     };
     drop(guard);
     // SAFETY: the caller guarantees the event outlives `'a`.
-    PreparedBuffer {
-        ptr,
-        record: event.map(|e| unsafe { &*e }),
-    }
+    let record = event.map(|e| unsafe { &*e });
+    PreparedBuffer { ptr, record }
 }
 
 /// Read access: waits on the last write, records a read.

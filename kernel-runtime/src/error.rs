@@ -228,15 +228,24 @@ impl Error {
     }
 }
 
+impl From<DriverError> for Error {
+    /// For cudarc calls made directly (e.g. `PinnedHostSlice::as_slice`), so `?` works; the
+    /// call is not known, so it is named generically.
+    fn from(err: DriverError) -> Self {
+        Error::driver("CUDA driver call", err)
+    }
+}
+
 /// The driver's text for `err`, asked only once the driver library is known to be loaded (asking
 /// without it would make cudarc panic).
 fn describe(err: DriverError) -> String {
-    if crate::driver::is_loaded()
-        && let Ok(s) = err.error_string()
-    {
-        return s.to_string_lossy().into_owned();
+    if !crate::driver::is_loaded() {
+        return "no description: the driver is not loaded".to_owned();
     }
-    "no description: the driver is not loaded".to_owned()
+    match err.error_string() {
+        Ok(s) => s.to_string_lossy().into_owned(),
+        Err(_) => "no description from the driver".to_owned(),
+    }
 }
 
 /// Shorthand: maps a cudarc result, naming the call.

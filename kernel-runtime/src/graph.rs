@@ -70,9 +70,8 @@ impl Gpu {
             .call("cuStreamCreate")?;
         // SAFETY: `raw` is a live stream of this context; `CaptureStream` destroys it after every
         // user of the wrapper (the graph and the handed `Gpu`) is gone.
-        let capture = CaptureStream {
-            stream: unsafe { ctx.wrap_borrowed_stream(raw) },
-        };
+        let stream = unsafe { ctx.wrap_borrowed_stream(raw) };
+        let capture = CaptureStream { stream };
         let ready = self.stream().record_event(None).call("cuEventRecord")?;
         capture.stream.wait(&ready).call("cuStreamWaitEvent")?;
         capture

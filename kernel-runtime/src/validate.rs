@@ -225,20 +225,21 @@ fn validate_cluster(
     if !dev.cluster_launch {
         return Err(ConfigError::ClusterUnsupported { arch: dev.arch() });
     }
-    if let Some(compiled) = k.cluster_dims
-        && compiled != dims(cluster)
-    {
-        return Err(ConfigError::ClusterConflict {
-            compiled,
-            requested: cluster,
-        });
+    match k.cluster_dims {
+        Some(compiled) if compiled != dims(cluster) => {
+            return Err(ConfigError::ClusterConflict {
+                compiled,
+                requested: cluster,
+            });
+        }
+        _ => {}
     }
     let c = dims(cluster);
     for i in 0..3 {
         if c[i] == 0 {
             return Err(ConfigError::ZeroDim { which: CLUSTER[i] });
         }
-        if !grid[i].is_multiple_of(c[i]) {
+        if grid[i] % c[i] != 0 {
             return Err(ConfigError::ClusterNotDivisor {
                 which: CLUSTER[i],
                 cluster: c[i],

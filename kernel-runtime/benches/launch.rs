@@ -1,0 +1,350 @@
+//! Runtime benchmarks, comparable to the native anchors: launch cost (generated-stub path,
+//! by-name path, cudarc's builder, raw `cuLaunchKernel`, all in one process on one stream),
+//! module load against `cuModuleLoadData` of the same bytes, pinned 256 MiB copies against raw
+//! driver copies, and graph replay against a graph captured from raw launches.
+//!
+//! Each figure is the median of several repetitions; lines starting with `BENCH ` are JSON for
+//! machines. Without a GPU it prints why and exits successfully (unless `KERNEL_REQUIRE_GPU=1`).
+// Every unsafe block here launches the argument-ignoring `empty4` kernel or calls the raw driver
+// on buffers this file allocates; the comparisons need both.
+#![allow(
+    clippy::disallowed_methods,
+    clippy::undocumented_unsafe_blocks,
+    missing_docs
+)]
+
+#[path = "../tests/common/mod.rs"]
+mod common;
+
+use std::ffi::c_void;
+use std::time::Instant;
+
+use common::{FATBIN, SPEC, TestKernels, idx};
+use kernel_runtime::cudarc::driver::{PushKernelArg, result, sys};
+use kernel_runtime::{Gpu, LaunchConfig, Module, RawDevicePtr};
+
+const LAUNCHES: usize = 200_000;
+const REPS: usize = 5;
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+fn report(name: &str, value: f64, unit: &str) {
+    println!("{name:<44} {value:>10.3} {unit}");
+    println!("BENCH {{\"name\":\"{name}\",\"value\":{value:.4},\"unit\":\"{unit}\"}}");
+}
+
+fn ck(r: sys::CUresult) -> Result<(), kernel_runtime::Error> {
+    r.result()
+        .map_err(|e| kernel_runtime::Error::driver("raw copy", e))
+}
+
+fn main() {
+    let Some(gpu) = common::gpu() else { return };
+    println!(
+        "device: {} ({}), driver CUDA {:?}",
+        gpu.name(),
+        gpu.arch(),
+        Gpu::driver_version().unwrap()
+    );
+    let launch = bench_launch(&gpu);
+    let load = bench_load(&gpu);
+    let copy = bench_copies(&gpu);
+    let graph = bench_graph(&gpu);
+    println!(
+        "BENCH_SUMMARY {{\"stub_over_raw\":{:.4},\"load_over_raw\":{:.4},\"spec_load_over_raw\":{:.4},\"pinned_h2d_over_raw\":{:.4},\"pinned_d2h_over_raw\":{:.4},\"graph_over_raw\":{:.4}}}",
+        launch, load.0, load.1, copy.0, copy.1, graph
+    );
+}
+
+/// Returns stub / raw.
+fn bench_launch(gpu: &Gpu) -> f64 {
+    let k = TestKernels::load(gpu).unwrap();
+    let by_name = k.0.kernel(idx::EMPTY4).unwrap();
+    let func = by_name.cu_function();
+    let a = gpu.zeros::<f32>(1 << 18).unwrap();
+    let mut b = gpu.zeros::<f32>(1 << 18).unwrap();
+    let cfg = LaunchConfig::new(1, 32);
+    let stream = gpu.stream().clone();
+    let (mut pa, mut pb, mut n, mut s) = (RawDevicePtr::of(&a), RawDevicePtr::of(&b), 0i32, 1.0f32);
+    let cudarc_fn = load_cudarc_fn(gpu);
+    let cudarc_cfg = kernel_runtime::cudarc::driver::LaunchConfig {
+        grid_dim: (1, 1, 1),
+        block_dim: (32, 1, 1),
+        shared_mem_bytes: 0,
+    };
+
+    let time = |f: &mut dyn FnMut()| -> f64 {
+        let t = Instant::now();
+        for _ in 0..LAUNCHES {
+            f();
+        }
+        gpu.synchronize().unwrap();
+        t.elapsed().as_secs_f64() * 1e6 / LAUNCHES as f64
+    };
+    // Warm up every path.
+    for _ in 0..2000 {
+        // SAFETY: empty4 ignores its arguments.
+        unsafe { k.empty4(&cfg, &a, &mut b, n, s).unwrap() };
+    }
+    gpu.synchronize().unwrap();
+    let (mut stub, mut named, mut builder, mut raw) = (vec![], vec![], vec![], vec![]);
+    for _ in 0..REPS {
+        // SAFETY (all four): empty4(const float*, float*, int, float) ignores its arguments.
+        stub.push(time(&mut || unsafe {
+            k.empty4(&cfg, &a, &mut b, 0, 1.0).unwrap()
+        }));
+        named.push(time(&mut || unsafe {
+            by_name.launch(&cfg, (&a, &mut b, 0i32, 1.0f32)).unwrap()
+        }));
+        builder.push(time(&mut || unsafe {
+            stream
+                .launch_builder(&cudarc_fn)
+                .arg(&a)
+                .arg(&mut b)
+                .arg(&n)
+                .arg(&s)
+                .launch(cudarc_cfg)
+                .unwrap();
+        }));
+        raw.push(time(&mut || {
+            let mut params: [*mut c_void; 4] = [
+                (&raw mut pa).cast(),
+                (&raw mut pb).cast(),
+                (&raw mut n).cast(),
+                (&raw mut s).cast(),
+            ];
+            unsafe {
+                result::launch_kernel(
+                    func,
+                    (1, 1, 1),
+                    (32, 1, 1),
+                    0,
+                    stream.cu_stream(),
+                    &mut params,
+                )
+                .unwrap()
+            };
+        }));
+    }
+    let (stub, named, builder, raw) = (median(stub), median(named), median(builder), median(raw));
+    println!("-- launch: {LAUNCHES} back-to-back launches of empty4 (4 args), median of {REPS}");
+    report("launch.stub_us", stub, "us/launch");
+    report("launch.by_name_us", named, "us/launch");
+    report("launch.cudarc_builder_us", builder, "us/launch");
+    report("launch.raw_cuLaunchKernel_us", raw, "us/launch");
+    report("launch.stub_over_raw", stub / raw, "x");
+    stub / raw
+}
+
+fn load_cudarc_fn(gpu: &Gpu) -> kernel_runtime::cudarc::driver::CudaFunction {
+    let ptx = kernel_runtime::cudarc::nvrtc::Ptx::from_binary(FATBIN.0.to_vec());
+    gpu.context()
+        .load_module(ptx)
+        .unwrap()
+        .load_function("empty4")
+        .unwrap()
+}
+
+/// Returns (Module::load_bytes / raw load, first load of the spec with all kernels / raw load + get functions).
+fn bench_load(gpu: &Gpu) -> (f64, f64) {
+    const ITERS: usize = 100;
+    let image = &FATBIN.0;
+    let names: Vec<std::ffi::CString> = SPEC
+        .kernels
+        .iter()
+        .map(|k| std::ffi::CString::new(k.symbol).unwrap())
+        .collect();
+    let (mut ours, mut raw, mut spec_ours, mut spec_raw) = (vec![], vec![], vec![], vec![]);
+    for _ in 0..ITERS {
+        let t = Instant::now();
+        let m = Module::load_bytes(gpu, image).unwrap();
+        ours.push(t.elapsed().as_secs_f64() * 1e6);
+        drop(m);
+
+        let t = Instant::now();
+        // SAFETY: the image is a complete fatbin; the module is unloaded below.
+        let m = unsafe { result::module::load_data(image.as_ptr().cast()) }.unwrap();
+        raw.push(t.elapsed().as_secs_f64() * 1e6);
+        // SAFETY: loaded above.
+        unsafe { result::module::unload(m) }.unwrap();
+
+        // A fresh spec each time, so the per-context cache misses: the first load as generated code sees it.
+        let spec: &'static kernel_runtime::__private::ModuleSpec =
+            Box::leak(Box::new(kernel_runtime::__private::ModuleSpec {
+                name: SPEC.name,
+                image: SPEC.image,
+                archs: SPEC.archs,
+                toolkit: SPEC.toolkit,
+                kernels: SPEC.kernels,
+                globals: SPEC.globals,
+            }));
+        let t = Instant::now();
+        let loaded = kernel_runtime::__private::load_module(gpu, spec).unwrap();
+        spec_ours.push(t.elapsed().as_secs_f64() * 1e6);
+        drop(loaded);
+
+        let t = Instant::now();
+        // SAFETY: as above.
+        let m = unsafe { result::module::load_data(image.as_ptr().cast()) }.unwrap();
+        for n in &names {
+            // SAFETY: `m` is live.
+            unsafe { result::module::get_function(m, n.clone()) }.unwrap();
+        }
+        spec_raw.push(t.elapsed().as_secs_f64() * 1e6);
+        // SAFETY: loaded above.
+        unsafe { result::module::unload(m) }.unwrap();
+    }
+    let (ours, raw, spec_ours, spec_raw) = (
+        median(ours),
+        median(raw),
+        median(spec_ours),
+        median(spec_raw),
+    );
+    println!(
+        "-- module load: {} byte fatbin, median of {ITERS}",
+        image.len()
+    );
+    report("load.module_load_bytes_us", ours, "us");
+    report("load.raw_cuModuleLoadData_us", raw, "us");
+    report("load.over_raw", ours / raw, "x");
+    report("load.spec_first_load_us", spec_ours, "us");
+    report("load.raw_load_and_get_functions_us", spec_raw, "us");
+    report("load.spec_over_raw", spec_ours / spec_raw, "x");
+    (ours / raw, spec_ours / spec_raw)
+}
+
+/// Returns (ours / raw) for pinned H2D and D2H bandwidth.
+fn bench_copies(gpu: &Gpu) -> (f64, f64) {
+    const BYTES: usize = 256 << 20;
+    const ITERS: usize = 10;
+    let mut host = gpu.pinned::<u8>(BYTES).unwrap();
+    host.as_mut_slice().unwrap().fill(1);
+    let mut dev = gpu.zeros::<u8>(BYTES).unwrap();
+    let gbps = |d: std::time::Duration| BYTES as f64 / d.as_secs_f64() / 1e9;
+    for _ in 0..3 {
+        gpu.upload_async(&host, &mut dev).unwrap();
+    }
+    let (mut h2d, mut d2h) = (vec![], vec![]);
+    for _ in 0..ITERS {
+        h2d.push(gbps(
+            gpu.time(|| gpu.upload_async(&host, &mut dev)).unwrap().1,
+        ));
+        d2h.push(gbps(
+            gpu.time(|| gpu.download_async(&dev, &mut host)).unwrap().1,
+        ));
+    }
+    // Raw: cuMemHostAlloc (not write-combined) and cuMemcpy*Async on the same stream, timed the same way.
+    let dptr = RawDevicePtr::of(&dev).addr();
+    // SAFETY: plain driver calls on buffers allocated here and freed at the end.
+    let (raw_h2d, raw_d2h) = unsafe {
+        let h = result::malloc_host(BYTES, 0).unwrap();
+        std::ptr::write_bytes(h.cast::<u8>(), 1, BYTES);
+        let s = gpu.stream().cu_stream();
+        let (mut rh, mut rd) = (vec![], vec![]);
+        for _ in 0..ITERS {
+            rh.push(gbps(
+                gpu.time(|| ck(sys::cuMemcpyHtoDAsync_v2(dptr, h, BYTES, s)))
+                    .unwrap()
+                    .1,
+            ));
+            rd.push(gbps(
+                gpu.time(|| ck(sys::cuMemcpyDtoHAsync_v2(h, dptr, BYTES, s)))
+                    .unwrap()
+                    .1,
+            ));
+        }
+        gpu.synchronize().unwrap();
+        result::free_host(h).unwrap();
+        (median(rh), median(rd))
+    };
+    let (h2d, d2h) = (median(h2d), median(d2h));
+    println!("-- pinned copies: 256 MiB, median of {ITERS}");
+    report("copy.pinned_h2d_gbps", h2d, "GB/s");
+    report("copy.raw_pinned_h2d_gbps", raw_h2d, "GB/s");
+    report("copy.pinned_d2h_gbps", d2h, "GB/s");
+    report("copy.raw_pinned_d2h_gbps", raw_d2h, "GB/s");
+    (h2d / raw_h2d, d2h / raw_d2h)
+}
+
+/// Returns ours / raw per replayed kernel.
+fn bench_graph(gpu: &Gpu) -> f64 {
+    const KERNELS: usize = 100;
+    const REPLAYS: usize = 200;
+    let a = gpu.zeros::<f32>(1024).unwrap();
+    let mut b = gpu.zeros::<f32>(1024).unwrap();
+    let cfg = LaunchConfig::new(1, 32);
+    let graph = gpu
+        .capture(|g| {
+            let k = TestKernels::load(g)?;
+            for _ in 0..KERNELS {
+                // SAFETY: empty4 ignores its arguments.
+                unsafe { k.empty4(&cfg, &a, &mut b, 0, 1.0)? };
+            }
+            Ok(())
+        })
+        .unwrap();
+    graph.upload().unwrap();
+    let func = TestKernels::load(gpu)
+        .unwrap()
+        .0
+        .kernel(idx::EMPTY4)
+        .unwrap()
+        .cu_function();
+    let (mut pa, mut pb, mut n, mut s) = (RawDevicePtr::of(&a), RawDevicePtr::of(&b), 0i32, 1.0f32);
+    // SAFETY: raw capture on a private stream; everything is destroyed at the end.
+    let (raw_exec, raw_stream) = unsafe {
+        let cs = result::stream::create(result::stream::StreamKind::NonBlocking).unwrap();
+        result::stream::begin_capture(
+            cs,
+            sys::CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
+        )
+        .unwrap();
+        for _ in 0..KERNELS {
+            let mut params: [*mut c_void; 4] = [
+                (&raw mut pa).cast(),
+                (&raw mut pb).cast(),
+                (&raw mut n).cast(),
+                (&raw mut s).cast(),
+            ];
+            result::launch_kernel(func, (1, 1, 1), (32, 1, 1), 0, cs, &mut params).unwrap();
+        }
+        let g = result::stream::end_capture(cs).unwrap();
+        (
+            result::graph::instantiate(g, sys::CUgraphInstantiate_flags(0)).unwrap(),
+            cs,
+        )
+    };
+    let stream = gpu.stream().cu_stream();
+    let (mut ours, mut raw) = (vec![], vec![]);
+    for _ in 0..REPS {
+        let t = Instant::now();
+        for _ in 0..REPLAYS {
+            graph.launch().unwrap();
+        }
+        gpu.synchronize().unwrap();
+        ours.push(t.elapsed().as_secs_f64() * 1e6 / (REPLAYS * KERNELS) as f64);
+        let t = Instant::now();
+        for _ in 0..REPLAYS {
+            // SAFETY: the executable graph is live.
+            unsafe { result::graph::launch(raw_exec, stream) }.unwrap();
+        }
+        gpu.synchronize().unwrap();
+        raw.push(t.elapsed().as_secs_f64() * 1e6 / (REPLAYS * KERNELS) as f64);
+    }
+    // SAFETY: created above, no longer used.
+    unsafe {
+        result::graph::exec_destroy(raw_exec).unwrap();
+        result::stream::destroy(raw_stream).unwrap();
+    }
+    let (ours, raw) = (median(ours), median(raw));
+    println!(
+        "-- graph replay: {KERNELS} empty4 kernels per graph, {REPLAYS} replays, median of {REPS}"
+    );
+    report("graph.replay_us_per_kernel", ours, "us/kernel");
+    report("graph.raw_replay_us_per_kernel", raw, "us/kernel");
+    report("graph.over_raw", ours / raw, "x");
+    ours / raw
+}

@@ -1,0 +1,26 @@
+//! GPU test: a kernel fault surfaces as a named error on the next synchronizing call. Its own
+//! binary, because a fault leaves the context unusable for the rest of the process.
+
+mod common;
+
+use common::{TestKernels, gpu, idx};
+use kernel_runtime::{Error, LaunchConfig, RawDevicePtr};
+
+#[test]
+fn illegal_address_is_reported_by_name() {
+    let Some(gpu) = gpu() else { return };
+    let k = TestKernels::load(&gpu)
+        .unwrap()
+        .0
+        .kernel(idx::POKE)
+        .unwrap();
+    // An address no allocation can have.
+    let bad = RawDevicePtr::from_addr(0x10);
+    // SAFETY: deliberately not: poke(int*) writes through an invalid address. The launch itself
+    // succeeds; the fault is reported when the stream is synchronized.
+    unsafe { k.launch(&LaunchConfig::new(1, 1), (bad,)).unwrap() };
+    match gpu.synchronize() {
+        Err(Error::KernelFault { name, .. }) => assert_eq!(name, "CUDA_ERROR_ILLEGAL_ADDRESS"),
+        other => panic!("expected a KernelFault, got {other:?}"),
+    }
+}

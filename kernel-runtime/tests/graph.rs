@@ -1,0 +1,54 @@
+//! GPU test of graph capture and replay (its own binary: capture needs cudarc's single-stream
+//! mode, which another test switching streams would end).
+
+mod common;
+
+use common::{Rng, TestKernels, assert_close, gpu};
+use kernel_runtime::LaunchConfig;
+
+#[test]
+fn captured_launches_replay() {
+    let Some(gpu) = gpu() else { return };
+    let mut rng = Rng::new(30);
+    let n = 1 << 16;
+    let (a, xs, ys) = (rng.nonzero_f32(), rng.f32s(n), rng.f32s(n));
+    let x = gpu.upload(&xs).unwrap();
+    let mut y = gpu.upload(&ys).unwrap();
+    let cfg = LaunchConfig::for_num_elems(n as u32);
+    let graph = gpu
+        .capture(|g| {
+            let k = TestKernels::load(g)?;
+            for _ in 0..3 {
+                // SAFETY: both buffers hold n elements.
+                unsafe { k.saxpy(&cfg, a, &x, &mut y, n as i32)? };
+            }
+            Ok(())
+        })
+        .unwrap();
+    // Nothing ran during capture.
+    assert_eq!(gpu.download(&y).unwrap(), ys);
+    graph.upload().unwrap();
+    let replays = 4;
+    for _ in 0..replays {
+        graph.launch().unwrap();
+    }
+    let mut want = ys.clone();
+    for _ in 0..3 * replays {
+        want = want.iter().zip(&xs).map(|(y, x)| a * x + y).collect();
+    }
+    assert_close(&gpu.download(&y).unwrap(), &want, 1e-4);
+}
+
+#[test]
+fn failed_capture_is_an_error_and_ends_the_capture() {
+    let Some(gpu) = gpu() else { return };
+    let r = gpu.capture(|_| {
+        Err(kernel_runtime::Error::NoDriver {
+            reason: "deliberate".into(),
+        })
+    });
+    assert!(matches!(r, Err(kernel_runtime::Error::NoDriver { .. })));
+    // The device is still usable afterwards.
+    let xs = Rng::new(31).u32s(100);
+    assert_eq!(gpu.download(&gpu.upload(&xs).unwrap()).unwrap(), xs);
+}
