@@ -18,7 +18,6 @@ mod rust_type;
 
 use std::collections::HashMap;
 
-use syn::spanned::Spanned;
 
 use crate::codegen::kernel_rust_name;
 use crate::diagnostics::check as msg;
@@ -52,7 +51,7 @@ pub fn check_declarations(info: &ModuleInfo, decls: &[syn::Signature]) -> Result
 fn check_one(info: &ModuleInfo, sig: &syn::Signature, errors: &mut Vec<syn::Error>) {
     let name = sig.ident.to_string().trim_start_matches("r#").to_owned();
     if let syn::ReturnType::Type(_, ty) = &sig.output {
-        errors.push(msg::returns_value(&name).to_syn_error(ty.span()));
+        errors.push(spanned(ty, &msg::returns_value(&name)));
     }
     let structs: Vec<String> = info.structs.iter().map(|s| s.name.clone()).collect();
     let launchable = || info.kernels.iter().filter(|k| !k.is_static);
@@ -113,7 +112,7 @@ fn check_one(info: &ModuleInfo, sig: &syn::Signature, errors: &mut Vec<syn::Erro
             _ => {
                 let d = msg::generics_mismatch(&name, type_params.len(), &kernel.name)
                     .at(kernel.loc.clone());
-                errors.push(d.to_syn_error(sig.generics.span()));
+                errors.push(spanned(&sig.generics, &d));
             }
         }
     }
@@ -126,7 +125,7 @@ fn params_errors(
     sig: &syn::Signature,
     subst: &HashMap<String, CType>,
 ) -> Vec<syn::Error> {
-    let rust: Vec<(Option<String>, &syn::Type, proc_macro2::Span)> = sig
+    let rust: Vec<(Option<String>, &syn::Type)> = sig
         .inputs
         .iter()
         .map(|arg| match arg {
@@ -135,23 +134,22 @@ fn params_errors(
                     syn::Pat::Ident(i) => Some(i.ident.to_string()),
                     _ => None,
                 };
-                (name, t.ty.as_ref(), t.ty.span())
+                (name, t.ty.as_ref())
             }
-            syn::FnArg::Receiver(r) => (Some("self".into()), r.ty.as_ref(), r.span()),
+            syn::FnArg::Receiver(r) => (Some("self".into()), r.ty.as_ref()),
         })
         .collect();
     if rust.len() != kernel.params.len() {
-        let span = if sig.inputs.is_empty() {
-            sig.ident.span()
-        } else {
-            sig.inputs.span()
-        };
         let d =
             msg::param_count(&kernel.name, kernel.params.len(), rust.len()).at(kernel.loc.clone());
-        return vec![d.to_syn_error(span)];
+        return vec![if sig.inputs.is_empty() {
+            d.to_syn_error(sig.ident.span())
+        } else {
+            spanned(&sig.inputs, &d)
+        }];
     }
     let mut errors = Vec::new();
-    for (i, (param, (rname, ty, span))) in kernel.params.iter().zip(rust).enumerate() {
+    for (i, (param, (rname, ty))) in kernel.params.iter().zip(rust).enumerate() {
         let pname = param
             .name
             .clone()
@@ -186,9 +184,16 @@ fn params_errors(
                 msg::unsupported_rust_type(&kernel.name, &pname, &rust_text)
             }
         };
-        errors.push(d.at(loc).to_syn_error(span));
+        errors.push(spanned(ty, &d.at(loc)));
     }
     errors
+}
+
+/// The diagnostic as an error covering all of `tokens` (the span of the first
+/// token alone would underline only the `&` of `&mut [f32]` on stable Rust).
+fn spanned(tokens: &dyn quote::ToTokens, d: &crate::diagnostics::Diagnostic) -> syn::Error {
+    let text = d.to_syn_error(proc_macro2::Span::call_site()).to_string();
+    syn::Error::new_spanned(tokens, text)
 }
 
 #[cfg(test)]
