@@ -102,6 +102,10 @@ impl Cursor<'_> {
     fn at_end(&self) -> bool {
         self.pos >= self.b.len()
     }
+    /// At `*/` or at the end of the text.
+    fn at_comment_end(&self) -> bool {
+        self.at_end() || (self.peek(0) == b'*' && self.peek(1) == b'/')
+    }
     /// True when only whitespace precedes the cursor on its line.
     fn at_line_start(&self) -> bool {
         self.b[self.line_start..self.pos]
@@ -166,7 +170,7 @@ pub fn lex(src: &str) -> Lexed {
             b'/' if c.peek(1) == b'*' => {
                 c.bump();
                 c.bump();
-                while !c.at_end() && !(c.peek(0) == b'*' && c.peek(1) == b'/') {
+                while !c.at_comment_end() {
                     c.bump();
                 }
                 if c.at_end() {
@@ -285,7 +289,7 @@ fn lex_directive(c: &mut Cursor<'_>) {
             b'/' if c.peek(1) == b'*' => {
                 c.bump();
                 c.bump();
-                while !c.at_end() && !(c.peek(0) == b'*' && c.peek(1) == b'/') {
+                while !c.at_comment_end() {
                     c.bump();
                 }
                 c.bump();

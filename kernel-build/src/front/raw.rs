@@ -145,9 +145,11 @@ pub fn expand(src: &str, tokens: &[Token], file: &str) -> Result<RawOutput, Diag
                 }
             }
             "endif" => {
-                if stack.pop().is_none() {
-                    diags.push(Diagnostic::error("`#endif` without `#if`").at(loc(tok)));
-                }
+                let closed = stack.pop();
+                closed.map_or_else(
+                    || diags.push(Diagnostic::error("`#endif` without `#if`").at(loc(tok))),
+                    drop,
+                );
             }
             "define" if active => {
                 let (mname, after) = split_ident(rest_raw);

@@ -76,6 +76,14 @@ impl<'a> Parser<'a> {
         self.map.loc(t.line, t.col)
     }
 
+    /// Location of token `i` (or of the current token when `i` is past the end).
+    pub(super) fn loc_at(&self, i: usize) -> Option<SourceLoc> {
+        self.toks
+            .get(i)
+            .and_then(|t| self.loc_of(t))
+            .or_else(|| self.here())
+    }
+
     /// Location of the current token (or of the last one at the end).
     pub(super) fn here(&self) -> Option<SourceLoc> {
         self.peek(0)

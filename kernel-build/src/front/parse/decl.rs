@@ -315,7 +315,7 @@ impl Parser<'_> {
         to: usize,
         skip: Option<usize>,
     ) -> PResult<TypeSyn> {
-        let loc = self.toks.get(from).and_then(|t| self.loc_of(t));
+        let loc = self.loc_at(from);
         let base = sp
             .base
             .clone()
@@ -358,7 +358,7 @@ impl Parser<'_> {
             if d.reference {
                 return Err(
                     Diagnostic::error("reference parameters are not supported in kernels")
-                        .at(self.toks.get(start).and_then(|t| self.loc_of(t))),
+                        .at(self.loc_at(start)),
                 );
             }
             // An array parameter is a pointer to its element.
@@ -367,14 +367,14 @@ impl Parser<'_> {
                     return Err(Diagnostic::error(
                         "multi-dimensional array parameters are not supported",
                     )
-                    .at(self.toks.get(start).and_then(|t| self.loc_of(t))));
+                    .at(self.loc_at(start)));
                 }
                 d.ptrs.push(Qualifiers::default());
             }
             let name_idx = d.name.as_ref().map(|(_, i)| *i);
             let ty = self.make_type(&sp, &d.ptrs, start, end, name_idx)?;
             let name = d.name.map(|(parts, _)| parts.join("::"));
-            let loc = self.toks.get(start).and_then(|t| self.loc_of(t));
+            let loc = self.loc_at(start);
             out.push(ParamSyn {
                 ty,
                 name,
@@ -438,7 +438,7 @@ impl Parser<'_> {
             })?;
             return Ok(BaseSyn::Named(name));
         }
-        let loc = self.toks.get(start).and_then(|t| self.loc_of(t));
+        let loc = self.loc_at(start);
         let mut def = self.struct_body(name.clone(), namespace, kw == "union", loc, depth)?;
         def.align = def.align.or(sp.align);
         match name {

@@ -325,7 +325,7 @@ impl Parser<'_> {
         is_inst: bool,
         start: usize,
     ) -> PResult<KernelSyn> {
-        let loc = self.toks.get(start).and_then(|t| self.loc_of(t));
+        let loc = self.loc_at(start);
         let ret_start = self.pos;
         let mut sp = self.decl_specs(&scope.namespace, 1)?;
         let ret_end = self.pos;

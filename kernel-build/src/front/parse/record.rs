@@ -78,7 +78,7 @@ impl Parser<'_> {
                 return Err(msg::expected("a field name", &self.found()).at(self.here()));
             };
             let name = parts.join("::");
-            let field_loc = self.toks.get(start).and_then(|t| self.loc_of(t));
+            let field_loc = self.loc_at(start);
             if self.is(0, ":") {
                 let sname = def
                     .name
@@ -135,7 +135,7 @@ impl Parser<'_> {
                 self.skip_decl();
                 return Ok(());
             };
-            let loc = self.toks.get(start).and_then(|t| self.loc_of(t));
+            let loc = self.loc_at(start);
             let mut ty = self.make_type(&sp, &d.ptrs, start, spec_end, None)?;
             ty.written = strip_typedef(&ty.written);
             let ptr_text = self.spelled(spec_end, name_idx);
@@ -190,7 +190,7 @@ impl Parser<'_> {
             let Some((parts, name_idx)) = d.name else {
                 return Err(msg::expected("a variable name", &self.found()).at(self.here()));
             };
-            let loc = self.toks.get(start).and_then(|t| self.loc_of(t));
+            let loc = self.loc_at(start);
             let mut ty = self.make_type(&sp, &d.ptrs, start, spec_end, None)?;
             let ptr_text = self.spelled(spec_end, name_idx);
             if !ptr_text.is_empty() {
