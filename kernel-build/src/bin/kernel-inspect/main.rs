@@ -3,12 +3,13 @@
 //! ```text
 //! kernel-inspect fatbin FILE [--json]   entries, kernels and layouts of a fatbin
 //! kernel-inspect binary PATH [--json]   the fatbins embedded in an executable or object
-//! kernel-inspect decls FILE [--json]    kernel declarations of a CUDA source
+//! kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]   kernel declarations of a CUDA source
 //! ```
 //!
 //! The JSON output is described in `docs/INSPECT.md`.
 
 mod binary;
+mod decls;
 mod fatbin;
 mod report;
 
@@ -19,7 +20,8 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   kernel-inspect fatbin FILE [--json]   entries, kernels and layouts of a fatbin
   kernel-inspect binary PATH [--json]   the fatbins embedded in an executable or object
-  kernel-inspect decls FILE [--json]    kernel declarations of a CUDA source";
+  kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]
+                                        kernel declarations of a CUDA source";
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
@@ -28,7 +30,7 @@ fn main() -> ExitCode {
     let result = match command.as_deref() {
         Some("fatbin") => fatbin::run(rest),
         Some("binary") => binary::run(rest),
-        Some("decls") => Err("`decls` is not yet available".to_owned()),
+        Some("decls") => decls::run(rest),
         Some("-h" | "--help" | "help") => Ok(format!("{USAGE}\n")),
         Some(other) => Err(format!("unknown subcommand `{other}`\n{USAGE}")),
         None => Err(USAGE.to_owned()),
