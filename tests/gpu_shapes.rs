@@ -1,0 +1,259 @@
+//! Every stub shape of `cuda_module!` against a CPU reference on random non-zero
+//! data: every scalar type, halves, vector types, a struct by value, const and
+//! mutable pointers, `__constant__`/`__device__` globals, template instantiations,
+//! a kernel without parameters (vouched safe), and host data through `In`, `Out`
+//! and `InOut`.
+//!
+//! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
+
+use kernel_runtime::vector::{Double2, Float2, Int4};
+use kernel_runtime::{Error, In, InOut, LaunchConfig, Out, bf16, cuda_module, f16};
+use kernel_tests::{Rng, gpu_or_skip};
+
+cuda_module! {
+    /// The shapes test module.
+    mod shapes {
+        file = "cuda/shapes.cu";
+        fn axpy<T>(a: T, x: &[T], y: &mut [T], n: i32);
+        fn affine(p: Affine, x: &[f32], y: &mut [f32], n: i32);
+        fn halves(h: f16, b: bf16, x: &[f16], y: &mut [f32], n: i32);
+        unsafe extern "CUDA" {
+            // Writes one `__device__` int from one thread: sound for any launch.
+            safe fn noparams();
+        }
+    }
+}
+
+const N: usize = 3000;
+
+fn cfg(n: usize) -> LaunchConfig {
+    LaunchConfig::for_num_elems(n as u32)
+}
+
+fn assert_close(got: &[f32], want: &[f32], tol: f32) {
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        assert!(
+            (g - w).abs() <= tol * w.abs().max(1.0),
+            "element {i}: got {g}, want {w}"
+        );
+    }
+}
+
+#[test]
+fn every_scalar_type() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip("every_scalar_type") else {
+        return Ok(());
+    };
+    let k = shapes::load(&gpu)?;
+    let mut r = Rng::new(1);
+    let mut bits = || r.next_u64() | 1;
+    let (c, sc, uc) = (bits() as i8, bits() as i8, bits() as u8);
+    let (s, us, i, u) = (bits() as i16, bits() as u16, bits() as i32, bits() as u32);
+    let (l, ll, ull) = (
+        (bits() >> 12) as i64,
+        -((bits() >> 12) as i64),
+        bits() >> 12,
+    );
+    let (z, d) = ((bits() >> 12) as usize, -((bits() >> 12) as isize));
+    let (f, g) = (Rng::new(2).f64() as f32, Rng::new(3).f64());
+    let mut out = gpu.zeros::<f64>(15)?;
+    // SAFETY: `scalars` writes out[0..15] from every thread; out holds 15 doubles.
+    unsafe {
+        k.scalars(
+            &cfg(1),
+            true,
+            c,
+            sc,
+            uc,
+            s,
+            us,
+            i,
+            u,
+            l,
+            ll,
+            ull,
+            z,
+            d,
+            f,
+            g,
+            &mut out,
+        )?
+    };
+    let want = [
+        1.0, c as f64, sc as f64, uc as f64, s as f64, us as f64, i as f64, u as f64, l as f64,
+        ll as f64, ull as f64, z as f64, d as f64, f as f64, g,
+    ];
+    assert_eq!(gpu.download(&out)?, want);
+    Ok(())
+}
+
+#[test]
+fn halves_and_bfloat16() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip("halves_and_bfloat16") else {
+        return Ok(());
+    };
+    let k = shapes::load(&gpu)?;
+    let mut r = Rng::new(4);
+    let xs: Vec<f16> = r.f32s(N).into_iter().map(f16::from_f32).collect();
+    let (h, b) = (
+        f16::from_f32(r.f64() as f32),
+        bf16::from_f32(r.f64() as f32),
+    );
+    let x = gpu.upload(&xs)?;
+    let mut y = gpu.zeros::<f32>(N)?;
+    // SAFETY: `halves` touches x[k] and y[k] for k < n only; both hold N elements.
+    unsafe { k.halves(&cfg(N), h, b, &x, &mut y, N as i32)? };
+    let want: Vec<f32> = xs
+        .iter()
+        .map(|x| x.to_f32() * h.to_f32() + b.to_f32())
+        .collect();
+    assert_close(&gpu.download(&y)?, &want, 1e-6);
+    Ok(())
+}
+
+#[test]
+fn vector_types() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip("vector_types") else {
+        return Ok(());
+    };
+    let k = shapes::load(&gpu)?;
+    let mut r = Rng::new(5);
+    let a = Float2::new(r.f64() as f32, r.f64() as f32);
+    let mut int = || (r.next_u64() | 1) as i32;
+    let b = Int4::new(int(), int(), int(), int());
+    let c = Double2::new(Rng::new(6).f64(), Rng::new(7).f64());
+    let mut out = gpu.zeros::<f64>(8)?;
+    // SAFETY: `vectors` writes out[0..8]; out holds 8 doubles.
+    unsafe { k.vectors(&cfg(1), a, b, c, &mut out)? };
+    let want = [
+        a.x as f64, a.y as f64, b.x as f64, b.y as f64, b.z as f64, b.w as f64, c.x, c.y,
+    ];
+    assert_eq!(gpu.download(&out)?, want);
+    Ok(())
+}
+
+#[test]
+fn struct_by_value_with_host_buffers() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip("struct_by_value_with_host_buffers") else {
+        return Ok(());
+    };
+    let k = shapes::load(&gpu)?;
+    let mut r = Rng::new(8);
+    let xs = r.f32s(N);
+    let p = shapes::Affine {
+        scale: r.f64() as f32,
+        offset: 3,
+        bias: r.f64(),
+    };
+    let mut ys = vec![0.0f32; N];
+    // SAFETY: `affine` touches x[k] and y[k] for k < n only; both hold N elements.
+    unsafe { k.affine(&cfg(N), p, In(&xs), Out(&mut ys), N as i32)? };
+    let want: Vec<f32> = xs
+        .iter()
+        .map(|x| ((x * p.scale + p.offset as f32) as f64 + p.bias) as f32)
+        .collect();
+    assert_close(&ys, &want, 1e-6);
+    Ok(())
+}
+
+#[test]
+fn globals_and_const_pointers() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip("globals_and_const_pointers") else {
+        return Ok(());
+    };
+    let k = shapes::load(&gpu)?;
+    let mut r = Rng::new(9);
+    let c: [f32; 4] = [
+        r.f64() as f32,
+        r.f64() as f32,
+        r.f64() as f32,
+        r.f64() as f32,
+    ];
+    k.coeffs()?.write(&c)?;
+    k.counter()?.write(&0)?;
+    let xs = r.f32s(N);
+    let x = gpu.upload(&xs)?;
+    let mut y = gpu.zeros::<f32>(N)?;
+    // SAFETY: `poly` touches x[k] and y[k] for k < n only; both hold N elements.
+    unsafe { k.poly(&cfg(N), &x, &mut y, N as i32)? };
+    let want: Vec<f32> = xs
+        .iter()
+        .map(|v| c[0] + c[1] * v + c[2] * v * v + c[3] * v * v * v)
+        .collect();
+    assert_close(&gpu.download(&y)?, &want, 1e-5);
+    assert_eq!(k.counter()?.read()?, N as i32);
+    Ok(())
+}
+
+#[test]
+fn vouched_kernel_without_parameters_is_safe_to_call() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip("vouched_kernel_without_parameters_is_safe_to_call") else {
+        return Ok(());
+    };
+    let k = shapes::load(&gpu)?;
+    k.counter()?.write(&-1)?;
+    k.noparams(&cfg(64))?;
+    assert_eq!(k.counter()?.read()?, 42);
+    Ok(())
+}
+
+#[test]
+fn template_instantiations_as_generics_on_another_stream() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip("template_instantiations_as_generics_on_another_stream") else {
+        return Ok(());
+    };
+    let k = shapes::load(&gpu)?;
+    let mut r = Rng::new(10);
+    let (xs, ys) = (r.f32s(N), r.f32s(N));
+    let x = gpu.upload(&xs)?;
+    let mut y = gpu.upload(&ys)?;
+    // SAFETY: `axpy` touches x[k] and y[k] for k < n only; both hold N elements.
+    unsafe { k.axpy::<f32>(&cfg(N), 2.5, &x, &mut y, N as i32)? };
+    let want: Vec<f32> = xs.iter().zip(&ys).map(|(x, y)| 2.5 * x + y).collect();
+    assert_close(&gpu.download(&y)?, &want, 1e-6);
+
+    let stream = gpu.new_stream()?;
+    let on_stream = k.with_stream(&stream);
+    let (xd, mut yd) = (r.f64s(N), r.f64s(N));
+    let before = yd.clone();
+    // SAFETY: as above, for doubles; host buffers hold N elements.
+    unsafe { on_stream.axpy::<f64>(&cfg(N), -1.5, In(&xd), InOut(&mut yd), N as i32)? };
+    let want: Vec<f64> = xd.iter().zip(&before).map(|(x, y)| -1.5 * x + y).collect();
+    for (g, w) in yd.iter().zip(&want) {
+        assert!(
+            (g - w).abs() <= 1e-12 * w.abs().max(1.0),
+            "got {g}, want {w}"
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn metadata_describes_the_module() {
+    let m = &shapes::METADATA;
+    assert_eq!(m.name, "shapes");
+    let names: Vec<&str> = m.kernels.iter().map(|k| k.name).collect();
+    for k in [
+        "scalars",
+        "halves",
+        "vectors",
+        "affine",
+        "poly",
+        "noparams",
+        "axpy<float>",
+        "axpy<double>",
+    ] {
+        assert!(names.contains(&k), "{k} missing from {names:?}");
+    }
+    let affine = m
+        .kernels
+        .iter()
+        .find(|k| k.name == "affine")
+        .expect("affine");
+    let layout: Vec<(u32, u32)> = affine.params.iter().map(|p| (p.offset, p.size)).collect();
+    // The layout verified in every image starts with the generated struct, by value.
+    let s = size_of::<shapes::Affine>() as u32;
+    assert_eq!(layout, [(0, s), (s, 8), (s + 8, 8), (s + 16, 4)]);
+    assert!(m.image.is_some() && !m.archs.is_empty() && !m.toolkit.is_empty());
+}

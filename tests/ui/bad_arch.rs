@@ -1,0 +1,11 @@
+// An architecture name nvcc does not know is reported at its literal.
+kernel_runtime::cuda_module! {
+    mod k {
+        source = r#"
+            extern "C" __global__ void noop() {}
+        "#;
+        arch = ["sm_80", "sm_8O"];
+    }
+}
+
+fn main() {}

@@ -1,0 +1,14 @@
+// A kernel compiled out for one of the targets is missing from that image.
+kernel_runtime::cuda_module! {
+    mod k {
+        source = r#"
+            #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
+            extern "C" __global__ void hopper_only(float* x) { x[0] = 1.0f; }
+            #endif
+            extern "C" __global__ void everywhere(float* x) { x[0] = 2.0f; }
+        "#;
+        arch = ["sm_80", "sm_90"];
+    }
+}
+
+fn main() {}
