@@ -198,3 +198,44 @@ fn global(
         constant,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 64-byte ELF64 little-endian header with no sections.
+    fn header(machine: u16, abi_version: u8, flags: u32) -> Vec<u8> {
+        let mut h = vec![0u8; 64];
+        h[..8].copy_from_slice(&[0x7f, b'E', b'L', b'F', 2, 1, 1, 0x41]);
+        h[8] = abi_version;
+        h[16..18].copy_from_slice(&2u16.to_le_bytes());
+        h[18..20].copy_from_slice(&machine.to_le_bytes());
+        h[20..24].copy_from_slice(&1u32.to_le_bytes());
+        h[48..52].copy_from_slice(&flags.to_le_bytes());
+        h[52..54].copy_from_slice(&64u16.to_le_bytes());
+        h
+    }
+
+    #[test]
+    fn sm_number_depends_on_the_abi_version() {
+        let v2 = parse_cubin(&header(EM_CUDA, 8, 0x0600_5a04)).unwrap();
+        assert_eq!((v2.sm, v2.abi_version, v2.e_type), (90, 8, 2));
+        assert!(v2.kernels.is_empty() && v2.globals.is_empty());
+        assert_eq!(
+            parse_cubin(&header(EM_CUDA, 7, 0x0050_0550)).unwrap().sm,
+            0x50
+        );
+    }
+
+    #[test]
+    fn non_cuda_and_truncated_files_are_errors() {
+        let err = parse_cubin(&header(62, 0, 0)).unwrap_err();
+        assert!(err.to_string().contains("e_machine is 62"), "{err}");
+        assert!(parse_cubin(&header(EM_CUDA, 8, 0)[..40]).is_err());
+        let mut bad_sections = header(EM_CUDA, 8, 0);
+        bad_sections[40..48].copy_from_slice(&4096u64.to_le_bytes()); // e_shoff past the end
+        bad_sections[58..60].copy_from_slice(&64u16.to_le_bytes());
+        bad_sections[60..62].copy_from_slice(&3u16.to_le_bytes());
+        assert!(parse_cubin(&bad_sections).is_err());
+    }
+}
