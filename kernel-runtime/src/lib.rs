@@ -88,6 +88,7 @@ pub use host_args::{In, InOut, Out};
 pub use kernel_args::KernelArgs;
 pub use limits::DeviceLimits;
 pub use module::{Kernel, Module};
+pub use pinned::PinnedBuffer;
 pub use validate::ConfigError;
 pub use value_args::{ByValue, RawDevicePtr};
 

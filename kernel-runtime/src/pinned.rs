@@ -3,14 +3,66 @@
 //! cudarc's `alloc_pinned` asks for write-combined memory, which is fast for the device to read
 //! but very slow for the host to read back. [`Gpu::pinned`] allocates ordinary cached pinned
 //! memory (suitable both ways); [`Gpu::pinned_write_combined`] is there for upload-only staging.
-//! Copies through pinned buffers are truly asynchronous: cudarc orders them with an event that
-//! the buffer's host accessors (`as_slice`, `as_mut_slice`) wait on.
+//! Copies through pinned buffers are truly asynchronous: each copy records an event on its
+//! stream, and the buffer's host accessors (`as_slice`, `as_mut_slice`) wait on it. (cudarc's own
+//! `PinnedHostSlice` records its event only in multi-stream mode, so on the default stream its
+//! accessors would not wait; [`PinnedBuffer`] always does.)
 
-use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits, sys};
+use cudarc::driver::{
+    CudaEvent, DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits, sys,
+};
 
 use crate::error::{DriverResultExt, Error};
 use crate::gpu::Gpu;
 use crate::memory::{byte_len, same_len};
+
+/// A page-locked host buffer whose host accessors wait for the asynchronous copies queued on it.
+///
+/// ```no_run
+/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// let mut host = gpu.pinned::<u32>(4)?;
+/// host.as_mut_slice()?.copy_from_slice(&[1, 2, 3, 4]);
+/// let mut dev = gpu.zeros::<u32>(4)?;
+/// gpu.upload_async(&host, &mut dev)?; // returns at once
+/// host.as_mut_slice()?.fill(0); // waits for the upload first
+/// # Ok::<(), kernel_runtime::Error>(())
+/// ```
+pub struct PinnedBuffer<T> {
+    host: PinnedHostSlice<T>,
+    /// Recorded after every copy queued on the buffer.
+    done: CudaEvent,
+}
+
+impl<T> PinnedBuffer<T> {
+    /// Number of elements.
+    pub fn len(&self) -> usize {
+        self.host.len()
+    }
+
+    /// Whether the buffer is empty.
+    pub fn is_empty(&self) -> bool {
+        self.host.is_empty()
+    }
+
+    /// Waits for the copies queued on this buffer.
+    pub fn wait(&self) -> Result<(), Error> {
+        self.done.synchronize().call("cuEventSynchronize")
+    }
+}
+
+impl<T: ValidAsZeroBits> PinnedBuffer<T> {
+    /// The contents, after the copies queued on this buffer.
+    pub fn as_slice(&self) -> Result<&[T], Error> {
+        self.wait()?;
+        self.host.as_slice().call("cuEventSynchronize")
+    }
+
+    /// The contents for writing, after the copies queued on this buffer.
+    pub fn as_mut_slice(&mut self) -> Result<&mut [T], Error> {
+        self.wait()?;
+        self.host.as_mut_slice().call("cuEventSynchronize")
+    }
+}
 
 impl Gpu {
     /// A zeroed pinned host buffer of `len` elements (cached, not write-combined).
@@ -24,7 +76,7 @@ impl Gpu {
     pub fn pinned<T: DeviceRepr + ValidAsZeroBits>(
         &self,
         len: usize,
-    ) -> Result<PinnedHostSlice<T>, Error> {
+    ) -> Result<PinnedBuffer<T>, Error> {
         self.pinned_with_flags(len, 0)
     }
 
@@ -39,7 +91,7 @@ impl Gpu {
     pub fn pinned_write_combined<T: DeviceRepr + ValidAsZeroBits>(
         &self,
         len: usize,
-    ) -> Result<PinnedHostSlice<T>, Error> {
+    ) -> Result<PinnedBuffer<T>, Error> {
         self.pinned_with_flags(len, sys::CU_MEMHOSTALLOC_WRITECOMBINED)
     }
 
@@ -47,7 +99,7 @@ impl Gpu {
         &self,
         len: usize,
         flags: u32,
-    ) -> Result<PinnedHostSlice<T>, Error> {
+    ) -> Result<PinnedBuffer<T>, Error> {
         byte_len::<T>("pinned", len)?;
         // SAFETY: the size was checked above (cudarc would panic on overflow); the contents are
         // zeroed below before anyone can read them, and zero is a valid `T`.
@@ -56,7 +108,8 @@ impl Gpu {
         let ptr = buf.as_mut_ptr().call("cuEventSynchronize")?;
         // SAFETY: `ptr` addresses `len` elements of `T` owned by `buf`; all-zero bits are valid.
         unsafe { std::ptr::write_bytes(ptr, 0, len) };
-        Ok(buf)
+        let done = self.context().new_event(None).call("cuEventCreate")?;
+        Ok(PinnedBuffer { host: buf, done })
     }
 
     /// Queues a copy of `src` into `dst` (same length) and returns at once.
@@ -70,13 +123,14 @@ impl Gpu {
     /// ```
     pub fn upload_async<T: DeviceRepr, D: DevicePtrMut<T>>(
         &self,
-        src: &PinnedHostSlice<T>,
+        src: &PinnedBuffer<T>,
         dst: &mut D,
     ) -> Result<(), Error> {
         same_len("upload_async", src.len(), dst.len())?;
         self.stream()
-            .memcpy_htod(src, dst)
-            .call("cuMemcpyHtoDAsync")
+            .memcpy_htod(&src.host, dst)
+            .call("cuMemcpyHtoDAsync")?;
+        src.done.record(self.stream()).call("cuEventRecord")
     }
 
     /// Queues a copy of `src` into the pinned buffer `dst` (same length) and returns at once;
@@ -93,11 +147,12 @@ impl Gpu {
     pub fn download_async<T: DeviceRepr, S: DevicePtr<T>>(
         &self,
         src: &S,
-        dst: &mut PinnedHostSlice<T>,
+        dst: &mut PinnedBuffer<T>,
     ) -> Result<(), Error> {
         same_len("download_async", src.len(), dst.len())?;
         self.stream()
-            .memcpy_dtoh(src, dst)
-            .call("cuMemcpyDtoHAsync")
+            .memcpy_dtoh(src, &mut dst.host)
+            .call("cuMemcpyDtoHAsync")?;
+        dst.done.record(self.stream()).call("cuEventRecord")
     }
 }

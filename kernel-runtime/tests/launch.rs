@@ -91,20 +91,27 @@ fn invalid_configs_fail_before_the_driver() {
     let Some(gpu) = gpu() else { return };
     let k = TestKernels::load(&gpu).unwrap();
     let mut y = gpu.upload(&Rng::new(13).f32s(4096)).unwrap();
-    let too_big = LaunchConfig::new(1, 2048);
+    let x = y.clone();
     // SAFETY: never reaches the device.
-    let e = unsafe { k.saxpy(&too_big, 1.0, &y.clone(), &mut y, 4096) }.unwrap_err();
+    let e = unsafe { k.saxpy(&LaunchConfig::new(1, 2048), 1.0, &x, &mut y, 4096) }.unwrap_err();
+    let want = ConfigError::BlockDimTooLarge {
+        which: "block.x",
+        requested: 2048,
+        limit: 1024,
+    };
     assert!(
-        matches!(
-            e,
-            Error::InvalidConfig {
-                problem: ConfigError::TooManyThreads {
-                    requested: 2048,
-                    ..
-                },
-                ..
-            }
-        ),
+        matches!(&e, Error::InvalidConfig { problem, .. } if *problem == want),
+        "{e}"
+    );
+    // SAFETY: never reaches the device.
+    let e = unsafe { k.saxpy(&LaunchConfig::new(1, (64, 32)), 1.0, &x, &mut y, 4096) }.unwrap_err();
+    let want = ConfigError::TooManyThreads {
+        requested: 2048,
+        limit: 1024,
+        by: "the device's maximum threads per block",
+    };
+    assert!(
+        matches!(&e, Error::InvalidConfig { problem, .. } if *problem == want),
         "{e}"
     );
     // SAFETY: as above.
