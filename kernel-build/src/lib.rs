@@ -30,6 +30,7 @@
 // The examples are build scripts, whose `fn main` is part of what they show.
 #![allow(clippy::needless_doctest_main)]
 
+mod builder;
 pub mod cache;
 pub mod check;
 pub mod codegen;
@@ -41,7 +42,6 @@ pub mod fatbin;
 pub mod front;
 pub mod model;
 pub mod pipeline;
-mod builder;
 pub use builder::{Build, Metadata, Output};
 pub mod toolkit;
 

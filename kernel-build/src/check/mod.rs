@@ -18,7 +18,6 @@ mod rust_type;
 
 use std::collections::HashMap;
 
-
 use crate::codegen::kernel_rust_name;
 use crate::diagnostics::check as msg;
 use crate::model::{CType, Kernel, ModuleInfo, TemplateArg};

@@ -100,7 +100,7 @@ impl Target {
             Some('f') => self.number >= 100,
             Some(_) => false,
         };
-        suffix_ok && supported_sass.iter().any(|s| *s == base)
+        suffix_ok && supported_sass.contains(&base)
     }
 }
 

@@ -1,9 +1,13 @@
 //! Where nvcc is looked for, in order, and what was found at each place.
 //!
-//! 1. an explicit setting (`Build::nvcc`), 2. `NVCC`, 3. `CUDA_PATH` then `CUDA_HOME`,
-//! 4. `nvcc` on `PATH`, 5. `/usr/local/cuda`, 6. NVIDIA's pip wheels in the project-local
-//! folder (`KERNEL_CUDA_TOOLKIT_DIR`, else `.cuda-toolkit` in the crate directory or a
-//! parent), 7. the wheels in the site-packages of the `python3` on `PATH`.
+//! 1. an explicit setting (`Build::nvcc`);
+//! 2. `NVCC`;
+//! 3. `CUDA_PATH`, then `CUDA_HOME`;
+//! 4. `nvcc` on `PATH`;
+//! 5. `/usr/local/cuda`;
+//! 6. NVIDIA's pip wheels in the project-local folder (`KERNEL_CUDA_TOOLKIT_DIR`, else
+//!    `.cuda-toolkit` in the crate directory or a parent);
+//! 7. the wheels in the site-packages of the `python3` on `PATH`.
 //!
 //! Settings the user made on purpose (1 and 2) are authoritative: when they name
 //! something that is not an executable, discovery stops with an error instead of
