@@ -1,0 +1,67 @@
+//! Kernels in `.cu` files sharing a header, compiled by `build.rs` with
+//! `kernel_build::Build` and included with `kernel_runtime::include_kernels!`.
+//!
+//! [`run`] is the whole program; `src/main.rs` and `examples/buildrs.rs` both call it.
+
+use std::process::ExitCode;
+
+use kernel_examples::{Report, Rng, Tolerance, compare, embedded};
+use kernel_runtime::{Error, Gpu, LaunchConfig};
+
+kernel_runtime::include_kernels!(signal);
+
+const N: usize = 1 << 20;
+
+/// Runs both kernels of the `signal` module on device 0, checks them against the CPU, prints
+/// the report and returns the exit status (2 when no GPU is usable).
+///
+/// ```no_run
+/// let status: std::process::ExitCode = kernel_example_buildrs::run();
+/// ```
+pub fn run() -> ExitCode {
+    kernel_examples::run("buildrs", &[embedded!(signal)], transform_then_blur)
+}
+
+fn transform_then_blur(gpu: &Gpu) -> Result<Report, Error> {
+    let mut rng = Rng::new(10);
+    let t = signal::Affine {
+        scale: rng.f64() as f32,
+        offset: rng.f64() as f32,
+    };
+    let xs = rng.f32s(N);
+    let k = signal::load(gpu)?;
+    let x = gpu.upload(&xs)?;
+    let mut mapped = gpu.zeros::<f32>(N)?;
+    let mut blurred = gpu.zeros::<f32>(N)?;
+    let cfg = LaunchConfig::for_num_elems(N as u32);
+    // SAFETY: both kernels touch elements i < n of their buffers only (the blur clamps its
+    // neighbours into [0, n)); every buffer holds n floats.
+    unsafe {
+        k.transform(&cfg, t, &x, &mut mapped, N as i32)?;
+        k.box_blur(&cfg, &mapped, &mut blurred, N as i32)?;
+    }
+    let got_mapped = gpu.download(&mapped)?;
+    let got_blurred = gpu.download(&blurred)?;
+
+    let want_mapped: Vec<f32> = xs.iter().map(|&v| t.scale.mul_add(v, t.offset)).collect();
+    let at = |i: isize| want_mapped[i.clamp(0, N as isize - 1) as usize];
+    let want_blurred: Vec<f32> = (0..N as isize)
+        .map(|i| (at(i - 1) + at(i) + at(i + 1)) / 3.0)
+        .collect();
+    let mut report = Report::new("buildrs", gpu);
+    report
+        .fact("elements", N)
+        .fact(
+            "sources",
+            "kernels/transform.cu, kernels/blur.cu + kernels/signal.h",
+        )
+        .check(
+            "transform",
+            compare(&got_mapped, &want_mapped, Tolerance::new(1e-6, 1e-6)),
+        )
+        .check(
+            "box_blur",
+            compare(&got_blurred, &want_blurred, Tolerance::new(1e-6, 1e-6)),
+        );
+    Ok(report)
+}
