@@ -68,6 +68,8 @@ fn split_severity(line: &str) -> Option<(&str, Severity, &str)> {
         (" fatal   :", Severity::Error),
         (" error   :", Severity::Error),
         (" warning :", Severity::Warning),
+        // The back end (cicc) capitalises: `k.cu(3): Error: Formal parameter space overflowed`.
+        (": Error", Severity::Error),
     ] {
         if let Some(pos) = line.find(marker) {
             let after = &line[pos + marker.len()..];
@@ -129,6 +131,20 @@ mod tests {
         assert_eq!(
             m[0].text,
             "variable \"x\" was declared but never referenced"
+        );
+    }
+
+    #[test]
+    fn back_end_capitalised_error() {
+        let m = parse(
+            "big.cu(3): Error: Formal parameter space overflowed (40008 bytes required, max 32764 bytes allowed) in function take",
+        );
+        assert_eq!(m[0].severity, Severity::Error);
+        assert_eq!(m[0].location().as_deref(), Some("big.cu:3"));
+        assert!(
+            m[0].text.starts_with("Formal parameter space"),
+            "{}",
+            m[0].text
         );
     }
 

@@ -173,7 +173,14 @@ impl Source {
 
     /// Replaces nvcc's path of the source by its display name.
     pub(crate) fn rename_in_text(&self, text: &str) -> String {
-        text.replace(&*self.path.to_string_lossy(), &self.display_name)
+        let lossy = self.path.to_string_lossy();
+        let renamed = text.replace(&*lossy, &self.display_name);
+        // nvcc's front end prints a byte that is not UTF-8 as `?`.
+        let questioned = lossy.replace(char::REPLACEMENT_CHARACTER, "?");
+        if questioned == lossy {
+            return renamed;
+        }
+        renamed.replace(&questioned, &self.display_name)
     }
 
     pub(crate) fn rename_in_error(&self, e: Error) -> Error {

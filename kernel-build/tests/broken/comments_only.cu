@@ -1,0 +1,2 @@
+// Only comments, no kernel.
+/* nothing here */

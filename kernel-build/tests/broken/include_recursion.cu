@@ -1,0 +1,3 @@
+// Includes itself without a guard.
+#include "include_recursion.cu"
+extern "C" __global__ void scale(float* x, int n) {}
