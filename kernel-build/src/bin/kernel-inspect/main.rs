@@ -9,6 +9,7 @@
 //! The JSON output is described in `docs/INSPECT.md`.
 
 mod binary;
+mod build_cmd;
 mod decls;
 mod fatbin;
 mod report;
@@ -20,6 +21,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   kernel-inspect fatbin FILE [--json]   entries, kernels and layouts of a fatbin
   kernel-inspect binary PATH [--json]   the fatbins embedded in an executable or object
+  kernel-inspect build FILE [options]   build and verify a module outside Cargo
   kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]
                                         kernel declarations of a CUDA source";
 
@@ -30,6 +32,7 @@ fn main() -> ExitCode {
     let result = match command.as_deref() {
         Some("fatbin") => fatbin::run(rest),
         Some("binary") => binary::run(rest),
+        Some("build") => build_cmd::run(rest),
         Some("decls") => decls::run(rest),
         Some("-h" | "--help" | "help") => Ok(format!("{USAGE}\n")),
         Some(other) => Err(format!("unknown subcommand `{other}`\n{USAGE}")),
