@@ -65,7 +65,7 @@ pub fn type_mismatch(
 /// ```
 /// let d = kernel_build::diagnostics::check::const_mismatch("saxpy", "y", "&[f32]", "float*", "&mut [f32]");
 /// assert!(d.message.contains("read-only"));
-/// assert!(d.message.contains("writes"));
+/// assert!(d.message.contains("may write through it"));
 /// ```
 pub fn const_mismatch(
     kernel: &str,
