@@ -88,13 +88,15 @@ fn matmul(gpu: &Gpu) -> Result<Report, Error> {
         ((N as u32).div_ceil(TILE), (M as u32).div_ceil(TILE)),
         (TILE, ROWS),
     );
-    // SAFETY (both closures): the kernels read a[0..m*k] and b[0..k*n] and write c[0..m*n]
-    // only, guarded by m, n, k; the buffers hold exactly that many elements.
-    let naive = timed(gpu, || unsafe {
-        k.matmul_naive(&naive_cfg, &a, &b, &mut c_naive, m, n, kk)
+    // The kernels read a[0..m*k] and b[0..k*n] and write c[0..m*n] only, guarded by m, n
+    // and k; the buffers hold exactly that many elements.
+    let naive = timed(gpu, || {
+        // SAFETY: see above.
+        unsafe { k.matmul_naive(&naive_cfg, &a, &b, &mut c_naive, m, n, kk) }
     })?;
-    let tiled = timed(gpu, || unsafe {
-        k.matmul_tiled(&tiled_cfg, &a, &b, &mut c_tiled, m, n, kk)
+    let tiled = timed(gpu, || {
+        // SAFETY: see above.
+        unsafe { k.matmul_tiled(&tiled_cfg, &a, &b, &mut c_tiled, m, n, kk) }
     })?;
 
     let (got_naive, got_tiled) = (gpu.download(&c_naive)?, gpu.download(&c_tiled)?);
