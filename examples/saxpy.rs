@@ -42,13 +42,14 @@ fn saxpy(gpu: &Gpu) -> Result<Report, Error> {
     let ((), took) = gpu.time(|| unsafe { k.saxpy(&cfg, a, &x, &mut y, N as i32) })?;
     let got = gpu.download(&y)?;
 
-    // The same single rounding of a fused multiply-add on both sides.
+    // A fused multiply-add on both sides (nvcc contracts `a * x + y`); one rounding of slack in
+    // case it does not.
     let want: Vec<f32> = xs.iter().zip(&ys).map(|(x, y)| a.mul_add(*x, *y)).collect();
     let bytes = 3 * N * size_of::<f32>();
     let mut report = Report::new("saxpy", gpu);
     report
         .fact("elements", N)
         .time("kernel", took, Some((bytes as f64 / 1e9, "GB/s")))
-        .check("y", compare(&got, &want, Tolerance::new(0.0, 1e-6)));
+        .check("y", compare(&got, &want, Tolerance::new(1e-6, 1e-6)));
     Ok(report)
 }
