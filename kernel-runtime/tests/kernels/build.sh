@@ -11,4 +11,7 @@ for a in "${archs[@]}"; do gencode+=(-gencode "arch=compute_$a,code=sm_$a"); don
 gencode+=(-gencode "arch=compute_120,code=compute_120")
 "$NVCC" -fatbin -O3 "${gencode[@]}" runtime_test.cu -o runtime_test.fatbin
 "$NVCC" -fatbin -O3 -gencode arch=compute_75,code=sm_75 old_arch.cu -o old_arch.fatbin
+# Reliability tests: SASS per arch plus compute_75 PTX (JIT-able on every listed GPU), and sm_80 only.
+"$NVCC" -fatbin -O3 "${gencode[@]:0:10}" -gencode arch=compute_75,code=compute_75 reliability.cu -o reliability.fatbin
+"$NVCC" -fatbin -O3 -gencode arch=compute_80,code=sm_80 reliability.cu -o sm80_only.fatbin
 ls -l ./*.fatbin
