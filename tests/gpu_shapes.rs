@@ -10,6 +10,10 @@ use kernel_runtime::vector::{Double2, Float2, Int4};
 use kernel_runtime::{Error, In, InOut, LaunchConfig, Out, bf16, cuda_module, f16};
 use kernel_tests::{Rng, gpu_or_skip};
 
+/// The module is loaded once per context, so its `counter` global is shared by every
+/// test of this process: the tests that use it take turns.
+static COUNTER: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
 cuda_module! {
     /// The shapes test module.
     mod shapes {
@@ -162,6 +166,7 @@ fn globals_and_const_pointers() -> Result<(), Error> {
     let Some(gpu) = gpu_or_skip("globals_and_const_pointers") else {
         return Ok(());
     };
+    let _turn = COUNTER.lock().unwrap_or_else(|e| e.into_inner());
     let k = shapes::load(&gpu)?;
     let mut r = Rng::new(9);
     let c: [f32; 4] = [
@@ -191,6 +196,7 @@ fn vouched_kernel_without_parameters_is_safe_to_call() -> Result<(), Error> {
     let Some(gpu) = gpu_or_skip("vouched_kernel_without_parameters_is_safe_to_call") else {
         return Ok(());
     };
+    let _turn = COUNTER.lock().unwrap_or_else(|e| e.into_inner());
     let k = shapes::load(&gpu)?;
     k.counter()?.write(&-1)?;
     k.noparams(&cfg(64))?;

@@ -113,7 +113,6 @@ fn syntax_unbalanced_brace() {
 /// module is built without it and nothing says the sm_90 image has a kernel the
 /// declarations lack.
 #[test]
-#[ignore = "a kernel present only in device passes is silently left out of the module"]
 fn arch_gated_kernel() {
     case_at(
         "arch_gated_kernel.cu",

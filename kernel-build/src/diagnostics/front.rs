@@ -210,6 +210,20 @@ pub fn kernel_missing(kernel: &str, symbol: &str, target: &str) -> Diagnostic {
     .note("every image must contain every kernel: the driver loads one image per GPU; is the kernel inside `#if __CUDA_ARCH__ ...`?")
 }
 
+/// A kernel compiled into an image that the host pass of the source does not
+/// declare (its declaration sits in `#if __CUDA_ARCH__ ...` without a host branch).
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::kernel_hidden_from_host("only90", "sm_90");
+/// assert_eq!(d.message, "kernel `only90` is compiled into the sm_90 image but is not declared for the host");
+/// ```
+pub fn kernel_hidden_from_host(symbol: &str, target: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "kernel `{symbol}` is compiled into the {target} image but is not declared for the host"
+    ))
+    .note("its declaration is probably inside `#if __CUDA_ARCH__ ...`: declare every kernel for every target and put arch-specific code inside its body")
+}
+
 /// No compiled symbol matches a C++ kernel.
 ///
 /// ```

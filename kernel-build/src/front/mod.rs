@@ -33,7 +33,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
 use crate::model::ModuleInfo;
 
 pub use preprocess::preprocess;
-pub use verify::verify;
+pub use verify::{verify, verify_with_source};
 
 /// One CUDA source handed to the front end.
 ///

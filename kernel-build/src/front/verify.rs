@@ -21,6 +21,26 @@ use super::types::c_spelling;
 /// # Ok(()) }
 /// ```
 pub fn verify(info: &mut ModuleInfo, fatbin: &Fatbin) -> Result<(), Diagnostics> {
+    verify_with_source(info, fatbin, None)
+}
+
+/// [`verify`], with the user's source text (display name, text) to locate kernels
+/// that only the device passes saw.
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use kernel_build::front::{analyze, verify_with_source, FrontInput};
+/// let text = "extern \"C\" __global__ void k(int n) {}";
+/// let mut info = analyze(&FrontInput::raw_only("k.cu", text))?;
+/// let fatbin = kernel_build::fatbin::parse(&std::fs::read("k.fatbin")?)?;
+/// verify_with_source(&mut info, &fatbin, Some(("k.cu", text)))?;
+/// # Ok(()) }
+/// ```
+pub fn verify_with_source(
+    info: &mut ModuleInfo,
+    fatbin: &Fatbin,
+    source: Option<(&str, &str)>,
+) -> Result<(), Diagnostics> {
     let mut diags = Diagnostics::new();
     let mut images: Vec<(String, Image)> = Vec::new();
     for entry in fatbin
@@ -46,6 +66,17 @@ pub fn verify(info: &mut ModuleInfo, fatbin: &Fatbin) -> Result<(), Diagnostics>
     }
     if let Err(d) = resolve_symbols(info, &symbols) {
         diags.append(d);
+    }
+    // An `extern "C"` kernel that only the device passes saw would silently vanish
+    // from the module: report it. (Mangled symbols may come from library headers.)
+    for (target, image) in &images {
+        for k in image.kernels() {
+            let unmangled = !k.symbol.starts_with("_Z");
+            if unmangled && !k.is_local && !info.kernels.iter().any(|d| d.symbol == k.symbol) {
+                let loc = source.and_then(|(file, text)| locate_identifier(file, text, &k.symbol));
+                diags.push(msg::kernel_hidden_from_host(&k.symbol, target).at(loc));
+            }
+        }
     }
     for kernel in info.kernels.iter_mut().filter(|k| !k.symbol.is_empty()) {
         kernel.images.clear();
@@ -118,4 +149,24 @@ pub fn verify(info: &mut ModuleInfo, fatbin: &Fatbin) -> Result<(), Diagnostics>
         }
     }
     diags.into_result()
+}
+
+/// The first line of `text` where `ident` appears as a whole identifier followed by `(`.
+fn locate_identifier(file: &str, text: &str, ident: &str) -> Option<crate::model::SourceLoc> {
+    let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    for (n, line) in text.lines().enumerate() {
+        let bytes = line.as_bytes();
+        for (col, _) in line.match_indices(ident) {
+            let before_ok = col == 0 || !is_ident(bytes[col - 1]);
+            let rest = line[col + ident.len()..].trim_start();
+            if before_ok && rest.starts_with('(') {
+                return Some(crate::model::SourceLoc {
+                    file: file.to_string(),
+                    line: u32::try_from(n + 1).ok()?,
+                    column: u32::try_from(col + 1).ok()?,
+                });
+            }
+        }
+    }
+    None
 }

@@ -251,7 +251,8 @@ impl Job<'_> {
             path: fatbin_path.clone(),
             source,
         })?;
-        front::verify(&mut info, &fatbin).map_err(Error::Diagnostics)?;
+        let text = Some((self.source.display_name.as_str(), self.source.text.as_str()));
+        front::verify_with_source(&mut info, &fatbin, text).map_err(Error::Diagnostics)?;
         let deps = std::fs::read_to_string(staging.path().join("module.d"))
             .map(|t| compile::depfile::parse(&t))
             .unwrap_or_default();
