@@ -21,7 +21,9 @@ pub fn gpu_or_skip(test: &str) -> Option<Gpu> {
             #[allow(clippy::disallowed_methods)] // tests read their own switch directly
             let required = std::env::var("KERNEL_REQUIRE_GPU").is_ok_and(|v| v == "1");
             assert!(!required, "{test}: KERNEL_REQUIRE_GPU=1 but no GPU: {e}");
-            eprintln!("skipping {test}: no GPU ({e})");
+            // Straight to stderr (not the harness's capture), so the reason shows in CI logs.
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "skipping {test}: no GPU ({e})");
             None
         }
     }

@@ -69,6 +69,8 @@ pub(crate) fn include_and_define_args(
 #[derive(Debug, Default)]
 pub(crate) struct Ran {
     pub warnings: Vec<messages::NvccMessage>,
+    /// Everything nvcc printed (stdout, then stderr).
+    pub output: String,
 }
 
 /// Runs nvcc; a non-zero exit becomes [`Error::NvccFailed`] carrying the command line,
@@ -103,7 +105,10 @@ pub(crate) fn run(nvcc: &Path, args: &[OsString], debug: bool) -> Result<Ran, Er
         .into_iter()
         .filter(|m| m.severity == messages::Severity::Warning)
         .collect();
-    Ok(Ran { warnings })
+    Ok(Ran {
+        warnings,
+        output: text,
+    })
 }
 
 /// The command line quoted for a POSIX shell, for messages only (never executed).

@@ -16,7 +16,6 @@ use crate::env::Reporting;
 use crate::error::Error;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// How nvcc was found.
 ///
@@ -204,26 +203,9 @@ impl Toolkit {
     }
 }
 
-/// Runs `nvcc ARGS` and returns its combined output, or an error naming nvcc.
+/// Runs `nvcc ARG` and returns its combined output, or an error naming nvcc.
 fn run_probe(nvcc: &Path, arg: &str) -> Result<String, Error> {
-    let out = Command::new(nvcc)
-        .arg(arg)
-        .output()
-        .map_err(|source| Error::NvccSpawn {
-            nvcc: nvcc.to_path_buf(),
-            source,
-        })?;
-    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&out.stderr));
-    if !out.status.success() {
-        return Err(Error::NvccFailed {
-            location: None,
-            status: out.status.to_string(),
-            command: format!("{} {arg}", nvcc.display()),
-            output: text,
-        });
-    }
-    Ok(text)
+    crate::compile::run(nvcc, &[arg.into()], false).map(|ran| ran.output)
 }
 
 fn probe(nvcc: &Path) -> Result<Probe, Error> {

@@ -11,7 +11,8 @@ pub fn real_nvcc() -> Option<PathBuf> {
     match Toolkit::discover() {
         Ok(tk) => Some(tk.nvcc().to_path_buf()),
         Err(e) => {
-            eprintln!("skipped: no nvcc ({e})");
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "skipped: no nvcc ({e})");
             None
         }
     }

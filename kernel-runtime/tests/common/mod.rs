@@ -19,7 +19,10 @@ pub fn gpu() -> Option<Gpu> {
             if std::env::var("KERNEL_REQUIRE_GPU").is_ok_and(|v| v == "1") {
                 panic!("KERNEL_REQUIRE_GPU=1 but no GPU is usable: {e}");
             }
-            println!("skipped: {e}");
+            // Written to the process's stderr, not the test harness's captured output,
+            // so the reason shows in every log.
+            use std::io::Write as _;
+            let _ = writeln!(std::io::stderr(), "skipped: {e}");
             None
         }
         Err(e) => panic!("opening device 0 failed: {e}"),
