@@ -244,7 +244,6 @@ fn good_module_in_a_path_with_spaces() {
 }
 
 #[test]
-#[ignore = "module.json stores dependency paths as JSON strings, and serde refuses a path that is not UTF-8"]
 fn good_module_in_a_path_with_a_non_utf8_byte() {
     use std::os::unix::ffi::OsStrExt;
     build_good_in(Path::new(std::ffi::OsStr::from_bytes(

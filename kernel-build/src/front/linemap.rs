@@ -70,12 +70,18 @@ pub struct UserFiles<'a> {
 impl UserFiles<'_> {
     fn classify(&self, marker_path: &str) -> Option<String> {
         let p = normalize(Path::new(marker_path));
-        if p == normalize(self.main_file) {
+        if p == lossy(self.main_file) {
             return Some(self.display_name.to_string());
         }
-        let under = self.user_dirs.iter().any(|d| p.starts_with(normalize(d)));
+        let under = self.user_dirs.iter().any(|d| p.starts_with(lossy(d)));
         under.then(|| marker_path.to_string())
     }
+}
+
+/// A path as it reads in the preprocessed text, which is decoded lossily: a byte that is
+/// not UTF-8 becomes U+FFFD on both sides of a comparison.
+fn lossy(p: &Path) -> PathBuf {
+    normalize(Path::new(&*p.to_string_lossy()))
 }
 
 /// Lexically normalises a path, made absolute against the current directory.

@@ -17,6 +17,7 @@ pub(crate) struct ObjectMeta {
     /// blake3 of `module.fatbin`, checked on every read.
     pub fatbin_hash: String,
     /// Every file the source included (absolute), for manifests.
+    #[serde(with = "path_bytes::list")]
     pub deps: Vec<PathBuf>,
     pub warnings: Vec<String>,
 }
@@ -31,6 +32,7 @@ struct Manifest {
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 struct Stamp {
+    #[serde(with = "path_bytes")]
     path: PathBuf,
     size: u64,
     mtime_ns: u128,
@@ -254,4 +256,40 @@ pub(crate) fn store(
         deps,
         note,
     })
+}
+
+/// Paths stored as their bytes, so that a path that is not UTF-8 round-trips exactly
+/// (serde_json refuses such a `PathBuf`).
+mod path_bytes {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+    use std::ffi::OsStr;
+    use std::os::unix::ffi::OsStrExt;
+    use std::path::{Path, PathBuf};
+
+    pub(super) fn serialize<S: Serializer>(path: &Path, s: S) -> Result<S::Ok, S::Error> {
+        path.as_os_str().as_bytes().serialize(s)
+    }
+
+    pub(super) fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PathBuf, D::Error> {
+        Vec::<u8>::deserialize(d).map(|b| PathBuf::from(OsStr::from_bytes(&b)))
+    }
+
+    pub(super) mod list {
+        use super::*;
+
+        pub(crate) fn serialize<S: Serializer>(paths: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
+            let bytes: Vec<&[u8]> = paths.iter().map(|p| p.as_os_str().as_bytes()).collect();
+            bytes.serialize(s)
+        }
+
+        pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+            d: D,
+        ) -> Result<Vec<PathBuf>, D::Error> {
+            let bytes = Vec::<Vec<u8>>::deserialize(d)?;
+            Ok(bytes
+                .iter()
+                .map(|b| PathBuf::from(OsStr::from_bytes(b)))
+                .collect())
+        }
+    }
 }
