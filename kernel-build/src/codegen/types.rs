@@ -135,67 +135,9 @@ pub(crate) fn param_kind(ty: &CType, rt: &TokenStream) -> ParamKind {
     }
 }
 
-/// The C spelling of a type, for docs and messages (`const float*`, `P`, `int[4]`).
-///
-/// ```
-/// use kernel_build::model::{CType, Qualifiers, Scalar};
-/// let t = CType::Pointer { pointee: Box::new(CType::Scalar(Scalar::F32)),
-///     pointee_quals: Qualifiers { is_const: true, is_volatile: false } };
-/// assert_eq!(kernel_build::codegen::c_spelling(&t), "const float*");
-/// ```
-pub fn c_spelling(ty: &CType) -> String {
-    match ty {
-        CType::Void => "void".into(),
-        CType::Scalar(s) => c_scalar(*s).into(),
-        CType::Vector { elem, lanes } => {
-            let base = c_scalar(*elem).replace("unsigned ", "u").replace(' ', "");
-            format!("{base}{lanes}")
-        }
-        CType::Struct(name) => name.clone(),
-        CType::Pointer {
-            pointee,
-            pointee_quals,
-        } => {
-            let cv = match (pointee_quals.is_const, pointee_quals.is_volatile) {
-                (true, true) => "const volatile ",
-                (true, false) => "const ",
-                (false, true) => "volatile ",
-                (false, false) => "",
-            };
-            format!("{cv}{}*", c_spelling(pointee))
-        }
-        CType::Array { .. } => {
-            // C writes the outermost extent first: `float[3][2]` is 3 arrays of 2.
-            let mut dims = String::new();
-            let mut t = ty;
-            while let CType::Array { elem, len } = t {
-                dims.push_str(&format!("[{len}]"));
-                t = elem;
-            }
-            format!("{}{dims}", c_spelling(t))
-        }
-    }
-}
-
-fn c_scalar(s: Scalar) -> &'static str {
-    match s {
-        Scalar::Bool => "bool",
-        Scalar::I8 => "char",
-        Scalar::I16 => "short",
-        Scalar::I32 => "int",
-        Scalar::I64 => "long long",
-        Scalar::U8 => "unsigned char",
-        Scalar::U16 => "unsigned short",
-        Scalar::U32 => "unsigned int",
-        Scalar::U64 => "unsigned long long",
-        Scalar::Usize => "size_t",
-        Scalar::Isize => "ptrdiff_t",
-        Scalar::F32 => "float",
-        Scalar::F64 => "double",
-        Scalar::F16 => "__half",
-        Scalar::BF16 => "__nv_bfloat16",
-    }
-}
+/// The C spelling of a type, for docs and messages: the front end's, so that the
+/// generated docs and metadata name types exactly as diagnostics do.
+pub use crate::front::types::c_spelling;
 
 #[cfg(test)]
 mod tests {

@@ -151,7 +151,16 @@ pub fn c_spelling(ty: &CType) -> String {
                 format!("{q}{inner}*")
             }
         }
-        CType::Array { elem, len } => format!("{}[{len}]", c_spelling(elem)),
+        CType::Array { .. } => {
+            // C writes the outermost extent first: `int[3][2]` is 3 arrays of 2.
+            let mut dims = String::new();
+            let mut t = ty;
+            while let CType::Array { elem, len } = t {
+                dims.push_str(&format!("[{len}]"));
+                t = elem;
+            }
+            format!("{}{dims}", c_spelling(t))
+        }
     }
 }
 
@@ -424,5 +433,13 @@ mod tests {
             },
         };
         assert_eq!(c_spelling(&pp), "const float* const*");
+        let nested = CType::Array {
+            elem: Box::new(CType::Array {
+                elem: Box::new(CType::Scalar(Scalar::I32)),
+                len: 2,
+            }),
+            len: 3,
+        };
+        assert_eq!(c_spelling(&nested), "int[3][2]");
     }
 }
