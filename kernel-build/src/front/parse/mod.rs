@@ -10,8 +10,12 @@
 mod attrs;
 mod cursor;
 mod decl;
+mod declarator;
 mod items;
+mod keywords;
+mod params;
 mod record;
+mod template_args;
 
 use crate::diagnostics::Diagnostics;
 use crate::model::{KernelAttrs, Linkage, Qualifiers, Scalar, SourceLoc};

@@ -1,0 +1,74 @@
+//! Template argument lists: skipping `<...>` and reading each argument as text and,
+//! when it reads as one, as a type.
+
+use super::TArgSyn;
+use super::cursor::{PResult, Parser};
+use crate::diagnostics::front as msg;
+
+impl Parser<'_> {
+    /// Skips `< ... >` with nesting of angle brackets and parentheses.
+    pub(super) fn skip_angles(&mut self) -> PResult<()> {
+        let open = self.peek(0).copied();
+        let mut depth = 0usize;
+        while let Some(t) = self.peek(0) {
+            match t.text(self.src) {
+                "<" => depth += 1,
+                ">" => {
+                    depth = depth.saturating_sub(1);
+                    if depth == 0 {
+                        self.pos += 1;
+                        return Ok(());
+                    }
+                }
+                "(" | "[" | "{" => {
+                    self.skip_group()?;
+                    continue;
+                }
+                ";" | "}" | ")" => break,
+                _ => {}
+            }
+            self.pos += 1;
+        }
+        Err(msg::expected("`>` to close this `<`", &self.found())
+            .at(open.and_then(|t| self.loc_of(&t))))
+    }
+
+    /// Reads `<arg, ...>`: each argument keeps its text and, when it reads as one, a type.
+    pub(super) fn template_args(&mut self) -> PResult<Vec<TArgSyn>> {
+        let open = self.pos;
+        self.skip_angles()?;
+        let close = self.pos - 1;
+        let mut out = Vec::new();
+        let (mut start, mut depth) = (open + 1, 0i32);
+        for i in open + 1..=close {
+            let s = self.toks[i].text(self.src);
+            match s {
+                "<" | "(" | "[" => depth += 1,
+                ">" | ")" | "]" if i < close => depth -= 1,
+                _ => {}
+            }
+            if (s == "," && depth == 0) || i == close {
+                if i > start {
+                    out.push(self.targ(start, i));
+                }
+                start = i + 1;
+            }
+        }
+        self.pos = close + 1;
+        Ok(out)
+    }
+
+    /// One template argument between token indices.
+    fn targ(&mut self, from: usize, to: usize) -> TArgSyn {
+        let text = self.spelled(from, to);
+        let saved = (self.pos, self.diags.len(), self.items.len());
+        self.pos = from;
+        let ty = self
+            .type_name(&[], from, to)
+            .ok()
+            .filter(|_| self.pos == to);
+        self.pos = saved.0;
+        self.items.truncate(saved.2);
+        TArgSyn { text, ty }
+    }
+}
