@@ -1,0 +1,121 @@
+//! Sizes, alignments and struct layouts on 64-bit Linux, and array types built
+//! from written extents.
+
+use std::collections::HashMap;
+
+use super::TypeEnv;
+use crate::diagnostics::{Diagnostic, front as msg};
+use crate::front::expr::eval_const;
+use crate::front::parse::{BaseSyn, StructSyn};
+use crate::model::{CType, Field, Layout, SourceLoc, StructDef};
+
+/// Size and alignment of a type, or `None` for `void` or an unknown struct.
+///
+/// ```
+/// use kernel_build::front::types::size_align;
+/// use kernel_build::model::{CType, Scalar};
+/// assert_eq!(size_align(&CType::Vector { elem: Scalar::F32, lanes: 3 }, &[]), Some((12, 4)));
+/// assert_eq!(size_align(&CType::Vector { elem: Scalar::F64, lanes: 4 }, &[]), Some((32, 16)));
+/// ```
+pub fn size_align(ty: &CType, structs: &[StructDef]) -> Option<(u64, u64)> {
+    match ty {
+        CType::Void => None,
+        CType::Scalar(s) => Some((s.size(), s.size())),
+        CType::Vector { elem, lanes } => {
+            let size = elem.size() * u64::from(*lanes);
+            let align = if *lanes == 3 {
+                elem.size()
+            } else {
+                size.min(16)
+            };
+            Some((size, align))
+        }
+        CType::Struct(name) => structs
+            .iter()
+            .find(|s| s.name == *name)
+            .map(|s| (s.size, s.align)),
+        CType::Pointer { .. } => Some((8, 8)),
+        CType::Array { elem, len } => {
+            let (size, align) = size_align(elem, structs)?;
+            Some((size.checked_mul(*len)?, align))
+        }
+    }
+}
+
+impl TypeEnv {
+    /// Wraps `ty` in arrays for `extents` (outermost first); `what` names the declaration.
+    pub fn with_extents(
+        ty: CType,
+        extents: &[String],
+        what: &str,
+        loc: Option<SourceLoc>,
+    ) -> Result<CType, Diagnostic> {
+        let mut out = ty;
+        for e in extents.iter().rev() {
+            let len = eval_const(e)
+                .and_then(|v| u64::try_from(v).ok())
+                .ok_or_else(|| msg::bad_array_extent(what, e).at(loc.clone()))?;
+            out = CType::Array {
+                elem: Box::new(out),
+                len,
+            };
+        }
+        Ok(out)
+    }
+
+    /// Lays out a struct definition (fields resolved in `namespace`) and records it.
+    pub fn add_struct(&mut self, def: &StructSyn, qualified: String) -> Result<(), Diagnostic> {
+        let mut fields = Vec::new();
+        let (mut offset, mut align, mut size) = (0u64, def.align.unwrap_or(1).max(1), 0u64);
+        let scope: Vec<String> = def.namespace.clone();
+        for f in &def.fields {
+            if let BaseSyn::Inline(inner) = &f.ty.base {
+                let inner_name = inner
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| format!("{qualified}_{}", f.name));
+                self.add_struct(inner, inner_name)?;
+            }
+            let mut fty = f.ty.clone();
+            if let BaseSyn::Inline(inner) = &f.ty.base
+                && inner.name.is_none()
+            {
+                fty.base = BaseSyn::Named(format!("{qualified}_{}", f.name));
+            }
+            let (ty, _) = self.resolve(&fty, &scope, &HashMap::new())?;
+            let ty = Self::with_extents(ty, &f.extents, &f.name, f.loc.clone())?;
+            let (fsize, falign) = size_align(&ty, &self.structs).ok_or_else(|| {
+                msg::unsupported_type(&f.ty.written, &format!("field `{}` has no size", f.name))
+                    .at(f.loc.clone())
+            })?;
+            let field_offset = if def.is_union {
+                0
+            } else {
+                offset.div_ceil(falign) * falign
+            };
+            offset = field_offset + fsize;
+            size = size.max(offset);
+            align = align.max(falign);
+            fields.push(Field {
+                name: f.name.clone(),
+                ty,
+                layout: Layout {
+                    offset: field_offset,
+                    size: fsize,
+                    align: falign,
+                },
+            });
+        }
+        // An empty C++ struct still occupies one byte.
+        let size = size.max(1).div_ceil(align) * align;
+        self.structs.retain(|s| s.name != qualified);
+        self.structs.push(StructDef {
+            name: qualified,
+            fields,
+            size,
+            align,
+            loc: def.loc.clone(),
+        });
+        Ok(())
+    }
+}

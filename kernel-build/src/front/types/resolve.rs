@@ -1,0 +1,104 @@
+//! The type environment: typedefs and structs known so far, and resolution of types
+//! as written against them, template parameters and the header names.
+
+use std::collections::HashMap;
+
+use super::header_type;
+use crate::diagnostics::{Diagnostic, front as msg};
+use crate::front::parse::{BaseSyn, TypeSyn};
+use crate::model::{CType, Qualifiers, StructDef};
+
+/// A resolved type and the qualifiers of its top level.
+pub type Resolved = (CType, Qualifiers);
+
+/// Typedefs and structs known so far, in declaration order.
+#[derive(Debug, Default)]
+pub struct TypeEnv {
+    typedefs: HashMap<String, Resolved>,
+    /// Struct definitions with computed layouts.
+    pub structs: Vec<StructDef>,
+}
+
+impl TypeEnv {
+    /// Resolves `ty` seen inside `namespace`; `tparams` binds template type parameters.
+    pub fn resolve(
+        &self,
+        ty: &TypeSyn,
+        namespace: &[String],
+        tparams: &HashMap<String, Resolved>,
+    ) -> Result<Resolved, Diagnostic> {
+        let (mut cur, mut quals) = match &ty.base {
+            BaseSyn::Void => (CType::Void, Qualifiers::default()),
+            BaseSyn::Scalar(s) => (CType::Scalar(*s), Qualifiers::default()),
+            BaseSyn::Named(name) => self.named(name, namespace, tparams).ok_or_else(|| {
+                if let Some(e) = name.strip_prefix("enum ") {
+                    msg::unsupported_type(
+                        &format!("enum {e}"),
+                        "enums have no fixed layout here; use a fixed-width integer type",
+                    )
+                } else {
+                    msg::unknown_type(name)
+                }
+                .at(ty.loc.clone())
+            })?,
+            BaseSyn::Inline(def) => {
+                let name = def
+                    .name
+                    .clone()
+                    .unwrap_or_else(|| "(anonymous struct)".to_string());
+                (CType::Struct(name), Qualifiers::default())
+            }
+        };
+        quals.is_const |= ty.base_quals.is_const;
+        quals.is_volatile |= ty.base_quals.is_volatile;
+        for q in &ty.ptrs {
+            cur = CType::Pointer {
+                pointee: Box::new(cur),
+                pointee_quals: quals,
+            };
+            quals = *q;
+        }
+        Ok((cur, quals))
+    }
+
+    /// The type `name` stands for: a template parameter, a typedef or struct of an
+    /// enclosing namespace (innermost first), or a header name.
+    fn named(
+        &self,
+        name: &str,
+        namespace: &[String],
+        tparams: &HashMap<String, Resolved>,
+    ) -> Option<Resolved> {
+        if let Some(r) = tparams.get(name) {
+            return Some(r.clone());
+        }
+        let name = name.trim_start_matches("::");
+        for depth in (0..=namespace.len()).rev() {
+            let mut q = namespace[..depth].join("::");
+            if !q.is_empty() {
+                q.push_str("::");
+            }
+            q.push_str(name);
+            if let Some(r) = self.typedefs.get(&q) {
+                return Some(r.clone());
+            }
+            if self.structs.iter().any(|s| s.name == q) {
+                return Some((CType::Struct(q), Qualifiers::default()));
+            }
+        }
+        header_type(name).map(|t| (t, Qualifiers::default()))
+    }
+
+    /// An environment with only these structs (no typedefs).
+    pub fn with_structs(structs: Vec<StructDef>) -> Self {
+        TypeEnv {
+            typedefs: HashMap::new(),
+            structs,
+        }
+    }
+
+    /// Records `typedef <ty> name<extents>` declared in `namespace`.
+    pub fn add_typedef(&mut self, qualified: String, resolved: Resolved) {
+        self.typedefs.insert(qualified, resolved);
+    }
+}

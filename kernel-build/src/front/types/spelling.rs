@@ -1,0 +1,103 @@
+//! C spellings of resolved types, as the user would write them.
+
+use crate::model::{CType, Qualifiers, Scalar};
+
+/// The C spelling of a resolved type (`const float*`, `unsigned long long`, `float2`).
+///
+/// ```
+/// use kernel_build::front::types::c_spelling;
+/// use kernel_build::model::{CType, Qualifiers, Scalar};
+/// let t = CType::Pointer { pointee: Box::new(CType::Scalar(Scalar::F32)), pointee_quals: Qualifiers { is_const: true, is_volatile: false } };
+/// assert_eq!(c_spelling(&t), "const float*");
+/// ```
+pub fn c_spelling(ty: &CType) -> String {
+    match ty {
+        CType::Void => "void".into(),
+        CType::Scalar(s) => scalar_spelling(*s).into(),
+        CType::Vector { elem, lanes } => vector_spelling(*elem, *lanes),
+        CType::Struct(name) => name.clone(),
+        CType::Pointer {
+            pointee,
+            pointee_quals,
+        } => {
+            let inner = c_spelling(pointee);
+            let q = quals_prefix(*pointee_quals);
+            if matches!(**pointee, CType::Pointer { .. }) {
+                let q = q.trim_end();
+                if q.is_empty() {
+                    format!("{inner}*")
+                } else {
+                    format!("{inner} {q}*")
+                }
+            } else {
+                format!("{q}{inner}*")
+            }
+        }
+        CType::Array { .. } => {
+            // C writes the outermost extent first: `int[3][2]` is 3 arrays of 2.
+            let mut dims = String::new();
+            let mut t = ty;
+            while let CType::Array { elem, len } = t {
+                dims.push_str(&format!("[{len}]"));
+                t = elem;
+            }
+            format!("{}{dims}", c_spelling(t))
+        }
+    }
+}
+
+/// `const ` / `volatile ` prefixes for `q`, each followed by a space.
+fn quals_prefix(q: Qualifiers) -> String {
+    let mut s = String::new();
+    if q.is_const {
+        s.push_str("const ");
+    }
+    if q.is_volatile {
+        s.push_str("volatile ");
+    }
+    s
+}
+
+/// The canonical C name of a scalar.
+///
+/// ```
+/// assert_eq!(kernel_build::front::types::scalar_spelling(kernel_build::model::Scalar::Usize), "size_t");
+/// ```
+pub fn scalar_spelling(s: Scalar) -> &'static str {
+    match s {
+        Scalar::Bool => "bool",
+        Scalar::I8 => "char",
+        Scalar::I16 => "short",
+        Scalar::I32 => "int",
+        Scalar::I64 => "long long",
+        Scalar::U8 => "unsigned char",
+        Scalar::U16 => "unsigned short",
+        Scalar::U32 => "unsigned int",
+        Scalar::U64 => "unsigned long long",
+        Scalar::Usize => "size_t",
+        Scalar::Isize => "ptrdiff_t",
+        Scalar::F32 => "float",
+        Scalar::F64 => "double",
+        Scalar::F16 => "__half",
+        Scalar::BF16 => "__nv_bfloat16",
+    }
+}
+
+/// The CUDA name of a vector type (`float4`, `__half2`).
+fn vector_spelling(elem: Scalar, lanes: u8) -> String {
+    let base = match elem {
+        Scalar::I8 | Scalar::Bool => "char",
+        Scalar::U8 => "uchar",
+        Scalar::I16 => "short",
+        Scalar::U16 => "ushort",
+        Scalar::I32 => "int",
+        Scalar::U32 => "uint",
+        Scalar::I64 | Scalar::Isize => "longlong",
+        Scalar::U64 | Scalar::Usize => "ulonglong",
+        Scalar::F32 => "float",
+        Scalar::F64 => "double",
+        Scalar::F16 => return "__half2".into(),
+        Scalar::BF16 => return "__nv_bfloat162".into(),
+    };
+    format!("{base}{lanes}")
+}
