@@ -42,8 +42,38 @@ impl NvccMessage {
 }
 
 /// Finds the error and warning lines in nvcc's combined output.
+///
+/// A message printed without a location (`At end of source: error: expected a "}"`) takes
+/// the location of the `note` that follows it, where nvcc names the construct at fault
+/// (`k.cu(2): note #3196-D: to match this "{"`).
 pub fn parse(output: &str) -> Vec<NvccMessage> {
-    output.lines().filter_map(parse_line).collect()
+    let mut messages: Vec<NvccMessage> = Vec::new();
+    // Whether the last message may still adopt a note's location.
+    let mut open = false;
+    for raw in output.lines() {
+        if let Some(message) = parse_line(raw) {
+            open = message.line.is_none();
+            messages.push(message);
+        } else if let Some((file, line)) = note_location(raw) {
+            if open {
+                if let Some(last) = messages.last_mut() {
+                    last.file = Some(file);
+                    last.line = Some(line);
+                }
+            }
+            open = false;
+        }
+    }
+    messages
+}
+
+/// The location of a located `note` line: `k.cu(2): note #3196-D: ...`.
+fn note_location(raw: &str) -> Option<(String, u32)> {
+    let pos = raw.find(": note")?;
+    match location(raw[..pos].trim_end()) {
+        (Some(file), Some(line)) => Some((file, line)),
+        _ => None,
+    }
 }
 
 fn parse_line(raw: &str) -> Option<NvccMessage> {
@@ -165,6 +195,34 @@ mod tests {
         assert_eq!(m[0].severity, Severity::Error);
         assert_eq!(m[0].location(), None);
         assert_eq!(m[1].severity, Severity::Warning);
+    }
+
+    #[test]
+    fn unlocated_error_takes_the_following_note_location() {
+        let m = parse(concat!(
+            "At end of source: error: expected a \"}\"\n",
+            "k.cu(2): note #3196-D: to match this \"{\"\n",
+            "  extern \"C\" void f() {\n",
+            "                        ^\n",
+        ));
+        assert_eq!(m.len(), 1);
+        assert_eq!(m[0].location().as_deref(), Some("k.cu:2"));
+        assert_eq!(m[0].text, "expected a \"}\"");
+    }
+
+    #[test]
+    fn notes_never_move_a_located_message_or_a_later_one() {
+        let m = parse(concat!(
+            "a.cu(5): error: first\n",
+            "a.cu(9): note #1-D: context\n",
+            "nvcc fatal   : no location\n",
+            "plain text\n",
+        ));
+        assert_eq!(m[0].location().as_deref(), Some("a.cu:5"));
+        assert_eq!(m[1].location(), None);
+        // A note after plain lines still belongs to the unlocated message before it.
+        let m = parse("At end of source: error: x\n\nb.cu(3): note: y\nb.cu(4): note: z\n");
+        assert_eq!(m[0].location().as_deref(), Some("b.cu:3"));
     }
 
     #[test]

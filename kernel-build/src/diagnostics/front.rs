@@ -319,6 +319,19 @@ pub fn image_unreadable(target: &str, err: &str) -> Diagnostic {
     ))
 }
 
+/// A source that declares no kernel at all (empty, comments only, or kernels the host
+/// pass cannot see).
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::no_kernels("k.cu");
+/// assert_eq!(d.message, "`k.cu` declares no `__global__` kernel");
+/// ```
+pub fn no_kernels(file: &str) -> Diagnostic {
+    Diagnostic::error(format!("`{file}` declares no `__global__` kernel"))
+        .note("a module needs at least one kernel to launch")
+        .note("template kernels count once explicitly instantiated (`template __global__ void k<float>(float*);`); kernels inside `#if __CUDA_ARCH__` need `!defined(__CUDA_ARCH__) ||` in the condition to be seen by the host pass")
+}
+
 /// A fatbin with no image at all.
 ///
 /// ```

@@ -30,7 +30,7 @@ mod preprocess;
 use std::path::{Path, PathBuf};
 
 use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
-use crate::model::ModuleInfo;
+use crate::model::{ModuleInfo, SourceLoc};
 
 pub use preprocess::preprocess;
 pub use verify::{verify, verify_with_source};
@@ -95,6 +95,10 @@ impl<'a> FrontInput<'a> {
 ///
 /// let err = analyze(&FrontInput::raw_only("k.cu", "\n__global__ void k(mystery_t m);")).unwrap_err();
 /// assert!(err.to_string().starts_with("k.cu:2:19: error: unknown type `mystery_t`"));
+///
+/// // A source without a kernel is an error located at its start.
+/// let err = analyze(&FrontInput::raw_only("k.cu", "// nothing yet\n")).unwrap_err();
+/// assert!(err.to_string().starts_with("k.cu:1:1: error: `k.cu` declares no `__global__` kernel"));
 /// ```
 pub fn analyze(input: &FrontInput<'_>) -> Result<ModuleInfo, Diagnostics> {
     let mut diags = Diagnostics::new();
@@ -143,6 +147,14 @@ pub fn analyze(input: &FrontInput<'_>) -> Result<ModuleInfo, Diagnostics> {
     info.preprocessed = input.preprocessed.is_some();
     info.notes = notes;
     docs::attach(&mut info, &raw_lexed.comments, input.display_name);
+    if diags.is_empty() && info.kernels.is_empty() {
+        let start = SourceLoc {
+            file: input.display_name.to_string(),
+            line: 1,
+            column: 1,
+        };
+        diags.push(msg::no_kernels(input.display_name).at(Some(start)));
+    }
     if diags.is_empty() {
         Ok(info)
     } else if info.preprocessed {

@@ -119,18 +119,6 @@ pub fn expect_failure_then(nvcc: &Path, good_nvcc: &Path, req: &ModuleRequest) -
     err
 }
 
-/// Builds an input that holds no kernel: a valid, empty module (not an error), and a
-/// valid cache.
-pub fn expect_empty_module(nvcc: &Path, req: &ModuleRequest) {
-    let cache = tempfile::tempdir().unwrap();
-    let built = build_no_panic(req, &context(nvcc, cache.path()))
-        .unwrap_or_else(|e| panic!("`{}` failed: {e}", req.name));
-    assert!(built.info.kernels.is_empty(), "{:?}", built.info.kernels);
-    assert!(built.fatbin_path.as_ref().is_some_and(|p| p.is_file()));
-    assert_cache_valid(cache.path());
-    assert_good_build(nvcc, cache.path());
-}
-
 /// A good module builds in `cache` (and its object is then valid).
 pub fn assert_good_build(nvcc: &Path, cache: &Path) {
     let project = tempfile::tempdir().unwrap();
