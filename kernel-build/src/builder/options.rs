@@ -1,0 +1,121 @@
+//! The setters of [`Build`]: sources, targets, preprocessor and nvcc options, where
+//! outputs go, and what is reported to Cargo.
+
+use super::Build;
+use std::path::Path;
+
+impl Build {
+    /// Adds a `.cu` file (relative to the crate root). Several files form one module.
+    ///
+    /// ```
+    /// kernel_build::Build::new().file("kernels/a.cu").file("kernels/b.cu");
+    /// ```
+    pub fn file(&mut self, path: impl AsRef<Path>) -> &mut Build {
+        self.files.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds a target (`sm_90`, `sm_90a`, `compute_120`). Without any, `KERNEL_BUILD_ARCHS`
+    /// or the default list (SASS for every major arch the toolkit supports + PTX for the
+    /// newest) is used. The list given is exact: add a `compute_` target for PTX.
+    ///
+    /// ```
+    /// kernel_build::Build::new().arch("sm_90").arch("compute_90");
+    /// ```
+    pub fn arch(&mut self, target: &str) -> &mut Build {
+        self.archs.push(target.to_string());
+        self
+    }
+
+    /// Adds an include directory (relative to the crate root).
+    ///
+    /// ```
+    /// kernel_build::Build::new().include("kernels/include");
+    /// ```
+    pub fn include(&mut self, dir: impl AsRef<Path>) -> &mut Build {
+        self.includes.push(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Defines a preprocessor macro (`-DNAME` or `-DNAME=VALUE`).
+    ///
+    /// ```
+    /// kernel_build::Build::new().define("BLOCK", "256").define("FAST_MATH", None);
+    /// ```
+    pub fn define<'a>(&mut self, name: &str, value: impl Into<Option<&'a str>>) -> &mut Build {
+        self.defines
+            .push((name.to_string(), value.into().map(String::from)));
+        self
+    }
+
+    /// Adds an nvcc flag (`-O3`, `--use_fast_math`, `-lineinfo`).
+    ///
+    /// ```
+    /// kernel_build::Build::new().flag("--use_fast_math");
+    /// ```
+    pub fn flag(&mut self, flag: &str) -> &mut Build {
+        self.flags.push(flag.to_string());
+        self
+    }
+
+    /// Uses this nvcc instead of searching for one.
+    ///
+    /// ```
+    /// kernel_build::Build::new().nvcc("/usr/local/cuda-13.0/bin/nvcc");
+    /// ```
+    pub fn nvcc(&mut self, path: impl AsRef<Path>) -> &mut Build {
+        self.nvcc = Some(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Writes outputs here instead of `$OUT_DIR`.
+    ///
+    /// ```
+    /// kernel_build::Build::new().out_dir("target/kernels");
+    /// ```
+    pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
+        self.out_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Uses this cache directory instead of the environment's.
+    ///
+    /// ```
+    /// kernel_build::Build::new().cache_dir("/tmp/kernel-cache");
+    /// ```
+    pub fn cache_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
+        self.cache_dir = Some(dir.as_ref().to_path_buf());
+        self
+    }
+
+    /// Whether to print `cargo:` lines (on by default; off outside build scripts).
+    ///
+    /// ```
+    /// kernel_build::Build::new().cargo_metadata(false);
+    /// ```
+    pub fn cargo_metadata(&mut self, on: bool) -> &mut Build {
+        self.cargo_metadata = on;
+        self
+    }
+
+    /// Whether to re-print nvcc's warnings as `cargo:warning=` (on by default).
+    ///
+    /// ```
+    /// kernel_build::Build::new().warnings(false);
+    /// ```
+    pub fn warnings(&mut self, on: bool) -> &mut Build {
+        self.warnings = on;
+        self
+    }
+
+    /// Vouches that a kernel is safe to launch with any arguments its signature admits:
+    /// its stub becomes a safe `fn` (see the safety model in the README).
+    ///
+    /// ```
+    /// kernel_build::Build::new().safe_kernel("saxpy");
+    /// ```
+    pub fn safe_kernel(&mut self, rust_name: &str) -> &mut Build {
+        self.safe_kernels.push(rust_name.to_string());
+        self
+    }
+}
