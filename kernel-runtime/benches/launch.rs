@@ -24,7 +24,7 @@ use kernel_runtime::cudarc::driver::{PushKernelArg, result, sys};
 use kernel_runtime::{Gpu, LaunchConfig, Module, RawDevicePtr};
 
 const LAUNCHES: usize = 200_000;
-const REPS: usize = 5;
+const REPS: usize = 9;
 
 fn median(mut v: Vec<f64>) -> f64 {
     v.sort_by(f64::total_cmp);
