@@ -1,0 +1,111 @@
+//! [`ConfigError`]: each launch limit a configuration can break, with a message that
+//! names the limit.
+
+/// A broken launch limit.
+///
+/// ```
+/// use kernel_runtime::ConfigError;
+/// let e = ConfigError::ZeroDim { which: "grid.y" };
+/// assert_eq!(e.to_string(), "grid.y is 0; every grid and block dimension must be at least 1");
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// A grid or block dimension is zero.
+    #[error("{which} is 0; every grid and block dimension must be at least 1")]
+    ZeroDim {
+        /// `grid.x` ... `block.z`.
+        which: &'static str,
+    },
+    /// A block dimension exceeds the device's limit for that axis.
+    #[error("{which} = {requested} exceeds the device's limit of {limit}")]
+    BlockDimTooLarge {
+        /// `block.x`, `block.y` or `block.z`.
+        which: &'static str,
+        /// The value asked for.
+        requested: u32,
+        /// The device's limit.
+        limit: u32,
+    },
+    /// A grid dimension exceeds the device's limit for that axis.
+    #[error("{which} = {requested} exceeds the device's limit of {limit}")]
+    GridDimTooLarge {
+        /// `grid.x`, `grid.y` or `grid.z`.
+        which: &'static str,
+        /// The value asked for.
+        requested: u32,
+        /// The device's limit.
+        limit: u32,
+    },
+    /// More threads per block than the kernel or the device allows.
+    #[error("a block of {requested} threads exceeds {limit}, {by}")]
+    TooManyThreads {
+        /// Threads per block asked for.
+        requested: u64,
+        /// The limit.
+        limit: u32,
+        /// Whose limit: the device's, or the kernel's (registers, `__launch_bounds__`).
+        by: &'static str,
+    },
+    /// More shared memory per block than the device allows.
+    #[error(
+        "{dynamic} bytes of dynamic shared memory plus the kernel's {static_bytes} static bytes \
+         exceed the device's limit of {limit} bytes per block"
+    )]
+    SharedMemTooLarge {
+        /// Dynamic shared memory asked for.
+        dynamic: u32,
+        /// The kernel's static shared memory.
+        static_bytes: u32,
+        /// The device's opt-in limit per block.
+        limit: u32,
+    },
+    /// Clusters need compute capability 9.0 or later.
+    #[error("thread-block clusters need compute capability 9.0 or later; this device is {arch}")]
+    ClusterUnsupported {
+        /// The device's architecture.
+        arch: String,
+    },
+    /// A cluster dimension does not divide the grid dimension.
+    #[error("{which} = {cluster} does not divide the grid's {grid}")]
+    ClusterNotDivisor {
+        /// `cluster.x`, `cluster.y` or `cluster.z`.
+        which: &'static str,
+        /// The cluster dimension.
+        cluster: u32,
+        /// The grid dimension.
+        grid: u32,
+    },
+    /// A cluster holds more blocks than the portable limit.
+    #[error("a cluster of {blocks} blocks exceeds the portable limit of {limit}")]
+    ClusterTooLarge {
+        /// Blocks per cluster asked for.
+        blocks: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// The kernel was compiled with `__cluster_dims__` and the launch asks for another shape.
+    #[error(
+        "the kernel was compiled with __cluster_dims__{compiled:?}, the launch asks for {requested:?}"
+    )]
+    ClusterConflict {
+        /// The compiled shape.
+        compiled: [u32; 3],
+        /// The shape asked for.
+        requested: (u32, u32, u32),
+    },
+    /// The device cannot launch cooperatively.
+    #[error("this device does not support cooperative launches")]
+    CooperativeUnsupported,
+    /// A cooperative grid must fit on the device at once.
+    #[error(
+        "a cooperative grid of {blocks} blocks exceeds {limit}, the number of blocks that fit on \
+         the device at once for this block size and shared memory"
+    )]
+    CooperativeGridTooLarge {
+        /// Blocks asked for.
+        blocks: u64,
+        /// Blocks that can be resident at once.
+        limit: u64,
+    },
+}
