@@ -4,7 +4,8 @@
 //! Alignment is what makes them differ from arrays: `float2` is 8-aligned, `float4` 16-aligned,
 //! `float3` only 4-aligned. CUDA 13 deprecates `long4`, `ulong4`, `longlong4`, `ulonglong4` and
 //! `double4` (16-aligned) in favour of explicit `_16a` and `_32a` variants, here `...4A16` and
-//! `...4A32`. Every type is `#[repr(C, align(N))]`, `DeviceRepr` and `bytemuck::Pod`; sizes and
+//! `...4A32`. `__half2` and `__nv_bfloat162` (from `cuda_fp16.h` and `cuda_bf16.h`) are
+//! [`Half2`] and [`BFloat162`]. Every type is `#[repr(C, align(N))]`, `DeviceRepr` and `bytemuck::Pod`; sizes and
 //! alignments are checked at compile time.
 //!
 //! ```
@@ -84,6 +85,9 @@ vector!(ULongLong4A32, "ulonglong4_32a", u64, 32, 32: x y z w);
 vector!(Double4A16, "double4_16a", f64, 16, 32: x y z w);
 vector!(Double4A32, "double4_32a", f64, 32, 32: x y z w);
 
+vector!(Half2, "__half2", half::f16, 4, 4: x y);
+vector!(BFloat162, "__nv_bfloat162", half::bf16, 4, 4: x y);
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -91,7 +95,7 @@ mod tests {
     #[test]
     fn layouts_match_cuda() {
         // (size, align) from vector_types.h (CUDA 13, 64-bit Linux).
-        let cases: [(&str, usize, usize, usize, usize); 8] = [
+        let cases: [(&str, usize, usize, usize, usize); 10] = [
             ("char2", size_of::<Char2>(), align_of::<Char2>(), 2, 2),
             ("short4", size_of::<Short4>(), align_of::<Short4>(), 8, 8),
             ("int3", size_of::<Int3>(), align_of::<Int3>(), 12, 4),
@@ -110,6 +114,14 @@ mod tests {
                 align_of::<LongLong4>(),
                 32,
                 16,
+            ),
+            ("__half2", size_of::<Half2>(), align_of::<Half2>(), 4, 4),
+            (
+                "__nv_bfloat162",
+                size_of::<BFloat162>(),
+                align_of::<BFloat162>(),
+                4,
+                4,
             ),
             (
                 "ulonglong4_32a",

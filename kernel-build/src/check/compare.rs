@@ -3,7 +3,8 @@
 use std::collections::HashMap;
 
 use super::rust_type::RustType;
-use crate::codegen::{rust_ident, scalar_name, vector_name};
+use crate::codegen::rust_ident;
+use crate::front::rust_type::{scalar_name, vector_name};
 use crate::model::CType;
 
 /// Why a Rust type does not fit a C type.

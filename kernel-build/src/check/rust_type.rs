@@ -2,7 +2,7 @@
 
 use syn::{GenericArgument, PathArguments, Type};
 
-use crate::codegen::{scalar_name, vector_name};
+use crate::front::rust_type::{scalar_name, vector_name};
 use crate::model::Scalar;
 
 /// A Rust parameter type, reduced to what can be compared with a C type.

@@ -40,7 +40,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 
 pub use names::{kernel_rust_name, param_ident, rust_ident};
-pub use types::{c_spelling, scalar_name, vector_name};
+pub use types::c_spelling;
 
 use crate::model::ModuleInfo;
 

@@ -17,7 +17,8 @@ use quote::{format_ident, quote};
 
 use super::metadata::launchable;
 use super::names::{kernel_rust_name, rust_ident};
-use super::types::{ParamKind, param_kind, scalar_name, value_tokens, vector_name};
+use super::types::{ParamKind, param_kind, value_tokens};
+use crate::front::rust_type::{scalar_name, vector_name};
 use crate::model::{CType, Kernel, ModuleInfo, TemplateArg};
 
 /// Methods of the handle type that kernels must not shadow.

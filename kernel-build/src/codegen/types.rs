@@ -4,7 +4,7 @@
 //! |---|---|---|
 //! | scalars | `f32`, `i32`, `usize`, `bool`, ... | same |
 //! | `__half`, `__nv_bfloat16` | `half::f16`, `half::bf16` | same |
-//! | `float2`, `int4`, ... | `vector::Float2`, `vector::Int4`, ... | same |
+//! | `float2`, `int4`, `longlong2`, ... | `vector::Float2`, `vector::Int4`, `vector::LongLong2`, ... | same |
 //! | `struct S` | the generated `S` | same |
 //! | `const T*` | `impl ConstPtr<T>` | `RawDevicePtr` |
 //! | `T*` | `impl MutPtr<T>` | `RawDevicePtr` |
@@ -15,6 +15,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::names::rust_ident;
+use crate::front::rust_type::{scalar_name, vector_name};
 use crate::model::{CType, Scalar};
 
 /// How a kernel parameter is passed by the stub.
@@ -26,58 +27,6 @@ pub(crate) enum ParamKind {
     ConstPtr(TokenStream),
     /// `T*`: the stub takes `impl MutPtr<T>`.
     MutPtr(TokenStream),
-}
-
-/// The Rust spelling of a scalar type, without the runtime prefix for halves.
-///
-/// ```
-/// use kernel_build::model::Scalar;
-/// assert_eq!(kernel_build::codegen::scalar_name(Scalar::U64), "u64");
-/// assert_eq!(kernel_build::codegen::scalar_name(Scalar::F16), "f16");
-/// ```
-pub fn scalar_name(s: Scalar) -> &'static str {
-    match s {
-        Scalar::Bool => "bool",
-        Scalar::I8 => "i8",
-        Scalar::I16 => "i16",
-        Scalar::I32 => "i32",
-        Scalar::I64 => "i64",
-        Scalar::U8 => "u8",
-        Scalar::U16 => "u16",
-        Scalar::U32 => "u32",
-        Scalar::U64 => "u64",
-        Scalar::Usize => "usize",
-        Scalar::Isize => "isize",
-        Scalar::F32 => "f32",
-        Scalar::F64 => "f64",
-        Scalar::F16 => "f16",
-        Scalar::BF16 => "bf16",
-    }
-}
-
-/// The runtime's name for a CUDA vector type (`float2` → `Float2`).
-///
-/// ```
-/// use kernel_build::model::Scalar;
-/// assert_eq!(kernel_build::codegen::vector_name(Scalar::F32, 2), "Float2");
-/// assert_eq!(kernel_build::codegen::vector_name(Scalar::U8, 4), "UChar4");
-/// ```
-pub fn vector_name(elem: Scalar, lanes: u8) -> String {
-    let base = match elem {
-        Scalar::I8 | Scalar::Bool => "Char",
-        Scalar::U8 => "UChar",
-        Scalar::I16 => "Short",
-        Scalar::U16 => "UShort",
-        Scalar::I32 => "Int",
-        Scalar::U32 => "UInt",
-        Scalar::I64 | Scalar::Isize => "Long",
-        Scalar::U64 | Scalar::Usize => "ULong",
-        Scalar::F32 => "Float",
-        Scalar::F64 => "Double",
-        Scalar::F16 => "Half",
-        Scalar::BF16 => "BFloat16",
-    };
-    format!("{base}{lanes}")
 }
 
 /// Tokens of a scalar type.
@@ -195,6 +144,22 @@ mod tests {
             lanes: 4,
         };
         assert_eq!(c_spelling(&v), "uint4");
-        assert_eq!(vector_name(Scalar::U32, 4), "UInt4");
+        assert_eq!(
+            value_tokens(&v, &quote!(rt)).to_string(),
+            "rt :: vector :: UInt4"
+        );
+    }
+
+    #[test]
+    fn long_vectors_use_the_front_end_name() {
+        let v = CType::Vector {
+            elem: Scalar::I64,
+            lanes: 2,
+        };
+        assert_eq!(c_spelling(&v), "longlong2");
+        assert_eq!(
+            value_tokens(&v, &quote!(rt)).to_string(),
+            "rt :: vector :: LongLong2"
+        );
     }
 }

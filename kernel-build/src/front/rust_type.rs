@@ -94,12 +94,18 @@ pub fn value_path(ty: &CType) -> Option<String> {
     })
 }
 
-/// The Rust primitive for a scalar.
+/// The Rust name of a scalar type: a primitive (`f32`, `usize`), or for the two 16-bit
+/// floats the name of the `half` type (`f16`, `bf16`), without its crate.
+///
+/// Codegen and the declaration check use this name; [`scalar_path`] adds the crate.
 ///
 /// ```
-/// assert_eq!(kernel_build::front::rust_type::scalar_path(kernel_build::model::Scalar::Isize), "isize");
+/// use kernel_build::front::rust_type::scalar_name;
+/// use kernel_build::model::Scalar;
+/// assert_eq!(scalar_name(Scalar::U64), "u64");
+/// assert_eq!(scalar_name(Scalar::F16), "f16");
 /// ```
-pub fn scalar_path(s: Scalar) -> &'static str {
+pub fn scalar_name(s: Scalar) -> &'static str {
     match s {
         Scalar::Bool => "bool",
         Scalar::I8 => "i8",
@@ -114,16 +120,42 @@ pub fn scalar_path(s: Scalar) -> &'static str {
         Scalar::Isize => "isize",
         Scalar::F32 => "f32",
         Scalar::F64 => "f64",
-        Scalar::F16 => "half::f16",
-        Scalar::BF16 => "half::bf16",
+        Scalar::F16 => "f16",
+        Scalar::BF16 => "bf16",
     }
 }
 
-/// CUDA's name of a vector type in UpperCamel case (`Float2`, `UChar4`, `LongLong2`, `Half2`).
+/// The Rust path of a scalar type: [`scalar_name`], with the `half` crate in front of the
+/// 16-bit floats.
 ///
 /// ```
+/// use kernel_build::front::rust_type::scalar_path;
 /// use kernel_build::model::Scalar;
-/// assert_eq!(kernel_build::front::rust_type::vector_name(Scalar::U64, 2), "ULongLong2");
+/// assert_eq!(scalar_path(Scalar::Isize), "isize");
+/// assert_eq!(scalar_path(Scalar::BF16), "half::bf16");
+/// ```
+pub fn scalar_path(s: Scalar) -> &'static str {
+    match s {
+        Scalar::F16 => "half::f16",
+        Scalar::BF16 => "half::bf16",
+        other => scalar_name(other),
+    }
+}
+
+/// The name of the `kernel_runtime::vector` type for a CUDA vector type: CUDA's own name in
+/// UpperCamel case (`float2` → `Float2`, `uchar4` → `UChar4`, `__half2` → `Half2`).
+///
+/// 64-bit lanes are named after `longlong`/`ulonglong` (`LongLong2`, `ULongLong4`), as the
+/// front end spells them in C: on 64-bit Linux `long2` and `longlong2` have one layout, and the
+/// type model keeps one lane type for both. Four 64-bit lanes are the 16-byte aligned
+/// `longlong4` (what `vector_types.h` declares for `longlong4` and `longlong4_16a`).
+///
+/// ```
+/// use kernel_build::front::rust_type::vector_name;
+/// use kernel_build::model::Scalar;
+/// assert_eq!(vector_name(Scalar::F32, 2), "Float2");
+/// assert_eq!(vector_name(Scalar::I64, 2), "LongLong2");
+/// assert_eq!(vector_name(Scalar::U64, 4), "ULongLong4");
 /// ```
 pub fn vector_name(elem: Scalar, lanes: u8) -> String {
     let base = match elem {
