@@ -11,11 +11,13 @@ mod attrs;
 mod cursor;
 mod decl;
 mod declarator;
+mod head;
 mod items;
+mod kernel;
 mod keywords;
 mod params;
 mod record;
-mod template_args;
+mod templates;
 
 use crate::diagnostics::Diagnostics;
 use crate::model::{KernelAttrs, Linkage, Qualifiers, Scalar, SourceLoc};
