@@ -7,31 +7,20 @@
 //! outside the file are taken as undefined, quoted `#include`s are not followed,
 //! and function-like macros are not expanded (their uses are dropped).
 
+mod conditions;
+mod directive;
+mod macros;
+#[cfg(test)]
+mod tests;
+
 use std::collections::HashMap;
 
-use super::expr;
 use super::lexer::{TokKind, Token, lex};
 use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
 use crate::model::SourceLoc;
-
-/// Names nvcc defines for the host pass (the one `nvcc -E` shows).
-const PREDEFINED: &[(&str, i64)] = &[("__CUDACC__", 1), ("__NVCC__", 1), ("__cplusplus", 201703)];
-/// Names known to be undefined in the host pass.
-const KNOWN_UNDEFINED: &[&str] = &["__CUDA_ARCH__"];
-
-enum Macro {
-    Object(Vec<Token>),
-    Function,
-}
-
-struct Cond {
-    /// Whether the enclosing region is active.
-    parent: bool,
-    /// Whether some branch of this conditional was taken.
-    taken: bool,
-    /// Whether the current branch is active.
-    active: bool,
-}
+use conditions::{Cond, eval_cond};
+use directive::{split_ident, split_word, strip_comments};
+use macros::{Macro, expand_token};
 
 /// The tokens to parse after conditionals and object-like macros, plus notes.
 #[derive(Debug, Default)]
@@ -196,165 +185,4 @@ pub fn expand(src: &str, tokens: &[Token], file: &str) -> Result<RawOutput, Diag
         );
     }
     diags.into_result().map(|()| out)
-}
-
-fn expand_token(
-    src: &str,
-    tok: &Token,
-    macros: &HashMap<String, Macro>,
-    out: &mut Vec<Token>,
-    depth: usize,
-    hide: &mut Vec<String>,
-) {
-    let text = tok.text(src);
-    match macros.get(text) {
-        Some(Macro::Object(body))
-            if tok.kind == TokKind::Ident && depth < 32 && !hide.iter().any(|h| h == text) =>
-        {
-            hide.push(text.to_string());
-            for b in body {
-                let at_use = Token {
-                    line: tok.line,
-                    col: tok.col,
-                    ..*b
-                };
-                expand_token(src, &at_use, macros, out, depth + 1, hide);
-            }
-            hide.pop();
-        }
-        _ => out.push(*tok),
-    }
-}
-
-fn eval_cond(
-    kind: &str,
-    rest: &str,
-    macros: &HashMap<String, Macro>,
-    src: &str,
-    tok: &Token,
-    out: &mut RawOutput,
-) -> bool {
-    let expr_text = match kind {
-        "ifdef" => format!("defined({})", rest.trim()),
-        "ifndef" => format!("!defined({})", rest.trim()),
-        _ => rest.trim().to_string(),
-    };
-    let mut unknown = false;
-    let mut lookup = |name: &str, want_defined: bool| -> Option<i64> {
-        if let Some((_, v)) = PREDEFINED.iter().find(|(n, _)| *n == name) {
-            return Some(if want_defined { 1 } else { *v });
-        }
-        match macros.get(name) {
-            Some(Macro::Object(body)) if !want_defined => {
-                let text: Vec<&str> = body.iter().map(|t| t.text(src)).collect();
-                Some(expr::eval_pp(&text.join(" "), &mut |_, _| None).unwrap_or(0))
-            }
-            Some(_) => Some(1),
-            None => {
-                if !KNOWN_UNDEFINED.contains(&name) && !macros.contains_key(name) {
-                    unknown = true;
-                }
-                Some(0)
-            }
-        }
-    };
-    let value = expr::eval_pp(&expr_text, &mut lookup).unwrap_or_else(|| {
-        unknown = true;
-        1
-    }) != 0;
-    // Include guards (`#ifndef X` followed by `#define X`) are decided by the file itself.
-    if unknown && kind != "ifndef" {
-        out.notes
-            .push(msg::note_raw_condition(tok.line, rest.trim(), value));
-    }
-    value
-}
-
-fn split_word(s: &str) -> (&str, &str) {
-    let end = s
-        .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-        .unwrap_or(s.len());
-    (&s[..end], &s[end..])
-}
-
-fn split_ident(s: &str) -> (&str, &str) {
-    split_word(s.trim_start())
-}
-
-fn strip_comments(s: &str) -> String {
-    let lexed = lex(s);
-    let mut out = String::new();
-    let mut prev_end = None;
-    for t in &lexed.tokens {
-        if prev_end.is_some_and(|e| e != t.start) {
-            out.push(' ');
-        }
-        out.push_str(t.text(s));
-        prev_end = Some(t.end);
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn run(src: &str) -> (Vec<String>, Vec<String>) {
-        let out = expand(src, &lex(src).tokens, "k.cu").unwrap();
-        (
-            out.tokens.iter().map(|t| t.text(src).to_string()).collect(),
-            out.notes,
-        )
-    }
-
-    #[test]
-    fn else_and_elif_branches() {
-        let (t, notes) =
-            run("#if 0\na\n#elif 1\nb\n#else\nc\n#endif\n#ifdef __CUDACC__\nd\n#endif");
-        assert_eq!(t, ["b", "d"]);
-        assert!(notes.is_empty());
-    }
-
-    #[test]
-    fn cuda_arch_is_undefined_on_the_host_pass() {
-        let (t, notes) = run("#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900\nk\n#endif");
-        assert_eq!(t, ["k"]);
-        assert!(notes.is_empty());
-    }
-
-    #[test]
-    fn unknown_names_are_noted() {
-        let (t, notes) = run("#if USE_FAST\nfast\n#else\nslow\n#endif");
-        assert_eq!(t, ["slow"]);
-        assert!(notes[0].starts_with("line 1: `#if USE_FAST`"));
-    }
-
-    #[test]
-    fn recursive_macros_stop() {
-        let (t, _) = run("#define A B\n#define B A\nA");
-        assert_eq!(t, ["A"]);
-    }
-
-    #[test]
-    fn function_macros_and_includes_are_noted() {
-        let (_, notes) = run("#include \"u.h\"\n#include <cstdint>\n#define F(x) x\nF(1) F(2)");
-        assert_eq!(notes.len(), 2);
-        assert!(notes[1].contains("macro `F`"));
-    }
-
-    #[test]
-    fn unbalanced_conditionals_are_errors_with_lines() {
-        let src = "#endif\n#if 1\n";
-        let err = expand(src, &lex(src).tokens, "k.cu").unwrap_err();
-        assert_eq!(err.len(), 2);
-        assert_eq!(err.iter().next().unwrap().loc.as_ref().unwrap().line, 1);
-    }
-
-    #[test]
-    fn expansions_carry_the_use_site() {
-        let src = "#define T float\n\n  T x;";
-        let out = expand(src, &lex(src).tokens, "k.cu").unwrap();
-        assert_eq!((out.tokens[0].line, out.tokens[0].col), (3, 3));
-        assert_eq!(out.tokens[0].text(src), "float");
-    }
 }
