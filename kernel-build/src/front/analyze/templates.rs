@@ -1,0 +1,137 @@
+//! Template kernels: explicit instantiations, with template arguments given,
+//! defaulted or deduced from the instantiation's parameter types.
+
+use std::collections::HashMap;
+
+use super::kernels::make_kernel;
+use super::qualify;
+use crate::diagnostics::{Diagnostics, front as msg};
+use crate::front::expr::eval_const;
+use crate::front::parse::{BaseSyn, KernelSyn, TypeSyn};
+use crate::front::types::{Resolved, TypeEnv, c_spelling};
+use crate::model::{CType, Kernel, TemplateArg};
+
+/// One explicit instantiation of a template kernel.
+pub(super) fn instantiate(
+    env: &TypeEnv,
+    templates: &[KernelSyn],
+    inst: &KernelSyn,
+) -> Result<Kernel, Diagnostics> {
+    let display = qualify(&inst.namespace, &inst.name);
+    let tmpl = templates
+        .iter()
+        .rev()
+        .filter(|t| t.name == inst.name && t.params.len() == inst.params.len())
+        .find(|t| t.namespace == inst.namespace || t.namespace.starts_with(&inst.namespace))
+        .ok_or_else(|| msg::no_such_template(&display).at(inst.loc.clone()))?;
+    let tparams = tmpl.template.as_deref().unwrap_or(&[]);
+    let explicit = inst.args.as_deref().unwrap_or(&[]);
+    if explicit.len() > tparams.len() {
+        return Err(msg::template_args(
+            &display,
+            &format!(
+                "{} arguments for {} parameters",
+                explicit.len(),
+                tparams.len()
+            ),
+        )
+        .at(inst.loc.clone())
+        .into());
+    }
+    let mut bound: HashMap<String, Resolved> = HashMap::new();
+    let mut args = Vec::new();
+    // Deduce what the explicit list leaves out from the instantiation's parameter types.
+    let mut deduced: HashMap<String, Resolved> = HashMap::new();
+    for (tp, ip) in tmpl.params.iter().zip(&inst.params) {
+        deduce(env, &tp.ty, &ip.ty, &inst.namespace, &mut deduced);
+    }
+    for (i, tp) in tparams.iter().enumerate() {
+        let arg = explicit.get(i).or(tp.default.as_ref());
+        let err = |why: String| {
+            Diagnostics::from(msg::template_args(&display, &why).at(inst.loc.clone()))
+        };
+        if tp.is_type {
+            let resolved = match arg.and_then(|a| a.ty.as_ref()) {
+                Some(ty) => env.resolve(ty, &inst.namespace, &bound)?,
+                None if arg.is_some() => {
+                    return Err(err(format!(
+                        "`{}` is not a type for `{}`",
+                        arg.map(|a| a.text.as_str()).unwrap_or(""),
+                        tp.name
+                    )));
+                }
+                None => deduced
+                    .get(&tp.name)
+                    .cloned()
+                    .ok_or_else(|| err(format!("no argument for `{}`", tp.name)))?,
+            };
+            let shown = c_spelling(&resolved.0);
+            let shown = if resolved.1.is_const {
+                format!("const {shown}")
+            } else {
+                shown
+            };
+            args.push((shown, TemplateArg::Type(resolved.0.clone())));
+            bound.insert(tp.name.clone(), resolved);
+        } else {
+            let text = arg
+                .map(|a| a.text.clone())
+                .ok_or_else(|| err(format!("no argument for `{}`", tp.name)))?;
+            let value = eval_const(&text).ok_or_else(|| {
+                err(format!(
+                    "`{text}` for `{}` is not an integer constant",
+                    tp.name
+                ))
+            })?;
+            let shown = if matches!(text.as_str(), "true" | "false") {
+                text.clone()
+            } else {
+                value.to_string()
+            };
+            args.push((shown.clone(), TemplateArg::Value(shown)));
+        }
+    }
+    let mut kernel = make_kernel(env, tmpl, inst, args, &bound, &tmpl.namespace)?;
+    kernel.namespace = tmpl.namespace.clone();
+    let base = qualify(&tmpl.namespace, &tmpl.name);
+    if let Some(rest) = kernel.name.find('<').map(|i| kernel.name[i..].to_string()) {
+        kernel.name = format!("{base}{rest}");
+    }
+    kernel.loc = inst.loc.clone();
+    kernel.attrs = tmpl.attrs.clone();
+    Ok(kernel)
+}
+
+/// Binds a template type parameter by matching a declared type (`const T*`) against
+/// the instantiation's type (`const float*`).
+fn deduce(
+    env: &TypeEnv,
+    decl: &TypeSyn,
+    inst: &TypeSyn,
+    scope: &[String],
+    out: &mut HashMap<String, Resolved>,
+) {
+    let BaseSyn::Named(tname) = &decl.base else {
+        return;
+    };
+    let Ok((mut ty, mut quals)) = env.resolve(inst, scope, &HashMap::new()) else {
+        return;
+    };
+    for _ in &decl.ptrs {
+        let CType::Pointer {
+            pointee,
+            pointee_quals,
+        } = ty
+        else {
+            return;
+        };
+        ty = *pointee;
+        quals = pointee_quals;
+    }
+    quals.is_const &= !decl.base_quals.is_const;
+    quals.is_volatile &= !decl.base_quals.is_volatile;
+    if decl.ptrs.is_empty() {
+        quals = Default::default();
+    }
+    out.entry(tname.clone()).or_insert((ty, quals));
+}
