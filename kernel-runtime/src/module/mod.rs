@@ -7,6 +7,7 @@
 
 pub(crate) mod cache;
 mod external;
+mod kernel;
 mod loaded;
 pub(crate) mod spec;
 
@@ -17,7 +18,8 @@ use std::sync::atomic::AtomicU32;
 use cudarc::driver::sys::{self, CUfunction_attribute as F, CUresult};
 use cudarc::driver::{CudaContext, DriverError, result};
 
-pub use external::{Kernel, Module};
+pub use external::Module;
+pub use kernel::Kernel;
 pub use loaded::{LoadedModule, load_module};
 
 use crate::driver::driver_version;
