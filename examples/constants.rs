@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use kernel_examples::{Comparison, Report, Rng, Tolerance, compare, embedded};
+use kernel_examples::{Comparison, NonZeroData, Report, Rng, Tolerance, compare, embedded};
 use kernel_runtime::{CudaSlice, Error, Gpu, LaunchConfig, cuda_module};
 
 cuda_module! {
@@ -41,8 +41,8 @@ fn main() -> ExitCode {
 }
 
 fn constants(gpu: &Gpu) -> Result<Report, Error> {
-    let mut rng = Rng::new(6);
-    let xs = rng.f32s(N);
+    let mut rng = Rng::with_seed(6);
+    let xs = rng.nonzero_f32s(N);
     let k = conv::load(gpu)?;
     let x = gpu.upload(&xs)?;
     let mut y = gpu.zeros::<f32>(N)?;
@@ -50,8 +50,8 @@ fn constants(gpu: &Gpu) -> Result<Report, Error> {
     report.fact("elements", N).fact("taps", TAPS);
     // Two filters through the same loaded module: the globals change between launches.
     for round in 1..=2 {
-        let taps: [f32; TAPS] = std::array::from_fn(|_| rng.f64() as f32 / TAPS as f32);
-        let bias = rng.f64() as f32;
+        let taps: [f32; TAPS] = std::array::from_fn(|_| rng.nonzero_f32() / TAPS as f32);
+        let bias = rng.nonzero_f32();
         k.taps()?.write(&taps)?;
         k.bias()?.write(&bias)?;
         let read_back = k.taps()?.read()?;

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use kernel_examples::{Comparison, Report, Rng, Tolerance, compare, embedded};
+use kernel_examples::{Comparison, NonZeroData, Report, Rng, Tolerance, compare, embedded};
 use kernel_runtime::{DeviceRepr, Error, Gpu, LaunchConfig, ValidAsZeroBits, cuda_module};
 
 cuda_module! {
@@ -46,7 +46,7 @@ impl Element for f32 {
     const C_NAME: &'static str = "float";
     const TOLERANCE: Tolerance = Tolerance::new(4e-6, 1e-6);
     fn sample(rng: &mut Rng) -> f32 {
-        rng.f64() as f32
+        rng.nonzero_f32()
     }
     fn from_f64(v: f64) -> f32 {
         v as f32
@@ -57,7 +57,7 @@ impl Element for f64 {
     const C_NAME: &'static str = "double";
     const TOLERANCE: Tolerance = Tolerance::new(1e-14, 1e-14);
     fn sample(rng: &mut Rng) -> f64 {
-        rng.f64()
+        rng.nonzero_f64()
     }
     fn from_f64(v: f64) -> f64 {
         v
@@ -69,8 +69,8 @@ impl Element for i32 {
     const TOLERANCE: Tolerance = Tolerance::EXACT;
     fn sample(rng: &mut Rng) -> i32 {
         // Non-zero, small enough that a*x + b*y cannot overflow.
-        let v = 1 + rng.below(999) as i32;
-        if rng.next_u64() & 1 == 0 { v } else { -v }
+        let v = rng.i32(1..1000);
+        if rng.bool() { v } else { -v }
     }
     fn from_f64(v: f64) -> i32 {
         v as i32
@@ -85,7 +85,7 @@ fn main() -> ExitCode {
 
 fn generics(gpu: &Gpu) -> Result<Report, Error> {
     let k = generic::load(gpu)?;
-    let mut rng = Rng::new(5);
+    let mut rng = Rng::with_seed(5);
     let mut report = Report::new("generics", gpu);
     report.fact("elements", N);
     for (name, result) in [

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use kernel_examples::{Report, Rng, Tolerance, compare, embedded};
+use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 use kernel_runtime::{Error, Gpu, In, InOut, LaunchConfig, Out, cuda_module};
 
 cuda_module! {
@@ -34,13 +34,13 @@ fn main() -> ExitCode {
 }
 
 fn host_buffers(gpu: &Gpu) -> Result<Report, Error> {
-    let mut rng = Rng::new(8);
-    let s = rng.f64() as f32;
-    let (xs, ws) = (rng.f32s(LEN), rng.f32s(LEN));
-    let acc_before = rng.f32s(LEN);
+    let mut rng = Rng::with_seed(8);
+    let s = rng.nonzero_f32();
+    let (xs, ws) = (rng.nonzero_f32s(LEN), rng.nonzero_f32s(LEN));
+    let acc_before = rng.nonzero_f32s(LEN);
     let mut acc = acc_before.clone();
     // Whatever `y` holds before is not sent: `Out` is write-only.
-    let mut ys = rng.f32s(LEN);
+    let mut ys = rng.nonzero_f32s(LEN);
 
     let k = directions::load(gpu)?;
     let w = gpu.upload(&ws)?; // a device buffer, for contrast

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use kernel_examples::{Report, Rng, Tolerance, compare, embedded};
+use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 use kernel_runtime::{Error, Gpu, LaunchConfig, cuda_module};
 
 cuda_module! {
@@ -74,8 +74,8 @@ fn main() -> ExitCode {
 }
 
 fn matmul(gpu: &Gpu) -> Result<Report, Error> {
-    let mut rng = Rng::new(3);
-    let (a_host, b_host) = (rng.f32s(M * K), rng.f32s(K * N));
+    let mut rng = Rng::with_seed(3);
+    let (a_host, b_host) = (rng.nonzero_f32s(M * K), rng.nonzero_f32s(K * N));
     let k = gemm::load(gpu)?;
     let a = gpu.upload(&a_host)?;
     let b = gpu.upload(&b_host)?;
@@ -100,7 +100,7 @@ fn matmul(gpu: &Gpu) -> Result<Report, Error> {
     })?;
 
     let (got_naive, got_tiled) = (gpu.download(&c_naive)?, gpu.download(&c_tiled)?);
-    let rows: Vec<usize> = (0..SAMPLED_ROWS).map(|_| rng.below(M)).collect();
+    let rows: Vec<usize> = (0..SAMPLED_ROWS).map(|_| rng.usize(..M)).collect();
     let want = reference_rows(&a_host, &b_host, &rows);
     let pick = |c: &[f32]| -> Vec<f32> {
         rows.iter()

@@ -9,7 +9,7 @@ use std::fmt;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use kernel_examples::{Report, Rng, Tolerance, compare, embedded};
+use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 use kernel_runtime::cudarc::nccl::{self, Comm, ReduceOp};
 use kernel_runtime::{CudaSlice, CudaStream, Error, Gpu, LaunchConfig, cuda_module};
 
@@ -81,9 +81,9 @@ fn multi_gpu(_first: &Gpu) -> Result<Report, Failure> {
         .collect();
     let comms = Comm::from_devices(streams.clone()).map_err(nccl_failure("ncclCommInitAll"))?;
 
-    let mut rng = Rng::new(9);
-    let scales: Vec<f32> = (0..count).map(|_| rng.f64() as f32).collect();
-    let inputs: Vec<Vec<f32>> = (0..count).map(|_| rng.f32s(N)).collect();
+    let mut rng = Rng::with_seed(9);
+    let scales: Vec<f32> = (0..count).map(|_| rng.nonzero_f32()).collect();
+    let inputs: Vec<Vec<f32>> = (0..count).map(|_| rng.nonzero_f32s(N)).collect();
     let mut sums: Vec<CudaSlice<f32>> = Vec::with_capacity(count);
     let mut products: Vec<CudaSlice<f32>> = Vec::with_capacity(count);
     for ((gpu, xs), &s) in handles.iter().zip(&inputs).zip(&scales) {

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use kernel_examples::{Report, Rng, Tolerance, compare, embedded};
+use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 use kernel_runtime::{Error, Gpu, LaunchConfig, cuda_module};
 
 cuda_module! {
@@ -51,7 +51,7 @@ fn main() -> ExitCode {
 }
 
 fn reduction(gpu: &Gpu) -> Result<Report, Error> {
-    let xs = Rng::new(2).f32s(N);
+    let xs = Rng::with_seed(2).nonzero_f32s(N);
     let k = reduce::load(gpu)?;
     let x = gpu.upload(&xs)?;
     let mut partial = gpu.zeros::<f32>(BLOCKS as usize)?;

@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use kernel_examples::{Report, Rng, Tolerance, compare, embedded};
+use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 use kernel_runtime::{Error, Gpu, LaunchConfig, cuda_module};
 
 cuda_module! {
@@ -30,9 +30,9 @@ fn main() -> ExitCode {
 }
 
 fn saxpy(gpu: &Gpu) -> Result<Report, Error> {
-    let mut rng = Rng::new(1);
-    let a = rng.f64() as f32;
-    let (xs, ys) = (rng.f32s(N), rng.f32s(N));
+    let mut rng = Rng::with_seed(1);
+    let a = rng.nonzero_f32();
+    let (xs, ys) = (rng.nonzero_f32s(N), rng.nonzero_f32s(N));
 
     let k = vecmath::load(gpu)?;
     let x = gpu.upload(&xs)?;

@@ -9,7 +9,7 @@
 
 use std::process::ExitCode;
 
-use kernel_examples::{Report, Rng, Tolerance, compare, embedded};
+use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 use kernel_runtime::{Error, Gpu, LaunchConfig, cuda_module};
 
 cuda_module! {
@@ -36,9 +36,9 @@ fn main() -> ExitCode {
 }
 
 fn streams_graph(gpu: &Gpu) -> Result<Report, Error> {
-    let mut rng = Rng::new(7);
-    let a = rng.range(0.5, 0.9) as f32;
-    let (xs, ys) = (rng.f32s(N), rng.f32s(N));
+    let mut rng = Rng::with_seed(7);
+    let a = 0.5 + 0.4 * rng.f32();
+    let (xs, ys) = (rng.nonzero_f32s(N), rng.nonzero_f32s(N));
     let want = reference(&xs, &ys, a, STEPS * REPLAYS);
     let tol = Tolerance::new(1e-5, 1e-5);
     let cfg = LaunchConfig::for_num_elems(N as u32);

@@ -8,7 +8,7 @@
 
 use kernel_runtime::vector::{Double2, Float2, Int4};
 use kernel_runtime::{Error, In, InOut, LaunchConfig, Out, bf16, cuda_module, f16};
-use kernel_tests::{Rng, gpu_or_skip};
+use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 /// The module is loaded once per context, so its `counter` global is shared by every
 /// test of this process: the tests that use it take turns.
@@ -34,24 +34,14 @@ fn cfg(n: usize) -> LaunchConfig {
     LaunchConfig::for_num_elems(n as u32)
 }
 
-fn assert_close(got: &[f32], want: &[f32], tol: f32) {
-    assert_eq!(got.len(), want.len());
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= tol * w.abs().max(1.0),
-            "element {i}: got {g}, want {w}"
-        );
-    }
-}
-
 #[test]
 fn every_scalar_type() -> Result<(), Error> {
-    let Some(gpu) = gpu_or_skip("every_scalar_type") else {
+    let Some(gpu) = gpu_or_skip() else {
         return Ok(());
     };
     let k = shapes::load(&gpu)?;
-    let mut r = Rng::new(1);
-    let mut bits = || r.next_u64() | 1;
+    let mut r = Rng::with_seed(1);
+    let mut bits = || r.u64(..) | 1;
     let (c, sc, uc) = (bits() as i8, bits() as i8, bits() as u8);
     let (s, us, i, u) = (bits() as i16, bits() as u16, bits() as i32, bits() as u32);
     let (l, ll, ull) = (
@@ -60,7 +50,10 @@ fn every_scalar_type() -> Result<(), Error> {
         bits() >> 12,
     );
     let (z, d) = ((bits() >> 12) as usize, -((bits() >> 12) as isize));
-    let (f, g) = (Rng::new(2).f64() as f32, Rng::new(3).f64());
+    let (f, g) = (
+        Rng::with_seed(2).nonzero_f32(),
+        Rng::with_seed(3).nonzero_f64(),
+    );
     let mut out = gpu.zeros::<f64>(15)?;
     // SAFETY: `scalars` writes out[0..15] from every thread; out holds 15 doubles.
     unsafe {
@@ -94,15 +87,15 @@ fn every_scalar_type() -> Result<(), Error> {
 
 #[test]
 fn halves_and_bfloat16() -> Result<(), Error> {
-    let Some(gpu) = gpu_or_skip("halves_and_bfloat16") else {
+    let Some(gpu) = gpu_or_skip() else {
         return Ok(());
     };
     let k = shapes::load(&gpu)?;
-    let mut r = Rng::new(4);
-    let xs: Vec<f16> = r.f32s(N).into_iter().map(f16::from_f32).collect();
+    let mut r = Rng::with_seed(4);
+    let xs: Vec<f16> = r.nonzero_f32s(N).into_iter().map(f16::from_f32).collect();
     let (h, b) = (
-        f16::from_f32(r.f64() as f32),
-        bf16::from_f32(r.f64() as f32),
+        f16::from_f32(r.nonzero_f32()),
+        bf16::from_f32(r.nonzero_f32()),
     );
     let x = gpu.upload(&xs)?;
     let mut y = gpu.zeros::<f32>(N)?;
@@ -118,15 +111,18 @@ fn halves_and_bfloat16() -> Result<(), Error> {
 
 #[test]
 fn vector_types() -> Result<(), Error> {
-    let Some(gpu) = gpu_or_skip("vector_types") else {
+    let Some(gpu) = gpu_or_skip() else {
         return Ok(());
     };
     let k = shapes::load(&gpu)?;
-    let mut r = Rng::new(5);
-    let a = Float2::new(r.f64() as f32, r.f64() as f32);
-    let mut int = || (r.next_u64() | 1) as i32;
+    let mut r = Rng::with_seed(5);
+    let a = Float2::new(r.nonzero_f32(), r.nonzero_f32());
+    let mut int = || (r.u64(..) | 1) as i32;
     let b = Int4::new(int(), int(), int(), int());
-    let c = Double2::new(Rng::new(6).f64(), Rng::new(7).f64());
+    let c = Double2::new(
+        Rng::with_seed(6).nonzero_f64(),
+        Rng::with_seed(7).nonzero_f64(),
+    );
     let mut out = gpu.zeros::<f64>(8)?;
     // SAFETY: `vectors` writes out[0..8]; out holds 8 doubles.
     unsafe { k.vectors(&cfg(1), a, b, c, &mut out)? };
@@ -139,16 +135,16 @@ fn vector_types() -> Result<(), Error> {
 
 #[test]
 fn struct_by_value_with_host_buffers() -> Result<(), Error> {
-    let Some(gpu) = gpu_or_skip("struct_by_value_with_host_buffers") else {
+    let Some(gpu) = gpu_or_skip() else {
         return Ok(());
     };
     let k = shapes::load(&gpu)?;
-    let mut r = Rng::new(8);
-    let xs = r.f32s(N);
+    let mut r = Rng::with_seed(8);
+    let xs = r.nonzero_f32s(N);
     let p = shapes::Affine {
-        scale: r.f64() as f32,
+        scale: r.nonzero_f32(),
         offset: 3,
-        bias: r.f64(),
+        bias: r.nonzero_f64(),
     };
     let mut ys = vec![0.0f32; N];
     // SAFETY: `affine` touches x[k] and y[k] for k < n only; both hold N elements.
@@ -163,21 +159,21 @@ fn struct_by_value_with_host_buffers() -> Result<(), Error> {
 
 #[test]
 fn globals_and_const_pointers() -> Result<(), Error> {
-    let Some(gpu) = gpu_or_skip("globals_and_const_pointers") else {
+    let Some(gpu) = gpu_or_skip() else {
         return Ok(());
     };
     let _turn = COUNTER.lock().unwrap_or_else(|e| e.into_inner());
     let k = shapes::load(&gpu)?;
-    let mut r = Rng::new(9);
+    let mut r = Rng::with_seed(9);
     let c: [f32; 4] = [
-        r.f64() as f32,
-        r.f64() as f32,
-        r.f64() as f32,
-        r.f64() as f32,
+        r.nonzero_f32(),
+        r.nonzero_f32(),
+        r.nonzero_f32(),
+        r.nonzero_f32(),
     ];
     k.coeffs()?.write(&c)?;
     k.counter()?.write(&0)?;
-    let xs = r.f32s(N);
+    let xs = r.nonzero_f32s(N);
     let x = gpu.upload(&xs)?;
     let mut y = gpu.zeros::<f32>(N)?;
     // SAFETY: `poly` touches x[k] and y[k] for k < n only; both hold N elements.
@@ -193,7 +189,7 @@ fn globals_and_const_pointers() -> Result<(), Error> {
 
 #[test]
 fn vouched_kernel_without_parameters_is_safe_to_call() -> Result<(), Error> {
-    let Some(gpu) = gpu_or_skip("vouched_kernel_without_parameters_is_safe_to_call") else {
+    let Some(gpu) = gpu_or_skip() else {
         return Ok(());
     };
     let _turn = COUNTER.lock().unwrap_or_else(|e| e.into_inner());
@@ -206,12 +202,12 @@ fn vouched_kernel_without_parameters_is_safe_to_call() -> Result<(), Error> {
 
 #[test]
 fn template_instantiations_as_generics_on_another_stream() -> Result<(), Error> {
-    let Some(gpu) = gpu_or_skip("template_instantiations_as_generics_on_another_stream") else {
+    let Some(gpu) = gpu_or_skip() else {
         return Ok(());
     };
     let k = shapes::load(&gpu)?;
-    let mut r = Rng::new(10);
-    let (xs, ys) = (r.f32s(N), r.f32s(N));
+    let mut r = Rng::with_seed(10);
+    let (xs, ys) = (r.nonzero_f32s(N), r.nonzero_f32s(N));
     let x = gpu.upload(&xs)?;
     let mut y = gpu.upload(&ys)?;
     // SAFETY: `axpy` touches x[k] and y[k] for k < n only; both hold N elements.
@@ -221,7 +217,7 @@ fn template_instantiations_as_generics_on_another_stream() -> Result<(), Error> 
 
     let stream = gpu.new_stream()?;
     let on_stream = k.with_stream(&stream);
-    let (xd, mut yd) = (r.f64s(N), r.f64s(N));
+    let (xd, mut yd) = (r.nonzero_f64s(N), r.nonzero_f64s(N));
     let before = yd.clone();
     // SAFETY: as above, for doubles; host buffers hold N elements.
     unsafe { on_stream.axpy::<f64>(&cfg(N), -1.5, In(&xd), InOut(&mut yd), N as i32)? };

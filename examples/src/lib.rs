@@ -1,12 +1,13 @@
-//! Shared helpers of the examples: deterministic random data ([`Rng`]), comparison against a
-//! CPU reference with a tolerance ([`compare`]), a short printed report ([`Report`]), and the
-//! path taken when no GPU is usable ([`run`], [`embedded!`]).
+//! Shared helpers of the examples: seeded non-zero random data ([`Rng`] with [`NonZeroData`],
+//! the workspace's test helpers), comparison against a CPU reference with a tolerance
+//! ([`compare`]), a short printed report ([`Report`]), and the path taken when no GPU is usable
+//! ([`run`], [`embedded!`]).
 //!
 //! Every example has the same shape:
 //!
 //! ```no_run
 //! use std::process::ExitCode;
-//! use kernel_examples::{Report, compare, Tolerance, Rng};
+//! use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare};
 //!
 //! kernel_runtime::cuda_module! {
 //!     mod scale {
@@ -21,7 +22,7 @@
 //!
 //! fn main() -> ExitCode {
 //!     kernel_examples::run("twice", &[kernel_examples::embedded!(scale)], |gpu| {
-//!         let xs = Rng::new(1).f32s(1000);
+//!         let xs = Rng::with_seed(1).nonzero_f32s(1000);
 //!         let mut ys = vec![0.0f32; xs.len()];
 //!         let k = scale::load(gpu)?;
 //!         let cfg = kernel_runtime::LaunchConfig::for_num_elems(1000);
@@ -41,11 +42,10 @@
 mod compare;
 mod embedded;
 mod report;
-mod rng;
 mod run;
 
 pub use compare::{Comparison, Tolerance, compare};
 pub use embedded::Embedded;
+pub use kernel_test_support::{NonZeroData, Rng};
 pub use report::Report;
-pub use rng::Rng;
 pub use run::{NO_GPU, run};

@@ -42,7 +42,9 @@ fn ck(r: sys::CUresult) -> Result<(), kernel_runtime::Error> {
 }
 
 fn main() {
-    let Some(gpu) = common::gpu() else { return };
+    let Some(gpu) = kernel_test_support::gpu_or_skip() else {
+        return;
+    };
     println!(
         "device: {} ({}), driver CUDA {:?}",
         gpu.name(),

@@ -6,8 +6,9 @@ mod common;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use common::{TestKernels, gpu, idx};
+use common::{TestKernels, idx};
 use kernel_runtime::LaunchConfig;
+use kernel_test_support::gpu_or_skip;
 
 struct Counting;
 
@@ -38,7 +39,7 @@ static GLOBAL: Counting = Counting;
 
 #[test]
 fn launches_do_not_allocate() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let k = TestKernels::load(&gpu).unwrap();
     let by_name = k.0.kernel(idx::EMPTY4).unwrap();
     let a = gpu.zeros::<f32>(1024).unwrap();

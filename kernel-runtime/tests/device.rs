@@ -3,12 +3,12 @@
 
 mod common;
 
-use common::{Rng, gpu};
 use kernel_runtime::{Error, Gpu};
+use kernel_test_support::{NonZeroData, Rng, gpu_or_skip};
 
 #[test]
 fn device_properties_are_sane() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let (major, _) = gpu.compute_capability();
     assert!(major >= 7, "compute capability {major}");
     assert_eq!(
@@ -31,7 +31,7 @@ fn device_properties_are_sane() {
 
 #[test]
 fn missing_ordinal_is_no_device() {
-    let Some(_gpu) = gpu() else { return };
+    let Some(_gpu) = gpu_or_skip() else { return };
     let count = Gpu::count().unwrap();
     match Gpu::new(count + 3) {
         Err(Error::NoDevice { ordinal, count: c }) => assert_eq!((ordinal, c), (count + 3, count)),
@@ -41,15 +41,15 @@ fn missing_ordinal_is_no_device() {
 
 #[test]
 fn upload_download_roundtrip() {
-    let Some(gpu) = gpu() else { return };
-    let mut rng = Rng::new(1);
-    let xs = rng.f32s(100_003);
+    let Some(gpu) = gpu_or_skip() else { return };
+    let mut rng = Rng::with_seed(1);
+    let xs = rng.nonzero_f32s(100_003);
     let d = gpu.upload(&xs).unwrap();
     assert_eq!(gpu.download(&d).unwrap(), xs);
     let mut back = vec![0.0f32; xs.len()];
     gpu.download_into(&d, &mut back).unwrap();
     assert_eq!(back, xs);
-    let ys = rng.f32s(xs.len());
+    let ys = rng.nonzero_f32s(xs.len());
     let mut d2 = gpu.zeros::<f32>(xs.len()).unwrap();
     gpu.upload_into(&ys, &mut d2).unwrap();
     assert_eq!(gpu.download(&d2).unwrap(), ys);
@@ -57,14 +57,14 @@ fn upload_download_roundtrip() {
 
 #[test]
 fn zeros_memset_copy_duplicate() {
-    let Some(gpu) = gpu() else { return };
-    let mut rng = Rng::new(2);
+    let Some(gpu) = gpu_or_skip() else { return };
+    let mut rng = Rng::with_seed(2);
     let z = gpu.zeros::<u32>(4097).unwrap();
     assert!(gpu.download(&z).unwrap().iter().all(|&v| v == 0));
     let mut bytes = gpu.zeros::<u8>(1000).unwrap();
     gpu.memset(&mut bytes, 0xa5).unwrap();
     assert!(gpu.download(&bytes).unwrap().iter().all(|&b| b == 0xa5));
-    let src_host = rng.u32s(5000);
+    let src_host = rng.nonzero_u32s(5000);
     let src = gpu.upload(&src_host).unwrap();
     let mut dst = gpu.zeros::<u32>(5000).unwrap();
     gpu.copy(&src, &mut dst).unwrap();
@@ -77,7 +77,7 @@ fn zeros_memset_copy_duplicate() {
 
 #[test]
 fn length_mismatches_are_errors_not_panics() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let a = gpu.zeros::<f32>(10).unwrap();
     let mut b = gpu.zeros::<f32>(11).unwrap();
     assert!(matches!(
@@ -105,12 +105,12 @@ fn length_mismatches_are_errors_not_panics() {
 
 #[test]
 fn pinned_async_roundtrip() {
-    let Some(gpu) = gpu() else { return };
-    let mut rng = Rng::new(3);
+    let Some(gpu) = gpu_or_skip() else { return };
+    let mut rng = Rng::with_seed(3);
     let n = 1 << 20;
     let mut host = gpu.pinned::<f32>(n).unwrap();
     assert!(host.as_slice().unwrap().iter().all(|&v| v == 0.0));
-    let data = rng.f32s(n);
+    let data = rng.nonzero_f32s(n);
     host.as_mut_slice().unwrap().copy_from_slice(&data);
     let mut dev = gpu.zeros::<f32>(n).unwrap();
     gpu.upload_async(&host, &mut dev).unwrap();
@@ -123,13 +123,13 @@ fn pinned_async_roundtrip() {
 
 #[test]
 fn handles_work_from_many_threads() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     std::thread::scope(|s| {
         for t in 0..8u64 {
             let gpu = gpu.clone();
             s.spawn(move || {
-                let mut rng = Rng::new(100 + t);
-                let xs = rng.u32s(10_000);
+                let mut rng = Rng::with_seed(100 + t);
+                let xs = rng.nonzero_u32s(10_000);
                 let d = gpu.upload(&xs).unwrap();
                 assert_eq!(gpu.download(&d).unwrap(), xs);
                 // A second handle for the same device shares the context.

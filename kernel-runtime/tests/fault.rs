@@ -3,12 +3,13 @@
 
 mod common;
 
-use common::{TestKernels, gpu, idx};
+use common::{TestKernels, idx};
 use kernel_runtime::{Error, LaunchConfig, RawDevicePtr};
+use kernel_test_support::gpu_or_skip;
 
 #[test]
 fn illegal_address_is_reported_by_name() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let k = TestKernels::load(&gpu)
         .unwrap()
         .0

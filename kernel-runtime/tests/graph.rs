@@ -3,15 +3,16 @@
 
 mod common;
 
-use common::{Rng, TestKernels, assert_close, gpu};
+use common::TestKernels;
 use kernel_runtime::LaunchConfig;
+use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 #[test]
 fn captured_launches_replay() {
-    let Some(gpu) = gpu() else { return };
-    let mut rng = Rng::new(30);
+    let Some(gpu) = gpu_or_skip() else { return };
+    let mut rng = Rng::with_seed(30);
     let n = 1 << 16;
-    let (a, xs, ys) = (rng.nonzero_f32(), rng.f32s(n), rng.f32s(n));
+    let (a, xs, ys) = (rng.nonzero_f32(), rng.nonzero_f32s(n), rng.nonzero_f32s(n));
     let x = gpu.upload(&xs).unwrap();
     let mut y = gpu.upload(&ys).unwrap();
     let cfg = LaunchConfig::for_num_elems(n as u32);
@@ -41,7 +42,7 @@ fn captured_launches_replay() {
 
 #[test]
 fn failed_capture_is_an_error_and_ends_the_capture() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let r = gpu.capture(|_| {
         Err(kernel_runtime::Error::NoDriver {
             reason: "deliberate".into(),
@@ -49,6 +50,6 @@ fn failed_capture_is_an_error_and_ends_the_capture() {
     });
     assert!(matches!(r, Err(kernel_runtime::Error::NoDriver { .. })));
     // The device is still usable afterwards.
-    let xs = Rng::new(31).u32s(100);
+    let xs = Rng::with_seed(31).nonzero_u32s(100);
     assert_eq!(gpu.download(&gpu.upload(&xs).unwrap()).unwrap(), xs);
 }

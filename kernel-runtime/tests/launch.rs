@@ -4,9 +4,10 @@
 
 mod common;
 
-use common::{Rng, TestKernels, assert_close, gpu, idx};
+use common::{TestKernels, idx};
 use kernel_runtime::vector::Float4;
 use kernel_runtime::{ConfigError, Error, In, InOut, LaunchConfig, Out};
+use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 fn saxpy_ref(a: f32, x: &[f32], y: &[f32]) -> Vec<f32> {
     x.iter().zip(y).map(|(x, y)| a * x + y).collect()
@@ -14,11 +15,11 @@ fn saxpy_ref(a: f32, x: &[f32], y: &[f32]) -> Vec<f32> {
 
 #[test]
 fn stub_saxpy_matches_cpu() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let k = TestKernels::load(&gpu).unwrap();
-    let mut rng = Rng::new(10);
+    let mut rng = Rng::with_seed(10);
     let n = 1_000_003;
-    let (a, xs, ys) = (rng.nonzero_f32(), rng.f32s(n), rng.f32s(n));
+    let (a, xs, ys) = (rng.nonzero_f32(), rng.nonzero_f32s(n), rng.nonzero_f32s(n));
     let x = gpu.upload(&xs).unwrap();
     let mut y = gpu.upload(&ys).unwrap();
     // SAFETY: both buffers hold n elements.
@@ -37,11 +38,11 @@ fn stub_saxpy_matches_cpu() {
 
 #[test]
 fn host_slices_as_arguments() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let k = TestKernels::load(&gpu).unwrap();
-    let mut rng = Rng::new(11);
+    let mut rng = Rng::with_seed(11);
     let n = 4099;
-    let (a, xs, ys) = (rng.nonzero_f32(), rng.f32s(n), rng.f32s(n));
+    let (a, xs, ys) = (rng.nonzero_f32(), rng.nonzero_f32s(n), rng.nonzero_f32s(n));
     let mut inout = ys.clone();
     let cfg = LaunchConfig::for_num_elems(n as u32);
     // SAFETY: both slices hold n elements.
@@ -51,7 +52,7 @@ fn host_slices_as_arguments() {
     };
     assert_close(&inout, &saxpy_ref(a, &xs, &ys), 1e-6);
     // Out starts from zeros on the device: y = a*x + 0.
-    let mut out = rng.f32s(n);
+    let mut out = rng.nonzero_f32s(n);
     // SAFETY: as above.
     unsafe { k.saxpy(&cfg, a, In(&xs), Out(&mut out), n as i32).unwrap() };
     assert_close(&out, &saxpy_ref(a, &xs, &vec![0.0; n]), 1e-6);
@@ -59,12 +60,12 @@ fn host_slices_as_arguments() {
 
 #[test]
 fn by_name_launch_with_views() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let m = TestKernels::load(&gpu).unwrap().0.module().clone();
     let saxpy = m.kernel("saxpy").unwrap();
-    let mut rng = Rng::new(12);
+    let mut rng = Rng::with_seed(12);
     let n = 10_000;
-    let (a, xs, ys) = (rng.nonzero_f32(), rng.f32s(n), rng.f32s(n));
+    let (a, xs, ys) = (rng.nonzero_f32(), rng.nonzero_f32s(n), rng.nonzero_f32s(n));
     let x = gpu.upload(&xs).unwrap();
     let mut y = gpu.upload(&ys).unwrap();
     let half = n / 2;
@@ -88,9 +89,9 @@ fn by_name_launch_with_views() {
 
 #[test]
 fn invalid_configs_fail_before_the_driver() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let k = TestKernels::load(&gpu).unwrap();
-    let mut y = gpu.upload(&Rng::new(13).f32s(4096)).unwrap();
+    let mut y = gpu.upload(&Rng::with_seed(13).nonzero_f32s(4096)).unwrap();
     let x = y.clone();
     // SAFETY: never reaches the device.
     let e = unsafe { k.saxpy(&LaunchConfig::new(1, 2048), 1.0, &x, &mut y, 4096) }.unwrap_err();
@@ -171,7 +172,7 @@ fn invalid_configs_fail_before_the_driver() {
 
 #[test]
 fn dynamic_shared_memory_above_48k_is_opted_in() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     if gpu.limits().max_shared_per_block_optin < 64 * 1024 {
         println!("skipped: the device allows less than 64 KiB of shared memory per block");
         return;
@@ -181,9 +182,9 @@ fn dynamic_shared_memory_above_48k_is_opted_in() {
         .0
         .kernel(idx::REVERSE)
         .unwrap();
-    let mut rng = Rng::new(14);
+    let mut rng = Rng::with_seed(14);
     let (n, block) = (256 * 40 + 17, 256u32);
-    let xs = rng.f32s(n);
+    let xs = rng.nonzero_f32s(n);
     let x = gpu.upload(&xs).unwrap();
     let mut y = gpu.zeros::<f32>(n).unwrap();
     let smem = 64 * 1024u32;
@@ -206,15 +207,15 @@ fn dynamic_shared_memory_above_48k_is_opted_in() {
 
 #[test]
 fn cooperative_grid_sum() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let k = TestKernels::load(&gpu)
         .unwrap()
         .0
         .kernel(idx::GRID_SUM)
         .unwrap();
-    let mut rng = Rng::new(15);
+    let mut rng = Rng::with_seed(15);
     let n = 1 << 20;
-    let xs = rng.f32s(n);
+    let xs = rng.nonzero_f32s(n);
     let per_sm = k.max_active_blocks_per_sm(256, 0).unwrap();
     assert!(per_sm >= 1);
     let blocks = gpu.limits().multiprocessors * per_sm.min(2);
@@ -248,7 +249,7 @@ fn cooperative_grid_sum() {
 
 #[test]
 fn cluster_launch_reports_ranks() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let k = TestKernels::load(&gpu)
         .unwrap()
         .0
@@ -293,7 +294,7 @@ fn cluster_launch_reports_ranks() {
 
 #[test]
 fn occupancy_config_covers_the_input() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let k = TestKernels::load(&gpu)
         .unwrap()
         .0
@@ -316,9 +317,9 @@ fn occupancy_config_covers_the_input() {
 
 #[test]
 fn constant_and_device_globals() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let k = TestKernels::load(&gpu).unwrap();
-    let mut rng = Rng::new(16);
+    let mut rng = Rng::with_seed(16);
     let c = [
         rng.nonzero_f32(),
         rng.nonzero_f32(),
@@ -329,7 +330,7 @@ fn constant_and_device_globals() {
     coeffs.write(&c).unwrap();
     assert_eq!(coeffs.read().unwrap(), c);
     let n = 50_000;
-    let xs = rng.f32s(n);
+    let xs = rng.nonzero_f32s(n);
     let x = gpu.upload(&xs).unwrap();
     let mut y = gpu.zeros::<f32>(n).unwrap();
     let poly = k.0.kernel(idx::POLY).unwrap();
@@ -353,7 +354,7 @@ fn constant_and_device_globals() {
     ));
     let total = kernel_runtime::__private::global::<u64>(&k.0, 1).unwrap();
     total.write(&0).unwrap();
-    let vals = rng.u32s(n);
+    let vals = rng.nonzero_u32s(n);
     let acc = k.0.kernel(idx::ACCUMULATE).unwrap();
     // SAFETY: accumulate(const unsigned*, int).
     unsafe {
@@ -375,13 +376,13 @@ fn constant_and_device_globals() {
 
 #[test]
 fn vector_type_arguments() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let k = TestKernels::load(&gpu)
         .unwrap()
         .0
         .kernel(idx::ADD4)
         .unwrap();
-    let mut rng = Rng::new(17);
+    let mut rng = Rng::with_seed(17);
     let n = 3001;
     let mk = |rng: &mut Rng| -> Vec<Float4> {
         (0..n)
@@ -418,14 +419,14 @@ fn vector_type_arguments() {
 
 #[test]
 fn launches_on_another_stream_are_ordered() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let k = TestKernels::load(&gpu).unwrap();
     let side = gpu.with_stream(&gpu.new_stream().unwrap());
     let ks = k.0.with_stream(side.stream());
     let ks = TestKernels(ks);
-    let mut rng = Rng::new(18);
+    let mut rng = Rng::with_seed(18);
     let n = 1 << 18;
-    let (a, xs, ys) = (rng.nonzero_f32(), rng.f32s(n), rng.f32s(n));
+    let (a, xs, ys) = (rng.nonzero_f32(), rng.nonzero_f32s(n), rng.nonzero_f32s(n));
     let x = gpu.upload(&xs).unwrap();
     let mut y = gpu.upload(&ys).unwrap();
     let cfg = LaunchConfig::for_num_elems(n as u32);
@@ -437,12 +438,12 @@ fn launches_on_another_stream_are_ordered() {
 
 #[test]
 fn timed_launch_reports_device_time() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let k = TestKernels::load(&gpu).unwrap();
     let n = 1 << 22;
-    let mut rng = Rng::new(19);
-    let x = gpu.upload(&rng.f32s(n)).unwrap();
-    let mut y = gpu.upload(&rng.f32s(n)).unwrap();
+    let mut rng = Rng::with_seed(19);
+    let x = gpu.upload(&rng.nonzero_f32s(n)).unwrap();
+    let mut y = gpu.upload(&rng.nonzero_f32s(n)).unwrap();
     let cfg = LaunchConfig::for_num_elems(n as u32);
     // SAFETY: both hold n elements.
     let ((), took) = gpu
@@ -453,7 +454,7 @@ fn timed_launch_reports_device_time() {
 
 #[test]
 fn module_is_loaded_once_per_context_under_concurrency() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let handles: Vec<usize> = std::thread::scope(|s| {
         let joins: Vec<_> = (0..8)
             .map(|_| {

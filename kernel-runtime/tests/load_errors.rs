@@ -2,9 +2,10 @@
 
 mod common;
 
-use common::{OLD_ARCH, gpu};
+use common::OLD_ARCH;
 use kernel_runtime::__private::{ModuleSpec, load_module};
 use kernel_runtime::{Error, Module};
+use kernel_test_support::gpu_or_skip;
 
 static OLD_SPEC: ModuleSpec = ModuleSpec {
     name: "old_arch",
@@ -26,7 +27,7 @@ static NO_CODE: ModuleSpec = ModuleSpec {
 
 #[test]
 fn no_binary_for_gpu_names_device_and_archs() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     if gpu.compute_capability().0 == 7 {
         println!("skipped: the device is sm_7x, where the sm_75 image loads");
         return;
@@ -55,7 +56,7 @@ fn no_binary_for_gpu_names_device_and_archs() {
 
 #[test]
 fn ptx_newer_than_driver_is_explained() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let ptx = include_bytes!("kernels/too_new.ptx");
     match Module::load_bytes(&gpu, ptx) {
         Err(Error::UnsupportedPtxVersion {
@@ -71,7 +72,7 @@ fn ptx_newer_than_driver_is_explained() {
 
 #[test]
 fn module_without_device_code() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     assert!(
         matches!(load_module(&gpu, &NO_CODE), Err(Error::NoDeviceCode { module }) if module == "docs_only")
     );
@@ -79,7 +80,7 @@ fn module_without_device_code() {
 
 #[test]
 fn unknown_kernel_and_missing_file() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let m = Module::load_bytes(&gpu, &common::FATBIN.0).unwrap();
     assert!(matches!(
         m.kernel("no_such_kernel"),
@@ -101,7 +102,7 @@ fn unknown_kernel_and_missing_file() {
 
 #[test]
 fn external_ptx_loads_and_runs_through_jit() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let ptx = "
         .version 8.0
         .target sm_75

@@ -11,9 +11,9 @@ mod reliability_common;
 use std::process::Command;
 use std::sync::Mutex;
 
-use common::{Rng, assert_close, gpu};
 use kernel_runtime::__private::load_module;
 use kernel_runtime::{ConfigError, Error, Gpu, LaunchConfig, Module};
+use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 use reliability_common::{SM80_ONLY, SM80_SPEC, SPEC, STATIC_SMEM_BYTES, expected_sass_arch, idx};
 
 /// The tests take turns: one fills device memory, and child processes share the device.
@@ -43,7 +43,7 @@ fn without_a_driver_every_entry_point_says_so() {
 
 #[test]
 fn absurd_ordinals_are_no_device() {
-    let Some(_gpu) = gpu() else { return };
+    let Some(_gpu) = gpu_or_skip() else { return };
     let _device = lock();
     let count = Gpu::count().unwrap();
     for ordinal in [count, i32::MAX as usize, i32::MAX as usize + 1, usize::MAX] {
@@ -62,9 +62,9 @@ fn absurd_ordinals_are_no_device() {
 
 fn saxpy_checks_out(gpu: &Gpu, seed: u64) {
     let k = load_module(gpu, &SPEC).unwrap().kernel(idx::SAXPY).unwrap();
-    let mut rng = Rng::new(seed);
+    let mut rng = Rng::with_seed(seed);
     let n = 100_003;
-    let (a, xs, ys) = (rng.nonzero_f32(), rng.f32s(n), rng.f32s(n));
+    let (a, xs, ys) = (rng.nonzero_f32(), rng.nonzero_f32s(n), rng.nonzero_f32s(n));
     let x = gpu.upload(&xs).unwrap();
     let mut y = gpu.upload(&ys).unwrap();
     let cfg = LaunchConfig::for_num_elems(n as u32);
@@ -76,7 +76,7 @@ fn saxpy_checks_out(gpu: &Gpu, seed: u64) {
 
 #[test]
 fn out_of_memory_is_named_and_the_context_survives() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let _device = lock();
     let total = gpu.total_memory().unwrap();
     let is_oom =
@@ -110,7 +110,7 @@ fn out_of_memory_is_named_and_the_context_survives() {
 
 #[test]
 fn launch_limits_at_the_exact_boundary() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let _device = lock();
     let limits = *gpu.limits();
     let k = load_module(&gpu, &SPEC)
@@ -158,7 +158,7 @@ fn launch_limits_at_the_exact_boundary() {
 
 #[test]
 fn static_plus_dynamic_shared_memory_at_and_over_the_limit() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let _device = lock();
     let k = load_module(&gpu, &SPEC)
         .unwrap()
@@ -167,9 +167,9 @@ fn static_plus_dynamic_shared_memory_at_and_over_the_limit() {
     assert_eq!(k.static_shared_bytes(), STATIC_SMEM_BYTES);
     let limit = gpu.limits().max_shared_per_block_optin;
     let dynamic = limit - STATIC_SMEM_BYTES;
-    let mut rng = Rng::new(32);
+    let mut rng = Rng::with_seed(32);
     let n = 256 * 40;
-    let xs = rng.f32s(n);
+    let xs = rng.nonzero_f32s(n);
     let x = gpu.upload(&xs).unwrap();
     let mut y = gpu.zeros::<f32>(n).unwrap();
     let floats = (dynamic / 4) as i32;
@@ -200,7 +200,7 @@ fn static_plus_dynamic_shared_memory_at_and_over_the_limit() {
 
 #[test]
 fn sm80_only_fatbin_loads_only_on_sm_8x() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let _device = lock();
     let (major, _) = gpu.compute_capability();
     match load_module(&gpu, &SM80_SPEC) {
@@ -257,7 +257,7 @@ fn rerun_self(test: &str, extra_args: &[&str], env: &[(&str, &str)]) -> (bool, S
 
 #[test]
 fn ptx_jit_path_is_correct() {
-    let Some(_gpu) = gpu() else { return };
+    let Some(_gpu) = gpu_or_skip() else { return };
     let _device = lock();
     let (ok, out) = rerun_self(
         "arch_probe_and_saxpy",
@@ -276,7 +276,7 @@ fn ptx_jit_path_is_correct() {
 /// JIT-compiled; without it the driver's cubin. Either way saxpy matches the CPU.
 #[test]
 fn arch_probe_and_saxpy() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let _device = lock();
     let forced = std::env::var("CUDA_FORCE_PTX_JIT").is_ok_and(|v| v == "1");
     let m = load_module(&gpu, &SPEC).unwrap();
@@ -311,7 +311,7 @@ fn arch_probe_and_saxpy() {
 
 #[test]
 fn after_an_illegal_address_fault() {
-    let Some(_gpu) = gpu() else { return };
+    let Some(_gpu) = gpu_or_skip() else { return };
     let _device = lock();
     let (ok, out) = rerun_self(
         "fault_aftermath_child",
@@ -354,6 +354,6 @@ fn fault_aftermath_child() {
         println!("skipped: runs only as the child of after_an_illegal_address_fault");
         return;
     }
-    let gpu = gpu().expect("the parent saw a GPU");
+    let gpu = gpu_or_skip().expect("the parent saw a GPU");
     reliability_common::fault::fault_and_report(&gpu);
 }

@@ -9,10 +9,10 @@ mod reliability_common;
 
 use std::sync::{Barrier, Mutex};
 
-use common::{Rng, gpu};
 use kernel_runtime::__private::load_module;
 use kernel_runtime::cudarc::driver::CudaSlice;
 use kernel_runtime::{Gpu, LaunchConfig, Module};
+use kernel_test_support::{NonZeroData, Rng, gpu_or_skip};
 use reliability_common::{RELIABILITY, SPEC, idx, iterations, rss_bytes};
 
 static TURN: Mutex<()> = Mutex::new(());
@@ -68,7 +68,7 @@ impl Snapshot {
 
 #[test]
 fn sixteen_threads_launch_100k_times_each_on_16_streams() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let _turn = turn();
     let launches = iterations(100_000);
     let module = load_module(&gpu, &SPEC).unwrap();
@@ -81,7 +81,7 @@ fn sixteen_threads_launch_100k_times_each_on_16_streams() {
                 let stream = gpu.new_stream().unwrap();
                 let on = gpu.with_stream(&stream);
                 let k = module.with_stream(&stream).kernel(idx::ADD_U32).unwrap();
-                let initial = Rng::new(100 + t).u32s(n);
+                let initial = Rng::with_seed(100 + t).nonzero_u32s(n);
                 let mut x = on.upload(&initial).unwrap();
                 let cfg = LaunchConfig::for_num_elems(n as u32);
                 start.wait();
@@ -103,7 +103,7 @@ fn sixteen_threads_launch_100k_times_each_on_16_streams() {
 
 #[test]
 fn module_load_unload_cycles_keep_memory_flat() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let _turn = turn();
     let mut counter = gpu.zeros::<u32>(1).unwrap();
     let cfg = LaunchConfig::new(1, 1);
@@ -130,12 +130,12 @@ fn module_load_unload_cycles_keep_memory_flat() {
 
 #[test]
 fn alloc_free_cycles_keep_memory_flat() {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let _turn = turn();
-    let mut rng = Rng::new(200);
+    let mut rng = Rng::with_seed(200);
     // Sizes from 1 element to 4 Mi elements, so several allocation classes are exercised.
     let sizes: Vec<usize> = (0..64)
-        .map(|i| 1 + (rng.next_u64() as usize % (4 << 20)) * (i % 2))
+        .map(|i| 1 + (rng.usize(..4 << 20)) * (i % 2))
         .collect();
     let cycle = |i: usize| {
         let len = sizes[i % sizes.len()];

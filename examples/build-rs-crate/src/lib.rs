@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use kernel_examples::{Report, Rng, Tolerance, compare, embedded};
+use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 use kernel_runtime::{Error, Gpu, LaunchConfig};
 
 kernel_runtime::include_kernels!(signal);
@@ -23,12 +23,12 @@ pub fn run() -> ExitCode {
 }
 
 fn transform_then_blur(gpu: &Gpu) -> Result<Report, Error> {
-    let mut rng = Rng::new(10);
+    let mut rng = Rng::with_seed(10);
     let t = signal::Affine {
-        scale: rng.f64() as f32,
-        offset: rng.f64() as f32,
+        scale: rng.nonzero_f32(),
+        offset: rng.nonzero_f32(),
     };
-    let xs = rng.f32s(N);
+    let xs = rng.nonzero_f32s(N);
     let k = signal::load(gpu)?;
     let x = gpu.upload(&xs)?;
     let mut mapped = gpu.zeros::<f32>(N)?;

@@ -20,9 +20,10 @@ fn the_program_reports_and_exits_with_the_documented_status() {
             assert!(stdout.contains("check transform") && stdout.ends_with("PASS\n"));
         }
         Err(e) => {
-            #[allow(clippy::disallowed_methods)] // the test reads its own switch directly
-            let required = std::env::var("KERNEL_REQUIRE_GPU").is_ok_and(|v| v == "1");
-            assert!(!required, "KERNEL_REQUIRE_GPU=1 but no GPU: {e}");
+            assert!(
+                !kernel_test_support::gpu_required(),
+                "KERNEL_REQUIRE_GPU=1 but no GPU: {e}"
+            );
             assert_eq!(
                 out.status.code(),
                 Some(i32::from(kernel_examples::NO_GPU)),

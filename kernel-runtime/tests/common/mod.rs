@@ -1,6 +1,7 @@
-//! Shared by the GPU tests: finding a GPU (or saying why not), random data, and the test
-//! kernels' module written the way the code generator emits one.
-#![allow(dead_code, clippy::disallowed_methods)]
+//! Shared by the GPU tests: the test kernels' module written the way the code generator emits
+//! one. Finding a GPU (or skipping), random data and comparisons come from
+//! `kernel-test-support`.
+#![allow(dead_code)]
 
 use std::ffi::c_void;
 
@@ -9,72 +10,6 @@ use kernel_runtime::__private::{
     PreparedArg, launch, load_module,
 };
 use kernel_runtime::{Error, Gpu, LaunchConfig};
-
-/// Device 0, or `None` after printing why there is none. With `KERNEL_REQUIRE_GPU=1` a missing
-/// GPU is a failure.
-pub fn gpu() -> Option<Gpu> {
-    match Gpu::new(0) {
-        Ok(gpu) => Some(gpu),
-        Err(e @ (Error::NoDriver { .. } | Error::NoDevice { .. })) => {
-            if std::env::var("KERNEL_REQUIRE_GPU").is_ok_and(|v| v == "1") {
-                panic!("KERNEL_REQUIRE_GPU=1 but no GPU is usable: {e}");
-            }
-            // Written to the process's stderr, not the test harness's captured output,
-            // so the reason shows in every log.
-            use std::io::Write as _;
-            let _ = writeln!(std::io::stderr(), "skipped: {e}");
-            None
-        }
-        Err(e) => panic!("opening device 0 failed: {e}"),
-    }
-}
-
-/// A small deterministic generator (xorshift64*), seeded per test.
-pub struct Rng(u64);
-
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-
-    /// Uniform in [0.5, 1.5) or its negation: never zero.
-    pub fn nonzero_f32(&mut self) -> f32 {
-        let u = (self.next_u64() >> 40) as f32 / (1u64 << 24) as f32;
-        if self.next_u64() & 1 == 0 {
-            0.5 + u
-        } else {
-            -0.5 - u
-        }
-    }
-
-    pub fn f32s(&mut self, n: usize) -> Vec<f32> {
-        (0..n).map(|_| self.nonzero_f32()).collect()
-    }
-
-    /// In [1, 1000].
-    pub fn u32s(&mut self, n: usize) -> Vec<u32> {
-        (0..n)
-            .map(|_| (self.next_u64() % 1000) as u32 + 1)
-            .collect()
-    }
-}
-
-pub fn assert_close(got: &[f32], want: &[f32], tol: f32) {
-    assert_eq!(got.len(), want.len());
-    for (i, (g, w)) in got.iter().zip(want).enumerate() {
-        assert!(
-            (g - w).abs() <= tol * w.abs().max(1.0),
-            "element {i}: got {g}, want {w}"
-        );
-    }
-}
 
 pub static FATBIN: &Aligned<[u8]> = &Aligned(*include_bytes!("../kernels/runtime_test.fatbin"));
 pub static OLD_ARCH: &Aligned<[u8]> = &Aligned(*include_bytes!("../kernels/old_arch.fatbin"));
