@@ -1,12 +1,12 @@
 //! Every stub shape of `cuda_module!` against a CPU reference on random non-zero
-//! data: every scalar type, halves, vector types, a struct by value, const and
-//! mutable pointers, `__constant__`/`__device__` globals, template instantiations,
-//! a kernel without parameters (vouched safe), and host data through `In`, `Out`
-//! and `InOut`.
+//! data: every scalar type, halves, vector types (64-bit and 16-bit lanes included),
+//! a struct by value, const and mutable pointers, `__constant__`/`__device__`
+//! globals, template instantiations, a kernel without parameters (vouched safe), and
+//! host data through `In`, `Out` and `InOut`.
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::vector::{Double2, Float2, Int4};
+use kernel_runtime::vector::{BFloat162, Double2, Float2, Half2, Int4, LongLong2, ULongLong4};
 use kernel_runtime::{Error, In, InOut, LaunchConfig, Out, bf16, cuda_module, f16};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
@@ -128,6 +128,55 @@ fn vector_types() -> Result<(), Error> {
     unsafe { k.vectors(&cfg(1), a, b, c, &mut out)? };
     let want = [
         a.x as f64, a.y as f64, b.x as f64, b.y as f64, b.z as f64, b.w as f64, c.x, c.y,
+    ];
+    assert_eq!(gpu.download(&out)?, want);
+    Ok(())
+}
+
+#[test]
+fn wide_and_half_vectors() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let k = shapes::load(&gpu)?;
+    let mut r = Rng::with_seed(11);
+    // Non-zero, either sign, and exact as doubles.
+    let mut wide = || {
+        let v = r.i64(1..1 << 52);
+        if r.bool() { v } else { -v }
+    };
+    let (l, a) = (
+        LongLong2::new(wide(), wide()),
+        LongLong2::new(wide(), wide()),
+    );
+    let mut r = Rng::with_seed(12);
+    let mut lane = || r.u64(1..1 << 52);
+    let b = ULongLong4::new(lane(), lane(), lane(), lane());
+    let mut r = Rng::with_seed(13);
+    let h = Half2::new(
+        f16::from_f32(r.nonzero_f32()),
+        f16::from_f32(r.nonzero_f32()),
+    );
+    let e = BFloat162::new(
+        bf16::from_f32(r.nonzero_f32()),
+        bf16::from_f32(r.nonzero_f32()),
+    );
+    let mut out = gpu.zeros::<f64>(12)?;
+    // SAFETY: `wide_vectors` writes out[0..12]; out holds 12 doubles.
+    unsafe { k.wide_vectors(&cfg(1), l, a, b, h, e, &mut out)? };
+    let want = [
+        l.x as f64,
+        l.y as f64,
+        a.x as f64,
+        a.y as f64,
+        b.x as f64,
+        b.y as f64,
+        b.z as f64,
+        b.w as f64,
+        h.x.to_f64(),
+        h.y.to_f64(),
+        e.x.to_f64(),
+        e.y.to_f64(),
     ];
     assert_eq!(gpu.download(&out)?, want);
     Ok(())

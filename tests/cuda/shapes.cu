@@ -34,6 +34,16 @@ extern "C" __global__ void vectors(float2 a, int4 b, double2 c, double* out) {
     out[6] = c.x; out[7] = c.y;
 }
 
+// 64-bit lanes (`long2` and `longlong2` share one Rust type), a 16-byte aligned four-lane
+// vector, and the two-lane 16-bit float vectors, widened to double.
+extern "C" __global__ void wide_vectors(long2 l, longlong2 a, ulonglong4_16a b, __half2 h,
+                                        __nv_bfloat162 e, double* out) {
+    out[0] = (double)l.x; out[1] = (double)l.y; out[2] = (double)a.x; out[3] = (double)a.y;
+    out[4] = (double)b.x; out[5] = (double)b.y; out[6] = (double)b.z; out[7] = (double)b.w;
+    out[8] = __half2float(h.x); out[9] = __half2float(h.y);
+    out[10] = __bfloat162float(e.x); out[11] = __bfloat162float(e.y);
+}
+
 // y = x * p.scale + p.offset + p.bias
 extern "C" __global__ void affine(Affine p, const float* x, float* y, int n) {
     int k = blockIdx.x * blockDim.x + threadIdx.x;
