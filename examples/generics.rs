@@ -25,10 +25,11 @@ cuda_module! {
     }
 }
 
-/// The instantiation trait the generated module defines for `axpby`, with every parameter
-/// that varies between instantiations tied to `Self`.
-trait Axpby: generic::__templates::axpby<P0 = Self, P1 = Self, P2 = Self, P3 = Self> {}
-impl<T: generic::__templates::axpby<P0 = T, P1 = T, P2 = T, P3 = T>> Axpby for T {}
+/// The instantiation trait the generated module defines for `axpby`
+/// (`generic::templates::Axpby`), with every parameter that varies between instantiations
+/// (`a`, `x`, `b`, `y`, named after the CUDA parameters) tied to `Self`.
+trait Axpby: generic::templates::Axpby<A = Self, X = Self, B = Self, Y = Self> {}
+impl<T: generic::templates::Axpby<A = T, X = T, B = T, Y = T>> Axpby for T {}
 
 /// What the example needs of an element type besides its instantiation.
 trait Element: Axpby + DeviceRepr + ValidAsZeroBits + Copy + Into<f64> {

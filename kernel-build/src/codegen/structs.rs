@@ -32,7 +32,7 @@ fn item(def: &StructDef, rt: &TokenStream) -> TokenStream {
     // C++ gives an empty struct size 1; Rust gives it 0.
     let filler = (def.fields.is_empty() && def.size > 0).then(|| {
         let size = def.size as usize;
-        quote!(, #[doc(hidden)] pub __reserved: [u8; #size])
+        quote!(#[doc(hidden)] pub __reserved: [u8; #size],)
     });
     let (size, align) = (def.size as usize, def.align as usize);
     let cname = &def.name;
@@ -57,7 +57,7 @@ fn item(def: &StructDef, rt: &TokenStream) -> TokenStream {
         #repr
         #[derive(Clone, Copy, Debug, PartialEq)]
         pub struct #name {
-            #(#fields),*
+            #(#fields,)*
             #filler
         }
 

@@ -7,7 +7,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::templates::{Member, Planned, assoc_ident, plan, shape};
+use super::templates::{Member, Planned, assoc_idents, plan, shape};
 use super::types::{ParamKind, param_kind};
 use super::{CodegenOptions, ModuleParts, docs, names::param_ident};
 use crate::model::Kernel;
@@ -41,9 +41,13 @@ pub(crate) fn methods(parts: &ModuleParts, opts: &CodegenOptions, rt: &TokenStre
                 let doc = docs::kernel_doc(kernel, safe);
                 method(&name, &quote!(), &params, &quote!(#index), safe, &doc, rt)
             }
-            Planned::Family { name, members } => {
+            Planned::Family {
+                name,
+                trait_name,
+                members,
+            } => {
                 let safe = opts.safe_kernels.contains(&name.to_string());
-                family_method(&name, &members, safe, rt)
+                family_method(&name, &trait_name, &members, safe, rt)
             }
         });
     quote!(#(#methods)*)
@@ -54,7 +58,11 @@ pub(crate) fn template_traits(parts: &ModuleParts, rt: &TokenStream) -> TokenStr
     let traits: Vec<TokenStream> = plan(&parts.info, rt)
         .into_iter()
         .filter_map(|planned| match planned {
-            Planned::Family { name, members } => Some(family_trait(&name, &members, rt)),
+            Planned::Family {
+                name,
+                trait_name,
+                members,
+            } => Some(family_trait(&name, &trait_name, &members, rt)),
             Planned::Single { .. } => None,
         })
         .collect();
@@ -62,9 +70,11 @@ pub(crate) fn template_traits(parts: &ModuleParts, rt: &TokenStream) -> TokenStr
         return quote!();
     }
     quote! {
-        /// Traits selecting a template instantiation by its Rust type arguments.
-        #[doc(hidden)]
-        pub mod __templates {
+        /// One trait per CUDA template kernel of this module, implemented for the Rust
+        /// type of each instantiation: it selects the instantiation a generic launch
+        /// method runs, and lets generic code of your own name the instantiations.
+        pub mod templates {
+            #[allow(unused_imports)]
             use super::*;
             #(#traits)*
         }
@@ -90,39 +100,54 @@ fn kind_type(kind: ParamKind) -> TokenStream {
     }
 }
 
-fn family_trait(name: &Ident, members: &[Member<'_>], rt: &TokenStream) -> TokenStream {
+fn family_trait(
+    kernel: &Ident,
+    trait_name: &Ident,
+    members: &[Member<'_>],
+    rt: &TokenStream,
+) -> TokenStream {
     let varying = varying(members, rt);
-    let assoc: Vec<Ident> = (0..varying.len())
-        .filter(|&i| varying[i])
-        .map(assoc_ident)
-        .collect();
+    let first = members[0].kernel;
+    let assoc = assoc_idents(first, &varying);
+    let decls = assoc.iter().enumerate().filter_map(|(i, id)| {
+        let id = id.as_ref()?;
+        let doc = match first.params[i].name.as_deref() {
+            Some(p) => format!(" The Rust type of parameter `{p}` in this instantiation."),
+            None => format!(" The Rust type of parameter {i} in this instantiation."),
+        };
+        Some(quote! {
+            #[doc = #doc]
+            type #id;
+        })
+    });
     let impls = members.iter().map(|m| {
         let key = &m.key;
         let index = m.index;
-        let types = (0..varying.len()).filter(|&i| varying[i]).map(|i| {
-            let id = assoc_ident(i);
+        let types = assoc.iter().enumerate().filter_map(|(i, id)| {
+            let id = id.as_ref()?;
             let ty = kind_type(param_kind(&m.kernel.params[i].ty, rt));
-            quote!(type #id = #ty;)
+            Some(quote!(type #id = #ty;))
         });
         let doc = format!(" Selects `{}`.", m.kernel.name);
         quote! {
             #[doc = #doc]
-            impl #name for #key {
+            impl #trait_name for #key {
                 const INDEX: usize = #index;
                 #(#types)*
             }
         }
     });
-    let doc = format!(" The instantiations of CUDA template `{name}` in this module.");
+    let doc = format!(
+        " The instantiations of CUDA template `{}`: implemented for the Rust type that selects each one in `{kernel}::<T>`.",
+        first.name
+    );
     quote! {
         #[doc = #doc]
-        pub trait #name {
-            /// Index of the instantiation in the module's kernel list.
+        #[allow(non_camel_case_types)]
+        pub trait #trait_name {
+            /// The instantiation's index among the module's kernels.
             const INDEX: usize;
-            #(
-                /// A parameter type that differs between instantiations.
-                type #assoc;
-            )*
+            #(#decls)*
         }
         #(#impls)*
     }
@@ -130,21 +155,22 @@ fn family_trait(name: &Ident, members: &[Member<'_>], rt: &TokenStream) -> Token
 
 fn family_method(
     name: &Ident,
+    trait_name: &Ident,
     members: &[Member<'_>],
     safe: bool,
     rt: &TokenStream,
 ) -> TokenStream {
     let varying = varying(members, rt);
     let first: &Kernel = members[0].kernel;
+    let assoc = assoc_idents(first, &varying);
     let params = first
         .params
         .iter()
         .enumerate()
         .map(|(i, p)| {
             let kind = param_kind(&p.ty, rt);
-            let kind = if varying[i] {
-                let id = assoc_ident(i);
-                let ty = quote!(<T as __templates::#name>::#id);
+            let kind = if let Some(id) = &assoc[i] {
+                let ty = quote!(<T as templates::#trait_name>::#id);
                 match shape(&kind) {
                     0 => ParamKind::Value(ty),
                     1 => ParamKind::ConstPtr(ty),
@@ -159,8 +185,8 @@ fn family_method(
             }
         })
         .collect::<Vec<_>>();
-    let generics = quote!(<T: __templates::#name>);
-    let index = quote!(<T as __templates::#name>::INDEX);
+    let generics = quote!(<T: templates::#trait_name>);
+    let index = quote!(<T as templates::#trait_name>::INDEX);
     let doc = docs::family_doc(name, members, safe);
     method(name, &generics, &params, &index, safe, &doc, rt)
 }

@@ -6,12 +6,15 @@
 //! (by value, `const T*`, `T*`), and no two instantiations map to the same Rust
 //! types (`long` and `long long` both being `i64`). The type argument of the
 //! method is the Rust type of the template argument, or a tuple of them for
-//! several. A hidden trait implemented for each key carries the kernel index and
-//! the parameter types that vary. Families that do not fit, and C++ overloads, get
+//! several. A public trait in the module's `templates` submodule (`Axpby` for
+//! `axpby`), implemented for each key, carries the kernel index and the parameter
+//! types that vary, named after the CUDA parameters, so users can bound their own
+//! generic code by it. Families that do not fit, and C++ overloads, get
 //! one method per kernel named `<name>_<arguments>` (`scale_f32_4`).
 
 use std::collections::BTreeSet;
 
+use heck::ToUpperCamelCase;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
@@ -43,6 +46,8 @@ pub(crate) enum Planned<'a> {
     /// A template family, one generic method.
     Family {
         name: Ident,
+        /// The public trait its instantiations implement (`templates::Axpby`).
+        trait_name: Ident,
         members: Vec<Member<'a>>,
     },
 }
@@ -62,6 +67,11 @@ pub(crate) fn plan<'a>(info: &'a ModuleInfo, rt: &TokenStream) -> Vec<Planned<'a
     }
     let mut planned = Vec::new();
     let mut taken: BTreeSet<String> = groups.iter().map(|(n, _)| n.clone()).collect();
+    let families: Vec<String> = groups
+        .iter()
+        .filter(|(_, members)| members.len() > 1 || !members[0].1.template_args.is_empty())
+        .map(|(n, _)| n.clone())
+        .collect();
     for (name, members) in groups {
         let single = match members[..] {
             [(index, kernel)] if kernel.template_args.is_empty() => Some((index, kernel)),
@@ -75,6 +85,7 @@ pub(crate) fn plan<'a>(info: &'a ModuleInfo, rt: &TokenStream) -> Vec<Planned<'a
             });
         } else if let Some(members) = family(&members, rt) {
             planned.push(Planned::Family {
+                trait_name: trait_ident(&name, info, &families),
                 name: rust_ident(&name),
                 members,
             });
@@ -172,7 +183,62 @@ fn type_word(ty: &CType) -> String {
     }
 }
 
-/// The name of the associated type for parameter `i` of a family.
-pub(crate) fn assoc_ident(i: usize) -> Ident {
-    format_ident!("P{}", i)
+/// The associated-type names of a family's parameters, `None` where the parameter does not
+/// vary between instantiations.
+///
+/// Each is the CUDA parameter's name in UpperCamelCase (`x` → `X`, `in_ptr` → `InPtr`). When
+/// one varying parameter is unnamed, or two names collide, or a name is not a plain
+/// identifier, every one is positional instead (`P0`, `P1`, ...): either rule gives the
+/// user a name that is stable for a given declaration.
+pub(crate) fn assoc_idents(kernel: &Kernel, varying: &[bool]) -> Vec<Option<Ident>> {
+    let named: Option<Vec<Option<String>>> = varying
+        .iter()
+        .zip(&kernel.params)
+        .map(|(&varies, p)| match (varies, p.name.as_deref()) {
+            (false, _) => Some(None),
+            (true, Some(name)) => Some(Some(name.to_upper_camel_case())),
+            (true, None) => None,
+        })
+        .collect();
+    let usable = named.as_ref().is_some_and(|names| {
+        let mut seen = BTreeSet::new();
+        names
+            .iter()
+            .flatten()
+            .all(|n| is_plain_type_ident(n) && seen.insert(n.clone()))
+    });
+    match named {
+        Some(names) if usable => names
+            .into_iter()
+            .map(|n| n.map(|n| format_ident!("{}", n)))
+            .collect(),
+        _ => varying
+            .iter()
+            .enumerate()
+            .map(|(i, &varies)| varies.then(|| format_ident!("P{}", i)))
+            .collect(),
+    }
+}
+
+/// The name of the public trait of a template family: the method's name in UpperCamelCase
+/// (`axpby` → `Axpby`), or the method's own name where that would clash with another
+/// family's trait or a struct of the module.
+pub(crate) fn trait_ident(method: &str, info: &ModuleInfo, families: &[String]) -> Ident {
+    let camel = method.to_upper_camel_case();
+    let clashes = families
+        .iter()
+        .filter(|f| f.to_upper_camel_case() == camel)
+        .count()
+        > 1
+        || info.structs.iter().any(|s| s.name == camel);
+    if clashes || !is_plain_type_ident(&camel) {
+        rust_ident(method)
+    } else {
+        format_ident!("{}", camel)
+    }
+}
+
+/// An identifier usable as a type name without escaping (`Self` and keywords are not).
+fn is_plain_type_ident(name: &str) -> bool {
+    name != "Self" && syn::parse_str::<Ident>(name).is_ok()
 }

@@ -234,15 +234,47 @@ fn vouched_kernels_get_safe_stubs() {
 fn templates_become_one_generic_method() {
     let out = render(&fixture(), &CodegenOptions::default());
     assert!(
-        has(&out, "pub unsafe fn axpy<T: __templates::axpy>("),
+        has(&out, "pub unsafe fn axpy<T: templates::Axpy>("),
         "{out}"
     );
-    assert!(has(&out, "a: <T as __templates::axpy>::P0"), "{out}");
-    assert!(has(&out, "impl axpy for f32"), "{out}");
-    assert!(has(&out, "impl axpy for f64"), "{out}");
+    assert!(has(&out, "a: <T as templates::Axpy>::A"), "{out}");
+    assert!(has(&out, "pub mod templates"), "{out}");
+    assert!(has(&out, "impl Axpy for f32"), "{out}");
+    assert!(has(&out, "impl Axpy for f64"), "{out}");
     assert!(has(&out, "const INDEX: usize = 2usize;"), "{out}");
     // `n` is `int` in every instantiation: no associated type for it.
-    assert!(!has(&out, "type P3"), "{out}");
+    assert!(!has(&out, "type N"), "{out}");
+}
+
+#[test]
+fn unnamed_or_colliding_template_parameters_are_positional() {
+    let mut parts = fixture();
+    parts.info.kernels[1].params[1].name = None;
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(has(&out, "a: <T as templates::Axpy>::P0"), "{out}");
+    assert!(has(&out, "type P2 = f64;"), "{out}");
+    assert!(!has(&out, "type A"), "{out}");
+
+    let mut parts = fixture();
+    for k in &mut parts.info.kernels[1..3] {
+        k.params[0].name = Some("X".into());
+    }
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(has(&out, "type P1 = f32;"), "{out}");
+}
+
+#[test]
+fn template_trait_names_give_way_to_structs() {
+    let mut parts = fixture();
+    let mut clash = parts.info.structs[0].clone();
+    clash.name = "Axpy".into();
+    parts.info.structs.push(clash);
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(has(&out, "pub trait axpy"), "{out}");
+    assert!(
+        has(&out, "pub unsafe fn axpy<T: templates::axpy>("),
+        "{out}"
+    );
 }
 
 #[test]
@@ -254,7 +286,7 @@ fn value_template_arguments_fall_back_to_named_methods() {
     let out = render(&parts, &CodegenOptions::default());
     assert!(has(&out, "pub unsafe fn axpy_f32_4("), "{out}");
     assert!(has(&out, "pub unsafe fn axpy_f64_8("), "{out}");
-    assert!(!has(&out, "__templates"), "{out}");
+    assert!(!has(&out, "mod templates"), "{out}");
 }
 
 #[test]
@@ -333,6 +365,27 @@ fn module_attributes_and_visibility_are_kept() {
     let out = render(&fixture(), &opts);
     assert!(
         has(&out, "/// My kernels.\npub(crate) mod vecmath {"),
+        "{out}"
+    );
+}
+
+/// C++ gives an empty struct size 1; the Rust twin gets a one-byte filler.
+#[test]
+fn empty_structs_get_a_filler_byte() {
+    let mut parts = fixture();
+    parts.info.structs.push(StructDef {
+        name: "E".into(),
+        fields: vec![],
+        size: 1,
+        align: 1,
+        loc: None,
+    });
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(
+        has(
+            &out,
+            "pub struct E { #[doc(hidden)] pub __reserved: [u8; 1usize], }"
+        ),
         "{out}"
     );
 }
