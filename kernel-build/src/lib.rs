@@ -24,7 +24,7 @@
 //!
 //! # External configuration via environment variables
 //!
-//! See [`env`] for the full list; every variable is read through one function that
+//! See [`env`](mod@env) for the full list; every variable is read through one function that
 //! also tells Cargo to rerun when it changes.
 
 // The examples are build scripts, whose `fn main` is part of what they show.

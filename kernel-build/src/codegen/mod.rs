@@ -1,6 +1,6 @@
 //! Rust code generation from a verified module (cannot fail).
 //!
-//! [`generate`] turns a built module into one Rust `mod` item:
+//! [`generate_parts`] turns a built module into one Rust `mod` item:
 //!
 //! ```text
 //! /// (user docs)

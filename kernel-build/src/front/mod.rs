@@ -76,7 +76,7 @@ impl<'a> FrontInput<'a> {
 
 /// Parses and types the declarations of one source; collects every error.
 ///
-/// C++ kernels get their [`symbol`](crate::model::Kernel::symbol) from [`verify`],
+/// C++ kernels get their [`symbol`](crate::model::Kernel::symbol) from [`verify()`],
 /// which matches them against the compiled images; `extern "C"` kernels already
 /// have theirs.
 ///
