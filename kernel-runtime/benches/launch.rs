@@ -92,46 +92,52 @@ fn bench_launch(gpu: &Gpu) -> f64 {
         unsafe { k.empty4(&cfg, &a, &mut b, n, s).unwrap() };
     }
     gpu.synchronize().unwrap();
-    let (mut stub, mut named, mut builder, mut raw) = (vec![], vec![], vec![], vec![]);
-    for _ in 0..REPS {
-        // SAFETY (all four): empty4(const float*, float*, int, float) ignores its arguments.
-        stub.push(time(&mut || unsafe {
-            k.empty4(&cfg, &a, &mut b, 0, 1.0).unwrap()
-        }));
-        named.push(time(&mut || unsafe {
-            by_name.launch(&cfg, (&a, &mut b, 0i32, 1.0f32)).unwrap()
-        }));
-        builder.push(time(&mut || unsafe {
-            stream
-                .launch_builder(&cudarc_fn)
-                .arg(&a)
-                .arg(&mut b)
-                .arg(&n)
-                .arg(&s)
-                .launch(cudarc_cfg)
-                .unwrap();
-        }));
-        raw.push(time(&mut || {
-            let mut params: [*mut c_void; 4] = [
-                (&raw mut pa).cast(),
-                (&raw mut pb).cast(),
-                (&raw mut n).cast(),
-                (&raw mut s).cast(),
-            ];
-            unsafe {
-                result::launch_kernel(
-                    func,
-                    (1, 1, 1),
-                    (32, 1, 1),
-                    0,
-                    stream.cu_stream(),
-                    &mut params,
-                )
-                .unwrap()
+    // Paths: 0 stub, 1 by name, 2 cudarc builder, 3 raw. Each repetition rotates the order,
+    // so that no path always runs first or right after the same other path.
+    let mut samples: [Vec<f64>; 4] = Default::default();
+    for rep in 0..REPS {
+        for turn in 0..4 {
+            let path = (rep + turn) % 4;
+            // SAFETY (all four): empty4(const float*, float*, int, float) ignores its arguments.
+            let t = match path {
+                0 => time(&mut || unsafe { k.empty4(&cfg, &a, &mut b, 0, 1.0).unwrap() }),
+                1 => time(&mut || unsafe {
+                    by_name.launch(&cfg, (&a, &mut b, 0i32, 1.0f32)).unwrap()
+                }),
+                2 => time(&mut || unsafe {
+                    stream
+                        .launch_builder(&cudarc_fn)
+                        .arg(&a)
+                        .arg(&mut b)
+                        .arg(&n)
+                        .arg(&s)
+                        .launch(cudarc_cfg)
+                        .unwrap();
+                }),
+                _ => time(&mut || {
+                    let mut params: [*mut c_void; 4] = [
+                        (&raw mut pa).cast(),
+                        (&raw mut pb).cast(),
+                        (&raw mut n).cast(),
+                        (&raw mut s).cast(),
+                    ];
+                    unsafe {
+                        result::launch_kernel(
+                            func,
+                            (1, 1, 1),
+                            (32, 1, 1),
+                            0,
+                            stream.cu_stream(),
+                            &mut params,
+                        )
+                        .unwrap()
+                    };
+                }),
             };
-        }));
+            samples[path].push(t);
+        }
     }
-    let (stub, named, builder, raw) = (median(stub), median(named), median(builder), median(raw));
+    let [stub, named, builder, raw] = samples.map(median);
     println!("-- launch: {LAUNCHES} back-to-back launches of empty4 (4 args), median of {REPS}");
     report("launch.stub_us", stub, "us/launch");
     report("launch.by_name_us", named, "us/launch");
