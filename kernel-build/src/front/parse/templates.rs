@@ -34,12 +34,12 @@ impl Parser<'_> {
             .at(open.and_then(|t| self.loc_of(&t))))
     }
 
-    /// Reads `<arg, ...>`: each argument keeps its text and, when it reads as one, a type.
-    pub(super) fn template_args(&mut self) -> PResult<Vec<TArgSyn>> {
+    /// Skips `<a, b<c, d>, e>` and returns the token range of each top-level item.
+    fn angle_list_items(&mut self) -> PResult<Vec<(usize, usize)>> {
         let open = self.pos;
         self.skip_angles()?;
         let close = self.pos - 1;
-        let mut out = Vec::new();
+        let mut items = Vec::new();
         let (mut start, mut depth) = (open + 1, 0i32);
         for i in open + 1..=close {
             let s = self.toks[i].text(self.src);
@@ -50,12 +50,23 @@ impl Parser<'_> {
             }
             if (s == "," && depth == 0) || i == close {
                 if i > start {
-                    out.push(self.targ(start, i));
+                    items.push((start, i));
                 }
                 start = i + 1;
             }
         }
-        self.pos = close + 1;
+        Ok(items)
+    }
+
+    /// Reads `<arg, ...>`: each argument keeps its text and, when it reads as one, a type.
+    pub(super) fn template_args(&mut self) -> PResult<Vec<TArgSyn>> {
+        let items = self.angle_list_items()?;
+        let end = self.pos;
+        let out = items
+            .into_iter()
+            .map(|(from, to)| self.targ(from, to))
+            .collect();
+        self.pos = end;
         Ok(out)
     }
 
@@ -75,26 +86,11 @@ impl Parser<'_> {
 
     /// Reads `<typename T, int N = 4>` after `template`.
     pub(super) fn template_params(&mut self) -> PResult<Vec<TParam>> {
-        let open = self.pos;
-        self.skip_angles()?;
-        let close = self.pos - 1;
-        let mut out = Vec::new();
-        let (mut start, mut depth) = (open + 1, 0i32);
-        for i in open + 1..=close {
-            let s = self.toks[i].text(self.src);
-            match s {
-                "<" | "(" | "[" => depth += 1,
-                ">" | ")" | "]" if i < close => depth -= 1,
-                _ => {}
-            }
-            if (s == "," && depth == 0) || i == close {
-                if i > start {
-                    out.push(self.template_param(start, i)?);
-                }
-                start = i + 1;
-            }
-        }
-        Ok(out)
+        let items = self.angle_list_items()?;
+        items
+            .into_iter()
+            .map(|(from, to)| self.template_param(from, to))
+            .collect()
     }
 
     /// One template parameter between token indices, with its default.
