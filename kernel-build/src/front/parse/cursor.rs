@@ -2,6 +2,7 @@
 //! skipping balanced brackets.
 
 use super::Item;
+use super::attrs::ATTRIBUTE_CALLS;
 use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
 use crate::front::lexer::{TokKind, Token};
 use crate::front::linemap::LineMap;
@@ -193,20 +194,11 @@ impl<'a> Parser<'a> {
             "__grid_constant__",
             "typename",
         ];
-        const CALLS: &[&str] = &[
-            "__attribute__",
-            "__declspec",
-            "__launch_bounds__",
-            "__cluster_dims__",
-            "__maxnreg__",
-            "__align__",
-            "alignas",
-        ];
         let mut out = String::new();
         let mut i = from;
         while i < to.min(self.toks.len()) {
             let s = self.toks[i].text(self.src);
-            if CALLS.contains(&s)
+            if ATTRIBUTE_CALLS.contains(&s)
                 || (s == "["
                     && self
                         .toks

@@ -1,6 +1,7 @@
 //! A first look at a declaration's head (up to `;`, `{` or `=`), deciding what it
 //! is before it is read: a kernel, a module global, a typedef or something else.
 
+use super::attrs::ATTRIBUTE_CALLS;
 use super::cursor::Parser;
 
 /// What the head of a declaration (up to `;`, `{` or `=`) contains.
@@ -19,20 +20,9 @@ pub(super) struct Head {
     /// The head starts with `struct`, `class`, `union` or `enum`.
     pub(super) aggregate_first: bool,
 }
-/// Words followed by a parenthesised group that is not a parameter list.
-const ATTR_CALLS: &[&str] = &[
-    "__attribute__",
-    "__declspec",
-    "__launch_bounds__",
-    "__cluster_dims__",
-    "__maxnreg__",
-    "__align__",
-    "alignas",
-    "decltype",
-    "sizeof",
-    "noexcept",
-    "throw",
-];
+/// Words besides the attributes ([`ATTRIBUTE_CALLS`]) followed by a parenthesised group that
+/// is not a parameter list.
+const OPERATOR_CALLS: &[&str] = &["decltype", "sizeof", "noexcept", "throw"];
 impl Parser<'_> {
     /// Looks at the head of the declaration at the cursor without consuming it.
     pub(super) fn head(&self) -> Head {
@@ -54,7 +44,10 @@ impl Parser<'_> {
                 "__shared__" | "__managed__" => h.local_space = true,
                 "typedef" => h.typedef = true,
                 "(" => {
-                    let attr = i > 0 && ATTR_CALLS.contains(&self.toks[i - 1].text(self.src));
+                    let attr = i > 0 && {
+                        let word = self.toks[i - 1].text(self.src);
+                        ATTRIBUTE_CALLS.contains(&word) || OPERATOR_CALLS.contains(&word)
+                    };
                     let end = self.group_end(i);
                     for t in &self.toks[i..end] {
                         match t.text(self.src) {
