@@ -7,7 +7,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::templates::{Member, Planned, assoc_idents, plan, shape};
+use super::templates::{Member, Planned, kind_type, plan, shape};
 use super::types::{ParamKind, param_kind};
 use super::{CodegenOptions, ModuleParts, docs, names::param_ident};
 use crate::model::Kernel;
@@ -45,9 +45,10 @@ pub(crate) fn methods(parts: &ModuleParts, opts: &CodegenOptions, rt: &TokenStre
                 name,
                 trait_name,
                 members,
+                assoc,
             } => {
                 let safe = opts.safe_kernels.contains(&name.to_string());
-                family_method(&name, &trait_name, &members, safe, rt)
+                family_method(&name, &trait_name, &members, &assoc, safe, rt)
             }
         });
     quote!(#(#methods)*)
@@ -62,7 +63,8 @@ pub(crate) fn template_traits(parts: &ModuleParts, rt: &TokenStream) -> TokenStr
                 name,
                 trait_name,
                 members,
-            } => Some(family_trait(&name, &trait_name, &members, rt)),
+                assoc,
+            } => Some(family_trait(&name, &trait_name, &members, &assoc, rt)),
             Planned::Single { .. } => None,
         })
         .collect();
@@ -81,34 +83,14 @@ pub(crate) fn template_traits(parts: &ModuleParts, rt: &TokenStream) -> TokenStr
     }
 }
 
-/// Positions whose Rust type differs between the members of a family.
-fn varying(members: &[Member<'_>], rt: &TokenStream) -> Vec<bool> {
-    let first = members[0].kernel;
-    (0..first.params.len())
-        .map(|i| {
-            let t0 = kind_type(param_kind(&first.params[i].ty, rt)).to_string();
-            members
-                .iter()
-                .any(|m| kind_type(param_kind(&m.kernel.params[i].ty, rt)).to_string() != t0)
-        })
-        .collect()
-}
-
-fn kind_type(kind: ParamKind) -> TokenStream {
-    match kind {
-        ParamKind::Value(t) | ParamKind::ConstPtr(t) | ParamKind::MutPtr(t) => t,
-    }
-}
-
 fn family_trait(
     kernel: &Ident,
     trait_name: &Ident,
     members: &[Member<'_>],
+    assoc: &[Option<Ident>],
     rt: &TokenStream,
 ) -> TokenStream {
-    let varying = varying(members, rt);
     let first = members[0].kernel;
-    let assoc = assoc_idents(first, &varying);
     let decls = assoc.iter().enumerate().filter_map(|(i, id)| {
         let id = id.as_ref()?;
         let doc = match first.params[i].name.as_deref() {
@@ -157,12 +139,11 @@ fn family_method(
     name: &Ident,
     trait_name: &Ident,
     members: &[Member<'_>],
+    assoc: &[Option<Ident>],
     safe: bool,
     rt: &TokenStream,
 ) -> TokenStream {
-    let varying = varying(members, rt);
     let first: &Kernel = members[0].kernel;
-    let assoc = assoc_idents(first, &varying);
     let params = first
         .params
         .iter()

@@ -49,6 +49,9 @@ pub(crate) enum Planned<'a> {
         /// The public trait its instantiations implement (`templates::Axpby`).
         trait_name: Ident,
         members: Vec<Member<'a>>,
+        /// Per parameter, the trait's associated type for it: `None` where the parameter's
+        /// Rust type is the same in every instantiation.
+        assoc: Vec<Option<Ident>>,
     },
 }
 
@@ -69,15 +72,11 @@ pub(crate) fn plan<'a>(info: &'a ModuleInfo, rt: &TokenStream) -> Vec<Planned<'a
     let mut taken: BTreeSet<String> = groups.iter().map(|(n, _)| n.clone()).collect();
     let families: Vec<String> = groups
         .iter()
-        .filter(|(_, members)| members.len() > 1 || !members[0].1.template_args.is_empty())
+        .filter(|(_, members)| lone(members).is_none())
         .map(|(n, _)| n.clone())
         .collect();
     for (name, members) in groups {
-        let single = match members[..] {
-            [(index, kernel)] if kernel.template_args.is_empty() => Some((index, kernel)),
-            _ => None,
-        };
-        if let Some((index, kernel)) = single {
+        if let Some((index, kernel)) = lone(&members) {
             planned.push(Planned::Single {
                 name: rust_ident(&name),
                 index,
@@ -87,6 +86,7 @@ pub(crate) fn plan<'a>(info: &'a ModuleInfo, rt: &TokenStream) -> Vec<Planned<'a
             planned.push(Planned::Family {
                 trait_name: trait_ident(&name, info, &families),
                 name: rust_ident(&name),
+                assoc: assoc_idents(members[0].kernel, &varying(&members, rt)),
                 members,
             });
         } else {
@@ -104,6 +104,34 @@ pub(crate) fn plan<'a>(info: &'a ModuleInfo, rt: &TokenStream) -> Vec<Planned<'a
         }
     }
     planned
+}
+
+/// The one kernel of a group that is neither a template nor an overload.
+fn lone<'a>(members: &[(usize, &'a Kernel)]) -> Option<(usize, &'a Kernel)> {
+    match members {
+        [(index, kernel)] if kernel.template_args.is_empty() => Some((*index, *kernel)),
+        _ => None,
+    }
+}
+
+/// Positions whose Rust type differs between the members of a family.
+fn varying(members: &[Member<'_>], rt: &TokenStream) -> Vec<bool> {
+    let first = members[0].kernel;
+    (0..first.params.len())
+        .map(|i| {
+            let t0 = kind_type(param_kind(&first.params[i].ty, rt)).to_string();
+            members
+                .iter()
+                .any(|m| kind_type(param_kind(&m.kernel.params[i].ty, rt)).to_string() != t0)
+        })
+        .collect()
+}
+
+/// The Rust type a parameter kind is about (the value's, or the pointee's).
+pub(crate) fn kind_type(kind: ParamKind) -> TokenStream {
+    match kind {
+        ParamKind::Value(t) | ParamKind::ConstPtr(t) | ParamKind::MutPtr(t) => t,
+    }
 }
 
 /// The members of a family that fits a generic method, or `None`.
@@ -190,7 +218,7 @@ fn type_word(ty: &CType) -> String {
 /// one varying parameter is unnamed, or two names collide, or a name is not a plain
 /// identifier, every one is positional instead (`P0`, `P1`, ...): either rule gives the
 /// user a name that is stable for a given declaration.
-pub(crate) fn assoc_idents(kernel: &Kernel, varying: &[bool]) -> Vec<Option<Ident>> {
+fn assoc_idents(kernel: &Kernel, varying: &[bool]) -> Vec<Option<Ident>> {
     let named: Option<Vec<Option<String>>> = varying
         .iter()
         .zip(&kernel.params)
