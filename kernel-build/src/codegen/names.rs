@@ -8,14 +8,20 @@
 //! | kernel `saxpy` | method `saxpy` |
 //! | kernel `ns::inner::k` | method `ns_inner_k` |
 //! | template `axpy<float>` | generic method `axpy::<f32>` (see `templates`) |
+//! | template family `axpby` | trait `templates::Axpby` |
+//! | varying template parameter `x` | associated type `X` |
 //! | struct `geo::Pt` | struct `geo_Pt` |
 //! | global `coeffs` | method `coeffs` |
 //! | a Rust keyword (`type`, `match`) | raw identifier (`r#type`) |
 //! | `self`, `Self`, `super`, `crate` | with a trailing underscore (`self_`) |
 
-use proc_macro2::{Ident, Span};
+use std::collections::BTreeSet;
 
-use crate::model::Kernel;
+use heck::ToUpperCamelCase;
+use proc_macro2::{Ident, Span};
+use quote::format_ident;
+
+use crate::model::{Kernel, ModuleInfo};
 
 /// Turns a C identifier (or `::`-qualified name) into a Rust identifier.
 ///
@@ -83,6 +89,66 @@ pub fn param_ident(name: Option<&str>, index: usize) -> Ident {
         Some(n) if !n.is_empty() => rust_ident(n),
         _ => Ident::new(&format!("arg{index}"), Span::call_site()),
     }
+}
+
+/// The associated-type names of a family's parameters, `None` where the parameter does not
+/// vary between instantiations.
+///
+/// Each is the CUDA parameter's name in UpperCamelCase (`x` → `X`, `in_ptr` → `InPtr`). When
+/// one varying parameter is unnamed, or two names collide, or a name is not a plain
+/// identifier, every one is positional instead (`P0`, `P1`, ...): either rule gives the
+/// user a name that is stable for a given declaration.
+pub(crate) fn assoc_idents(kernel: &Kernel, varying: &[bool]) -> Vec<Option<Ident>> {
+    let named: Option<Vec<Option<String>>> = varying
+        .iter()
+        .zip(&kernel.params)
+        .map(|(&varies, p)| match (varies, p.name.as_deref()) {
+            (false, _) => Some(None),
+            (true, Some(name)) => Some(Some(name.to_upper_camel_case())),
+            (true, None) => None,
+        })
+        .collect();
+    let usable = named.as_ref().is_some_and(|names| {
+        let mut seen = BTreeSet::new();
+        names
+            .iter()
+            .flatten()
+            .all(|n| is_plain_type_ident(n) && seen.insert(n.clone()))
+    });
+    match named {
+        Some(names) if usable => names
+            .into_iter()
+            .map(|n| n.map(|n| format_ident!("{}", n)))
+            .collect(),
+        _ => varying
+            .iter()
+            .enumerate()
+            .map(|(i, &varies)| varies.then(|| format_ident!("P{}", i)))
+            .collect(),
+    }
+}
+
+/// The name of the public trait of a template family: the method's name in UpperCamelCase
+/// (`axpby` → `Axpby`), or the method's own name where that would clash with another
+/// family's trait or a struct of the module.
+pub(crate) fn trait_ident(method: &str, info: &ModuleInfo, families: &[String]) -> Ident {
+    let camel = method.to_upper_camel_case();
+    let clashes = families
+        .iter()
+        .filter(|f| f.to_upper_camel_case() == camel)
+        .count()
+        > 1
+        || info.structs.iter().any(|s| s.name == camel);
+    if clashes || !is_plain_type_ident(&camel) {
+        rust_ident(method)
+    } else {
+        format_ident!("{}", camel)
+    }
+}
+
+/// An identifier usable as a type name without escaping (`Self` and keywords are not).
+fn is_plain_type_ident(name: &str) -> bool {
+    name != "Self" && syn::parse_str::<Ident>(name).is_ok()
 }
 
 #[cfg(test)]

@@ -14,12 +14,11 @@
 
 use std::collections::BTreeSet;
 
-use heck::ToUpperCamelCase;
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 
 use super::metadata::launchable;
-use super::names::{kernel_rust_name, rust_ident};
+use super::names::{assoc_idents, kernel_rust_name, rust_ident, trait_ident};
 use super::types::{ParamKind, param_kind, value_tokens};
 use crate::front::rust_type::{scalar_name, vector_name};
 use crate::model::{CType, Kernel, ModuleInfo, TemplateArg};
@@ -209,64 +208,4 @@ fn type_word(ty: &CType) -> String {
         CType::Pointer { .. } => "ptr".to_owned(),
         CType::Void => "void".to_owned(),
     }
-}
-
-/// The associated-type names of a family's parameters, `None` where the parameter does not
-/// vary between instantiations.
-///
-/// Each is the CUDA parameter's name in UpperCamelCase (`x` → `X`, `in_ptr` → `InPtr`). When
-/// one varying parameter is unnamed, or two names collide, or a name is not a plain
-/// identifier, every one is positional instead (`P0`, `P1`, ...): either rule gives the
-/// user a name that is stable for a given declaration.
-fn assoc_idents(kernel: &Kernel, varying: &[bool]) -> Vec<Option<Ident>> {
-    let named: Option<Vec<Option<String>>> = varying
-        .iter()
-        .zip(&kernel.params)
-        .map(|(&varies, p)| match (varies, p.name.as_deref()) {
-            (false, _) => Some(None),
-            (true, Some(name)) => Some(Some(name.to_upper_camel_case())),
-            (true, None) => None,
-        })
-        .collect();
-    let usable = named.as_ref().is_some_and(|names| {
-        let mut seen = BTreeSet::new();
-        names
-            .iter()
-            .flatten()
-            .all(|n| is_plain_type_ident(n) && seen.insert(n.clone()))
-    });
-    match named {
-        Some(names) if usable => names
-            .into_iter()
-            .map(|n| n.map(|n| format_ident!("{}", n)))
-            .collect(),
-        _ => varying
-            .iter()
-            .enumerate()
-            .map(|(i, &varies)| varies.then(|| format_ident!("P{}", i)))
-            .collect(),
-    }
-}
-
-/// The name of the public trait of a template family: the method's name in UpperCamelCase
-/// (`axpby` → `Axpby`), or the method's own name where that would clash with another
-/// family's trait or a struct of the module.
-pub(crate) fn trait_ident(method: &str, info: &ModuleInfo, families: &[String]) -> Ident {
-    let camel = method.to_upper_camel_case();
-    let clashes = families
-        .iter()
-        .filter(|f| f.to_upper_camel_case() == camel)
-        .count()
-        > 1
-        || info.structs.iter().any(|s| s.name == camel);
-    if clashes || !is_plain_type_ident(&camel) {
-        rust_ident(method)
-    } else {
-        format_ident!("{}", camel)
-    }
-}
-
-/// An identifier usable as a type name without escaping (`Self` and keywords are not).
-fn is_plain_type_ident(name: &str) -> bool {
-    name != "Self" && syn::parse_str::<Ident>(name).is_ok()
 }
