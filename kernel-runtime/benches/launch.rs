@@ -22,19 +22,10 @@ use std::time::Instant;
 use common::{FATBIN, SPEC, TestKernels, idx};
 use kernel_runtime::cudarc::driver::{PushKernelArg, result, sys};
 use kernel_runtime::{Gpu, LaunchConfig, Module, RawDevicePtr};
+use kernel_test_support::bench::{fastest, median, per_call_us, report};
 
 const LAUNCHES: usize = 200_000;
 const REPS: usize = 9;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn report(name: &str, value: f64, unit: &str) {
-    println!("{name:<44} {value:>10.3} {unit}");
-    println!("BENCH {{\"name\":\"{name}\",\"value\":{value:.4},\"unit\":\"{unit}\"}}");
-}
 
 fn ck(r: sys::CUresult) -> Result<(), kernel_runtime::Error> {
     r.result()
@@ -78,14 +69,7 @@ fn bench_launch(gpu: &Gpu) -> f64 {
         shared_mem_bytes: 0,
     };
 
-    let time = |f: &mut dyn FnMut()| -> f64 {
-        let t = Instant::now();
-        for _ in 0..LAUNCHES {
-            f();
-        }
-        gpu.synchronize().unwrap();
-        t.elapsed().as_secs_f64() * 1e6 / LAUNCHES as f64
-    };
+    let time = |f: &mut dyn FnMut()| per_call_us(gpu, LAUNCHES, f);
     // Warm up every path.
     for _ in 0..2000 {
         // SAFETY: empty4 ignores its arguments.
@@ -138,9 +122,7 @@ fn bench_launch(gpu: &Gpu) -> f64 {
         }
     }
     // The fastest repetition of each path: the least disturbed by other work on the machine.
-    let [stub_min, named_min, builder_min, raw_min] = samples
-        .clone()
-        .map(|v| v.into_iter().fold(f64::INFINITY, f64::min));
+    let [stub_min, named_min, builder_min, raw_min] = samples.each_ref().map(|v| fastest(v));
     let [stub, named, builder, raw] = samples.map(median);
     println!("-- launch: {LAUNCHES} back-to-back launches of empty4 (4 args), median of {REPS}");
     report("launch.stub_us", stub, "us/launch");

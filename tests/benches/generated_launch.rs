@@ -13,10 +13,10 @@
 #![allow(clippy::undocumented_unsafe_blocks, missing_docs)]
 
 use std::ffi::c_void;
-use std::time::Instant;
 
 use kernel_runtime::cudarc::driver::result;
-use kernel_runtime::{Gpu, LaunchConfig, Module, RawDevicePtr, cuda_module};
+use kernel_runtime::{LaunchConfig, Module, RawDevicePtr, cuda_module};
+use kernel_test_support::bench::{fastest, median, per_call_us, report};
 use kernel_test_support::gpu_or_skip;
 
 cuda_module! {
@@ -30,25 +30,6 @@ cuda_module! {
 
 const LAUNCHES: usize = 200_000;
 const REPS: usize = 9;
-
-fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    v[v.len() / 2]
-}
-
-fn report(name: &str, value: f64, unit: &str) {
-    println!("BENCH {{\"name\":\"{name}\",\"value\":{value:.4},\"unit\":\"{unit}\"}}");
-}
-
-/// Microseconds per launch of `LAUNCHES` calls of `f`, the queue drained at the end.
-fn time(gpu: &Gpu, f: &mut dyn FnMut()) -> f64 {
-    let start = Instant::now();
-    for _ in 0..LAUNCHES {
-        f();
-    }
-    gpu.synchronize().unwrap();
-    start.elapsed().as_secs_f64() * 1e6 / LAUNCHES as f64
-}
 
 fn main() {
     let Some(gpu) = gpu_or_skip() else { return };
@@ -93,15 +74,14 @@ fn main() {
     let (mut stub_us, mut raw_us) = (Vec::new(), Vec::new());
     for rep in 0..REPS {
         if rep % 2 == 0 {
-            stub_us.push(time(&gpu, &mut stub));
-            raw_us.push(time(&gpu, &mut raw));
+            stub_us.push(per_call_us(&gpu, LAUNCHES, &mut stub));
+            raw_us.push(per_call_us(&gpu, LAUNCHES, &mut raw));
         } else {
-            raw_us.push(time(&gpu, &mut raw));
-            stub_us.push(time(&gpu, &mut stub));
+            raw_us.push(per_call_us(&gpu, LAUNCHES, &mut raw));
+            stub_us.push(per_call_us(&gpu, LAUNCHES, &mut stub));
         }
     }
-    let min = |v: &[f64]| v.iter().copied().fold(f64::INFINITY, f64::min);
-    let (stub_min, raw_min) = (min(&stub_us), min(&raw_us));
+    let (stub_min, raw_min) = (fastest(&stub_us), fastest(&raw_us));
     let (stub_us, raw_us) = (median(stub_us), median(raw_us));
     println!(
         "-- launch of a cuda_module! stub: {LAUNCHES} back-to-back launches of empty4, median of {REPS}"
