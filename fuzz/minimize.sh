@@ -5,7 +5,8 @@
 #   usage: fuzz/minimize.sh TARGET           e.g. fuzz/minimize.sh fatbin_reader
 #
 # The committed seeds with chosen names (anything not named by a 40-digit content hash) are
-# kept as they are. Of all the other inputs, committed or grown, only enough to cover every
+# kept as they are, and the project's test inputs named in seeds.sh count as seeds too (read
+# in place, not copied into the corpus). Of all the other inputs, committed or grown, only enough to cover every
 # edge the seeds do not already reach are kept, named by content hash: this is libFuzzer's
 # `-merge=1`, the step `cargo fuzz cmin` runs, here with the seeds held fixed. It runs with
 # `-use_counters=0` (edges, not hit counts), which keeps the committed corpus a few MB
@@ -23,6 +24,8 @@ fi
 target=$1
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
+# shellcheck source=seeds.sh
+. ./seeds.sh
 
 export RUSTC_BOOTSTRAP=1
 sanitizer=${FUZZ_SANITIZER:-address}
@@ -45,6 +48,9 @@ for file in "$committed"/*; do
 done
 for file in "target/corpus/$target"/*; do
     cp "$file" "$work/candidates/"
+done
+for dir in $(shared_seed_dirs "$target"); do
+    cp "$dir"/* "$work/merged/"
 done
 echo "merging $(ls "$work/candidates" | wc -l) inputs into $(ls "$work/merged" | wc -l) seeds" >&2
 

@@ -12,8 +12,9 @@
 #   FUZZ_JOBS           parallel fuzzing jobs (default 1).
 #
 # New interesting inputs go to target/corpus/TARGET (not committed); the committed seeds in
-# corpus/TARGET are only read. Crashes land in artifacts/TARGET; the exit status is
-# non-zero when one is found. cargo-fuzz is installed with `cargo install` if missing.
+# corpus/TARGET and the project's test inputs named in seeds.sh are only read. Crashes land
+# in artifacts/TARGET; the exit status is non-zero when one is found. cargo-fuzz is
+# installed with `cargo install` if missing.
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
@@ -24,6 +25,8 @@ target=$1
 seconds=$2
 here=$(cd "$(dirname "$0")" && pwd)
 cd "$here"
+# shellcheck source=seeds.sh
+. ./seeds.sh
 
 export RUSTC_BOOTSTRAP=1
 sanitizer=${FUZZ_SANITIZER:-address}
@@ -41,5 +44,5 @@ fi
 mkdir -p "target/corpus/$target"
 
 exec cargo fuzz run --sanitizer "$sanitizer" --jobs "$jobs" "$target" \
-    "target/corpus/$target" "corpus/$target" \
+    "target/corpus/$target" "corpus/$target" $(shared_seed_dirs "$target") \
     -- -max_total_time="$seconds" -rss_limit_mb=2048 -timeout=10
