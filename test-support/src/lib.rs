@@ -6,7 +6,7 @@
 //!   that is never zero, so a kernel that skips an element or reads the wrong one cannot
 //!   match a CPU reference by accident.
 //! - [`assert_close`]: element-wise comparison with a relative tolerance.
-//! - [`bench`]: timing, median and fastest repetition, and the `BENCH {json}` report line.
+//! - [`bench`](mod@bench): timing, median and fastest repetition, and the `BENCH {json}` report line.
 //!
 //! ```
 //! use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
