@@ -30,7 +30,7 @@ use serde::{Serialize, de::DeserializeOwned};
 use std::path::{Path, PathBuf};
 
 /// Bumped whenever the layout or the meaning of entries changes.
-pub(crate) const FORMAT_VERSION: &str = "kernel-build-cache-v1";
+pub(crate) const FORMAT_VERSION: &str = "kernel-build-cache-v2";
 
 /// A cache directory.
 ///

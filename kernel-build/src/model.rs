@@ -66,6 +66,20 @@ pub enum Scalar {
     F16,
     /// `__nv_bfloat16`
     BF16,
+    /// `__nv_fp8_e4m3` (1 byte)
+    Fp8E4M3,
+    /// `__nv_fp8_e5m2` (1 byte)
+    Fp8E5M2,
+    /// `__nv_fp8_e8m0` (1 byte, a power-of-two scale)
+    Fp8E8M0,
+    /// `__nv_fp6_e2m3` (one 6-bit value in 1 byte)
+    Fp6E2M3,
+    /// `__nv_fp6_e3m2` (one 6-bit value in 1 byte)
+    Fp6E3M2,
+    /// `__nv_fp4_e2m1` (one 4-bit value in 1 byte)
+    Fp4E2M1,
+    /// `__nv_fp4x2_e2m1` (two 4-bit values packed in 1 byte)
+    Fp4x2E2M1,
 }
 
 impl Scalar {
@@ -76,7 +90,16 @@ impl Scalar {
     /// ```
     pub fn size(self) -> u64 {
         match self {
-            Scalar::Bool | Scalar::I8 | Scalar::U8 => 1,
+            Scalar::Bool
+            | Scalar::I8
+            | Scalar::U8
+            | Scalar::Fp8E4M3
+            | Scalar::Fp8E5M2
+            | Scalar::Fp8E8M0
+            | Scalar::Fp6E2M3
+            | Scalar::Fp6E3M2
+            | Scalar::Fp4E2M1
+            | Scalar::Fp4x2E2M1 => 1,
             Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::BF16 => 2,
             Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
             Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::Isize | Scalar::F64 => 8,
@@ -389,6 +412,29 @@ pub struct ModuleInfo {
     pub preprocessed: bool,
     /// Notes for the user (for example: parsed without preprocessing).
     pub notes: Vec<String>,
+    /// Declarations outside every kernel's signature that the front end could not read
+    /// and skipped, each as `file:line:col: error: why` (shown with `KERNEL_BUILD_DEBUG=1`
+    /// and by `kernel-inspect build`; an error only when a kernel uses what they declare).
+    #[serde(default)]
+    pub skipped: Vec<String>,
+}
+
+impl Kernel {
+    /// The targets whose image holds this kernel (filled in by verification).
+    ///
+    /// ```
+    /// use kernel_build::model::{ImageFacts, Kernel, KernelAttrs, Linkage};
+    /// let k = Kernel {
+    ///     name: "k".into(), base_name: "k".into(), namespace: vec![], template_args: vec![],
+    ///     symbol: "k".into(), linkage: Linkage::C, is_static: false, params: vec![],
+    ///     attrs: KernelAttrs::default(), doc: None, loc: None,
+    ///     images: vec![ImageFacts { target: "sm_90".into(), registers: Some(8), max_threads: None }],
+    /// };
+    /// assert_eq!(k.targets(), ["sm_90"]);
+    /// ```
+    pub fn targets(&self) -> Vec<String> {
+        self.images.iter().map(|i| i.target.clone()).collect()
+    }
 }
 
 impl ModuleInfo {

@@ -90,10 +90,25 @@ fn error_in_header() {
 
 #[test]
 fn arch_gated_signature() {
-    case_at(
+    let Some(err) = case_at(
         "arch_gated_signature.cu",
         &["sm_80", "sm_90"],
         Some("arch_gated_signature.cu:7"),
+    ) else {
+        return;
+    };
+    let text = err.to_string();
+    assert!(
+        text.contains("kernel `scale` has different parameters for compute_80 and compute_90"),
+        "{text}"
+    );
+    assert!(
+        text.contains("compute_80: (float a @ 0+4, float* x @ 8+8, int n @ 16+4)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("compute_90: (double a @ 0+8, double* x @ 8+8, int n @ 16+4)"),
+        "{text}"
     );
 }
 
@@ -108,16 +123,59 @@ fn syntax_unbalanced_brace() {
     );
 }
 
-/// The host pass never sees `only_hopper` (it is gated on `__CUDA_ARCH__` alone), so the
-/// module is built without it and nothing says the sm_90 image has a kernel the
-/// declarations lack.
+/// `only_hopper` is declared for `__CUDA_ARCH__ >= 900` only. With
+/// `require_every_target` its absence from the sm_80 image is an error at its declaration.
 #[test]
-fn arch_gated_kernel() {
-    case_at(
-        "arch_gated_kernel.cu",
-        &["sm_80", "sm_90"],
+fn arch_gated_kernel_required_everywhere() {
+    let Some(nvcc) = real_nvcc() else { return };
+    let mut req = request(&corpus_dir(), "arch_gated_kernel.cu", &["sm_80", "sm_90"]);
+    req.require_every_target = true;
+    let err = expect_failure(&nvcc, &req);
+    assert_eq!(
+        location(&err).as_deref(),
         Some("arch_gated_kernel.cu:4"),
+        "{err}"
     );
+    let text = err.to_string();
+    assert!(
+        text.contains("`only_hopper` (symbol `only_hopper`) is missing from the sm_80 image"),
+        "{text}"
+    );
+}
+
+/// Without `require_every_target` the same source builds: every target's device pass is
+/// parsed, `only_hopper` is in the sm_90 image only, and one warning says so.
+#[test]
+fn arch_gated_kernel_builds_for_its_targets() {
+    let Some(nvcc) = real_nvcc() else { return };
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(&corpus_dir(), "arch_gated_kernel.cu", &["sm_80", "sm_90"]);
+    let built = build_no_panic(&req, &context(&nvcc, cache.path())).expect("it must build");
+    let on: Vec<(&str, Vec<String>)> = built
+        .info
+        .kernels
+        .iter()
+        .map(|k| (k.name.as_str(), k.targets()))
+        .collect();
+    assert_eq!(
+        on,
+        [
+            ("everywhere", vec!["sm_80".to_string(), "sm_90".to_string()]),
+            ("only_hopper", vec!["sm_90".to_string()]),
+        ]
+    );
+    let summary: Vec<&String> = built
+        .warnings
+        .iter()
+        .filter(|w| w.contains("not in every image"))
+        .collect();
+    assert_eq!(summary.len(), 1, "{:?}", built.warnings);
+    assert!(
+        summary[0].contains("1 of 2 kernels") && summary[0].contains("only_hopper (only sm_90)"),
+        "{}",
+        summary[0]
+    );
+    assert_cache_valid(cache.path());
 }
 
 /// No kernel at all (an empty file, a file of comments, a template never instantiated):

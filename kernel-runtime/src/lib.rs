@@ -58,6 +58,7 @@ mod args;
 mod config;
 mod driver;
 mod error;
+pub mod fp;
 mod global;
 mod gpu;
 mod graph;

@@ -88,6 +88,52 @@ vector!(Double4A32, "double4_32a", f64, 32, 32: x y z w);
 vector!(Half2, "__half2", half::f16, 4, 4: x y);
 vector!(BFloat162, "__nv_bfloat162", half::bf16, 4, 4: x y);
 
+/// Packed narrow floats: lanes of a type from [`fp`](crate::fp), aligned to their size.
+macro_rules! packed {
+    ($name:ident, $cname:expr, $elem:ty, $size:literal: $($f:ident)+) => {
+        #[doc = concat!("CUDA `", $cname, "`: ", stringify!($size), " bytes, aligned to ", stringify!($size), ".")]
+        #[repr(C, align($size))]
+        #[derive(Clone, Copy, Debug, PartialEq)]
+        pub struct $name {
+            $(
+                #[doc = concat!("`.", stringify!($f), "`")]
+                pub $f: $elem,
+            )+
+        }
+
+        impl $name {
+            #[doc = concat!("A `", $cname, "` from its lanes.")]
+            pub const fn new($($f: $elem),+) -> Self {
+                $name { $($f),+ }
+            }
+        }
+
+        // SAFETY: one-byte lanes with no padding; every bit pattern is a value.
+        unsafe impl bytemuck::Zeroable for $name {}
+        // SAFETY: as above.
+        unsafe impl bytemuck::Pod for $name {}
+        // SAFETY: `#[repr(C)]` with CUDA's layout (asserted below).
+        unsafe impl DeviceRepr for $name {}
+        // SAFETY: all-zero bytes are a value of every lane.
+        unsafe impl ValidAsZeroBits for $name {}
+        value_arg!($name);
+
+        const _: () = assert!(size_of::<$name>() == $size && align_of::<$name>() == $size);
+    };
+}
+
+packed!(Fp8x2E4M3, "__nv_fp8x2_e4m3", crate::fp::F8E4M3, 2: x y);
+packed!(Fp8x4E4M3, "__nv_fp8x4_e4m3", crate::fp::F8E4M3, 4: x y z w);
+packed!(Fp8x2E5M2, "__nv_fp8x2_e5m2", crate::fp::F8E5M2, 2: x y);
+packed!(Fp8x4E5M2, "__nv_fp8x4_e5m2", crate::fp::F8E5M2, 4: x y z w);
+packed!(Fp8x2E8M0, "__nv_fp8x2_e8m0", crate::fp::E8M0, 2: x y);
+packed!(Fp8x4E8M0, "__nv_fp8x4_e8m0", crate::fp::E8M0, 4: x y z w);
+packed!(Fp6x2E2M3, "__nv_fp6x2_e2m3", crate::fp::F6E2M3, 2: x y);
+packed!(Fp6x4E2M3, "__nv_fp6x4_e2m3", crate::fp::F6E2M3, 4: x y z w);
+packed!(Fp6x2E3M2, "__nv_fp6x2_e3m2", crate::fp::F6E3M2, 2: x y);
+packed!(Fp6x4E3M2, "__nv_fp6x4_e3m2", crate::fp::F6E3M2, 4: x y z w);
+packed!(Fp4x4E2M1, "__nv_fp4x4_e2m1", crate::fp::F4E2M1x2, 2: x y);
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -39,6 +39,13 @@ const SCALARS: &[Scalar] = &[
     Scalar::F64,
     Scalar::F16,
     Scalar::BF16,
+    Scalar::Fp8E4M3,
+    Scalar::Fp8E5M2,
+    Scalar::Fp8E8M0,
+    Scalar::Fp6E2M3,
+    Scalar::Fp6E3M2,
+    Scalar::Fp4E2M1,
+    Scalar::Fp4x2E2M1,
 ];
 
 /// Classifies a type as written in a declaration.
@@ -87,7 +94,8 @@ pub(crate) fn classify(ty: &Type) -> RustType {
             if let Some(s) = SCALARS.iter().find(|s| scalar_name(**s) == name) {
                 return RustType::Scalar(*s);
             }
-            for s in SCALARS {
+            // Single 4-bit floats have no vectors: their packed form is `__nv_fp4x2_e2m1`.
+            for s in SCALARS.iter().filter(|s| **s != Scalar::Fp4E2M1) {
                 for lanes in 1..=4 {
                     if vector_name(*s, lanes) == name {
                         return RustType::Vector(*s, lanes);
@@ -153,6 +161,12 @@ mod tests {
     fn scalars_vectors_raw_and_names() {
         assert_eq!(c("half::f16"), RustType::Scalar(Scalar::F16));
         assert_eq!(c("Float2"), RustType::Vector(Scalar::F32, 2));
+        assert_eq!(
+            c("kernel_runtime::fp::F8E4M3"),
+            RustType::Scalar(Scalar::Fp8E4M3)
+        );
+        assert_eq!(c("Fp8x4E5M2"), RustType::Vector(Scalar::Fp8E5M2, 4));
+        assert_eq!(c("Fp4x4E2M1"), RustType::Vector(Scalar::Fp4x2E2M1, 2));
         assert_eq!(c("*mut core::ffi::c_void"), RustType::Raw);
         assert_eq!(c("RawDevicePtr"), RustType::Raw);
         assert_eq!(c("geo::Pt"), RustType::Named("Pt".into()));

@@ -176,6 +176,7 @@ fn fixture() -> ModuleParts {
         globals: vec![coeffs],
         preprocessed: true,
         notes: vec![],
+        skipped: vec![],
     };
     ModuleParts {
         name: "vecmath".into(),

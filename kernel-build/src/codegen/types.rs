@@ -34,6 +34,13 @@ pub(crate) fn scalar_tokens(s: Scalar, rt: &TokenStream) -> TokenStream {
     let id = format_ident!("{}", scalar_name(s));
     match s {
         Scalar::F16 | Scalar::BF16 => quote!(#rt::__private::half::#id),
+        Scalar::Fp8E4M3
+        | Scalar::Fp8E5M2
+        | Scalar::Fp8E8M0
+        | Scalar::Fp6E2M3
+        | Scalar::Fp6E3M2
+        | Scalar::Fp4E2M1
+        | Scalar::Fp4x2E2M1 => quote!(#rt::fp::#id),
         _ => quote!(#id),
     }
 }

@@ -22,6 +22,9 @@ pub(crate) struct NvccJob<'a> {
     pub includes: &'a [PathBuf],
     pub defines: &'a [(String, Option<String>)],
     pub flags: &'a [String],
+    /// Where nvcc leaves its intermediate files (`--keep`), among them the device-side
+    /// preprocessed source of every virtual architecture (`<stem>.compute_90.cpp1.ii`).
+    pub keep_dir: Option<&'a Path>,
 }
 
 impl NvccJob<'_> {
@@ -34,6 +37,13 @@ impl NvccJob<'_> {
         }
         a.extend(include_and_define_args(self.includes, self.defines));
         a.extend(self.flags.iter().map(OsString::from));
+        if let Some(dir) = self.keep_dir {
+            a.extend([
+                "--keep".into(),
+                "--keep-dir".into(),
+                dir.as_os_str().to_owned(),
+            ]);
+        }
         a.extend([
             "-MD".into(),
             "-MF".into(),
@@ -146,6 +156,7 @@ mod tests {
             includes: &[PathBuf::from("inc")],
             defines: &[("N".into(), Some("4".into())), ("FAST".into(), None)],
             flags: &["-O3".into()],
+            keep_dir: Some(Path::new("keep")),
         };
         let args: Vec<String> = job
             .args()
@@ -162,6 +173,7 @@ mod tests {
             joined.contains("-gencode arch=compute_90,code=compute_90"),
             "{joined}"
         );
+        assert!(joined.contains("--keep --keep-dir keep"), "{joined}");
         assert!(args.contains(&"-Iinc".to_string()));
         assert!(args.contains(&"-DN=4".to_string()) && args.contains(&"-DFAST".to_string()));
         assert!(joined.ends_with("-x cu dir with space/k.cu"), "{joined}");

@@ -197,7 +197,8 @@ pub fn preprocess_failed(file: &str, status: &str, stderr: &str) -> Diagnostic {
         .fold(d, |d, l| d.note(l.to_string()))
 }
 
-/// A kernel absent from one compiled image.
+/// A kernel absent from one compiled image when every target must hold every kernel
+/// (`require_every_target`), or absent from every image.
 ///
 /// ```
 /// let d = kernel_build::diagnostics::front::kernel_missing("clustered", "clustered", "sm_80");
@@ -207,21 +208,125 @@ pub fn kernel_missing(kernel: &str, symbol: &str, target: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "kernel `{kernel}` (symbol `{symbol}`) is missing from the {target} image"
     ))
-    .note("every image must contain every kernel: the driver loads one image per GPU; is the kernel inside `#if __CUDA_ARCH__ ...`?")
+    .note("every target is required to hold every kernel (`require_every_target`); is the kernel inside `#if __CUDA_ARCH__ ...`?")
 }
 
-/// A kernel compiled into an image that the host pass of the source does not
-/// declare (its declaration sits in `#if __CUDA_ARCH__ ...` without a host branch).
+/// A declared kernel that no compiled image contains.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::kernel_in_no_image("k", "k", &["sm_80".into(), "sm_90".into()]);
+/// assert_eq!(d.message, "kernel `k` (symbol `k`) is declared but no compiled image contains it (targets: sm_80, sm_90)");
+/// ```
+pub fn kernel_in_no_image(kernel: &str, symbol: &str, targets: &[String]) -> Diagnostic {
+    Diagnostic::error(format!(
+        "kernel `{kernel}` (symbol `{symbol}`) is declared but no compiled image contains it (targets: {})",
+        targets.join(", ")
+    ))
+    .note("a kernel that is declared but never defined is not compiled; define it in this module")
+}
+
+/// A kernel compiled into an image that no device view of the source declares.
 ///
 /// ```
 /// let d = kernel_build::diagnostics::front::kernel_hidden_from_host("only90", "sm_90");
-/// assert_eq!(d.message, "kernel `only90` is compiled into the sm_90 image but is not declared for the host");
+/// assert_eq!(d.message, "kernel `only90` is compiled into the sm_90 image but the front end found no declaration of it");
 /// ```
 pub fn kernel_hidden_from_host(symbol: &str, target: &str) -> Diagnostic {
     Diagnostic::error(format!(
-        "kernel `{symbol}` is compiled into the {target} image but is not declared for the host"
+        "kernel `{symbol}` is compiled into the {target} image but the front end found no declaration of it"
     ))
-    .note("its declaration is probably inside `#if __CUDA_ARCH__ ...`: declare every kernel for every target and put arch-specific code inside its body")
+    .note("the declarations are read from what each target's device pass compiled; a kernel that only a header outside the module's folders declares is not part of the module")
+}
+
+/// One kernel declared with different parameters by the device passes of two targets.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::kernel_differs_between_targets(
+///     "k", "compute_80", "(float x @ 0+4)", "compute_90", "(double x @ 0+8)");
+/// assert_eq!(d.message, "kernel `k` has different parameters for compute_80 and compute_90");
+/// assert_eq!(d.notes[0], "compute_80: (float x @ 0+4)");
+/// ```
+pub fn kernel_differs_between_targets(
+    kernel: &str,
+    arch_a: &str,
+    sig_a: &str,
+    arch_b: &str,
+    sig_b: &str,
+) -> Diagnostic {
+    Diagnostic::error(format!(
+        "kernel `{kernel}` has different parameters for {arch_a} and {arch_b}"
+    ))
+    .note(format!("{arch_a}: {sig_a}"))
+    .note(format!("{arch_b}: {sig_b}"))
+    .note("one Rust stub serves every target: declare the kernel with the same parameter types under every `__CUDA_ARCH__`, or give the variants different names")
+}
+
+/// One struct defined differently by the device passes of two targets.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::struct_differs_between_targets("P", "compute_80", "compute_90");
+/// assert_eq!(d.message, "struct `P` is defined differently for compute_80 and compute_90");
+/// ```
+pub fn struct_differs_between_targets(name: &str, arch_a: &str, arch_b: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "struct `{name}` is defined differently for {arch_a} and {arch_b}"
+    ))
+    .note(
+        "one Rust struct serves every target: keep the fields the same under every `__CUDA_ARCH__`",
+    )
+}
+
+/// One global declared with different types by the device passes of two targets.
+///
+/// ```
+/// let d = kernel_build::diagnostics::front::global_differs_between_targets("c", "compute_80", 16, "compute_90", 32);
+/// assert_eq!(d.message, "global `c` is 16 bytes for compute_80 but 32 bytes for compute_90");
+/// ```
+pub fn global_differs_between_targets(
+    name: &str,
+    arch_a: &str,
+    size_a: u64,
+    arch_b: &str,
+    size_b: u64,
+) -> Diagnostic {
+    Diagnostic::error(format!(
+        "global `{name}` is {size_a} bytes for {arch_a} but {size_b} bytes for {arch_b}"
+    ))
+}
+
+/// The one warning of a module some of whose kernels are compiled for some targets only.
+/// `missing` lists each such kernel with the targets that hold it.
+///
+/// ```
+/// let w = kernel_build::diagnostics::front::kernels_on_some_targets(
+///     "ops", 3, &[("affine_bf16".into(), vec!["sm_80".into(), "sm_90".into()])], &["sm_75".into(), "sm_80".into(), "sm_90".into()]);
+/// assert_eq!(w, "module `ops`: 1 of 3 kernels are not in every image (targets sm_75, sm_80, sm_90): \
+///     affine_bf16 (only sm_80, sm_90); calling one on a GPU whose image lacks it returns \
+///     Error::KernelNotInImage (set require_every_target to make this an error)");
+/// ```
+pub fn kernels_on_some_targets(
+    module: &str,
+    total: usize,
+    missing: &[(String, Vec<String>)],
+    targets: &[String],
+) -> String {
+    const SHOWN: usize = 8;
+    let mut items: Vec<String> = missing
+        .iter()
+        .take(SHOWN)
+        .map(|(k, t)| format!("{k} (only {})", t.join(", ")))
+        .collect();
+    if missing.len() > SHOWN {
+        items.push(format!("and {} more", missing.len() - SHOWN));
+    }
+    format!(
+        "module `{module}`: {} of {total} kernels are not in every image (targets {}): {}; \
+         calling one on a GPU whose image lacks it returns Error::KernelNotInImage \
+         (set require_every_target to make this an error)",
+        missing.len(),
+        targets.join(", "),
+        items.join(", ")
+    )
 }
 
 /// No compiled symbol matches a C++ kernel.
@@ -329,7 +434,7 @@ pub fn image_unreadable(target: &str, err: &str) -> Diagnostic {
 pub fn no_kernels(file: &str) -> Diagnostic {
     Diagnostic::error(format!("`{file}` declares no `__global__` kernel"))
         .note("a module needs at least one kernel to launch")
-        .note("template kernels count once explicitly instantiated (`template __global__ void k<float>(float*);`); kernels inside `#if __CUDA_ARCH__` need `!defined(__CUDA_ARCH__) ||` in the condition to be seen by the host pass")
+        .note("template kernels count once explicitly instantiated (`template __global__ void k<float>(float*);`); a kernel inside `#if __CUDA_ARCH__ ...` counts when one of the module's targets satisfies the condition")
 }
 
 /// A fatbin with no image at all.

@@ -25,7 +25,9 @@ pub mod verify;
 
 mod analyze;
 mod docs;
+mod merge;
 mod preprocess;
+mod views;
 
 use std::path::{Path, PathBuf};
 
@@ -33,7 +35,8 @@ use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
 use crate::model::{ModuleInfo, SourceLoc};
 
 pub use preprocess::preprocess;
-pub use verify::{verify, verify_with_source};
+pub use verify::{VerifyOptions, verify, verify_with, verify_with_source};
+pub use views::{DeviceView, analyze_views, read_kept_views};
 
 /// One CUDA source handed to the front end.
 ///
@@ -101,6 +104,13 @@ impl<'a> FrontInput<'a> {
 /// assert!(err.to_string().starts_with("k.cu:1:1: error: `k.cu` declares no `__global__` kernel"));
 /// ```
 pub fn analyze(input: &FrontInput<'_>) -> Result<ModuleInfo, Diagnostics> {
+    let (info, diags) = analyze_parts(input);
+    finish(input.display_name, info, diags)
+}
+
+/// Everything [`analyze`] does but the checks of the whole module: the model of one
+/// text and the problems found in it.
+pub(crate) fn analyze_parts(input: &FrontInput<'_>) -> (ModuleInfo, Diagnostics) {
     let mut diags = Diagnostics::new();
     let raw_lexed = lexer::lex(input.raw);
     let (text, map, mut notes) = match input.preprocessed {
@@ -147,13 +157,23 @@ pub fn analyze(input: &FrontInput<'_>) -> Result<ModuleInfo, Diagnostics> {
     info.preprocessed = input.preprocessed.is_some();
     info.notes = notes;
     docs::attach(&mut info, &raw_lexed.comments, input.display_name);
+    (info, diags)
+}
+
+/// The checks of a whole module (at least one kernel), and the notes of a raw reading
+/// added to the errors they explain.
+pub(crate) fn finish(
+    display_name: &str,
+    info: ModuleInfo,
+    mut diags: Diagnostics,
+) -> Result<ModuleInfo, Diagnostics> {
     if diags.is_empty() && info.kernels.is_empty() {
         let start = SourceLoc {
-            file: input.display_name.to_string(),
+            file: display_name.to_string(),
             line: 1,
             column: 1,
         };
-        diags.push(msg::no_kernels(input.display_name).at(Some(start)));
+        diags.push(msg::no_kernels(display_name).at(Some(start)));
     }
     if diags.is_empty() {
         Ok(info)

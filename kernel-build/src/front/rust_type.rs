@@ -122,6 +122,13 @@ pub fn scalar_name(s: Scalar) -> &'static str {
         Scalar::F64 => "f64",
         Scalar::F16 => "f16",
         Scalar::BF16 => "bf16",
+        Scalar::Fp8E4M3 => "F8E4M3",
+        Scalar::Fp8E5M2 => "F8E5M2",
+        Scalar::Fp8E8M0 => "E8M0",
+        Scalar::Fp6E2M3 => "F6E2M3",
+        Scalar::Fp6E3M2 => "F6E3M2",
+        Scalar::Fp4E2M1 => "F4E2M1",
+        Scalar::Fp4x2E2M1 => "F4E2M1x2",
     }
 }
 
@@ -138,6 +145,13 @@ pub fn scalar_path(s: Scalar) -> &'static str {
     match s {
         Scalar::F16 => "half::f16",
         Scalar::BF16 => "half::bf16",
+        Scalar::Fp8E4M3 => "kernel_runtime::fp::F8E4M3",
+        Scalar::Fp8E5M2 => "kernel_runtime::fp::F8E5M2",
+        Scalar::Fp8E8M0 => "kernel_runtime::fp::E8M0",
+        Scalar::Fp6E2M3 => "kernel_runtime::fp::F6E2M3",
+        Scalar::Fp6E3M2 => "kernel_runtime::fp::F6E3M2",
+        Scalar::Fp4E2M1 => "kernel_runtime::fp::F4E2M1",
+        Scalar::Fp4x2E2M1 => "kernel_runtime::fp::F4E2M1x2",
         other => scalar_name(other),
     }
 }
@@ -171,6 +185,18 @@ pub fn vector_name(elem: Scalar, lanes: u8) -> String {
         Scalar::F64 => "Double",
         Scalar::F16 => "Half",
         Scalar::BF16 => "BFloat16",
+        // Packed narrow floats: `Fp8x2E4M3`, `Fp6x4E2M3`, `Fp4x4E2M1`.
+        Scalar::Fp4x2E2M1 => return format!("Fp4x{}E2M1", 2 * lanes),
+        narrow => {
+            let name = scalar_name(narrow);
+            let bits = match narrow {
+                Scalar::Fp6E2M3 | Scalar::Fp6E3M2 => "6",
+                Scalar::Fp4E2M1 => "4",
+                _ => "8",
+            };
+            let format = name.strip_prefix('F').map_or(name, |r| &r[1..]);
+            return format!("Fp{bits}x{lanes}{format}");
+        }
     };
     format!("{base}{lanes}")
 }

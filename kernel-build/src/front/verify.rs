@@ -1,6 +1,9 @@
-//! Verification of a compiled fatbin against the declarations: every kernel is in
-//! every image (SASS and PTX) with exactly the `(offset, size)` parameter list that
-//! the C layout predicts, and every global has the predicted size.
+//! Verification of a compiled fatbin against the declarations: every kernel of every
+//! image (SASS and PTX) is declared, with exactly the `(offset, size)` parameter list
+//! that the C layout predicts; every declared kernel is in at least one image (in
+//! every image with `require_every_target`); every global has the predicted size.
+//!
+//! The images decide where a kernel is available: [`Kernel::images`] lists them.
 
 use crate::diagnostics::{Diagnostics, front as msg};
 use crate::fatbin::{EntryKind, Fatbin, Image};
@@ -8,6 +11,22 @@ use crate::model::{ImageFacts, ModuleInfo};
 
 use super::names::resolve_symbols;
 use super::types::c_spelling;
+
+/// What [`verify_with`] is given besides the model and the fatbin.
+///
+/// ```
+/// let o = kernel_build::front::VerifyOptions::default();
+/// assert!(!o.require_every_target && o.source.is_none());
+/// ```
+#[derive(Clone, Copy, Debug, Default)]
+pub struct VerifyOptions<'a> {
+    /// The user's source (display name, text), to locate kernels that no declaration
+    /// the front end read covers.
+    pub source: Option<(&'a str, &'a str)>,
+    /// Every image must hold every kernel (a kernel missing from one is an error
+    /// instead of a kernel available on some targets only).
+    pub require_every_target: bool,
+}
 
 /// Resolves C++ symbols, fills [`Kernel::images`](crate::model::Kernel::images),
 /// and checks every kernel's layout in every image; collects every mismatch.
@@ -21,7 +40,7 @@ use super::types::c_spelling;
 /// # Ok(()) }
 /// ```
 pub fn verify(info: &mut ModuleInfo, fatbin: &Fatbin) -> Result<(), Diagnostics> {
-    verify_with_source(info, fatbin, None)
+    verify_with(info, fatbin, &VerifyOptions::default())
 }
 
 /// [`verify`], with the user's source text (display name, text) to locate kernels
@@ -41,6 +60,32 @@ pub fn verify_with_source(
     fatbin: &Fatbin,
     source: Option<(&str, &str)>,
 ) -> Result<(), Diagnostics> {
+    let opts = VerifyOptions {
+        source,
+        ..VerifyOptions::default()
+    };
+    verify_with(info, fatbin, &opts)
+}
+
+/// [`verify`] with options: the source text, and whether every image must hold every
+/// kernel.
+///
+/// ```no_run
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// use kernel_build::front::{analyze, verify_with, FrontInput, VerifyOptions};
+/// let mut info = analyze(&FrontInput::raw_only("k.cu", "extern \"C\" __global__ void k(int n) {}"))?;
+/// let fatbin = kernel_build::fatbin::parse(&std::fs::read("k.fatbin")?)?;
+/// verify_with(&mut info, &fatbin, &VerifyOptions { require_every_target: true, ..Default::default() })?;
+/// let on: Vec<_> = info.kernels[0].images.iter().map(|i| i.target.as_str()).collect();
+/// println!("k is compiled for {on:?}");
+/// # Ok(()) }
+/// ```
+pub fn verify_with(
+    info: &mut ModuleInfo,
+    fatbin: &Fatbin,
+    opts: &VerifyOptions<'_>,
+) -> Result<(), Diagnostics> {
+    let source = opts.source;
     let mut diags = Diagnostics::new();
     let mut images: Vec<(String, Image)> = Vec::new();
     for entry in fatbin
@@ -87,10 +132,12 @@ pub fn verify_with_source(
             .collect();
         for (target, image) in &images {
             let Some(found) = image.kernels().iter().find(|k| k.symbol == kernel.symbol) else {
-                diags.push(
-                    msg::kernel_missing(&kernel.name, &kernel.symbol, target)
-                        .at(kernel.loc.clone()),
-                );
+                if opts.require_every_target {
+                    diags.push(
+                        msg::kernel_missing(&kernel.name, &kernel.symbol, target)
+                            .at(kernel.loc.clone()),
+                    );
+                }
                 continue;
             };
             let mut slots = found.params.clone();
@@ -134,6 +181,13 @@ pub fn verify_with_source(
                     .max_threads
                     .map(|[x, y, z]| x.saturating_mul(y).saturating_mul(z)),
             });
+        }
+        if kernel.images.is_empty() && !images.is_empty() && !opts.require_every_target {
+            let targets: Vec<String> = images.iter().map(|(t, _)| t.clone()).collect();
+            diags.push(
+                msg::kernel_in_no_image(&kernel.name, &kernel.symbol, &targets)
+                    .at(kernel.loc.clone()),
+            );
         }
     }
     for global in &info.globals {

@@ -130,6 +130,23 @@ impl Staging {
     pub(crate) fn path(&self) -> &Path {
         self.dir.path()
     }
+
+    /// The folder nvcc keeps its intermediate files in (created empty).
+    pub(crate) fn keep_dir(&self) -> Result<PathBuf, Error> {
+        let dir = self.dir.path().join("keep");
+        std::fs::create_dir_all(&dir)
+            .map_err(|e| Error::io("failed to create the build folder", &dir, e))?;
+        Ok(dir)
+    }
+
+    /// Reads the device views nvcc kept and removes every intermediate file, so that
+    /// only the fatbin and the model are stored.
+    pub(crate) fn take_views(&self) -> Vec<crate::front::DeviceView> {
+        let dir = self.dir.path().join("keep");
+        let views = crate::front::read_kept_views(&dir);
+        let _ = std::fs::remove_dir_all(&dir);
+        views
+    }
 }
 
 /// Direct mode: every dependency unchanged → the object, with no nvcc run.

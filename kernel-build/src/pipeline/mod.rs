@@ -80,6 +80,8 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
     }
     // A miss: preprocess (for the object key and the parser) while nvcc compiles.
     let staging = cached::Staging::new(cache.as_ref())?;
+    // A miss: preprocess (for the object key) while nvcc compiles, keeping the
+    // device-side preprocessed text of every target for the parser.
     let (preprocessed, compiled) = std::thread::scope(|s| {
         let compiling = s.spawn(|| job.run_nvcc(&staging));
         let pre = front::preprocess(
@@ -89,15 +91,15 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
             &req.defines,
             &flags,
         );
-        let analysed = pre.as_ref().ok().map(|text| job.analyse(text));
         let compiled = compiling
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p));
-        (pre.map(|text| (text, analysed)), compiled)
+        (pre, compiled)
     });
+    let views = staging.take_views();
     // nvcc's own errors come first: they are the authority on what is valid CUDA.
     let ran = compiled?;
-    let (preprocessed, analysed) = preprocessed.map_err(Error::Diagnostics)?;
+    let preprocessed = preprocessed.map_err(Error::Diagnostics)?;
     let object_key = job.object_key(&preprocessed);
     if let Some(cache) = &cache {
         if let Some(hit) = cached::lookup_object(cache, &object_key) {
@@ -105,8 +107,8 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
             return Ok(hit.into_built(req, &source));
         }
     }
-    let info = analysed
-        .unwrap_or_else(|| job.analyse(&preprocessed))
+    let info = job
+        .analyse(&views, &preprocessed)
         .map_err(Error::Diagnostics)?;
     let fresh = job.finish(info, ran, staging)?;
     let entry = cached::store(cache.as_ref(), &object_key, &direct_key, fresh)?;
@@ -184,6 +186,9 @@ impl Job<'_> {
             k.field(n.as_bytes())
                 .field(v.as_deref().unwrap_or("\0").as_bytes());
         }
+        if self.req.require_every_target {
+            k.field(b"--require-every-target");
+        }
     }
 
     /// The direct-mode key: raw inputs and the identity of nvcc.
@@ -209,21 +214,32 @@ impl Job<'_> {
         k.finish()
     }
 
-    /// Parses and types the declarations from the preprocessed text.
-    fn analyse(&self, preprocessed: &str) -> Result<crate::model::ModuleInfo, Diagnostics> {
-        front::analyze(&front::FrontInput {
+    /// Parses and types the declarations of every target's device view (the host
+    /// view when nvcc left none, as a wrapper that drops `--keep` would).
+    fn analyse(
+        &self,
+        views: &[front::DeviceView],
+        host: &str,
+    ) -> Result<crate::model::ModuleInfo, Diagnostics> {
+        let input = front::FrontInput {
             display_name: &self.source.display_name,
             raw: &self.source.text,
-            preprocessed: Some(preprocessed),
+            preprocessed: Some(host),
             main_file: &self.source.path,
             user_dirs: &self.source.user_dirs,
-        })
+        };
+        if views.is_empty() {
+            front::analyze(&input)
+        } else {
+            front::analyze_views(&input, views)
+        }
     }
 
     /// Runs `nvcc -fatbin` into the staging folder.
     fn run_nvcc(&self, staging: &cached::Staging) -> Result<compile::Ran, Error> {
         let fatbin_path = staging.path().join("module.fatbin");
         let depfile = staging.path().join("module.d");
+        let keep_dir = staging.keep_dir()?;
         let job = NvccJob {
             nvcc: self.toolkit.nvcc(),
             source: &self.source.path,
@@ -233,6 +249,7 @@ impl Job<'_> {
             includes: &self.source.includes,
             defines: &self.req.defines,
             flags: self.flags,
+            keep_dir: Some(&keep_dir),
         };
         compile::run(job.nvcc, &job.args(), self.debug).map_err(|e| self.source.rename_in_error(e))
     }
@@ -251,16 +268,20 @@ impl Job<'_> {
             path: fatbin_path.clone(),
             source,
         })?;
-        let text = Some((self.source.display_name.as_str(), self.source.text.as_str()));
-        front::verify_with_source(&mut info, &fatbin, text).map_err(Error::Diagnostics)?;
+        let opts = front::VerifyOptions {
+            source: Some((self.source.display_name.as_str(), self.source.text.as_str())),
+            require_every_target: self.req.require_every_target,
+        };
+        front::verify_with(&mut info, &fatbin, &opts).map_err(Error::Diagnostics)?;
         let deps = std::fs::read_to_string(staging.path().join("module.d"))
             .map(|t| compile::depfile::parse(&t))
             .unwrap_or_default();
-        let warnings = ran
+        let mut warnings: Vec<String> = ran
             .warnings
             .iter()
             .map(|w| self.source.rename_in_text(&w.raw))
             .collect();
+        warnings.extend(self.availability_warning(&info));
         Ok(cached::Fresh {
             staging,
             fatbin_hash: crate::cache::hash_bytes(&bytes),
@@ -272,6 +293,27 @@ impl Job<'_> {
                 deps: absolute_deps(deps, &self.source.path),
                 warnings,
             },
+        })
+    }
+}
+
+impl Job<'_> {
+    /// The one warning of a module whose kernels are not all in every image.
+    fn availability_warning(&self, info: &crate::model::ModuleInfo) -> Option<String> {
+        let targets: Vec<String> = self.targets.iter().map(Target::to_string).collect();
+        let missing: Vec<(String, Vec<String>)> = info
+            .kernels
+            .iter()
+            .filter(|k| k.images.len() < targets.len())
+            .map(|k| (k.name.clone(), k.targets()))
+            .collect();
+        (!missing.is_empty()).then(|| {
+            crate::diagnostics::front::kernels_on_some_targets(
+                &self.req.name,
+                info.kernels.len(),
+                &missing,
+                &targets,
+            )
         })
     }
 }

@@ -56,6 +56,9 @@ pub struct ModuleRequest {
     /// More folders whose files count as the user's (tracked, parsed), besides the
     /// source's own folder and the include directories.
     pub user_dirs: Vec<PathBuf>,
+    /// Every target's image must hold every kernel: a kernel compiled for some targets
+    /// only (declared inside `#if __CUDA_ARCH__ ...`) is an error instead of a warning.
+    pub require_every_target: bool,
 }
 
 impl ModuleRequest {
@@ -81,6 +84,7 @@ impl ModuleRequest {
             flags: Vec::new(),
             base_dir,
             user_dirs: Vec::new(),
+            require_every_target: false,
         }
     }
 }

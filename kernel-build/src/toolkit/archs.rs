@@ -79,9 +79,20 @@ impl Target {
     /// assert_eq!(kernel_build::toolkit::Target::ptx(120).gencode(), "arch=compute_120,code=compute_120");
     /// ```
     pub fn gencode(&self) -> String {
+        format!("arch={},code={self}", self.virtual_arch())
+    }
+
+    /// The virtual architecture the image is compiled from (`compute_90a` for `sm_90a`):
+    /// its device pass sees `__CUDA_ARCH__` of this number.
+    ///
+    /// ```
+    /// use kernel_build::toolkit::Target;
+    /// assert_eq!("sm_90a".parse::<Target>().unwrap().virtual_arch(), "compute_90a");
+    /// assert_eq!(Target::ptx(120).virtual_arch(), "compute_120");
+    /// ```
+    pub fn virtual_arch(&self) -> String {
         let suffix = self.suffix.map(String::from).unwrap_or_default();
-        let virt = format!("compute_{}{suffix}", self.number);
-        format!("arch={virt},code={self}")
+        format!("compute_{}{suffix}", self.number)
     }
 
     /// Checks the target against the SASS names `nvcc --list-gpu-code` printed.

@@ -7,10 +7,10 @@ mod templates;
 
 use std::collections::HashMap;
 
-use super::parse::{BaseSyn, Item, KernelSyn, TypedefSyn};
+use super::parse::{BaseSyn, EnumSyn, Item, KernelSyn, TypeSyn, TypedefSyn};
 use super::types::TypeEnv;
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::model::{GlobalSpace, ModuleInfo};
+use crate::model::{GlobalSpace, ModuleInfo, Qualifiers};
 use globals::global;
 use kernels::{add_kernel, make_kernel};
 use templates::instantiate;
@@ -25,49 +25,146 @@ fn qualify(namespace: &[String], name: &str) -> String {
 }
 
 /// Builds the module model from `items`, pushing every problem into `diags`.
+///
+/// Only kernels must be understood: a struct, typedef, enumeration or global that cannot
+/// be laid out is skipped (kept in [`ModuleInfo::skipped`]), and becomes an error only
+/// through a kernel that uses it, as a note on that kernel's `unknown type`.
 pub(super) fn build(items: Vec<Item>, diags: &mut Diagnostics) -> ModuleInfo {
     let mut env = TypeEnv::default();
     let mut templates: Vec<KernelSyn> = Vec::new();
     let mut info = ModuleInfo::default();
+    // Names whose declaration was skipped, with why.
+    let mut broken: Vec<(String, Diagnostic)> = Vec::new();
+    let mut kernel_diags = Diagnostics::new();
     for item in items {
-        let result = match item {
+        let soft = match item {
+            Item::Skipped(d) => Err((None, d)),
             Item::Struct(s) => {
                 let name = qualify(&s.namespace, s.name.as_deref().unwrap_or("(anonymous)"));
-                env.add_struct(&s, name).map_err(Diagnostics::from)
+                env.add_struct(&s, name.clone())
+                    .map_err(|d| (Some(name), d))
             }
-            Item::Typedef(t) => typedef(&mut env, t).map_err(Diagnostics::from),
+            Item::Typedef(t) => {
+                let name = qualify(&t.namespace, &t.name);
+                typedef(&mut env, t).map_err(|d| (Some(name), d))
+            }
+            Item::Enum(e) => {
+                let name = qualify(&e.namespace, &e.name);
+                enumeration(&mut env, e).map_err(|d| (Some(name), d))
+            }
             Item::Var(v) => {
                 let space = if v.constant {
                     GlobalSpace::Constant
                 } else {
                     GlobalSpace::Device
                 };
-                global(&env, &v, space).map(|g| {
-                    info.globals.retain(|x| x.name != g.name);
-                    info.globals.push(g);
-                })
+                match global(&env, &v, space) {
+                    Ok(g) => {
+                        info.globals.retain(|x| x.name != g.name);
+                        info.globals.push(g);
+                        Ok(())
+                    }
+                    Err(d) => Err((
+                        None,
+                        d.into_iter()
+                            .next()
+                            .unwrap_or_else(|| Diagnostic::error("")),
+                    )),
+                }
             }
-            Item::Kernel(k) if k.template.is_some() && !k.is_instantiation => {
-                templates.retain(|t| {
-                    !(t.name == k.name
-                        && t.namespace == k.namespace
-                        && t.params.len() == k.params.len())
-                });
-                templates.push(k);
+            Item::Kernel(k) => {
+                if let Err(d) = kernel_item(&env, &mut templates, &mut info, k) {
+                    kernel_diags.append(d);
+                }
                 Ok(())
             }
-            Item::Kernel(k) if k.is_instantiation => {
-                instantiate(&env, &templates, &k).and_then(|kernel| add_kernel(&mut info, kernel))
-            }
-            Item::Kernel(k) => make_kernel(&env, &k, &k, Vec::new(), &HashMap::new(), &k.namespace)
-                .and_then(|kernel| add_kernel(&mut info, kernel)),
         };
-        if let Err(d) = result {
-            diags.append(d);
+        if let Err((name, d)) = soft {
+            info.skipped.push(d.to_string());
+            if let Some(name) = name {
+                broken.push((name, d));
+            }
         }
+    }
+    for d in kernel_diags {
+        diags.push(explain_unknown(d, &broken, info.skipped.len()));
     }
     info.structs = env.structs;
     info
+}
+
+/// An `unknown type` of a kernel, with why its declaration was skipped (when it was).
+fn explain_unknown(d: Diagnostic, broken: &[(String, Diagnostic)], skipped: usize) -> Diagnostic {
+    let Some(name) = d
+        .message
+        .strip_prefix("unknown type `")
+        .and_then(|r| r.strip_suffix('`'))
+        .map(str::to_owned)
+    else {
+        return d;
+    };
+    let name = name.as_str();
+    let bare = name.rsplit("::").next().unwrap_or(name);
+    if let Some((_, why)) = broken
+        .iter()
+        .find(|(n, _)| n == name || n.rsplit("::").next() == Some(bare))
+    {
+        let loc = why
+            .loc
+            .as_ref()
+            .map(|l| format!(" at {l}"))
+            .unwrap_or_default();
+        return d.note(format!(
+            "the declaration of `{name}`{loc} was skipped: {}",
+            why.message
+        ));
+    }
+    if skipped > 0 {
+        return d.note(format!(
+            "{skipped} declaration(s) the front end could not read were skipped; \
+             KERNEL_BUILD_DEBUG=1 lists them"
+        ));
+    }
+    d
+}
+
+/// A kernel, a template kernel or an explicit instantiation.
+fn kernel_item(
+    env: &TypeEnv,
+    templates: &mut Vec<KernelSyn>,
+    info: &mut ModuleInfo,
+    k: KernelSyn,
+) -> Result<(), Diagnostics> {
+    match k {
+        k if k.template.is_some() && !k.is_instantiation => {
+            templates.retain(|t| {
+                !(t.name == k.name
+                    && t.namespace == k.namespace
+                    && t.params.len() == k.params.len())
+            });
+            templates.push(k);
+            Ok(())
+        }
+        k if k.is_instantiation => {
+            instantiate(env, templates, &k).and_then(|kernel| add_kernel(info, kernel))
+        }
+        k => make_kernel(env, &k, &k, Vec::new(), &HashMap::new(), &k.namespace)
+            .and_then(|kernel| add_kernel(info, kernel)),
+    }
+}
+
+/// Records an enumeration in `env` as its underlying integer type.
+fn enumeration(env: &mut TypeEnv, e: EnumSyn) -> Result<(), Diagnostic> {
+    let syn = TypeSyn {
+        base: e.underlying,
+        base_quals: Qualifiers::default(),
+        ptrs: Vec::new(),
+        written: e.name.clone(),
+        loc: e.loc,
+    };
+    let resolved = env.resolve(&syn, &e.namespace, &HashMap::new())?;
+    env.add_typedef(qualify(&e.namespace, &e.name), resolved);
+    Ok(())
 }
 
 /// Records a typedef (and a struct defined in it) in `env`.

@@ -21,6 +21,9 @@ pub(super) struct Parser<'a> {
     map: &'a LineMap,
     pub(super) items: Vec<Item>,
     pub(super) diags: Diagnostics,
+    /// Inside a kernel's declaration: a problem here is an error, elsewhere the
+    /// declaration is skipped.
+    pub(super) in_kernel: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -37,6 +40,7 @@ impl<'a> Parser<'a> {
             map,
             items: Vec::new(),
             diags: Diagnostics::new(),
+            in_kernel: false,
         }
     }
 

@@ -3,7 +3,7 @@
 
 use super::cursor::{PResult, Parser};
 use super::keywords::{IGNORED, TYPE_WORDS, builtin, is_keyword};
-use super::{BaseSyn, Item};
+use super::{BaseSyn, EnumSyn, Item};
 use crate::diagnostics::front as msg;
 use crate::front::lexer::TokKind;
 use crate::model::{KernelAttrs, Linkage, Qualifiers};
@@ -101,11 +101,51 @@ impl Parser<'_> {
         Ok(sp)
     }
 
+    /// Reads the rest of an enumeration (`: underlying { ... }`): a named one is recorded
+    /// with its underlying type; an anonymous one stands for its underlying type.
+    fn enumeration(
+        &mut self,
+        name: Option<String>,
+        namespace: &[String],
+        start: usize,
+    ) -> PResult<BaseSyn> {
+        let mut underlying = BaseSyn::Scalar(crate::model::Scalar::I32);
+        if self.eat(":") {
+            let from = self.pos;
+            while !self.at_end() && !self.is(0, "{") && !self.is(0, ";") && !self.is(0, ")") {
+                self.pos += 1;
+            }
+            let spelled = self.spelled(from, self.pos);
+            let words: Vec<&str> = spelled.split_whitespace().collect();
+            underlying = if words.iter().all(|w| is_keyword(w)) {
+                builtin(&words).map_err(|d| d.at(self.loc_at(from)))?
+            } else {
+                BaseSyn::Named(spelled.clone())
+            };
+        }
+        if self.is(0, "{") {
+            self.skip_group()?;
+        }
+        let Some(name) = name else {
+            return Ok(underlying);
+        };
+        self.items.push(Item::Enum(EnumSyn {
+            name: name.clone(),
+            namespace: namespace.to_vec(),
+            underlying,
+            loc: self.loc_at(start),
+        }));
+        Ok(BaseSyn::Named(name))
+    }
+
     /// Records a struct met in a specifier and returns the base it names.
     fn elaborated(&mut self, namespace: &[String], depth: usize) -> PResult<BaseSyn> {
         let kw = self.text(0);
         let start = self.pos;
         self.pos += 1;
+        if kw == "enum" && (self.is(0, "class") || self.is(0, "struct")) {
+            self.pos += 1;
+        }
         let mut sp = Specs::default();
         while self.attribute(&mut sp)? {}
         let name = if self.is_kind(0, TokKind::Ident) {
@@ -115,16 +155,7 @@ impl Parser<'_> {
         };
         while self.attribute(&mut sp)? {}
         if kw == "enum" {
-            // Enumerations are not laid out; name them so that a use reports the type.
-            if self.is(0, ":") || self.is(0, "{") {
-                while !self.at_end() && !self.is(0, "{") && !self.is(0, ";") {
-                    self.pos += 1;
-                }
-                if self.is(0, "{") {
-                    self.skip_group()?;
-                }
-            }
-            return Ok(BaseSyn::Named(format!("enum {}", name.unwrap_or_default())));
+            return self.enumeration(name, namespace, start);
         }
         if self.is(0, ":") {
             while !self.at_end() && !self.is(0, "{") && !self.is(0, ";") {

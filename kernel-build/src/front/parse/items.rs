@@ -33,15 +33,25 @@ impl Parser<'_> {
                     self.pos += 1;
                     return;
                 }
-                self.diags
-                    .push(msg::expected("a declaration", "`}`").at(self.here()));
+                let d = msg::expected("a declaration", "`}`").at(self.here());
+                self.items.push(Item::Skipped(d));
                 self.pos += 1;
                 continue;
             }
+            self.in_kernel = false;
             if let Err(d) = self.item(scope, depth) {
-                self.diags.push(d);
-                self.skip_decl();
+                if self.in_kernel {
+                    self.diags.push(d);
+                    self.skip_decl();
+                } else {
+                    // Not part of a kernel's signature: skip the whole declaration
+                    // from its start, and keep the reason for a later `unknown type`.
+                    self.items.push(Item::Skipped(d));
+                    self.pos = before;
+                    self.skip_decl();
+                }
             }
+            self.in_kernel = false;
             if self.pos == before {
                 self.pos += 1;
             }
@@ -137,6 +147,7 @@ impl Parser<'_> {
             return self.typedef(scope, depth);
         }
         if h.function && (h.global || (is_inst && self.instantiates_known_template(scope))) {
+            self.in_kernel = true;
             let start = self.pos;
             let k = self.kernel(scope, template, is_inst, start)?;
             self.items.push(Item::Kernel(k));

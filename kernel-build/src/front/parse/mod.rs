@@ -158,6 +158,19 @@ pub struct TypedefSyn {
     pub loc: Option<SourceLoc>,
 }
 
+/// A named enumeration: what it is laid out as.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EnumSyn {
+    /// Its name.
+    pub name: String,
+    /// Enclosing namespaces.
+    pub namespace: Vec<String>,
+    /// The underlying type (`int` unless fixed with `: type`).
+    pub underlying: BaseSyn,
+    /// Where it is declared.
+    pub loc: Option<SourceLoc>,
+}
+
 /// A `__constant__` or `__device__` variable.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VarSyn {
@@ -186,6 +199,11 @@ pub enum Item {
     Struct(StructSyn),
     /// A typedef.
     Typedef(TypedefSyn),
+    /// A named enumeration.
+    Enum(EnumSyn),
+    /// A declaration outside every kernel's signature that could not be read, with
+    /// why; it was skipped.
+    Skipped(crate::diagnostics::Diagnostic),
     /// A module global.
     Var(VarSyn),
 }

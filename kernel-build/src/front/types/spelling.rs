@@ -80,6 +80,13 @@ pub fn scalar_spelling(s: Scalar) -> &'static str {
         Scalar::F64 => "double",
         Scalar::F16 => "__half",
         Scalar::BF16 => "__nv_bfloat16",
+        Scalar::Fp8E4M3 => "__nv_fp8_e4m3",
+        Scalar::Fp8E5M2 => "__nv_fp8_e5m2",
+        Scalar::Fp8E8M0 => "__nv_fp8_e8m0",
+        Scalar::Fp6E2M3 => "__nv_fp6_e2m3",
+        Scalar::Fp6E3M2 => "__nv_fp6_e3m2",
+        Scalar::Fp4E2M1 => "__nv_fp4_e2m1",
+        Scalar::Fp4x2E2M1 => "__nv_fp4x2_e2m1",
     }
 }
 
@@ -98,6 +105,12 @@ fn vector_spelling(elem: Scalar, lanes: u8) -> String {
         Scalar::F64 => "double",
         Scalar::F16 => return "__half2".into(),
         Scalar::BF16 => return "__nv_bfloat162".into(),
+        Scalar::Fp4x2E2M1 => return format!("__nv_fp4x{}_e2m1", 2 * lanes),
+        narrow => {
+            let name = scalar_spelling(narrow);
+            let (bits, format) = name["__nv_fp".len()..].split_once('_').unwrap_or(("8", ""));
+            return format!("__nv_fp{bits}x{lanes}_{format}");
+        }
     };
     format!("{base}{lanes}")
 }

@@ -1,0 +1,146 @@
+//! Per-target views: the source as the device pass of each virtual architecture sees
+//! it (`__CUDA_ARCH__` defined to that architecture), read from the intermediate files
+//! nvcc keeps (`<stem>.compute_90.cpp1.ii`), parsed one by one and merged into one
+//! model whose kernels are the union of every target's kernels.
+//!
+//! Libraries declare kernels only where the target supports their types
+//! (`#if __CUDA_ARCH__ >= 800` around a bf16 kernel); the host pass never sees those,
+//! the device passes do. What each image really contains is decided later, by
+//! [`verify`](super::verify), from the images themselves.
+
+use std::path::Path;
+
+use super::FrontInput;
+use super::merge::merge;
+use crate::diagnostics::Diagnostics;
+use crate::model::ModuleInfo;
+
+/// The preprocessed source one device pass compiled.
+///
+/// ```
+/// let v = kernel_build::front::DeviceView { arch: "compute_90".into(), text: String::new() };
+/// assert_eq!(v.arch_number(), Some(90));
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct DeviceView {
+    /// The virtual architecture (`compute_90`, `compute_90a`).
+    pub arch: String,
+    /// The preprocessed text with its line markers.
+    pub text: String,
+}
+
+impl DeviceView {
+    /// The compute capability number of the view (`90` for `compute_90a`).
+    ///
+    /// ```
+    /// let v = kernel_build::front::DeviceView { arch: "compute_100f".into(), text: String::new() };
+    /// assert_eq!(v.arch_number(), Some(100));
+    /// ```
+    pub fn arch_number(&self) -> Option<u32> {
+        let digits: String = self
+            .arch
+            .strip_prefix("compute_")?
+            .chars()
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    }
+}
+
+/// Reads every device-side preprocessed file nvcc left in `dir` (`--keep-dir`), in
+/// ascending architecture order. Files that cannot be read are left out.
+///
+/// ```
+/// let dir = tempfile::tempdir().unwrap();
+/// std::fs::write(dir.path().join("k.compute_90.cpp1.ii"), "int a;").unwrap();
+/// std::fs::write(dir.path().join("k.compute_75.cpp1.ii"), "int b;").unwrap();
+/// std::fs::write(dir.path().join("k.cpp4.ii"), "host").unwrap();
+/// let views = kernel_build::front::read_kept_views(dir.path());
+/// let archs: Vec<_> = views.iter().map(|v| v.arch.as_str()).collect();
+/// assert_eq!(archs, ["compute_75", "compute_90"]);
+/// ```
+pub fn read_kept_views(dir: &Path) -> Vec<DeviceView> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut views: Vec<DeviceView> = entries
+        .filter_map(Result::ok)
+        .filter_map(|e| {
+            let name = e.file_name().into_string().ok()?;
+            let stem = name.strip_suffix(".cpp1.ii")?;
+            let arch = stem.rsplit('.').next()?;
+            if !arch.starts_with("compute_") {
+                return None;
+            }
+            let bytes = std::fs::read(e.path()).ok()?;
+            Some(DeviceView {
+                arch: arch.to_string(),
+                text: String::from_utf8_lossy(&bytes).into_owned(),
+            })
+        })
+        .collect();
+    views.sort_by(|a, b| (a.arch_number(), &a.arch).cmp(&(b.arch_number(), &b.arch)));
+    views
+}
+
+/// Parses every view (concurrently) and merges them: kernels, structs and globals are
+/// the union of the views'; a kernel, struct or global that two views define
+/// differently is an error naming both architectures. Problems every view reports
+/// are reported once.
+///
+/// `base` gives the file names and raw text; its `preprocessed` field is ignored.
+///
+/// ```
+/// use kernel_build::front::{analyze_views, DeviceView, FrontInput};
+/// let base = FrontInput::raw_only("k.cu", "");
+/// // What `nvcc --keep` leaves: preprocessed text with line markers.
+/// let all = "# 1 \"k.cu\"\nextern \"C\" __global__ void all(float* x) {}\n";
+/// let v75 = DeviceView { arch: "compute_75".into(), text: all.into() };
+/// let v90 = DeviceView {
+///     arch: "compute_90".into(),
+///     text: format!("{all}extern \"C\" __global__ void only90(int n) {{}}\n"),
+/// };
+/// let info = analyze_views(&base, &[v75, v90]).unwrap();
+/// let names: Vec<_> = info.kernels.iter().map(|k| k.name.as_str()).collect();
+/// assert_eq!(names, ["all", "only90"]);
+/// ```
+pub fn analyze_views(
+    base: &FrontInput<'_>,
+    views: &[DeviceView],
+) -> Result<ModuleInfo, Diagnostics> {
+    let parsed: Vec<(String, ModuleInfo, Diagnostics)> = std::thread::scope(|s| {
+        let handles: Vec<_> = views
+            .iter()
+            .map(|v| {
+                s.spawn(move || {
+                    let input = FrontInput {
+                        preprocessed: Some(&v.text),
+                        ..*base
+                    };
+                    let (info, diags) = super::analyze_parts(&input);
+                    (v.arch.clone(), info, diags)
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+            .collect()
+    });
+    let mut diags = Diagnostics::new();
+    let mut seen: Vec<String> = Vec::new();
+    let mut infos = Vec::with_capacity(parsed.len());
+    for (arch, info, d) in parsed {
+        for one in d {
+            let text = one.to_string();
+            if !seen.contains(&text) {
+                seen.push(text);
+                diags.push(one);
+            }
+        }
+        infos.push((arch, info));
+    }
+    let mut info = merge(infos, &mut diags);
+    info.preprocessed = true;
+    super::finish(base.display_name, info, diags)
+}
