@@ -435,6 +435,26 @@ impl Kernel {
     pub fn targets(&self) -> Vec<String> {
         self.images.iter().map(|i| i.target.clone()).collect()
     }
+
+    /// The targets holding this kernel when some of `module_targets` lack it; `None`
+    /// when every image holds it (or nothing was compiled).
+    ///
+    /// ```
+    /// use kernel_build::model::{ImageFacts, Kernel, KernelAttrs, Linkage};
+    /// let k = Kernel {
+    ///     name: "k".into(), base_name: "k".into(), namespace: vec![], template_args: vec![],
+    ///     symbol: "k".into(), linkage: Linkage::C, is_static: false, params: vec![],
+    ///     attrs: KernelAttrs::default(), doc: None, loc: None,
+    ///     images: vec![ImageFacts { target: "sm_90".into(), registers: Some(8), max_threads: None }],
+    /// };
+    /// let all = ["sm_80".to_string(), "sm_90".to_string()];
+    /// assert_eq!(k.on_some_targets(&all), Some(vec!["sm_90".to_string()]));
+    /// assert_eq!(k.on_some_targets(&all[1..]), None);
+    /// ```
+    pub fn on_some_targets(&self, module_targets: &[String]) -> Option<Vec<String>> {
+        let mine = self.targets();
+        (!mine.is_empty() && module_targets.iter().any(|t| !mine.contains(t))).then_some(mine)
+    }
 }
 
 impl ModuleInfo {

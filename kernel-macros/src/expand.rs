@@ -77,6 +77,7 @@ fn request(input: &ModuleInput) -> syn::Result<ModuleRequest> {
         .map(|l| PathBuf::from(l.value()))
         .collect();
     req.flags = input.flags.iter().map(syn::LitStr::value).collect();
+    req.require_every_target = input.require_every_target;
     for lit in &input.define {
         let text = lit.value();
         let (name, value) = match text.split_once('=') {

@@ -5,6 +5,7 @@
 //!     source = "CUDA text";  |  file = "kernels/k.cu";
 //!     arch = ["sm_80", "sm_90"];      include = ["include"];
 //!     define = ["N=4", "FAST"];       flags = ["-O3"];
+//!     require_every_target = true;    // a kernel missing from one target's image is an error
 //!     fn saxpy(a: f32, x: &[f32], y: &mut [f32], n: i32);          // checked, unsafe stub
 //!     unsafe extern "CUDA" {
 //!         safe fn fill(x: &mut [f32], v: f32, n: i32);              // checked, safe stub
@@ -25,6 +26,7 @@ pub(crate) struct ModuleInput {
     pub include: Vec<LitStr>,
     pub define: Vec<LitStr>,
     pub flags: Vec<LitStr>,
+    pub require_every_target: bool,
     pub decls: Vec<Decl>,
 }
 
@@ -41,7 +43,7 @@ pub(crate) struct Decl {
     pub safe: bool,
 }
 
-const KEYS: &str = "`source`, `file`, `arch`, `include`, `define`, `flags`";
+const KEYS: &str = "`source`, `file`, `arch`, `include`, `define`, `flags`, `require_every_target`";
 
 impl Parse for ModuleInput {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
@@ -54,6 +56,7 @@ impl Parse for ModuleInput {
         let mut source: Option<Source> = None;
         let (mut arch, mut include, mut define, mut flags) = (None, None, None, None);
         let mut decls = Vec::new();
+        let mut every_target: Option<bool> = None;
         while !body.is_empty() {
             let item_attrs = body.call(Attribute::parse_outer)?;
             if body.peek(Token![unsafe]) && body.peek2(Token![extern]) {
@@ -96,6 +99,10 @@ impl Parse for ModuleInput {
                     "include" => set(&mut include, string_list(&body)?).map_err(|()| dup())?,
                     "define" => set(&mut define, string_list(&body)?).map_err(|()| dup())?,
                     "flags" => set(&mut flags, string_list(&body)?).map_err(|()| dup())?,
+                    "require_every_target" => {
+                        let v: syn::LitBool = body.parse()?;
+                        set(&mut every_target, v.value).map_err(|()| dup())?;
+                    }
                     other => {
                         return Err(syn::Error::new(
                             key.span(),
@@ -123,6 +130,7 @@ impl Parse for ModuleInput {
             include: include.unwrap_or_default(),
             define: define.unwrap_or_default(),
             flags: flags.unwrap_or_default(),
+            require_every_target: every_target.unwrap_or(false),
             decls,
         })
     }

@@ -45,13 +45,14 @@ pub unsafe fn launch<const N: usize>(
     params: &mut [*mut c_void; N],
 ) -> Result<(), Error> {
     let m = module.module();
-    let Some(info) = m.inner.kernels.get(kernel) else {
+    let Some(slot) = m.inner.kernels.get(kernel) else {
         return Err(Error::BadIndex {
             module: m.name().to_owned(),
             what: "kernel",
             index: kernel,
         });
     };
+    let info = slot.get(&m.inner)?;
     // SAFETY: forwarded to the caller.
     unsafe { launch_kernel(&m.inner, info, m.gpu().stream(), cfg, params) }
 }

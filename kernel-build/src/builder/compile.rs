@@ -66,6 +66,7 @@ impl Build {
         req.includes = self.includes.clone();
         req.defines = self.defines.clone();
         req.flags = self.flags.clone();
+        req.require_every_target = self.require_every_target;
         req.user_dirs = self
             .files
             .iter()

@@ -45,6 +45,7 @@ pub struct Build {
     cargo_metadata: bool,
     warnings: bool,
     safe_kernels: Vec<String>,
+    require_every_target: bool,
 }
 
 /// What [`Build::try_compile`] produced.
@@ -109,6 +110,7 @@ impl Build {
             cargo_metadata: true,
             warnings: true,
             safe_kernels: Vec::new(),
+            require_every_target: false,
         }
     }
 }

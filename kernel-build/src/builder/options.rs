@@ -98,6 +98,19 @@ impl Build {
         self
     }
 
+    /// Requires every target's image to hold every kernel. By default a kernel declared
+    /// inside `#if __CUDA_ARCH__ ...` may be compiled for some targets only: the build
+    /// warns once per module, and calling it on a GPU whose image lacks it returns
+    /// `Error::KernelNotInImage`. With this, its absence from an image is a build error.
+    ///
+    /// ```
+    /// kernel_build::Build::new().require_every_target(true);
+    /// ```
+    pub fn require_every_target(&mut self, on: bool) -> &mut Build {
+        self.require_every_target = on;
+        self
+    }
+
     /// Whether to re-print nvcc's warnings as `cargo:warning=` (on by default).
     ///
     /// ```

@@ -24,15 +24,39 @@ finishing an argument fails (a copy for `In`/`Out`/`InOut`), or when the driver
 rejects the launch.";
 
 /// Rustdoc of a one-kernel stub.
-pub(crate) fn kernel_doc(kernel: &Kernel, safe: bool) -> TokenStream {
+pub(crate) fn kernel_doc(kernel: &Kernel, targets: &[String], safe: bool) -> TokenStream {
     let mut text = user_doc(kernel);
     text.push_str(&declaration(kernel));
+    text.push_str(&availability(kernel, targets));
     text.push_str(&registers(kernel));
     finish(text, safe)
 }
 
+/// Where a kernel compiled for some targets only can run.
+fn availability(kernel: &Kernel, targets: &[String]) -> String {
+    let Some(on) = kernel.on_some_targets(targets) else {
+        return String::new();
+    };
+    let missing: Vec<&str> = targets
+        .iter()
+        .filter(|t| !on.contains(t))
+        .map(String::as_str)
+        .collect();
+    format!(
+        "Compiled for {} only (not {}). On a GPU whose image lacks it, the call returns \
+         `Error::KernelNotInImage` before launching; `Module::has_kernel` tells ahead.\n\n",
+        on.join(", "),
+        missing.join(", ")
+    )
+}
+
 /// Rustdoc of a generic stub over a template family.
-pub(crate) fn family_doc(name: &Ident, members: &[Member<'_>], safe: bool) -> TokenStream {
+pub(crate) fn family_doc(
+    name: &Ident,
+    members: &[Member<'_>],
+    targets: &[String],
+    safe: bool,
+) -> TokenStream {
     let mut text = user_doc(members[0].kernel);
     text.push_str(&format!(
         "Instantiations of CUDA template `{name}` (select one with `{name}::<T>`):\n\n"
@@ -45,6 +69,12 @@ pub(crate) fn family_doc(name: &Ident, members: &[Member<'_>], safe: bool) -> To
     }
     text.push('\n');
     text.push_str(&declaration(members[0].kernel));
+    for m in members {
+        let note = availability(m.kernel, targets);
+        if !note.is_empty() {
+            text.push_str(&format!("`{}`: {note}", m.kernel.name));
+        }
+    }
     finish(text, safe)
 }
 

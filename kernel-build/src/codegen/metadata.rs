@@ -18,7 +18,7 @@ pub(crate) fn items(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
     let name = &parts.name;
     let archs = &parts.targets;
     let toolkit = parts.toolkit_version.clone().unwrap_or_default();
-    let kernels = launchable(&parts.info).map(|k| kernel_spec(k, rt));
+    let kernels = launchable(&parts.info).map(|k| kernel_spec(k, &parts.targets, rt));
     let globals = parts.info.globals.iter().map(|g| {
         let (name, symbol, size) = (&g.name, &g.symbol, g.size as usize);
         quote!(#rt::__private::GlobalSpec { name: #name, symbol: #symbol, size: #size })
@@ -47,7 +47,11 @@ pub(crate) fn items(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
     }
 }
 
-fn kernel_spec(k: &Kernel, rt: &TokenStream) -> TokenStream {
+fn kernel_spec(k: &Kernel, targets: &[String], rt: &TokenStream) -> TokenStream {
+    let available = match k.on_some_targets(targets) {
+        Some(on) => quote!(::core::option::Option::Some(&[#(#on),*])),
+        None => quote!(::core::option::Option::None),
+    };
     let (name, symbol) = (&k.name, &k.symbol);
     let params = k.params.iter().enumerate().map(|(i, p)| {
         let pname = p.name.clone().unwrap_or_else(|| format!("arg{i}"));
@@ -73,6 +77,7 @@ fn kernel_spec(k: &Kernel, rt: &TokenStream) -> TokenStream {
             params: &[#(#params),*],
             max_threads: #max_threads,
             cluster_dims: #cluster,
+            available: #available,
         }
     }
 }

@@ -133,6 +133,14 @@ fn handle(rt: &TokenStream) -> TokenStream {
             pub fn stream(&self) -> &::std::sync::Arc<#rt::__private::cudarc::driver::CudaStream> {
                 self.inner.stream()
             }
+
+            /// Whether the image the driver loaded for this GPU holds kernel `name` (its
+            /// CUDA name, `axpy<float>` for an instantiation). A kernel declared inside
+            /// `#if __CUDA_ARCH__ ...` may be compiled for some targets only; calling
+            /// one this is `false` for returns `Error::KernelNotInImage`.
+            pub fn has_kernel(&self, name: &str) -> bool {
+                self.inner.has_kernel(name)
+            }
         }
     }
 }

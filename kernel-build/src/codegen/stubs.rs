@@ -38,7 +38,7 @@ pub(crate) fn methods(parts: &ModuleParts, opts: &CodegenOptions, rt: &TokenStre
                     })
                     .collect::<Vec<_>>();
                 let safe = opts.safe_kernels.contains(&name.to_string());
-                let doc = docs::kernel_doc(kernel, safe);
+                let doc = docs::kernel_doc(kernel, &parts.targets, safe);
                 method(&name, &quote!(), &params, &quote!(#index), safe, &doc, rt)
             }
             Planned::Family {
@@ -48,7 +48,15 @@ pub(crate) fn methods(parts: &ModuleParts, opts: &CodegenOptions, rt: &TokenStre
                 assoc,
             } => {
                 let safe = opts.safe_kernels.contains(&name.to_string());
-                family_method(&name, &trait_name, &members, &assoc, safe, rt)
+                family_method(
+                    &name,
+                    &trait_name,
+                    &members,
+                    &assoc,
+                    &parts.targets,
+                    safe,
+                    rt,
+                )
             }
         });
     quote!(#(#methods)*)
@@ -140,6 +148,7 @@ fn family_method(
     trait_name: &Ident,
     members: &[Member<'_>],
     assoc: &[Option<Ident>],
+    targets: &[String],
     safe: bool,
     rt: &TokenStream,
 ) -> TokenStream {
@@ -168,7 +177,7 @@ fn family_method(
         .collect::<Vec<_>>();
     let generics = quote!(<T: templates::#trait_name>);
     let index = quote!(<T as templates::#trait_name>::INDEX);
-    let doc = docs::family_doc(name, members, safe);
+    let doc = docs::family_doc(name, members, targets, safe);
     method(name, &generics, &params, &index, safe, &doc, rt)
 }
 

@@ -91,6 +91,22 @@ pub enum Error {
         /// The symbol looked up.
         symbol: String,
     },
+    /// A kernel compiled for some targets only, called on a GPU whose image (the one the
+    /// driver chose from the fatbin) does not contain it. Nothing was launched.
+    #[error(
+        "kernel `{kernel}` of module `{module}` is not in the image loaded for this {device_arch} GPU; it is compiled for {} only",
+        available.join(", ")
+    )]
+    KernelNotInImage {
+        /// The module's name.
+        module: String,
+        /// The kernel's name.
+        kernel: String,
+        /// The device's architecture (`sm_80`).
+        device_arch: String,
+        /// The targets whose image holds the kernel (`sm_90`, `compute_90`).
+        available: Vec<String>,
+    },
     /// A module global was not found, or its size differs from the Rust type.
     #[error("global `{global}` of module `{module}`: {problem}")]
     Global {

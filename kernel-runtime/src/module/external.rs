@@ -121,10 +121,10 @@ impl Module {
     /// # Ok::<(), kernel_runtime::Error>(())
     /// ```
     pub fn kernel(&self, name: &str) -> Result<Kernel, Error> {
-        if let Some(info) = self.inner.kernels.iter().find(|k| k.name == name) {
+        if let Some(slot) = self.inner.kernels.iter().find(|k| k.name() == name) {
             return Ok(Kernel {
                 module: self.clone(),
-                info: info.clone(),
+                info: slot.get(&self.inner)?.clone(),
             });
         }
         let request = KernelRequest {
@@ -132,6 +132,7 @@ impl Module {
             symbol: name,
             launch_bounds: 0,
             cluster_dims: None,
+            available: None,
         };
         let info = Arc::new(self.inner.resolve(&request)?);
         Ok(Kernel {
@@ -140,9 +141,31 @@ impl Module {
         })
     }
 
+    /// Whether the image loaded for this GPU holds kernel `name`: a declared kernel compiled
+    /// for this GPU's target, or any symbol of the image.
+    ///
+    /// A kernel declared inside `#if __CUDA_ARCH__ >= 900` is compiled into the sm_90
+    /// image only: on an sm_80 GPU this is `false`, and calling it returns
+    /// [`Error::KernelNotInImage`].
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let m = kernel_runtime::Module::load_file(&gpu, "kernels.fatbin")?;
+    /// if m.has_kernel("affine_bf16") {
+    ///     // launch the bf16 path
+    /// }
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn has_kernel(&self, name: &str) -> bool {
+        match self.inner.kernels.iter().find(|k| k.name() == name) {
+            Some(slot) => matches!(slot, super::Slot::Ready(_)),
+            None => self.kernel(name).is_ok(),
+        }
+    }
+
     /// A declared kernel by index.
     pub(crate) fn kernel_at(&self, index: usize) -> Result<Kernel, Error> {
-        let info = self
+        let slot = self
             .inner
             .kernels
             .get(index)
@@ -153,7 +176,7 @@ impl Module {
             })?;
         Ok(Kernel {
             module: self.clone(),
-            info: info.clone(),
+            info: slot.get(&self.inner)?.clone(),
         })
     }
 }

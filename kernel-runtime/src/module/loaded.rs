@@ -58,6 +58,12 @@ impl LoadedModule {
     pub fn kernel(&self, index: usize) -> Result<Kernel, Error> {
         self.module.kernel_at(index)
     }
+
+    /// Whether the image loaded for this GPU holds kernel `name` (see
+    /// [`Module::has_kernel`]).
+    pub fn has_kernel(&self, name: &str) -> bool {
+        self.module.has_kernel(name)
+    }
 }
 
 /// Loads `spec`'s image into `gpu`'s context, once per context: later calls (from any thread)
@@ -87,6 +93,7 @@ pub fn load_module(gpu: &Gpu, spec: &'static ModuleSpec) -> Result<LoadedModule,
                 symbol: k.symbol,
                 launch_bounds: k.max_threads,
                 cluster_dims: k.cluster_dims,
+                available: k.available,
             })
             .collect();
         let from = Provenance {

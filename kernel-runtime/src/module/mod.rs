@@ -34,8 +34,45 @@ pub(crate) struct ModuleInner {
     pub(crate) ctx: Arc<CudaContext>,
     cu_module: sys::CUmodule,
     pub(crate) name: String,
-    pub(crate) kernels: Box<[Arc<KernelInfo>]>,
+    pub(crate) kernels: Box<[Slot]>,
     pub(crate) device: DeviceLimits,
+}
+
+/// A declared kernel as loaded: resolved, or absent from the image the driver chose.
+pub(crate) enum Slot {
+    /// In the loaded image.
+    Ready(Arc<KernelInfo>),
+    /// Compiled for other targets only.
+    NotInImage {
+        /// The kernel's name.
+        name: String,
+        /// The targets whose image holds it.
+        available: &'static [&'static str],
+    },
+}
+
+impl Slot {
+    /// The kernel's name.
+    pub(crate) fn name(&self) -> &str {
+        match self {
+            Slot::Ready(k) => &k.name,
+            Slot::NotInImage { name, .. } => name,
+        }
+    }
+
+    /// The resolved kernel, or the error that says it is compiled for other targets.
+    #[inline]
+    pub(crate) fn get(&self, module: &ModuleInner) -> Result<&Arc<KernelInfo>, Error> {
+        match self {
+            Slot::Ready(k) => Ok(k),
+            Slot::NotInImage { name, available } => Err(Error::KernelNotInImage {
+                module: module.name.clone(),
+                kernel: name.clone(),
+                device_arch: module.device.arch(),
+                available: available.iter().map(|s| (*s).to_owned()).collect(),
+            }),
+        }
+    }
 }
 
 // SAFETY: a CUmodule may be used from any thread once its context is current; every use binds
@@ -74,6 +111,8 @@ pub(crate) struct KernelRequest<'a> {
     pub symbol: &'a str,
     pub launch_bounds: u32,
     pub cluster_dims: Option<[u32; 3]>,
+    /// `Some(targets)` for a kernel some images lack: its absence is not an error.
+    pub available: Option<&'static [&'static str]>,
 }
 
 /// What is known about where an image came from (for error messages).
@@ -114,7 +153,14 @@ pub(crate) fn load(
     };
     inner.kernels = kernels
         .iter()
-        .map(|k| inner.resolve(k).map(Arc::new))
+        .map(|k| match (inner.resolve(k), k.available) {
+            (Ok(info), _) => Ok(Slot::Ready(Arc::new(info))),
+            (Err(Error::KernelNotFound { .. }), Some(available)) => Ok(Slot::NotInImage {
+                name: k.name.to_owned(),
+                available,
+            }),
+            (Err(e), _) => Err(e),
+        })
         .collect::<Result<_, _>>()?;
     Ok(inner)
 }

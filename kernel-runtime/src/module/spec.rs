@@ -44,7 +44,7 @@ pub struct ModuleSpec {
 /// const K: KernelSpec = KernelSpec {
 ///     name: "scale", symbol: "scale",
 ///     params: &[ParamSpec { name: "x", c_type: "float*", offset: 0, size: 8 }],
-///     max_threads: 0, cluster_dims: None,
+///     max_threads: 0, cluster_dims: None, available: None,
 /// };
 /// assert_eq!(K.params.len(), 1);
 /// ```
@@ -60,6 +60,9 @@ pub struct KernelSpec {
     pub max_threads: u32,
     /// Shape from `__cluster_dims__`.
     pub cluster_dims: Option<[u32; 3]>,
+    /// The targets whose image holds the kernel, when some of the module's targets lack it
+    /// (declared inside `#if __CUDA_ARCH__ ...`); `None` when every image holds it.
+    pub available: Option<&'static [&'static str]>,
 }
 
 /// One kernel parameter.

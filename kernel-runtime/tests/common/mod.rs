@@ -30,6 +30,7 @@ const fn k(name: &'static str, params: &'static [ParamSpec], max_threads: u32) -
         params,
         max_threads,
         cluster_dims: None,
+        available: None,
     }
 }
 

@@ -36,6 +36,7 @@ const fn k(name: &'static str, params: &'static [ParamSpec]) -> KernelSpec {
         params,
         max_threads: 0,
         cluster_dims: None,
+        available: None,
     }
 }
 

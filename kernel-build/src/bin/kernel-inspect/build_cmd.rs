@@ -5,7 +5,7 @@
 //! ```text
 //! kernel-inspect build FILE.cu [--arch TARGET]... [-I DIR]... [-D NAME[=VALUE]]...
 //!                              [--flag NVCC_FLAG]... [--cache-dir DIR | --no-cache]
-//!                              [--out FILE.fatbin] [--json]
+//!                              [--out FILE.fatbin] [--require-every-target] [--json]
 //! ```
 
 use kernel_build::pipeline::{Context, ModuleRequest, SourceInput, build_module};
@@ -27,6 +27,7 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
     let mut cx = Context::default();
     let mut out = None;
     let mut json = false;
+    let mut every_target = false;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let mut value = |name: &str| it.next().cloned().ok_or(format!("{name} needs a value"));
@@ -39,6 +40,7 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
             "--no-cache" => cx.use_cache = false,
             "--out" => out = Some(PathBuf::from(value("--out")?)),
             "--json" => json = true,
+            "--require-every-target" => every_target = true,
             s if s.starts_with("-I") => req_includes.push(PathBuf::from(&s[2..])),
             s if s.starts_with("-D") => defines.push(split_define(&s[2..])),
             s if s.starts_with('-') => return Err(format!("unknown option `{s}`")),
@@ -60,6 +62,7 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
     req.includes = req_includes;
     req.defines = defines;
     req.flags = flags;
+    req.require_every_target = every_target;
     let start = std::time::Instant::now();
     let built = build_module(&req, &cx).map_err(|e| e.to_string())?;
     let elapsed = start.elapsed();
@@ -100,6 +103,17 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
     }
     for w in &built.warnings {
         let _ = writeln!(text, "warning: {w}");
+    }
+    if !built.info.skipped.is_empty() {
+        let _ = writeln!(
+            text,
+            "skipped {} declaration(s) outside kernel signatures:",
+            built.info.skipped.len()
+        );
+        for s in &built.info.skipped {
+            let first = s.lines().next().unwrap_or_default();
+            let _ = writeln!(text, "  {first}");
+        }
     }
     Ok(text)
 }

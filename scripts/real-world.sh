@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Measures the CUDA front end on third-party sources (kept outside the repository):
+# every `.cu` file is compiled by plain nvcc for sm_90, built through `kernel-inspect build`,
+# and every kernel of the reference cubin must be declared with equal parameter layouts.
+#
+#   scripts/real-world.sh [-j N] [--default-targets] [-I DIR]... [-D NAME=VALUE]... DIR...
+#
+# Prints a Markdown table per directory and a total (docs/REAL_WORLD.md records them).
+# KERNEL_INSPECT names a prebuilt kernel-inspect (otherwise it is built here, release);
+# NVCC names the reference nvcc (otherwise the one kernel-build discovers: CUDA_PATH,
+# PATH, /usr/local/cuda, the project's wheels).
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+inspect="${KERNEL_INSPECT:-}"
+if [ -z "$inspect" ]; then
+    cargo build --release --quiet --manifest-path "$root/Cargo.toml" -p kernel-build --bin kernel-inspect
+    inspect="$root/target/release/kernel-inspect"
+fi
+nvcc="${NVCC:-}"
+if [ -z "$nvcc" ]; then
+    for c in "${CUDA_PATH:-}/bin/nvcc" "$(command -v nvcc || true)" /usr/local/cuda/bin/nvcc \
+        "$root/.cuda-toolkit/nvidia/cu13/bin/nvcc"; do
+        if [ -n "$c" ] && [ -x "$c" ]; then nvcc="$c"; break; fi
+    done
+fi
+[ -n "$nvcc" ] || { echo "real-world: no nvcc found (set NVCC, or run scripts/install-cuda-toolkit.sh)" >&2; exit 1; }
+exec python3 "$root/scripts/real_world.py" --inspect "$inspect" --nvcc "$nvcc" "$@"

@@ -1,0 +1,160 @@
+#!/usr/bin/env python3
+"""Measures the front end on CUDA sources nobody here wrote (see scripts/real-world.sh).
+
+For every `.cu` file under the given directories:
+  1. plain nvcc compiles it for sm_90 (the reference; a file nvcc alone cannot compile is
+     listed as such and not counted),
+  2. `kernel-inspect fatbin --json` reads the reference cubin's own kernel records,
+  3. `kernel-inspect build FILE --arch sm_90 --json` runs the whole pipeline,
+  4. every kernel of the cubin must be declared by the build with the same symbol and the
+     same (offset, size) list; the table counts those,
+  5. with --default-targets, the build is repeated for the default target list.
+
+Prints a Markdown table per directory and a total; --json-out writes every result.
+"""
+
+import argparse
+import concurrent.futures as cf
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+
+def run(cmd, timeout):
+    try:
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+        return p.returncode, p.stdout, p.stderr
+    except subprocess.TimeoutExpired:
+        return 124, "", f"timed out after {timeout} s"
+
+
+def first_error(text):
+    lines = [l.strip() for l in text.splitlines() if l.strip()]
+    for l in lines:
+        if "error" in l:
+            return l[:240]
+    return (lines[0] if lines else "no output")[:240]
+
+
+def cubin_kernels(inspect, fatbin):
+    code, out, err = run([inspect, "fatbin", str(fatbin), "--json"], 300)
+    if code != 0:
+        return None, first_error(err)
+    doc = json.loads(out)
+    kernels = {}
+    for e in doc.get("entries", []):
+        img = e.get("image") or {}
+        for k in img.get("kernels", []):
+            slots = sorted(k["params"], key=lambda p: p["ordinal"])
+            kernels[k["symbol"]] = [(p["offset"], p["size"]) for p in slots]
+    return kernels, None
+
+
+def measure(args, path, root):
+    rel = os.path.relpath(path, root)
+    inc = []
+    for d in args.include:
+        inc += ["-I", d]
+    inc += ["-I", str(Path(path).parent)]
+    row = {"file": rel, "cubin": 0, "declared": 0, "sm90": "", "default": "", "note": ""}
+    with tempfile.TemporaryDirectory() as tmp:
+        ref = Path(tmp) / "ref.fatbin"
+        t0 = time.time()
+        code, _, err = run(
+            [args.nvcc, "-fatbin", "-gencode", "arch=compute_90,code=sm_90", "-std=c++17",
+             *inc, *args.define_flags, str(path), "-o", str(ref)], args.timeout)
+        row["nvcc_s"] = round(time.time() - t0, 1)
+        if code != 0:
+            row["sm90"] = "n/a"
+            row["note"] = "nvcc alone fails: " + first_error(err)
+            return row
+        kernels, why = cubin_kernels(args.inspect, ref)
+        if kernels is None:
+            row["note"] = "cannot read the reference: " + why
+            return row
+        row["cubin"] = len(kernels)
+        build = [args.inspect, "build", str(path), "--no-cache", "--json",
+                 "--flag", "-std=c++17", *inc]
+        for d in args.define:
+            build += ["-D", d]
+        t0 = time.time()
+        code, out, err = run(build + ["--arch", "sm_90"], args.timeout)
+        row["build_s"] = round(time.time() - t0, 1)
+        if code != 0:
+            row["sm90"] = "fail"
+            row["note"] = first_error(err)
+        else:
+            row["sm90"] = "ok"
+            info = json.loads(out)["info"]
+            declared = {
+                k["symbol"]: [(p["layout"]["offset"], p["layout"]["size"]) for p in k["params"]]
+                for k in info["kernels"]
+            }
+            equal = [s for s, slots in kernels.items() if declared.get(s) == slots]
+            row["declared"] = len(equal)
+            missing = [s for s in kernels if s not in equal]
+            if missing:
+                row["note"] = f"{len(missing)} not declared, e.g. {missing[0][:80]}"
+            if info.get("skipped"):
+                row["skipped"] = len(info["skipped"])
+        if args.default_targets:
+            code, _, err = run(build, args.timeout * 4)
+            row["default"] = "ok" if code == 0 else "fail: " + first_error(err)
+    return row
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dirs", nargs="+", help="directories (or single files) of third-party CUDA sources")
+    ap.add_argument("-I", "--include", action="append", default=[], help="include directory for every file")
+    ap.add_argument("-D", "--define", action="append", default=[], help="NAME[=VALUE] for every file")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--default-targets", action="store_true", help="also build for the default targets")
+    ap.add_argument("--timeout", type=int, default=900, help="seconds per compile")
+    ap.add_argument("--inspect", required=True, help="the kernel-inspect binary")
+    ap.add_argument("--nvcc", required=True, help="the nvcc for the reference compile")
+    ap.add_argument("--json-out", help="write every result here")
+    args = ap.parse_args()
+    args.define_flags = ["-D" + d for d in args.define]
+    jobs = []
+    for d in args.dirs:
+        files = [Path(d)] if Path(d).is_file() else sorted(Path(d).rglob("*.cu"))
+        jobs += [(d, f) for f in files]
+    results = {}
+    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futs = {pool.submit(measure, args, f, d): (d, f) for d, f in jobs}
+        for fut in cf.as_completed(futs):
+            d, f = futs[fut]
+            results.setdefault(d, []).append(fut.result())
+            print(f"  done {f}", file=sys.stderr)
+    grand = [0, 0, 0, 0]
+    for d in args.dirs:
+        rows = sorted(results.get(d, []), key=lambda r: r["file"])
+        print(f"\n### `{d}`\n")
+        print("| file | cubin kernels | declared, equal layouts | sm_90 build | default targets | note |")
+        print("|---|---:|---:|---|---|---|")
+        for r in rows:
+            note = r["note"].replace("|", "\\|")
+            if r.get("skipped"):
+                note = (note + "; " if note else "") + f"{r['skipped']} declaration(s) skipped"
+            print(f"| {r['file']} | {r['cubin']} | {r['declared']} | {r['sm90']} | {r['default'] or '-'} | {note} |")
+        counted = [r for r in rows if r["sm90"] != "n/a"]
+        cubin = sum(r["cubin"] for r in counted)
+        declared = sum(r["declared"] for r in counted)
+        ok = sum(1 for r in counted if r["sm90"] == "ok")
+        pct = 100.0 * declared / cubin if cubin else 100.0
+        print(f"\n**{d}**: {len(rows)} files, {len(rows) - len(counted)} not compilable by nvcc alone; "
+              f"{ok}/{len(counted)} build; {declared}/{cubin} cubin kernels declared with equal layouts ({pct:.2f}%)")
+        grand = [grand[0] + len(counted), grand[1] + ok, grand[2] + declared, grand[3] + cubin]
+    pct = 100.0 * grand[2] / grand[3] if grand[3] else 100.0
+    print(f"\n**total**: {grand[1]}/{grand[0]} files build; {grand[2]}/{grand[3]} cubin kernels declared with equal layouts ({pct:.2f}%)")
+    if args.json_out:
+        Path(args.json_out).write_text(json.dumps(results, indent=1))
+
+
+if __name__ == "__main__":
+    main()
