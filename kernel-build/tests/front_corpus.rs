@@ -43,6 +43,7 @@ fn analyze_file(nvcc: &Path, name: &str) -> ModuleInfo {
         preprocessed: Some(&pre),
         main_file: &path,
         user_dirs: &dirs,
+        host_stub: None,
     };
     front::analyze(&input).unwrap_or_else(|d| panic!("{name}:\n{d}"))
 }

@@ -79,6 +79,7 @@ fn check(text: &str) {
             preprocessed: Some(&marked),
             main_file: Path::new("p.cu"),
             user_dirs: &[],
+            host_stub: None,
         },
     ];
     for input in &inputs {

@@ -25,6 +25,7 @@ pub mod verify;
 
 mod analyze;
 mod docs;
+mod launched;
 mod merge;
 mod preprocess;
 mod views;
@@ -34,6 +35,7 @@ use std::path::{Path, PathBuf};
 use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
 use crate::model::{ModuleInfo, SourceLoc};
 
+pub use launched::{Launched, launched_templates};
 pub use preprocess::preprocess;
 pub use verify::{VerifyOptions, verify, verify_with, verify_with_source};
 pub use views::{DeviceView, analyze_views, read_kept_views};
@@ -57,6 +59,9 @@ pub struct FrontInput<'a> {
     pub main_file: &'a Path,
     /// Directories whose headers count as the user's.
     pub user_dirs: &'a [PathBuf],
+    /// nvcc's host stub file of the same pass (`.cudafe1.stub.c`): the template kernels
+    /// host code launches, with their symbols.
+    pub host_stub: Option<&'a str>,
 }
 
 impl<'a> FrontInput<'a> {
@@ -73,6 +78,7 @@ impl<'a> FrontInput<'a> {
             preprocessed: None,
             main_file: Path::new(display_name),
             user_dirs: &[],
+            host_stub: None,
         }
     }
 }
@@ -151,8 +157,11 @@ pub(crate) fn analyze_parts(input: &FrontInput<'_>) -> (ModuleInfo, Diagnostics)
             }
         }
     };
-    let (items, parse_diags) = parse::parse(&text, &tokens, &map);
+    let (mut items, parse_diags) = parse::parse(&text, &tokens, &map);
     diags.append(parse_diags);
+    if let Some(stub) = input.host_stub {
+        items.extend(launched::instantiation_items(stub));
+    }
     let mut info = analyze::build(items, &mut diags);
     info.preprocessed = input.preprocessed.is_some();
     info.notes = notes;

@@ -234,7 +234,7 @@ pub fn resolve_symbols(info: &mut ModuleInfo, symbols: &[String]) -> Result<(), 
     for k in info
         .kernels
         .iter_mut()
-        .filter(|k| k.linkage == Linkage::Cxx)
+        .filter(|k| k.linkage == Linkage::Cxx && !symbols.contains(&k.symbol))
     {
         let found: Vec<String> = demangled
             .iter()

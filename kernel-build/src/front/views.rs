@@ -18,7 +18,9 @@ use crate::model::ModuleInfo;
 /// The preprocessed source one device pass compiled.
 ///
 /// ```
-/// let v = kernel_build::front::DeviceView { arch: "compute_90".into(), text: String::new() };
+/// let v = kernel_build::front::DeviceView {
+///     arch: "compute_90".into(), text: String::new(), host_stub: String::new(),
+/// };
 /// assert_eq!(v.arch_number(), Some(90));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -27,13 +29,17 @@ pub struct DeviceView {
     pub arch: String,
     /// The preprocessed text with its line markers.
     pub text: String,
+    /// nvcc's host stub file of this pass (`.cudafe1.stub.c`), empty when absent.
+    pub host_stub: String,
 }
 
 impl DeviceView {
     /// The compute capability number of the view (`90` for `compute_90a`).
     ///
     /// ```
-    /// let v = kernel_build::front::DeviceView { arch: "compute_100f".into(), text: String::new() };
+    /// let v = kernel_build::front::DeviceView {
+    ///     arch: "compute_100f".into(), text: String::new(), host_stub: String::new(),
+    /// };
     /// assert_eq!(v.arch_number(), Some(100));
     /// ```
     pub fn arch_number(&self) -> Option<u32> {
@@ -47,35 +53,55 @@ impl DeviceView {
     }
 }
 
-/// Reads every device-side preprocessed file nvcc left in `dir` (`--keep-dir`), in
-/// ascending architecture order. Files that cannot be read are left out.
+/// Reads every device-side preprocessed file nvcc left in `dir` (`--keep-dir`) with its
+/// host stub, in ascending architecture order. `archs` are the virtual architectures
+/// compiled: with only one, nvcc names the files without it (`<stem>.cpp1.ii`). Files that
+/// cannot be read are left out.
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
 /// std::fs::write(dir.path().join("k.compute_90.cpp1.ii"), "int a;").unwrap();
+/// std::fs::write(dir.path().join("k.compute_90.cudafe1.stub.c"), "// stub").unwrap();
 /// std::fs::write(dir.path().join("k.compute_75.cpp1.ii"), "int b;").unwrap();
 /// std::fs::write(dir.path().join("k.cpp4.ii"), "host").unwrap();
-/// let views = kernel_build::front::read_kept_views(dir.path());
+/// let views = kernel_build::front::read_kept_views(dir.path(), &["compute_75".into(), "compute_90".into()]);
 /// let archs: Vec<_> = views.iter().map(|v| v.arch.as_str()).collect();
 /// assert_eq!(archs, ["compute_75", "compute_90"]);
+/// assert_eq!(views[1].host_stub, "// stub");
+///
+/// let one = tempfile::tempdir().unwrap();
+/// std::fs::write(one.path().join("k.cpp1.ii"), "int a;").unwrap();
+/// let views = kernel_build::front::read_kept_views(one.path(), &["compute_90".into()]);
+/// assert_eq!(views[0].arch, "compute_90");
 /// ```
-pub fn read_kept_views(dir: &Path) -> Vec<DeviceView> {
+pub fn read_kept_views(dir: &Path, archs: &[String]) -> Vec<DeviceView> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
+    };
+    let read = |p: &Path| {
+        std::fs::read(p)
+            .ok()
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
     };
     let mut views: Vec<DeviceView> = entries
         .filter_map(Result::ok)
         .filter_map(|e| {
             let name = e.file_name().into_string().ok()?;
             let stem = name.strip_suffix(".cpp1.ii")?;
-            let arch = stem.rsplit('.').next()?;
-            if !arch.starts_with("compute_") {
-                return None;
-            }
-            let bytes = std::fs::read(e.path()).ok()?;
+            let (base, arch) = match stem.rsplit_once('.') {
+                Some((base, arch)) if arch.starts_with("compute_") => (base, arch.to_string()),
+                _ if archs.len() == 1 => (stem, archs[0].clone()),
+                _ => return None,
+            };
+            let stub_name = if stem == base {
+                format!("{base}.cudafe1.stub.c")
+            } else {
+                format!("{base}.{arch}.cudafe1.stub.c")
+            };
             Some(DeviceView {
-                arch: arch.to_string(),
-                text: String::from_utf8_lossy(&bytes).into_owned(),
+                text: read(&e.path())?,
+                host_stub: read(&dir.join(stub_name)).unwrap_or_default(),
+                arch,
             })
         })
         .collect();
@@ -95,10 +121,11 @@ pub fn read_kept_views(dir: &Path) -> Vec<DeviceView> {
 /// let base = FrontInput::raw_only("k.cu", "");
 /// // What `nvcc --keep` leaves: preprocessed text with line markers.
 /// let all = "# 1 \"k.cu\"\nextern \"C\" __global__ void all(float* x) {}\n";
-/// let v75 = DeviceView { arch: "compute_75".into(), text: all.into() };
+/// let v75 = DeviceView { arch: "compute_75".into(), text: all.into(), host_stub: String::new() };
 /// let v90 = DeviceView {
 ///     arch: "compute_90".into(),
 ///     text: format!("{all}extern \"C\" __global__ void only90(int n) {{}}\n"),
+///     host_stub: String::new(),
 /// };
 /// let info = analyze_views(&base, &[v75, v90]).unwrap();
 /// let names: Vec<_> = info.kernels.iter().map(|k| k.name.as_str()).collect();
@@ -115,6 +142,7 @@ pub fn analyze_views(
                 s.spawn(move || {
                     let input = FrontInput {
                         preprocessed: Some(&v.text),
+                        host_stub: Some(&v.host_stub),
                         ..*base
                     };
                     let (info, diags) = super::analyze_parts(&input);

@@ -141,9 +141,9 @@ impl Staging {
 
     /// Reads the device views nvcc kept and removes every intermediate file, so that
     /// only the fatbin and the model are stored.
-    pub(crate) fn take_views(&self) -> Vec<crate::front::DeviceView> {
+    pub(crate) fn take_views(&self, archs: &[String]) -> Vec<crate::front::DeviceView> {
         let dir = self.dir.path().join("keep");
-        let views = crate::front::read_kept_views(&dir);
+        let views = crate::front::read_kept_views(&dir, archs);
         let _ = std::fs::remove_dir_all(&dir);
         views
     }

@@ -96,7 +96,10 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
             .unwrap_or_else(|p| std::panic::resume_unwind(p));
         (pre, compiled)
     });
-    let views = staging.take_views();
+    let mut archs: Vec<String> = targets.iter().map(Target::virtual_arch).collect();
+    archs.sort();
+    archs.dedup();
+    let views = staging.take_views(&archs);
     // nvcc's own errors come first: they are the authority on what is valid CUDA.
     let ran = compiled?;
     let preprocessed = preprocessed.map_err(Error::Diagnostics)?;
@@ -123,6 +126,7 @@ fn parse_only(req: &ModuleRequest, source: &request::Source) -> Result<BuiltModu
         preprocessed: None,
         main_file: &source.path,
         user_dirs: &source.user_dirs,
+        host_stub: None,
     };
     let info = front::analyze(&input).map_err(Error::Diagnostics)?;
     Ok(BuiltModule {
@@ -227,6 +231,7 @@ impl Job<'_> {
             preprocessed: Some(host),
             main_file: &self.source.path,
             user_dirs: &self.source.user_dirs,
+            host_stub: None,
         };
         if views.is_empty() {
             front::analyze(&input)

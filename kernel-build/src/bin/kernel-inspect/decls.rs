@@ -146,6 +146,7 @@ pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
         preprocessed: pre.as_deref(),
         main_file: &a.file,
         user_dirs: &dirs,
+        host_stub: None,
     };
     let mut info = front::analyze(&input).map_err(|d| d.to_string())?;
     if let Some(nvcc) = &nvcc

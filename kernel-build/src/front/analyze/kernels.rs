@@ -30,6 +30,9 @@ pub(super) fn add_kernel(info: &mut ModuleInfo, k: Kernel) -> Result<(), Diagnos
                 p.name = q.name;
             }
         }
+        if prev.symbol.is_empty() {
+            prev.symbol = k.symbol;
+        }
         return Ok(());
     }
     info.kernels.push(k);
@@ -92,10 +95,10 @@ pub(super) fn make_kernel(
         });
     }
     diags.into_result()?;
-    let symbol = if site.linkage == Linkage::C {
-        site.name.clone()
-    } else {
-        String::new()
+    let symbol = match (&site.symbol, site.linkage) {
+        (Some(s), _) => s.clone(),
+        (None, Linkage::C) => site.name.clone(),
+        (None, Linkage::Cxx) => String::new(),
     };
     Ok(Kernel {
         name,

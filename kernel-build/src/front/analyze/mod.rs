@@ -73,10 +73,30 @@ pub(super) fn build(items: Vec<Item>, diags: &mut Diagnostics) -> ModuleInfo {
                 }
             }
             Item::Kernel(k) => {
-                if let Err(d) = kernel_item(&env, &mut templates, &mut info, k) {
-                    kernel_diags.append(d);
+                // An instantiation read from the host stub is not the user's declaration:
+                // one that cannot be typed leaves the kernel out instead of failing.
+                let implicit = k.symbol.clone();
+                match (kernel_item(&env, &mut templates, &mut info, k), implicit) {
+                    (Ok(()), _) => Ok(()),
+                    (Err(d), None) => {
+                        kernel_diags.append(d);
+                        Ok(())
+                    }
+                    (Err(d), Some(symbol)) => {
+                        let why = d
+                            .into_iter()
+                            .next()
+                            .unwrap_or_else(|| Diagnostic::error(""));
+                        Err((
+                            None,
+                            Diagnostic::error(format!(
+                                "launched kernel `{symbol}` left out: {}",
+                                why.message
+                            ))
+                            .at(why.loc),
+                        ))
+                    }
                 }
-                Ok(())
             }
         };
         if let Err((name, d)) = soft {

@@ -77,16 +77,18 @@ pub(super) fn instantiate(
             let text = arg
                 .map(|a| a.text.clone())
                 .ok_or_else(|| err(format!("no argument for `{}`", tp.name)))?;
-            let value = eval_const(&text).ok_or_else(|| {
-                err(format!(
-                    "`{text}` for `{}` is not an integer constant",
-                    tp.name
-                ))
-            })?;
-            let shown = if matches!(text.as_str(), "true" | "false") {
-                text.clone()
-            } else {
-                value.to_string()
+            let shown = match eval_const(&text) {
+                _ if matches!(text.as_str(), "true" | "false") => text.clone(),
+                Some(value) => value.to_string(),
+                // An instantiation whose symbol is known (launched from host code):
+                // any argument (a function, an enumerator) is kept as written.
+                None if inst.symbol.is_some() => text.trim_start_matches('&').trim().to_owned(),
+                None => {
+                    return Err(err(format!(
+                        "`{text}` for `{}` is not an integer constant",
+                        tp.name
+                    )));
+                }
             };
             args.push((shown.clone(), TemplateArg::Value(shown)));
         }
@@ -97,7 +99,7 @@ pub(super) fn instantiate(
     if let Some(rest) = kernel.name.find('<').map(|i| kernel.name[i..].to_string()) {
         kernel.name = format!("{base}{rest}");
     }
-    kernel.loc = inst.loc.clone();
+    kernel.loc = inst.loc.clone().or_else(|| tmpl.loc.clone());
     kernel.attrs = tmpl.attrs.clone();
     Ok(kernel)
 }

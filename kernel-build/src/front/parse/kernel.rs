@@ -84,6 +84,7 @@ impl Parser<'_> {
             params,
             attrs: sp.attrs,
             loc,
+            symbol: None,
         })
     }
 }

@@ -111,6 +111,9 @@ pub struct KernelSyn {
     pub attrs: KernelAttrs,
     /// Where the declaration starts.
     pub loc: Option<SourceLoc>,
+    /// The compiled symbol, when known before matching images: set for the template
+    /// instantiations host code launches (read from nvcc's host stub file).
+    pub symbol: Option<String>,
 }
 
 /// A struct field as written.

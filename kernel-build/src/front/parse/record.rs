@@ -30,13 +30,18 @@ impl Parser<'_> {
         };
         let mut inner_ns = namespace.to_vec();
         inner_ns.push(name.clone().unwrap_or_else(|| "(anonymous)".to_string()));
+        // The first data member that could not be read: the struct has no known layout.
+        let mut broken: Option<Diagnostic> = None;
         loop {
             if self.at_end() {
                 return Err(msg::expected("`}` to close this struct", "end of input")
                     .at(self.loc_of(&open)));
             }
             if self.eat("}") {
-                return Ok(def);
+                return match broken {
+                    Some(d) => Err(d),
+                    None => Ok(def),
+                };
             }
             match self.text(0) {
                 ";" => self.pos += 1,
@@ -48,8 +53,15 @@ impl Parser<'_> {
                 _ => {
                     let before = self.pos;
                     if let Err(d) = self.member(&mut def, &inner_ns, depth) {
-                        self.diags.push(d);
+                        // A member function (constructor, operator, method) the
+                        // declarator cannot read has no layout to lose: skip it. A data
+                        // member makes the struct's layout unknown.
+                        let method = self.is_member_function(before);
+                        self.pos = before;
                         self.skip_decl();
+                        if !method && broken.is_none() {
+                            broken = Some(d);
+                        }
                     }
                     if self.pos == before {
                         self.pos += 1;
@@ -57,6 +69,42 @@ impl Parser<'_> {
                 }
             }
         }
+    }
+
+    /// Whether the member starting at `from` declares a function: a `(` at the top level
+    /// before its end that does not open a declarator such as `(*fp)`.
+    fn is_member_function(&self, from: usize) -> bool {
+        let mut i = from;
+        while let Some(t) = self.toks.get(i) {
+            match t.text(self.src) {
+                ";" | "{" | "}" | "=" => return false,
+                "(" => {
+                    let next = self.toks.get(i + 1).map(|t| t.text(self.src));
+                    return !matches!(next, Some("*" | "&" | "^"));
+                }
+                "<" => {
+                    // Template arguments of a member's type: step over them.
+                    let mut depth = 0usize;
+                    while let Some(t) = self.toks.get(i) {
+                        match t.text(self.src) {
+                            "<" => depth += 1,
+                            ">" => depth = depth.saturating_sub(1),
+                            ">>" => depth = depth.saturating_sub(2),
+                            ";" | "{" | "}" => return false,
+                            _ => {}
+                        }
+                        i += 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        false
     }
 
     /// One member declaration: fields, or a method that is skipped.
