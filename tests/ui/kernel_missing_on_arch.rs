@@ -1,4 +1,6 @@
-// A kernel compiled out for one of the targets is missing from that image.
+// A kernel compiled out for one of the targets is missing from that image: an error
+// when the module requires every target to hold every kernel (by default it is a kernel
+// available on sm_90 only).
 kernel_runtime::cuda_module! {
     mod k {
         source = r#"
@@ -8,6 +10,7 @@ kernel_runtime::cuda_module! {
             extern "C" __global__ void everywhere(float* x) { x[0] = 2.0f; }
         "#;
         arch = ["sm_80", "sm_90"];
+        require_every_target = true;
     }
 }
 

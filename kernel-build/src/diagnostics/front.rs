@@ -43,7 +43,7 @@ pub fn expected(what: &str, found: &str) -> Diagnostic {
 /// ```
 pub fn unknown_type(name: &str) -> Diagnostic {
     Diagnostic::error(format!("unknown type `{name}`"))
-        .note("kernel parameters, struct fields and globals need types whose layout is known: builtin and stdint types, `size_t`, `__half`, `__nv_bfloat16`, CUDA vector types, pointers, and structs defined in the user's files")
+        .note("kernel parameters, struct fields and globals need types whose layout is known: builtin and stdint types, `size_t`, `__half`, `__nv_bfloat16`, the FP8/FP6/FP4 types, CUDA vector and complex types, texture and surface objects, pointers, and structs and enums defined in the user's files")
 }
 
 /// A type the front end recognises but cannot lay out or pass.

@@ -67,7 +67,8 @@ pub(super) fn make_kernel(
         let ty = match env.resolve(&p.ty, scope, tparams) {
             Ok((ty, _)) => ty,
             Err(d) => {
-                diags.push(d);
+                let param = p.name.as_deref().unwrap_or("_");
+                diags.push(d.note(format!("in parameter `{param}` of kernel `{name}`")));
                 continue;
             }
         };

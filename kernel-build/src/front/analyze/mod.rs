@@ -38,7 +38,7 @@ pub(super) fn build(items: Vec<Item>, diags: &mut Diagnostics) -> ModuleInfo {
     let mut kernel_diags = Diagnostics::new();
     for item in items {
         let soft = match item {
-            Item::Skipped(d) => Err((None, d)),
+            Item::Skipped { name, why } => Err((name, why)),
             Item::Struct(s) => {
                 let name = qualify(&s.namespace, s.name.as_deref().unwrap_or("(anonymous)"));
                 env.add_struct(&s, name.clone())

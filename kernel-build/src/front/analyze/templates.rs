@@ -82,7 +82,11 @@ pub(super) fn instantiate(
                 Some(value) => value.to_string(),
                 // An instantiation whose symbol is known (launched from host code):
                 // any argument (a function, an enumerator) is kept as written.
-                None if inst.symbol.is_some() => text.trim_start_matches('&').trim().to_owned(),
+                None if inst.symbol.is_some() => text
+                    .trim_start_matches('&')
+                    .trim()
+                    .trim_start_matches("::")
+                    .to_owned(),
                 None => {
                     return Err(err(format!(
                         "`{text}` for `{}` is not an integer constant",

@@ -121,11 +121,13 @@ impl Parser<'_> {
         for (text, loc) in args {
             match eval_const(text).and_then(|v| u32::try_from(v).ok()) {
                 Some(v) => values.push(v),
-                None if matches!(
-                    name,
-                    "launch_bounds" | "cluster_dims" | "maxnreg" | "aligned"
-                ) =>
-                {
+                // Launch attributes written with names the front end cannot evaluate
+                // (`__launch_bounds__(BLOCK)` with a constexpr BLOCK): the compiled image
+                // records them, and verification reads them from there.
+                None if matches!(name, "launch_bounds" | "cluster_dims" | "maxnreg") => {
+                    return Ok(());
+                }
+                None if name == "aligned" => {
                     return Err(Diagnostic::error(format!(
                         "argument `{text}` of `{name}` is not a non-negative integer constant"
                     ))

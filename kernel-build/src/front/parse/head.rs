@@ -69,7 +69,7 @@ impl Parser<'_> {
     }
 
     /// Index one past the bracket group opening at `open`.
-    fn group_end(&self, open: usize) -> usize {
+    pub(super) fn group_end(&self, open: usize) -> usize {
         let mut depth = 0usize;
         for (j, t) in self.toks.iter().enumerate().skip(open) {
             match t.text(self.src) {

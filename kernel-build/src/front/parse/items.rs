@@ -33,8 +33,8 @@ impl Parser<'_> {
                     self.pos += 1;
                     return;
                 }
-                let d = msg::expected("a declaration", "`}`").at(self.here());
-                self.items.push(Item::Skipped(d));
+                let why = msg::expected("a declaration", "`}`").at(self.here());
+                self.items.push(Item::Skipped { name: None, why });
                 self.pos += 1;
                 continue;
             }
@@ -46,7 +46,8 @@ impl Parser<'_> {
                 } else {
                     // Not part of a kernel's signature: skip the whole declaration
                     // from its start, and keep the reason for a later `unknown type`.
-                    self.items.push(Item::Skipped(d));
+                    let name = self.declared_name(before);
+                    self.items.push(Item::Skipped { name, why: d });
                     self.pos = before;
                     self.skip_decl();
                 }
@@ -167,5 +168,54 @@ impl Parser<'_> {
         }
         self.skip_decl();
         Ok(())
+    }
+
+    /// The name a declaration starting at `from` declares, as far as a glance tells:
+    /// the tag of a struct, class, union or enum, or a typedef's name (`fp_t` in
+    /// `typedef void (*fp_t)(int);`).
+    fn declared_name(&self, from: usize) -> Option<String> {
+        let text = |i: usize| self.toks.get(i).map(|t| t.text(self.src));
+        let is_ident = |i: usize| self.toks.get(i).is_some_and(|t| t.kind == TokKind::Ident);
+        let mut i = from;
+        let mut typedef = false;
+        while let Some(s) = text(i) {
+            match s {
+                "typedef" => typedef = true,
+                "struct" | "class" | "union" | "enum" if !typedef => {
+                    let mut j = i + 1;
+                    while matches!(text(j), Some("class" | "struct")) {
+                        j += 1;
+                    }
+                    return is_ident(j).then(|| text(j).unwrap_or_default().to_owned());
+                }
+                "(" if typedef && text(i + 1) == Some("*") && is_ident(i + 2) => {
+                    return text(i + 2).map(str::to_owned);
+                }
+                ";" if typedef => {
+                    return (i > from && is_ident(i - 1))
+                        .then(|| text(i - 1).unwrap_or_default().to_owned());
+                }
+                "{" if typedef => {
+                    // `typedef struct { ... } name;`: step over the body.
+                    let mut depth = 0usize;
+                    while let Some(s) = text(i) {
+                        match s {
+                            "{" => depth += 1,
+                            "}" => depth -= 1,
+                            _ => {}
+                        }
+                        i += 1;
+                        if depth == 0 {
+                            break;
+                        }
+                    }
+                    continue;
+                }
+                ";" | "{" => return None,
+                _ => {}
+            }
+            i += 1;
+        }
+        None
     }
 }

@@ -206,7 +206,12 @@ pub enum Item {
     Enum(EnumSyn),
     /// A declaration outside every kernel's signature that could not be read, with
     /// why; it was skipped.
-    Skipped(crate::diagnostics::Diagnostic),
+    Skipped {
+        /// The name it declares, when that could be told.
+        name: Option<String>,
+        /// Why it could not be read.
+        why: crate::diagnostics::Diagnostic,
+    },
     /// A module global.
     Var(VarSyn),
 }

@@ -1,5 +1,6 @@
 //! Struct bodies, typedefs, alias declarations and `__constant__`/`__device__` globals.
 
+use super::attrs::ATTRIBUTE_CALLS;
 use super::cursor::{MAX_DEPTH, PResult, Parser};
 use super::items::Scope;
 use super::{FieldSyn, Item, StructSyn, TypedefSyn, VarSyn};
@@ -50,6 +51,7 @@ impl Parser<'_> {
                 | "operator" | "~" => {
                     self.skip_decl();
                 }
+                _ if self.is_member_function(self.pos) => self.skip_decl(),
                 _ => {
                     let before = self.pos;
                     if let Err(d) = self.member(&mut def, &inner_ns, depth) {
@@ -77,8 +79,15 @@ impl Parser<'_> {
         let mut i = from;
         while let Some(t) = self.toks.get(i) {
             match t.text(self.src) {
+                "operator" => return true,
                 ";" | "{" | "}" | "=" => return false,
                 "(" => {
+                    let prev = i.checked_sub(1).and_then(|p| self.toks.get(p));
+                    if prev.is_some_and(|t| ATTRIBUTE_CALLS.contains(&t.text(self.src))) {
+                        // `__align__(16)`, `alignas(8)`: an attribute, not parameters.
+                        i = self.group_end(i);
+                        continue;
+                    }
                     let next = self.toks.get(i + 1).map(|t| t.text(self.src));
                     return !matches!(next, Some("*" | "&" | "^"));
                 }

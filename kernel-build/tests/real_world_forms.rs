@@ -1,0 +1,203 @@
+//! Forms found in real kernel libraries, each as a minimal source of our own
+//! (`tests/real_world_forms/`), built through the whole pipeline with the real nvcc for
+//! sm_80 and sm_90: every kernel of every compiled image must be declared with the layout
+//! the image records (the pipeline verifies that), and each test checks the kernels, their
+//! targets and their types.
+
+mod support;
+
+use kernel_build::model::{CType, Kernel, ModuleInfo, Scalar};
+use kernel_build::pipeline::{BuiltModule, Context, ModuleRequest, SourceInput, build_module};
+use std::path::Path;
+use support::real_nvcc;
+
+/// Builds `tests/real_world_forms/<file>` for sm_80 and sm_90.
+fn build(file: &str) -> Option<BuiltModule> {
+    let nvcc = real_nvcc()?;
+    let cache = tempfile::tempdir().unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real_world_forms");
+    let mut req = ModuleRequest::new(
+        file.trim_end_matches(".cu"),
+        SourceInput::File { path: file.into() },
+    );
+    req.base_dir = dir;
+    req.archs = Some(vec!["sm_80".into(), "sm_90".into()]);
+    let cx = Context {
+        nvcc: Some(nvcc),
+        cache_dir: Some(cache.path().to_path_buf()),
+        ..Context::default()
+    };
+    let built = build_module(&req, &cx).unwrap_or_else(|e| panic!("{file}:\n{e}"));
+    assert_every_image_kernel_declared(&built);
+    Some(built)
+}
+
+/// Every kernel symbol of every image is a declared kernel's symbol.
+fn assert_every_image_kernel_declared(built: &BuiltModule) {
+    let bytes = std::fs::read(built.fatbin_path.as_ref().unwrap()).unwrap();
+    let fatbin = kernel_build::fatbin::parse(&bytes).unwrap();
+    for entry in &fatbin.entries {
+        let image = entry.image().unwrap();
+        for k in image.kernels() {
+            assert!(
+                built.info.kernels.iter().any(|d| d.symbol == k.symbol),
+                "{}: `{}` of the {} image is not declared",
+                built.name,
+                k.symbol,
+                entry.target()
+            );
+        }
+    }
+}
+
+fn kernel<'a>(info: &'a ModuleInfo, name: &str) -> &'a Kernel {
+    info.kernels
+        .iter()
+        .find(|k| k.name == name)
+        .unwrap_or_else(|| panic!("no kernel `{name}` in {:?}", names(info)))
+}
+
+fn names(info: &ModuleInfo) -> Vec<&str> {
+    info.kernels.iter().map(|k| k.name.as_str()).collect()
+}
+
+#[test]
+fn arch_gated_kernels_generated_by_macros() {
+    let Some(built) = build("arch_gated_macros.cu") else {
+        return;
+    };
+    let info = &built.info;
+    assert_eq!(
+        names(info),
+        [
+            "affine_f32",
+            "affine_f64",
+            "affine_f16",
+            "affine_bf16",
+            "affine_f8_e4m3",
+            "hopper_copy"
+        ]
+    );
+    for k in &info.kernels[..5] {
+        assert_eq!(k.targets(), ["sm_80", "sm_90"], "{}", k.name);
+    }
+    assert_eq!(kernel(info, "hopper_copy").targets(), ["sm_90"]);
+    let mul = &kernel(info, "affine_f8_e4m3").params[4];
+    assert_eq!(mul.ty, CType::Scalar(Scalar::Fp8E4M3));
+    let summary: Vec<&String> = built
+        .warnings
+        .iter()
+        .filter(|w| w.contains("not in every image"))
+        .collect();
+    assert_eq!(summary.len(), 1, "{:?}", built.warnings);
+    assert!(summary[0].contains("1 of 6 kernels"), "{}", summary[0]);
+}
+
+#[test]
+fn every_cuda_type_by_value() {
+    let Some(built) = build("cuda_types.cu") else {
+        return;
+    };
+    let info = &built.info;
+    let fp8 = kernel(info, "fp8s");
+    let tys: Vec<&CType> = fp8.params.iter().map(|p| &p.ty).collect();
+    assert_eq!(tys[0], &CType::Scalar(Scalar::Fp8E4M3));
+    assert_eq!(
+        tys[4],
+        &CType::Vector {
+            elem: Scalar::Fp8E5M2,
+            lanes: 4
+        }
+    );
+    let enums = kernel(info, "complex_enum_dims");
+    let slots: Vec<(u64, u64)> = enums
+        .params
+        .iter()
+        .map(|p| (p.layout.offset, p.layout.size))
+        .collect();
+    // cuComplex (8, align 8), cuDoubleComplex (16, align 16), three enums (int, uint8_t,
+    // int), dim3 and uint3 (12, align 4), a pointer.
+    assert_eq!(
+        slots,
+        [
+            (0, 8),
+            (16, 16),
+            (32, 4),
+            (36, 1),
+            (40, 4),
+            (44, 12),
+            (56, 12),
+            (72, 8)
+        ]
+    );
+    assert_eq!(enums.params[3].ty, CType::Scalar(Scalar::U8));
+    assert_eq!(
+        kernel(info, "objects").params[0].ty,
+        CType::Scalar(Scalar::U64)
+    );
+    assert_eq!(info.kernels.len(), 6);
+}
+
+#[test]
+fn cxx_the_front_end_does_not_need_is_skipped() {
+    let Some(built) = build("unknown_cxx.cu") else {
+        return;
+    };
+    let info = &built.info;
+    assert_eq!(
+        names(info),
+        [
+            "scale_params",
+            "ops::in_namespace",
+            "ops::(anonymous namespace)::in_anonymous",
+            "file_local"
+        ]
+    );
+    // `__launch_bounds__(BLOCK, 2 * 2)` with a constexpr BLOCK: taken from the image.
+    let p = kernel(info, "scale_params");
+    assert!(
+        p.images.iter().all(|i| i.max_threads == Some(128)),
+        "{:?}",
+        p.images
+    );
+    assert!(kernel(info, "file_local").is_static);
+    // The function-pointer typedef and alias were skipped, and said so.
+    assert!(
+        info.skipped.iter().any(|s| s.contains("unknown_cxx.cu:7:")),
+        "{:?}",
+        info.skipped
+    );
+}
+
+#[test]
+fn templates_instantiated_by_host_launches() {
+    let Some(built) = build("launched_templates.cu") else {
+        return;
+    };
+    let info = &built.info;
+    let mut got = names(info);
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        [
+            "apply<neg>",
+            "apply<sq>",
+            "fill<float>",
+            "fill<int>",
+            "quant::dequant<32, __half>",
+            "quant::dequant<32, float>",
+            "reduce_rows<__half, 128, false>",
+            "reduce_rows<float, 128, false>",
+            "reduce_rows<float, 256, true>",
+        ]
+    );
+    let r = kernel(info, "reduce_rows<__half, 128, false>");
+    assert!(
+        r.symbol.starts_with("_Z11reduce_rowsI6__halfLi128ELb0EE"),
+        "{}",
+        r.symbol
+    );
+    assert_eq!(r.targets(), ["sm_80", "sm_90"]);
+    // Located at the template's definition.
+    assert_eq!(r.loc.as_ref().map(|l| l.line), Some(11));
+}
