@@ -17,6 +17,7 @@ import argparse
 import concurrent.futures as cf
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -40,6 +41,20 @@ def first_error(text):
     return (lines[0] if lines else "no output")[:240]
 
 
+# Symbols of internal-linkage entities carry a hash of the compilation
+# (`_ZN44_INTERNAL_ce623e86_8_unary_cu_70e8be05_1...`) that differs between two nvcc
+# command lines: compare them without it.
+INTERNAL = re.compile(r"\d+_INTERNAL_[0-9a-f]{8}_\d+_[A-Za-z0-9_]*?_[0-9a-f]{8}")
+
+# Kernels the toolkit's own libraries instantiate inside their headers (CUB, Thrust,
+# libcu++): not the user's declarations, so not part of the module's API.
+LIBRARY = ("_ZN3cub", "_ZN6thrust", "_ZN4cuda")
+
+
+def canonical(symbol):
+    return INTERNAL.sub("_INTERNAL_", symbol)
+
+
 def cubin_kernels(inspect, fatbin):
     code, out, err = run([inspect, "fatbin", str(fatbin), "--json"], 300)
     if code != 0:
@@ -50,7 +65,7 @@ def cubin_kernels(inspect, fatbin):
         img = e.get("image") or {}
         for k in img.get("kernels", []):
             slots = sorted(k["params"], key=lambda p: p["ordinal"])
-            kernels[k["symbol"]] = [(p["offset"], p["size"]) for p in slots]
+            kernels[canonical(k["symbol"])] = [(p["offset"], p["size"]) for p in slots]
     return kernels, None
 
 
@@ -60,7 +75,7 @@ def measure(args, path, root):
     for d in args.include:
         inc += ["-I", d]
     inc += ["-I", str(Path(path).parent)]
-    row = {"file": rel, "cubin": 0, "declared": 0, "sm90": "", "default": "", "note": ""}
+    row = {"file": rel, "cubin": 0, "declared": 0, "library": 0, "sm90": "", "default": "", "note": ""}
     with tempfile.TemporaryDirectory() as tmp:
         ref = Path(tmp) / "ref.fatbin"
         t0 = time.time()
@@ -76,6 +91,10 @@ def measure(args, path, root):
         if kernels is None:
             row["note"] = "cannot read the reference: " + why
             return row
+        library = [s for s in kernels if s.startswith(LIBRARY)]
+        for s in library:
+            del kernels[s]
+        row["library"] = len(library)
         row["cubin"] = len(kernels)
         build = [args.inspect, "build", str(path), "--no-cache", "--json",
                  "--flag", "-std=c++17", *inc]
@@ -84,14 +103,17 @@ def measure(args, path, root):
         t0 = time.time()
         code, out, err = run(build + ["--arch", "sm_90"], args.timeout)
         row["build_s"] = round(time.time() - t0, 1)
-        if code != 0:
+        if code != 0 and not kernels and "declares no `__global__` kernel" in err:
+            row["sm90"] = "no kernels"
+            row["note"] = "no kernel of its own (host code only, or library kernels only)"
+        elif code != 0:
             row["sm90"] = "fail"
             row["note"] = first_error(err)
         else:
             row["sm90"] = "ok"
             info = json.loads(out)["info"]
             declared = {
-                k["symbol"]: [(p["layout"]["offset"], p["layout"]["size"]) for p in k["params"]]
+                canonical(k["symbol"]): [(p["layout"]["offset"], p["layout"]["size"]) for p in k["params"]]
                 for k in info["kernels"]
             }
             equal = [s for s, slots in kernels.items() if declared.get(s) == slots]
@@ -135,20 +157,22 @@ def main():
     for d in args.dirs:
         rows = sorted(results.get(d, []), key=lambda r: r["file"])
         print(f"\n### `{d}`\n")
-        print("| file | cubin kernels | declared, equal layouts | sm_90 build | default targets | note |")
-        print("|---|---:|---:|---|---|---|")
+        print("| file | cubin kernels | declared, equal layouts | library kernels | sm_90 build | default targets | note |")
+        print("|---|---:|---:|---:|---|---|---|")
         for r in rows:
             note = r["note"].replace("|", "\\|")
             if r.get("skipped"):
                 note = (note + "; " if note else "") + f"{r['skipped']} declaration(s) skipped"
-            print(f"| {r['file']} | {r['cubin']} | {r['declared']} | {r['sm90']} | {r['default'] or '-'} | {note} |")
+            print(f"| {r['file']} | {r['cubin']} | {r['declared']} | {r.get('library', 0)} | {r['sm90']} | {r['default'] or '-'} | {note} |")
         counted = [r for r in rows if r["sm90"] != "n/a"]
         cubin = sum(r["cubin"] for r in counted)
         declared = sum(r["declared"] for r in counted)
-        ok = sum(1 for r in counted if r["sm90"] == "ok")
+        ok = sum(1 for r in counted if r["sm90"] in ("ok", "no kernels"))
+        library = sum(r.get("library", 0) for r in counted)
         pct = 100.0 * declared / cubin if cubin else 100.0
         print(f"\n**{d}**: {len(rows)} files, {len(rows) - len(counted)} not compilable by nvcc alone; "
-              f"{ok}/{len(counted)} build; {declared}/{cubin} cubin kernels declared with equal layouts ({pct:.2f}%)")
+              f"{ok}/{len(counted)} build (or have no kernel of their own); {declared}/{cubin} cubin kernels declared "
+              f"with equal layouts ({pct:.2f}%); {library} toolkit-library kernels not counted")
         grand = [grand[0] + len(counted), grand[1] + ok, grand[2] + declared, grand[3] + cubin]
     pct = 100.0 * grand[2] / grand[3] if grand[3] else 100.0
     print(f"\n**total**: {grand[1]}/{grand[0]} files build; {grand[2]}/{grand[3]} cubin kernels declared with equal layouts ({pct:.2f}%)")

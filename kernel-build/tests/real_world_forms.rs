@@ -189,8 +189,22 @@ fn templates_instantiated_by_host_launches() {
             "reduce_rows<__half, 128, false>",
             "reduce_rows<float, 128, false>",
             "reduce_rows<float, 256, true>",
+            "sum_all<float, const float*, const float*, const float*>",
+            "sum_all<float, const float*, const float*>",
+            "unary<neg, float>",
         ]
     );
+    let three = kernel(
+        info,
+        "sum_all<float, const float*, const float*, const float*>",
+    );
+    let slots: Vec<(u64, u64)> = three
+        .params
+        .iter()
+        .map(|p| (p.layout.offset, p.layout.size))
+        .collect();
+    assert_eq!(slots, [(0, 8), (8, 4), (16, 8), (24, 8), (32, 8)]);
+    assert_eq!(three.params[1].name.as_deref(), Some("n"));
     let r = kernel(info, "reduce_rows<__half, 128, false>");
     assert!(
         r.symbol.starts_with("_Z11reduce_rowsI6__halfLi128ELb0EE"),

@@ -30,7 +30,9 @@ fn main() -> ExitCode {
             .append(true)
             .open(log)
         {
-            let _ = writeln!(f, "{}", line.join(" "));
+            // One write per line: concurrent runs (compile and preprocess) append to
+            // the same log, and O_APPEND keeps a single write whole.
+            let _ = f.write_all(format!("{}\n", line.join(" ")).as_bytes());
         }
     }
     let is_compile = args.iter().any(|a| a == "-fatbin");

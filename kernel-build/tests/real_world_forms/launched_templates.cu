@@ -47,3 +47,23 @@ void launch(const float* xf, const __half* xh, float* y, float* z, half* h, int 
     quant::dequant<32, half><<<1, 128>>>(xf, h, n);
     fill<float><<<1, 128>>>(z, 1.0f, n);
 }
+
+// A variadic template kernel (a pack of source pointers), launched with two and three.
+template <typename T, typename... srcs>
+__global__ void sum_all(T* dst, const int n, srcs... src) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) dst[i] = (src[i] + ...);
+}
+
+// A function-pointer template parameter named inside its declarator, and a digit separator.
+template <float (*op)(float), typename T>
+static __global__ void unary(const T* x, T* y, const int k) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < k) y[i] = T(op(float(x[i])) * 1'000);
+}
+
+void launch_more(float* d, const float* a, const float* b, const float* c, int n) {
+    sum_all<float><<<1, 128>>>(d, n, a, b);
+    sum_all<float><<<1, 128>>>(d, n, a, b, c);
+    unary<neg, float><<<1, 128>>>(a, d, n);
+}

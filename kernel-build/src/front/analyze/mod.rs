@@ -13,7 +13,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics};
 use crate::model::{GlobalSpace, ModuleInfo, Qualifiers};
 use globals::global;
 use kernels::{add_kernel, make_kernel};
-use templates::instantiate;
+use templates::{from_stub, instantiate};
 
 /// `name` qualified by `namespace` (`a::b::name`).
 fn qualify(namespace: &[String], name: &str) -> String {
@@ -166,7 +166,15 @@ fn kernel_item(
             Ok(())
         }
         k if k.is_instantiation => {
-            instantiate(env, templates, &k).and_then(|kernel| add_kernel(info, kernel))
+            let kernel = match instantiate(env, templates, &k) {
+                Ok(kernel) => kernel,
+                // A launched instantiation the template cannot give (a variadic
+                // template, a parameter the definition spells in a way the front end
+                // does not follow): the stub's own parameter types are exact.
+                Err(d) if k.symbol.is_some() => from_stub(env, templates, &k).map_err(|_| d)?,
+                Err(d) => return Err(d),
+            };
+            add_kernel(info, kernel)
         }
         k => make_kernel(env, &k, &k, Vec::new(), &HashMap::new(), &k.namespace)
             .and_then(|kernel| add_kernel(info, kernel)),

@@ -108,6 +108,69 @@ pub(super) fn instantiate(
     Ok(kernel)
 }
 
+/// A launched instantiation typed from its own parameter list (the concrete types nvcc's
+/// host stub spells), named after the template with the arguments as written there.
+pub(super) fn from_stub(
+    env: &TypeEnv,
+    templates: &[KernelSyn],
+    inst: &KernelSyn,
+) -> Result<Kernel, Diagnostics> {
+    let mut kernel = make_kernel(
+        env,
+        inst,
+        inst,
+        Vec::new(),
+        &HashMap::new(),
+        &inst.namespace,
+    )?;
+    let args: Vec<(String, TemplateArg)> = inst
+        .args
+        .as_deref()
+        .unwrap_or(&[])
+        .iter()
+        .map(|a| {
+            let resolved =
+                a.ty.as_ref()
+                    .and_then(|t| env.resolve(t, &inst.namespace, &HashMap::new()).ok());
+            match resolved {
+                Some((ty, _)) => (c_spelling(&ty), TemplateArg::Type(ty)),
+                None => {
+                    let v = a
+                        .text
+                        .trim_start_matches('&')
+                        .trim()
+                        .trim_start_matches("::");
+                    let v = eval_const(v).map_or_else(|| v.to_owned(), |n| n.to_string());
+                    (v.clone(), TemplateArg::Value(v))
+                }
+            }
+        })
+        .collect();
+    let shown: Vec<&str> = args.iter().map(|(s, _)| s.as_str()).collect();
+    let tmpl = templates
+        .iter()
+        .rev()
+        .find(|t| t.name == inst.name && t.namespace.starts_with(&inst.namespace));
+    let namespace = tmpl.map_or_else(|| inst.namespace.clone(), |t| t.namespace.clone());
+    kernel.name = format!("{}<{}>", qualify(&namespace, &inst.name), shown.join(", "));
+    kernel.namespace = namespace;
+    kernel.template_args = args.into_iter().map(|(_, a)| a).collect();
+    if let Some(t) = tmpl {
+        kernel.loc = t.loc.clone();
+        kernel.attrs = t.attrs.clone();
+        kernel.is_static |= t.is_static;
+        // Names of the parameters before a pack (its expansion has none).
+        for (p, q) in kernel
+            .params
+            .iter_mut()
+            .zip(t.params.iter().take_while(|q| !q.pack))
+        {
+            p.name = q.name.clone();
+        }
+    }
+    Ok(kernel)
+}
+
 /// Binds a template type parameter by matching a declared type (`const T*`) against
 /// the instantiation's type (`const float*`).
 fn deduce(

@@ -112,8 +112,10 @@ pub fn lex(src: &str) -> Lexed {
                 out.tokens.push(token(TokKind::Str, &c));
             }
             _ if ch.is_ascii_digit() || (ch == b'.' && c.peek(1).is_ascii_digit()) => {
+                // C++14 digit separators (`1'000'000`) belong to the number.
                 while is_ident_byte(c.peek(0))
                     || c.peek(0) == b'.'
+                    || (c.peek(0) == b'\'' && c.peek(1).is_ascii_alphanumeric())
                     || ((c.peek(0) == b'+' || c.peek(0) == b'-')
                         && matches!(c.b[c.pos - 1], b'e' | b'E' | b'p' | b'P'))
                 {

@@ -55,6 +55,10 @@ fn scope_and_ellipsis_are_one_token() {
 #[test]
 fn numbers_with_suffixes_and_exponents() {
     assert_eq!(texts("0x1Fu 1.5e-3f 2"), ["0x1Fu", "1.5e-3f", "2"]);
+    assert_eq!(
+        texts("t * 1'000 / n 0xFF'FF"),
+        ["t", "*", "1'000", "/", "n", "0xFF'FF"]
+    );
 }
 
 #[test]

@@ -62,6 +62,8 @@ pub struct ParamSyn {
     pub name: Option<String>,
     /// `__grid_constant__` was given.
     pub grid_constant: bool,
+    /// A parameter pack of a variadic template (`Ts... args`).
+    pub pack: bool,
     /// Where it starts.
     pub loc: Option<SourceLoc>,
 }

@@ -24,6 +24,8 @@ impl Parser<'_> {
             }
             let start = self.pos;
             let mut sp = self.decl_specs(&[], 1)?;
+            // A function parameter pack of a variadic template (`Ts... args`).
+            let pack = self.eat("...");
             let mut d = self.declarator(&mut sp)?;
             let end = self.pos;
             if d.reference {
@@ -50,6 +52,7 @@ impl Parser<'_> {
                 ty,
                 name,
                 grid_constant: sp.grid_constant,
+                pack,
                 loc,
             });
             if self.is(0, "=") {

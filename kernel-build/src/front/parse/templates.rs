@@ -99,8 +99,16 @@ impl Parser<'_> {
         let decl_end = eq.unwrap_or(to);
         let first = self.toks[from].text(self.src);
         let is_type = matches!(first, "typename" | "class") && decl_end - from <= 2;
-        let name_tok = (from..decl_end).rev().map(|i| self.toks[i]).find(|t| {
-            t.kind == TokKind::Ident && !matches!(t.text(self.src), "typename" | "class")
+        // `float (*op)(float)`: the name is the one after `(*`.
+        let fn_ptr_name = (from..decl_end.saturating_sub(2)).find_map(|i| {
+            let t = |k: usize| self.toks[k].text(self.src);
+            (t(i) == "(" && t(i + 1) == "*" && self.toks[i + 2].kind == TokKind::Ident)
+                .then(|| self.toks[i + 2])
+        });
+        let name_tok = fn_ptr_name.or_else(|| {
+            (from..decl_end).rev().map(|i| self.toks[i]).find(|t| {
+                t.kind == TokKind::Ident && !matches!(t.text(self.src), "typename" | "class")
+            })
         });
         let Some(name_tok) = name_tok.filter(|_| decl_end - from >= 2) else {
             return Err(Diagnostic::error("template parameters need a name")
