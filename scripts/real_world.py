@@ -44,7 +44,7 @@ def first_error(text):
 # Symbols of internal-linkage entities carry a hash of the compilation
 # (`_ZN44_INTERNAL_ce623e86_8_unary_cu_70e8be05_1...`) that differs between two nvcc
 # command lines: compare them without it.
-INTERNAL = re.compile(r"\d+_INTERNAL_[0-9a-f]{8}_\d+_[A-Za-z0-9_]*?_[0-9a-f]{8}")
+INTERNAL = re.compile(r"(\d+)_INTERNAL_")
 
 # Kernels the toolkit's own libraries instantiate inside their headers (CUB, Thrust,
 # libcu++): not the user's declarations, so not part of the module's API.
@@ -52,7 +52,16 @@ LIBRARY = ("_ZN3cub", "_ZN6thrust", "_ZN4cuda")
 
 
 def canonical(symbol):
-    return INTERNAL.sub("_INTERNAL_", symbol)
+    # The length prefix says where the mangled identifier `_INTERNAL_<hash>...` ends.
+    out, pos = [], 0
+    for m in INTERNAL.finditer(symbol):
+        if m.start() < pos:
+            continue
+        end = m.start(1) + len(m.group(1)) + int(m.group(1))
+        out.append(symbol[pos:m.start()] + "_INTERNAL_")
+        pos = end
+    out.append(symbol[pos:])
+    return "".join(out)
 
 
 def cubin_kernels(inspect, fatbin):
@@ -70,7 +79,7 @@ def cubin_kernels(inspect, fatbin):
 
 
 def measure(args, path, root):
-    rel = os.path.relpath(path, root)
+    rel = os.path.relpath(path, root) if Path(root).is_dir() else Path(path).name
     inc = []
     for d in args.include:
         inc += ["-I", d]

@@ -171,7 +171,7 @@ fn kernel_item(
                 // A launched instantiation the template cannot give (a variadic
                 // template, a parameter the definition spells in a way the front end
                 // does not follow): the stub's own parameter types are exact.
-                Err(d) if k.symbol.is_some() => from_stub(env, templates, &k).map_err(|_| d)?,
+                Err(_) if k.symbol.is_some() => from_stub(env, templates, &k)?,
                 Err(d) => return Err(d),
             };
             add_kernel(info, kernel)

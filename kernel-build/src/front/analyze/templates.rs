@@ -22,6 +22,9 @@ pub(super) fn instantiate(
         .iter()
         .rev()
         .filter(|t| t.name == inst.name && t.params.len() == inst.params.len())
+        // A variadic template's parameter list depends on the pack: only a launched
+        // instantiation (typed from the host stub) can give it.
+        .filter(|t| !t.params.iter().any(|p| p.pack))
         .find(|t| t.namespace == inst.namespace || t.namespace.starts_with(&inst.namespace))
         .ok_or_else(|| msg::no_such_template(&display).at(inst.loc.clone()))?;
     let tparams = tmpl.template.as_deref().unwrap_or(&[]);
@@ -115,10 +118,16 @@ pub(super) fn from_stub(
     templates: &[KernelSyn],
     inst: &KernelSyn,
 ) -> Result<Kernel, Diagnostics> {
+    let tmpl = templates
+        .iter()
+        .rev()
+        .find(|t| t.name == inst.name && t.namespace.starts_with(&inst.namespace));
+    let typed = tmpl.map(|t| with_pack_types(t, inst));
+    let inst_typed = typed.as_ref().unwrap_or(inst);
     let mut kernel = make_kernel(
         env,
-        inst,
-        inst,
+        inst_typed,
+        inst_typed,
         Vec::new(),
         &HashMap::new(),
         &inst.namespace,
@@ -147,10 +156,6 @@ pub(super) fn from_stub(
         })
         .collect();
     let shown: Vec<&str> = args.iter().map(|(s, _)| s.as_str()).collect();
-    let tmpl = templates
-        .iter()
-        .rev()
-        .find(|t| t.name == inst.name && t.namespace.starts_with(&inst.namespace));
     let namespace = tmpl.map_or_else(|| inst.namespace.clone(), |t| t.namespace.clone());
     kernel.name = format!("{}<{}>", qualify(&namespace, &inst.name), shown.join(", "));
     kernel.namespace = namespace;
@@ -169,6 +174,36 @@ pub(super) fn from_stub(
         }
     }
     Ok(kernel)
+}
+
+/// The stub spells the expansion of a parameter pack with an alias template as a mangled
+/// name the front end cannot read; the pack's template arguments give those types.
+fn with_pack_types(tmpl: &KernelSyn, inst: &KernelSyn) -> KernelSyn {
+    let mut out = inst.clone();
+    let Some(at) = tmpl.params.iter().position(|p| p.pack) else {
+        return out;
+    };
+    let BaseSyn::Named(pack) = &tmpl.params[at].ty.base else {
+        return out;
+    };
+    let tparams = tmpl.template.as_deref().unwrap_or(&[]);
+    let Some(first) = tparams.iter().position(|t| t.name == *pack) else {
+        return out;
+    };
+    let args = inst.args.as_deref().unwrap_or(&[]);
+    let expanded = (inst.params.len() + 1).saturating_sub(tmpl.params.len());
+    for i in 0..expanded {
+        let (Some(p), Some(ty)) = (
+            out.params.get_mut(at + i),
+            args.get(first + i).and_then(|a| a.ty.clone()),
+        ) else {
+            continue;
+        };
+        if p.ty.written.starts_with("_Z") {
+            p.ty = ty;
+        }
+    }
+    out
 }
 
 /// Binds a template type parameter by matching a declared type (`const T*`) against
