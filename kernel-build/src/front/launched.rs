@@ -35,6 +35,11 @@ pub struct Launched {
 const STUB: &str = "static void __device_stub_";
 const LAUNCH: &str = "__cudaLaunch(((char *)((void ( *)(";
 
+/// Every kernel the stub file launches, templates or not.
+pub(crate) fn launched_all(stub: &str) -> Vec<Launched> {
+    scan(stub, true)
+}
+
 /// Every template kernel the stub file launches.
 ///
 /// ```
@@ -46,6 +51,10 @@ const LAUNCH: &str = "__cudaLaunch(((char *)((void ( *)(";
 /// assert_eq!(k[0].params, ["float *", "float", "int"]);
 /// ```
 pub fn launched_templates(stub: &str) -> Vec<Launched> {
+    scan(stub, false)
+}
+
+fn scan(stub: &str, plain_too: bool) -> Vec<Launched> {
     let mut out: Vec<Launched> = Vec::new();
     // One segment per stub function (its body may span several lines).
     for rest in stub.split(STUB).skip(1) {
@@ -70,7 +79,7 @@ pub fn launched_templates(stub: &str) -> Vec<Launched> {
                 .replace("_NV_ANON_NAMESPACE::", "")
                 .replace("< ", "<"),
         );
-        if !name.contains('<') || out.iter().any(|l| l.symbol == symbol) {
+        if (!plain_too && !name.contains('<')) || out.iter().any(|l| l.symbol == symbol) {
             continue;
         }
         out.push(Launched {

@@ -163,10 +163,33 @@ pub(crate) fn analyze_parts(input: &FrontInput<'_>) -> (ModuleInfo, Diagnostics)
         items.extend(launched::instantiation_items(stub));
     }
     let mut info = analyze::build(items, &mut diags);
+    if let Some(stub) = input.host_stub {
+        symbols_from_stub(&mut info, stub);
+    }
     info.preprocessed = input.preprocessed.is_some();
     info.notes = notes;
     docs::attach(&mut info, &raw_lexed.comments, input.display_name);
     (info, diags)
+}
+
+/// C++ kernels that are not templates get their symbol from the host stub when host
+/// code launches them: exactly one launched kernel of that qualified name and arity.
+/// (The others are matched against the images' symbols by [`verify()`].)
+fn symbols_from_stub(info: &mut ModuleInfo, stub: &str) {
+    let launched = launched::launched_all(stub);
+    for k in info
+        .kernels
+        .iter_mut()
+        .filter(|k| k.symbol.is_empty() && k.template_args.is_empty())
+    {
+        let shown = k.name.replace("(anonymous namespace)::", "");
+        let mut found = launched.iter().filter(|l| {
+            l.name.trim_start_matches("::") == shown && l.params.len() == k.params.len()
+        });
+        if let (Some(one), None) = (found.next(), found.next()) {
+            k.symbol = one.symbol.clone();
+        }
+    }
 }
 
 /// The checks of a whole module (at least one kernel), and the notes of a raw reading
@@ -182,7 +205,13 @@ pub(crate) fn finish(
             line: 1,
             column: 1,
         };
-        diags.push(msg::no_kernels(display_name).at(Some(start)));
+        let mut d = msg::no_kernels(display_name).at(Some(start));
+        if let Some(left) = info.skipped.iter().find(|s| s.contains("launched kernel")) {
+            d = d.note(format!(
+                "host code launches kernels the front end left out: {left}"
+            ));
+        }
+        diags.push(d);
     }
     if diags.is_empty() {
         Ok(info)

@@ -231,10 +231,12 @@ pub fn resolve_symbols(info: &mut ModuleInfo, symbols: &[String]) -> Result<(), 
         .filter_map(|s| Some((s, demangle(s)?)))
         .collect();
     let mut diags = Diagnostics::new();
-    for k in info
+    let mut elsewhere: Vec<usize> = Vec::new();
+    for (index, k) in info
         .kernels
         .iter_mut()
-        .filter(|k| k.linkage == Linkage::Cxx && !symbols.contains(&k.symbol))
+        .enumerate()
+        .filter(|(_, k)| k.linkage == Linkage::Cxx && !symbols.contains(&k.symbol))
     {
         let found: Vec<String> = demangled
             .iter()
@@ -257,10 +259,24 @@ pub fn resolve_symbols(info: &mut ModuleInfo, symbols: &[String]) -> Result<(), 
                         .replace("<>(", "(")
                     })
                     .collect();
+                if near.is_empty() && k.template_args.is_empty() {
+                    // Declared (in a header) but compiled in another translation unit:
+                    // not part of this module.
+                    elsewhere.push(index);
+                    continue;
+                }
                 diags.push(msg::symbol_not_found(&k.name, &signature(k), &near).at(k.loc.clone()));
             }
             many => diags.push(msg::symbol_ambiguous(&k.name, many).at(k.loc.clone())),
         }
+    }
+    for index in elsewhere.into_iter().rev() {
+        let k = info.kernels.remove(index);
+        let at = k.loc.as_ref().map(|l| format!("{l}: ")).unwrap_or_default();
+        info.skipped.push(format!(
+            "{at}kernel `{}` is declared but no image of this module holds it (defined in another file?): left out",
+            k.name
+        ));
     }
     diags.into_result()
 }

@@ -48,10 +48,18 @@ pub fn header_type(name: &str) -> Option<CType> {
         "__nv_fp6_e3m2" => Some(Scalar::Fp6E3M2),
         "__nv_fp4_e2m1" => Some(Scalar::Fp4E2M1),
         "__nv_fp4x2_e2m1" => Some(Scalar::Fp4x2E2M1),
-        // Handles: `unsigned long long` in `texture_types.h` / `surface_types.h`.
-        "cudaTextureObject_t" | "cudaSurfaceObject_t" | "CUtexObject" | "CUsurfObject" => {
-            Some(Scalar::U64)
-        }
+        // Handles: `unsigned long long` in `texture_types.h` / `surface_types.h`,
+        // and graph conditional handles.
+        "cudaTextureObject_t"
+        | "cudaSurfaceObject_t"
+        | "CUtexObject"
+        | "CUsurfObject"
+        | "cudaGraphConditionalHandle" => Some(Scalar::U64),
+        // `long` on 64-bit Linux.
+        "clock_t" | "time_t" => Some(Scalar::I64),
+        // `cufft.h`: `cufftReal` is `float`, `cufftDoubleReal` is `double`.
+        "cufftReal" => Some(Scalar::F32),
+        "cufftDoubleReal" => Some(Scalar::F64),
         _ => None,
     };
     if let Some(s) = scalar {
@@ -77,13 +85,13 @@ pub fn header_type(name: &str) -> Option<CType> {
             });
         }
         // `cuComplex.h`: typedefs of `float2` and `double2`.
-        "cuComplex" | "cuFloatComplex" => {
+        "cuComplex" | "cuFloatComplex" | "cufftComplex" => {
             return Some(CType::Vector {
                 elem: Scalar::F32,
                 lanes: 2,
             });
         }
-        "cuDoubleComplex" => {
+        "cuDoubleComplex" | "cufftDoubleComplex" => {
             return Some(CType::Vector {
                 elem: Scalar::F64,
                 lanes: 2,
@@ -166,6 +174,8 @@ mod tests {
             ("cuDoubleComplex", 16, 16),
             ("dim3", 12, 4),
             ("cudaTextureObject_t", 8, 8),
+            ("clock_t", 8, 8),
+            ("cufftComplex", 8, 8),
         ];
         for (name, size, align) in cases {
             let ty = header_type(name).unwrap_or_else(|| panic!("{name} unknown"));
