@@ -150,8 +150,14 @@ fn cxx_the_front_end_does_not_need_is_skipped() {
             "scale_params",
             "ops::in_namespace",
             "ops::(anonymous namespace)::in_anonymous",
-            "file_local"
+            "file_local",
+            "big_param"
         ]
+    );
+    let big = kernel(info, "big_param");
+    assert_eq!(
+        (big.params[0].layout.size, big.params[1].layout.offset),
+        (1024, 1024)
     );
     // `__launch_bounds__(BLOCK, 2 * 2)` with a constexpr BLOCK: taken from the image.
     let p = kernel(info, "scale_params");

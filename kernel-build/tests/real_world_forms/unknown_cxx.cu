@@ -62,3 +62,12 @@ void launch_all(float* x, int* y) {
     ops::in_anonymous<<<1, 1>>>(x);
     file_local<<<1, 1>>>(y);
 }
+
+// A parenthesised array extent from a macro (`#define LIMIT (256)`) is a field, not a method.
+#define LIMIT (256)
+typedef struct {
+    int param[LIMIT];
+} big_param_t;
+extern "C" __global__ void big_param(__grid_constant__ const big_param_t p, int* out) {
+    *out = p.param[threadIdx.x];
+}

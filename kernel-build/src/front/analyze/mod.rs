@@ -107,14 +107,18 @@ pub(super) fn build(items: Vec<Item>, diags: &mut Diagnostics) -> ModuleInfo {
         }
     }
     for d in kernel_diags {
-        diags.push(explain_unknown(d, &broken, info.skipped.len()));
+        diags.push(explain_unknown(d, &broken, &info.skipped));
     }
     info.structs = env.structs;
     info
 }
 
 /// An `unknown type` of a kernel, with why its declaration was skipped (when it was).
-fn explain_unknown(d: Diagnostic, broken: &[(String, Diagnostic)], skipped: usize) -> Diagnostic {
+fn explain_unknown(
+    d: Diagnostic,
+    broken: &[(String, Diagnostic)],
+    skipped: &[String],
+) -> Diagnostic {
     let Some(name) = d
         .message
         .strip_prefix("unknown type `")
@@ -139,13 +143,19 @@ fn explain_unknown(d: Diagnostic, broken: &[(String, Diagnostic)], skipped: usiz
             why.message
         ));
     }
-    if skipped > 0 {
-        return d.note(format!(
-            "{skipped} declaration(s) the front end could not read were skipped; \
-             KERNEL_BUILD_DEBUG=1 lists them"
-        ));
+    if skipped.is_empty() {
+        return d;
     }
-    d
+    let first: Vec<&str> = skipped
+        .iter()
+        .take(3)
+        .map(|s| s.lines().next().unwrap_or_default())
+        .collect();
+    d.note(format!(
+        "{} declaration(s) the front end could not read were skipped, among them: {}",
+        skipped.len(),
+        first.join("; ")
+    ))
 }
 
 /// A kernel, a template kernel or an explicit instantiation.

@@ -81,6 +81,11 @@ impl Parser<'_> {
             match t.text(self.src) {
                 "operator" => return true,
                 ";" | "{" | "}" | "=" => return false,
+                // An array extent (`int v[(N)]`) holds no parameter list.
+                "[" => {
+                    i = self.group_end(i);
+                    continue;
+                }
                 "(" => {
                     let prev = i.checked_sub(1).and_then(|p| self.toks.get(p));
                     if prev.is_some_and(|t| ATTRIBUTE_CALLS.contains(&t.text(self.src))) {
