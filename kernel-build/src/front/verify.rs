@@ -3,7 +3,7 @@
 //! that the C layout predicts; every declared kernel is in at least one image (in
 //! every image with `require_every_target`); every global has the predicted size.
 //!
-//! The images decide where a kernel is available: [`Kernel::images`] lists them.
+//! The images decide where a kernel is available: [`Kernel::images`](crate::model::Kernel::images) lists them.
 
 use crate::diagnostics::{Diagnostics, front as msg};
 use crate::fatbin::{EntryKind, Fatbin, Image};
