@@ -1,5 +1,6 @@
 //! Fuzz target: the CUDA declaration front end never panics, on raw text (raw
-//! preprocessor pass included) or on text read as nvcc's preprocessed output.
+//! preprocessor pass included) or on text read as nvcc's preprocessed output with the
+//! same text as its host stub (the reader of launched kernels).
 #![no_main]
 
 use std::path::Path;
@@ -17,5 +18,6 @@ fuzz_target!(|data: &[u8]| {
         preprocessed: Some(&marked),
         main_file: Path::new("fuzz.cu"),
         user_dirs: &[],
+        host_stub: Some(&text),
     });
 });
