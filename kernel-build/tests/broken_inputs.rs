@@ -415,3 +415,22 @@ fn two_processes_build_one_module_into_one_cache() {
         fake.runs()
     );
 }
+
+/// Without nvcc (`cargo doc`, docs.rs) the raw source is read once per target, so the
+/// module has the same kernels as a real build: `only_hopper` is there for sm_90.
+#[test]
+fn arch_gated_kernel_without_nvcc_has_the_same_kernels() {
+    let mut req = request(&corpus_dir(), "arch_gated_kernel.cu", &["sm_80", "sm_90"]);
+    let cx = kernel_build::pipeline::Context {
+        no_device_code: true,
+        use_cache: false,
+        ..Default::default()
+    };
+    let built = build_no_panic(&req, &cx).expect("it must parse");
+    let names: Vec<&str> = built.info.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert_eq!(names, ["everywhere", "only_hopper"]);
+    // With sm_80 only, the Hopper kernel is not declared.
+    req.archs = Some(vec!["sm_80".into()]);
+    let built = build_no_panic(&req, &cx).expect("it must parse");
+    assert_eq!(built.info.kernels.len(), 1);
+}

@@ -117,6 +117,11 @@ pub fn analyze(input: &FrontInput<'_>) -> Result<ModuleInfo, Diagnostics> {
 /// Everything [`analyze`] does but the checks of the whole module: the model of one
 /// text and the problems found in it.
 pub(crate) fn analyze_parts(input: &FrontInput<'_>) -> (ModuleInfo, Diagnostics) {
+    analyze_parts_for(input, None)
+}
+
+/// [`analyze_parts`]; a raw reading takes `__CUDA_ARCH__` as `cuda_arch`.
+fn analyze_parts_for(input: &FrontInput<'_>, cuda_arch: Option<i64>) -> (ModuleInfo, Diagnostics) {
     let mut diags = Diagnostics::new();
     let raw_lexed = lexer::lex(input.raw);
     let (text, map, mut notes) = match input.preprocessed {
@@ -146,7 +151,7 @@ pub(crate) fn analyze_parts(input: &FrontInput<'_>) -> (ModuleInfo, Diagnostics)
     let tokens = if input.preprocessed.is_some() {
         lexed.tokens
     } else {
-        match raw::expand(&text, &lexed.tokens, input.display_name) {
+        match raw::expand_for(&text, &lexed.tokens, input.display_name, cuda_arch) {
             Ok(out) => {
                 notes.extend(out.notes);
                 out.tokens
@@ -170,6 +175,43 @@ pub(crate) fn analyze_parts(input: &FrontInput<'_>) -> (ModuleInfo, Diagnostics)
     info.notes = notes;
     docs::attach(&mut info, &raw_lexed.comments, input.display_name);
     (info, diags)
+}
+
+/// Reads the raw source (no nvcc) once per architecture when it tests `__CUDA_ARCH__`, and
+/// merges the readings as the per-target views of a real build are merged: kernels declared
+/// for some targets only are part of the module, as they would be with nvcc. `archs` are
+/// compute capability numbers (`90` for sm_90).
+///
+/// ```
+/// use kernel_build::front::{analyze_raw_targets, FrontInput};
+/// let src = "extern \"C\" __global__ void all(float* x) {}\n\
+///            #if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void hopper(float* x) {}\n#endif\n";
+/// let info = analyze_raw_targets(&FrontInput::raw_only("k.cu", src), &[80, 90]).unwrap();
+/// assert_eq!(info.kernels.len(), 2);
+/// ```
+pub fn analyze_raw_targets(
+    input: &FrontInput<'_>,
+    archs: &[u32],
+) -> Result<ModuleInfo, Diagnostics> {
+    if archs.is_empty() || !input.raw.contains("__CUDA_ARCH__") {
+        return analyze(input);
+    }
+    let mut diags = Diagnostics::new();
+    let mut seen: Vec<String> = Vec::new();
+    let mut views = Vec::new();
+    for &arch in archs {
+        let (info, d) = analyze_parts_for(input, Some(i64::from(arch) * 10));
+        for one in d {
+            let text = one.to_string();
+            if !seen.contains(&text) {
+                seen.push(text);
+                diags.push(one);
+            }
+        }
+        views.push((format!("compute_{arch}"), info));
+    }
+    let info = merge::merge(views, &mut diags);
+    finish(input.display_name, info, diags)
 }
 
 /// C++ kernels that are not templates get their symbol from the host stub when host

@@ -128,7 +128,8 @@ fn parse_only(req: &ModuleRequest, source: &request::Source) -> Result<BuiltModu
         user_dirs: &source.user_dirs,
         host_stub: None,
     };
-    let info = front::analyze(&input).map_err(Error::Diagnostics)?;
+    let info =
+        front::analyze_raw_targets(&input, &raw_arch_numbers(req)).map_err(Error::Diagnostics)?;
     Ok(BuiltModule {
         name: req.name.clone(),
         info,
@@ -138,6 +139,22 @@ fn parse_only(req: &ModuleRequest, source: &request::Source) -> Result<BuiltModu
         tracked_files: source.tracked_source().into_iter().collect(),
         warnings: Vec::new(),
     })
+}
+
+/// The architectures a build without nvcc reads `#if __CUDA_ARCH__` for: the module's
+/// targets, else the default list of nvcc 13 (the toolkit that would be used is unknown).
+fn raw_arch_numbers(req: &ModuleRequest) -> Vec<u32> {
+    let mut numbers: Vec<u32> = match &req.archs {
+        Some(names) => names
+            .iter()
+            .filter_map(|n| n.parse::<Target>().ok())
+            .map(|t| t.number)
+            .collect(),
+        None => vec![75, 80, 90, 100, 110, 120],
+    };
+    numbers.sort_unstable();
+    numbers.dedup();
+    numbers
 }
 
 fn choose_targets(

@@ -30,6 +30,7 @@ pub(super) fn eval_cond(
     kind: &str,
     rest: &str,
     macros: &HashMap<String, Macro>,
+    cuda_arch: Option<i64>,
     src: &str,
     tok: &Token,
     out: &mut RawOutput,
@@ -43,6 +44,9 @@ pub(super) fn eval_cond(
     let mut lookup = |name: &str, want_defined: bool| -> Option<i64> {
         if let Some((_, v)) = PREDEFINED.iter().find(|(n, _)| *n == name) {
             return Some(if want_defined { 1 } else { *v });
+        }
+        if let (Some(arch), "__CUDA_ARCH__") = (cuda_arch, name) {
+            return Some(if want_defined { 1 } else { arch });
         }
         match macros.get(name) {
             Some(Macro::Object(body)) if !want_defined => {

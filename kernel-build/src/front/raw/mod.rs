@@ -41,6 +41,27 @@ pub struct RawOutput {
 /// assert_eq!(text, ["extern", "\"C\"", "__global__", "void", "yes", "(", ")", ";"]);
 /// ```
 pub fn expand(src: &str, tokens: &[Token], file: &str) -> Result<RawOutput, Diagnostics> {
+    expand_for(src, tokens, file, None)
+}
+
+/// [`expand`] as the device pass of one architecture sees the text: `__CUDA_ARCH__` is
+/// `cuda_arch` (`900` for sm_90) instead of undefined.
+///
+/// ```
+/// use kernel_build::front::{lexer::lex, raw::expand_for};
+/// let src = "#if __CUDA_ARCH__ >= 800\n__global__ void bf16();\n#endif";
+/// let names = |arch| {
+///     let out = expand_for(src, &lex(src).tokens, "k.cu", arch).unwrap();
+///     out.tokens.iter().any(|t| t.text(src) == "bf16")
+/// };
+/// assert!(names(Some(900)) && !names(Some(750)) && !names(None));
+/// ```
+pub fn expand_for(
+    src: &str,
+    tokens: &[Token],
+    file: &str,
+    cuda_arch: Option<i64>,
+) -> Result<RawOutput, Diagnostics> {
     let mut macros: HashMap<String, Macro> = HashMap::new();
     let mut stack: Vec<Cond> = Vec::new();
     let mut out = RawOutput::default();
@@ -105,7 +126,7 @@ pub fn expand(src: &str, tokens: &[Token], file: &str) -> Result<RawOutput, Diag
         match name {
             "if" | "ifdef" | "ifndef" => {
                 let value = if active {
-                    eval_cond(name, &rest, &macros, src, tok, &mut out)
+                    eval_cond(name, &rest, &macros, cuda_arch, src, tok, &mut out)
                 } else {
                     false
                 };
@@ -124,7 +145,7 @@ pub fn expand(src: &str, tokens: &[Token], file: &str) -> Result<RawOutput, Diag
                 let value = if name == "else" {
                     true
                 } else if parent && !taken {
-                    eval_cond("if", &rest, &macros, src, tok, &mut out)
+                    eval_cond("if", &rest, &macros, cuda_arch, src, tok, &mut out)
                 } else {
                     false
                 };
