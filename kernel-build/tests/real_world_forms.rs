@@ -151,7 +151,8 @@ fn cxx_the_front_end_does_not_need_is_skipped() {
             "ops::in_namespace",
             "ops::(anonymous namespace)::in_anonymous",
             "file_local",
-            "big_param"
+            "big_param",
+            "flags"
         ]
     );
     let big = kernel(info, "big_param");

@@ -71,3 +71,11 @@ typedef struct {
 extern "C" __global__ void big_param(__grid_constant__ const big_param_t p, int* out) {
     *out = p.param[threadIdx.x];
 }
+
+// A free compound-assignment operator (its `=` is no initializer): the typedef after it is read.
+inline __host__ __device__ void operator+=(float2& a, float2 b) {
+    a.x += b.x;
+    a.y += b.y;
+}
+typedef unsigned char Flag;
+extern "C" __global__ void flags(const float* x, Flag* out) { out[0] = x[0] > 0; }

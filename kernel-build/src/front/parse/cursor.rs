@@ -249,8 +249,20 @@ impl<'a> Parser<'a> {
     /// body. Stops before a `}` that closes an enclosing block.
     pub(super) fn skip_decl(&mut self) {
         let (mut saw_paren, mut saw_eq, mut aggregate) = (false, false, false);
+        // Inside an operator's name (`operator+=`, `operator=`): `=` is no initializer.
+        let mut operator_name = false;
         while let Some(t) = self.peek(0).copied() {
             let s = t.text(self.src);
+            if s == "operator" {
+                operator_name = true;
+                self.pos += 1;
+                continue;
+            }
+            if operator_name && s != "(" {
+                self.pos += 1;
+                continue;
+            }
+            operator_name = operator_name && s != "(";
             match s {
                 ";" => {
                     self.pos += 1;

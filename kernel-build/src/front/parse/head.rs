@@ -31,6 +31,11 @@ impl Parser<'_> {
         let mut first = true;
         while let Some(t) = self.toks.get(i) {
             let s = t.text(self.src);
+            // `operator+=(...)`, `operator==(...)`: an operator function, whatever follows.
+            if s == "operator" {
+                h.function = true;
+                break;
+            }
             if matches!(s, ";" | "{" | "=" | "}") {
                 break;
             }
