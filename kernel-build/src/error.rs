@@ -89,6 +89,35 @@ pub enum Error {
     /// Errors found in the CUDA declarations or the compiled images, each with its location.
     #[error("{}", .0)]
     Diagnostics(crate::diagnostics::Diagnostics),
+    /// nvJitLink or nvFatbin is missing, too old, or failed.
+    #[error(transparent)]
+    LinkLibrary(#[from] crate::link::LinkLibraryError),
+    /// The device link of a module's files failed.
+    #[error("{}", device_link_message(.mode, .target, .problems, .log))]
+    DeviceLink {
+        /// `rdc` or `lto`.
+        mode: &'static str,
+        /// The target whose link failed (`sm_90`).
+        target: String,
+        /// Each symbol problem, naming the symbol and the files.
+        problems: Vec<String>,
+        /// The linker's command and error log.
+        log: String,
+    },
+    /// A file calls a device function it does not define, without device linking.
+    #[error(
+        "`{file}` calls the device function `{symbol}`, which it does not define; calling into \
+         another file needs device linking: `Build::rdc(true)` (macro: `rdc = true;`, \
+         kernel-inspect: `--rdc`)\n{source}"
+    )]
+    NeedsRdc {
+        /// The file with the call.
+        file: String,
+        /// The function (demangled when C++).
+        symbol: String,
+        /// nvcc's error.
+        source: Box<Error>,
+    },
 }
 
 impl Error {
@@ -104,6 +133,19 @@ impl Error {
             source,
         }
     }
+}
+
+fn device_link_message(mode: &str, target: &str, problems: &[String], log: &str) -> String {
+    let mut s = format!("device link ({mode}) for {target} failed");
+    for p in problems {
+        s.push_str("\n  - ");
+        s.push_str(p);
+    }
+    if !log.is_empty() {
+        s.push('\n');
+        s.push_str(log.trim_end());
+    }
+    s
 }
 
 fn not_found_message(tried: &[String]) -> String {

@@ -40,6 +40,8 @@ pub mod env;
 pub mod error;
 pub mod fatbin;
 pub mod front;
+mod jobs;
+pub mod link;
 pub mod model;
 pub mod pipeline;
 pub use builder::{Build, Metadata, Output};

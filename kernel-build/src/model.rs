@@ -417,6 +417,10 @@ pub struct ModuleInfo {
     /// and by `kernel-inspect build`; an error only when a kernel uses what they declare).
     #[serde(default)]
     pub skipped: Vec<String>,
+    /// Kernels this file declares whose code none of its images holds, when it is one
+    /// file of a module of several (another file defines them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub elsewhere: Vec<Kernel>,
 }
 
 impl Kernel {

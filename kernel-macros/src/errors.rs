@@ -8,13 +8,23 @@ use kernel_build::Error;
 pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
     let source_span = match &input.source {
         Source::Inline(lit) | Source::File(lit) => lit.span(),
+        Source::Files(lits) => lits[0].span(),
     };
     match error {
         Error::Diagnostics(list) => list.to_syn_error(source_span),
-        Error::NvccFailed { status, output, .. } => {
-            let what = match &input.source {
-                Source::Inline(_) => "the inline CUDA source",
-                Source::File(lit) => &format!("`{}`", lit.value()),
+        Error::NvccFailed {
+            status,
+            output,
+            location,
+            ..
+        } => {
+            let named = location.as_deref().and_then(|l| file_literal(input, l));
+            let source_span = named.map_or(source_span, syn::LitStr::span);
+            let what = match (&input.source, named) {
+                (Source::Inline(_), _) => "the inline CUDA source",
+                (Source::File(lit), _) => &format!("`{}`", lit.value()),
+                (Source::Files(_), Some(lit)) => &format!("`{}`", lit.value()),
+                (Source::Files(_), None) => "one of the module's files",
             };
             let text = format!(
                 "nvcc failed to compile {what} ({status}):\n{}",
@@ -31,9 +41,25 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
                 .map_or(input.name.span(), syn::LitStr::span);
             syn::Error::new(span, error.to_string())
         }
+        Error::NeedsRdc { file, .. } => {
+            let span = file_literal(input, file).map_or(source_span, syn::LitStr::span);
+            syn::Error::new(span, error.to_string())
+        }
+        Error::DeviceLink { .. } | Error::LinkLibrary(_) => {
+            let span = input
+                .link
+                .as_ref()
+                .map_or(source_span, |(key, _)| key.span());
+            syn::Error::new(span, error.to_string())
+        }
         Error::Io { path, .. } => {
+            let listed = match &input.source {
+                Source::Files(lits) => lits.iter().find(|l| path.ends_with(l.value())),
+                _ => None,
+            };
             let span = match &input.source {
                 Source::File(lit) if path.ends_with(lit.value()) => lit.span(),
+                _ if listed.is_some() => listed.map_or(source_span, syn::LitStr::span),
                 _ => input
                     .include
                     .iter()
@@ -46,6 +72,17 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
     }
 }
 
+/// The literal of `files = [...]` that names the file a message starts with.
+fn file_literal<'a>(input: &'a ModuleInput, text: &str) -> Option<&'a syn::LitStr> {
+    match &input.source {
+        Source::Files(lits) => lits.iter().find(|l| {
+            let v = l.value();
+            text.starts_with(&v) || text.split(':').next().is_some_and(|f| f.ends_with(&v))
+        }),
+        _ => None,
+    }
+}
+
 /// An I/O error; a missing source file is named as the user wrote it (not as an
 /// absolute path), with the folder relative paths are resolved against.
 fn io_message(error: &Error, source: &Source) -> String {
@@ -55,7 +92,23 @@ fn io_message(error: &Error, source: &Source) -> String {
                 path, source: io, ..
             },
             Source::File(lit),
-        ) if path.ends_with(lit.value()) => {
+        ) if path.ends_with(lit.value()) => missing_file(io, lit),
+        (
+            Error::Io {
+                path, source: io, ..
+            },
+            Source::Files(lits),
+        ) => match lits.iter().find(|l| path.ends_with(l.value())) {
+            Some(lit) => missing_file(io, lit),
+            None => error.to_string(),
+        },
+        _ => error.to_string(),
+    }
+}
+
+fn missing_file(io: &std::io::Error, lit: &syn::LitStr) -> String {
+    {
+        {
             let kind = match io.kind() {
                 std::io::ErrorKind::NotFound => "no such file".to_owned(),
                 _ => io.to_string(),
@@ -65,6 +118,5 @@ fn io_message(error: &Error, source: &Source) -> String {
                 lit.value()
             )
         }
-        _ => error.to_string(),
     }
 }

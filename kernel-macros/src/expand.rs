@@ -47,6 +47,7 @@ pub(crate) fn cuda_module(input: &ModuleInput) -> TokenStream {
         targets: built.targets,
         toolkit_version: built.toolkit_version,
         tracked_files: built.tracked_files,
+        units: built.units,
     };
     let module = codegen::generate_parts(&parts, &options(input));
     match checked {
@@ -65,6 +66,9 @@ fn request(input: &ModuleInput) -> syn::Result<ModuleRequest> {
         Source::File(lit) => SourceInput::File {
             path: PathBuf::from(lit.value()),
         },
+        Source::Files(lits) => SourceInput::Files {
+            paths: lits.iter().map(|l| PathBuf::from(l.value())).collect(),
+        },
     };
     let mut req = ModuleRequest::new(input.name.to_string(), source);
     req.archs = input
@@ -78,6 +82,9 @@ fn request(input: &ModuleInput) -> syn::Result<ModuleRequest> {
         .collect();
     req.flags = input.flags.iter().map(syn::LitStr::value).collect();
     req.require_every_target = input.require_every_target;
+    if let Some((_, mode)) = &input.link {
+        req.link = *mode;
+    }
     for lit in &input.define {
         let text = lit.value();
         let (name, value) = match text.split_once('=') {

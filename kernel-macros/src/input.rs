@@ -2,10 +2,11 @@
 //!
 //! ```text
 //! #[doc = "..."]*  VIS mod NAME {
-//!     source = "CUDA text";  |  file = "kernels/k.cu";
+//!     source = "CUDA text";  |  file = "kernels/k.cu";  |  files = ["a.cu", "b.cu"];
 //!     arch = ["sm_80", "sm_90"];      include = ["include"];
 //!     define = ["N=4", "FAST"];       flags = ["-O3"];
 //!     require_every_target = true;    // a kernel missing from one target's image is an error
+//!     rdc = true;  |  lto = true;     // device-link the files (calls between them)
 //!     fn saxpy(a: f32, x: &[f32], y: &mut [f32], n: i32);          // checked, unsafe stub
 //!     unsafe extern "CUDA" {
 //!         safe fn fill(x: &mut [f32], v: f32, n: i32);              // checked, safe stub
@@ -27,6 +28,8 @@ pub(crate) struct ModuleInput {
     pub define: Vec<LitStr>,
     pub flags: Vec<LitStr>,
     pub require_every_target: bool,
+    /// `rdc = true;` or `lto = true;`, with the key for spans.
+    pub link: Option<(Ident, kernel_build::link::LinkMode)>,
     pub decls: Vec<Decl>,
 }
 
@@ -34,6 +37,7 @@ pub(crate) struct ModuleInput {
 pub(crate) enum Source {
     Inline(LitStr),
     File(LitStr),
+    Files(Vec<LitStr>),
 }
 
 /// A Rust declaration of a kernel.
@@ -43,7 +47,7 @@ pub(crate) struct Decl {
     pub safe: bool,
 }
 
-const KEYS: &str = "`source`, `file`, `arch`, `include`, `define`, `flags`, `require_every_target`";
+const KEYS: &str = "`source`, `file`, `files`, `arch`, `include`, `define`, `flags`, `require_every_target`, `rdc`, `lto`";
 
 impl Parse for ModuleInput {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
@@ -57,6 +61,7 @@ impl Parse for ModuleInput {
         let (mut arch, mut include, mut define, mut flags) = (None, None, None, None);
         let mut decls = Vec::new();
         let mut every_target: Option<bool> = None;
+        let mut link: Option<(Ident, kernel_build::link::LinkMode)> = None;
         while !body.is_empty() {
             let item_attrs = body.call(Attribute::parse_outer)?;
             if body.peek(Token![unsafe]) && body.peek2(Token![extern]) {
@@ -81,19 +86,43 @@ impl Parse for ModuleInput {
                 body.parse::<Token![=]>()?;
                 let dup = || syn::Error::new(key.span(), format!("`{key}` is given twice"));
                 match key.to_string().as_str() {
-                    "source" | "file" => {
-                        let lit: LitStr = body.parse()?;
+                    "source" | "file" | "files" => {
                         if source.is_some() {
                             return Err(syn::Error::new(
                                 key.span(),
-                                "give one of `source` and `file`, once",
+                                "give one of `source`, `file` and `files`, once",
                             ));
                         }
-                        source = Some(if key == "source" {
-                            Source::Inline(lit)
-                        } else {
-                            Source::File(lit)
+                        source = Some(match key.to_string().as_str() {
+                            "source" => Source::Inline(body.parse()?),
+                            "file" => Source::File(body.parse()?),
+                            _ => {
+                                let list = string_list(&body)?;
+                                if list.is_empty() {
+                                    return Err(syn::Error::new(
+                                        key.span(),
+                                        "`files` lists no file",
+                                    ));
+                                }
+                                Source::Files(list)
+                            }
                         });
+                    }
+                    "rdc" | "lto" => {
+                        use kernel_build::link::LinkMode;
+                        let v: syn::LitBool = body.parse()?;
+                        if link.is_some() {
+                            return Err(syn::Error::new(
+                                key.span(),
+                                "give one of `rdc` and `lto`, once (`lto` implies `rdc`)",
+                            ));
+                        }
+                        let mode = match (key == "lto", v.value) {
+                            (_, false) => LinkMode::Whole,
+                            (false, true) => LinkMode::Rdc,
+                            (true, true) => LinkMode::Lto,
+                        };
+                        link = Some((key.clone(), mode));
                     }
                     "arch" => set(&mut arch, string_list(&body)?).map_err(|()| dup())?,
                     "include" => set(&mut include, string_list(&body)?).map_err(|()| dup())?,
@@ -131,6 +160,7 @@ impl Parse for ModuleInput {
             define: define.unwrap_or_default(),
             flags: flags.unwrap_or_default(),
             require_every_target: every_target.unwrap_or(false),
+            link,
             decls,
         })
     }
@@ -225,7 +255,7 @@ mod tests {
             ),
             (
                 quote::quote!(mod m { source = "x"; file = "k.cu"; }),
-                "give one of `source` and `file`",
+                "give one of `source`, `file` and `files`",
             ),
             (
                 quote::quote!(mod m { arch = "sm_90"; }),

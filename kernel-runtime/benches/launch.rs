@@ -179,6 +179,7 @@ fn bench_load(gpu: &Gpu) -> (f64, f64) {
                 toolkit: SPEC.toolkit,
                 kernels: SPEC.kernels,
                 globals: SPEC.globals,
+                units: SPEC.units,
             }));
         let t = Instant::now();
         let loaded = kernel_runtime::__private::load_module(gpu, spec).unwrap();

@@ -9,7 +9,7 @@ pub use ::half;
 pub use crate::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
 pub use crate::global::global;
 pub use crate::host_args::PreparedHost;
-pub use crate::module::spec::{Aligned, GlobalSpec, KernelSpec, ModuleSpec, ParamSpec};
+pub use crate::module::spec::{Aligned, GlobalSpec, KernelSpec, ModuleSpec, ParamSpec, UnitSpec};
 pub use crate::module::{LoadedModule, load_module};
 pub use crate::value_args::PreparedValue;
 
@@ -28,7 +28,7 @@ use crate::launch::launch_kernel;
 /// ```no_run
 /// # use std::ffi::c_void;
 /// # use kernel_runtime::__private::{launch, load_module, ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[] };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[] };
 /// # let gpu = kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;
 /// let mut n = 0i32;

@@ -14,6 +14,7 @@ static OLD_SPEC: ModuleSpec = ModuleSpec {
     toolkit: "13.0",
     kernels: &[],
     globals: &[],
+    units: &[],
 };
 
 static NO_CODE: ModuleSpec = ModuleSpec {
@@ -23,6 +24,7 @@ static NO_CODE: ModuleSpec = ModuleSpec {
     toolkit: "",
     kernels: &[],
     globals: &[],
+    units: &[],
 };
 
 #[test]

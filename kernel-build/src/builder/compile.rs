@@ -56,17 +56,24 @@ impl Build {
         };
         let gen_dir = out_dir.join("kernel-build");
         mkdir(&gen_dir)?;
-        let mut req = ModuleRequest::new(
-            name,
-            SourceInput::File {
-                path: self.main_file(name, &gen_dir)?,
+        let source = match self.files.as_slice() {
+            [] => {
+                return Err(Error::InvalidOption(format!(
+                    "module `{name}` has no files: call `Build::file`"
+                )));
+            }
+            [one] => SourceInput::File { path: one.clone() },
+            many => SourceInput::Files {
+                paths: many.to_vec(),
             },
-        );
+        };
+        let mut req = ModuleRequest::new(name, source);
         req.archs = (!self.archs.is_empty()).then(|| self.archs.clone());
         req.includes = self.includes.clone();
         req.defines = self.defines.clone();
         req.flags = self.flags.clone();
         req.require_every_target = self.require_every_target;
+        req.link = self.link;
         req.user_dirs = self
             .files
             .iter()
@@ -76,11 +83,10 @@ impl Build {
             reporting,
             nvcc: self.nvcc.clone(),
             cache_dir: self.cache_dir.clone(),
+            jobs: self.jobs,
             ..Context::default()
         };
-        let mut module = pipeline::build_module(&req, &cx)?;
-        // Generated files (the unit of several sources) are outputs, not inputs.
-        module.tracked_files.retain(|f| !f.starts_with(&out_dir));
+        let module = pipeline::build_module(&req, &cx)?;
 
         let fatbin = out_dir.join(format!("{name}.fatbin"));
         if let Some(src) = &module.fatbin_path {

@@ -5,9 +5,12 @@
 //! ├── <name>.fatbin              the compiled module (SASS per target + PTX)
 //! ├── <name>.kernels.json        machine-readable metadata (see `Metadata`)
 //! └── kernel-build/
-//!     ├── <name>.rs              the generated Rust module (`include_kernels!(<name>)`)
-//!     └── <name>.cu              only with several files: one unit that includes each
+//!     └── <name>.rs              the generated Rust module (`include_kernels!(<name>)`)
 //! ```
+//!
+//! Several files form one module: each is its own translation unit, compiled at the same
+//! time as the others (within Cargo's `-j`) and cached on its own; see [`Build::rdc`]
+//! and [`Build::lto`] for kernels that call into other files.
 
 mod compile;
 mod options;
@@ -46,6 +49,8 @@ pub struct Build {
     warnings: bool,
     safe_kernels: Vec<String>,
     require_every_target: bool,
+    link: crate::link::LinkMode,
+    jobs: Option<usize>,
 }
 
 /// What [`Build::try_compile`] produced.
@@ -111,6 +116,8 @@ impl Build {
             warnings: true,
             safe_kernels: Vec::new(),
             require_every_target: false,
+            link: crate::link::LinkMode::Whole,
+            jobs: None,
         }
     }
 }

@@ -5,13 +5,68 @@ use super::Build;
 use std::path::Path;
 
 impl Build {
-    /// Adds a `.cu` file (relative to the crate root). Several files form one module.
+    /// Adds a `.cu` file (relative to the crate root). Several files form one module,
+    /// each compiled as its own translation unit.
     ///
     /// ```
     /// kernel_build::Build::new().file("kernels/a.cu").file("kernels/b.cu");
     /// ```
     pub fn file(&mut self, path: impl AsRef<Path>) -> &mut Build {
         self.files.push(path.as_ref().to_path_buf());
+        self
+    }
+
+    /// Adds several `.cu` files (see [`Build::file`]).
+    ///
+    /// ```
+    /// kernel_build::Build::new().files(["kernels/a.cu", "kernels/b.cu"]);
+    /// ```
+    pub fn files<P: AsRef<Path>>(&mut self, paths: impl IntoIterator<Item = P>) -> &mut Build {
+        self.files
+            .extend(paths.into_iter().map(|p| p.as_ref().to_path_buf()));
+        self
+    }
+
+    /// Relocatable device code: the files are compiled with `-rdc=true` and device-linked
+    /// per target by nvJitLink, so a kernel may call a `__device__` function or use a
+    /// `__device__` variable (`extern __device__`) of another file. Needs nvJitLink and
+    /// nvFatbin beside nvcc (`scripts/install-cuda-toolkit.sh` installs both).
+    ///
+    /// ```
+    /// kernel_build::Build::new().files(["a.cu", "b.cu"]).rdc(true);
+    /// ```
+    pub fn rdc(&mut self, on: bool) -> &mut Build {
+        self.link = if on {
+            crate::link::LinkMode::Rdc
+        } else {
+            crate::link::LinkMode::Whole
+        };
+        self
+    }
+
+    /// Link-time optimisation: every file is compiled to LTO-IR and nvJitLink links and
+    /// optimises the whole module per target, inlining across files. Implies [`Build::rdc`].
+    ///
+    /// ```
+    /// kernel_build::Build::new().files(["a.cu", "b.cu"]).lto(true);
+    /// ```
+    pub fn lto(&mut self, on: bool) -> &mut Build {
+        self.link = if on {
+            crate::link::LinkMode::Lto
+        } else {
+            crate::link::LinkMode::Whole
+        };
+        self
+    }
+
+    /// The most nvcc runs at once. By default a build script follows Cargo (`-j`, through
+    /// its jobserver) and other callers use every core.
+    ///
+    /// ```
+    /// kernel_build::Build::new().jobs(4);
+    /// ```
+    pub fn jobs(&mut self, n: usize) -> &mut Build {
+        self.jobs = Some(n.max(1));
         self
     }
 

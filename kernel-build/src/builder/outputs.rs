@@ -1,45 +1,13 @@
-//! The files a [`Build`] writes besides the fatbin: the one translation unit for
-//! several sources and the generated Rust module, each rewritten only when changed.
+//! The files a [`Build`] writes besides the fatbin: the generated Rust module, rewritten
+//! only when changed.
 
 use super::Build;
 use crate::codegen::{self, CodegenOptions, ModuleParts};
 use crate::error::Error;
-use crate::pipeline::{BuiltModule, ModuleRequest, SourceInput};
-use std::path::{Path, PathBuf};
+use crate::pipeline::BuiltModule;
+use std::path::Path;
 
 impl Build {
-    /// The file nvcc compiles: the one file, or a unit including each of several.
-    pub(super) fn main_file(&self, name: &str, gen_dir: &Path) -> Result<PathBuf, Error> {
-        match self.files.as_slice() {
-            [] => Err(Error::InvalidOption(format!(
-                "module `{name}` has no files: call `Build::file`"
-            ))),
-            [one] => Ok(one.clone()),
-            many => {
-                let base = ModuleRequest::new(
-                    name,
-                    SourceInput::Inline {
-                        text: String::new(),
-                    },
-                )
-                .base_dir;
-                let mut unit =
-                    String::from("// One translation unit for several files (generated).\n");
-                for f in many {
-                    let full = base.join(f);
-                    if !full.is_file() {
-                        let e = std::io::Error::from(std::io::ErrorKind::NotFound);
-                        return Err(Error::io("failed to read the CUDA source", full, e));
-                    }
-                    unit.push_str(&format!("#include \"{}\"\n", full.display()));
-                }
-                let path = gen_dir.join(format!("{name}.cu"));
-                write_if_changed(&path, unit.as_bytes())?;
-                Ok(path)
-            }
-        }
-    }
-
     /// The generated Rust module for `module`, with a header naming its origin.
     pub(super) fn generate(&self, module: &BuiltModule) -> String {
         let parts = ModuleParts {
@@ -49,6 +17,7 @@ impl Build {
             targets: module.targets.clone(),
             toolkit_version: module.toolkit_version.clone(),
             tracked_files: module.tracked_files.clone(),
+            units: module.units.clone(),
         };
         let opts = CodegenOptions {
             safe_kernels: self.safe_kernels.iter().cloned().collect(),

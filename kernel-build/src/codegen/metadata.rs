@@ -29,6 +29,7 @@ pub(crate) fn items(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
             img.registers.map(|r| quote!((#kernel, #target, #r)))
         })
     });
+    let units = unit_specs(parts, rt);
     quote! {
         /// What this module holds: kernels with their parameter layouts, compiled
         /// targets, the toolkit that compiled them, and the embedded image.
@@ -39,12 +40,46 @@ pub(crate) fn items(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
             toolkit: #toolkit,
             kernels: &[#(#kernels),*],
             globals: &[#(#globals),*],
+            units: &[#(#units),*],
         };
 
         /// Registers per thread of each kernel in each SASS image, as
         /// `(kernel, target, registers)`.
         pub const REGISTERS: &[(&str, &str, u32)] = &[#(#registers),*];
     }
+}
+
+/// The images of a module whose files are not device-linked: one per file, each with
+/// the indices (in spec order) of its kernels and globals.
+fn unit_specs<'a>(
+    parts: &'a ModuleParts,
+    rt: &'a TokenStream,
+) -> impl Iterator<Item = TokenStream> + 'a {
+    let kernels: Vec<&str> = launchable(&parts.info).map(|k| k.symbol.as_str()).collect();
+    let globals: Vec<&str> = parts
+        .info
+        .globals
+        .iter()
+        .map(|g| g.symbol.as_str())
+        .collect();
+    parts.units.iter().filter_map(move |u| {
+        let (offset, len) = u.image?;
+        let (offset, len) = (offset as usize, len as usize);
+        let file = &u.file;
+        let index = |list: &[&str], symbols: &[String]| -> Vec<u16> {
+            list.iter()
+                .enumerate()
+                .filter(|(_, s)| symbols.iter().any(|x| x == *s))
+                .map(|(i, _)| i as u16)
+                .collect()
+        };
+        let k = index(&kernels, &u.kernels);
+        let g = index(&globals, &u.globals);
+        Some(quote! {
+            #rt::__private::UnitSpec { file: #file, offset: #offset, len: #len,
+                kernels: &[#(#k),*], globals: &[#(#g),*] }
+        })
+    })
 }
 
 fn kernel_spec(k: &Kernel, targets: &[String], rt: &TokenStream) -> TokenStream {

@@ -89,6 +89,7 @@ impl Default for CodegenOptions {
 /// let m = kernel_build::codegen::ModuleParts {
 ///     name: "vecmath".into(), info: Default::default(), fatbin_path: None,
 ///     targets: vec!["sm_90".into()], toolkit_version: None, tracked_files: vec![],
+///     units: vec![],
 /// };
 /// assert!(m.fatbin_path.is_none());
 /// ```
@@ -106,6 +107,9 @@ pub struct ModuleParts {
     pub toolkit_version: Option<String>,
     /// The source file and every user header it includes.
     pub tracked_files: Vec<PathBuf>,
+    /// The files of a module of several, with where each one's image lies when they are
+    /// not device-linked (see [`crate::pipeline::Unit`]).
+    pub units: Vec<crate::pipeline::Unit>,
 }
 
 /// Generates the Rust module for `parts`.
@@ -113,7 +117,7 @@ pub struct ModuleParts {
 /// ```
 /// use kernel_build::codegen::{generate_parts, CodegenOptions, ModuleParts};
 /// let parts = ModuleParts { name: "empty".into(), info: Default::default(), fatbin_path: None,
-///     targets: vec![], toolkit_version: None, tracked_files: vec![] };
+///     targets: vec![], toolkit_version: None, tracked_files: vec![], units: vec![] };
 /// let tokens = generate_parts(&parts, &CodegenOptions::default());
 /// assert!(tokens.to_string().contains("mod empty"));
 /// ```

@@ -177,6 +177,7 @@ fn fixture() -> ModuleParts {
         preprocessed: true,
         notes: vec![],
         skipped: vec![],
+        elsewhere: vec![],
     };
     ModuleParts {
         name: "vecmath".into(),
@@ -185,6 +186,7 @@ fn fixture() -> ModuleParts {
         targets: vec!["sm_90".into(), "compute_120".into()],
         toolkit_version: Some("13.0".into()),
         tracked_files: vec!["/src/k.cu".into()],
+        units: vec![],
     }
 }
 

@@ -1,12 +1,12 @@
-//! Running nvcc: argument vectors (never a shell), all targets in one invocation
-//! compiled in parallel (`--threads 0`), a dependency file, and nvcc's messages read
-//! back into errors and warnings that name the `.cu` file and line.
+//! Running nvcc: argument vectors (never a shell), all targets of a file in one
+//! invocation compiled in parallel (`--threads N`, N given by the build's job budget), a
+//! dependency file, and nvcc's messages read back into errors and warnings that name
+//! the `.cu` file and line.
 
 pub mod depfile;
 pub mod messages;
 
 use crate::error::Error;
-use crate::toolkit::Target;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -18,7 +18,10 @@ pub(crate) struct NvccJob<'a> {
     pub source: &'a Path,
     pub output: &'a Path,
     pub depfile: &'a Path,
-    pub targets: &'a [Target],
+    /// `-gencode` pairs (and `-rdc=true`) for the targets, see [`crate::link::LinkMode`].
+    pub code_args: Vec<String>,
+    /// nvcc's `--threads`: how many targets compile at once.
+    pub threads: usize,
     pub includes: &'a [PathBuf],
     pub defines: &'a [(String, Option<String>)],
     pub flags: &'a [String],
@@ -30,11 +33,12 @@ pub(crate) struct NvccJob<'a> {
 impl NvccJob<'_> {
     /// The argument vector after the program name.
     pub(crate) fn args(&self) -> Vec<OsString> {
-        let mut a: Vec<OsString> = vec!["-fatbin".into(), "--threads".into(), "0".into()];
-        for t in self.targets {
-            a.push("-gencode".into());
-            a.push(t.gencode().into());
-        }
+        let mut a: Vec<OsString> = vec![
+            "-fatbin".into(),
+            "--threads".into(),
+            self.threads.max(1).to_string().into(),
+        ];
+        a.extend(self.code_args.iter().map(OsString::from));
         a.extend(include_and_define_args(self.includes, self.defines));
         a.extend(self.flags.iter().map(OsString::from));
         if let Some(dir) = self.keep_dir {
@@ -146,13 +150,17 @@ mod tests {
 
     #[test]
     fn argument_vector_has_every_part() {
-        let targets = [Target::sass(80), Target::ptx(90)];
+        let targets = [
+            crate::toolkit::Target::sass(80),
+            crate::toolkit::Target::ptx(90),
+        ];
         let job = NvccJob {
             nvcc: Path::new("nvcc"),
             source: Path::new("dir with space/k.cu"),
             output: Path::new("out.fatbin"),
             depfile: Path::new("out.d"),
-            targets: &targets,
+            code_args: crate::link::LinkMode::Whole.unit_args(&targets),
+            threads: 2,
             includes: &[PathBuf::from("inc")],
             defines: &[("N".into(), Some("4".into())), ("FAST".into(), None)],
             flags: &["-O3".into()],
@@ -164,7 +172,7 @@ mod tests {
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         let joined = args.join(" ");
-        assert!(joined.starts_with("-fatbin --threads 0"), "{joined}");
+        assert!(joined.starts_with("-fatbin --threads 2"), "{joined}");
         assert!(
             joined.contains("-gencode arch=compute_80,code=sm_80"),
             "{joined}"

@@ -7,6 +7,7 @@
 
 pub mod check;
 pub mod front;
+pub mod units;
 
 use std::fmt;
 

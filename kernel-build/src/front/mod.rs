@@ -38,6 +38,7 @@ use crate::model::{ModuleInfo, SourceLoc};
 pub use launched::{Launched, launched_templates};
 pub use preprocess::preprocess;
 pub use verify::{VerifyOptions, verify, verify_with, verify_with_source};
+pub(crate) use views::read_views;
 pub use views::{DeviceView, analyze_views, read_kept_views};
 
 /// One CUDA source handed to the front end.
@@ -111,7 +112,7 @@ impl<'a> FrontInput<'a> {
 /// ```
 pub fn analyze(input: &FrontInput<'_>) -> Result<ModuleInfo, Diagnostics> {
     let (info, diags) = analyze_parts(input);
-    finish(input.display_name, info, diags)
+    finish(input.display_name, info, diags, true)
 }
 
 /// Everything [`analyze`] does but the checks of the whole module: the model of one
@@ -193,8 +194,14 @@ pub fn analyze_raw_targets(
     input: &FrontInput<'_>,
     archs: &[u32],
 ) -> Result<ModuleInfo, Diagnostics> {
+    let (info, diags) = read_raw_targets(input, archs);
+    finish(input.display_name, info, diags, true)
+}
+
+/// [`analyze_raw_targets`] without the module-wide checks (for one file of several).
+pub(crate) fn read_raw_targets(input: &FrontInput<'_>, archs: &[u32]) -> (ModuleInfo, Diagnostics) {
     if archs.is_empty() || !input.raw.contains("__CUDA_ARCH__") {
-        return analyze(input);
+        return analyze_parts(input);
     }
     let mut diags = Diagnostics::new();
     let mut seen: Vec<String> = Vec::new();
@@ -211,7 +218,7 @@ pub fn analyze_raw_targets(
         views.push((format!("compute_{arch}"), info));
     }
     let info = merge::merge(views, &mut diags);
-    finish(input.display_name, info, diags)
+    (info, diags)
 }
 
 /// C++ kernels that are not templates get their symbol from the host stub when host
@@ -234,14 +241,15 @@ fn symbols_from_stub(info: &mut ModuleInfo, stub: &str) {
     }
 }
 
-/// The checks of a whole module (at least one kernel), and the notes of a raw reading
-/// added to the errors they explain.
+/// The checks of a whole module (at least one kernel, unless `require_kernel` is off for
+/// one file of several), and the notes of a raw reading added to the errors they explain.
 pub(crate) fn finish(
     display_name: &str,
     info: ModuleInfo,
     mut diags: Diagnostics,
+    require_kernel: bool,
 ) -> Result<ModuleInfo, Diagnostics> {
-    if diags.is_empty() && info.kernels.is_empty() {
+    if require_kernel && diags.is_empty() && info.kernels.is_empty() {
         let start = SourceLoc {
             file: display_name.to_string(),
             line: 1,

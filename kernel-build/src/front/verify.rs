@@ -26,6 +26,10 @@ pub struct VerifyOptions<'a> {
     /// Every image must hold every kernel (a kernel missing from one is an error
     /// instead of a kernel available on some targets only).
     pub require_every_target: bool,
+    /// The images are one file's of a module of several: a kernel in none of them is
+    /// moved to [`ModuleInfo::elsewhere`] (another file may define it) instead of being
+    /// an error.
+    pub part_of_module: bool,
 }
 
 /// Resolves C++ symbols, fills [`Kernel::images`](crate::model::Kernel::images),
@@ -182,6 +186,9 @@ pub fn verify_with(
                     .map(|[x, y, z]| x.saturating_mul(y).saturating_mul(z)),
             });
         }
+        if kernel.images.is_empty() && !images.is_empty() && opts.part_of_module {
+            continue;
+        }
         if kernel.images.is_empty() && !images.is_empty() && !opts.require_every_target {
             let targets: Vec<String> = images.iter().map(|(t, _)| t.clone()).collect();
             diags.push(
@@ -189,6 +196,13 @@ pub fn verify_with(
                     .at(kernel.loc.clone()),
             );
         }
+    }
+    if opts.part_of_module && !images.is_empty() {
+        let (here, elsewhere): (Vec<_>, Vec<_>) = std::mem::take(&mut info.kernels)
+            .into_iter()
+            .partition(|k| k.symbol.is_empty() || !k.images.is_empty());
+        info.kernels = here;
+        info.elsewhere.extend(elsewhere);
     }
     for global in &info.globals {
         for (target, image) in &images {

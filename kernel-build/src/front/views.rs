@@ -135,6 +135,13 @@ pub fn analyze_views(
     base: &FrontInput<'_>,
     views: &[DeviceView],
 ) -> Result<ModuleInfo, Diagnostics> {
+    let (info, diags) = read_views(base, views);
+    super::finish(base.display_name, info, diags, true)
+}
+
+/// [`analyze_views`] without the module-wide checks: the merged reading and its errors,
+/// for one file of a module of several (which may declare no kernel).
+pub(crate) fn read_views(base: &FrontInput<'_>, views: &[DeviceView]) -> (ModuleInfo, Diagnostics) {
     let parsed: Vec<(String, ModuleInfo, Diagnostics)> = std::thread::scope(|s| {
         let handles: Vec<_> = views
             .iter()
@@ -170,5 +177,5 @@ pub fn analyze_views(
     }
     let mut info = merge(infos, &mut diags);
     info.preprocessed = true;
-    super::finish(base.display_name, info, diags)
+    (info, diags)
 }

@@ -20,6 +20,9 @@ pub(crate) struct ObjectMeta {
     #[serde(with = "path_bytes::list")]
     pub deps: Vec<PathBuf>,
     pub warnings: Vec<String>,
+    /// The files of a module of several.
+    #[serde(default)]
+    pub units: Vec<super::request::Unit>,
 }
 
 /// A direct-mode manifest: when every dependency still matches its stamp, `object` is
@@ -49,12 +52,7 @@ pub(crate) struct Entry {
 
 impl Entry {
     pub(crate) fn into_built(self, req: &ModuleRequest, source: &Source) -> BuiltModule {
-        let mut tracked: Vec<PathBuf> = source.tracked_source().into_iter().collect();
-        for d in &self.meta.deps {
-            if is_user_file(d, &source.user_dirs) && !tracked.contains(d) && *d != source.path {
-                tracked.push(d.clone());
-            }
-        }
+        let tracked = self.tracked_files(source);
         let mut warnings = self.meta.warnings;
         warnings.extend(self.note);
         BuiltModule {
@@ -65,7 +63,19 @@ impl Entry {
             toolkit_version: Some(self.meta.toolkit_version),
             tracked_files: tracked,
             warnings,
+            units: self.meta.units,
         }
+    }
+
+    /// The source file and every user header it included.
+    pub(crate) fn tracked_files(&self, source: &Source) -> Vec<PathBuf> {
+        let mut tracked: Vec<PathBuf> = source.tracked_source().into_iter().collect();
+        for d in &self.meta.deps {
+            if is_user_file(d, &source.user_dirs) && !tracked.contains(d) && *d != source.path {
+                tracked.push(d.clone());
+            }
+        }
+        tracked
     }
 }
 
@@ -149,15 +159,16 @@ impl Staging {
     }
 }
 
-/// Direct mode: every dependency unchanged → the object, with no nvcc run.
-pub(crate) fn lookup_direct(cache: &Cache, direct_key: &str) -> Option<Entry> {
+/// Direct mode: every dependency unchanged → the object (with its key), with no nvcc run.
+pub(crate) fn lookup_direct(cache: &Cache, direct_key: &str) -> Option<(String, Entry)> {
     let manifest: Manifest = cache.read_json("manifests", direct_key)?;
     for stamp in &manifest.deps {
         if !stamp_matches(stamp) {
             return None;
         }
     }
-    lookup_object(cache, &manifest.object)
+    let entry = lookup_object(cache, &manifest.object)?;
+    Some((manifest.object, entry))
 }
 
 fn stamp_matches(stamp: &Stamp) -> bool {
@@ -233,7 +244,7 @@ pub(crate) fn record_manifest(cache: &Cache, direct_key: &str, object_key: &str,
 pub(crate) fn store(
     cache: Option<&Cache>,
     object_key: &str,
-    direct_key: &str,
+    direct_key: Option<&str>,
     fresh: Fresh,
 ) -> Result<Entry, Error> {
     let Fresh {
@@ -258,7 +269,9 @@ pub(crate) fn store(
                 e,
             )
         })?;
-        record_manifest(cache, direct_key, object_key, &deps);
+        if let Some(direct_key) = direct_key {
+            record_manifest(cache, direct_key, object_key, &deps);
+        }
         return Ok(Entry {
             dir,
             meta,

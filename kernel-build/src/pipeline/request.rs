@@ -4,6 +4,7 @@
 use crate::cache::Cache;
 use crate::env::Reporting;
 use crate::error::Error;
+use crate::link::LinkMode;
 use crate::model::ModuleInfo;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -26,6 +27,12 @@ pub enum SourceInput {
     File {
         /// The file.
         path: PathBuf,
+    },
+    /// Several `.cu` files, each compiled as its own translation unit; their kernels form
+    /// one module (see [`ModuleRequest::link`] for calls between files).
+    Files {
+        /// The files, in order.
+        paths: Vec<PathBuf>,
     },
 }
 
@@ -59,6 +66,9 @@ pub struct ModuleRequest {
     /// Every target's image must hold every kernel: a kernel compiled for some targets
     /// only (declared inside `#if __CUDA_ARCH__ ...`) is an error instead of a warning.
     pub require_every_target: bool,
+    /// How several files become one module's device code: each a whole program
+    /// (default), device-linked (`rdc`), or link-time optimised (`lto`).
+    pub link: LinkMode,
 }
 
 impl ModuleRequest {
@@ -85,6 +95,7 @@ impl ModuleRequest {
             base_dir,
             user_dirs: Vec::new(),
             require_every_target: false,
+            link: LinkMode::Whole,
         }
     }
 }
@@ -110,6 +121,9 @@ pub struct Context {
     pub no_device_code: bool,
     /// Folders to walk up from when looking for a project-local toolkit.
     pub search_from: Vec<PathBuf>,
+    /// The most compiles at once; `None`: Cargo's jobserver and `NUM_JOBS` in a build
+    /// script, the number of cores elsewhere.
+    pub jobs: Option<usize>,
 }
 
 impl Default for Context {
@@ -122,6 +136,7 @@ impl Default for Context {
             use_cache: true,
             no_device_code: false,
             search_from: d.search_from,
+            jobs: None,
         }
     }
 }
@@ -151,6 +166,31 @@ pub struct BuiltModule {
     pub tracked_files: Vec<PathBuf>,
     /// nvcc's warnings, with file:line.
     pub warnings: Vec<String>,
+    /// The translation units of a module built from several files, in order: which
+    /// kernels and globals each holds and, when each is its own image, where that image
+    /// lies in the fatbin. Empty for a module of one file.
+    #[serde(default)]
+    pub units: Vec<Unit>,
+}
+
+/// One file of a module built from several.
+///
+/// ```
+/// let u = kernel_build::pipeline::Unit { file: "a.cu".into(), image: Some((0, 4096)),
+///     kernels: vec!["scale".into()], globals: vec![] };
+/// assert_eq!(u.image.unwrap().1, 4096);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Unit {
+    /// The file as given.
+    pub file: String,
+    /// `(offset, length)` of this file's own fatbin inside the module's fatbin, when
+    /// files are not device-linked (each is then loaded as a module of its own).
+    pub image: Option<(u64, u64)>,
+    /// Symbols of the kernels that come from this file.
+    pub kernels: Vec<String>,
+    /// Symbols of the globals that come from this file.
+    pub globals: Vec<String>,
 }
 
 /// The source as nvcc sees it.
@@ -210,40 +250,69 @@ pub(crate) fn inline_display_name(module: &str) -> String {
     format!("<inline {module}>")
 }
 
-pub(crate) fn resolve_source(req: &ModuleRequest, cache: Option<&Cache>) -> Result<Source, Error> {
-    let includes: Vec<PathBuf> = req.includes.iter().map(|d| req.base_dir.join(d)).collect();
+/// The sources of a request: one, or one per file of [`SourceInput::Files`].
+pub(crate) fn resolve_sources(
+    req: &ModuleRequest,
+    cache: Option<&Cache>,
+) -> Result<Vec<Source>, Error> {
     match &req.source {
-        SourceInput::File { path } => {
-            let full = req.base_dir.join(path);
-            let text = std::fs::read(&full)
-                .map_err(|e| Error::io("failed to read the CUDA source", &full, e))?;
-            let mut user_dirs = vec![full.parent().map(Path::to_path_buf).unwrap_or_default()];
-            user_dirs.extend(includes.iter().cloned());
-            user_dirs.extend(req.user_dirs.iter().map(|d| req.base_dir.join(d)));
-            Ok(Source {
-                display_name: path.display().to_string(),
-                path: full,
-                text: String::from_utf8_lossy(&text).into_owned(),
-                user_dirs,
-                includes,
-                is_file: true,
-            })
+        SourceInput::Files { paths } if paths.is_empty() => Err(Error::InvalidOption(format!(
+            "module `{}` has no files",
+            req.name
+        ))),
+        SourceInput::Files { paths } => {
+            let mut seen = std::collections::HashSet::new();
+            let mut out = Vec::new();
+            for path in paths {
+                let full = req.base_dir.join(path);
+                if !seen.insert(full) {
+                    return Err(Error::InvalidOption(format!(
+                        "module `{}` lists `{}` twice",
+                        req.name,
+                        path.display()
+                    )));
+                }
+                out.push(resolve_file(req, path)?);
+            }
+            Ok(out)
         }
-        SourceInput::Inline { text } => {
-            let path = stage_inline(text, cache)?;
-            let mut user_dirs = vec![req.base_dir.clone()];
-            user_dirs.extend(includes.iter().cloned());
-            user_dirs.extend(req.user_dirs.iter().map(|d| req.base_dir.join(d)));
-            Ok(Source {
-                path,
-                display_name: inline_display_name(&req.name),
-                text: text.clone(),
-                includes: user_dirs.clone(),
-                user_dirs,
-                is_file: false,
-            })
-        }
+        SourceInput::File { path } => Ok(vec![resolve_file(req, path)?]),
+        SourceInput::Inline { text } => Ok(vec![resolve_inline(req, text, cache)?]),
     }
+}
+
+fn resolve_file(req: &ModuleRequest, path: &Path) -> Result<Source, Error> {
+    let includes: Vec<PathBuf> = req.includes.iter().map(|d| req.base_dir.join(d)).collect();
+    let full = req.base_dir.join(path);
+    let text =
+        std::fs::read(&full).map_err(|e| Error::io("failed to read the CUDA source", &full, e))?;
+    let mut user_dirs = vec![full.parent().map(Path::to_path_buf).unwrap_or_default()];
+    user_dirs.extend(includes.iter().cloned());
+    user_dirs.extend(req.user_dirs.iter().map(|d| req.base_dir.join(d)));
+    Ok(Source {
+        display_name: path.display().to_string(),
+        path: full,
+        text: String::from_utf8_lossy(&text).into_owned(),
+        user_dirs,
+        includes,
+        is_file: true,
+    })
+}
+
+fn resolve_inline(req: &ModuleRequest, text: &str, cache: Option<&Cache>) -> Result<Source, Error> {
+    let includes: Vec<PathBuf> = req.includes.iter().map(|d| req.base_dir.join(d)).collect();
+    let path = stage_inline(text, cache)?;
+    let mut user_dirs = vec![req.base_dir.clone()];
+    user_dirs.extend(includes.iter().cloned());
+    user_dirs.extend(req.user_dirs.iter().map(|d| req.base_dir.join(d)));
+    Ok(Source {
+        path,
+        display_name: inline_display_name(&req.name),
+        text: text.to_owned(),
+        includes: user_dirs.clone(),
+        user_dirs,
+        is_file: false,
+    })
 }
 
 /// Writes inline text to a file named by its hash, so nvcc always sees the same path

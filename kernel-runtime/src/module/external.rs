@@ -66,7 +66,7 @@ impl Module {
             archs: None,
             toolkit: None,
         };
-        let inner = load(gpu, image, &[], &from)?;
+        let inner = load(gpu, &[image], &[], &from)?;
         Ok(Module {
             inner: Arc::new(inner),
             gpu: gpu.clone(),
@@ -133,6 +133,7 @@ impl Module {
             launch_bounds: 0,
             cluster_dims: None,
             available: None,
+            unit: None,
         };
         let info = Arc::new(self.inner.resolve(&request)?);
         Ok(Kernel {

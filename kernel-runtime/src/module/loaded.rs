@@ -13,7 +13,7 @@ use crate::gpu::Gpu;
 ///
 /// ```no_run
 /// use kernel_runtime::__private::{load_module, ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[] };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[] };
 /// let gpu = kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;
 /// let on_side_stream = m.with_stream(&gpu.new_stream()?);
@@ -73,7 +73,7 @@ impl LoadedModule {
 ///
 /// ```no_run
 /// # use kernel_runtime::__private::{load_module, ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[] };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[] };
 /// let gpu = kernel_runtime::Gpu::new(0)?;
 /// let a = load_module(&gpu, &SPEC)?;
 /// let b = load_module(&gpu, &SPEC)?; // cached
@@ -85,15 +85,22 @@ pub fn load_module(gpu: &Gpu, spec: &'static ModuleSpec) -> Result<LoadedModule,
     })?;
     let key = std::ptr::from_ref(spec).addr();
     let inner = gpu.inner().modules.get_or_try_init(key, || {
+        let unit_of = |index: usize| {
+            spec.units
+                .iter()
+                .position(|u| u.kernels.iter().any(|&k| usize::from(k) == index))
+        };
         let kernels: Vec<KernelRequest<'_>> = spec
             .kernels
             .iter()
-            .map(|k| KernelRequest {
+            .enumerate()
+            .map(|(i, k)| KernelRequest {
                 name: k.name,
                 symbol: k.symbol,
                 launch_bounds: k.max_threads,
                 cluster_dims: k.cluster_dims,
                 available: k.available,
+                unit: unit_of(i),
             })
             .collect();
         let from = Provenance {
@@ -101,7 +108,15 @@ pub fn load_module(gpu: &Gpu, spec: &'static ModuleSpec) -> Result<LoadedModule,
             archs: Some(spec.archs),
             toolkit: Some(spec.toolkit),
         };
-        load(gpu, image, &kernels, &from)
+        let images: Vec<&[u8]> = if spec.units.is_empty() {
+            vec![image]
+        } else {
+            spec.units
+                .iter()
+                .map(|u| image.get(u.offset..u.offset + u.len).unwrap_or_default())
+                .collect()
+        };
+        load(gpu, &images, &kernels, &from)
     })?;
     Ok(LoadedModule {
         module: Module::from_parts(inner, gpu.clone()),

@@ -29,10 +29,11 @@ use crate::image::{self, ImageKind};
 use crate::limits::DeviceLimits;
 use crate::validate::KernelLimits;
 
-/// A loaded module: the driver handle, its context, and its resolved kernels.
+/// A loaded module: the driver handles (one, or one per file of a module of several
+/// whole-program files), its context, and its resolved kernels.
 pub(crate) struct ModuleInner {
     pub(crate) ctx: Arc<CudaContext>,
-    cu_module: sys::CUmodule,
+    cu_modules: Vec<sys::CUmodule>,
     pub(crate) name: String,
     pub(crate) kernels: Box<[Slot]>,
     pub(crate) device: DeviceLimits,
@@ -84,10 +85,11 @@ unsafe impl Sync for ModuleInner {}
 impl Drop for ModuleInner {
     fn drop(&mut self) {
         self.ctx.record_err(self.ctx.bind_to_thread());
-        // SAFETY: the handle came from a successful load and is unloaded exactly once; every
-        // function handle into it is owned by values that keep this module alive.
-        self.ctx
-            .record_err(unsafe { result::module::unload(self.cu_module) });
+        for &m in &self.cu_modules {
+            // SAFETY: each handle came from a successful load and is unloaded exactly once;
+            // every function handle into it is owned by values that keep this module alive.
+            self.ctx.record_err(unsafe { result::module::unload(m) });
+        }
     }
 }
 
@@ -113,6 +115,8 @@ pub(crate) struct KernelRequest<'a> {
     pub cluster_dims: Option<[u32; 3]>,
     /// `Some(targets)` for a kernel some images lack: its absence is not an error.
     pub available: Option<&'static [&'static str]>,
+    /// The driver module (file) that holds it; `None`: look in each.
+    pub unit: Option<usize>,
 }
 
 /// What is known about where an image came from (for error messages).
@@ -122,35 +126,28 @@ pub(crate) struct Provenance<'a> {
     pub toolkit: Option<&'a str>,
 }
 
-/// Loads `image` into `gpu`'s context and resolves `kernels`.
+/// Loads `images` (one, or one per file of a module of several) into `gpu`'s context and
+/// resolves `kernels`.
 pub(crate) fn load(
     gpu: &Gpu,
-    image: &[u8],
+    images: &[&[u8]],
     kernels: &[KernelRequest<'_>],
     from: &Provenance<'_>,
 ) -> Result<ModuleInner, Error> {
     let ctx = gpu.context().clone();
     ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-    let owned;
-    let ptr: *const c_void = if needs_copy(image) {
-        owned = aligned_copy(image);
-        owned.as_ptr().cast()
-    } else {
-        image.as_ptr().cast()
-    };
-    // SAFETY: `ptr` addresses a complete image (PTX copies are NUL-terminated) that outlives the
-    // call; the driver copies what it keeps.
-    let cu_module = match unsafe { result::module::load_data(ptr) } {
-        Ok(m) => m,
-        Err(e) => return Err(load_error(gpu, image, ptr, e, from)),
-    };
     let mut inner = ModuleInner {
         ctx,
-        cu_module,
+        cu_modules: Vec::with_capacity(images.len()),
         name: from.module.to_owned(),
         kernels: Box::new([]),
         device: *gpu.limits(),
     };
+    for image in images {
+        // A failure drops `inner`, which unloads the images loaded so far.
+        let m = load_one(gpu, image, from)?;
+        inner.cu_modules.push(m);
+    }
     inner.kernels = kernels
         .iter()
         .map(|k| match (inner.resolve(k), k.available) {
@@ -165,7 +162,32 @@ pub(crate) fn load(
     Ok(inner)
 }
 
+/// Loads one image.
+fn load_one(gpu: &Gpu, image: &[u8], from: &Provenance<'_>) -> Result<sys::CUmodule, Error> {
+    let owned;
+    let ptr: *const c_void = if needs_copy(image) {
+        owned = aligned_copy(image);
+        owned.as_ptr().cast()
+    } else {
+        image.as_ptr().cast()
+    };
+    // SAFETY: `ptr` addresses a complete image (PTX copies are NUL-terminated) that outlives the
+    // call; the driver copies what it keeps.
+    match unsafe { result::module::load_data(ptr) } {
+        Ok(m) => Ok(m),
+        Err(e) => Err(load_error(gpu, image, ptr, e, from)),
+    }
+}
+
 impl ModuleInner {
+    /// The driver modules to look for a symbol in: `unit`'s, or each.
+    fn handles(&self, unit: Option<usize>) -> &[sys::CUmodule] {
+        match unit {
+            Some(u) if u < self.cu_modules.len() => &self.cu_modules[u..=u],
+            _ => &self.cu_modules,
+        }
+    }
+
     /// Looks up one kernel and reads its limits.
     pub(crate) fn resolve(&self, k: &KernelRequest<'_>) -> Result<KernelInfo, Error> {
         let not_found = || Error::KernelNotFound {
@@ -175,12 +197,19 @@ impl ModuleInner {
         };
         let symbol = CString::new(k.symbol).map_err(|_| not_found())?;
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        // SAFETY: the module handle is live (owned by `self`).
-        let function = match unsafe { result::module::get_function(self.cu_module, symbol) } {
-            Ok(f) => f,
-            Err(DriverError(CUresult::CUDA_ERROR_NOT_FOUND)) => return Err(not_found()),
-            Err(e) => return Err(Error::driver("cuModuleGetFunction", e)),
-        };
+        let mut found = None;
+        for &m in self.handles(k.unit) {
+            // SAFETY: the module handle is live (owned by `self`).
+            match unsafe { result::module::get_function(m, symbol.clone()) } {
+                Ok(f) => {
+                    found = Some(f);
+                    break;
+                }
+                Err(DriverError(CUresult::CUDA_ERROR_NOT_FOUND)) => {}
+                Err(e) => return Err(Error::driver("cuModuleGetFunction", e)),
+            }
+        }
+        let function = found.ok_or_else(not_found)?;
         let attr = |a: F| -> Result<u32, Error> {
             // SAFETY: `function` is a live handle of this module.
             let v = unsafe { result::function::get_function_attribute(function, a) }
@@ -211,12 +240,15 @@ impl ModuleInner {
         };
         let c = CString::new(symbol).map_err(|_| missing())?;
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        // SAFETY: the module handle is live (owned by `self`).
-        match unsafe { result::module::get_global(self.cu_module, c) } {
-            Ok(g) => Ok(g),
-            Err(DriverError(CUresult::CUDA_ERROR_NOT_FOUND)) => Err(missing()),
-            Err(e) => Err(Error::driver("cuModuleGetGlobal", e)),
+        for &m in &self.cu_modules {
+            // SAFETY: the module handle is live (owned by `self`).
+            match unsafe { result::module::get_global(m, c.clone()) } {
+                Ok(g) => return Ok(g),
+                Err(DriverError(CUresult::CUDA_ERROR_NOT_FOUND)) => {}
+                Err(e) => return Err(Error::driver("cuModuleGetGlobal", e)),
+            }
         }
+        Err(missing())
     }
 }
 

@@ -18,6 +18,7 @@ pub struct Aligned<T: ?Sized>(pub T);
 /// use kernel_runtime::__private::ModuleSpec;
 /// static SPEC: ModuleSpec = ModuleSpec {
 ///     name: "empty", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[],
+///     units: &[],
 /// };
 /// assert!(SPEC.image.is_none());
 /// ```
@@ -35,6 +36,31 @@ pub struct ModuleSpec {
     pub kernels: &'static [KernelSpec],
     /// `__constant__` and `__device__` variables, in the order generated accessors index them.
     pub globals: &'static [GlobalSpec],
+    /// For a module of several files that are not device-linked: each file's own fatbin
+    /// inside `image`, loaded as a driver module of its own. Empty when `image` is one
+    /// module.
+    pub units: &'static [UnitSpec],
+}
+
+/// One file's image inside a module of several whole-program files.
+///
+/// ```
+/// use kernel_runtime::__private::UnitSpec;
+/// const U: UnitSpec = UnitSpec { file: "a.cu", offset: 0, len: 4096, kernels: &[0, 2], globals: &[] };
+/// assert_eq!(U.kernels.len(), 2);
+/// ```
+#[derive(Debug)]
+pub struct UnitSpec {
+    /// The `.cu` file.
+    pub file: &'static str,
+    /// Where its fatbin starts in the module's image (a multiple of 8).
+    pub offset: usize,
+    /// Its length in bytes.
+    pub len: usize,
+    /// Indices into [`ModuleSpec::kernels`] of the kernels it holds.
+    pub kernels: &'static [u16],
+    /// Indices into [`ModuleSpec::globals`] of the globals it holds.
+    pub globals: &'static [u16],
 }
 
 /// One `__global__` function.

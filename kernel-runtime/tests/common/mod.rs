@@ -137,6 +137,7 @@ pub static SPEC: ModuleSpec = ModuleSpec {
             size: 8,
         },
     ],
+    units: &[],
 };
 
 /// What the code generator emits for a module: a wrapper over `LoadedModule` with one typed

@@ -77,6 +77,7 @@ pub static SPEC: ModuleSpec = ModuleSpec {
     toolkit: "13.0",
     kernels: KERNELS,
     globals: &[],
+    units: &[],
 };
 
 pub static SM80_SPEC: ModuleSpec = ModuleSpec {
@@ -86,6 +87,7 @@ pub static SM80_SPEC: ModuleSpec = ModuleSpec {
     toolkit: "13.0",
     kernels: KERNELS,
     globals: &[],
+    units: &[],
 };
 
 /// The `__CUDA_ARCH__` that `arch_probe` reports on a device of compute capability `cc` when

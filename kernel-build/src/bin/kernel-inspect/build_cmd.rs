@@ -1,13 +1,16 @@
-//! `kernel-inspect build FILE.cu`: runs the whole build pipeline outside Cargo
+//! `kernel-inspect build FILE.cu...`: runs the whole build pipeline outside Cargo
 //! (discover nvcc, preprocess, parse, compile through the cache, verify every image)
-//! and reports what it produced.
+//! and reports what it produced. Several files form one module, built the way
+//! `Build::files` builds them.
 //!
 //! ```text
-//! kernel-inspect build FILE.cu [--arch TARGET]... [-I DIR]... [-D NAME[=VALUE]]...
-//!                              [--flag NVCC_FLAG]... [--cache-dir DIR | --no-cache]
-//!                              [--out FILE.fatbin] [--require-every-target] [--json]
+//! kernel-inspect build FILE.cu... [--arch TARGET]... [-I DIR]... [-D NAME[=VALUE]]...
+//!                                 [--flag NVCC_FLAG]... [--cache-dir DIR | --no-cache]
+//!                                 [--rdc | --lto] [-j N] [--name NAME]
+//!                                 [--out FILE.fatbin] [--require-every-target] [--json]
 //! ```
 
+use kernel_build::link::LinkMode;
 use kernel_build::pipeline::{Context, ModuleRequest, SourceInput, build_module};
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -19,7 +22,9 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
         .iter()
         .map(|a| a.to_string_lossy().into_owned())
         .collect();
-    let mut file = None;
+    let mut files: Vec<PathBuf> = Vec::new();
+    let mut link = LinkMode::Whole;
+    let mut name = None;
     let mut archs = Vec::new();
     let mut req_includes = Vec::new();
     let mut defines = Vec::new();
@@ -41,22 +46,42 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
             "--out" => out = Some(PathBuf::from(value("--out")?)),
             "--json" => json = true,
             "--require-every-target" => every_target = true,
+            "--rdc" => link = LinkMode::Rdc,
+            "--lto" => link = LinkMode::Lto,
+            "--name" => name = Some(value("--name")?),
+            "-j" | "--jobs" => {
+                let n = value("-j")?;
+                cx.jobs = Some(
+                    n.parse()
+                        .map_err(|_| format!("-j needs a number, not `{n}`"))?,
+                );
+            }
             s if s.starts_with("-I") => req_includes.push(PathBuf::from(&s[2..])),
             s if s.starts_with("-D") => defines.push(split_define(&s[2..])),
             s if s.starts_with('-') => return Err(format!("unknown option `{s}`")),
-            s if file.is_none() => file = Some(PathBuf::from(s)),
-            s => return Err(format!("unexpected argument `{s}`")),
+            s => files.push(PathBuf::from(s)),
         }
     }
-    let file = file.ok_or("usage: kernel-inspect build FILE.cu [options]")?;
-    let name = file
-        .file_stem()
-        .map(|s| {
-            s.to_string_lossy()
-                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-        })
-        .unwrap_or_else(|| "module".into());
-    let mut req = ModuleRequest::new(name, SourceInput::File { path: file });
+    let first = files
+        .first()
+        .ok_or("usage: kernel-inspect build FILE.cu... [options]")?;
+    let name = name.unwrap_or_else(|| {
+        first
+            .file_stem()
+            .map(|s| {
+                s.to_string_lossy()
+                    .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+            })
+            .unwrap_or_else(|| "module".into())
+    });
+    let source = match files.len() {
+        1 => SourceInput::File {
+            path: files.remove(0),
+        },
+        _ => SourceInput::Files { paths: files },
+    };
+    let mut req = ModuleRequest::new(name, source);
+    req.link = link;
     req.base_dir = std::env::current_dir().map_err(|e| e.to_string())?;
     req.archs = (!archs.is_empty()).then_some(archs);
     req.includes = req_includes;

@@ -21,7 +21,7 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   kernel-inspect fatbin FILE [--json]   entries, kernels and layouts of a fatbin
   kernel-inspect binary PATH [--json]   the fatbins embedded in an executable or object
-  kernel-inspect build FILE [options]   build and verify a module outside Cargo
+  kernel-inspect build FILE... [options] build and verify a module outside Cargo
   kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]
                                         kernel declarations of a CUDA source";
 

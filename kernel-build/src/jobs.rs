@@ -1,0 +1,195 @@
+//! How many compiles run at once: Cargo's jobserver when the build runs under Cargo (as
+//! cc-rs does: `NUM_JOBS` and the jobserver protocol), the number of cores otherwise.
+//!
+//! The process owns one implicit token: the first worker runs on it. Every other worker
+//! takes a token from the jobserver before each job and gives it back after, so `cargo
+//! build -j N` bounds the compiles of all crates together. A job may take more tokens
+//! without waiting (when some are free) to run nvcc's per-target passes in parallel.
+
+use crate::env::{self, Reporting};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Mutex, OnceLock};
+
+/// The concurrency of one build.
+pub(crate) struct Jobs {
+    limit: usize,
+    client: Option<&'static jobserver::Client>,
+}
+
+/// The jobserver Cargo passed to this process, opened once.
+fn cargo_jobserver() -> Option<&'static jobserver::Client> {
+    static CLIENT: OnceLock<Option<jobserver::Client>> = OnceLock::new();
+    CLIENT
+        // SAFETY: the descriptors named by CARGO_MAKEFLAGS/MAKEFLAGS are inherited from Cargo
+        // for this purpose and nothing else in the process uses them.
+        .get_or_init(|| unsafe { jobserver::Client::from_env() })
+        .as_ref()
+}
+
+impl Jobs {
+    /// `explicit` jobs, else `NUM_JOBS` (build scripts), else the number of cores. The
+    /// jobserver is used in build scripts only (a macro runs inside rustc, which holds
+    /// the tokens of its own crate).
+    pub(crate) fn new(explicit: Option<usize>, reporting: Reporting) -> Jobs {
+        let cores = std::thread::available_parallelism().map_or(1, usize::from);
+        let from_env = || {
+            env::var("NUM_JOBS", reporting)
+                .and_then(|v| v.to_str().and_then(|s| s.trim().parse::<usize>().ok()))
+        };
+        let limit = explicit.or_else(from_env).unwrap_or(cores).max(1);
+        let client = (explicit.is_none() && reporting == Reporting::Cargo)
+            .then(cargo_jobserver)
+            .flatten();
+        Jobs { limit, client }
+    }
+
+    /// The most compiles at once.
+    pub(crate) fn limit(&self) -> usize {
+        self.limit
+    }
+
+    /// Runs `work(item, threads)` for every item, at most `limit` at once, and returns the
+    /// results in the items' order. `threads` is how many threads the job may use (at
+    /// most `max_threads`): its share of the limit, taken from the jobserver when there
+    /// is one.
+    pub(crate) fn run<T: Sync, R: Send>(
+        &self,
+        items: &[T],
+        max_threads: usize,
+        work: impl Fn(&T, usize) -> R + Sync,
+    ) -> Vec<R> {
+        let workers = self.limit.min(items.len()).max(1);
+        let share = (self.limit / workers).clamp(1, max_threads.max(1));
+        let next = AtomicUsize::new(0);
+        let results: Mutex<Vec<Option<R>>> =
+            Mutex::new(std::iter::repeat_with(|| None).take(items.len()).collect());
+        std::thread::scope(|s| {
+            for w in 0..workers {
+                let (next, results, work) = (&next, &results, &work);
+                s.spawn(move || {
+                    loop {
+                        // Take a token before an item, so that an item never waits for a
+                        // token while another worker is free to run it.
+                        let Some(main) =
+                            self.main_token(w == 0, || next.load(Ordering::SeqCst) < items.len())
+                        else {
+                            break;
+                        };
+                        let i = next.fetch_add(1, Ordering::SeqCst);
+                        let Some(item) = items.get(i) else { break };
+                        let extra = self.extra_tokens(share);
+                        let threads = match self.client {
+                            Some(_) => 1 + extra.len(),
+                            None => share,
+                        };
+                        let r = work(item, threads);
+                        drop((main, extra));
+                        if let Ok(mut all) = results.lock() {
+                            all[i] = Some(r);
+                        }
+                    }
+                });
+            }
+        });
+        results
+            .into_inner()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .into_iter()
+            .map(|r| r.expect("every job ran"))
+            .collect()
+    }
+
+    /// The token a worker runs its next item on: none needed for the implicit one (or
+    /// without a jobserver); otherwise one taken from the jobserver, polled for as long as
+    /// `wanted()` says items remain. `None`: nothing left to do.
+    fn main_token(
+        &self,
+        implicit: bool,
+        wanted: impl Fn() -> bool,
+    ) -> Option<Option<jobserver::Acquired>> {
+        let client = match self.client {
+            Some(c) if !implicit => c,
+            _ => return wanted().then_some(None),
+        };
+        while wanted() {
+            match client.try_acquire() {
+                Ok(Some(t)) => return Some(Some(t)),
+                Ok(None) => std::thread::sleep(std::time::Duration::from_millis(20)),
+                // No non-blocking read on this jobserver: wait for a token.
+                Err(_) => return client.acquire().ok().map(Some),
+            }
+        }
+        None
+    }
+
+    /// Up to `share - 1` more tokens, taken only if free, so that one nvcc may compile
+    /// several targets at once.
+    fn extra_tokens(&self, share: usize) -> Vec<jobserver::Acquired> {
+        let mut extra = Vec::new();
+        if let Some(client) = self.client {
+            while extra.len() + 1 < share {
+                match client.try_acquire() {
+                    Ok(Some(t)) => extra.push(t),
+                    _ => break,
+                }
+            }
+        }
+        extra
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicUsize;
+
+    #[test]
+    fn results_keep_the_items_order_and_concurrency_is_bounded() {
+        let jobs = Jobs::new(Some(3), Reporting::Silent);
+        let running = AtomicUsize::new(0);
+        let peak = AtomicUsize::new(0);
+        let items: Vec<u32> = (0..20).collect();
+        let out = jobs.run(&items, 8, |&i, threads| {
+            let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+            peak.fetch_max(now, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            running.fetch_sub(1, Ordering::SeqCst);
+            (i * 2, threads)
+        });
+        assert_eq!(
+            out.iter().map(|r| r.0).collect::<Vec<_>>(),
+            (0..20).map(|i| i * 2).collect::<Vec<_>>()
+        );
+        assert!(out.iter().all(|r| r.1 == 1), "3 workers share a limit of 3");
+        assert!(peak.load(Ordering::SeqCst) <= 3);
+    }
+
+    #[test]
+    fn few_items_get_more_threads_each() {
+        let jobs = Jobs::new(Some(8), Reporting::Silent);
+        let out = jobs.run(&[1, 2], 6, |_, threads| threads);
+        assert_eq!(out, [4, 4]);
+        let out = jobs.run(&[1], 6, |_, threads| threads);
+        assert_eq!(out, [6], "capped at the number of targets");
+    }
+
+    #[test]
+    fn a_jobserver_bounds_the_workers() {
+        // A jobserver with 1 token besides the implicit one: at most 2 jobs at once.
+        let client = Box::leak(Box::new(jobserver::Client::new(1).unwrap()));
+        let jobs = Jobs {
+            limit: 4,
+            client: Some(client),
+        };
+        let running = AtomicUsize::new(0);
+        let peak = AtomicUsize::new(0);
+        let items: Vec<u32> = (0..12).collect();
+        jobs.run(&items, 1, |_, _| {
+            let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+            peak.fetch_max(now, Ordering::SeqCst);
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            running.fetch_sub(1, Ordering::SeqCst);
+        });
+        assert_eq!(peak.load(Ordering::SeqCst), 2);
+    }
+}

@@ -1,0 +1,265 @@
+//! Device linking of a module's files: per target, the relocatable code (`rdc`) or LTO-IR
+//! (`lto`) of every file is linked by nvJitLink into one image, and the images of all
+//! targets are assembled by nvFatbin into the module's fatbin.
+
+use super::nvfatbin::{FatbinPart, NvFatbin};
+use super::nvjitlink::{InputKind, LinkInput, NvJitLink};
+use super::symbols::{self, SymbolProblem};
+use crate::env::Reporting;
+use crate::error::Error;
+use crate::fatbin::EntryKind;
+use crate::toolkit::{Target, TargetKind};
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// How the files of a module become its device code.
+///
+/// ```
+/// use kernel_build::link::LinkMode;
+/// assert_eq!(LinkMode::default(), LinkMode::Whole);
+/// assert_eq!(LinkMode::Lto.name(), "lto");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum LinkMode {
+    /// Every file is a whole program of its own (nvcc's default): no device link; a
+    /// kernel can only call device functions of its own file.
+    #[default]
+    Whole,
+    /// Relocatable device code (`-rdc=true`), device-linked per target by nvJitLink:
+    /// files may call each other's `__device__` functions and use each other's variables.
+    Rdc,
+    /// As `Rdc`, but every file is compiled to LTO-IR and nvJitLink optimises the whole
+    /// module per target (cross-file inlining).
+    Lto,
+}
+
+impl LinkMode {
+    /// The option's name: `whole`, `rdc`, `lto`.
+    ///
+    /// ```
+    /// assert_eq!(kernel_build::link::LinkMode::Rdc.name(), "rdc");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkMode::Whole => "whole",
+            LinkMode::Rdc => "rdc",
+            LinkMode::Lto => "lto",
+        }
+    }
+
+    /// What the libraries are needed for, in messages.
+    pub(crate) fn purpose(self) -> &'static str {
+        match self {
+            LinkMode::Whole => "building",
+            LinkMode::Rdc => "device linking (`rdc`)",
+            LinkMode::Lto => "link-time optimisation (`lto`)",
+        }
+    }
+
+    /// The `-gencode` values (and `-rdc=true`) one file is compiled with.
+    pub(crate) fn unit_args(self, targets: &[Target]) -> Vec<String> {
+        let mut codes: Vec<String> = Vec::new();
+        let mut push = |c: String| {
+            if !codes.contains(&c) {
+                codes.push(c);
+            }
+        };
+        for t in targets {
+            let lto = format!("arch={},code=lto_{}", t.virtual_arch(), arch_name(t));
+            match (self, t.kind) {
+                (LinkMode::Whole, _) | (LinkMode::Rdc, TargetKind::Sass) => push(t.gencode()),
+                // Linked PTX comes out of nvJitLink only from LTO-IR.
+                (LinkMode::Rdc, TargetKind::Ptx) | (LinkMode::Lto, _) => push(lto),
+            }
+        }
+        let mut args = Vec::new();
+        if self != LinkMode::Whole {
+            args.push("-rdc=true".to_owned());
+        }
+        for c in codes {
+            args.push("-gencode".to_owned());
+            args.push(c);
+        }
+        args
+    }
+}
+
+/// `90a` for `sm_90a` and `compute_90a`.
+fn arch_name(t: &Target) -> String {
+    format!(
+        "{}{}",
+        t.number,
+        t.suffix.map(String::from).unwrap_or_default()
+    )
+}
+
+/// One file's compiled device code: its display name and the fatbin nvcc wrote for it.
+pub(crate) struct UnitCode<'a> {
+    pub name: &'a str,
+    pub fatbin: &'a [u8],
+}
+
+/// A device link of one module.
+pub(crate) struct DeviceLink<'a> {
+    pub nvcc: &'a Path,
+    pub nvcc_version: (u32, u32),
+    pub mode: LinkMode,
+    pub targets: &'a [Target],
+    pub units: &'a [UnitCode<'a>],
+    pub reporting: Reporting,
+}
+
+impl DeviceLink<'_> {
+    /// Links every target (concurrently) and assembles the fatbin; returns it with what
+    /// the linker said (its info log per target, when not empty).
+    pub(crate) fn run(&self) -> Result<(Vec<u8>, Vec<String>), Error> {
+        let purpose = self.mode.purpose();
+        let jit = NvJitLink::load(self.nvcc, self.nvcc_version, purpose, self.reporting)?;
+        let fatbin = NvFatbin::load(self.nvcc, purpose, self.reporting)?;
+        if self.mode == LinkMode::Rdc {
+            self.check_duplicates()?;
+        }
+        let images: Vec<Result<(Vec<u8>, String), Error>> = std::thread::scope(|s| {
+            let handles: Vec<_> = self
+                .targets
+                .iter()
+                .map(|t| s.spawn(|| self.link_target(&jit, t)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+                .collect()
+        });
+        let (images, logs): (Vec<Vec<u8>>, Vec<String>) = images
+            .into_iter()
+            .collect::<Result<Vec<_>, _>>()?
+            .into_iter()
+            .unzip();
+        let names: Vec<String> = self.targets.iter().map(Target::to_string).collect();
+        let parts: Vec<FatbinPart<'_>> = self
+            .targets
+            .iter()
+            .zip(&images)
+            .zip(&names)
+            .map(|((t, image), name)| match t.kind {
+                TargetKind::Sass => FatbinPart::Cubin {
+                    arch: arch_name(t),
+                    name,
+                    bytes: image,
+                },
+                TargetKind::Ptx => FatbinPart::Ptx {
+                    arch: arch_name(t),
+                    name,
+                    text: image,
+                },
+            })
+            .collect();
+        let notes = names
+            .iter()
+            .zip(logs)
+            .filter(|(_, log)| !log.is_empty())
+            .map(|(t, log)| format!("nvJitLink ({t}): {log}"))
+            .collect();
+        Ok((fatbin.assemble(&parts)?, notes))
+    }
+
+    fn link_target(&self, jit: &NvJitLink, t: &Target) -> Result<(Vec<u8>, String), Error> {
+        let ptx = t.kind == TargetKind::Ptx;
+        let mut options = vec![format!(
+            "-arch={}",
+            if ptx { t.virtual_arch() } else { t.to_string() }
+        )];
+        if self.mode == LinkMode::Lto || ptx {
+            options.push("-lto".to_owned());
+        }
+        if ptx {
+            options.push("-ptx".to_owned());
+        }
+        let inputs: Vec<LinkInput<'_>> = self
+            .units
+            .iter()
+            .map(|u| LinkInput {
+                name: u.name,
+                kind: InputKind::Fatbin,
+                bytes: u.fatbin,
+            })
+            .collect();
+        match jit.link(&options, &inputs, ptx) {
+            Ok(linked) => Ok((linked.image, linked.info_log)),
+            Err(failure) => Err(Error::DeviceLink {
+                mode: self.mode.name(),
+                target: t.to_string(),
+                problems: symbols::from_log(&failure.log)
+                    .iter()
+                    .map(SymbolProblem::describe)
+                    .collect(),
+                log: format!(
+                    "nvJitLink {}.{} {} (code {}):\n{}",
+                    jit.version().0,
+                    jit.version().1,
+                    options.join(" "),
+                    failure.code,
+                    failure.log
+                ),
+            }),
+        }
+    }
+
+    /// Strong definitions of one symbol in two files (nvJitLink prints these and goes on).
+    fn check_duplicates(&self) -> Result<(), Error> {
+        for t in self.targets.iter().filter(|t| t.kind == TargetKind::Sass) {
+            let wanted = t.to_string();
+            let mut objects: Vec<(&str, Vec<u8>)> = Vec::new();
+            for u in self.units {
+                let Ok(fatbin) = crate::fatbin::parse(u.fatbin) else {
+                    continue;
+                };
+                for e in fatbin.entries {
+                    if e.kind == EntryKind::Elf && e.target() == wanted {
+                        objects.push((u.name, e.payload));
+                    }
+                }
+            }
+            let views: Vec<(&str, &[u8])> =
+                objects.iter().map(|(n, b)| (*n, b.as_slice())).collect();
+            let problems = symbols::duplicates(&views);
+            if !problems.is_empty() {
+                return Err(Error::DeviceLink {
+                    mode: self.mode.name(),
+                    target: wanted,
+                    problems: problems.iter().map(SymbolProblem::describe).collect(),
+                    log: String::new(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(mode: LinkMode, targets: &str) -> String {
+        let ts = crate::toolkit::parse_target_list(targets).unwrap();
+        mode.unit_args(&ts).join(" ")
+    }
+
+    #[test]
+    fn unit_arguments_per_mode() {
+        assert_eq!(
+            args(LinkMode::Whole, "sm_80,compute_90"),
+            "-gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=compute_90"
+        );
+        assert_eq!(
+            args(LinkMode::Rdc, "sm_80,sm_90,compute_90"),
+            "-rdc=true -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 \
+             -gencode arch=compute_90,code=lto_90"
+        );
+        assert_eq!(
+            args(LinkMode::Lto, "sm_80,sm_90a,sm_90,compute_90"),
+            "-rdc=true -gencode arch=compute_80,code=lto_80 -gencode arch=compute_90a,code=lto_90a \
+             -gencode arch=compute_90,code=lto_90"
+        );
+    }
+}

@@ -1,0 +1,194 @@
+//! Finding and opening one of NVIDIA's shared libraries beside nvcc, and the errors that
+//! say what is missing and how to install it.
+
+use crate::env::{self, Reporting};
+use std::path::{Path, PathBuf};
+
+/// What a build needs from one library.
+pub(crate) struct LibrarySpec {
+    /// Its name in messages (`nvJitLink`).
+    pub name: &'static str,
+    /// File names to look for, preferred first.
+    pub files: &'static [&'static str],
+    /// The variable naming the file explicitly.
+    pub env: &'static str,
+    /// The pip wheel providing it.
+    pub wheel: &'static str,
+}
+
+/// A library could not be found, opened, or used.
+///
+/// ```
+/// let e = kernel_build::link::LinkLibraryError::NotFound {
+///     library: "nvJitLink", needed_for: "device linking (rdc)".into(),
+///     tried: vec!["/opt/cuda/lib64".into()], wheel: "nvidia-nvjitlink==13.0.*",
+///     env: "KERNEL_BUILD_NVJITLINK",
+/// };
+/// assert!(e.to_string().contains("nvidia-nvjitlink"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LinkLibraryError {
+    /// Not in any folder that was searched.
+    #[error(
+        "{library} is needed for {needed_for} but was not found. Looked in:\n{}\nTo fix: run \
+         `scripts/install-cuda-toolkit.sh` (installs `{wheel}` beside nvcc), install it with \
+         `pip install {wheel}` next to the nvcc in use, or set `{env}` to the library file",
+        tried.iter().map(|t| format!("  - {t}")).collect::<Vec<_>>().join("\n")
+    )]
+    NotFound {
+        /// The library.
+        library: &'static str,
+        /// What the build asked for that needs it.
+        needed_for: String,
+        /// Every place looked at.
+        tried: Vec<String>,
+        /// The pip wheel that provides it.
+        wheel: &'static str,
+        /// The variable that names it explicitly.
+        env: &'static str,
+    },
+    /// Found but not loadable, or too old.
+    #[error("cannot use {library} `{}`: {detail}", .path.display())]
+    Unusable {
+        /// The library.
+        library: &'static str,
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        detail: String,
+    },
+    /// A call failed in a way that is not about the user's code.
+    #[error("{library}: {call} failed: {detail}")]
+    Call {
+        /// The library.
+        library: &'static str,
+        /// The function called.
+        call: &'static str,
+        /// The result code and any log.
+        detail: String,
+    },
+}
+
+/// An opened library and where it came from.
+pub(crate) struct Opened {
+    pub lib: libloading::Library,
+    pub path: PathBuf,
+}
+
+/// Opens `spec` from the environment's override or from the toolkit `nvcc` belongs to.
+pub(crate) fn open(
+    spec: &LibrarySpec,
+    nvcc: &Path,
+    needed_for: &str,
+    reporting: Reporting,
+) -> Result<Opened, LinkLibraryError> {
+    let mut tried = Vec::new();
+    let path = match env::var(spec.env, reporting) {
+        Some(p) => PathBuf::from(p),
+        None => find(spec, nvcc, &mut tried).ok_or_else(|| LinkLibraryError::NotFound {
+            library: spec.name,
+            needed_for: needed_for.to_owned(),
+            tried,
+            wheel: spec.wheel,
+            env: spec.env,
+        })?,
+    };
+    // SAFETY: loading runs the library's initialisers; these are NVIDIA's own libraries from
+    // the toolkit the build already runs nvcc from (or the file the user named).
+    let lib =
+        unsafe { libloading::Library::new(&path) }.map_err(|e| LinkLibraryError::Unusable {
+            library: spec.name,
+            path: path.clone(),
+            detail: e.to_string(),
+        })?;
+    Ok(Opened { lib, path })
+}
+
+/// The library folders of the toolkit that `nvcc` belongs to (`<root>/bin/nvcc`).
+fn library_dirs(nvcc: &Path) -> Vec<PathBuf> {
+    let real = std::fs::canonicalize(nvcc).unwrap_or_else(|_| nvcc.to_path_buf());
+    let mut dirs = Vec::new();
+    for n in [nvcc, real.as_path()] {
+        if let Some(root) = n.parent().and_then(Path::parent) {
+            for sub in [
+                "lib",
+                "lib64",
+                "targets/x86_64-linux/lib",
+                "targets/sbsa-linux/lib",
+            ] {
+                let d = root.join(sub);
+                if !dirs.contains(&d) {
+                    dirs.push(d);
+                }
+            }
+        }
+    }
+    dirs
+}
+
+fn find(spec: &LibrarySpec, nvcc: &Path, tried: &mut Vec<String>) -> Option<PathBuf> {
+    for dir in library_dirs(nvcc) {
+        for file in spec.files {
+            let p = dir.join(file);
+            if p.is_file() {
+                return Some(p);
+            }
+        }
+        tried.push(format!("{} (no {})", dir.display(), spec.files.join(", ")));
+    }
+    None
+}
+
+/// Reads a symbol as a function pointer of type `T`.
+///
+/// # Safety
+/// `T` must be the function's true signature.
+pub(crate) unsafe fn function<T: Copy>(
+    opened: &Opened,
+    library: &'static str,
+    name: &str,
+) -> Result<T, LinkLibraryError> {
+    let mut c = name.as_bytes().to_vec();
+    c.push(0);
+    // SAFETY: the caller vouches for the signature; the pointer is used only while `opened`
+    // (kept by the wrapper) is alive.
+    unsafe { opened.lib.get::<T>(c.as_slice()) }
+        .map(|s| *s)
+        .map_err(|e| LinkLibraryError::Unusable {
+            library,
+            path: opened.path.clone(),
+            detail: format!("no function `{name}` ({e}); a CUDA 13 release of {library} is needed"),
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_beside_nvcc_are_searched_and_reported() {
+        let spec = LibrarySpec {
+            name: "nvJitLink",
+            files: &["libnvJitLink.so.13"],
+            env: "KERNEL_BUILD_TEST_UNSET_LIBRARY_VARIABLE",
+            wheel: "nvidia-nvjitlink==13.0.*",
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let nvcc = dir.path().join("bin/nvcc");
+        let err = open(&spec, &nvcc, "device linking (rdc)", Reporting::Silent)
+            .err()
+            .unwrap();
+        let text = err.to_string();
+        assert!(text.contains("device linking (rdc)"), "{text}");
+        assert!(
+            text.contains(&dir.path().join("lib").display().to_string()),
+            "{text}"
+        );
+        assert!(text.contains("lib64"), "{text}");
+        assert!(
+            text.contains("pip install nvidia-nvjitlink==13.0.*"),
+            "{text}"
+        );
+    }
+}

@@ -1,0 +1,23 @@
+//! NVIDIA's object-code libraries at build time: **nvJitLink** links relocatable device
+//! code and LTO-IR per target, **nvFatbin** assembles the linked images into the module's
+//! fatbin. Both are loaded at run time of the build (with `libloading`) from the toolkit
+//! nvcc belongs to, and only when a build asks for device linking (`rdc` or `lto`).
+//!
+//! | library | pip wheel | found in | override |
+//! |---|---|---|---|
+//! | `libnvJitLink.so.13` | `nvidia-nvjitlink==13.0.*` | `<toolkit>/lib`, `<toolkit>/lib64` | `KERNEL_BUILD_NVJITLINK` |
+//! | `libnvfatbin.so.13` | `nvidia-nvfatbin==13.0.*` | `<toolkit>/lib`, `<toolkit>/lib64` | `KERNEL_BUILD_NVFATBIN` |
+//!
+//! `<toolkit>` is the folder above nvcc's `bin/` (the `.cuda-toolkit` wheels, or a
+//! system toolkit such as `/usr/local/cuda`). `scripts/install-cuda-toolkit.sh` installs
+//! both wheels beside nvcc.
+
+mod device;
+mod library;
+mod nvfatbin;
+mod nvjitlink;
+mod symbols;
+
+pub use device::LinkMode;
+pub(crate) use device::{DeviceLink, UnitCode};
+pub use library::LinkLibraryError;

@@ -1,0 +1,198 @@
+//! The files of a module as one model: kernels, structs and globals of every file united.
+//! What several files see through a shared header (a template instantiation, a struct)
+//! is kept once; two kernels of one name from two files are an error naming both.
+
+use super::request::Unit;
+use crate::diagnostics::{Diagnostics, units as msg};
+use crate::front::types::c_spelling;
+use crate::link::LinkMode;
+use crate::model::{Kernel, ModuleInfo, SourceLoc};
+
+/// One file's model.
+pub(crate) struct Part<'a> {
+    pub file: &'a str,
+    pub info: &'a ModuleInfo,
+}
+
+/// Unites the parts; returns the module's model and, per file, what came from it.
+/// `from_images`: each part holds only the kernels its own images define (whole-program
+/// files after verification), so the same name in two parts is two definitions unless
+/// both come from one line of a shared header.
+pub(crate) fn combine(
+    parts: &[Part<'_>],
+    mode: LinkMode,
+    from_images: bool,
+) -> Result<(ModuleInfo, Vec<Unit>), Diagnostics> {
+    let mut diags = Diagnostics::new();
+    let mut info = ModuleInfo {
+        preprocessed: parts.iter().all(|p| p.info.preprocessed),
+        ..ModuleInfo::default()
+    };
+    let mut units: Vec<Unit> = parts
+        .iter()
+        .map(|p| Unit {
+            file: p.file.to_owned(),
+            image: None,
+            kernels: Vec::new(),
+            globals: Vec::new(),
+        })
+        .collect();
+    // Which part each kernel came from.
+    let mut owner: Vec<usize> = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        for k in &part.info.kernels {
+            match info.kernels.iter().position(|m| m.name == k.name) {
+                None => {
+                    info.kernels.push(k.clone());
+                    owner.push(i);
+                }
+                Some(at) => {
+                    let first = &info.kernels[at];
+                    let same_place = same_line(&first.loc, &k.loc);
+                    let same_params = signature(first) == signature(k);
+                    // Whole programs each hold the code they define: one entity only when
+                    // it comes from a shared header. Linked files may declare what another
+                    // defines: one entity whenever the parameters agree.
+                    let same = if from_images {
+                        same_place && same_params
+                    } else {
+                        same_params
+                    };
+                    if !same {
+                        diags.push(msg::kernel_in_two_files(
+                            &k.name,
+                            parts[owner[at]].file,
+                            &first.loc,
+                            part.file,
+                            &k.loc,
+                        ));
+                    } else if defines(part.file, k) && !defines(parts[owner[at]].file, first) {
+                        // Prefer the defining file's reading (its location and documentation).
+                        info.kernels[at] = k.clone();
+                        owner[at] = i;
+                    }
+                }
+            }
+        }
+    }
+    for (k, &i) in info.kernels.iter().zip(&owner) {
+        units[i].kernels.push(k.symbol.clone());
+    }
+    // Kernels some file declares and no file's images hold (whole programs only; a
+    // device-linked module finds these in its verification).
+    let mut nowhere: Vec<(String, Vec<String>)> = Vec::new();
+    for part in parts {
+        for k in &part.info.elsewhere {
+            if info.kernels.iter().any(|m| m.name == k.name) {
+                continue;
+            }
+            match nowhere.iter_mut().find(|(n, _)| *n == k.name) {
+                Some((_, files)) => files.push(part.file.to_owned()),
+                None => nowhere.push((k.name.clone(), vec![part.file.to_owned()])),
+            }
+        }
+    }
+    for (name, files) in &nowhere {
+        diags.push(msg::kernel_defined_nowhere(name, files));
+    }
+    combine_structs(parts, &mut info, &mut diags);
+    combine_globals(parts, mode, &mut info, &mut units, &mut diags);
+    for part in parts {
+        for n in part.info.notes.iter().chain(&part.info.skipped) {
+            let list = if part.info.notes.contains(n) {
+                &mut info.notes
+            } else {
+                &mut info.skipped
+            };
+            if !list.contains(n) {
+                list.push(n.clone());
+            }
+        }
+    }
+    if diags.is_empty() {
+        Ok((info, units))
+    } else {
+        Err(diags)
+    }
+}
+
+/// Whether `k`'s location is in `file` itself (not a header).
+fn defines(file: &str, k: &Kernel) -> bool {
+    k.loc.as_ref().is_some_and(|l| l.file == file)
+}
+
+fn same_line(a: &Option<SourceLoc>, b: &Option<SourceLoc>) -> bool {
+    match (a, b) {
+        (Some(a), Some(b)) => a.file == b.file && a.line == b.line,
+        _ => false,
+    }
+}
+
+/// Parameter types and layouts, what the Rust stub depends on.
+fn signature(k: &Kernel) -> Vec<(String, u64, u64)> {
+    k.params
+        .iter()
+        .map(|p| (c_spelling(&p.ty), p.layout.offset, p.layout.size))
+        .collect()
+}
+
+fn combine_structs(parts: &[Part<'_>], info: &mut ModuleInfo, diags: &mut Diagnostics) {
+    let mut owner: Vec<&str> = Vec::new();
+    for part in parts {
+        for s in &part.info.structs {
+            match info.structs.iter().position(|m| m.name == s.name) {
+                None => {
+                    info.structs.push(s.clone());
+                    owner.push(part.file);
+                }
+                Some(at) => {
+                    let first = &info.structs[at];
+                    if first.fields != s.fields || first.size != s.size || first.align != s.align {
+                        diags.push(msg::struct_in_two_files(
+                            &s.name, owner[at], &first.loc, part.file, &s.loc,
+                        ));
+                    }
+                }
+            }
+        }
+    }
+}
+
+fn combine_globals(
+    parts: &[Part<'_>],
+    mode: LinkMode,
+    info: &mut ModuleInfo,
+    units: &mut [Unit],
+    diags: &mut Diagnostics,
+) {
+    // name → (global, files)
+    let mut seen: Vec<(crate::model::Global, Vec<usize>)> = Vec::new();
+    for (i, part) in parts.iter().enumerate() {
+        for g in &part.info.globals {
+            match seen.iter_mut().find(|(m, _)| m.name == g.name) {
+                None => seen.push((g.clone(), vec![i])),
+                Some((first, files)) => {
+                    if c_spelling(&first.ty) != c_spelling(&g.ty) || first.size != g.size {
+                        diags.push(msg::global_in_two_files(
+                            &g.name,
+                            &c_spelling(&first.ty),
+                            parts[files[0]].file,
+                            &c_spelling(&g.ty),
+                            part.file,
+                        ));
+                    }
+                    files.push(i);
+                }
+            }
+        }
+    }
+    for (g, files) in seen {
+        if files.len() > 1 && mode == LinkMode::Whole {
+            let names: Vec<String> = files.iter().map(|&i| parts[i].file.to_owned()).collect();
+            info.notes.push(msg::global_per_file(&g.name, &names));
+            continue;
+        }
+        units[files[0]].globals.push(g.symbol.clone());
+        info.globals.push(g);
+    }
+}

@@ -1,0 +1,296 @@
+//! One translation unit: a `.cu` file (or inline text) compiled by one nvcc run for every
+//! target, its declarations read from nvcc's per-target device views, cached on its own.
+//!
+//! A warm unit (nothing it depends on changed) is read from the cache with no nvcc run.
+
+use super::cached::{self, Entry};
+use super::request::{ModuleRequest, Source};
+use crate::cache::{Cache, KeyHasher};
+use crate::compile::{self, NvccJob};
+use crate::diagnostics::Diagnostics;
+use crate::error::Error;
+use crate::front;
+use crate::link::LinkMode;
+use crate::model::ModuleInfo;
+use crate::toolkit::{Target, Toolkit};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+/// What every unit of one module shares.
+pub(crate) struct Shared<'a> {
+    pub req: &'a ModuleRequest,
+    pub toolkit: &'a Toolkit,
+    pub targets: &'a [Target],
+    pub flags: &'a [String],
+    pub debug: bool,
+    pub cache: Option<&'a Cache>,
+    pub mode: LinkMode,
+    /// The module's only file: its images are the module's, so it is verified here and
+    /// must declare a kernel.
+    pub alone: bool,
+}
+
+/// A unit, built or read from the cache.
+pub(crate) struct UnitBuilt {
+    pub entry: Entry,
+    /// The cache key of the unit's object.
+    pub key: String,
+    pub from_cache: bool,
+    pub elapsed: Duration,
+}
+
+/// Builds one unit with nvcc using up to `threads` threads for its targets.
+pub(crate) fn build(
+    shared: &Shared<'_>,
+    source: &Source,
+    threads: usize,
+) -> Result<UnitBuilt, Error> {
+    let started = Instant::now();
+    let job = Job {
+        shared,
+        source,
+        threads,
+    };
+    let done = |entry: Entry, key: String, from_cache: bool| UnitBuilt {
+        entry,
+        key,
+        from_cache,
+        elapsed: started.elapsed(),
+    };
+    let direct_key = job.direct_key();
+    let cache = shared.cache;
+    if let Some(cache) = cache {
+        if let Some((key, hit)) = cached::lookup_direct(cache, &direct_key) {
+            if shared.debug {
+                eprintln!(
+                    "kernel-build: cache hit for `{}` (no nvcc run)",
+                    source.display_name
+                );
+            }
+            return Ok(done(hit, key, true));
+        }
+    }
+    let staging = cached::Staging::new(cache)?;
+    // A miss: preprocess (for the object key) while nvcc compiles, keeping the
+    // device-side preprocessed text of every target for the parser.
+    let (preprocessed, compiled) = std::thread::scope(|s| {
+        let compiling = s.spawn(|| job.run_nvcc(&staging));
+        let pre = front::preprocess(
+            shared.toolkit.nvcc(),
+            &source.path,
+            &source.includes,
+            &shared.req.defines,
+            shared.flags,
+        );
+        let compiled = compiling
+            .join()
+            .unwrap_or_else(|p| std::panic::resume_unwind(p));
+        (pre, compiled)
+    });
+    let mut archs: Vec<String> = shared.targets.iter().map(Target::virtual_arch).collect();
+    archs.sort();
+    archs.dedup();
+    let views = staging.take_views(&archs);
+    // nvcc's own errors come first: they are the authority on what is valid CUDA.
+    let ran = compiled?;
+    let preprocessed = preprocessed.map_err(Error::Diagnostics)?;
+    let object_key = job.object_key(&preprocessed);
+    if let Some(cache) = cache {
+        if let Some(hit) = cached::lookup_object(cache, &object_key) {
+            cached::record_manifest(cache, &direct_key, &object_key, &hit.deps);
+            return Ok(done(hit, object_key, true));
+        }
+    }
+    let info = job
+        .analyse(&views, &preprocessed)
+        .map_err(Error::Diagnostics)?;
+    let fresh = job.finish(info, ran, staging)?;
+    let entry = cached::store(cache, &object_key, Some(&direct_key), fresh)?;
+    Ok(done(entry, object_key, false))
+}
+
+/// One unit's compile.
+struct Job<'a> {
+    shared: &'a Shared<'a>,
+    source: &'a Source,
+    threads: usize,
+}
+
+impl Job<'_> {
+    /// Options that change the output, in a fixed order, for both keys.
+    fn hash_options(&self, k: &mut KeyHasher) {
+        let s = self.shared;
+        k.field(s.toolkit.version().to_string().as_bytes());
+        for t in s.targets {
+            k.field(t.to_string().as_bytes());
+        }
+        k.field(b"--flags");
+        for f in s.flags {
+            k.field(f.as_bytes());
+        }
+        k.field(b"--defines");
+        for (n, v) in &s.req.defines {
+            k.field(n.as_bytes())
+                .field(v.as_deref().unwrap_or("\0").as_bytes());
+        }
+        if s.req.require_every_target {
+            k.field(b"--require-every-target");
+        }
+        if s.mode != LinkMode::Whole || !s.alone {
+            k.field(b"--link").field(s.mode.name().as_bytes());
+            k.field(if s.alone { b"alone" } else { b"part" });
+        }
+    }
+
+    /// The direct-mode key: raw inputs and the identity of nvcc.
+    fn direct_key(&self) -> String {
+        let mut k = KeyHasher::new("direct");
+        k.field(self.shared.toolkit.nvcc().as_os_str().as_encoded_bytes());
+        k.field(self.source.path.as_os_str().as_encoded_bytes());
+        k.field(self.source.display_name.as_bytes());
+        k.field(self.source.text.as_bytes());
+        for dir in &self.source.includes {
+            k.field(dir.as_os_str().as_encoded_bytes());
+        }
+        self.hash_options(&mut k);
+        k.finish()
+    }
+
+    /// The object key: the preprocessed source, which covers every header.
+    fn object_key(&self, preprocessed: &str) -> String {
+        let mut k = KeyHasher::new("object");
+        k.field(self.source.display_name.as_bytes());
+        k.field(preprocessed.as_bytes());
+        self.hash_options(&mut k);
+        k.finish()
+    }
+
+    /// Parses and types the declarations of every target's device view (the host
+    /// view when nvcc left none, as a wrapper that drops `--keep` would).
+    fn analyse(&self, views: &[front::DeviceView], host: &str) -> Result<ModuleInfo, Diagnostics> {
+        let input = front::FrontInput {
+            display_name: &self.source.display_name,
+            raw: &self.source.text,
+            preprocessed: Some(host),
+            main_file: &self.source.path,
+            user_dirs: &self.source.user_dirs,
+            host_stub: None,
+        };
+        let (info, diags) = if views.is_empty() {
+            front::analyze_parts(&input)
+        } else {
+            front::read_views(&input, views)
+        };
+        front::finish(&self.source.display_name, info, diags, self.shared.alone)
+    }
+
+    /// Runs `nvcc -fatbin` into the staging folder.
+    fn run_nvcc(&self, staging: &cached::Staging) -> Result<compile::Ran, Error> {
+        let s = self.shared;
+        let fatbin_path = staging.path().join("module.fatbin");
+        let depfile = staging.path().join("module.d");
+        let keep_dir = staging.keep_dir()?;
+        let job = NvccJob {
+            nvcc: s.toolkit.nvcc(),
+            source: &self.source.path,
+            output: &fatbin_path,
+            depfile: &depfile,
+            code_args: s.mode.unit_args(s.targets),
+            threads: self.threads,
+            includes: &self.source.includes,
+            defines: &s.req.defines,
+            flags: s.flags,
+            keep_dir: Some(&keep_dir),
+        };
+        compile::run(job.nvcc, &job.args(), s.debug)
+            .map_err(|e| self.source.rename_in_error(e))
+            .map_err(|e| needs_rdc(e, &self.source.display_name, s.mode))
+    }
+
+    /// Reads the fatbin nvcc wrote and, for a module of one file, verifies every image
+    /// against the declarations (a device-linked module is verified once linked).
+    fn finish(
+        &self,
+        mut info: ModuleInfo,
+        ran: compile::Ran,
+        staging: cached::Staging,
+    ) -> Result<cached::Fresh, Error> {
+        let s = self.shared;
+        let fatbin_path = staging.path().join("module.fatbin");
+        let bytes = std::fs::read(&fatbin_path)
+            .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", &fatbin_path, e))?;
+        if s.mode == LinkMode::Whole {
+            let fatbin = crate::fatbin::parse(&bytes).map_err(|source| Error::Fatbin {
+                path: fatbin_path.clone(),
+                source,
+            })?;
+            let opts = front::VerifyOptions {
+                source: Some((self.source.display_name.as_str(), self.source.text.as_str())),
+                require_every_target: s.req.require_every_target,
+                part_of_module: !s.alone,
+            };
+            front::verify_with(&mut info, &fatbin, &opts).map_err(Error::Diagnostics)?;
+        }
+        let deps = std::fs::read_to_string(staging.path().join("module.d"))
+            .map(|t| compile::depfile::parse(&t))
+            .unwrap_or_default();
+        let mut warnings: Vec<String> = ran
+            .warnings
+            .iter()
+            .map(|w| self.source.rename_in_text(&w.raw))
+            .collect();
+        if s.alone {
+            warnings.extend(super::availability_warning(&s.req.name, s.targets, &info));
+        }
+        Ok(cached::Fresh {
+            staging,
+            fatbin_hash: crate::cache::hash_bytes(&bytes),
+            meta: cached::ObjectMeta {
+                info,
+                targets: s.targets.iter().map(Target::to_string).collect(),
+                toolkit_version: s.toolkit.version().to_string(),
+                fatbin_hash: String::new(),
+                deps: absolute_deps(deps, &self.source.path),
+                warnings,
+                units: Vec::new(),
+            },
+        })
+    }
+}
+
+/// A call to a device function defined in another file, without device linking: ptxas
+/// says `Unresolved extern function`; the error says how to allow it.
+fn needs_rdc(e: Error, file: &str, mode: LinkMode) -> Error {
+    let Error::NvccFailed { output, .. } = &e else {
+        return e;
+    };
+    let marker = "Unresolved extern function '";
+    let symbol = match output.find(marker) {
+        Some(i) if mode == LinkMode::Whole => {
+            let rest = &output[i + marker.len()..];
+            rest[..rest.find('\'').unwrap_or(rest.len())].to_owned()
+        }
+        _ => return e,
+    };
+    let shown = front::names::demangle(&symbol)
+        .map(|d| format!("{}({})", d.name, d.params.join(", ")))
+        .unwrap_or_else(|| symbol.clone());
+    Error::NeedsRdc {
+        file: file.to_owned(),
+        symbol: shown,
+        source: Box::new(e),
+    }
+}
+
+/// Makes dependency paths absolute (nvcc prints them as it was given them).
+fn absolute_deps(deps: Vec<PathBuf>, source: &Path) -> Vec<PathBuf> {
+    let base = std::env::current_dir().unwrap_or_default();
+    let mut out: Vec<PathBuf> = deps
+        .into_iter()
+        .map(|d| if d.is_absolute() { d } else { base.join(d) })
+        .collect();
+    if !out.iter().any(|d| d == source) {
+        out.insert(0, source.to_path_buf());
+    }
+    out
+}
