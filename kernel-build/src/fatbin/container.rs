@@ -166,8 +166,12 @@ pub(crate) fn decode(bytes: &[u8], raw: &RawEntry) -> Result<Entry, FatbinError>
         }
     };
     let stored = &bytes[raw.payload.clone()];
+    let kind = EntryKind::from_raw(raw.kind);
     let payload = match compression {
         Compression::None => stored.to_vec(),
+        // LTO-IR and other kinds are kept as stored: nvcc 13 encodes LTO-IR entries
+        // (flag 0x10000) so that they are not a plain compressed frame.
+        _ if matches!(kind, EntryKind::Other(_)) => stored.to_vec(),
         codec => {
             let compressed = stored.get(..raw.compressed_size as usize).ok_or_else(|| {
                 bad(format!(
@@ -181,7 +185,7 @@ pub(crate) fn decode(bytes: &[u8], raw: &RawEntry) -> Result<Entry, FatbinError>
     };
     Ok(Entry {
         offset: raw.offset,
-        kind: EntryKind::from_raw(raw.kind),
+        kind,
         arch: raw.arch,
         variant,
         version: raw.version,

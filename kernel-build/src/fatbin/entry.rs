@@ -29,6 +29,9 @@ pub(crate) const FLAG_ARCH_SPECIFIC: u64 = 0x10_0000;
 /// `sm_XYf` / `compute_XYf`.
 pub(crate) const FLAG_FAMILY_SPECIFIC: u64 = 0x20_0000;
 
+/// The kind nvcc 13 gives LTO-IR entries (`code=lto_XY`).
+const LTO_IR: u16 = 8;
+
 /// What an entry holds.
 ///
 /// ```
@@ -150,13 +153,14 @@ pub struct Entry {
     pub header_size: u32,
     /// How the payload was stored.
     pub compression: Compression,
-    /// The payload after decompression. Uncompressed payloads keep the container's zero
-    /// padding to 8 bytes; PTX text is followed by at least one NUL.
+    /// The payload after decompression (PTX and ELF; entries of other kinds, such as
+    /// LTO-IR, as stored). Uncompressed payloads keep the container's zero padding to 8
+    /// bytes; PTX text is followed by at least one NUL.
     pub payload: Vec<u8>,
 }
 
 impl Entry {
-    /// The target name: `sm_90a` for a cubin, `compute_120` for PTX.
+    /// The target name: `sm_90a` for a cubin, `compute_120` for PTX, `lto_90` for LTO-IR.
     ///
     /// ```
     /// use kernel_build::fatbin::{ArchVariant, Compression, Entry, EntryKind};
@@ -166,10 +170,10 @@ impl Entry {
     /// assert_eq!(e.target(), "sm_90a");
     /// ```
     pub fn target(&self) -> String {
-        let prefix = if self.kind == EntryKind::Ptx {
-            "compute"
-        } else {
-            "sm"
+        let prefix = match self.kind {
+            EntryKind::Ptx => "compute",
+            EntryKind::Other(LTO_IR) => "lto",
+            _ => "sm",
         };
         format!("{prefix}_{}{}", self.arch, self.variant.suffix())
     }

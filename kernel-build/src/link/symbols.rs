@@ -21,16 +21,16 @@ impl SymbolProblem {
     pub(crate) fn describe(&self) -> String {
         match self {
             SymbolProblem::Undefined { symbol, files } if files.is_empty() => format!(
-                "device symbol `{}` is used but defined in no file of the module",
+                "device symbol {} is used but defined in no file of the module",
                 pretty(symbol)
             ),
             SymbolProblem::Undefined { symbol, files } => format!(
-                "device symbol `{}` is used in {} but defined in no file of the module",
+                "device symbol {} is used in {} but defined in no file of the module",
                 pretty(symbol),
                 quoted(files)
             ),
             SymbolProblem::Duplicate { symbol, files } => format!(
-                "device symbol `{}` is defined in more than one file: {}",
+                "device symbol {} is defined in more than one file: {}",
                 pretty(symbol),
                 quoted(files)
             ),
@@ -46,14 +46,14 @@ fn quoted(files: &[String]) -> String {
         .join(", ")
 }
 
-/// `twice(float)` (`_Z5twicef`) for a mangled name, the name itself otherwise.
+/// `` `twice(float)` (`_Z5twicef`) `` for a mangled name, `` `name` `` otherwise.
 fn pretty(symbol: &str) -> String {
     match cpp_demangle::Symbol::new(symbol)
         .ok()
         .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())
     {
-        Some(d) if d != symbol => format!("{d}` (`{symbol}"),
-        _ => symbol.to_owned(),
+        Some(d) if d != symbol => format!("`{d}` (`{symbol}`)"),
+        _ => format!("`{symbol}`"),
     }
 }
 
