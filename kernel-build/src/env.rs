@@ -17,7 +17,10 @@
 //! | `KERNEL_BUILD_NO_CACHE` | `1`: neither read nor write the cache |
 //! | `KERNEL_BUILD_NO_DEVICE_CODE` | `1`: build without nvcc; stubs are generated from the raw source and loading reports that the binary has no device code |
 //! | `DOCS_RS` | set by docs.rs; same effect as `KERNEL_BUILD_NO_DEVICE_CODE=1` |
-//! | `KERNEL_BUILD_DEBUG` | `1`: print every nvcc command line and the cache decisions |
+//! | `KERNEL_BUILD_DEBUG` | `1`: print every nvcc command line, the cache decisions, and the time of each file of a module of several |
+//! | `KERNEL_BUILD_NVJITLINK` | path of `libnvJitLink.so` for `rdc`/`lto` builds (default: the library beside nvcc) |
+//! | `KERNEL_BUILD_NVFATBIN` | path of `libnvfatbin.so` for `rdc`/`lto` builds (default: the library beside nvcc) |
+//! | `NUM_JOBS` | set by Cargo for build scripts: the most nvcc runs at once (with Cargo's jobserver, whose tokens each run takes) |
 //! | `XDG_CACHE_HOME`, `HOME` | locate the default cache |
 //!
 //! `PATH` is searched for `nvcc` and `python3` but not tracked (as cc does), and the

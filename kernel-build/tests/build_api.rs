@@ -69,27 +69,30 @@ fn two_files_default_targets_and_outputs() {
         "{expected:?}"
     );
 
+    // Two whole-program files: one fatbin each, every target in each.
     let bytes = std::fs::read(&built.fatbin).unwrap();
-    let fb = fatbin::parse(&bytes).unwrap();
-    let in_fatbin: Vec<String> = fb.entries.iter().map(|e| e.target()).collect();
-    assert_eq!(in_fatbin.len(), expected.len(), "{in_fatbin:?}");
-    for e in &fb.entries {
-        let image = e.image().unwrap();
-        for k in ["scale", "fill"] {
+    assert_eq!(built.module.units.len(), 2);
+    for (unit, k) in built.module.units.iter().zip(["scale", "fill"]) {
+        let (offset, len) = unit.image.unwrap();
+        let fb = fatbin::parse(&bytes[offset as usize..(offset + len) as usize]).unwrap();
+        let in_fatbin: Vec<String> = fb.entries.iter().map(|e| e.target()).collect();
+        assert_eq!(in_fatbin.len(), expected.len(), "{in_fatbin:?}");
+        for e in &fb.entries {
+            let image = e.image().unwrap();
             assert!(
                 image.kernels().iter().any(|ki| ki.symbol == k),
                 "{k} missing in {}",
                 e.target()
             );
         }
+        assert_eq!(
+            fb.entries
+                .iter()
+                .filter(|e| e.kind == EntryKind::Ptx)
+                .count(),
+            1
+        );
     }
-    assert_eq!(
-        fb.entries
-            .iter()
-            .filter(|e| e.kind == EntryKind::Ptx)
-            .count(),
-        1
-    );
 
     let meta: Metadata = serde_json::from_slice(&std::fs::read(&built.metadata).unwrap()).unwrap();
     assert_eq!(meta.module.info, built.module.info);

@@ -11,6 +11,23 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
         Source::Files(lits) => lits[0].span(),
     };
     match error {
+        Error::Diagnostics(list) if matches!(input.source, Source::Files(_)) => {
+            // Each problem at the literal of the file it is in.
+            let mut all: Option<syn::Error> = None;
+            for d in list.iter() {
+                let span = d
+                    .loc
+                    .as_ref()
+                    .and_then(|l| file_literal(input, &l.file))
+                    .map_or(source_span, syn::LitStr::span);
+                let e = d.to_syn_error(span);
+                match &mut all {
+                    Some(a) => a.combine(e),
+                    None => all = Some(e),
+                }
+            }
+            all.unwrap_or_else(|| list.to_syn_error(source_span))
+        }
         Error::Diagnostics(list) => list.to_syn_error(source_span),
         Error::NvccFailed {
             status,
@@ -41,9 +58,21 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
                 .map_or(input.name.span(), syn::LitStr::span);
             syn::Error::new(span, error.to_string())
         }
-        Error::NeedsRdc { file, .. } => {
+        Error::NeedsRdc {
+            file,
+            symbol,
+            source,
+        } => {
             let span = file_literal(input, file).map_or(source_span, syn::LitStr::span);
-            syn::Error::new(span, error.to_string())
+            let output = match source.as_ref() {
+                Error::NvccFailed { output, .. } => output.trim_end().to_owned(),
+                other => other.to_string(),
+            };
+            let text = format!(
+                "`{file}` calls the device function `{symbol}`, which it does not define; \
+                 calling into another file needs device linking: add `rdc = true;`\n{output}"
+            );
+            syn::Error::new(span, text)
         }
         Error::DeviceLink { .. } | Error::LinkLibrary(_) => {
             let span = input

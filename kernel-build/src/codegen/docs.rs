@@ -89,8 +89,9 @@ fn finish(mut text: String, safe: bool) -> TokenStream {
 }
 
 /// The comment above the kernel, made safe for rustdoc: indentation removed (so
-/// nothing reads as an indented code block) and unlabelled fences marked `text`
-/// (so nothing runs as a doctest).
+/// nothing reads as an indented code block), unlabelled fences marked `text`
+/// (so nothing runs as a doctest), and brackets outside code escaped (so `y[i]` is
+/// not an intra-doc link).
 fn user_doc(kernel: &Kernel) -> String {
     let Some(doc) = kernel.doc.as_deref() else {
         return String::new();
@@ -109,7 +110,11 @@ fn user_doc(kernel: &Kernel) -> String {
             in_fence = !in_fence;
             continue;
         }
-        out.push_str(line);
+        if in_fence {
+            out.push_str(line);
+        } else {
+            out.push_str(&escape_brackets(line));
+        }
         out.push('\n');
     }
     if in_fence {
@@ -117,6 +122,21 @@ fn user_doc(kernel: &Kernel) -> String {
     }
     out.push('\n');
     out
+}
+
+/// `[` and `]` outside inline code spans, escaped for markdown.
+fn escape_brackets(line: &str) -> String {
+    line.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 0 {
+                part.replace('[', "\\[").replace(']', "\\]")
+            } else {
+                part.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
 }
 
 /// The CUDA declaration and where it is.

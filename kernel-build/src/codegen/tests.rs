@@ -97,7 +97,7 @@ fn fixture() -> ModuleParts {
             param("n", I32, "int", 24, 4),
         ],
     );
-    saxpy.doc = Some("y = a*x + y\n    indented\n```\nnot rust\n```".into());
+    saxpy.doc = Some("y = a*x + y for `x[i]`, y[i]\n    indented\n```\nnot rust [i]\n```".into());
     let with_struct = kernel(
         "withstruct",
         "withstruct",
@@ -354,6 +354,9 @@ fn no_device_code_embeds_nothing_and_tracking_is_optional() {
 fn kernel_comments_cannot_become_doctests() {
     let out = render(&fixture(), &CodegenOptions::default());
     assert!(has(&out, "/// y = a*x + y"), "{out}");
+    // Brackets are no intra-doc links, except inside code, where they stay as written.
+    assert!(has(&out, r"for `x[i]`, y\[i\]"), "{out}");
+    assert!(has(&out, "/// not rust [i]"), "{out}");
     assert!(has(&out, "/// indented"), "{out}");
     assert!(has(&out, "/// ```text"), "{out}");
 }
