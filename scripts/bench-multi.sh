@@ -12,6 +12,7 @@
 #   (b) nvcc, one by one  nvcc -fatbin per file, one after another (a naive build script)
 #   (c) nvcc, parallel    nvcc -fatbin --threads 0 per file, files run by xargs -P CORES
 #   then: no-op rebuild, one file touched but unchanged, one file edited (vs its nvcc time)
+#   with --link-modes: (a) again cold with --rdc and with --lto (build time, registers)
 #
 # KERNEL_INSPECT (default: target/release/kernel-inspect) and NVCC (default: the nvcc
 # kernel-inspect finds) select the tools.
@@ -19,20 +20,21 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${1:?usage: scripts/bench-multi.sh DIR [-I DIR]... [--cores N] [--out FILE.json]}"
 shift
-includes=() cores=$(nproc) out=""
+includes=() cores=$(nproc) out="" modes=0
 while [ $# -gt 0 ]; do
     case "$1" in
         -I) includes+=(-I "$2"); shift 2 ;;
         --cores) cores="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
+        --link-modes) modes=1; shift ;;
         *) echo "bench-multi: unknown argument $1" >&2; exit 2 ;;
     esac
 done
 inspect="${KERNEL_INSPECT:-$root/target/release/kernel-inspect}"
 [ -x "$inspect" ] || { echo "bench-multi: no kernel-inspect at $inspect (cargo build --release -p kernel-build)" >&2; exit 1; }
-exec python3 - "$dir" "$inspect" "$cores" "$out" "${includes[@]}" <<'PY'
+exec python3 - "$dir" "$inspect" "$cores" "$out" "$modes" "${includes[@]}" <<'PY'
 import json, os, re, shutil, subprocess, sys, tempfile, time
-src_dir, inspect, cores, out, includes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5:]
+src_dir, inspect, cores, out, modes, includes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1", sys.argv[6:]
 work = tempfile.mkdtemp(prefix="bench-multi-")
 lib = os.path.join(work, "lib")
 shutil.copytree(src_dir, lib)   # edits below touch a copy, never the source
@@ -46,7 +48,8 @@ for f in sorted(os.listdir(lib)):
     text = open(os.path.join(lib, f), errors="replace").read()
     if re.search(r"#include\s*[<\"](nccl|mpi)\.h", text):
         left.append((f, "needs NCCL/MPI")); continue
-    ks = set(re.findall(r"__global__\s+(?:__launch_bounds__\s*\([^)]*\)\s*)?void\s+(\w+)", text))
+    lb = r"(?:__launch_bounds__\s*\([^)]*\)\s*)?"
+    ks = set(re.findall(r"__global__\s+" + lb + r"void\s+" + lb + r"(\w+)", text))
     clash = sorted(k for k in ks if k in names)
     if clash:
         left.append((f, f"kernel {clash[0]} also in {names[clash[0]]}")); continue
@@ -122,6 +125,28 @@ res["edited_file_nvcc_s"] = per_file[edited]
 print(f"no-op: {noop:.3f} s; touched: {res['touched_s']:.3f} s; edited {edited}: {t_e:.2f} s (its nvcc: {per_file[edited]:.2f} s)", flush=True)
 print(f"(a)/(b) = {t_a/t_b:.3f}; (a)/(c) = {t_a/t_c:.3f}; edit / file nvcc = {t_e/per_file[edited]:.3f}")
 res["a_over_b"], res["a_over_c"] = t_a / t_b, t_a / t_c
+
+def registers(stdout):
+    """Sum of registers per kernel on the newest SASS target, and that target."""
+    m = json.loads(stdout)
+    sass = [t for t in m["targets"] if t.startswith("sm_")][-1]
+    return sass, sum(i["registers"] or 0 for k in m["info"]["kernels"] for i in k["images"] if i["target"] == sass)
+
+if modes:
+    for mode in ["whole", "rdc", "lto"]:
+        flag = [] if mode == "whole" else [f"--{mode}"]
+        cmd = ours[:-6] + ["--cache-dir", os.path.join(work, f"cache-{mode}"), "-j", str(cores), "--name", "library", *flag, "--json"]
+        t = time.perf_counter()
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        dt = time.perf_counter() - t
+        if p.returncode != 0:
+            why = (p.stderr.strip().splitlines() or ["?"])[:2]
+            res[f"mode_{mode}_error"] = " / ".join(why)
+            print(f"{mode}: fails after {dt:.1f} s: {' / '.join(why)[:300]}", flush=True)
+            continue
+        sass, regs = registers(p.stdout)
+        res[f"mode_{mode}_s"], res[f"mode_{mode}_registers_{sass}"] = dt, regs
+        print(f"{mode}: cold {dt:.1f} s, registers summed over kernels on {sass}: {regs}", flush=True)
 if out:
     json.dump(res, open(out, "w"), indent=1)
 shutil.rmtree(work, ignore_errors=True)

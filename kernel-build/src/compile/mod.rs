@@ -17,7 +17,8 @@ pub(crate) struct NvccJob<'a> {
     pub nvcc: &'a Path,
     pub source: &'a Path,
     pub output: &'a Path,
-    pub depfile: &'a Path,
+    /// Where nvcc writes the dependency file (`-MD -MF`), if anywhere.
+    pub depfile: Option<&'a Path>,
     /// `-gencode` pairs (and `-rdc=true`) for the targets, see [`crate::link::LinkMode`].
     pub code_args: Vec<String>,
     /// nvcc's `--threads`: how many targets compile at once.
@@ -48,11 +49,9 @@ impl NvccJob<'_> {
                 dir.as_os_str().to_owned(),
             ]);
         }
-        a.extend([
-            "-MD".into(),
-            "-MF".into(),
-            self.depfile.as_os_str().to_owned(),
-        ]);
+        if let Some(depfile) = self.depfile {
+            a.extend(["-MD".into(), "-MF".into(), depfile.as_os_str().to_owned()]);
+        }
         a.extend(["-o".into(), self.output.as_os_str().to_owned()]);
         a.extend(["-x".into(), "cu".into(), self.source.as_os_str().to_owned()]);
         a
@@ -158,7 +157,7 @@ mod tests {
             nvcc: Path::new("nvcc"),
             source: Path::new("dir with space/k.cu"),
             output: Path::new("out.fatbin"),
-            depfile: Path::new("out.d"),
+            depfile: Some(Path::new("out.d")),
             code_args: crate::link::LinkMode::Whole.unit_args(&targets),
             threads: 2,
             includes: &[PathBuf::from("inc")],

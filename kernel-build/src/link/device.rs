@@ -56,6 +56,23 @@ impl LinkMode {
         }
     }
 
+    /// The `-gencode` values (and `-rdc=true`) one file is compiled with, split into one
+    /// group per virtual architecture (one nvcc run each when files compile target by
+    /// target): `(compute_XY, arguments)`.
+    pub(crate) fn unit_groups(self, targets: &[Target]) -> Vec<(String, Vec<String>)> {
+        let mut groups: Vec<(String, Vec<Target>)> = Vec::new();
+        for t in targets {
+            match groups.iter_mut().find(|(v, _)| *v == t.virtual_arch()) {
+                Some((_, ts)) => ts.push(*t),
+                None => groups.push((t.virtual_arch(), vec![*t])),
+            }
+        }
+        groups
+            .into_iter()
+            .map(|(v, ts)| (v, self.unit_args(&ts)))
+            .collect()
+    }
+
     /// The `-gencode` values (and `-rdc=true`) one file is compiled with.
     pub(crate) fn unit_args(self, targets: &[Target]) -> Vec<String> {
         let mut codes: Vec<String> = Vec::new();
@@ -93,10 +110,26 @@ fn arch_name(t: &Target) -> String {
     )
 }
 
-/// One file's compiled device code: its display name and the fatbin nvcc wrote for it.
+/// One file's compiled device code: its display name, the fatbins nvcc wrote for it (one
+/// after another), and where each virtual architecture's container lies among them.
 pub(crate) struct UnitCode<'a> {
     pub name: &'a str,
     pub fatbin: &'a [u8],
+    /// `(compute_XY, offset, length)`; empty when `fatbin` is one container.
+    pub groups: &'a [(String, u64, u64)],
+}
+
+impl UnitCode<'_> {
+    /// The container that holds the code for `t` (each container holds one virtual
+    /// architecture's images).
+    fn code_for(&self, t: &Target) -> &[u8] {
+        let arch = t.virtual_arch();
+        self.groups
+            .iter()
+            .find(|(a, _, _)| *a == arch)
+            .and_then(|&(_, off, len)| self.fatbin.get(off as usize..(off + len) as usize))
+            .unwrap_or(self.fatbin)
+    }
 }
 
 /// A device link of one module.
@@ -181,7 +214,7 @@ impl DeviceLink<'_> {
             .map(|u| LinkInput {
                 name: u.name,
                 kind: InputKind::Fatbin,
-                bytes: u.fatbin,
+                bytes: u.code_for(t),
             })
             .collect();
         match jit.link(&options, &inputs, ptx) {
@@ -243,6 +276,29 @@ mod tests {
     fn args(mode: LinkMode, targets: &str) -> String {
         let ts = crate::toolkit::parse_target_list(targets).unwrap();
         mode.unit_args(&ts).join(" ")
+    }
+
+    #[test]
+    fn groups_per_virtual_architecture() {
+        let ts = crate::toolkit::parse_target_list("sm_80,sm_120,compute_120").unwrap();
+        let groups = LinkMode::Rdc.unit_groups(&ts);
+        let shown: Vec<(String, String)> =
+            groups.into_iter().map(|(v, a)| (v, a.join(" "))).collect();
+        assert_eq!(
+            shown,
+            [
+                (
+                    "compute_80".to_owned(),
+                    "-rdc=true -gencode arch=compute_80,code=sm_80".to_owned()
+                ),
+                (
+                    "compute_120".to_owned(),
+                    "-rdc=true -gencode arch=compute_120,code=sm_120 \
+                     -gencode arch=compute_120,code=lto_120"
+                        .to_owned()
+                ),
+            ]
+        );
     }
 
     #[test]

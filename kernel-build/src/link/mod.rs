@@ -21,3 +21,4 @@ mod symbols;
 pub use device::LinkMode;
 pub(crate) use device::{DeviceLink, UnitCode};
 pub use library::LinkLibraryError;
+pub(crate) use nvfatbin::{FatbinPart, NvFatbin};

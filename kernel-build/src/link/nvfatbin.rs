@@ -66,13 +66,29 @@ pub(crate) struct NvFatbin {
 }
 
 impl NvFatbin {
-    /// Loads nvFatbin from beside `nvcc`.
+    /// Loads nvFatbin from beside `nvcc` and checks that it is a CUDA 13 release (the
+    /// fatbin layout the runtime and `kernel-inspect` read).
     pub(crate) fn load(
         nvcc: &Path,
         needed_for: &str,
         reporting: Reporting,
     ) -> Result<NvFatbin, LinkLibraryError> {
         let opened = library::open(&SPEC, nvcc, needed_for, reporting)?;
+        // SAFETY: the prototype of nvFatbinVersion in nvFatbin.h.
+        let version: unsafe extern "C" fn(*mut u32, *mut u32) -> c_int =
+            unsafe { library::function(&opened, SPEC.name, "nvFatbinVersion")? };
+        let mut v = (0u32, 0u32);
+        // SAFETY: two valid out-pointers.
+        if unsafe { version(&mut v.0, &mut v.1) } != 0 || v.0 < 13 {
+            return Err(LinkLibraryError::Unusable {
+                library: SPEC.name,
+                path: opened.path.clone(),
+                detail: format!(
+                    "its release is {}.{}; a CUDA 13 release is needed (`{}`)",
+                    v.0, v.1, SPEC.wheel
+                ),
+            });
+        }
         // SAFETY: each type below is the prototype of nvFatbin.h (CUDA 13.0) for that name.
         let api = unsafe {
             Api {

@@ -23,6 +23,10 @@ pub(crate) struct ObjectMeta {
     /// The files of a module of several.
     #[serde(default)]
     pub units: Vec<super::request::Unit>,
+    /// For one file of a device-linked module: `(compute_XY, offset, length)` of each
+    /// virtual architecture's container inside `module.fatbin`.
+    #[serde(default)]
+    pub groups: Vec<(String, u64, u64)>,
 }
 
 /// A direct-mode manifest: when every dependency still matches its stamp, `object` is

@@ -1,7 +1,12 @@
-//! One translation unit: a `.cu` file (or inline text) compiled by one nvcc run for every
-//! target, its declarations read from nvcc's per-target device views, cached on its own.
+//! One translation unit: a `.cu` file (or inline text) compiled by nvcc for every target,
+//! its declarations read from nvcc's per-target device views, cached on its own.
 //!
-//! A warm unit (nothing it depends on changed) is read from the cache with no nvcc run.
+//! A module of one file compiles it with one nvcc run (`--threads` for its targets). A
+//! file of a module of several compiles one nvcc run per virtual architecture ("group"),
+//! so that the build can spread every file's targets over the cores; nvFatbin then puts
+//! the groups' images into the file's fatbin (device-linked modules keep the groups side by
+//! side for nvJitLink). A warm unit (nothing it depends on changed) is read from the cache
+//! with no nvcc run.
 
 use super::cached::{self, Entry};
 use super::request::{ModuleRequest, Source};
@@ -9,8 +14,9 @@ use crate::cache::{Cache, KeyHasher};
 use crate::compile::{self, NvccJob};
 use crate::diagnostics::Diagnostics;
 use crate::error::Error;
+use crate::fatbin::EntryKind;
 use crate::front;
-use crate::link::LinkMode;
+use crate::link::{FatbinPart, LinkMode, NvFatbin};
 use crate::model::ModuleInfo;
 use crate::toolkit::{Target, Toolkit};
 use std::path::{Path, PathBuf};
@@ -39,74 +45,262 @@ pub(crate) struct UnitBuilt {
     pub elapsed: Duration,
 }
 
-/// Builds one unit with nvcc using up to `threads` threads for its targets.
-pub(crate) fn build(
-    shared: &Shared<'_>,
-    source: &Source,
-    threads: usize,
-) -> Result<UnitBuilt, Error> {
+/// The unit from the cache when nothing it depends on changed (no nvcc run).
+pub(crate) fn lookup(shared: &Shared<'_>, source: &Source) -> (String, Option<UnitBuilt>) {
     let started = Instant::now();
     let job = Job {
         shared,
         source,
-        threads,
-    };
-    let done = |entry: Entry, key: String, from_cache: bool| UnitBuilt {
-        entry,
-        key,
-        from_cache,
-        elapsed: started.elapsed(),
+        threads: 1,
     };
     let direct_key = job.direct_key();
-    let cache = shared.cache;
-    if let Some(cache) = cache {
-        if let Some((key, hit)) = cached::lookup_direct(cache, &direct_key) {
+    let hit = shared
+        .cache
+        .and_then(|cache| cached::lookup_direct(cache, &direct_key))
+        .map(|(key, entry)| {
             if shared.debug {
                 eprintln!(
                     "kernel-build: cache hit for `{}` (no nvcc run)",
                     source.display_name
                 );
             }
-            return Ok(done(hit, key, true));
-        }
+            UnitBuilt {
+                entry,
+                key,
+                from_cache: true,
+                elapsed: started.elapsed(),
+            }
+        });
+    (direct_key, hit)
+}
+
+/// Builds one unit with one nvcc run using up to `threads` threads for its targets.
+pub(crate) fn build(
+    shared: &Shared<'_>,
+    source: &Source,
+    threads: usize,
+) -> Result<UnitBuilt, Error> {
+    let (direct_key, hit) = lookup(shared, source);
+    if let Some(hit) = hit {
+        return Ok(hit);
     }
-    let staging = cached::Staging::new(cache)?;
+    let pending = Pending::new(shared, source, direct_key, None)?;
     // A miss: preprocess (for the object key) while nvcc compiles, keeping the
     // device-side preprocessed text of every target for the parser.
     let (preprocessed, compiled) = std::thread::scope(|s| {
-        let compiling = s.spawn(|| job.run_nvcc(&staging));
-        let pre = front::preprocess(
-            shared.toolkit.nvcc(),
-            &source.path,
-            &source.includes,
-            &shared.req.defines,
-            shared.flags,
-        );
+        let compiling = s.spawn(|| pending.run_group(0, threads));
+        let pre = pending.preprocess();
         let compiled = compiling
             .join()
             .unwrap_or_else(|p| std::panic::resume_unwind(p));
         (pre, compiled)
     });
-    let mut archs: Vec<String> = shared.targets.iter().map(Target::virtual_arch).collect();
-    archs.sort();
-    archs.dedup();
-    let views = staging.take_views(&archs);
-    // nvcc's own errors come first: they are the authority on what is valid CUDA.
-    let ran = compiled?;
-    let preprocessed = preprocessed.map_err(Error::Diagnostics)?;
-    let object_key = job.object_key(&preprocessed);
-    if let Some(cache) = cache {
-        if let Some(hit) = cached::lookup_object(cache, &object_key) {
-            cached::record_manifest(cache, &direct_key, &object_key, &hit.deps);
-            return Ok(done(hit, object_key, true));
-        }
+    pending.finish(preprocessed, vec![compiled])
+}
+
+/// A unit that must be compiled: its staging folder and its nvcc runs.
+pub(crate) struct Pending<'a> {
+    job: Job<'a>,
+    direct_key: String,
+    staging: cached::Staging,
+    /// One nvcc run per entry: `(virtual arch or "all", nvcc arguments for the targets)`.
+    groups: Vec<(String, Vec<String>)>,
+    /// Set when the groups' images are assembled into one fatbin by nvFatbin.
+    assembler: Option<&'a NvFatbin>,
+    started: Instant,
+}
+
+impl<'a> Pending<'a> {
+    /// A unit to compile in one nvcc run (`split: None`), or one run per virtual
+    /// architecture whose images `split` assembles (or, for a device-linked module,
+    /// keeps side by side).
+    pub(crate) fn new(
+        shared: &'a Shared<'a>,
+        source: &'a Source,
+        direct_key: String,
+        split: Option<Option<&'a NvFatbin>>,
+    ) -> Result<Pending<'a>, Error> {
+        let groups = match split {
+            Some(_) => shared.mode.unit_groups(shared.targets),
+            None => vec![("all".to_owned(), shared.mode.unit_args(shared.targets))],
+        };
+        Ok(Pending {
+            job: Job {
+                shared,
+                source,
+                threads: 1,
+            },
+            direct_key,
+            staging: cached::Staging::new(shared.cache)?,
+            groups,
+            assembler: split.flatten(),
+            started: Instant::now(),
+        })
     }
-    let info = job
-        .analyse(&views, &preprocessed)
-        .map_err(Error::Diagnostics)?;
-    let fresh = job.finish(info, ran, staging)?;
-    let entry = cached::store(cache, &object_key, Some(&direct_key), fresh)?;
-    Ok(done(entry, object_key, false))
+
+    /// How many nvcc runs this unit takes.
+    pub(crate) fn group_count(&self) -> usize {
+        self.groups.len()
+    }
+
+    /// The source's host-side preprocessing (for the object key).
+    pub(crate) fn preprocess(&self) -> Result<String, Diagnostics> {
+        let s = self.job.shared;
+        front::preprocess(
+            s.toolkit.nvcc(),
+            &self.job.source.path,
+            &self.job.source.includes,
+            &s.req.defines,
+            s.flags,
+        )
+    }
+
+    /// Runs nvcc for group `g` with `threads` threads.
+    pub(crate) fn run_group(&self, g: usize, threads: usize) -> Result<compile::Ran, Error> {
+        let (name, args) = &self.groups[g];
+        let one = self.groups.len() == 1;
+        let output = if one {
+            self.staging.path().join("module.fatbin")
+        } else {
+            self.staging.path().join(format!("{name}.fatbin"))
+        };
+        let keep = self.staging.keep_dir()?.join(if one { "" } else { name });
+        std::fs::create_dir_all(&keep)
+            .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
+        let depfile = self.staging.path().join("module.d");
+        self.job.run_nvcc(
+            args.clone(),
+            threads,
+            &output,
+            &keep,
+            (g == 0).then_some(&*depfile),
+        )
+    }
+
+    /// Reads the device views, parses them, puts the images together, verifies (a whole
+    /// program), and stores the unit.
+    pub(crate) fn finish(
+        self,
+        preprocessed: Result<String, Diagnostics>,
+        compiled: Vec<Result<compile::Ran, Error>>,
+    ) -> Result<UnitBuilt, Error> {
+        let Pending {
+            job,
+            direct_key,
+            staging,
+            groups,
+            assembler,
+            started,
+        } = self;
+        let s = job.shared;
+        let mut views = Vec::new();
+        if groups.len() == 1 {
+            let mut archs: Vec<String> = s.targets.iter().map(Target::virtual_arch).collect();
+            archs.sort();
+            archs.dedup();
+            views = staging.take_views(&archs);
+        } else {
+            for (arch, _) in &groups {
+                let dir = staging.path().join("keep").join(arch);
+                views.extend(front::read_kept_views(&dir, std::slice::from_ref(arch)));
+            }
+            let _ = std::fs::remove_dir_all(staging.path().join("keep"));
+        }
+        // nvcc's own errors come first: they are the authority on what is valid CUDA.
+        let mut ran = compile::Ran::default();
+        for r in compiled {
+            ran.warnings.extend(r?.warnings);
+        }
+        ran.warnings.dedup_by(|a, b| a.raw == b.raw);
+        let preprocessed = preprocessed.map_err(Error::Diagnostics)?;
+        let object_key = job.object_key(&preprocessed);
+        let done = |entry: Entry, key: String, from_cache: bool| UnitBuilt {
+            entry,
+            key,
+            from_cache,
+            elapsed: started.elapsed(),
+        };
+        if let Some(cache) = s.cache {
+            if let Some(hit) = cached::lookup_object(cache, &object_key) {
+                cached::record_manifest(cache, &direct_key, &object_key, &hit.deps);
+                return Ok(done(hit, object_key, true));
+            }
+        }
+        let group_index = if groups.len() > 1 {
+            join_groups(&staging, &groups, assembler)?
+        } else {
+            Vec::new()
+        };
+        let info = job
+            .analyse(&views, &preprocessed)
+            .map_err(Error::Diagnostics)?;
+        let mut fresh = job.finish(info, ran, staging)?;
+        fresh.meta.groups = group_index;
+        let entry = cached::store(s.cache, &object_key, Some(&direct_key), fresh)?;
+        Ok(done(entry, object_key, false))
+    }
+}
+
+/// The groups' fatbins as the unit's `module.fatbin`: assembled into one container by
+/// nvFatbin (a whole program, loaded by the driver as it is), or, for device linking, kept
+/// one after another with an index of where each group's container lies.
+fn join_groups(
+    staging: &cached::Staging,
+    groups: &[(String, Vec<String>)],
+    assembler: Option<&NvFatbin>,
+) -> Result<Vec<(String, u64, u64)>, Error> {
+    let mut bytes = Vec::new();
+    let mut index = Vec::new();
+    for (arch, _) in groups {
+        let path = staging.path().join(format!("{arch}.fatbin"));
+        let one = std::fs::read(&path)
+            .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", &path, e))?;
+        let _ = std::fs::remove_file(&path);
+        index.push((arch.clone(), bytes.len() as u64, one.len() as u64));
+        bytes.extend_from_slice(&one);
+        bytes.resize(bytes.len().next_multiple_of(8), 0);
+    }
+    let out = staging.path().join("module.fatbin");
+    if let Some(nvfatbin) = assembler {
+        let fatbin = crate::fatbin::parse(&bytes).map_err(|source| Error::Fatbin {
+            path: out.clone(),
+            source,
+        })?;
+        let names: Vec<String> = fatbin.entries.iter().map(|e| e.target()).collect();
+        let parts: Vec<FatbinPart<'_>> = fatbin
+            .entries
+            .iter()
+            .zip(&names)
+            .filter_map(|(e, name)| {
+                let arch = format!("{}{}", e.arch, e.variant.suffix());
+                match e.kind {
+                    EntryKind::Elf => Some(FatbinPart::Cubin {
+                        arch,
+                        name,
+                        bytes: &e.payload,
+                    }),
+                    EntryKind::Ptx => Some(FatbinPart::Ptx {
+                        arch,
+                        name,
+                        text: ptx_text(&e.payload),
+                    }),
+                    EntryKind::Other(_) => None,
+                }
+            })
+            .collect();
+        bytes = nvfatbin.assemble(&parts)?;
+        index.clear();
+    }
+    std::fs::write(&out, &bytes).map_err(|e| Error::io("failed to write", &out, e))?;
+    Ok(index)
+}
+
+/// PTX text up to its first NUL, with one NUL (as nvFatbin takes it).
+fn ptx_text(payload: &[u8]) -> &[u8] {
+    match payload.iter().position(|&b| b == 0) {
+        Some(i) => &payload[..=i],
+        None => payload,
+    }
 }
 
 /// One unit's compile.
@@ -184,23 +378,28 @@ impl Job<'_> {
         front::finish(&self.source.display_name, info, diags, self.shared.alone)
     }
 
-    /// Runs `nvcc -fatbin` into the staging folder.
-    fn run_nvcc(&self, staging: &cached::Staging) -> Result<compile::Ran, Error> {
+    /// Runs `nvcc -fatbin` with `code_args` into `output`, keeping its intermediate
+    /// files (the device views) in `keep`.
+    fn run_nvcc(
+        &self,
+        code_args: Vec<String>,
+        threads: usize,
+        output: &Path,
+        keep: &Path,
+        depfile: Option<&Path>,
+    ) -> Result<compile::Ran, Error> {
         let s = self.shared;
-        let fatbin_path = staging.path().join("module.fatbin");
-        let depfile = staging.path().join("module.d");
-        let keep_dir = staging.keep_dir()?;
         let job = NvccJob {
             nvcc: s.toolkit.nvcc(),
             source: &self.source.path,
-            output: &fatbin_path,
-            depfile: &depfile,
-            code_args: s.mode.unit_args(s.targets),
-            threads: self.threads,
+            output,
+            depfile,
+            code_args,
+            threads: threads.max(self.threads),
             includes: &self.source.includes,
             defines: &s.req.defines,
             flags: s.flags,
-            keep_dir: Some(&keep_dir),
+            keep_dir: Some(keep),
         };
         compile::run(job.nvcc, &job.args(), s.debug)
             .map_err(|e| self.source.rename_in_error(e))
@@ -253,6 +452,7 @@ impl Job<'_> {
                 deps: absolute_deps(deps, &self.source.path),
                 warnings,
                 units: Vec::new(),
+                groups: Vec::new(),
             },
         })
     }

@@ -15,7 +15,7 @@ use crate::env::Reporting;
 use crate::error::Error;
 use crate::front;
 use crate::jobs::Jobs;
-use crate::link::{DeviceLink, LinkMode, UnitCode};
+use crate::link::{DeviceLink, LinkMode, NvFatbin, UnitCode};
 use crate::toolkit::Target;
 use std::path::PathBuf;
 use std::time::Instant;
@@ -28,10 +28,7 @@ pub(crate) fn build(
     reporting: Reporting,
 ) -> Result<BuiltModule, Error> {
     let started = Instant::now();
-    let results = jobs.run(sources, shared.targets.len(), |source, threads| {
-        unit::build(shared, source, threads)
-    });
-    let built = collect(results)?;
+    let built = compile_units(shared, sources, jobs, reporting)?;
     let timings: Vec<(String, f64, bool)> = sources
         .iter()
         .zip(&built)
@@ -80,6 +77,100 @@ pub(crate) fn build(
         warnings,
         units: entry.meta.units,
     })
+}
+
+/// Every file's unit: from the cache, or compiled. The nvcc runs of all files that must be
+/// compiled (one per file and virtual architecture, and one preprocessing each) share one
+/// queue, so the cores stay busy until the last target of the last file.
+fn compile_units(
+    shared: &Shared<'_>,
+    sources: &[Source],
+    jobs: &Jobs,
+    reporting: Reporting,
+) -> Result<Vec<UnitBuilt>, Error> {
+    let looked: Vec<(String, Option<UnitBuilt>)> =
+        sources.iter().map(|s| unit::lookup(shared, s)).collect();
+    if looked.iter().all(|(_, hit)| hit.is_some()) {
+        return Ok(looked.into_iter().filter_map(|(_, hit)| hit).collect());
+    }
+    // nvFatbin joins a file's per-architecture images; without it (a whole-program
+    // module only) each file compiles in one nvcc run.
+    let nvfatbin = NvFatbin::load(shared.toolkit.nvcc(), shared.mode.purpose(), reporting);
+    let split = match (&nvfatbin, shared.mode) {
+        (Ok(lib), LinkMode::Whole) => Some(Some(lib)),
+        (Err(_), LinkMode::Whole) => None,
+        (_, LinkMode::Rdc | LinkMode::Lto) => Some(None),
+    };
+    let mut slots: Vec<Option<UnitBuilt>> = Vec::with_capacity(sources.len());
+    let mut pending: Vec<(usize, unit::Pending<'_>)> = Vec::new();
+    for (i, (source, (direct_key, hit))) in sources.iter().zip(looked).enumerate() {
+        if hit.is_none() {
+            pending.push((i, unit::Pending::new(shared, source, direct_key, split)?));
+        }
+        slots.push(hit);
+    }
+    // Tasks: every group of every pending file (in rounds, so that each file's first
+    // target starts early), then every preprocessing (`None`).
+    let rounds = pending
+        .iter()
+        .map(|(_, p)| p.group_count())
+        .max()
+        .unwrap_or(0);
+    let mut tasks: Vec<(usize, Option<usize>)> = Vec::new();
+    for g in 0..rounds {
+        for (n, (_, p)) in pending.iter().enumerate() {
+            if g < p.group_count() {
+                tasks.push((n, Some(g)));
+            }
+        }
+    }
+    tasks.extend((0..pending.len()).map(|n| (n, None)));
+    let threads = if split.is_some() {
+        1
+    } else {
+        shared.targets.len()
+    };
+    let outputs = jobs.run(&tasks, threads, |&(n, group), threads| match group {
+        Some(g) => Ok(pending[n].1.run_group(g, threads)),
+        None => Err(pending[n].1.preprocess()),
+    });
+    let mut per_file: Vec<(Option<Result<String, Diagnostics>>, Vec<Result<_, Error>>)> =
+        (0..pending.len()).map(|_| (None, Vec::new())).collect();
+    for (&(n, _), out) in tasks.iter().zip(outputs) {
+        match out {
+            Ok(ran) => per_file[n].1.push(ran),
+            Err(pre) => per_file[n].0 = Some(pre),
+        }
+    }
+    let finishing: Vec<_> = pending.into_iter().zip(per_file).collect();
+    let finished = std::sync::Mutex::new(Vec::new());
+    let cells: Vec<std::sync::Mutex<Option<_>>> = finishing
+        .into_iter()
+        .map(|x| std::sync::Mutex::new(Some(x)))
+        .collect();
+    let indices: Vec<usize> = (0..cells.len()).collect();
+    jobs.run(&indices, 1, |&k, _| {
+        let taken = cells[k].lock().ok().and_then(|mut c| c.take());
+        if let Some(((i, p), (pre, ran))) = taken {
+            let pre = pre.unwrap_or_else(|| Ok(String::new()));
+            let r = p.finish(pre, ran);
+            if let Ok(mut f) = finished.lock() {
+                f.push((i, r));
+            }
+        }
+    });
+    let mut errors = Vec::new();
+    for (i, r) in finished.into_inner().unwrap_or_default() {
+        match r {
+            Ok(b) => slots[i] = Some(b),
+            Err(e) => errors.push((i, e)),
+        }
+    }
+    errors.sort_by_key(|(i, _)| *i);
+    let mut results: Vec<Result<UnitBuilt, Error>> =
+        errors.into_iter().map(|(_, e)| Err(e)).collect();
+    results.extend(slots.into_iter().flatten().map(Ok));
+    collect(results)
 }
 
 /// The units, or every file's declaration errors together (other errors: the first).
@@ -154,9 +245,11 @@ fn assemble(
         let code: Vec<UnitCode<'_>> = sources
             .iter()
             .zip(&fatbins)
-            .map(|(s, f)| UnitCode {
+            .zip(built)
+            .map(|((s, f), b)| UnitCode {
                 name: &s.display_name,
                 fatbin: f,
+                groups: &b.entry.meta.groups,
             })
             .collect();
         let (linked, notes) = DeviceLink {
@@ -221,6 +314,7 @@ fn assemble(
             deps,
             warnings,
             units,
+            groups: Vec::new(),
         },
     })
 }
