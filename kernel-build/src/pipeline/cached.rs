@@ -145,14 +145,6 @@ impl Staging {
         self.dir.path()
     }
 
-    /// The folder nvcc keeps its intermediate files in (created empty).
-    pub(crate) fn keep_dir(&self) -> Result<PathBuf, Error> {
-        let dir = self.dir.path().join("keep");
-        std::fs::create_dir_all(&dir)
-            .map_err(|e| Error::io("failed to create the build folder", &dir, e))?;
-        Ok(dir)
-    }
-
     /// Reads the device views nvcc kept and removes every intermediate file, so that
     /// only the fatbin and the model are stored.
     pub(crate) fn take_views(&self, archs: &[String]) -> Vec<crate::front::DeviceView> {

@@ -48,11 +48,7 @@ pub(crate) struct UnitBuilt {
 /// The unit from the cache when nothing it depends on changed (no nvcc run).
 pub(crate) fn lookup(shared: &Shared<'_>, source: &Source) -> (String, Option<UnitBuilt>) {
     let started = Instant::now();
-    let job = Job {
-        shared,
-        source,
-        threads: 1,
-    };
+    let job = Job { shared, source };
     let direct_key = job.direct_key();
     let hit = shared
         .cache
@@ -95,14 +91,16 @@ pub(crate) fn build(
             .unwrap_or_else(|p| std::panic::resume_unwind(p));
         (pre, compiled)
     });
-    pending.finish(preprocessed, vec![compiled])
+    pending.finish(Some(preprocessed), vec![compiled])
 }
 
 /// A unit that must be compiled: its staging folder and its nvcc runs.
 pub(crate) struct Pending<'a> {
     job: Job<'a>,
     direct_key: String,
-    staging: cached::Staging,
+    /// The staging folder's path, and the folder itself until `finish` stores it.
+    dir: PathBuf,
+    staging: std::sync::Mutex<Option<cached::Staging>>,
     /// One nvcc run per entry: `(virtual arch or "all", nvcc arguments for the targets)`.
     groups: Vec<(String, Vec<String>)>,
     /// Set when the groups' images are assembled into one fatbin by nvFatbin.
@@ -124,14 +122,12 @@ impl<'a> Pending<'a> {
             Some(_) => shared.mode.unit_groups(shared.targets),
             None => vec![("all".to_owned(), shared.mode.unit_args(shared.targets))],
         };
+        let staging = cached::Staging::new(shared.cache)?;
         Ok(Pending {
-            job: Job {
-                shared,
-                source,
-                threads: 1,
-            },
+            job: Job { shared, source },
             direct_key,
-            staging: cached::Staging::new(shared.cache)?,
+            dir: staging.path().to_path_buf(),
+            staging: std::sync::Mutex::new(Some(staging)),
             groups,
             assembler: split.flatten(),
             started: Instant::now(),
@@ -160,14 +156,14 @@ impl<'a> Pending<'a> {
         let (name, args) = &self.groups[g];
         let one = self.groups.len() == 1;
         let output = if one {
-            self.staging.path().join("module.fatbin")
+            self.dir.join("module.fatbin")
         } else {
-            self.staging.path().join(format!("{name}.fatbin"))
+            self.dir.join(format!("{name}.fatbin"))
         };
-        let keep = self.staging.keep_dir()?.join(if one { "" } else { name });
+        let keep = self.dir.join("keep").join(if one { "" } else { name });
         std::fs::create_dir_all(&keep)
             .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
-        let depfile = self.staging.path().join("module.d");
+        let depfile = self.dir.join("module.d");
         self.job.run_nvcc(
             args.clone(),
             threads,
@@ -178,20 +174,27 @@ impl<'a> Pending<'a> {
     }
 
     /// Reads the device views, parses them, puts the images together, verifies (a whole
-    /// program), and stores the unit.
+    /// program), and stores the unit. `compiled` is in group order. Without
+    /// `preprocessed` (a file of several), the object key hashes the device views, which
+    /// cover every header as the host preprocessing would.
     pub(crate) fn finish(
-        self,
-        preprocessed: Result<String, Diagnostics>,
+        &self,
+        preprocessed: Option<Result<String, Diagnostics>>,
         compiled: Vec<Result<compile::Ran, Error>>,
     ) -> Result<UnitBuilt, Error> {
-        let Pending {
-            job,
-            direct_key,
-            staging,
-            groups,
-            assembler,
-            started,
-        } = self;
+        let (job, direct_key, groups, assembler, started) = (
+            &self.job,
+            &self.direct_key,
+            &self.groups,
+            self.assembler,
+            self.started,
+        );
+        let staging = self
+            .staging
+            .lock()
+            .ok()
+            .and_then(|mut s| s.take())
+            .ok_or_else(|| Error::InvalidOption("a unit was finished twice".into()))?;
         let s = job.shared;
         let mut views = Vec::new();
         if groups.len() == 1 {
@@ -200,7 +203,7 @@ impl<'a> Pending<'a> {
             archs.dedup();
             views = staging.take_views(&archs);
         } else {
-            for (arch, _) in &groups {
+            for (arch, _) in groups {
                 let dir = staging.path().join("keep").join(arch);
                 views.extend(front::read_kept_views(&dir, std::slice::from_ref(arch)));
             }
@@ -212,8 +215,26 @@ impl<'a> Pending<'a> {
             ran.warnings.extend(r?.warnings);
         }
         ran.warnings.dedup_by(|a, b| a.raw == b.raw);
-        let preprocessed = preprocessed.map_err(Error::Diagnostics)?;
-        let object_key = job.object_key(&preprocessed);
+        let preprocessed = match preprocessed {
+            Some(p) => p.map_err(Error::Diagnostics)?,
+            // A wrapper that drops `--keep` leaves no views: read the host side.
+            None if views.is_empty() => self.preprocess().map_err(Error::Diagnostics)?,
+            None => String::new(),
+        };
+        let object_key = if preprocessed.is_empty() {
+            let mut text = String::new();
+            for v in &views {
+                text.push_str(&v.arch);
+                text.push('\0');
+                text.push_str(&v.text);
+                text.push('\0');
+                text.push_str(&v.host_stub);
+                text.push('\0');
+            }
+            job.object_key(&text)
+        } else {
+            job.object_key(&preprocessed)
+        };
         let done = |entry: Entry, key: String, from_cache: bool| UnitBuilt {
             entry,
             key,
@@ -222,12 +243,12 @@ impl<'a> Pending<'a> {
         };
         if let Some(cache) = s.cache {
             if let Some(hit) = cached::lookup_object(cache, &object_key) {
-                cached::record_manifest(cache, &direct_key, &object_key, &hit.deps);
+                cached::record_manifest(cache, direct_key, &object_key, &hit.deps);
                 return Ok(done(hit, object_key, true));
             }
         }
         let group_index = if groups.len() > 1 {
-            join_groups(&staging, &groups, assembler)?
+            join_groups(&staging, groups, assembler)?
         } else {
             Vec::new()
         };
@@ -236,7 +257,7 @@ impl<'a> Pending<'a> {
             .map_err(Error::Diagnostics)?;
         let mut fresh = job.finish(info, ran, staging)?;
         fresh.meta.groups = group_index;
-        let entry = cached::store(s.cache, &object_key, Some(&direct_key), fresh)?;
+        let entry = cached::store(s.cache, &object_key, Some(direct_key), fresh)?;
         Ok(done(entry, object_key, false))
     }
 }
@@ -307,7 +328,6 @@ fn ptx_text(payload: &[u8]) -> &[u8] {
 struct Job<'a> {
     shared: &'a Shared<'a>,
     source: &'a Source,
-    threads: usize,
 }
 
 impl Job<'_> {
@@ -395,7 +415,7 @@ impl Job<'_> {
             output,
             depfile,
             code_args,
-            threads: threads.max(self.threads),
+            threads,
             includes: &self.source.includes,
             defines: &s.req.defines,
             flags: s.flags,

@@ -18,6 +18,8 @@ use crate::jobs::Jobs;
 use crate::link::{DeviceLink, LinkMode, NvFatbin, UnitCode};
 use crate::toolkit::Target;
 use std::path::PathBuf;
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// Builds a module of several files.
@@ -109,68 +111,77 @@ fn compile_units(
         }
         slots.push(hit);
     }
-    // Tasks: every group of every pending file (in rounds, so that each file's first
-    // target starts early), then every preprocessing (`None`).
+    // Every group of every pending file in one queue, in rounds, so that each file's
+    // first target starts early. The worker that ends a file's last group finishes that
+    // file (views, parse, images, cache) while the others go on compiling.
     let rounds = pending
         .iter()
         .map(|(_, p)| p.group_count())
         .max()
         .unwrap_or(0);
-    let mut tasks: Vec<(usize, Option<usize>)> = Vec::new();
+    let mut tasks: Vec<(usize, usize)> = Vec::new();
     for g in 0..rounds {
         for (n, (_, p)) in pending.iter().enumerate() {
             if g < p.group_count() {
-                tasks.push((n, Some(g)));
+                tasks.push((n, g));
             }
         }
     }
-    tasks.extend((0..pending.len()).map(|n| (n, None)));
     let threads = if split.is_some() {
         1
     } else {
         shared.targets.len()
     };
-    let outputs = jobs.run(&tasks, threads, |&(n, group), threads| match group {
-        Some(g) => Ok(pending[n].1.run_group(g, threads)),
-        None => Err(pending[n].1.preprocess()),
-    });
-    let mut per_file: Vec<(Option<Result<String, Diagnostics>>, Vec<Result<_, Error>>)> =
-        (0..pending.len()).map(|_| (None, Vec::new())).collect();
-    for (&(n, _), out) in tasks.iter().zip(outputs) {
-        match out {
-            Ok(ran) => per_file[n].1.push(ran),
-            Err(pre) => per_file[n].0 = Some(pre),
-        }
-    }
-    let finishing: Vec<_> = pending.into_iter().zip(per_file).collect();
-    let finished = std::sync::Mutex::new(Vec::new());
-    let cells: Vec<std::sync::Mutex<Option<_>>> = finishing
-        .into_iter()
-        .map(|x| std::sync::Mutex::new(Some(x)))
+    let state: Vec<FileState> = pending
+        .iter()
+        .map(|(_, p)| FileState {
+            left: AtomicUsize::new(p.group_count()),
+            runs: Mutex::new(Vec::new()),
+            done: Mutex::new(None),
+        })
         .collect();
-    let indices: Vec<usize> = (0..cells.len()).collect();
-    jobs.run(&indices, 1, |&k, _| {
-        let taken = cells[k].lock().ok().and_then(|mut c| c.take());
-        if let Some(((i, p), (pre, ran))) = taken {
-            let pre = pre.unwrap_or_else(|| Ok(String::new()));
-            let r = p.finish(pre, ran);
-            if let Ok(mut f) = finished.lock() {
-                f.push((i, r));
+    jobs.run(&tasks, threads, |&(n, g), threads| {
+        let p = &pending[n].1;
+        // Without a separate preprocessing run, the single-run path needs one too.
+        let ran = p.run_group(g, threads);
+        let st = &state[n];
+        if let Ok(mut runs) = st.runs.lock() {
+            runs.push((g, ran));
+        }
+        if st.left.fetch_sub(1, Ordering::SeqCst) == 1 {
+            let mut runs = st
+                .runs
+                .lock()
+                .map(|mut r| std::mem::take(&mut *r))
+                .unwrap_or_default();
+            runs.sort_by_key(|(g, _)| *g);
+            let pre = (split.is_none()).then(|| p.preprocess());
+            let r = p.finish(pre, runs.into_iter().map(|(_, r)| r).collect());
+            if let Ok(mut d) = st.done.lock() {
+                *d = Some(r);
             }
         }
     });
-    let mut errors = Vec::new();
-    for (i, r) in finished.into_inner().unwrap_or_default() {
-        match r {
-            Ok(b) => slots[i] = Some(b),
-            Err(e) => errors.push((i, e)),
+    let mut results: Vec<Result<UnitBuilt, Error>> = Vec::new();
+    for ((i, _), st) in pending.iter().zip(state) {
+        match st.done.into_inner().ok().flatten() {
+            Some(Ok(b)) => slots[*i] = Some(b),
+            Some(Err(e)) => results.push(Err(e)),
+            None => results.push(Err(Error::InvalidOption(format!(
+                "the build of `{}` did not finish",
+                sources[*i].display_name
+            )))),
         }
     }
-    errors.sort_by_key(|(i, _)| *i);
-    let mut results: Vec<Result<UnitBuilt, Error>> =
-        errors.into_iter().map(|(_, e)| Err(e)).collect();
     results.extend(slots.into_iter().flatten().map(Ok));
     collect(results)
+}
+
+/// The progress of one file's nvcc runs.
+struct FileState {
+    left: AtomicUsize,
+    runs: Mutex<Vec<(usize, Result<crate::compile::Ran, Error>)>>,
+    done: Mutex<Option<Result<UnitBuilt, Error>>>,
 }
 
 /// The units, or every file's declaration errors together (other errors: the first).
