@@ -139,6 +139,21 @@ impl<'a> Pending<'a> {
         self.groups.len()
     }
 
+    /// The source's length in bytes (a rough measure of how long it compiles).
+    pub(crate) fn source_len(&self) -> usize {
+        self.job.source.text.len()
+    }
+
+    /// How many images group `g` makes (each a pass of nvcc's back end).
+    pub(crate) fn group_weight(&self, g: usize) -> usize {
+        self.groups[g]
+            .1
+            .iter()
+            .filter(|a| a.starts_with("arch="))
+            .count()
+            .max(1)
+    }
+
     /// The source's host-side preprocessing (for the object key).
     pub(crate) fn preprocess(&self) -> Result<String, Diagnostics> {
         let s = self.job.shared;
@@ -196,6 +211,7 @@ impl<'a> Pending<'a> {
             .and_then(|mut s| s.take())
             .ok_or_else(|| Error::InvalidOption("a unit was finished twice".into()))?;
         let s = job.shared;
+        let finishing = Instant::now();
         let mut views = Vec::new();
         if groups.len() == 1 {
             let mut archs: Vec<String> = s.targets.iter().map(Target::virtual_arch).collect();
@@ -258,6 +274,13 @@ impl<'a> Pending<'a> {
         let mut fresh = job.finish(info, ran, staging)?;
         fresh.meta.groups = group_index;
         let entry = cached::store(s.cache, &object_key, Some(direct_key), fresh)?;
+        if s.debug {
+            eprintln!(
+                "kernel-build: `{}`: read, verified and stored in {:.0} ms after nvcc",
+                job.source.display_name,
+                finishing.elapsed().as_secs_f64() * 1e3
+            );
+        }
         Ok(done(entry, object_key, false))
     }
 }

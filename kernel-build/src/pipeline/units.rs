@@ -111,22 +111,19 @@ fn compile_units(
         }
         slots.push(hit);
     }
-    // Every group of every pending file in one queue, in rounds, so that each file's
-    // first target starts early. The worker that ends a file's last group finishes that
-    // file (views, parse, images, cache) while the others go on compiling.
-    let rounds = pending
-        .iter()
-        .map(|(_, p)| p.group_count())
-        .max()
-        .unwrap_or(0);
+    // Every group of every pending file in one queue, longest first (estimated by the
+    // file's size and the group's number of images), so that no long run starts last.
+    // The worker that ends a file's last group finishes that file (views, parse, images,
+    // cache) while the others go on compiling.
     let mut tasks: Vec<(usize, usize)> = Vec::new();
-    for g in 0..rounds {
-        for (n, (_, p)) in pending.iter().enumerate() {
-            if g < p.group_count() {
-                tasks.push((n, g));
-            }
-        }
+    for (n, (_, p)) in pending.iter().enumerate() {
+        tasks.extend((0..p.group_count()).map(|g| (n, g)));
     }
+    let weight = |&(n, g): &(usize, usize)| {
+        let p = &pending[n].1;
+        (p.source_len() as u64).saturating_mul(p.group_weight(g) as u64)
+    };
+    tasks.sort_by_key(|t| std::cmp::Reverse(weight(t)));
     let threads = if split.is_some() {
         1
     } else {
