@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Times building a multi-file CUDA library as ONE module, against plain nvcc.
 #
-#   scripts/bench-multi.sh DIR [-I DIR]... [--cores N] [--out FILE.json]
+#   scripts/bench-multi.sh DIR [-I DIR]... [--cores N] [--repeat N] [--out FILE.json]
 #
 # DIR holds the library's .cu files (e.g. llm.c's dev/cuda, fetched outside this
 # repository). Files are taken in name order; a file that defines a kernel name an earlier
@@ -12,6 +12,7 @@
 #   (b) nvcc, one by one  nvcc -fatbin per file, one after another (a naive build script)
 #   (c) nvcc, parallel    nvcc -fatbin --threads 0 per file, files run by xargs -P CORES
 #   then: no-op rebuild, one file touched but unchanged, one file edited (vs its nvcc time)
+#   with --repeat N: (a) and (c) run N times, interleaved, and their medians are reported
 #   with --link-modes: (a) again cold with --rdc and with --lto (build time, registers)
 #
 # KERNEL_INSPECT (default: target/release/kernel-inspect) and NVCC (default: the nvcc
@@ -20,21 +21,22 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${1:?usage: scripts/bench-multi.sh DIR [-I DIR]... [--cores N] [--out FILE.json]}"
 shift
-includes=() cores=$(nproc) out="" modes=0
+includes=() cores=$(nproc) out="" modes=0 repeat=1
 while [ $# -gt 0 ]; do
     case "$1" in
         -I) includes+=(-I "$2"); shift 2 ;;
         --cores) cores="$2"; shift 2 ;;
         --out) out="$2"; shift 2 ;;
         --link-modes) modes=1; shift ;;
+        --repeat) repeat="$2"; shift 2 ;;
         *) echo "bench-multi: unknown argument $1" >&2; exit 2 ;;
     esac
 done
 inspect="${KERNEL_INSPECT:-$root/target/release/kernel-inspect}"
 [ -x "$inspect" ] || { echo "bench-multi: no kernel-inspect at $inspect (cargo build --release -p kernel-build)" >&2; exit 1; }
-exec python3 - "$dir" "$inspect" "$cores" "$out" "$modes" "${includes[@]}" <<'PY'
-import json, os, re, shutil, subprocess, sys, tempfile, time
-src_dir, inspect, cores, out, modes, includes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1", sys.argv[6:]
+exec python3 - "$dir" "$inspect" "$cores" "$out" "$modes" "$repeat" "${includes[@]}" <<'PY'
+import json, os, re, shutil, statistics, subprocess, sys, tempfile, time
+src_dir, inspect, cores, out, modes, repeat, includes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1", int(sys.argv[6]), sys.argv[7:]
 work = tempfile.mkdtemp(prefix="bench-multi-")
 lib = os.path.join(work, "lib")
 shutil.copytree(src_dir, lib)   # edits below touch a copy, never the source
@@ -84,10 +86,23 @@ cache = os.path.join(work, "cache")
 ours = [inspect, "build", *paths, *includes, "--cache-dir", cache, "-j", str(cores), "--name", "library"]
 res = {"library": src_dir, "files": kept, "left_out": left, "targets": targets, "cores": cores}
 
-t_a, p = run(ours)
-res["a_ours_cold_s"] = t_a
-res["kernels"] = int(re.search(r"(\d+) kernels", p.stdout).group(1))
-print(f"(a) ours cold: {t_a:.1f} s, {res['kernels']} kernels", flush=True)
+lst = os.path.join(work, "files.txt")
+open(lst, "w").write("\n".join(paths) + "\n")
+os.makedirs(os.path.join(work, "c"), exist_ok=True)
+sh = f'{nvcc} -fatbin --threads 0 {" ".join(gencodes)} {" ".join(includes)} -o {work}/c/$(basename "$1").fatbin -x cu "$1"'
+a_times, c_times = [], []
+for r in range(repeat):
+    shutil.rmtree(cache, ignore_errors=True)
+    t, p = run(ours)
+    a_times.append(t)
+    res["kernels"] = int(re.search(r"(\d+) kernels", p.stdout).group(1))
+    c_times.append(run(["xargs", "-P", str(cores), "-I{}", "sh", "-c", sh, "sh", "{}"], stdin=open(lst))[0])
+    print(f"run {r + 1}: (a) ours cold {a_times[-1]:.1f} s, (c) nvcc --threads 0 x {cores} {c_times[-1]:.1f} s", flush=True)
+t_a, t_c = statistics.median(a_times), statistics.median(c_times)
+res["a_ours_cold_s"], res["a_runs_s"] = t_a, a_times
+res["c_nvcc_parallel_s"], res["c_runs_s"] = t_c, c_times
+print(f"(a) ours cold: {t_a:.1f} s (median of {repeat}), {res['kernels']} kernels", flush=True)
+print(f"(c) nvcc --threads 0, xargs -P {cores}: {t_c:.1f} s (median of {repeat})", flush=True)
 
 per_file = {}
 t0 = time.perf_counter()
@@ -99,13 +114,6 @@ res["b_nvcc_serial_s"] = t_b
 res["b_per_file_s"] = per_file
 print(f"(b) nvcc one by one: {t_b:.1f} s", flush=True)
 
-lst = os.path.join(work, "files.txt")
-open(lst, "w").write("\n".join(paths) + "\n")
-os.makedirs(os.path.join(work, "c"), exist_ok=True)
-sh = f'{nvcc} -fatbin --threads 0 {" ".join(gencodes)} {" ".join(includes)} -o {work}/c/$(basename "$1").fatbin -x cu "$1"'
-t_c, _ = run(["xargs", "-P", str(cores), "-I{}", "sh", "-c", sh, "sh", "{}"], stdin=open(lst))
-res["c_nvcc_parallel_s"] = t_c
-print(f"(c) nvcc --threads 0, xargs -P {cores}: {t_c:.1f} s", flush=True)
 
 noop = min(run(ours)[0] for _ in range(5))
 res["noop_s"] = noop
