@@ -48,7 +48,11 @@ pub(crate) fn combine(
                 }
                 Some(at) => {
                     let first = &info.kernels[at];
-                    let same_place = same_line(&first.loc, &k.loc);
+                    let same_place = same_line(&first.loc, &k.loc)
+                        || (first.loc.is_none()
+                            && k.loc.is_none()
+                            && !k.symbol.is_empty()
+                            && first.symbol == k.symbol);
                     let same_params = signature(first) == signature(k);
                     // Whole programs each hold the code they define: one entity only when
                     // it comes from a shared header. Linked files may declare what another
@@ -121,11 +125,27 @@ fn defines(file: &str, k: &Kernel) -> bool {
     k.loc.as_ref().is_some_and(|l| l.file == file)
 }
 
+/// The same line of the same file, however the path was spelled (`dir/../h.cuh`).
 fn same_line(a: &Option<SourceLoc>, b: &Option<SourceLoc>) -> bool {
     match (a, b) {
-        (Some(a), Some(b)) => a.file == b.file && a.line == b.line,
+        (Some(a), Some(b)) => a.line == b.line && lexical(&a.file) == lexical(&b.file),
         _ => false,
     }
+}
+
+/// A path with `.` and `name/..` removed, without asking the file system.
+fn lexical(path: &str) -> Vec<&str> {
+    let mut out: Vec<&str> = Vec::new();
+    for part in path.split('/') {
+        match part {
+            "." | "" if !out.is_empty() => {}
+            ".." if out.last().is_some_and(|l| *l != ".." && !l.is_empty()) => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// Parameter types and layouts, what the Rust stub depends on.
@@ -194,5 +214,115 @@ fn combine_globals(
         }
         units[files[0]].globals.push(g.symbol.clone());
         info.globals.push(g);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{KernelAttrs, Linkage};
+
+    fn kernel(name: &str, symbol: &str, loc: Option<(&str, u32)>) -> Kernel {
+        Kernel {
+            name: name.into(),
+            base_name: name.into(),
+            namespace: vec![],
+            template_args: vec![],
+            symbol: symbol.into(),
+            linkage: Linkage::Cxx,
+            is_static: false,
+            params: vec![],
+            attrs: KernelAttrs::default(),
+            doc: None,
+            loc: loc.map(|(file, line)| SourceLoc {
+                file: file.into(),
+                line,
+                column: 1,
+            }),
+            images: vec![],
+        }
+    }
+
+    fn info(kernels: Vec<Kernel>) -> ModuleInfo {
+        ModuleInfo {
+            kernels,
+            ..ModuleInfo::default()
+        }
+    }
+
+    #[test]
+    fn a_header_seen_by_two_files_is_one_kernel_however_its_path_is_spelled() {
+        let a = info(vec![kernel("k<1>", "_Z1kILi1EEvv", Some(("src/h.cuh", 9)))]);
+        let b = info(vec![kernel(
+            "k<1>",
+            "_Z1kILi1EEvv",
+            Some(("src/inst/../h.cuh", 9)),
+        )]);
+        // A toolkit template (no location of the user's) instantiated by both files.
+        let c = info(vec![kernel(
+            "cub::Empty<void>",
+            "_ZN3cub5EmptyIvEEvv",
+            None,
+        )]);
+        let d = info(vec![kernel(
+            "cub::Empty<void>",
+            "_ZN3cub5EmptyIvEEvv",
+            None,
+        )]);
+        let parts = [
+            Part {
+                file: "a.cu",
+                info: &a,
+            },
+            Part {
+                file: "b.cu",
+                info: &b,
+            },
+            Part {
+                file: "c.cu",
+                info: &c,
+            },
+            Part {
+                file: "d.cu",
+                info: &d,
+            },
+        ];
+        let (m, units) = combine(&parts, LinkMode::Whole, true).unwrap();
+        assert_eq!(m.kernels.len(), 2);
+        assert_eq!(units[0].kernels, ["_Z1kILi1EEvv"]);
+        assert!(units[1].kernels.is_empty());
+        assert_eq!(units[2].kernels, ["_ZN3cub5EmptyIvEEvv"]);
+    }
+
+    #[test]
+    fn two_definitions_of_one_name_are_an_error() {
+        let a = info(vec![kernel("k", "k", Some(("a.cu", 3)))]);
+        let b = info(vec![kernel("k", "k", Some(("b.cu", 7)))]);
+        let parts = [
+            Part {
+                file: "a.cu",
+                info: &a,
+            },
+            Part {
+                file: "b.cu",
+                info: &b,
+            },
+        ];
+        let err = combine(&parts, LinkMode::Whole, true)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("kernel `k` is defined in two files of the module: a.cu:3 and b.cu:7"),
+            "{err}"
+        );
+        // Device-linked files may declare what another defines: one kernel.
+        assert!(combine(&parts, LinkMode::Rdc, false).is_ok());
+    }
+
+    #[test]
+    fn lexical_paths() {
+        assert_eq!(lexical("a/b/../c.cuh"), ["a", "c.cuh"]);
+        assert_eq!(lexical("/x/./y/../z"), ["", "x", "z"]);
+        assert_eq!(lexical("../h.cuh"), ["..", "h.cuh"]);
     }
 }

@@ -27,9 +27,32 @@ pub struct FakeNvcc {
 
 impl FakeNvcc {
     pub fn new(mode: &str, real: &Path) -> FakeNvcc {
+        Self::make(mode, real, false)
+    }
+
+    /// A fake nvcc in `bin/` beside a `lib/` that leads to the real toolkit's libraries, so
+    /// that nvJitLink and nvFatbin are found beside it as they are beside the real one.
+    pub fn with_libraries(mode: &str, real: &Path) -> FakeNvcc {
+        Self::make(mode, real, true)
+    }
+
+    fn make(mode: &str, real: &Path, libraries: bool) -> FakeNvcc {
         let dir = tempfile::tempdir().unwrap();
         let log = dir.path().join("runs.log");
-        let path = dir.path().join("nvcc");
+        let path = if libraries {
+            let real = std::fs::canonicalize(real).unwrap();
+            let lib = real.parent().unwrap().parent().unwrap().join("lib");
+            let lib = if lib.is_dir() {
+                lib
+            } else {
+                lib.with_file_name("lib64")
+            };
+            std::os::unix::fs::symlink(lib, dir.path().join("lib")).unwrap();
+            std::fs::create_dir(dir.path().join("bin")).unwrap();
+            dir.path().join("bin/nvcc")
+        } else {
+            dir.path().join("nvcc")
+        };
         let script = format!(
             "#!/bin/sh\nFAKE_NVCC_LOG='{}' FAKE_NVCC_MODE='{mode}' FAKE_NVCC_REAL='{}' exec '{}' \"$@\"\n",
             log.display(),
