@@ -1,5 +1,6 @@
-//! Messages about the files of a module built from several: one name defined by two
-//! files, kernels declared but defined in no file, and the per-file build summary.
+//! Messages about the files of a module built from several: one kernel name defined by
+//! two files, kernels declared but defined in no file, variables with a copy per file,
+//! and the per-file build summary.
 
 use super::Diagnostic;
 use crate::model::SourceLoc;
@@ -35,28 +36,6 @@ pub fn kernel_in_two_files(
     .at(loc_b.clone())
     .note(format!("compiled from `{file_a}` and from `{file_b}`"))
     .note("one module has one function per kernel name: rename one, or build the files as two modules")
-}
-
-/// One struct name with two different definitions in two files.
-///
-/// ```
-/// let d = kernel_build::diagnostics::units::struct_in_two_files("P", "a.cu", &None, "b.cu", &None);
-/// assert_eq!(d.message, "struct `P` is defined differently in `a.cu` and `b.cu`");
-/// ```
-pub fn struct_in_two_files(
-    name: &str,
-    file_a: &str,
-    loc_a: &Option<SourceLoc>,
-    file_b: &str,
-    loc_b: &Option<SourceLoc>,
-) -> Diagnostic {
-    Diagnostic::error(format!(
-        "struct `{name}` is defined differently in {} and {}",
-        at(loc_a, file_a),
-        at(loc_b, file_b)
-    ))
-    .at(loc_b.clone())
-    .note("one Rust struct serves the whole module: give the two structs different names")
 }
 
 /// One global name with two different types in two device-linked files.

@@ -23,6 +23,14 @@ pub(crate) fn combine(
     mode: LinkMode,
     from_images: bool,
 ) -> Result<(ModuleInfo, Vec<Unit>), Diagnostics> {
+    let named: Vec<(&str, &ModuleInfo)> = parts.iter().map(|p| (p.file, p.info)).collect();
+    let (renamed, renamings) = super::renames::distinct_struct_names(&named);
+    let parts: Vec<Part<'_>> = parts
+        .iter()
+        .zip(&renamed)
+        .map(|(p, info)| Part { file: p.file, info })
+        .collect();
+    let parts = parts.as_slice();
     let mut diags = Diagnostics::new();
     let mut info = ModuleInfo {
         preprocessed: parts.iter().all(|p| p.info.preprocessed),
@@ -99,7 +107,8 @@ pub(crate) fn combine(
     for (name, files) in &nowhere {
         diags.push(msg::kernel_defined_nowhere(name, files));
     }
-    combine_structs(parts, &mut info, &mut diags);
+    combine_structs(parts, &mut info);
+    info.notes.extend(renamings);
     combine_globals(parts, mode, &mut info, &mut units, &mut diags);
     for part in parts {
         for n in part.info.notes.iter().chain(&part.info.skipped) {
@@ -156,23 +165,12 @@ fn signature(k: &Kernel) -> Vec<(String, u64, u64)> {
         .collect()
 }
 
-fn combine_structs(parts: &[Part<'_>], info: &mut ModuleInfo, diags: &mut Diagnostics) {
-    let mut owner: Vec<&str> = Vec::new();
+/// Structs by name (same-named structs that differ were renamed before).
+fn combine_structs(parts: &[Part<'_>], info: &mut ModuleInfo) {
     for part in parts {
         for s in &part.info.structs {
-            match info.structs.iter().position(|m| m.name == s.name) {
-                None => {
-                    info.structs.push(s.clone());
-                    owner.push(part.file);
-                }
-                Some(at) => {
-                    let first = &info.structs[at];
-                    if first.fields != s.fields || first.size != s.size || first.align != s.align {
-                        diags.push(msg::struct_in_two_files(
-                            &s.name, owner[at], &first.loc, part.file, &s.loc,
-                        ));
-                    }
-                }
+            if !info.structs.iter().any(|m| m.name == s.name) {
+                info.structs.push(s.clone());
             }
         }
     }

@@ -6,6 +6,7 @@
 
 mod cached;
 mod combine;
+mod renames;
 mod request;
 mod unit;
 mod units;
