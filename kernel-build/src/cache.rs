@@ -3,7 +3,8 @@
 //! ```text
 //! $KERNEL_BUILD_CACHE_DIR (default $XDG_CACHE_HOME/kernel-build or ~/.cache/kernel-build)
 //! ├── v1/
-//! │   ├── objects/<key>/           one compiled module, never modified once in place
+//! │   ├── objects/<key>/           one compiled file, or the joined module of several files;
+//! │   │                            never modified once in place
 //! │   │   ├── module.fatbin
 //! │   │   └── module.json          model, targets, toolkit, fatbin hash
 //! │   ├── manifests/<key>.json     direct-mode entries: inputs → dependencies → object key
@@ -18,6 +19,11 @@
 //! inputs (source bytes, options, nvcc identity) remembers every file the source
 //! included with its size, modification time and hash: when none changed, the object
 //! is used without running nvcc at all.
+//!
+//! A module of several files has one object per file (so an edit recompiles that file only;
+//! its key hashes the device-side preprocessed text of each target instead of the host
+//! side's) and one for the joined module, keyed by how the files are joined, the targets
+//! and every file's object key.
 //!
 //! Every file is written to `tmp/` first and renamed into place, so a reader never sees
 //! a half-written entry, and objects are checked against their recorded hash when read.
