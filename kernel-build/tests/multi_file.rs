@@ -319,3 +319,24 @@ fn cached_alone(fake: &FakeNvcc, runs_per_file: usize) {
         m.tracked_files
     );
 }
+
+#[test]
+fn nvcc_failing_on_one_file_is_the_error_of_the_build() {
+    let Some(nvcc) = real_nvcc() else { return };
+    let dir = four_files();
+    std::fs::write(
+        dir.path().join("bad.cu"),
+        "extern \"C\" __global__ void bad(int* x) { x[0] = }\n",
+    )
+    .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let req = request(
+        dir.path(),
+        &["scale.cu", "bad.cu", "offset.cu"],
+        LinkMode::Whole,
+    );
+    let err = build_module(&req, &context(&nvcc, cache.path())).unwrap_err();
+    let text = err.to_string();
+    assert!(matches!(err, Error::NvccFailed { .. }), "{text}");
+    assert!(text.starts_with("nvcc failed at bad.cu:1"), "{text}");
+}

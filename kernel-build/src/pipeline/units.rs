@@ -19,7 +19,7 @@ use crate::link::{DeviceLink, LinkMode, NvFatbin, UnitCode};
 use crate::toolkit::Target;
 use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::Instant;
 
 /// Builds a module of several files.
@@ -133,25 +133,49 @@ fn compile_units(
         .iter()
         .map(|(_, p)| FileState {
             left: AtomicUsize::new(p.group_count()),
+            dropped: AtomicBool::new(false),
             runs: Mutex::new(Vec::new()),
             done: Mutex::new(None),
         })
         .collect();
+    // Once nvcc fails on one file, the runs not yet started are dropped: the build fails
+    // anyway, and a library's other files could take minutes.
+    let failed = AtomicBool::new(false);
+    let failure: Mutex<Option<(usize, Error)>> = Mutex::new(None);
     jobs.run(&tasks, threads, |&(n, g), threads| {
         let p = &pending[n].1;
-        // Without a separate preprocessing run, the single-run path needs one too.
-        let ran = p.run_group(g, threads);
         let st = &state[n];
+        if failed.load(Ordering::SeqCst) {
+            st.dropped.store(true, Ordering::SeqCst);
+            st.left.fetch_sub(1, Ordering::SeqCst);
+            return;
+        }
+        let ran = match p.run_group(g, threads) {
+            Ok(ran) => Ok(ran),
+            Err(e) => {
+                // nvcc's error is the build's (the earliest file's, when several fail).
+                failed.store(true, Ordering::SeqCst);
+                st.dropped.store(true, Ordering::SeqCst);
+                if let Ok(mut f) = failure.lock() {
+                    if f.as_ref().is_none_or(|(m, _)| n < *m) {
+                        *f = Some((n, e));
+                    }
+                }
+                st.left.fetch_sub(1, Ordering::SeqCst);
+                return;
+            }
+        };
         if let Ok(mut runs) = st.runs.lock() {
             runs.push((g, ran));
         }
-        if st.left.fetch_sub(1, Ordering::SeqCst) == 1 {
+        if st.left.fetch_sub(1, Ordering::SeqCst) == 1 && !st.dropped.load(Ordering::SeqCst) {
             let mut runs = st
                 .runs
                 .lock()
                 .map(|mut r| std::mem::take(&mut *r))
                 .unwrap_or_default();
             runs.sort_by_key(|(g, _)| *g);
+            // The single-run path (no nvFatbin) has no device views to key the object by.
             let pre = (split.is_none()).then(|| p.preprocess());
             let r = p.finish(pre, runs.into_iter().map(|(_, r)| r).collect());
             if let Ok(mut d) = st.done.lock() {
@@ -159,6 +183,9 @@ fn compile_units(
             }
         }
     });
+    if let Some((_, e)) = failure.into_inner().ok().flatten() {
+        return Err(e);
+    }
     let mut results: Vec<Result<UnitBuilt, Error>> = Vec::new();
     for ((i, _), st) in pending.iter().zip(state) {
         match st.done.into_inner().ok().flatten() {
@@ -177,6 +204,8 @@ fn compile_units(
 /// The progress of one file's nvcc runs.
 struct FileState {
     left: AtomicUsize,
+    /// Some run was dropped after a failure elsewhere: the file is not finished.
+    dropped: AtomicBool,
     runs: Mutex<Vec<(usize, Result<crate::compile::Ran, Error>)>>,
     done: Mutex<Option<Result<UnitBuilt, Error>>>,
 }
