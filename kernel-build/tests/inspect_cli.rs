@@ -1,4 +1,5 @@
-//! `kernel-inspect fatbin` and `kernel-inspect binary` on files built by the real nvcc.
+//! `kernel-inspect fatbin`, `kernel-inspect binary` and `kernel-inspect build` of several
+//! files, on files built by the real nvcc.
 
 mod fatbin_support;
 
@@ -113,4 +114,46 @@ fn errors_are_messages_not_panics() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown subcommand"));
+}
+
+#[test]
+fn build_of_several_files_names_the_file_of_each_kernel() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.cu"),
+        "extern \"C\" __global__ void from_a(float* x) { x[0] = 1.0f; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.cu"),
+        "extern \"C\" __global__ void from_b(int* x, int n) { x[0] = n; }\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_kernel-inspect"))
+        .current_dir(dir.path())
+        .env("NVCC", &nvcc)
+        .args([
+            "build", "a.cu", "b.cu", "--arch", "sm_80", "-j", "2", "--name", "two",
+        ])
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.starts_with("module `two`: 2 kernels, targets sm_80"),
+        "{text}"
+    );
+    assert!(
+        text.contains("from_a (1 params) registers sm_80:"),
+        "{text}"
+    );
+    assert!(text.contains(" from a.cu\n"), "{text}");
+    assert!(text.contains(" from b.cu\n"), "{text}");
 }

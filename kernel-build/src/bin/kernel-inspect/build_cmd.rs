@@ -115,9 +115,15 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
             .iter()
             .filter_map(|i| i.registers.map(|r| format!("{}:{r}", i.target)))
             .collect();
+        let from = built
+            .units
+            .iter()
+            .find(|u| u.kernels.contains(&k.symbol))
+            .map(|u| format!(" from {}", u.file))
+            .unwrap_or_default();
         let _ = writeln!(
             text,
-            "  {} ({} params) registers {}",
+            "  {} ({} params) registers {}{from}",
             k.name,
             k.params.len(),
             regs.join(" ")
