@@ -6,6 +6,8 @@
 
 mod cached;
 mod combine;
+mod pending;
+mod queue;
 mod renames;
 mod request;
 mod unit;

@@ -3,9 +3,8 @@
 //!
 //! A module of one file compiles it with one nvcc run (`--threads` for its targets). A
 //! file of a module of several compiles one nvcc run per virtual architecture ("group"),
-//! so that the build can spread every file's targets over the cores; nvFatbin then puts
-//! the groups' images into the file's fatbin (device-linked modules keep the groups side by
-//! side for nvJitLink). A warm unit (nothing it depends on changed) is read from the cache
+//! so that the build can spread every file's targets over the cores (see
+//! [`super::pending`]). A warm unit (nothing it depends on changed) is read from the cache
 //! with no nvcc run.
 
 use super::cached::{self, Entry};
@@ -14,9 +13,8 @@ use crate::cache::{Cache, KeyHasher};
 use crate::compile::{self, NvccJob};
 use crate::diagnostics::Diagnostics;
 use crate::error::Error;
-use crate::fatbin::EntryKind;
 use crate::front;
-use crate::link::{FatbinPart, LinkMode, NvFatbin};
+use crate::link::LinkMode;
 use crate::model::ModuleInfo;
 use crate::toolkit::{Target, Toolkit};
 use std::path::{Path, PathBuf};
@@ -80,7 +78,7 @@ pub(crate) fn build(
     if let Some(hit) = hit {
         return Ok(hit);
     }
-    let pending = Pending::new(shared, source, direct_key, None)?;
+    let pending = super::pending::Pending::new(shared, source, direct_key, None)?;
     // A miss: preprocess (for the object key) while nvcc compiles, keeping the
     // device-side preprocessed text of every target for the parser.
     let (preprocessed, compiled) = std::thread::scope(|s| {
@@ -94,263 +92,10 @@ pub(crate) fn build(
     pending.finish(Some(preprocessed), vec![compiled])
 }
 
-/// A unit that must be compiled: its staging folder and its nvcc runs.
-pub(crate) struct Pending<'a> {
-    job: Job<'a>,
-    direct_key: String,
-    /// The staging folder's path, and the folder itself until `finish` stores it.
-    dir: PathBuf,
-    staging: std::sync::Mutex<Option<cached::Staging>>,
-    /// One nvcc run per entry: `(virtual arch or "all", nvcc arguments for the targets)`.
-    groups: Vec<(String, Vec<String>)>,
-    /// Set when the groups' images are assembled into one fatbin by nvFatbin.
-    assembler: Option<&'a NvFatbin>,
-    started: Instant,
-}
-
-impl<'a> Pending<'a> {
-    /// A unit to compile in one nvcc run (`split: None`), or one run per virtual
-    /// architecture whose images `split` assembles (or, for a device-linked module,
-    /// keeps side by side).
-    pub(crate) fn new(
-        shared: &'a Shared<'a>,
-        source: &'a Source,
-        direct_key: String,
-        split: Option<Option<&'a NvFatbin>>,
-    ) -> Result<Pending<'a>, Error> {
-        let groups = match split {
-            Some(_) => shared.mode.unit_groups(shared.targets),
-            None => vec![("all".to_owned(), shared.mode.unit_args(shared.targets))],
-        };
-        let staging = cached::Staging::new(shared.cache)?;
-        Ok(Pending {
-            job: Job { shared, source },
-            direct_key,
-            dir: staging.path().to_path_buf(),
-            staging: std::sync::Mutex::new(Some(staging)),
-            groups,
-            assembler: split.flatten(),
-            started: Instant::now(),
-        })
-    }
-
-    /// How many nvcc runs this unit takes.
-    pub(crate) fn group_count(&self) -> usize {
-        self.groups.len()
-    }
-
-    /// The source's length in bytes (a rough measure of how long it compiles).
-    pub(crate) fn source_len(&self) -> usize {
-        self.job.source.text.len()
-    }
-
-    /// How many images group `g` makes (each a pass of nvcc's back end).
-    pub(crate) fn group_weight(&self, g: usize) -> usize {
-        self.groups[g]
-            .1
-            .iter()
-            .filter(|a| a.starts_with("arch="))
-            .count()
-            .max(1)
-    }
-
-    /// The source's host-side preprocessing (for the object key).
-    pub(crate) fn preprocess(&self) -> Result<String, Diagnostics> {
-        let s = self.job.shared;
-        front::preprocess(
-            s.toolkit.nvcc(),
-            &self.job.source.path,
-            &self.job.source.includes,
-            &s.req.defines,
-            s.flags,
-        )
-    }
-
-    /// Runs nvcc for group `g` with `threads` threads.
-    pub(crate) fn run_group(&self, g: usize, threads: usize) -> Result<compile::Ran, Error> {
-        let (name, args) = &self.groups[g];
-        let one = self.groups.len() == 1;
-        let output = if one {
-            self.dir.join("module.fatbin")
-        } else {
-            self.dir.join(format!("{name}.fatbin"))
-        };
-        let keep = self.dir.join("keep").join(if one { "" } else { name });
-        std::fs::create_dir_all(&keep)
-            .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
-        let depfile = self.dir.join("module.d");
-        self.job.run_nvcc(
-            args.clone(),
-            threads,
-            &output,
-            &keep,
-            (g == 0).then_some(&*depfile),
-        )
-    }
-
-    /// Reads the device views, parses them, puts the images together, verifies (a whole
-    /// program), and stores the unit. `compiled` is in group order. Without
-    /// `preprocessed` (a file of several), the object key hashes the device views, which
-    /// cover every header as the host preprocessing would.
-    pub(crate) fn finish(
-        &self,
-        preprocessed: Option<Result<String, Diagnostics>>,
-        compiled: Vec<Result<compile::Ran, Error>>,
-    ) -> Result<UnitBuilt, Error> {
-        let (job, direct_key, groups, assembler, started) = (
-            &self.job,
-            &self.direct_key,
-            &self.groups,
-            self.assembler,
-            self.started,
-        );
-        let staging = self
-            .staging
-            .lock()
-            .ok()
-            .and_then(|mut s| s.take())
-            .ok_or_else(|| Error::InvalidOption("a unit was finished twice".into()))?;
-        let s = job.shared;
-        let finishing = Instant::now();
-        let mut views = Vec::new();
-        if groups.len() == 1 {
-            let mut archs: Vec<String> = s.targets.iter().map(Target::virtual_arch).collect();
-            archs.sort();
-            archs.dedup();
-            views = staging.take_views(&archs);
-        } else {
-            for (arch, _) in groups {
-                let dir = staging.path().join("keep").join(arch);
-                views.extend(front::read_kept_views(&dir, std::slice::from_ref(arch)));
-            }
-            let _ = std::fs::remove_dir_all(staging.path().join("keep"));
-        }
-        // nvcc's own errors come first: they are the authority on what is valid CUDA.
-        let mut ran = compile::Ran::default();
-        for r in compiled {
-            ran.warnings.extend(r?.warnings);
-        }
-        ran.warnings.dedup_by(|a, b| a.raw == b.raw);
-        let preprocessed = match preprocessed {
-            Some(p) => p.map_err(Error::Diagnostics)?,
-            // A wrapper that drops `--keep` leaves no views: read the host side.
-            None if views.is_empty() => self.preprocess().map_err(Error::Diagnostics)?,
-            None => String::new(),
-        };
-        let object_key = if preprocessed.is_empty() {
-            let mut text = String::new();
-            for v in &views {
-                text.push_str(&v.arch);
-                text.push('\0');
-                text.push_str(&v.text);
-                text.push('\0');
-                text.push_str(&v.host_stub);
-                text.push('\0');
-            }
-            job.object_key(&text)
-        } else {
-            job.object_key(&preprocessed)
-        };
-        let done = |entry: Entry, key: String, from_cache: bool| UnitBuilt {
-            entry,
-            key,
-            from_cache,
-            elapsed: started.elapsed(),
-        };
-        if let Some(cache) = s.cache {
-            if let Some(hit) = cached::lookup_object(cache, &object_key) {
-                cached::record_manifest(cache, direct_key, &object_key, &hit.deps);
-                return Ok(done(hit, object_key, true));
-            }
-        }
-        let group_index = if groups.len() > 1 {
-            join_groups(&staging, groups, assembler)?
-        } else {
-            Vec::new()
-        };
-        let info = job
-            .analyse(&views, &preprocessed)
-            .map_err(Error::Diagnostics)?;
-        let mut fresh = job.finish(info, ran, staging)?;
-        fresh.meta.groups = group_index;
-        let entry = cached::store(s.cache, &object_key, Some(direct_key), fresh)?;
-        if s.debug {
-            eprintln!(
-                "kernel-build: `{}`: read, verified and stored in {:.0} ms after nvcc",
-                job.source.display_name,
-                finishing.elapsed().as_secs_f64() * 1e3
-            );
-        }
-        Ok(done(entry, object_key, false))
-    }
-}
-
-/// The groups' fatbins as the unit's `module.fatbin`: assembled into one container by
-/// nvFatbin (a whole program, loaded by the driver as it is), or, for device linking, kept
-/// one after another with an index of where each group's container lies.
-fn join_groups(
-    staging: &cached::Staging,
-    groups: &[(String, Vec<String>)],
-    assembler: Option<&NvFatbin>,
-) -> Result<Vec<(String, u64, u64)>, Error> {
-    let mut bytes = Vec::new();
-    let mut index = Vec::new();
-    for (arch, _) in groups {
-        let path = staging.path().join(format!("{arch}.fatbin"));
-        let one = std::fs::read(&path)
-            .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", &path, e))?;
-        let _ = std::fs::remove_file(&path);
-        index.push((arch.clone(), bytes.len() as u64, one.len() as u64));
-        bytes.extend_from_slice(&one);
-        bytes.resize(bytes.len().next_multiple_of(8), 0);
-    }
-    let out = staging.path().join("module.fatbin");
-    if let Some(nvfatbin) = assembler {
-        let fatbin = crate::fatbin::parse(&bytes).map_err(|source| Error::Fatbin {
-            path: out.clone(),
-            source,
-        })?;
-        let names: Vec<String> = fatbin.entries.iter().map(|e| e.target()).collect();
-        let parts: Vec<FatbinPart<'_>> = fatbin
-            .entries
-            .iter()
-            .zip(&names)
-            .filter_map(|(e, name)| {
-                let arch = format!("{}{}", e.arch, e.variant.suffix());
-                match e.kind {
-                    EntryKind::Elf => Some(FatbinPart::Cubin {
-                        arch,
-                        name,
-                        bytes: &e.payload,
-                    }),
-                    EntryKind::Ptx => Some(FatbinPart::Ptx {
-                        arch,
-                        name,
-                        text: ptx_text(&e.payload),
-                    }),
-                    EntryKind::Other(_) => None,
-                }
-            })
-            .collect();
-        bytes = nvfatbin.assemble(&parts)?;
-        index.clear();
-    }
-    std::fs::write(&out, &bytes).map_err(|e| Error::io("failed to write", &out, e))?;
-    Ok(index)
-}
-
-/// PTX text up to its first NUL, with one NUL (as nvFatbin takes it).
-fn ptx_text(payload: &[u8]) -> &[u8] {
-    match payload.iter().position(|&b| b == 0) {
-        Some(i) => &payload[..=i],
-        None => payload,
-    }
-}
-
 /// One unit's compile.
-struct Job<'a> {
-    shared: &'a Shared<'a>,
-    source: &'a Source,
+pub(crate) struct Job<'a> {
+    pub(crate) shared: &'a Shared<'a>,
+    pub(crate) source: &'a Source,
 }
 
 impl Job<'_> {
@@ -380,7 +125,7 @@ impl Job<'_> {
     }
 
     /// The direct-mode key: raw inputs and the identity of nvcc.
-    fn direct_key(&self) -> String {
+    pub(crate) fn direct_key(&self) -> String {
         let mut k = KeyHasher::new("direct");
         k.field(self.shared.toolkit.nvcc().as_os_str().as_encoded_bytes());
         k.field(self.source.path.as_os_str().as_encoded_bytes());
@@ -394,7 +139,7 @@ impl Job<'_> {
     }
 
     /// The object key: the preprocessed source, which covers every header.
-    fn object_key(&self, preprocessed: &str) -> String {
+    pub(crate) fn object_key(&self, preprocessed: &str) -> String {
         let mut k = KeyHasher::new("object");
         k.field(self.source.display_name.as_bytes());
         k.field(preprocessed.as_bytes());
@@ -404,7 +149,11 @@ impl Job<'_> {
 
     /// Parses and types the declarations of every target's device view (the host
     /// view when nvcc left none, as a wrapper that drops `--keep` would).
-    fn analyse(&self, views: &[front::DeviceView], host: &str) -> Result<ModuleInfo, Diagnostics> {
+    pub(crate) fn analyse(
+        &self,
+        views: &[front::DeviceView],
+        host: &str,
+    ) -> Result<ModuleInfo, Diagnostics> {
         let input = front::FrontInput {
             display_name: &self.source.display_name,
             raw: &self.source.text,
@@ -423,7 +172,7 @@ impl Job<'_> {
 
     /// Runs `nvcc -fatbin` with `code_args` into `output`, keeping its intermediate
     /// files (the device views) in `keep`.
-    fn run_nvcc(
+    pub(crate) fn run_nvcc(
         &self,
         code_args: Vec<String>,
         threads: usize,
@@ -451,7 +200,7 @@ impl Job<'_> {
 
     /// Reads the fatbin nvcc wrote and, for a module of one file, verifies every image
     /// against the declarations (a device-linked module is verified once linked).
-    fn finish(
+    pub(crate) fn finish(
         &self,
         mut info: ModuleInfo,
         ran: compile::Ran,
