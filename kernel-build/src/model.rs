@@ -80,6 +80,9 @@ pub enum Scalar {
     Fp4E2M1,
     /// `__nv_fp4x2_e2m1` (two 4-bit values packed in 1 byte)
     Fp4x2E2M1,
+    /// A pointer to a `__device__` function (`float (*op)(float)`): a device code
+    /// address, 8 bytes.
+    DeviceFn,
 }
 
 impl Scalar {
@@ -102,7 +105,12 @@ impl Scalar {
             | Scalar::Fp4x2E2M1 => 1,
             Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::BF16 => 2,
             Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
-            Scalar::I64 | Scalar::U64 | Scalar::Usize | Scalar::Isize | Scalar::F64 => 8,
+            Scalar::I64
+            | Scalar::U64
+            | Scalar::Usize
+            | Scalar::Isize
+            | Scalar::F64
+            | Scalar::DeviceFn => 8,
         }
     }
 }

@@ -11,6 +11,7 @@
 //! | template family `axpby` | trait `templates::Axpby` |
 //! | varying template parameter `x` | associated type `X` |
 //! | struct `geo::Pt` | struct `geo_Pt` |
+//! | class template instance `interval<float>` | struct `interval_float` |
 //! | global `coeffs` | method `coeffs` |
 //! | a Rust keyword (`type`, `match`) | raw identifier (`r#type`) |
 //! | `self`, `Self`, `super`, `crate` | with a trailing underscore (`self_`) |
@@ -31,19 +32,34 @@ use crate::model::{Kernel, ModuleInfo};
 /// assert_eq!(rust_ident("geo::Pt").to_string(), "geo_Pt");
 /// assert_eq!(rust_ident("type").to_string(), "r#type");
 /// assert_eq!(rust_ident("self").to_string(), "self_");
+/// assert_eq!(rust_ident("std::integral_constant<bool, true>").to_string(), "std_integral_constant_bool_true");
 /// ```
 pub fn rust_ident(c_name: &str) -> Ident {
     let joined = c_name.replace("::", "_");
-    let name: String = joined
-        .chars()
-        .map(|c| {
+    let name: String = if joined.contains('<') {
+        // A class template's instance (`pair<const float*, 4>` → `pair_const_float_4`):
+        // each run of punctuation is one `_`, none at the end.
+        let mut out = String::new();
+        for c in joined.chars() {
             if c.is_ascii_alphanumeric() || c == '_' {
-                c
-            } else {
-                '_'
+                out.push(c);
+            } else if !out.ends_with('_') {
+                out.push('_');
             }
-        })
-        .collect();
+        }
+        out.trim_end_matches('_').to_owned()
+    } else {
+        joined
+            .chars()
+            .map(|c| {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    c
+                } else {
+                    '_'
+                }
+            })
+            .collect()
+    };
     let name = match name.chars().next() {
         None => "_".to_owned(),
         Some(c) if c.is_ascii_digit() => format!("_{name}"),
@@ -158,7 +174,8 @@ mod tests {
     #[test]
     fn digits_and_symbols_become_valid_idents() {
         assert_eq!(rust_ident("3d").to_string(), "_3d");
-        assert_eq!(rust_ident("a<b>").to_string(), "a_b_");
+        assert_eq!(rust_ident("a<b>").to_string(), "a_b");
+        assert_eq!(rust_ident("v<const float*, 4>").to_string(), "v_const_float_4");
         assert_eq!(rust_ident("").to_string(), "__");
         assert_eq!(rust_ident("match").to_string(), "r#match");
     }

@@ -34,6 +34,17 @@ fn item(def: &StructDef, rt: &TokenStream) -> TokenStream {
         let size = def.size as usize;
         quote!(#[doc(hidden)] pub __reserved: [u8; #size],)
     });
+    // A struct without fields (a tag type such as `std::true_type`) is made with `default()`.
+    let default = filler.is_some().then(|| {
+        let size = def.size as usize;
+        quote! {
+            impl ::core::default::Default for #name {
+                fn default() -> Self {
+                    Self { __reserved: [0; #size] }
+                }
+            }
+        }
+    });
     let (size, align) = (def.size as usize, def.align as usize);
     let cname = &def.name;
     let size_msg = format!("`{cname}`: Rust size differs from the CUDA struct ({size} bytes)");
@@ -70,5 +81,7 @@ fn item(def: &StructDef, rt: &TokenStream) -> TokenStream {
         // SAFETY: `#[repr(C)]` with the layout of the CUDA struct (asserted above),
         // made only of types that are themselves valid on the device.
         unsafe impl #rt::__private::cudarc::driver::DeviceRepr for #name {}
+
+        #default
     }
 }

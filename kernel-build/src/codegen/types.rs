@@ -41,6 +41,8 @@ pub(crate) fn scalar_tokens(s: Scalar, rt: &TokenStream) -> TokenStream {
         | Scalar::Fp6E3M2
         | Scalar::Fp4E2M1
         | Scalar::Fp4x2E2M1 => quote!(#rt::fp::#id),
+        // A device function's address is passed like any raw device address.
+        Scalar::DeviceFn => quote!(#rt::RawDevicePtr),
         _ => quote!(#id),
     }
 }

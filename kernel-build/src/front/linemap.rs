@@ -138,6 +138,26 @@ fn parse_marker(line: &str) -> Option<(u32, String)> {
 /// assert_eq!(f.map.loc(5, 1).unwrap().to_string(), "kernels.cu:2:1");
 /// ```
 pub fn filter(preprocessed: &str, users: &UserFiles<'_>) -> Filtered {
+    split(preprocessed, users, true)
+}
+
+/// Keeps the lines of every file but the user's: the toolkit and system headers, where
+/// the types a kernel takes from a library (`cudaExtent`, `curandState`) are defined.
+///
+/// ```
+/// use kernel_build::front::linemap::{library, UserFiles};
+/// use std::path::Path;
+/// let pre = "# 1 \"k.cu\"\nint y;\n# 1 \"/usr/include/x.h\" 1\ntypedef int x;\n";
+/// let f = library(pre, &UserFiles { main_file: Path::new("k.cu"), display_name: "k.cu", user_dirs: &[] });
+/// assert!(f.text.contains("typedef") && !f.text.contains("int y"));
+/// assert_eq!(f.map.loc(4, 1).unwrap().to_string(), "/usr/include/x.h:1:1");
+/// ```
+pub fn library(preprocessed: &str, users: &UserFiles<'_>) -> Filtered {
+    split(preprocessed, users, false)
+}
+
+/// The lines of the user's files (`user`) or of all the others, every other line blanked.
+fn split(preprocessed: &str, users: &UserFiles<'_>, user: bool) -> Filtered {
     let mut out = Filtered::default();
     let mut current: Option<usize> = None;
     let mut next_line = 1u32;
@@ -147,7 +167,12 @@ pub fn filter(preprocessed: &str, users: &UserFiles<'_>) -> Filtered {
             current = match known.iter().find(|(p, _)| *p == path) {
                 Some((_, idx)) => *idx,
                 None => {
-                    let idx = users.classify(&path).map(|shown| {
+                    let shown = match (users.classify(&path), user) {
+                        (Some(shown), true) => Some(shown),
+                        (None, false) => Some(normalize(Path::new(&path)).display().to_string()),
+                        _ => None,
+                    };
+                    let idx = shown.map(|shown| {
                         out.map.files.push(shown);
                         out.map.files.len() - 1
                     });

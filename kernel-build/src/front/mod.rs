@@ -168,7 +168,20 @@ fn analyze_parts_for(input: &FrontInput<'_>, cuda_arch: Option<i64>) -> (ModuleI
     if let Some(stub) = input.host_stub {
         items.extend(launched::instantiation_items(stub));
     }
-    let mut info = analyze::build(items, &mut diags);
+    let mut info = match input.preprocessed {
+        // Read the library headers only when a kernel needs a type they may define.
+        Some(pre) => {
+            let mut first = Diagnostics::new();
+            let info = analyze::build(items.clone(), Vec::new(), &mut first);
+            if analyze::met_unknown_type(&info, &first) {
+                analyze::build(items, library_items(pre, input), &mut diags)
+            } else {
+                diags.append(first);
+                info
+            }
+        }
+        None => analyze::build(items, Vec::new(), &mut diags),
+    };
     if let Some(stub) = input.host_stub {
         symbols_from_stub(&mut info, stub);
     }
@@ -176,6 +189,19 @@ fn analyze_parts_for(input: &FrontInput<'_>, cuda_arch: Option<i64>) -> (ModuleI
     info.notes = notes;
     docs::attach(&mut info, &raw_lexed.comments, input.display_name);
     (info, diags)
+}
+
+/// The declarations of the toolkit and system headers in a preprocessed text (what the
+/// parser cannot read there is dropped).
+fn library_items(preprocessed: &str, input: &FrontInput<'_>) -> Vec<parse::Item> {
+    let users = linemap::UserFiles {
+        main_file: input.main_file,
+        display_name: input.display_name,
+        user_dirs: input.user_dirs,
+    };
+    let lib = linemap::library(preprocessed, &users);
+    let lexed = lexer::lex(&lib.text);
+    parse::parse(&lib.text, &lexed.tokens, &lib.map).0
 }
 
 /// Reads the raw source (no nvcc) once per architecture when it tests `__CUDA_ARCH__`, and

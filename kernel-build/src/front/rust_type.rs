@@ -129,6 +129,7 @@ pub fn scalar_name(s: Scalar) -> &'static str {
         Scalar::Fp6E3M2 => "F6E3M2",
         Scalar::Fp4E2M1 => "F4E2M1",
         Scalar::Fp4x2E2M1 => "F4E2M1x2",
+        Scalar::DeviceFn => "RawDevicePtr",
     }
 }
 
@@ -152,6 +153,7 @@ pub fn scalar_path(s: Scalar) -> &'static str {
         Scalar::Fp6E3M2 => "kernel_runtime::fp::F6E3M2",
         Scalar::Fp4E2M1 => "kernel_runtime::fp::F4E2M1",
         Scalar::Fp4x2E2M1 => "kernel_runtime::fp::F4E2M1x2",
+        Scalar::DeviceFn => "kernel_runtime::RawDevicePtr",
         other => scalar_name(other),
     }
 }

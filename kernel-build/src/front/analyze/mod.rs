@@ -5,12 +5,14 @@ mod globals;
 mod kernels;
 mod templates;
 
+mod library;
+
 use std::collections::HashMap;
 
 use super::parse::{BaseSyn, EnumSyn, Item, KernelSyn, TypeSyn, TypedefSyn};
 use super::types::TypeEnv;
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::model::{GlobalSpace, ModuleInfo, Qualifiers};
+use crate::model::{GlobalSpace, ModuleInfo, Qualifiers, StructDef};
 use globals::global;
 use kernels::{add_kernel, make_kernel};
 use templates::{from_stub, instantiate};
@@ -29,8 +31,15 @@ fn qualify(namespace: &[String], name: &str) -> String {
 /// Only kernels must be understood: a struct, typedef, enumeration or global that cannot
 /// be laid out is skipped (kept in [`ModuleInfo::skipped`]), and becomes an error only
 /// through a kernel that uses it, as a note on that kernel's `unknown type`.
-pub(super) fn build(items: Vec<Item>, diags: &mut Diagnostics) -> ModuleInfo {
+///
+/// `library` holds the declarations of the toolkit and system headers the source
+/// includes (empty unless a kernel needs a type only they define): they are known
+/// before the user's, and the structs among them that nothing of the module uses are
+/// left out of it.
+pub(super) fn build(items: Vec<Item>, library: Vec<Item>, diags: &mut Diagnostics) -> ModuleInfo {
     let mut env = TypeEnv::default();
+    library::declare(&mut env, library);
+    let from_library: Vec<StructDef> = env.structs.clone();
     let mut templates: Vec<KernelSyn> = Vec::new();
     let mut info = ModuleInfo::default();
     // Names whose declaration was skipped, with why.
@@ -40,9 +49,23 @@ pub(super) fn build(items: Vec<Item>, diags: &mut Diagnostics) -> ModuleInfo {
         let soft = match item {
             Item::Skipped { name, why } => Err((name, why)),
             Item::Struct(s) => {
-                let name = qualify(&s.namespace, s.name.as_deref().unwrap_or("(anonymous)"));
+                let name = struct_name(&env, &s);
                 env.add_struct(&s, name.clone())
                     .map_err(|d| (Some(name), d))
+            }
+            Item::StructTemplate { params, def } => {
+                let name = qualify(&def.namespace, def.name.as_deref().unwrap_or_default());
+                env.add_struct_template(name, params, def);
+                Ok(())
+            }
+            Item::AliasTemplate {
+                name,
+                namespace,
+                params,
+                target,
+            } => {
+                env.add_alias_template(qualify(&namespace, &name), namespace, params, target);
+                Ok(())
             }
             Item::Typedef(t) => {
                 let name = qualify(&t.namespace, &t.name);
@@ -58,6 +81,7 @@ pub(super) fn build(items: Vec<Item>, diags: &mut Diagnostics) -> ModuleInfo {
                 } else {
                     GlobalSpace::Device
                 };
+                env.instantiate_in(&v.ty, &v.namespace, &HashMap::new());
                 match global(&env, &v, space) {
                     Ok(g) => {
                         info.globals.retain(|x| x.name != g.name);
@@ -76,7 +100,10 @@ pub(super) fn build(items: Vec<Item>, diags: &mut Diagnostics) -> ModuleInfo {
                 // An instantiation read from the host stub is not the user's declaration:
                 // one that cannot be typed leaves the kernel out instead of failing.
                 let implicit = k.symbol.clone();
-                match (kernel_item(&env, &mut templates, &mut info, k), implicit) {
+                match (
+                    kernel_item(&mut env, &mut templates, &mut info, k),
+                    implicit,
+                ) {
                     (Ok(()), _) => Ok(()),
                     (Err(d), None) => {
                         kernel_diags.append(d);
@@ -110,7 +137,15 @@ pub(super) fn build(items: Vec<Item>, diags: &mut Diagnostics) -> ModuleInfo {
         diags.push(explain_unknown(d, &broken, &info.skipped));
     }
     info.structs = env.structs;
+    library::keep_used(&mut info, &from_library);
     info
+}
+
+/// Whether a kernel of `info` (or one launched from host code) failed on a type the
+/// user's files do not define: the library headers may.
+pub(super) fn met_unknown_type(info: &ModuleInfo, diags: &Diagnostics) -> bool {
+    let unknown = |m: &str| m.contains("unknown type `");
+    diags.iter().any(|d| unknown(&d.message)) || info.skipped.iter().any(|s| unknown(s))
 }
 
 /// An `unknown type` of a kernel, with why its declaration was skipped (when it was).
@@ -158,9 +193,18 @@ fn explain_unknown(
     ))
 }
 
+/// The name a struct is known by: qualified, and canonical for a specialization.
+fn struct_name(env: &TypeEnv, s: &super::parse::StructSyn) -> String {
+    let name = qualify(&s.namespace, s.name.as_deref().unwrap_or("(anonymous)"));
+    if name.contains('<') {
+        return env.specialization_name(&name, &s.namespace).unwrap_or(name);
+    }
+    name
+}
+
 /// A kernel, a template kernel or an explicit instantiation.
 fn kernel_item(
-    env: &TypeEnv,
+    env: &mut TypeEnv,
     templates: &mut Vec<KernelSyn>,
     info: &mut ModuleInfo,
     k: KernelSyn,
@@ -182,12 +226,19 @@ fn kernel_item(
                 // template, a parameter the definition spells in a way the front end
                 // does not follow): the stub's own parameter types are exact.
                 Err(_) if k.symbol.is_some() => from_stub(env, templates, &k)?,
-                Err(d) => return Err(d),
+                // An explicit instantiation spells its parameters' types: where the
+                // template's cannot be followed (`typename vec4<T>::Type*`), they give them.
+                Err(d) => from_stub(env, templates, &k).map_err(|_| d)?,
             };
             add_kernel(info, kernel)
         }
-        k => make_kernel(env, &k, &k, Vec::new(), &HashMap::new(), &k.namespace)
-            .and_then(|kernel| add_kernel(info, kernel)),
+        k => {
+            for p in &k.params {
+                env.instantiate_in(&p.ty, &k.namespace, &HashMap::new());
+            }
+            make_kernel(env, &k, &k, Vec::new(), &HashMap::new(), &k.namespace)
+                .and_then(|kernel| add_kernel(info, kernel))
+        }
     }
 }
 
@@ -206,9 +257,18 @@ fn enumeration(env: &mut TypeEnv, e: EnumSyn) -> Result<(), Diagnostic> {
 }
 
 /// Records a typedef (and a struct defined in it) in `env`.
-fn typedef(env: &mut TypeEnv, t: TypedefSyn) -> Result<(), Diagnostic> {
+fn typedef(env: &mut TypeEnv, mut t: TypedefSyn) -> Result<(), Diagnostic> {
+    // A member type of a specialization (`vec4<float>::Type`) under its canonical name.
+    for part in &mut t.namespace {
+        if part.contains('<')
+            && let Some(canonical) = env.specialization_name(part, &[])
+        {
+            *part = canonical;
+        }
+    }
     let qname = qualify(&t.namespace, &t.name);
     let mut ty = t.ty.clone();
+    env.instantiate_in(&ty, &t.namespace, &HashMap::new());
     if let BaseSyn::Inline(def) = &t.ty.base {
         let sname = def
             .name

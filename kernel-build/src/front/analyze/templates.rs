@@ -8,12 +8,12 @@ use super::qualify;
 use crate::diagnostics::{Diagnostics, front as msg};
 use crate::front::expr::eval_const;
 use crate::front::parse::{BaseSyn, KernelSyn, TypeSyn};
-use crate::front::types::{Resolved, TypeEnv, c_spelling};
+use crate::front::types::{Resolved, TypeEnv, c_spelling, replace_words};
 use crate::model::{CType, Kernel, TemplateArg};
 
 /// One explicit instantiation of a template kernel.
 pub(super) fn instantiate(
-    env: &TypeEnv,
+    env: &mut TypeEnv,
     templates: &[KernelSyn],
     inst: &KernelSyn,
 ) -> Result<Kernel, Diagnostics> {
@@ -42,9 +42,13 @@ pub(super) fn instantiate(
         .into());
     }
     let mut bound: HashMap<String, Resolved> = HashMap::new();
+    let mut values: HashMap<String, String> = HashMap::new();
     let mut args = Vec::new();
     // Deduce what the explicit list leaves out from the instantiation's parameter types.
     let mut deduced: HashMap<String, Resolved> = HashMap::new();
+    for ip in &inst.params {
+        env.instantiate_in(&ip.ty, &inst.namespace, &HashMap::new());
+    }
     for (tp, ip) in tmpl.params.iter().zip(&inst.params) {
         deduce(env, &tp.ty, &ip.ty, &inst.namespace, &mut deduced);
     }
@@ -97,8 +101,14 @@ pub(super) fn instantiate(
                     )));
                 }
             };
+            values.insert(tp.name.clone(), shown.clone());
             args.push((shown.clone(), TemplateArg::Value(shown)));
         }
+    }
+    // Value parameters inside the parameters' types (`flag<B>`) take their values.
+    let tmpl = &with_values(tmpl, &values);
+    for p in &tmpl.params {
+        env.instantiate_in(&p.ty, &tmpl.namespace, &bound);
     }
     let mut kernel = make_kernel(env, tmpl, inst, args, &bound, &tmpl.namespace)?;
     kernel.namespace = tmpl.namespace.clone();
@@ -111,10 +121,27 @@ pub(super) fn instantiate(
     Ok(kernel)
 }
 
+/// `tmpl` with the names of template value parameters in its parameters' types
+/// replaced by their values.
+fn with_values(tmpl: &KernelSyn, values: &HashMap<String, String>) -> KernelSyn {
+    let mut out = tmpl.clone();
+    if values.is_empty() {
+        return out;
+    }
+    for p in &mut out.params {
+        if let BaseSyn::Named(name) = &mut p.ty.base
+            && name.contains('<')
+        {
+            *name = replace_words(name, values);
+        }
+    }
+    out
+}
+
 /// A launched instantiation typed from its own parameter list (the concrete types nvcc's
 /// host stub spells), named after the template with the arguments as written there.
 pub(super) fn from_stub(
-    env: &TypeEnv,
+    env: &mut TypeEnv,
     templates: &[KernelSyn],
     inst: &KernelSyn,
 ) -> Result<Kernel, Diagnostics> {
@@ -124,6 +151,9 @@ pub(super) fn from_stub(
         .find(|t| t.name == inst.name && t.namespace.starts_with(&inst.namespace));
     let typed = tmpl.map(|t| with_pack_types(t, inst));
     let inst_typed = typed.as_ref().unwrap_or(inst);
+    for p in &inst_typed.params {
+        env.instantiate_in(&p.ty, &inst.namespace, &HashMap::new());
+    }
     let mut kernel = make_kernel(
         env,
         inst_typed,

@@ -87,6 +87,12 @@ impl Parser<'_> {
                         let start = self.pos;
                         self.skip_angles()?;
                         name.push_str(&self.spelled(start, self.pos));
+                        // A member of a template's instance: `vec4<T>::Type`.
+                        while self.is(0, "::") && self.is_kind(1, TokKind::Ident) {
+                            name.push_str("::");
+                            name.push_str(self.text(1));
+                            self.pos += 2;
+                        }
                     }
                     sp.base = Some(BaseSyn::Named(name));
                     continue;
@@ -149,7 +155,15 @@ impl Parser<'_> {
         let mut sp = Specs::default();
         while self.attribute(&mut sp)? {}
         let name = if self.is_kind(0, TokKind::Ident) {
-            Some(self.qualified_name()?.0.join("::"))
+            let mut name = self.qualified_name()?.0.join("::");
+            if self.is(0, "<") {
+                // A specialization (`struct vec4<float> { ... }`) or an elaborated
+                // `struct pair<int>`: the arguments are part of the name.
+                let start = self.pos;
+                self.skip_angles()?;
+                name.push_str(&self.spelled(start, self.pos));
+            }
+            Some(name)
         } else {
             None
         };

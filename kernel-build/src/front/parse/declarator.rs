@@ -4,7 +4,7 @@
 use super::cursor::{PResult, Parser};
 use super::decl::Specs;
 use super::keywords::is_keyword;
-use super::{ParamSyn, TArgSyn, TypeSyn};
+use super::{BaseSyn, ParamSyn, TArgSyn, TypeSyn};
 use crate::diagnostics::{Diagnostic, front as msg};
 use crate::front::lexer::TokKind;
 use crate::model::{Qualifiers, SourceLoc};
@@ -62,11 +62,8 @@ impl Parser<'_> {
                 }
                 "__restrict__" | "__restrict" | "restrict" => {}
                 "__grid_constant__" => sp.grid_constant = true,
-                "(" if self.is(1, "*") || self.is(1, "&") => {
-                    return Err(Diagnostic::error(
-                        "function pointers and parenthesised declarators are not supported",
-                    )
-                    .at(self.here()));
+                "(" if self.is(1, "*") || self.is(1, "&") || self.is(1, "^") => {
+                    return self.parenthesised(sp, d);
                 }
                 _ => break,
             }
@@ -89,6 +86,70 @@ impl Parser<'_> {
             self.skip_group()?;
             d.extents.push((self.spelled(open + 1, self.pos - 1), loc));
         }
+        Ok(d)
+    }
+
+    /// The rest of a declarator from `(` on: `(*name)(params)` is a function pointer,
+    /// `(*name)[N]` a pointer to arrays. What was read before the `(` (in `sp` and
+    /// `outer`) is the function's return type or the arrays' element type.
+    fn parenthesised(&mut self, sp: &mut Specs, outer: Declarator) -> PResult<Declarator> {
+        let open = self.here();
+        self.pos += 1;
+        let mut d = Declarator::default();
+        loop {
+            match self.text(0) {
+                "*" => d.ptrs.push(Qualifiers::default()),
+                "&" | "&&" => d.reference = true,
+                "const" | "volatile" => {
+                    if let Some(q) = d.ptrs.last_mut() {
+                        q.is_const |= self.is(0, "const");
+                        q.is_volatile |= self.is(0, "volatile");
+                    }
+                }
+                "__restrict__" | "__restrict" | "restrict" => {}
+                _ => break,
+            }
+            self.pos += 1;
+        }
+        if self.is_kind(0, TokKind::Ident) && !is_keyword(self.text(0)) {
+            d.name = Some(self.qualified_name()?);
+        }
+        self.expect(")")?;
+        let written = String::new();
+        if self.is(0, "(") {
+            // A function's address: what it returns and takes does not change its layout.
+            self.skip_group()?;
+            if d.ptrs.is_empty() {
+                return Err(Diagnostic::error("a function type is not an object type").at(open));
+            }
+            d.ptrs.remove(0);
+            sp.base = Some(BaseSyn::FnPtr);
+        } else if self.is(0, "[") {
+            let mut extents = Vec::new();
+            while self.is(0, "[") {
+                let from = self.pos;
+                self.skip_group()?;
+                extents.push(self.spelled(from + 1, self.pos - 1));
+            }
+            let elem = TypeSyn {
+                base: sp.base.take().unwrap_or(BaseSyn::Void),
+                base_quals: sp.quals,
+                ptrs: outer.ptrs,
+                written,
+                loc: open.clone(),
+            };
+            sp.base = Some(BaseSyn::Array {
+                elem: Box::new(elem),
+                extents,
+            });
+        } else {
+            return Err(msg::expected(
+                "`(` or `[` after a parenthesised declarator",
+                &self.found(),
+            )
+            .at(self.here()));
+        }
+        sp.quals = Qualifiers::default();
         Ok(d)
     }
 

@@ -73,7 +73,12 @@ impl Parser<'_> {
                 self.pos += 1;
                 Ok(())
             }
-            "namespace" => self.namespace(scope, depth),
+            "namespace" => self.namespace(scope, depth, false),
+            // Its names are also the enclosing namespace's: it adds nothing to them.
+            "inline" if self.is(1, "namespace") => {
+                self.pos += 1;
+                self.namespace(scope, depth, true)
+            }
             "extern" if self.is_kind(1, TokKind::Str) && self.is(2, "{") => {
                 let linkage = if self.is(1, "\"C\"") {
                     Linkage::C
@@ -95,6 +100,9 @@ impl Parser<'_> {
             "template" if self.is(1, "<") => {
                 self.pos += 1;
                 let params = self.template_params()?;
+                if self.is(0, "using") && self.is_kind(1, TokKind::Ident) && self.is(2, "=") {
+                    return self.alias_template(scope, params);
+                }
                 if self.is(0, "template") || self.is(0, "friend") {
                     // Member templates of class templates and friends: not kernels.
                     self.skip_decl();
@@ -115,19 +123,27 @@ impl Parser<'_> {
         }
     }
 
-    /// Reads `namespace a::b { ... }` (an alias is skipped).
-    fn namespace(&mut self, scope: &Scope, depth: usize) -> PResult<()> {
+    /// Reads `namespace a::b { ... }` (an alias is skipped); the names of an `inline`
+    /// namespace are the enclosing one's.
+    fn namespace(&mut self, scope: &Scope, depth: usize, inline: bool) -> PResult<()> {
         self.pos += 1;
         let mut inner = scope.clone();
-        if self.is_kind(0, TokKind::Ident) {
+        if self.is_kind(0, TokKind::Ident) && !self.is(0, "__attribute__") {
             let (parts, _) = self.qualified_name()?;
             if self.is(0, "=") {
                 self.skip_decl();
                 return Ok(());
             }
-            inner.namespace.extend(parts);
-        } else {
+            if !inline {
+                inner.namespace.extend(parts);
+            }
+        } else if !inline {
             inner.namespace.push("(anonymous namespace)".to_string());
+        }
+        // `namespace std __attribute__((__visibility__("default"))) {`
+        while self.is(0, "__attribute__") && self.is(1, "(") {
+            self.pos += 1;
+            self.skip_group()?;
         }
         self.expect("{")?;
         self.items_until_close(&inner, depth + 1);
@@ -154,6 +170,12 @@ impl Parser<'_> {
             self.items.push(Item::Kernel(k));
             return Ok(());
         }
+        if h.aggregate_first
+            && !h.function
+            && let Some(params) = template
+        {
+            return self.struct_template(scope, params, depth);
+        }
         if h.function || template.is_some() {
             self.skip_decl();
             return Ok(());
@@ -165,6 +187,39 @@ impl Parser<'_> {
             // A struct definition (perhaps with host variables after it).
             let mut sp = self.decl_specs(&scope.namespace, depth + 1)?;
             let _ = self.declarator(&mut sp);
+        }
+        self.skip_decl();
+        Ok(())
+    }
+
+    /// Reads `template <...> struct name { ... };` (a class template) and
+    /// `template <> struct name<args> { ... };` (one of its full specializations, a struct
+    /// of its own under that name); a partial specialization is skipped.
+    fn struct_template(&mut self, scope: &Scope, params: Vec<TParam>, depth: usize) -> PResult<()> {
+        let first = self.items.len();
+        self.decl_specs(&scope.namespace, depth + 1)?;
+        // The struct this declares is recorded last, after the structs nested in it,
+        // which depend on the parameters and are dropped.
+        let def = match self.items.pop() {
+            Some(Item::Struct(def)) if self.items.len() >= first => Some(def),
+            Some(other) => {
+                self.items.push(other);
+                None
+            }
+            None => None,
+        };
+        let specialized = def
+            .as_ref()
+            .and_then(|d| d.name.as_deref())
+            .is_some_and(|n| n.contains('<'));
+        match (def, params.is_empty(), specialized) {
+            // A full specialization is a struct like any other, member types included.
+            (Some(def), true, true) => self.items.push(Item::Struct(def)),
+            (Some(def), false, false) => {
+                self.items.truncate(first);
+                self.items.push(Item::StructTemplate { params, def });
+            }
+            _ => self.items.truncate(first),
         }
         self.skip_decl();
         Ok(())

@@ -36,6 +36,16 @@ pub enum BaseSyn {
     Named(String),
     /// A struct defined in place (`typedef struct { ... } S;`).
     Inline(Box<StructSyn>),
+    /// A pointer to a function (`float (*op)(float, float)`); its signature is not kept.
+    FnPtr,
+    /// Arrays of a type, written inside a parenthesised declarator (`float (*rows)[4]`
+    /// points to `float[4]`).
+    Array {
+        /// The element type.
+        elem: Box<TypeSyn>,
+        /// Extents, outermost first.
+        extents: Vec<String>,
+    },
 }
 
 /// A type as written: base, its qualifiers, then one entry per `*`.
@@ -216,6 +226,25 @@ pub enum Item {
     },
     /// A module global.
     Var(VarSyn),
+    /// A class template (`template <typename T> struct pair { T a, b; };`), laid out
+    /// for each argument list a kernel names.
+    StructTemplate {
+        /// Its template parameters.
+        params: Vec<TParam>,
+        /// Its body as written (fields may name the parameters).
+        def: StructSyn,
+    },
+    /// An alias template (`template <bool B> using flag = constant<bool, B>;`).
+    AliasTemplate {
+        /// Its name.
+        name: String,
+        /// Enclosing namespaces.
+        namespace: Vec<String>,
+        /// Its template parameters.
+        params: Vec<TParam>,
+        /// The type it stands for, as written (it names the parameters).
+        target: String,
+    },
 }
 
 /// Parses the declarations of `tokens` (directives already removed) from `src`;
@@ -235,4 +264,20 @@ pub fn parse(src: &str, tokens: &[Token], map: &LineMap) -> (Vec<Item>, Diagnost
     let mut p = cursor::Parser::new(src, tokens, map);
     p.items_until_close(&items::Scope::default(), 0);
     (p.items, p.diags)
+}
+
+/// Reads `text` as one type (`const float*`, `pair<int, 4>`), or `None` when it is not one.
+///
+/// ```
+/// let ty = kernel_build::front::parse::type_from_text("const unsigned int*").unwrap();
+/// assert_eq!(ty.ptrs.len(), 1);
+/// assert!(kernel_build::front::parse::type_from_text("3 + 4").is_none());
+/// ```
+pub fn type_from_text(text: &str) -> Option<TypeSyn> {
+    let lexed = super::lexer::lex(text);
+    let map = LineMap::identity("", text);
+    let mut p = cursor::Parser::new(text, &lexed.tokens, &map);
+    let n = lexed.tokens.len();
+    let ty = p.type_name(&[], 0, n).ok()?;
+    (p.pos == n).then_some(ty)
 }

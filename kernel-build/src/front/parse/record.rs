@@ -3,7 +3,7 @@
 use super::attrs::ATTRIBUTE_CALLS;
 use super::cursor::{MAX_DEPTH, PResult, Parser};
 use super::items::Scope;
-use super::{FieldSyn, Item, StructSyn, TypedefSyn, VarSyn};
+use super::{FieldSyn, Item, StructSyn, TParam, TypedefSyn, VarSyn};
 use crate::diagnostics::{Diagnostic, front as msg};
 use crate::model::SourceLoc;
 
@@ -47,8 +47,27 @@ impl Parser<'_> {
             match self.text(0) {
                 ";" => self.pos += 1,
                 "public" | "private" | "protected" if self.is(1, ":") => self.pos += 2,
-                "static" | "using" | "typedef" | "friend" | "template" | "static_assert"
-                | "operator" | "~" => {
+                // Member types (`typedef float4 Type;`, `using T = int;`): known as
+                // `S::Type`, what `typename vec4<float>::Type` names.
+                "typedef" | "using" => {
+                    let before = self.pos;
+                    let scope = Scope {
+                        namespace: inner_ns.clone(),
+                        linkage: crate::model::Linkage::Cxx,
+                    };
+                    let read = if self.is(0, "typedef") {
+                        self.typedef(&scope, depth + 1)
+                    } else if self.is(2, "=") {
+                        self.alias(&scope)
+                    } else {
+                        Err(Diagnostic::error("not an alias"))
+                    };
+                    if read.is_err() {
+                        self.pos = before;
+                        self.skip_decl();
+                    }
+                }
+                "static" | "friend" | "template" | "static_assert" | "operator" | "~" => {
                     self.skip_decl();
                 }
                 _ if self.is_member_function(self.pos) => self.skip_decl(),
@@ -239,6 +258,30 @@ impl Parser<'_> {
             extents: Vec::new(),
             loc,
         }));
+        Ok(())
+    }
+
+    /// `using Name = type;` after `template <...>`: kept as written, read when used.
+    pub(super) fn alias_template(&mut self, scope: &Scope, params: Vec<TParam>) -> PResult<()> {
+        self.pos += 1;
+        let name = self.expect_ident("a name")?.text(self.src).to_string();
+        self.expect("=")?;
+        let from = self.pos;
+        while !self.at_end() && !self.is(0, ";") {
+            if matches!(self.text(0), "(" | "[" | "{") {
+                self.skip_group()?;
+            } else {
+                self.pos += 1;
+            }
+        }
+        let target = self.spelled(from, self.pos);
+        self.expect(";")?;
+        self.items.push(Item::AliasTemplate {
+            name,
+            namespace: scope.namespace.clone(),
+            params,
+            target,
+        });
         Ok(())
     }
 

@@ -65,6 +65,17 @@ impl TypeEnv {
 
     /// Lays out a struct definition (fields resolved in `namespace`) and records it.
     pub fn add_struct(&mut self, def: &StructSyn, qualified: String) -> Result<(), Diagnostic> {
+        self.add_struct_with(def, qualified, &HashMap::new())
+    }
+
+    /// [`add_struct`](Self::add_struct) with template parameters bound (a class
+    /// template's instance).
+    pub(super) fn add_struct_with(
+        &mut self,
+        def: &StructSyn,
+        qualified: String,
+        tparams: &HashMap<String, super::Resolved>,
+    ) -> Result<(), Diagnostic> {
         let mut fields = Vec::new();
         let (mut offset, mut align, mut size) = (0u64, def.align.unwrap_or(1).max(1), 0u64);
         let scope: Vec<String> = def.namespace.clone();
@@ -74,7 +85,7 @@ impl TypeEnv {
                     .name
                     .clone()
                     .unwrap_or_else(|| format!("{qualified}_{}", f.name));
-                self.add_struct(inner, inner_name)?;
+                self.add_struct_with(inner, inner_name, tparams)?;
             }
             let mut fty = f.ty.clone();
             if let BaseSyn::Inline(inner) = &f.ty.base
@@ -82,7 +93,11 @@ impl TypeEnv {
             {
                 fty.base = BaseSyn::Named(format!("{qualified}_{}", f.name));
             }
-            let (ty, _) = self.resolve(&fty, &scope, &HashMap::new())?;
+            if self.in_progress.is_empty() {
+                // A template's own fields were laid out by `lay_out`, with its nesting.
+                self.instantiate_in(&fty, &scope, tparams);
+            }
+            let (ty, _) = self.resolve(&fty, &scope, tparams)?;
             let ty = Self::with_extents(ty, &f.extents, &f.name, f.loc.clone())?;
             let (fsize, falign) = size_align(&ty, &self.structs).ok_or_else(|| {
                 msg::unsupported_type(&f.ty.written, &format!("field `{}` has no size", f.name))

@@ -10,6 +10,7 @@ mod headers;
 mod layout;
 mod resolve;
 mod spelling;
+mod templates;
 #[cfg(test)]
 mod tests;
 
@@ -17,3 +18,4 @@ pub use headers::header_type;
 pub use layout::size_align;
 pub use resolve::{Resolved, TypeEnv};
 pub use spelling::{c_spelling, scalar_spelling};
+pub use templates::replace_words;

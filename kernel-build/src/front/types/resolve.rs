@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use super::header_type;
 use crate::diagnostics::{Diagnostic, front as msg};
 use crate::front::parse::{BaseSyn, TypeSyn};
-use crate::model::{CType, Qualifiers, StructDef};
+use crate::model::{CType, Qualifiers, Scalar, StructDef};
 
 /// A resolved type and the qualifiers of its top level.
 pub type Resolved = (CType, Qualifiers);
@@ -17,6 +17,12 @@ pub struct TypeEnv {
     typedefs: HashMap<String, Resolved>,
     /// Struct definitions with computed layouts.
     pub structs: Vec<StructDef>,
+    /// Class templates, laid out on demand.
+    pub(super) templates: Vec<super::templates::StructTemplate>,
+    /// Alias templates, read when used.
+    pub(super) aliases: Vec<super::templates::AliasTemplate>,
+    /// Template instances being laid out (a field naming its own struct stops here).
+    pub(super) in_progress: Vec<String>,
 }
 
 impl TypeEnv {
@@ -41,6 +47,13 @@ impl TypeEnv {
                 }
                 .at(ty.loc.clone())
             })?,
+            BaseSyn::FnPtr => (CType::Scalar(Scalar::DeviceFn), Qualifiers::default()),
+            BaseSyn::Array { elem, extents } => {
+                // The elements' qualifiers are the array's (`const float (*)[2]`).
+                let (inner, quals) = self.resolve(elem, namespace, tparams)?;
+                let arr = TypeEnv::with_extents(inner, extents, &ty.written, ty.loc.clone())?;
+                (arr, quals)
+            }
             BaseSyn::Inline(def) => {
                 let name = def
                     .name
@@ -73,6 +86,52 @@ impl TypeEnv {
             return Some(r.clone());
         }
         let name = name.trim_start_matches("::");
+        if let Some(mangled) = name.strip_prefix("_Z") {
+            // A type nvcc's host stub spells mangled (an alias template's or a member
+            // type's instance): demangled as the parameter of a made-up function.
+            let d = crate::front::names::demangle(&format!("_Z1f{mangled}"))?;
+            let [text] = d.params.as_slice() else {
+                return None;
+            };
+            let ty = crate::front::parse::type_from_text(text)?;
+            return self.resolve(&ty, namespace, tparams).ok();
+        }
+        if let Some((owner, member)) = name.rsplit_once("::")
+            && let Some((base, args)) = super::templates::split_args(owner)
+        {
+            // A member type of a template's instance: `vec4<float>::Type`.
+            for depth in (0..=namespace.len()).rev() {
+                let mut q = namespace[..depth].join("::");
+                if !q.is_empty() {
+                    q.push_str("::");
+                }
+                q.push_str(base.trim_start_matches("::"));
+                let key = self.canonical(&q, &args, namespace, tparams);
+                if let Some(r) = key.and_then(|k| self.typedefs.get(&format!("{k}::{member}"))) {
+                    return Some(r.clone());
+                }
+            }
+        }
+        if let Some((base, args)) = super::templates::split_args(name) {
+            let base = base.trim_start_matches("::");
+            for depth in (0..=namespace.len()).rev() {
+                let mut q = namespace[..depth].join("::");
+                if !q.is_empty() {
+                    q.push_str("::");
+                }
+                q.push_str(base);
+                if let Some((target, scope)) = self.expand_alias(&q, &args) {
+                    let ty = crate::front::parse::type_from_text(&target)?;
+                    return self.resolve(&ty, &scope, tparams).ok();
+                }
+                let found = self
+                    .canonical(&q, &args, namespace, tparams)
+                    .filter(|key| self.structs.iter().any(|s| s.name == *key));
+                if let Some(key) = found {
+                    return Some((CType::Struct(key), Qualifiers::default()));
+                }
+            }
+        }
         for depth in (0..=namespace.len()).rev() {
             let mut q = namespace[..depth].join("::");
             if !q.is_empty() {
@@ -92,8 +151,8 @@ impl TypeEnv {
     /// An environment with only these structs (no typedefs).
     pub fn with_structs(structs: Vec<StructDef>) -> Self {
         TypeEnv {
-            typedefs: HashMap::new(),
             structs,
+            ..TypeEnv::default()
         }
     }
 

@@ -87,6 +87,7 @@ pub fn scalar_spelling(s: Scalar) -> &'static str {
         Scalar::Fp6E3M2 => "__nv_fp6_e3m2",
         Scalar::Fp4E2M1 => "__nv_fp4_e2m1",
         Scalar::Fp4x2E2M1 => "__nv_fp4x2_e2m1",
+        Scalar::DeviceFn => "void (*)(...)",
     }
 }
 
