@@ -88,7 +88,8 @@ fn class_templates_by_value_and_behind_pointers() -> Result<(), Error> {
     let got = gpu.download(&out)?;
     for (i, g) in got.iter().enumerate() {
         let lo = input.lo - extra.v[i % 3];
-        let hi = input.hi + extra.v[(i + 1) % 3] * 3.0;
+        // nvcc contracts `hi + v * used` into one fused multiply-add.
+        let hi = extra.v[(i + 1) % 3].mul_add(3.0, input.hi);
         assert_eq!((g.lo, g.hi), (lo, hi), "interval {i}");
     }
 

@@ -35,8 +35,9 @@ use crate::env::{self, Reporting};
 use serde::{Serialize, de::DeserializeOwned};
 use std::path::{Path, PathBuf};
 
-/// Bumped whenever the layout or the meaning of entries changes.
-pub(crate) const FORMAT_VERSION: &str = "kernel-build-cache-v2";
+/// Bumped whenever the layout or the meaning of entries changes. Keys also hold the
+/// crate's version: a newer front end never reuses what an older one read.
+pub(crate) const FORMAT_VERSION: &str = "kernel-build-cache-v3";
 
 /// A cache directory.
 ///
@@ -187,6 +188,7 @@ impl KeyHasher {
     pub(crate) fn new(domain: &str) -> Self {
         let mut h = blake3::Hasher::new();
         h.update(FORMAT_VERSION.as_bytes());
+        h.update(env!("CARGO_PKG_VERSION").as_bytes());
         let mut k = KeyHasher(h);
         k.field(domain.as_bytes());
         k

@@ -191,6 +191,8 @@ fn library_types_class_templates_and_declarators() {
             "containers",
             "integrate<double>",
             "integrate<float>",
+            "price<double>",
+            "price<float>",
             "rows",
             "volume",
             "widen<double>",
@@ -209,6 +211,8 @@ fn library_types_class_templates_and_declarators() {
     assert_eq!(size("small_vec<double, 3>"), Some((32, 8)));
     assert_eq!(size("Container<int>"), Some((16, 8)));
     assert_eq!(size("std::integral_constant<bool, true>"), Some((1, 1)));
+    // Its own enumeration is an `int` field.
+    assert_eq!(size("option<double>"), Some((24, 8)));
     let w = kernel(info, "widen<double>");
     assert_eq!(
         w.params.iter().map(|p| p.layout.offset).collect::<Vec<_>>(),

@@ -175,7 +175,10 @@ mod tests {
     fn digits_and_symbols_become_valid_idents() {
         assert_eq!(rust_ident("3d").to_string(), "_3d");
         assert_eq!(rust_ident("a<b>").to_string(), "a_b");
-        assert_eq!(rust_ident("v<const float*, 4>").to_string(), "v_const_float_4");
+        assert_eq!(
+            rust_ident("v<const float*, 4>").to_string(),
+            "v_const_float_4"
+        );
         assert_eq!(rust_ident("").to_string(), "__");
         assert_eq!(rust_ident("match").to_string(), "r#match");
     }

@@ -86,3 +86,22 @@ typedef float pair2[2];
 __global__ void rows(pair2* xy, float (*grid)[4][2], int n) {
     grid[n][0][1] = xy[n][0] + xy[n][1];
 }
+
+// A class template with an enumeration of its own, behind a pointer of kernels that only
+// host code launches (nvcc's host stub spells `option<float>` mangled).
+template <typename Real>
+struct option {
+    enum Kind { Call, Put };
+    Real spot, strike;
+    Kind kind;
+};
+template <typename Real>
+__global__ void price(Real* out, const option<Real>* opt, unsigned n) {
+    out[0] = opt->kind == option<Real>::Call ? opt->spot - opt->strike : opt->strike - opt->spot;
+}
+template <typename Real>
+void launch_price(Real* out, const option<Real>* opt) {
+    price<<<1, 1>>>(out, opt, 1u);
+}
+template void launch_price<float>(float*, const option<float>*);
+template void launch_price<double>(double*, const option<double>*);

@@ -216,7 +216,13 @@ impl Parser<'_> {
             // A full specialization is a struct like any other, member types included.
             (Some(def), true, true) => self.items.push(Item::Struct(def)),
             (Some(def), false, false) => {
-                self.items.truncate(first);
+                // Enumerations nested in it do not depend on its parameters: keep them.
+                let nested: Vec<Item> = self
+                    .items
+                    .drain(first..)
+                    .filter(|i| matches!(i, Item::Enum(_)))
+                    .collect();
+                self.items.extend(nested);
                 self.items.push(Item::StructTemplate { params, def });
             }
             _ => self.items.truncate(first),

@@ -78,7 +78,12 @@ impl TypeEnv {
     ) -> Result<(), Diagnostic> {
         let mut fields = Vec::new();
         let (mut offset, mut align, mut size) = (0u64, def.align.unwrap_or(1).max(1), 0u64);
-        let scope: Vec<String> = def.namespace.clone();
+        // Fields see the struct's own member types and enumerations first.
+        let mut scope: Vec<String> = def.namespace.clone();
+        if let Some(name) = &def.name {
+            let own = name.split('<').next().unwrap_or(name);
+            scope.push(own.rsplit("::").next().unwrap_or(own).to_owned());
+        }
         for f in &def.fields {
             if let BaseSyn::Inline(inner) = &f.ty.base {
                 let inner_name = inner

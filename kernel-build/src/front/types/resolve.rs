@@ -86,14 +86,8 @@ impl TypeEnv {
             return Some(r.clone());
         }
         let name = name.trim_start_matches("::");
-        if let Some(mangled) = name.strip_prefix("_Z") {
-            // A type nvcc's host stub spells mangled (an alias template's or a member
-            // type's instance): demangled as the parameter of a made-up function.
-            let d = crate::front::names::demangle(&format!("_Z1f{mangled}"))?;
-            let [text] = d.params.as_slice() else {
-                return None;
-            };
-            let ty = crate::front::parse::type_from_text(text)?;
+        if let Some(text) = super::templates::demangled_type(name) {
+            let ty = crate::front::parse::type_from_text(&text)?;
             return self.resolve(&ty, namespace, tparams).ok();
         }
         if let Some((owner, member)) = name.rsplit_once("::")

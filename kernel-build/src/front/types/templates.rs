@@ -66,6 +66,18 @@ pub fn replace_words(text: &str, map: &HashMap<String, String>) -> String {
     out
 }
 
+/// The C++ spelling of a type nvcc's host stub writes mangled (`_Z11AsianOptionIfE`,
+/// an instance of a class, alias or member template): demangled as the parameter of a
+/// made-up function.
+pub(super) fn demangled_type(name: &str) -> Option<String> {
+    let mangled = name.strip_prefix("_Z")?;
+    let d = crate::front::names::demangle(&format!("_Z1f{mangled}"))?;
+    match d.params.as_slice() {
+        [text] => Some(text.clone()),
+        _ => None,
+    }
+}
+
 /// `base<a, b<c>>` split into `base` and the top-level arguments' texts.
 pub(super) fn split_args(name: &str) -> Option<(&str, Vec<&str>)> {
     let open = name.find('<')?;
@@ -227,6 +239,9 @@ impl TypeEnv {
         tparams: &HashMap<String, Resolved>,
         nesting: usize,
     ) -> Result<(), Diagnostic> {
+        if let Some(text) = demangled_type(name) {
+            return self.instantiate_named(&text, namespace, tparams, nesting + 1);
+        }
         let Some((base, args)) = split_args(name.trim_start_matches("struct ")) else {
             return Ok(());
         };
