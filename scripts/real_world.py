@@ -138,32 +138,10 @@ def measure(args, path, root):
     return row
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("dirs", nargs="+", help="directories (or single files) of third-party CUDA sources")
-    ap.add_argument("-I", "--include", action="append", default=[], help="include directory for every file")
-    ap.add_argument("-D", "--define", action="append", default=[], help="NAME[=VALUE] for every file")
-    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
-    ap.add_argument("--default-targets", action="store_true", help="also build for the default targets")
-    ap.add_argument("--timeout", type=int, default=900, help="seconds per compile")
-    ap.add_argument("--inspect", required=True, help="the kernel-inspect binary")
-    ap.add_argument("--nvcc", required=True, help="the nvcc for the reference compile")
-    ap.add_argument("--json-out", help="write every result here")
-    args = ap.parse_args()
-    args.define_flags = ["-D" + d for d in args.define]
-    jobs = []
-    for d in args.dirs:
-        files = [Path(d)] if Path(d).is_file() else sorted(Path(d).rglob("*.cu"))
-        jobs += [(d, f) for f in files]
-    results = {}
-    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        futs = {pool.submit(measure, args, f, d): (d, f) for d, f in jobs}
-        for fut in cf.as_completed(futs):
-            d, f = futs[fut]
-            results.setdefault(d, []).append(fut.result())
-            print(f"  done {f}", file=sys.stderr)
+def report(results, dirs):
+    """Prints a Markdown table per directory and the total."""
     grand = [0, 0, 0, 0]
-    for d in args.dirs:
+    for d in dirs:
         rows = sorted(results.get(d, []), key=lambda r: r["file"])
         print(f"\n### `{d}`\n")
         print("| file | cubin kernels | declared, equal layouts | library kernels | sm_90 build | default targets | note |")
@@ -185,6 +163,40 @@ def main():
         grand = [grand[0] + len(counted), grand[1] + ok, grand[2] + declared, grand[3] + cubin]
     pct = 100.0 * grand[2] / grand[3] if grand[3] else 100.0
     print(f"\n**total**: {grand[1]}/{grand[0]} files build; {grand[2]}/{grand[3]} cubin kernels declared with equal layouts ({pct:.2f}%)")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("dirs", nargs="*", help="directories (or single files) of third-party CUDA sources")
+    ap.add_argument("-I", "--include", action="append", default=[], help="include directory for every file")
+    ap.add_argument("-D", "--define", action="append", default=[], help="NAME[=VALUE] for every file")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--default-targets", action="store_true", help="also build for the default targets")
+    ap.add_argument("--timeout", type=int, default=900, help="seconds per compile")
+    ap.add_argument("--inspect", help="the kernel-inspect binary")
+    ap.add_argument("--nvcc", help="the nvcc for the reference compile")
+    ap.add_argument("--json-out", help="write every result here")
+    ap.add_argument("--from-json", help="print the tables of a result written by --json-out, and stop")
+    args = ap.parse_args()
+    if args.from_json:
+        results = json.loads(Path(args.from_json).read_text())
+        report(results, list(results))
+        return
+    if not args.dirs or not args.inspect or not args.nvcc:
+        ap.error("directories, --inspect and --nvcc are needed to measure")
+    args.define_flags = ["-D" + d for d in args.define]
+    jobs = []
+    for d in args.dirs:
+        files = [Path(d)] if Path(d).is_file() else sorted(Path(d).rglob("*.cu"))
+        jobs += [(d, f) for f in files]
+    results = {}
+    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        futs = {pool.submit(measure, args, f, d): (d, f) for d, f in jobs}
+        for fut in cf.as_completed(futs):
+            d, f = futs[fut]
+            results.setdefault(d, []).append(fut.result())
+            print(f"  done {f}", file=sys.stderr)
+    report(results, args.dirs)
     if args.json_out:
         Path(args.json_out).write_text(json.dumps(results, indent=1))
 

@@ -193,6 +193,7 @@ fn library_types_class_templates_and_declarators() {
             "integrate<float>",
             "price<double>",
             "price<float>",
+            "records",
             "rows",
             "volume",
             "widen<double>",
@@ -213,6 +214,21 @@ fn library_types_class_templates_and_declarators() {
     assert_eq!(size("std::integral_constant<bool, true>"), Some((1, 1)));
     // Its own enumeration is an `int` field.
     assert_eq!(size("option<double>"), Some((24, 8)));
+    // Base classes first, the empty one in no room.
+    assert_eq!(size("record"), Some((16, 8)));
+    assert_eq!(size("small_record"), Some((4, 2)));
+    let fields = |name: &str| -> Vec<(String, u64)> {
+        let s = info.struct_def(name).unwrap();
+        s.fields
+            .iter()
+            .map(|f| (f.name.clone(), f.layout.offset))
+            .collect()
+    };
+    assert_eq!(fields("record"), [("base0".into(), 0), ("score".into(), 8)]);
+    assert_eq!(
+        fields("small_record"),
+        [("base".into(), 0), ("flag".into(), 2)]
+    );
     let w = kernel(info, "widen<double>");
     assert_eq!(
         w.params.iter().map(|p| p.layout.offset).collect::<Vec<_>>(),

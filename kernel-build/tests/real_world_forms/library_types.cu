@@ -105,3 +105,24 @@ void launch_price(Real* out, const option<Real>* opt) {
 }
 template void launch_price<float>(float*, const option<float>*);
 template void launch_price<double>(double*, const option<double>*);
+
+// Base classes are laid out before the fields; an empty one takes no room.
+struct tag {};
+struct header {
+    int id;
+    float weight;
+};
+template <typename T>
+struct holder {
+    T value;
+};
+struct record : public header, tag {
+    double score;
+};
+struct small_record : holder<short> {
+    char flag;
+};
+__global__ void records(record r, small_record s, record* out) {
+    out[0] = r;
+    out[0].score += s.flag + s.value;
+}

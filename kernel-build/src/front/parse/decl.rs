@@ -144,6 +144,46 @@ impl Parser<'_> {
         Ok(BaseSyn::Named(name))
     }
 
+    /// Reads `: public B, C<int>` up to the body: the base classes' names, or why they
+    /// cannot be laid out (a virtual base).
+    fn base_list(&mut self) -> Result<Vec<String>, String> {
+        self.pos += 1;
+        let mut bases = Vec::new();
+        let mut virtual_base = false;
+        let mut from = self.pos;
+        while !self.at_end() && !self.is(0, "{") && !self.is(0, ";") {
+            match self.text(0) {
+                "virtual" => virtual_base = true,
+                "," => {
+                    bases.push(self.base_name(from, self.pos));
+                    from = self.pos + 1;
+                }
+                "<" => {
+                    if self.skip_angles().is_err() {
+                        return Err("its base classes could not be read".to_owned());
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+            self.pos += 1;
+        }
+        bases.push(self.base_name(from, self.pos));
+        if virtual_base {
+            return Err("it has a virtual base class".to_owned());
+        }
+        Ok(bases.into_iter().filter(|b| !b.is_empty()).collect())
+    }
+
+    /// One base class's name between token indices, access words dropped.
+    fn base_name(&self, from: usize, to: usize) -> String {
+        let words = ["public", "protected", "private", "virtual"];
+        let start = (from..to)
+            .find(|i| !words.contains(&self.toks[*i].text(self.src)))
+            .unwrap_or(to);
+        self.spelled(start, to)
+    }
+
     /// Records a struct met in a specifier and returns the base it names.
     fn elaborated(&mut self, namespace: &[String], depth: usize) -> PResult<BaseSyn> {
         let kw = self.text(0);
@@ -171,11 +211,11 @@ impl Parser<'_> {
         if kw == "enum" {
             return self.enumeration(name, namespace, start);
         }
-        if self.is(0, ":") {
-            while !self.at_end() && !self.is(0, "{") && !self.is(0, ";") {
-                self.pos += 1;
-            }
-        }
+        let bases = if self.is(0, ":") {
+            self.base_list()
+        } else {
+            Ok(Vec::new())
+        };
         if !self.is(0, "{") {
             let name = name.ok_or_else(|| {
                 msg::expected("a struct name or body", &self.found()).at(self.here())
@@ -185,6 +225,10 @@ impl Parser<'_> {
         let loc = self.loc_at(start);
         let mut def = self.struct_body(name.clone(), namespace, kw == "union", loc, depth)?;
         def.align = def.align.or(sp.align);
+        match bases {
+            Ok(b) => def.bases = b,
+            Err(why) => def.no_layout = Some(why),
+        }
         match name {
             Some(n) => {
                 self.items.push(Item::Struct(def));

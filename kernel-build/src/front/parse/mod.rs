@@ -154,6 +154,11 @@ pub struct StructSyn {
     pub align: Option<u64>,
     /// Fields in order.
     pub fields: Vec<FieldSyn>,
+    /// Base classes in order (`struct D : B, C`), laid out before the fields.
+    pub bases: Vec<String>,
+    /// Why it has no C layout the front end can give (a virtual base, a virtual
+    /// function: a hidden table pointer), when it has none.
+    pub no_layout: Option<String>,
     /// Where it is defined.
     pub loc: Option<SourceLoc>,
 }

@@ -27,6 +27,8 @@ impl Parser<'_> {
             is_union,
             align: None,
             fields: Vec::new(),
+            bases: Vec::new(),
+            no_layout: None,
             loc,
         };
         let mut inner_ns = namespace.to_vec();
@@ -68,6 +70,11 @@ impl Parser<'_> {
                     }
                 }
                 "static" | "friend" | "template" | "static_assert" | "operator" | "~" => {
+                    self.skip_decl();
+                }
+                "virtual" => {
+                    def.no_layout
+                        .get_or_insert_with(|| "it has virtual functions".to_owned());
                     self.skip_decl();
                 }
                 _ if self.is_member_function(self.pos) => self.skip_decl(),

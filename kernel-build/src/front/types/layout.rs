@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use super::TypeEnv;
 use crate::diagnostics::{Diagnostic, front as msg};
 use crate::front::expr::eval_const;
-use crate::front::parse::{BaseSyn, StructSyn};
+use crate::front::parse::{BaseSyn, FieldSyn, StructSyn, TypeSyn};
 use crate::model::{CType, Field, Layout, SourceLoc, StructDef};
 
 /// Size and alignment of a type, or `None` for `void` or an unknown struct.
@@ -76,6 +76,12 @@ impl TypeEnv {
         qualified: String,
         tparams: &HashMap<String, super::Resolved>,
     ) -> Result<(), Diagnostic> {
+        if let Some(why) = &def.no_layout {
+            return Err(
+                msg::unsupported_type(&qualified, &format!("no C layout: {why}"))
+                    .at(def.loc.clone()),
+            );
+        }
         let mut fields = Vec::new();
         let (mut offset, mut align, mut size) = (0u64, def.align.unwrap_or(1).max(1), 0u64);
         // Fields see the struct's own member types and enumerations first.
@@ -84,7 +90,42 @@ impl TypeEnv {
             let own = name.split('<').next().unwrap_or(name);
             scope.push(own.rsplit("::").next().unwrap_or(own).to_owned());
         }
-        for f in &def.fields {
+        // Base classes come first, as fields named `base` (`base0`, `base1`, … for
+        // several); an empty base takes no room (the empty base optimisation).
+        let mut all_fields = Vec::new();
+        for (i, b) in def.bases.iter().enumerate() {
+            let ty = TypeSyn {
+                base: BaseSyn::Named(b.clone()),
+                base_quals: Default::default(),
+                ptrs: Vec::new(),
+                written: b.clone(),
+                loc: def.loc.clone(),
+            };
+            self.instantiate_in(&ty, &scope, tparams);
+            let (resolved, _) = self.resolve(&ty, &def.namespace, tparams)?;
+            let empty = match &resolved {
+                CType::Struct(n) => self
+                    .structs
+                    .iter()
+                    .any(|s| s.name == *n && s.fields.is_empty()),
+                _ => false,
+            };
+            if !empty {
+                let name = if def.bases.len() == 1 {
+                    "base".to_owned()
+                } else {
+                    format!("base{i}")
+                };
+                all_fields.push(FieldSyn {
+                    ty,
+                    name,
+                    extents: Vec::new(),
+                    loc: def.loc.clone(),
+                });
+            }
+        }
+        all_fields.extend(def.fields.iter().cloned());
+        for f in &all_fields {
             if let BaseSyn::Inline(inner) = &f.ty.base {
                 let inner_name = inner
                     .name

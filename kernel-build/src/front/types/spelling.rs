@@ -20,8 +20,13 @@ pub fn c_spelling(ty: &CType) -> String {
             pointee,
             pointee_quals,
         } => {
-            let inner = c_spelling(pointee);
             let q = quals_prefix(*pointee_quals);
+            if let CType::Array { .. } = **pointee {
+                // A pointer to arrays: `const float (*)[2][3]`.
+                let (elem, dims) = array_parts(pointee);
+                return format!("{q}{} (*){dims}", c_spelling(elem));
+            }
+            let inner = c_spelling(pointee);
             if matches!(**pointee, CType::Pointer { .. }) {
                 let q = q.trim_end();
                 if q.is_empty() {
@@ -34,16 +39,22 @@ pub fn c_spelling(ty: &CType) -> String {
             }
         }
         CType::Array { .. } => {
-            // C writes the outermost extent first: `int[3][2]` is 3 arrays of 2.
-            let mut dims = String::new();
-            let mut t = ty;
-            while let CType::Array { elem, len } = t {
-                dims.push_str(&format!("[{len}]"));
-                t = elem;
-            }
-            format!("{}{dims}", c_spelling(t))
+            let (elem, dims) = array_parts(ty);
+            format!("{}{dims}", c_spelling(elem))
         }
     }
+}
+
+/// An array type's element and its extents, outermost first as C writes them (`int[3][2]`
+/// is 3 arrays of 2).
+fn array_parts(ty: &CType) -> (&CType, String) {
+    let mut dims = String::new();
+    let mut t = ty;
+    while let CType::Array { elem, len } = t {
+        dims.push_str(&format!("[{len}]"));
+        t = elem;
+    }
+    (t, dims)
 }
 
 /// `const ` / `volatile ` prefixes for `q`, each followed by a space.

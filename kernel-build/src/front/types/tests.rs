@@ -54,3 +54,72 @@ fn spelling_of_nested_pointers() {
     };
     assert_eq!(c_spelling(&nested), "int[3][2]");
 }
+
+/// Reads `src` without nvcc and returns the model or the rendered errors.
+fn read(src: &str) -> Result<crate::model::ModuleInfo, String> {
+    crate::front::analyze(&crate::front::FrontInput::raw_only("k.cu", src))
+        .map_err(|d| d.to_string())
+}
+
+#[test]
+fn class_templates_lay_out_per_argument_list() {
+    let info = read(
+        "template <typename T, int N> struct vec { T v[N]; int used; };\n\
+         template <typename T> using vec3 = vec<T, 3>;\n\
+         extern \"C\" __global__ void k(vec<double, 2> a, vec3<char> b, vec< double ,1+1 >* c) {}",
+    )
+    .unwrap();
+    let k = &info.kernels[0];
+    let slots: Vec<(u64, u64)> = k
+        .params
+        .iter()
+        .map(|p| (p.layout.offset, p.layout.size))
+        .collect();
+    assert_eq!(slots, [(0, 24), (24, 8), (32, 8)]);
+    // One struct per argument list, whatever the spelling.
+    let names: Vec<&str> = info.structs.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, ["vec<double, 2>", "vec<char, 3>"]);
+}
+
+#[test]
+fn what_has_no_c_layout_is_an_error_naming_why() {
+    let err = read(
+        "struct Shape { virtual __device__ float area() const; float x; };\n\
+         extern \"C\" __global__ void k(Shape* s) {}",
+    )
+    .unwrap_err();
+    assert!(err.contains("unknown type `Shape`"), "{err}");
+    assert!(
+        err.contains("no C layout: it has virtual functions"),
+        "{err}"
+    );
+    let err = read(
+        "struct A { int a; };\nstruct B : virtual A { int b; };\n\
+         extern \"C\" __global__ void k(B b) {}",
+    )
+    .unwrap_err();
+    assert!(err.contains("it has a virtual base class"), "{err}");
+}
+
+#[test]
+fn function_pointers_and_pointers_to_arrays_are_typed() {
+    let info = read(
+        "typedef float (*op_t)(float);\n\
+         extern \"C\" __global__ void k(op_t f, int (*g)(int, int), float (*rows)[4], const float (*c)[2][3]) {}",
+    )
+    .unwrap();
+    let tys: Vec<String> = info.kernels[0]
+        .params
+        .iter()
+        .map(|p| c_spelling(&p.ty))
+        .collect();
+    assert_eq!(
+        tys,
+        [
+            "void (*)(...)",
+            "void (*)(...)",
+            "float (*)[4]",
+            "const float (*)[2][3]"
+        ]
+    );
+}
