@@ -38,7 +38,8 @@ mod compile;
 pub mod diagnostics;
 pub mod env;
 pub mod error;
-pub mod fatbin;
+/// The object-code reader (fatbin containers, cubins, PTX), shared with the runtime.
+pub use kernel_objects as fatbin;
 pub mod front;
 mod jobs;
 pub mod link;

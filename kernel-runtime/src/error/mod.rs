@@ -190,4 +190,34 @@ pub enum Error {
         /// The I/O error.
         source: std::io::Error,
     },
+    /// Bytes given as compiled code are none of the kinds CUDA knows.
+    #[error(
+        "`{name}` is not compiled CUDA code: not a cubin, fatbin, PTX, LTO-IR, host object or library \
+         (first bytes {head})"
+    )]
+    UnknownCodeKind {
+        /// The code's name (its file, or `<bytes>`).
+        name: String,
+        /// Its first bytes, in hex.
+        head: String,
+    },
+    /// Code of a kind the driver cannot load was asked to load: it must be linked first.
+    #[error(
+        "`{name}` is {kind} code, which the driver does not load: link it (with the other code it \
+         needs) into a cubin first"
+    )]
+    NeedsLinking {
+        /// The code's name.
+        name: String,
+        /// Its kind.
+        kind: kernel_objects::CodeKind,
+    },
+    /// Compiled code could not be read to list its targets and kernels.
+    #[error("cannot read `{name}`: {reason}")]
+    UnreadableCode {
+        /// The code's name.
+        name: String,
+        /// What is wrong with it.
+        reason: String,
+    },
 }

@@ -61,12 +61,23 @@ impl Module {
     }
 
     fn load_named(gpu: &Gpu, image: &[u8], name: &str) -> Result<Module, Error> {
+        Self::load_with_symbols(gpu, image, name, Vec::new())
+    }
+
+    /// Loads `image` as `name`; `symbols` maps name expressions to compiled symbols.
+    pub(crate) fn load_with_symbols(
+        gpu: &Gpu,
+        image: &[u8],
+        name: &str,
+        symbols: Vec<(String, String)>,
+    ) -> Result<Module, Error> {
         let from = Provenance {
             module: name,
             archs: None,
             toolkit: None,
         };
-        let inner = load(gpu, &[image], &[], &from)?;
+        let mut inner = load(gpu, &[image], &[], &from)?;
+        inner.symbols = symbols;
         Ok(Module {
             inner: Arc::new(inner),
             gpu: gpu.clone(),
@@ -127,9 +138,16 @@ impl Module {
                 info: slot.get(&self.inner)?.clone(),
             });
         }
+        // A name expression given with `ObjectCode::with_symbol` stands for its symbol.
+        let symbol = self
+            .inner
+            .symbols
+            .iter()
+            .find(|(expr, _)| expr == name)
+            .map_or(name, |(_, s)| s.as_str());
         let request = KernelRequest {
             name,
-            symbol: name,
+            symbol,
             launch_bounds: 0,
             cluster_dims: None,
             available: None,

@@ -9,6 +9,7 @@ pub(crate) mod cache;
 mod external;
 mod kernel;
 mod loaded;
+mod loading;
 pub(crate) mod spec;
 
 use std::ffi::{CString, c_void};
@@ -21,6 +22,7 @@ use cudarc::driver::{CudaContext, DriverError, result};
 pub use external::Module;
 pub use kernel::Kernel;
 pub use loaded::{LoadedModule, load_module};
+pub use loading::{LoadingMode, loading_mode};
 
 use crate::driver::driver_version;
 use crate::error::{DriverResultExt, Error};
@@ -37,6 +39,8 @@ pub(crate) struct ModuleInner {
     pub(crate) name: String,
     pub(crate) kernels: Box<[Slot]>,
     pub(crate) device: DeviceLimits,
+    /// C++ name expressions and the symbols they stand for (`ObjectCode::with_symbol`).
+    pub(crate) symbols: Vec<(String, String)>,
 }
 
 /// A declared kernel as loaded: resolved, or absent from the image the driver chose.
@@ -142,6 +146,7 @@ pub(crate) fn load(
         name: from.module.to_owned(),
         kernels: Box::new([]),
         device: *gpu.limits(),
+        symbols: Vec::new(),
     };
     for image in images {
         // A failure drops `inner`, which unloads the images loaded so far.

@@ -1,8 +1,11 @@
-//! Reading nvcc fatbins and the cubins and PTX inside them.
+//! Reading CUDA object code without a GPU: nvcc fatbins and the cubins and PTX inside them,
+//! and the kind of any compiled code ([`CodeKind`]: cubin, fatbin, PTX, LTO-IR, host object,
+//! library). Shared by the build (`kernel-build` verifies every image it compiles) and the
+//! runtime (`kernel-runtime` inspects the code it is given before loading or linking it).
 //!
 //! A fatbin (`nvcc -fatbin`) is one or more containers of entries; each entry is a cubin
 //! (SASS for one architecture) or PTX text, possibly compressed (Zstandard or LZ4). This
-//! module walks the containers ([`parse`]), decompresses payloads, and reads each image
+//! crate walks the containers ([`parse`]), decompresses payloads, and reads each image
 //! ([`Entry::image`]) far enough to verify it: every kernel's symbol and parameter layout
 //! `(offset, size)`, registers, launch bounds and cluster shape, and the module globals.
 //! [`find_containers`] locates fatbins embedded in other files, such as a built executable.
@@ -14,7 +17,7 @@
 //! # Example
 //!
 //! ```no_run
-//! use kernel_build::fatbin;
+//! use kernel_objects as fatbin;
 //!
 //! # fn main() -> Result<(), fatbin::FatbinError> {
 //! let bytes = std::fs::read("kernels.fatbin").expect("readable");
@@ -35,6 +38,7 @@ mod cubin;
 mod entry;
 mod error;
 mod image;
+mod kind;
 mod nvinfo;
 mod ptx;
 mod ptx_decl;
@@ -45,6 +49,7 @@ pub use cubin::{Cubin, parse_cubin};
 pub use entry::{ArchVariant, Compression, Entry, EntryKind};
 pub use error::FatbinError;
 pub use image::{GlobalImage, Image, KernelImage, ParamSlot};
+pub use kind::{CodeKind, is_relocatable_cubin};
 pub use ptx::{PtxModule, parse_ptx};
 pub use scan::find_containers;
 
@@ -54,7 +59,7 @@ pub const MAX_PAYLOAD_SIZE: u64 = 256 << 20;
 /// The entries of a fatbin, in file order across all its containers.
 ///
 /// ```
-/// let fatbin = kernel_build::fatbin::Fatbin { entries: vec![] };
+/// let fatbin = kernel_objects::Fatbin { entries: vec![] };
 /// assert!(fatbin.entries.is_empty());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -67,7 +72,7 @@ pub struct Fatbin {
 /// aligned, zero padding between them and at the end allowed).
 ///
 /// ```
-/// use kernel_build::fatbin::{parse, FatbinError};
+/// use kernel_objects::{parse, FatbinError};
 /// assert!(matches!(parse(b"not a fatbin at all"), Err(FatbinError::BadMagic { offset: 0, .. })));
 /// ```
 pub fn parse(bytes: &[u8]) -> Result<Fatbin, FatbinError> {

@@ -7,7 +7,7 @@
 /// entry's image come wrapped in [`FatbinError::InEntry`], which names the entry.
 ///
 /// ```
-/// use kernel_build::fatbin::{parse, FatbinError};
+/// use kernel_objects::{parse, FatbinError};
 /// let err = parse(&[0x50, 0xed]).unwrap_err();
 /// assert!(matches!(err, FatbinError::Truncated { offset: 0, .. }));
 /// assert!(err.to_string().contains("byte offset 0"));

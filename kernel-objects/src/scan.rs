@@ -11,7 +11,7 @@ use super::container::{MAGIC, walk};
 ///
 /// ```
 /// // Any byte string is fine: a plain text file holds no container.
-/// assert!(kernel_build::fatbin::find_containers(b"no fatbin in here").is_empty());
+/// assert!(kernel_objects::find_containers(b"no fatbin in here").is_empty());
 /// ```
 pub fn find_containers(bytes: &[u8]) -> Vec<(usize, usize)> {
     let magic = MAGIC.to_le_bytes();
@@ -35,7 +35,7 @@ pub fn find_containers(bytes: &[u8]) -> Vec<(usize, usize)> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fatbin::container::tests::container;
+    use crate::container::tests::container;
 
     #[test]
     fn finds_aligned_containers_and_skips_fakes() {

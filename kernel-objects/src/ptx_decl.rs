@@ -215,7 +215,7 @@ impl Parser<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::fatbin::{FatbinError, parse_ptx};
+    use crate::{FatbinError, parse_ptx};
 
     const MODULE: &str = r#"
         //
