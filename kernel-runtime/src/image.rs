@@ -1,16 +1,13 @@
 //! A light look at a module image (fatbin, cubin or PTX text): which targets it holds and which
-//! PTX ISA it declares. Used only to explain load failures; never trusted for anything else.
+//! PTX ISA it declares, read with `kernel-objects`. Used only to explain load failures; never
+//! trusted for anything else.
 
-/// Fatbin container magic (little-endian).
+use kernel_objects::{CodeKind, EntryKind, parse, parse_cubin};
+
+#[cfg(test)]
 const FATBIN_MAGIC: u32 = 0xBA55_ED50;
-/// Fatbin entry kinds.
-const KIND_PTX: u16 = 1;
-const KIND_ELF: u16 = 2;
-/// Fatbin entry flags for arch-specific (`a`) and family-specific (`f`) targets.
-const FLAG_ARCH_SPECIFIC: u64 = 0x10_0000;
-const FLAG_FAMILY_SPECIFIC: u64 = 0x20_0000;
 
-/// What kind of image the bytes are.
+/// What kind of image the bytes are, for loading.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum ImageKind {
     /// A fatbin container.
@@ -30,109 +27,52 @@ pub(crate) struct ImageInfo {
     pub ptx_isa: Option<String>,
 }
 
-/// Classifies `bytes`.
+/// Classifies `bytes`: what is neither a fatbin nor an ELF is handed to the driver as PTX.
 pub(crate) fn kind(bytes: &[u8]) -> ImageKind {
-    if read_u32(bytes, 0) == Some(FATBIN_MAGIC) {
-        ImageKind::Fatbin
-    } else if bytes.starts_with(b"\x7fELF") {
-        ImageKind::Cubin
-    } else {
-        ImageKind::Ptx
+    match CodeKind::detect(bytes) {
+        Some(CodeKind::Fatbin) => ImageKind::Fatbin,
+        Some(CodeKind::Cubin | CodeKind::Object) => ImageKind::Cubin,
+        _ => ImageKind::Ptx,
     }
 }
 
 /// Reads the targets of a fatbin, cubin or PTX image. Malformed input gives what could be read.
 pub(crate) fn inspect(bytes: &[u8]) -> ImageInfo {
+    let mut info = ImageInfo::default();
     match kind(bytes) {
-        ImageKind::Fatbin => fatbin(bytes),
-        ImageKind::Cubin => {
-            // EI_ABIVERSION 8 (CUDA 13): SM in bits 8..16 of e_flags; older: bits 0..8.
-            let flags = read_u32(bytes, 0x30).unwrap_or(0);
-            let sm = if bytes.get(8) == Some(&8) {
-                (flags >> 8) & 0xff
-            } else {
-                flags & 0xff
+        ImageKind::Fatbin => {
+            let Ok(fatbin) = parse(bytes) else {
+                return info;
             };
-            ImageInfo {
-                targets: vec![format!("sm_{sm}")],
-                ptx_isa: None,
+            for e in &fatbin.entries {
+                match e.kind {
+                    EntryKind::Elf => info.targets.push(e.target()),
+                    EntryKind::Ptx => {
+                        info.targets.push(e.target());
+                        info.ptx_isa = Some(format!("{}.{}", e.version.0, e.version.1));
+                    }
+                    _ => {}
+                }
             }
         }
-        ImageKind::Ptx => ptx(&String::from_utf8_lossy(bytes)),
-    }
-}
-
-fn fatbin(bytes: &[u8]) -> ImageInfo {
-    let mut info = ImageInfo::default();
-    let header = usize::from(read_u16(bytes, 6).unwrap_or(16));
-    let end = read_u64(bytes, 8)
-        .map_or(0, |n| n.saturating_add(header as u64))
-        .min(bytes.len() as u64) as usize;
-    let mut off = header;
-    while off + 64 <= end {
-        let (Some(kind), Some(hsize), Some(psize)) = (
-            read_u16(bytes, off),
-            read_u32(bytes, off + 4),
-            read_u64(bytes, off + 8),
-        ) else {
-            break;
-        };
-        let arch = read_u32(bytes, off + 0x1c).unwrap_or(0);
-        let flags = read_u64(bytes, off + 0x28).unwrap_or(0);
-        let suffix = if flags & FLAG_ARCH_SPECIFIC != 0 {
-            "a"
-        } else if flags & FLAG_FAMILY_SPECIFIC != 0 {
-            "f"
-        } else {
-            ""
-        };
-        match kind {
-            KIND_ELF => info.targets.push(format!("sm_{arch}{suffix}")),
-            KIND_PTX => {
-                info.targets.push(format!("compute_{arch}{suffix}"));
-                let major = read_u16(bytes, off + 0x1a).unwrap_or(0);
-                let minor = read_u16(bytes, off + 0x18).unwrap_or(0);
-                info.ptx_isa = Some(format!("{major}.{minor}"));
+        ImageKind::Cubin => {
+            if let Ok(cubin) = parse_cubin(bytes) {
+                info.targets.push(format!("sm_{}", cubin.sm));
             }
-            _ => {}
         }
-        let Some(next) = usize::try_from(psize)
-            .ok()
-            .and_then(|p| off.checked_add(hsize as usize)?.checked_add(p))
-        else {
-            break;
-        };
-        if hsize < 64 || next <= off {
-            break;
-        }
-        off = next;
-    }
-    info
-}
-
-fn ptx(text: &str) -> ImageInfo {
-    let mut info = ImageInfo::default();
-    for line in text.lines().map(str::trim) {
-        if let Some(v) = line.strip_prefix(".version") {
-            info.ptx_isa = Some(v.trim().to_owned());
-        } else if let Some(t) = line.strip_prefix(".target") {
-            let first = t.split(',').next().unwrap_or("").trim();
-            info.targets.push(first.replace("sm_", "compute_"));
+        ImageKind::Ptx => {
+            let text = String::from_utf8_lossy(bytes);
+            for line in text.lines().map(str::trim) {
+                if let Some(v) = line.strip_prefix(".version") {
+                    info.ptx_isa = Some(v.trim().to_owned());
+                } else if let Some(t) = line.strip_prefix(".target") {
+                    let first = t.split(',').next().unwrap_or("").trim();
+                    info.targets.push(first.replace("sm_", "compute_"));
+                }
+            }
         }
     }
     info
-}
-
-fn read_u16(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
-}
-
-fn read_u32(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
-}
-
-fn read_u64(b: &[u8], at: usize) -> Option<u64> {
-    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
 }
 
 #[cfg(test)]
@@ -168,7 +108,7 @@ mod tests {
         let b = container(&[
             entry(2, 80, 0x11, (1, 8)),
             entry(2, 90, 0x10_0011, (1, 8)),
-            entry(1, 120, 0x8011, (9, 0)),
+            entry(1, 120, 0x11, (9, 0)),
         ]);
         assert_eq!(kind(&b), ImageKind::Fatbin);
         let info = inspect(&b);
@@ -192,11 +132,11 @@ mod tests {
     }
 
     #[test]
-    fn cubin_sm_from_flags() {
-        let mut elf = vec![0u8; 64];
-        elf[..4].copy_from_slice(b"\x7fELF");
-        elf[8] = 8;
-        elf[0x30..0x34].copy_from_slice(&0x0600_5a04u32.to_le_bytes());
-        assert_eq!(inspect(&elf).targets, ["sm_90"]);
+    fn cubin_sm_from_a_real_cubin() {
+        let cubin = include_bytes!("../../kernel-build/tests/fixtures/small_sm90.cubin");
+        assert_eq!(kind(cubin), ImageKind::Cubin);
+        assert_eq!(inspect(cubin).targets, ["sm_90"]);
+        let fatbin = include_bytes!("../../kernel-build/tests/fixtures/small_zstd.fatbin");
+        assert!(!inspect(fatbin).targets.is_empty());
     }
 }
