@@ -40,6 +40,7 @@ mod error;
 mod image;
 mod kind;
 mod nvinfo;
+pub mod nvjitlink;
 mod ptx;
 mod ptx_decl;
 mod ptx_lex;

@@ -83,17 +83,7 @@ pub(crate) fn open(
     needed_for: &str,
     reporting: Reporting,
 ) -> Result<Opened, LinkLibraryError> {
-    let mut tried = Vec::new();
-    let path = match env::var(spec.env, reporting) {
-        Some(p) => PathBuf::from(p),
-        None => find(spec, nvcc, &mut tried).ok_or_else(|| LinkLibraryError::NotFound {
-            library: spec.name,
-            needed_for: needed_for.to_owned(),
-            tried,
-            wheel: spec.wheel,
-            env: spec.env,
-        })?,
-    };
+    let path = locate(spec, nvcc, needed_for, reporting)?;
     // SAFETY: loading runs the library's initialisers; these are NVIDIA's own libraries from
     // the toolkit the build already runs nvcc from (or the file the user named).
     let lib =
@@ -103,6 +93,27 @@ pub(crate) fn open(
             detail: e.to_string(),
         })?;
     Ok(Opened { lib, path })
+}
+
+/// Where `spec`'s library is: the file its variable names, or the first found beside
+/// `nvcc`; an error listing where it looked and how to install it.
+pub(crate) fn locate(
+    spec: &LibrarySpec,
+    nvcc: &Path,
+    needed_for: &str,
+    reporting: Reporting,
+) -> Result<PathBuf, LinkLibraryError> {
+    let mut tried = Vec::new();
+    match env::var(spec.env, reporting) {
+        Some(p) => Ok(PathBuf::from(p)),
+        None => find(spec, nvcc, &mut tried).ok_or_else(|| LinkLibraryError::NotFound {
+            library: spec.name,
+            needed_for: needed_for.to_owned(),
+            tried,
+            wheel: spec.wheel,
+            env: spec.env,
+        }),
+    }
 }
 
 /// The library folders of the toolkit that `nvcc` belongs to (`<root>/bin/nvcc`).
