@@ -212,6 +212,35 @@ pub enum Error {
         /// Its kind.
         kind: kernel_objects::CodeKind,
     },
+    /// nvJitLink, which run-time linking needs, could not be loaded.
+    #[error(
+        "nvJitLink is needed to link at run time but could not be loaded ({}); install the CUDA \
+         toolkit's libnvJitLink (`pip install nvidia-nvjitlink==13.0.*` and add its `lib` folder \
+         to LD_LIBRARY_PATH, or /usr/local/cuda/lib64), or name the file with `Linker::nvjitlink`",
+        tried.join("; ")
+    )]
+    NvJitLinkMissing {
+        /// Each attempt and why it failed.
+        tried: Vec<String>,
+    },
+    /// A run-time link failed.
+    #[error("linking for {arch} failed: {problem}\n{log}")]
+    Link {
+        /// The target linked for.
+        arch: String,
+        /// What went wrong.
+        problem: String,
+        /// nvJitLink's error log.
+        log: String,
+    },
+    /// A run-time link found a symbol no input defines.
+    #[error("linking failed: `{symbol}` is used but no input defines it\n{log}")]
+    UndefinedSymbol {
+        /// The symbol.
+        symbol: String,
+        /// nvJitLink's error log.
+        log: String,
+    },
     /// Compiled code could not be read to list its targets and kernels.
     #[error("cannot read `{name}`: {reason}")]
     UnreadableCode {

@@ -1,0 +1,147 @@
+//! Run-time linking (`Linker`, nvJitLink): LTO-IR of two files into one cubin without a GPU
+//! (its kernel and layout read back), the undefined symbol of an incomplete link, a missing
+//! nvJitLink; on the GPU, the LTO-IR pair and a relocatable cubin + PTX pair linked for the
+//! device and checked against a CPU reference.
+//!
+//! nvJitLink is the project's (`scripts/install-cuda-toolkit.sh`) when installed, else the
+//! system's. GPU tests skip (with the reason) without a GPU; they fail when
+//! `KERNEL_REQUIRE_GPU=1`.
+
+use std::path::{Path, PathBuf};
+
+use kernel_runtime::{CodeKind, Error, LaunchConfig, LinkOptions, Linker, ObjectCode};
+use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
+
+const KERNEL_LTO: &[u8] = include_bytes!("cuda/objects/lto_kernel.ltoir");
+const POLY_LTO: &[u8] = include_bytes!("cuda/objects/lto_poly.ltoir");
+const KERNEL_PTX: &str = include_str!("cuda/objects/lto_kernel.ptx");
+const POLY_RDC_SM90: &[u8] = include_bytes!("cuda/objects/lto_poly.sm_90.cubin");
+
+/// A linker using the project's nvJitLink when there is one, else the system's.
+fn linker() -> Linker {
+    let local = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../.cuda-toolkit/nvidia/cu13/lib/libnvJitLink.so.13");
+    if local.is_file() {
+        Linker::new().nvjitlink(local)
+    } else {
+        Linker::new()
+    }
+}
+
+fn lto_pair() -> Result<Linker, Error> {
+    Ok(linker()
+        .input(ObjectCode::from_bytes(KERNEL_LTO)?.with_name("lto_kernel.ltoir"))
+        .input(ObjectCode::from_bytes(POLY_LTO)?.with_name("lto_poly.ltoir")))
+}
+
+fn poly(x: f32) -> f32 {
+    (0.5 * x * x - 2.0) * x + 1.0
+}
+
+#[test]
+fn lto_ir_of_two_files_links_without_a_gpu() -> Result<(), Error> {
+    let linked = match lto_pair()?.link_for("sm_90") {
+        Err(Error::NvJitLinkMissing { tried }) => {
+            println!("skipped: no nvJitLink ({})", tried.join("; "));
+            return Ok(());
+        }
+        other => other?,
+    };
+    assert_eq!(linked.code.kind(), CodeKind::Cubin);
+    assert_eq!(linked.code.targets()?, ["sm_90"]);
+    let kernels = linked.code.kernels()?;
+    let k = kernels.iter().find(|k| k.symbol == "apply_poly").unwrap();
+    assert_eq!(k.params, [(0, 8), (8, 8), (16, 4)]);
+    // Options reach the linker: the verbose log says what it did.
+    let verbose = lto_pair()?
+        .options(LinkOptions {
+            verbose: true,
+            max_registers: Some(32),
+            ..LinkOptions::default()
+        })
+        .link_for("sm_80")?;
+    assert_eq!(verbose.code.targets()?, ["sm_80"]);
+    assert!(!verbose.info_log.is_empty());
+    Ok(())
+}
+
+#[test]
+fn an_incomplete_link_names_the_undefined_symbol() -> Result<(), Error> {
+    let result = linker()
+        .input(ObjectCode::from_bytes(KERNEL_LTO)?.with_name("lto_kernel.ltoir"))
+        .link_for("sm_90");
+    match result {
+        Err(Error::NvJitLinkMissing { .. }) => println!("skipped: no nvJitLink"),
+        Err(Error::UndefinedSymbol { symbol, .. }) => assert!(symbol.contains("poly"), "{symbol}"),
+        Err(other) => panic!("expected UndefinedSymbol, got {other}"),
+        Ok(_) => panic!("linked without the definition of poly"),
+    }
+    Ok(())
+}
+
+#[test]
+fn a_missing_nvjitlink_says_how_to_get_it() {
+    let err = Linker::new()
+        .nvjitlink(PathBuf::from("/nonexistent/libnvJitLink.so.13"))
+        .input(ObjectCode::lto_ir(POLY_LTO.to_vec()))
+        .link_for("sm_90")
+        .unwrap_err();
+    assert!(matches!(err, Error::NvJitLinkMissing { .. }));
+    assert!(
+        err.to_string().contains("pip install nvidia-nvjitlink"),
+        "{err}"
+    );
+}
+
+/// Launches `apply_poly` of `module` on random data and checks it.
+fn check_apply_poly(
+    gpu: &kernel_runtime::Gpu,
+    module: &kernel_runtime::Module,
+) -> Result<(), Error> {
+    let n = 4096usize;
+    let xs = Rng::with_seed(41).nonzero_f32s(n);
+    let x = gpu.upload(&xs)?;
+    let mut y = gpu.zeros::<f32>(n)?;
+    let k = module.kernel("apply_poly")?;
+    // SAFETY: apply_poly(const float* x, float* y, int n) touches x[i], y[i] for i < n.
+    unsafe {
+        k.launch(
+            &LaunchConfig::for_num_elems(n as u32),
+            (&x, &mut y, n as i32),
+        )?
+    };
+    let want: Vec<f32> = xs.iter().map(|&v| poly(v)).collect();
+    assert_close(&gpu.download(&y)?, &want, 1e-5);
+    Ok(())
+}
+
+#[test]
+fn lto_ir_linked_for_the_gpu_runs() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let (module, linked) = lto_pair()?.link(&gpu)?;
+    assert_eq!(linked.code.targets()?, [gpu.arch()]);
+    check_apply_poly(&gpu, &module)
+}
+
+#[test]
+fn a_relocatable_cubin_and_ptx_linked_for_the_gpu_run() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    if gpu.arch() != "sm_90" {
+        println!(
+            "skipped: the relocatable cubin fixture is for sm_90, this GPU is {}",
+            gpu.arch()
+        );
+        return Ok(());
+    }
+    let rdc = ObjectCode::from_bytes(POLY_RDC_SM90)?;
+    assert!(matches!(rdc.load(&gpu), Err(Error::NeedsLinking { .. })));
+    let (module, _) = linker()
+        .input(ObjectCode::from_bytes(KERNEL_PTX)?.with_name("lto_kernel.ptx"))
+        .input(rdc.with_name("lto_poly.sm_90.cubin"))
+        .link(&gpu)?;
+    check_apply_poly(&gpu, &module)
+}
