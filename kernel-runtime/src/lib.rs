@@ -91,7 +91,7 @@ pub use host_args::{In, InOut, Out};
 pub use kernel_args::KernelArgs;
 pub use limits::DeviceLimits;
 pub use linker::{LinkOptions, Linked, Linker};
-pub use module::{Kernel, LoadingMode, Module, loading_mode};
+pub use module::{Kernel, Library, LoadingMode, Module, loading_mode};
 pub use object_code::{CodeKernel, CodeKind, ObjectCode};
 pub use pinned::PinnedBuffer;
 pub use validate::ConfigError;

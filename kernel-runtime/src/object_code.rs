@@ -13,7 +13,7 @@ use kernel_objects::{Image, find_containers, parse, parse_cubin, parse_ptx};
 
 use crate::error::Error;
 use crate::gpu::Gpu;
-use crate::module::Module;
+use crate::module::{Library, Module};
 
 /// Compiled CUDA code: its kind, its bytes, a name for messages, and C++ name expressions
 /// mapped to the symbols they compiled to.
@@ -332,6 +332,26 @@ impl ObjectCode {
     /// # Ok::<(), kernel_runtime::Error>(())
     /// ```
     pub fn load(&self, gpu: &Gpu) -> Result<Module, Error> {
+        self.check_loadable()?;
+        Module::load_with_symbols(gpu, &self.bytes, &self.name, self.symbols.clone())
+    }
+
+    /// Loads the code once for every context of the process as a [`Library`] (whose
+    /// modules accept the name expressions too); the same kinds as [`load`](Self::load).
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let code = kernel_runtime::ObjectCode::from_file("k.fatbin")?;
+    /// let lib = code.load_library()?;
+    /// let k = lib.module(&gpu)?.kernel("saxpy")?;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn load_library(&self) -> Result<Library, Error> {
+        self.check_loadable()?;
+        Library::load_named(&self.bytes, &self.name, self.symbols.clone())
+    }
+
+    fn check_loadable(&self) -> Result<(), Error> {
         let relocatable = kernel_objects::is_relocatable_cubin(&self.bytes);
         if !self.kind.is_loadable() || relocatable {
             return Err(Error::NeedsLinking {
@@ -339,6 +359,6 @@ impl ObjectCode {
                 kind: self.kind,
             });
         }
-        Module::load_with_symbols(gpu, &self.bytes, &self.name, self.symbols.clone())
+        Ok(())
     }
 }

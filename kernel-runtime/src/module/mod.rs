@@ -8,6 +8,7 @@
 pub(crate) mod cache;
 mod external;
 mod kernel;
+mod library;
 mod loaded;
 mod loading;
 pub(crate) mod spec;
@@ -21,6 +22,7 @@ use cudarc::driver::{CudaContext, DriverError, result};
 
 pub use external::Module;
 pub use kernel::Kernel;
+pub use library::Library;
 pub use loaded::{LoadedModule, load_module};
 pub use loading::{LoadingMode, loading_mode};
 
@@ -41,6 +43,8 @@ pub(crate) struct ModuleInner {
     pub(crate) device: DeviceLimits,
     /// C++ name expressions and the symbols they stand for (`ObjectCode::with_symbol`).
     pub(crate) symbols: Vec<(String, String)>,
+    /// The library whose per-context module this is (not unloaded here), if any.
+    library: Option<Arc<library::LibraryInner>>,
 }
 
 /// A declared kernel as loaded: resolved, or absent from the image the driver chose.
@@ -88,6 +92,10 @@ unsafe impl Sync for ModuleInner {}
 
 impl Drop for ModuleInner {
     fn drop(&mut self) {
+        if self.library.is_some() {
+            // The library owns its per-context modules.
+            return;
+        }
         self.ctx.record_err(self.ctx.bind_to_thread());
         for &m in &self.cu_modules {
             // SAFETY: each handle came from a successful load and is unloaded exactly once;
@@ -147,6 +155,7 @@ pub(crate) fn load(
         kernels: Box::new([]),
         device: *gpu.limits(),
         symbols: Vec::new(),
+        library: None,
     };
     for image in images {
         // A failure drops `inner`, which unloads the images loaded so far.

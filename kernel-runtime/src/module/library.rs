@@ -1,0 +1,153 @@
+//! [`Library`]: code loaded once for the whole process (`cuLibraryLoadData`), independent of
+//! any context; [`Library::module`] gives the [`Module`] of one GPU's context
+//! (`cuLibraryGetModule`), resolved there on first use. An application on eight GPUs loads
+//! its kernels once instead of eight times.
+
+use std::ffi::c_void;
+use std::path::Path;
+use std::sync::Arc;
+
+use cudarc::driver::sys;
+
+use super::{ModuleInner, aligned_copy, needs_copy};
+use crate::error::{DriverResultExt, Error};
+use crate::gpu::Gpu;
+use crate::image;
+use crate::module::Module;
+
+/// The driver's library handle and what messages need.
+pub(crate) struct LibraryInner {
+    handle: sys::CUlibrary,
+    name: String,
+    /// The targets of the image, to explain a GPU it has no code for.
+    targets: Vec<String>,
+    symbols: Vec<(String, String)>,
+}
+
+// SAFETY: a CUlibrary is a process-wide handle the driver lets any thread use.
+unsafe impl Send for LibraryInner {}
+// SAFETY: as above; the handle is never mutated after load.
+unsafe impl Sync for LibraryInner {}
+
+impl Drop for LibraryInner {
+    fn drop(&mut self) {
+        // SAFETY: the handle came from a successful load and is unloaded once, after every
+        // Module made from it (each holds this value) is gone.
+        let _ = unsafe { sys::cuLibraryUnload(self.handle) };
+    }
+}
+
+/// Compiled code loaded once for every context and device of the process. Cheap to clone.
+///
+/// ```no_run
+/// use kernel_runtime::{Gpu, Library};
+/// let lib = Library::load_file("kernels.fatbin")?;
+/// for ordinal in 0..Gpu::count()? {
+///     let gpu = Gpu::new(ordinal)?;
+///     let scale = lib.module(&gpu)?.kernel("scale")?; // no second load of the image
+/// }
+/// # Ok::<(), kernel_runtime::Error>(())
+/// ```
+#[derive(Clone)]
+pub struct Library {
+    inner: Arc<LibraryInner>,
+}
+
+impl std::fmt::Debug for Library {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Library")
+            .field("name", &self.inner.name)
+            .finish()
+    }
+}
+
+impl Library {
+    /// Loads a fatbin, cubin or PTX image for the whole process.
+    pub fn load_bytes(image: &[u8]) -> Result<Library, Error> {
+        Self::load_named(image, "<bytes>", Vec::new())
+    }
+
+    /// Loads a fatbin, cubin or PTX file for the whole process.
+    pub fn load_file(path: impl AsRef<Path>) -> Result<Library, Error> {
+        let path = path.as_ref();
+        let bytes = std::fs::read(path).map_err(|source| Error::Io {
+            path: path.to_owned(),
+            source,
+        })?;
+        Self::load_named(&bytes, &path.display().to_string(), Vec::new())
+    }
+
+    pub(crate) fn load_named(
+        image: &[u8],
+        name: &str,
+        symbols: Vec<(String, String)>,
+    ) -> Result<Library, Error> {
+        crate::driver::ensure_driver()?;
+        let owned;
+        let ptr: *const c_void = if needs_copy(image) {
+            owned = aligned_copy(image);
+            owned.as_ptr().cast()
+        } else {
+            image.as_ptr().cast()
+        };
+        let mut handle: sys::CUlibrary = std::ptr::null_mut();
+        // SAFETY: `ptr` addresses a complete image (PTX copies are NUL-terminated) that
+        // outlives the call; no options are passed.
+        unsafe {
+            sys::cuLibraryLoadData(
+                &mut handle,
+                ptr,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                0,
+                std::ptr::null_mut(),
+                std::ptr::null_mut(),
+                0,
+            )
+        }
+        .result()
+        .call("cuLibraryLoadData")?;
+        Ok(Library {
+            inner: Arc::new(LibraryInner {
+                handle,
+                name: name.to_owned(),
+                targets: image::inspect(image).targets,
+                symbols,
+            }),
+        })
+    }
+
+    /// The library's name (file path for files).
+    pub fn name(&self) -> &str {
+        &self.inner.name
+    }
+
+    /// The library's code in `gpu`'s context, as a [`Module`] launching on `gpu`'s stream:
+    /// kernels, globals and [`Module::load_eager`] work as for a module loaded there.
+    pub fn module(&self, gpu: &Gpu) -> Result<Module, Error> {
+        let ctx = gpu.context().clone();
+        ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        let mut m: sys::CUmodule = std::ptr::null_mut();
+        // SAFETY: the library handle is live and a context is current.
+        let r = unsafe { sys::cuLibraryGetModule(&mut m, self.inner.handle) };
+        if r == sys::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU {
+            return Err(Error::NoBinaryForGpu {
+                module: self.inner.name.clone(),
+                device: gpu.name().to_owned(),
+                device_arch: gpu.arch(),
+                archs: self.inner.targets.clone(),
+            });
+        }
+        r.result().call("cuLibraryGetModule")?;
+        let inner = ModuleInner {
+            ctx,
+            cu_modules: vec![m],
+            name: self.inner.name.clone(),
+            kernels: Box::new([]),
+            device: *gpu.limits(),
+            symbols: self.inner.symbols.clone(),
+            library: Some(self.inner.clone()),
+        };
+        Ok(Module::from_parts(Arc::new(inner), gpu.clone()))
+    }
+}
