@@ -105,3 +105,34 @@ fn object_code_loads_as_a_library_with_its_name_expressions() -> Result<(), Erro
     }
     Ok(())
 }
+
+#[test]
+fn a_generated_module_loads_once_for_every_gpu() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let lib = counted::library()?;
+    for (i, gpu) in gpus(gpu)?.into_iter().enumerate() {
+        let k = lib.module(&gpu)?;
+        let n = 2000usize;
+        let mut r = Rng::with_seed(70 + i as u64);
+        let (xs, ys) = (r.nonzero_f32s(n), r.nonzero_f32s(n));
+        let a = r.nonzero_f32();
+        let x = gpu.upload(&xs)?;
+        let mut y = gpu.upload(&ys)?;
+        // SAFETY: axpy touches x[i] and y[i] for i < n; both hold n floats.
+        unsafe {
+            k.axpy(
+                &LaunchConfig::for_num_elems(n as u32),
+                a,
+                &x,
+                &mut y,
+                n as i32,
+            )?
+        };
+        let want: Vec<f32> = xs.iter().zip(&ys).map(|(x, y)| a.mul_add(*x, *y)).collect();
+        assert_close(&gpu.download(&y)?, &want, 1e-6);
+        assert!(k.has_kernel("axpy"));
+    }
+    Ok(())
+}

@@ -10,7 +10,7 @@ pub use crate::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
 pub use crate::global::global;
 pub use crate::host_args::PreparedHost;
 pub use crate::module::spec::{Aligned, GlobalSpec, KernelSpec, ModuleSpec, ParamSpec, UnitSpec};
-pub use crate::module::{LoadedModule, load_module};
+pub use crate::module::{LoadedModule, library_module, load_library, load_module};
 pub use crate::value_args::PreparedValue;
 
 use crate::config::LaunchConfig;

@@ -111,6 +111,40 @@ fn handle(rt: &TokenStream) -> TokenStream {
             })
         }
 
+        /// Loads this module's code once for the whole process (later calls return the
+        /// same): [`Library::module`] then gives the typed [`Module`] of any GPU's context
+        /// without loading the code again.
+        ///
+        /// # Errors
+        ///
+        /// When the binary carries no device code (built without nvcc), or when the driver
+        /// fails.
+        pub fn library() -> ::core::result::Result<Library, #rt::Error> {
+            ::core::result::Result::Ok(Library {
+                inner: #rt::__private::load_library(&METADATA)?,
+            })
+        }
+
+        /// This module's code loaded once for every context of the process.
+        #[derive(Clone)]
+        pub struct Library {
+            inner: #rt::Library,
+        }
+
+        impl Library {
+            /// The module in `gpu`'s context (its kernels resolved there once), as [`load`]
+            /// gives it.
+            ///
+            /// # Errors
+            ///
+            /// When no image suits the device, or when the driver fails.
+            pub fn module(&self, gpu: &#rt::Gpu) -> ::core::result::Result<Module, #rt::Error> {
+                ::core::result::Result::Ok(Module {
+                    inner: #rt::__private::library_module(gpu, &METADATA, &self.inner)?,
+                })
+            }
+        }
+
         /// This module loaded into one context, launching on one stream.
         ///
         /// Cheap to clone; [`Module::with_stream`] gives a handle launching on

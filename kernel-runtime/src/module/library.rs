@@ -17,7 +17,8 @@ use crate::module::Module;
 
 /// The driver's library handle and what messages need.
 pub(crate) struct LibraryInner {
-    handle: sys::CUlibrary,
+    /// One handle per image (one, or one per file of a module of several).
+    handles: Vec<sys::CUlibrary>,
     name: String,
     /// The targets of the image, to explain a GPU it has no code for.
     targets: Vec<String>,
@@ -31,9 +32,11 @@ unsafe impl Sync for LibraryInner {}
 
 impl Drop for LibraryInner {
     fn drop(&mut self) {
-        // SAFETY: the handle came from a successful load and is unloaded once, after every
-        // Module made from it (each holds this value) is gone.
-        let _ = unsafe { sys::cuLibraryUnload(self.handle) };
+        for &h in &self.handles {
+            // SAFETY: each handle came from a successful load and is unloaded once, after
+            // every Module made from it (each holds this value) is gone.
+            let _ = unsafe { sys::cuLibraryUnload(h) };
+        }
     }
 }
 
@@ -82,38 +85,33 @@ impl Library {
         name: &str,
         symbols: Vec<(String, String)>,
     ) -> Result<Library, Error> {
+        Self::load_images(&[image], name, symbols)
+    }
+
+    /// Loads `images` (one per file of a module of several) as one library.
+    pub(crate) fn load_images(
+        images: &[&[u8]],
+        name: &str,
+        symbols: Vec<(String, String)>,
+    ) -> Result<Library, Error> {
         crate::driver::ensure_driver()?;
-        let owned;
-        let ptr: *const c_void = if needs_copy(image) {
-            owned = aligned_copy(image);
-            owned.as_ptr().cast()
-        } else {
-            image.as_ptr().cast()
+        let mut inner = LibraryInner {
+            handles: Vec::with_capacity(images.len()),
+            name: name.to_owned(),
+            targets: Vec::new(),
+            symbols,
         };
-        let mut handle: sys::CUlibrary = std::ptr::null_mut();
-        // SAFETY: `ptr` addresses a complete image (PTX copies are NUL-terminated) that
-        // outlives the call; no options are passed.
-        unsafe {
-            sys::cuLibraryLoadData(
-                &mut handle,
-                ptr,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                0,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-                0,
-            )
+        for image in images {
+            // A failure drops `inner`, which unloads what was loaded so far.
+            inner.handles.push(load_one(image)?);
+            for t in image::inspect(image).targets {
+                if !inner.targets.contains(&t) {
+                    inner.targets.push(t);
+                }
+            }
         }
-        .result()
-        .call("cuLibraryLoadData")?;
         Ok(Library {
-            inner: Arc::new(LibraryInner {
-                handle,
-                name: name.to_owned(),
-                targets: image::inspect(image).targets,
-                symbols,
-            }),
+            inner: Arc::new(inner),
         })
     }
 
@@ -125,29 +123,67 @@ impl Library {
     /// The library's code in `gpu`'s context, as a [`Module`] launching on `gpu`'s stream:
     /// kernels, globals and [`Module::load_eager`] work as for a module loaded there.
     pub fn module(&self, gpu: &Gpu) -> Result<Module, Error> {
+        let inner = self.context_module(gpu)?;
+        Ok(Module::from_parts(Arc::new(inner), gpu.clone()))
+    }
+
+    /// The library's modules in `gpu`'s context, with no kernel resolved yet.
+    pub(crate) fn context_module(&self, gpu: &Gpu) -> Result<ModuleInner, Error> {
         let ctx = gpu.context().clone();
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        let mut m: sys::CUmodule = std::ptr::null_mut();
-        // SAFETY: the library handle is live and a context is current.
-        let r = unsafe { sys::cuLibraryGetModule(&mut m, self.inner.handle) };
-        if r == sys::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU {
-            return Err(Error::NoBinaryForGpu {
-                module: self.inner.name.clone(),
-                device: gpu.name().to_owned(),
-                device_arch: gpu.arch(),
-                archs: self.inner.targets.clone(),
-            });
+        let mut cu_modules = Vec::with_capacity(self.inner.handles.len());
+        for &h in &self.inner.handles {
+            let mut m: sys::CUmodule = std::ptr::null_mut();
+            // SAFETY: the library handle is live and a context is current.
+            let r = unsafe { sys::cuLibraryGetModule(&mut m, h) };
+            if r == sys::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU {
+                return Err(Error::NoBinaryForGpu {
+                    module: self.inner.name.clone(),
+                    device: gpu.name().to_owned(),
+                    device_arch: gpu.arch(),
+                    archs: self.inner.targets.clone(),
+                });
+            }
+            r.result().call("cuLibraryGetModule")?;
+            cu_modules.push(m);
         }
-        r.result().call("cuLibraryGetModule")?;
-        let inner = ModuleInner {
+        Ok(ModuleInner {
             ctx,
-            cu_modules: vec![m],
+            cu_modules,
             name: self.inner.name.clone(),
             kernels: Box::new([]),
             device: *gpu.limits(),
             symbols: self.inner.symbols.clone(),
             library: Some(self.inner.clone()),
-        };
-        Ok(Module::from_parts(Arc::new(inner), gpu.clone()))
+        })
     }
+}
+
+/// Loads one image as a library.
+fn load_one(image: &[u8]) -> Result<sys::CUlibrary, Error> {
+    let owned;
+    let ptr: *const c_void = if needs_copy(image) {
+        owned = aligned_copy(image);
+        owned.as_ptr().cast()
+    } else {
+        image.as_ptr().cast()
+    };
+    let mut handle: sys::CUlibrary = std::ptr::null_mut();
+    // SAFETY: `ptr` addresses a complete image (PTX copies are NUL-terminated) that outlives
+    // the call; no options are passed.
+    unsafe {
+        sys::cuLibraryLoadData(
+            &mut handle,
+            ptr,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+            std::ptr::null_mut(),
+            std::ptr::null_mut(),
+            0,
+        )
+    }
+    .result()
+    .call("cuLibraryLoadData")?;
+    Ok(handle)
 }

@@ -1,11 +1,11 @@
 //! [`LoadedModule`] and [`load_module`]: what generated code uses for an embedded module.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use cudarc::driver::CudaStream;
 
 use super::spec::ModuleSpec;
-use super::{Kernel, KernelRequest, Module, Provenance, load};
+use super::{Kernel, KernelRequest, Library, Module, Provenance, load};
 use crate::error::Error;
 use crate::gpu::Gpu;
 
@@ -80,46 +80,101 @@ impl LoadedModule {
 /// # Ok::<(), kernel_runtime::Error>(())
 /// ```
 pub fn load_module(gpu: &Gpu, spec: &'static ModuleSpec) -> Result<LoadedModule, Error> {
-    let image = spec.image.ok_or_else(|| Error::NoDeviceCode {
-        module: spec.name.to_owned(),
-    })?;
+    let image = device_code(spec)?;
     let key = std::ptr::from_ref(spec).addr();
     let inner = gpu.inner().modules.get_or_try_init(key, || {
-        let unit_of = |index: usize| {
-            spec.units
-                .iter()
-                .position(|u| u.kernels.iter().any(|&k| usize::from(k) == index))
-        };
-        let kernels: Vec<KernelRequest<'_>> = spec
-            .kernels
-            .iter()
-            .enumerate()
-            .map(|(i, k)| KernelRequest {
-                name: k.name,
-                symbol: k.symbol,
-                launch_bounds: k.max_threads,
-                cluster_dims: k.cluster_dims,
-                available: k.available,
-                unit: unit_of(i),
-            })
-            .collect();
         let from = Provenance {
             module: spec.name,
             archs: Some(spec.archs),
             toolkit: Some(spec.toolkit),
         };
-        let images: Vec<&[u8]> = if spec.units.is_empty() {
-            vec![image]
-        } else {
-            spec.units
-                .iter()
-                .map(|u| image.get(u.offset..u.offset + u.len).unwrap_or_default())
-                .collect()
-        };
-        load(gpu, &images, &kernels, &from)
+        load(gpu, &images_of(spec, image), &requests(spec), &from)
     })?;
     Ok(LoadedModule {
         module: Module::from_parts(inner, gpu.clone()),
         spec,
     })
+}
+
+/// Loads `spec`'s image once for the whole process as a [`Library`]: later calls (from any
+/// thread) return the same library.
+///
+/// ```no_run
+/// # use kernel_runtime::__private::{load_library, library_module, ModuleSpec};
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[] };
+/// let lib = load_library(&SPEC)?;
+/// let m = library_module(&kernel_runtime::Gpu::new(0)?, &SPEC, &lib)?;
+/// # Ok::<(), kernel_runtime::Error>(())
+/// ```
+pub fn load_library(spec: &'static ModuleSpec) -> Result<Library, Error> {
+    static LIBRARIES: Mutex<Vec<(usize, Library)>> = Mutex::new(Vec::new());
+    let image = device_code(spec)?;
+    let key = std::ptr::from_ref(spec).addr();
+    let mut libraries = LIBRARIES.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, lib)) = libraries.iter().find(|(k, _)| *k == key) {
+        return Ok(lib.clone());
+    }
+    let lib = Library::load_images(&images_of(spec, image), spec.name, Vec::new())?;
+    libraries.push((key, lib.clone()));
+    Ok(lib)
+}
+
+/// `spec`'s module in `gpu`'s context, from `library` (its [`load_library`]): kernels
+/// resolved once per context, as [`load_module`] does.
+pub fn library_module(
+    gpu: &Gpu,
+    spec: &'static ModuleSpec,
+    library: &Library,
+) -> Result<LoadedModule, Error> {
+    // Beside the per-context module of `load_module` (spec addresses are 8-aligned).
+    let key = std::ptr::from_ref(spec).addr() + 1;
+    let inner = gpu.inner().modules.get_or_try_init(key, || {
+        let mut inner = library.context_module(gpu)?;
+        inner.resolve_declared(&requests(spec))?;
+        Ok(inner)
+    })?;
+    Ok(LoadedModule {
+        module: Module::from_parts(inner, gpu.clone()),
+        spec,
+    })
+}
+
+/// The module's image, or the error of a build without device code.
+fn device_code(spec: &'static ModuleSpec) -> Result<&'static [u8], Error> {
+    spec.image.ok_or_else(|| Error::NoDeviceCode {
+        module: spec.name.to_owned(),
+    })
+}
+
+/// The images to load: the one container, or one per file of a module of several.
+fn images_of(spec: &'static ModuleSpec, image: &'static [u8]) -> Vec<&'static [u8]> {
+    if spec.units.is_empty() {
+        vec![image]
+    } else {
+        spec.units
+            .iter()
+            .map(|u| image.get(u.offset..u.offset + u.len).unwrap_or_default())
+            .collect()
+    }
+}
+
+/// The declared kernels, as lookups.
+fn requests(spec: &'static ModuleSpec) -> Vec<KernelRequest<'static>> {
+    let unit_of = |index: usize| {
+        spec.units
+            .iter()
+            .position(|u| u.kernels.iter().any(|&k| usize::from(k) == index))
+    };
+    spec.kernels
+        .iter()
+        .enumerate()
+        .map(|(i, k)| KernelRequest {
+            name: k.name,
+            symbol: k.symbol,
+            launch_bounds: k.max_threads,
+            cluster_dims: k.cluster_dims,
+            available: k.available,
+            unit: unit_of(i),
+        })
+        .collect()
 }

@@ -23,7 +23,7 @@ use cudarc::driver::{CudaContext, DriverError, result};
 pub use external::Module;
 pub use kernel::Kernel;
 pub use library::Library;
-pub use loaded::{LoadedModule, load_module};
+pub use loaded::{LoadedModule, library_module, load_library, load_module};
 pub use loading::{LoadingMode, loading_mode};
 
 use crate::driver::driver_version;
@@ -162,18 +162,29 @@ pub(crate) fn load(
         let m = load_one(gpu, image, from)?;
         inner.cu_modules.push(m);
     }
-    inner.kernels = kernels
-        .iter()
-        .map(|k| match (inner.resolve(k), k.available) {
-            (Ok(info), _) => Ok(Slot::Ready(Arc::new(info))),
-            (Err(Error::KernelNotFound { .. }), Some(available)) => Ok(Slot::NotInImage {
-                name: k.name.to_owned(),
-                available,
-            }),
-            (Err(e), _) => Err(e),
-        })
-        .collect::<Result<_, _>>()?;
+    inner.resolve_declared(kernels)?;
     Ok(inner)
+}
+
+impl ModuleInner {
+    /// Resolves the declared `kernels` into slots: ready, or absent from the image the driver
+    /// chose (for kernels compiled for some targets only).
+    fn resolve_declared(&mut self, kernels: &[KernelRequest<'_>]) -> Result<(), Error> {
+        let inner = &*self;
+        let slots = kernels
+            .iter()
+            .map(|k| match (inner.resolve(k), k.available) {
+                (Ok(info), _) => Ok(Slot::Ready(Arc::new(info))),
+                (Err(Error::KernelNotFound { .. }), Some(available)) => Ok(Slot::NotInImage {
+                    name: k.name.to_owned(),
+                    available,
+                }),
+                (Err(e), _) => Err(e),
+            })
+            .collect::<Result<_, _>>()?;
+        self.kernels = slots;
+        Ok(())
+    }
 }
 
 /// Loads one image.
