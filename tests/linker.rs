@@ -145,3 +145,34 @@ fn a_relocatable_cubin_and_ptx_linked_for_the_gpu_run() -> Result<(), Error> {
         .link(&gpu)?;
     check_apply_poly(&gpu, &module)
 }
+
+#[test]
+fn the_drivers_linker_links_what_is_not_lto_ir() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    // LTO-IR needs nvJitLink: the driver's linker says so.
+    match lto_pair()?.driver_linker(true).link(&gpu) {
+        Err(Error::Link { problem, .. }) => assert!(problem.contains("nvJitLink"), "{problem}"),
+        Err(other) => panic!("expected Link, got {other}"),
+        Ok(_) => panic!("the driver's linker linked LTO-IR"),
+    }
+    if gpu.arch() != "sm_90" {
+        println!(
+            "skipped: the relocatable cubin fixture is for sm_90, this GPU is {}",
+            gpu.arch()
+        );
+        return Ok(());
+    }
+    let (module, linked) = Linker::new()
+        .driver_linker(true)
+        .options(LinkOptions {
+            max_registers: Some(32),
+            ..LinkOptions::default()
+        })
+        .input(ObjectCode::from_bytes(KERNEL_PTX)?.with_name("lto_kernel.ptx"))
+        .input(ObjectCode::from_bytes(POLY_RDC_SM90)?.with_name("lto_poly.sm_90.cubin"))
+        .link(&gpu)?;
+    assert_eq!(linked.code.targets()?, ["sm_90"]);
+    check_apply_poly(&gpu, &module)
+}

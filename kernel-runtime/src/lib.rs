@@ -56,6 +56,7 @@
 
 mod args;
 mod config;
+mod culink;
 mod driver;
 mod error;
 pub mod fp;

@@ -108,6 +108,7 @@ pub struct Linker {
     inputs: Vec<ObjectCode>,
     options: LinkOptions,
     library: Option<PathBuf>,
+    driver: bool,
 }
 
 impl Linker {
@@ -131,6 +132,14 @@ impl Linker {
     /// Uses the nvJitLink library at `path` instead of looking for it.
     pub fn nvjitlink(mut self, path: impl Into<PathBuf>) -> Linker {
         self.library = Some(path.into());
+        self
+    }
+
+    /// Links with the driver's own linker (`cuLinkCreate` …) instead of nvJitLink: no LTO-IR,
+    /// and only in a GPU's context ([`link`](Self::link)). [`link`](Self::link) takes this
+    /// path by itself when nvJitLink is not installed and no input is LTO-IR.
+    pub fn driver_linker(mut self, yes: bool) -> Linker {
+        self.driver = yes;
         self
     }
 
@@ -165,24 +174,48 @@ impl Linker {
         let linked = jit
             .link(&args, &inputs, LinkOutput::Cubin)
             .map_err(|f| link_error(arch, &jit, f))?;
-        let mut code = ObjectCode::cubin(linked.image)
-            .with_name(format!("{} ({arch})", self.inputs[0].name()));
+        Ok(Linked {
+            code: self.named(linked.image, arch),
+            info_log: linked.info_log,
+        })
+    }
+
+    /// Links the inputs for `gpu`'s architecture and loads the result there. Without
+    /// nvJitLink, inputs that are not LTO-IR are linked by the driver's linker.
+    pub fn link(&self, gpu: &Gpu) -> Result<(Module, Linked), Error> {
+        let no_lto = self.inputs.iter().all(|c| c.kind() != CodeKind::LtoIr);
+        let linked = match self.driver {
+            true => self.link_in_driver(gpu)?,
+            false => match self.link_for(&gpu.arch()) {
+                Err(Error::NvJitLinkMissing { .. }) if no_lto && !self.inputs.is_empty() => {
+                    self.link_in_driver(gpu)?
+                }
+                other => other?,
+            },
+        };
+        let module = linked.code.load(gpu)?;
+        Ok((module, linked))
+    }
+
+    /// The driver's linker, in `gpu`'s context.
+    fn link_in_driver(&self, gpu: &Gpu) -> Result<Linked, Error> {
+        let (cubin, info_log) = crate::culink::link(gpu, &self.inputs, &self.options)?;
+        Ok(Linked {
+            code: self.named(cubin, &gpu.arch()),
+            info_log,
+        })
+    }
+
+    /// The linked cubin, named after the first input, with the inputs' name expressions.
+    fn named(&self, cubin: Vec<u8>, arch: &str) -> ObjectCode {
+        let first = self.inputs.first().map_or("<linked>", ObjectCode::name);
+        let mut code = ObjectCode::cubin(cubin).with_name(format!("{first} ({arch})"));
         for input in &self.inputs {
             for (expr, symbol) in input.symbols() {
                 code = code.with_symbol(expr.clone(), symbol.clone());
             }
         }
-        Ok(Linked {
-            code,
-            info_log: linked.info_log,
-        })
-    }
-
-    /// Links the inputs for `gpu`'s architecture and loads the result there.
-    pub fn link(&self, gpu: &Gpu) -> Result<(Module, Linked), Error> {
-        let linked = self.link_for(&gpu.arch())?;
-        let module = linked.code.load(gpu)?;
-        Ok((module, linked))
+        code
     }
 
     /// nvJitLink, from the file given or the first candidate that loads.
