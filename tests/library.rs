@@ -136,3 +136,19 @@ fn a_generated_module_loads_once_for_every_gpu() -> Result<(), Error> {
     }
     Ok(())
 }
+
+#[test]
+fn a_kernel_the_library_lacks_is_named() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let lib = Library::load_bytes(counted::METADATA.image.expect("device code"))?;
+    let module = lib.module(&gpu)?;
+    assert!(!module.has_kernel("no_such_kernel"));
+    match module.kernel("no_such_kernel") {
+        Err(Error::KernelNotFound { kernel, .. }) => assert_eq!(kernel, "no_such_kernel"),
+        Err(e) => panic!("expected KernelNotFound, got {e}"),
+        Ok(_) => panic!("found a kernel the library lacks"),
+    }
+    Ok(())
+}

@@ -176,3 +176,27 @@ fn the_drivers_linker_links_what_is_not_lto_ir() -> Result<(), Error> {
     assert_eq!(linked.code.targets()?, ["sm_90"]);
     check_apply_poly(&gpu, &module)
 }
+
+#[test]
+fn code_linked_for_another_target_says_which_targets_it_has() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let other = if gpu.arch() == "sm_80" {
+        "sm_90"
+    } else {
+        "sm_80"
+    };
+    let linked = lto_pair()?.link_for(other)?;
+    match linked.code.load(&gpu) {
+        Err(Error::NoBinaryForGpu {
+            archs, device_arch, ..
+        }) => {
+            assert_eq!(archs, [other]);
+            assert_eq!(device_arch, gpu.arch());
+        }
+        Err(e) => panic!("expected NoBinaryForGpu, got {e}"),
+        Ok(_) => panic!("a cubin for {other} loaded on {}", gpu.arch()),
+    }
+    Ok(())
+}
