@@ -105,7 +105,13 @@ fn add_and_complete(
             CodeKind::Fatbin => T::CU_JIT_INPUT_FATBINARY,
             CodeKind::Object => T::CU_JIT_INPUT_OBJECT,
             CodeKind::Library => T::CU_JIT_INPUT_LIBRARY,
-            CodeKind::LtoIr => unreachable!("refused before linking"),
+            // Refused before linking; kept an error rather than a panic.
+            CodeKind::LtoIr => {
+                return Err(failed(
+                    "cuLinkAddData",
+                    sys::CUresult::CUDA_ERROR_INVALID_SOURCE,
+                ));
+            }
         };
         // PTX must end with its NUL.
         let mut bytes = code.bytes().to_vec();
