@@ -200,3 +200,25 @@ fn code_linked_for_another_target_says_which_targets_it_has() -> Result<(), Erro
     }
     Ok(())
 }
+
+#[test]
+fn lto_ir_newer_than_the_linker_is_named() -> Result<(), Error> {
+    // The LTO-IR container's version, raised past what this nvJitLink reads: what LTO-IR
+    // from a newer toolkit looks like to it.
+    let mut newer = POLY_LTO.to_vec();
+    newer[5] = newer[5].wrapping_add(1);
+    let result = linker()
+        .input(ObjectCode::from_bytes(KERNEL_LTO)?)
+        .input(ObjectCode::lto_ir(newer).with_name("newer.ltoir"))
+        .link_for("sm_90");
+    match result {
+        Err(Error::NvJitLinkMissing { .. }) => println!("skipped: no nvJitLink"),
+        Err(Error::LinkerTooOld { linker, log, .. }) => {
+            assert!(linker >= (13, 0));
+            assert!(log.contains("newer version of nvJitLink"), "{log}");
+        }
+        Err(other) => panic!("expected LinkerTooOld, got {other}"),
+        Ok(_) => panic!("linked LTO-IR of an unknown version"),
+    }
+    Ok(())
+}

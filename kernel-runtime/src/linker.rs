@@ -6,7 +6,7 @@
 //! and libraries links; with LTO-IR among the inputs the link optimises across them (`-lto`).
 //! Linking needs no GPU: [`Linker::link_for`] names the target.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use kernel_objects::CodeKind;
@@ -241,14 +241,9 @@ fn link_error(arch: &str, jit: &NvJitLink, f: kernel_objects::nvjitlink::LinkFai
         return Error::UndefinedSymbol { symbol, log: f.log };
     }
     if f.code == 14 {
-        let (major, minor) = jit.version();
-        return Error::Link {
-            arch: arch.to_owned(),
-            problem: format!(
-                "an input is newer than this nvJitLink ({major}.{minor}, {}): use the nvJitLink of \
-                 the toolkit that compiled it or a newer one",
-                Path::new(jit.path()).display()
-            ),
+        return Error::LinkerTooOld {
+            linker: jit.version(),
+            path: jit.path().to_owned(),
             log: f.log,
         };
     }

@@ -233,6 +233,21 @@ pub enum Error {
         /// nvJitLink's error log.
         log: String,
     },
+    /// An input was made by a newer toolkit than the nvJitLink linking it (its LTO-IR
+    /// version is one this release cannot read).
+    #[error(
+        "an input is newer than nvJitLink {}.{} (`{}`): link with the nvJitLink of the toolkit \
+         that compiled it, or a newer one\n{log}",
+        linker.0, linker.1, path.display()
+    )]
+    LinkerTooOld {
+        /// The linker's release.
+        linker: (u32, u32),
+        /// The linker's file.
+        path: std::path::PathBuf,
+        /// nvJitLink's error log.
+        log: String,
+    },
     /// A run-time link found a symbol no input defines.
     #[error("linking failed: `{symbol}` is used but no input defines it\n{log}")]
     UndefinedSymbol {
