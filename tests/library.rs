@@ -120,6 +120,8 @@ fn a_generated_module_loads_once_for_every_gpu() -> Result<(), Error> {
         let a = r.nonzero_f32();
         let x = gpu.upload(&xs)?;
         let mut y = gpu.upload(&ys)?;
+        // The typed global accessor reaches this context's copy.
+        k.calls()?.write(&(10 * i as i32))?;
         // SAFETY: axpy touches x[i] and y[i] for i < n; both hold n floats.
         unsafe {
             k.axpy(
@@ -130,6 +132,7 @@ fn a_generated_module_loads_once_for_every_gpu() -> Result<(), Error> {
                 n as i32,
             )?
         };
+        assert_eq!(k.calls()?.read()?, 10 * i as i32 + 1);
         let want: Vec<f32> = xs.iter().zip(&ys).map(|(x, y)| a.mul_add(*x, *y)).collect();
         assert_close(&gpu.download(&y)?, &want, 1e-6);
         assert!(k.has_kernel("axpy"));
