@@ -13,7 +13,7 @@ set -euo pipefail
 version="${KERNEL_CUDA_WHEEL_VERSION:-13.0.*}"
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dest="${KERNEL_CUDA_TOOLKIT_DIR:-$root/.cuda-toolkit}"
-packages=(nvidia-cuda-nvcc nvidia-cuda-crt nvidia-cuda-runtime nvidia-cuda-cccl nvidia-nvvm nvidia-nvjitlink nvidia-nvfatbin)
+packages=(nvidia-cuda-nvcc nvidia-cuda-crt nvidia-cuda-runtime nvidia-cuda-cccl nvidia-nvvm nvidia-nvjitlink nvidia-nvfatbin nvidia-cuda-nvrtc)
 stamp="$dest/.installed"
 want="${packages[*]} ==$version"
 

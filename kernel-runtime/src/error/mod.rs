@@ -264,4 +264,62 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// NVRTC, which compiling at run time needs, could not be loaded.
+    #[error(
+        "NVRTC is needed to compile CUDA at run time but could not be loaded ({}); install the \
+         CUDA toolkit's libnvrtc (/usr/local/cuda/lib64), or `pip install \
+         nvidia-cuda-nvrtc==13.0.*` and add its `nvidia/cu13/lib` folder to LD_LIBRARY_PATH or \
+         name its libnvrtc.so.13 in KERNEL_NVRTC_LIBRARY",
+        tried.join("; ")
+    )]
+    NoNvrtc {
+        /// Each place tried and why it failed.
+        tried: Vec<String>,
+    },
+    /// A compilation target NVRTC does not know or does not compile for.
+    #[error("cannot compile for `{target}`: {supported}")]
+    UnsupportedTarget {
+        /// The target asked for.
+        target: String,
+        /// What is accepted instead.
+        supported: String,
+    },
+    /// NVRTC rejected the source or its options.
+    #[error("compiling `{program}` failed (options: {}):\n{log}", options.join(" "))]
+    Compile {
+        /// The program's name (the file name in the log's `name(line): error` lines).
+        program: String,
+        /// NVRTC's log.
+        log: String,
+        /// The options it was given.
+        options: Vec<String>,
+    },
+    /// An NVRTC call failed for a reason other than the source.
+    #[error("{call} failed: {problem}")]
+    Nvrtc {
+        /// The NVRTC function.
+        call: &'static str,
+        /// NVRTC's description.
+        problem: String,
+    },
+    /// Code compiled at run time passes a kernel's parameters differently from the
+    /// declarations the module's stubs were generated from (a define that changes a type, a
+    /// different header): launching would pass the wrong bytes.
+    #[error(
+        "module `{module}` compiled at run time ({variant}): kernel `{kernel}` takes parameters \
+         at {compiled:?} (offset, size) but its stubs were generated for {declared:?}; a define \
+         or header changed a parameter's type"
+    )]
+    LayoutMismatch {
+        /// The module's name.
+        module: String,
+        /// The kernel.
+        kernel: String,
+        /// The target and defines compiled with, `sm_90, TILE=32`.
+        variant: String,
+        /// The build-time layout.
+        declared: Box<[(u32, u32)]>,
+        /// The compiled layout.
+        compiled: Box<[(u32, u32)]>,
+    },
 }

@@ -1,0 +1,270 @@
+//! Finding NVRTC without a panic, once per process.
+//!
+//! cudarc opens `libnvrtc` by name on its first NVRTC call and panics when no name loads. The
+//! runtime therefore looks first, in this order: the names cudarc tries (the system's loader:
+//! `LD_LIBRARY_PATH`, the loader cache), then `KERNEL_NVRTC_LIBRARY`, then the toolkit's usual
+//! places (`$CUDA_PATH`, `$CUDA_HOME`, `/usr/local/cuda`). A library found by path is loaded
+//! for good together with its `libnvrtc-builtins` (which NVRTC itself opens by name), so the
+//! names cudarc asks for afterwards resolve to it.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use cudarc::nvrtc::sys;
+
+use crate::env;
+use crate::error::Error;
+
+/// Compilations NVRTC ran in this process (cache hits run none).
+static COMPILES: AtomicU64 = AtomicU64::new(0);
+
+/// The NVRTC this process uses: where it came from, its release and the targets it compiles
+/// for.
+///
+/// ```no_run
+/// let nvrtc = kernel_runtime::Nvrtc::load()?;
+/// println!("NVRTC {}.{} compiles for {:?}", nvrtc.version().0, nvrtc.version().1, nvrtc.archs());
+/// # Ok::<(), kernel_runtime::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Nvrtc {
+    version: (u32, u32),
+    path: Option<PathBuf>,
+    archs: Vec<u32>,
+    include: Option<PathBuf>,
+}
+
+static LOADED: OnceLock<Result<Nvrtc, Vec<String>>> = OnceLock::new();
+
+impl Nvrtc {
+    /// The process's NVRTC, found as the module docs say on first use. A process keeps the
+    /// first NVRTC it loads.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::NoNvrtc`] (with every place tried) when none loads.
+    ///
+    /// ```no_run
+    /// match kernel_runtime::Nvrtc::load() {
+    ///     Ok(n) => println!("NVRTC {:?}", n.version()),
+    ///     Err(e) => eprintln!("{e}"), // says how to install it
+    /// }
+    /// ```
+    pub fn load() -> Result<&'static Nvrtc, Error> {
+        Self::get(None)
+    }
+
+    /// The process's NVRTC, loading the library at `path` if none is loaded yet (a process
+    /// keeps the first it loads: compare [`path`](Self::path) to know which).
+    ///
+    /// ```no_run
+    /// let n = kernel_runtime::Nvrtc::load_from("/opt/cuda/lib64/libnvrtc.so.13")?;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn load_from(path: impl AsRef<Path>) -> Result<&'static Nvrtc, Error> {
+        Self::get(Some(path.as_ref()))
+    }
+
+    fn get(first: Option<&Path>) -> Result<&'static Nvrtc, Error> {
+        match LOADED.get_or_init(|| find(first)) {
+            Ok(n) => Ok(n),
+            Err(tried) => Err(Error::NoNvrtc {
+                tried: tried.clone(),
+            }),
+        }
+    }
+
+    /// NVRTC's release, e.g. `(13, 0)`.
+    ///
+    /// ```no_run
+    /// assert!(kernel_runtime::Nvrtc::load()?.version().0 >= 12);
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn version(&self) -> (u32, u32) {
+        self.version
+    }
+
+    /// The library's file when it was loaded by path; `None` when the system's loader found
+    /// it by name.
+    ///
+    /// ```no_run
+    /// println!("{:?}", kernel_runtime::Nvrtc::load()?.path());
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn path(&self) -> Option<&Path> {
+        self.path.as_deref()
+    }
+
+    /// The architectures it compiles for, as numbers (`90` for `sm_90`).
+    ///
+    /// ```no_run
+    /// assert!(kernel_runtime::Nvrtc::load()?.archs().contains(&90));
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn archs(&self) -> &[u32] {
+        &self.archs
+    }
+
+    /// The toolkit's header directory beside the library (`cuda_fp16.h`, ...), when there is
+    /// one: programs include from it unless told not to.
+    ///
+    /// ```no_run
+    /// println!("{:?}", kernel_runtime::Nvrtc::load()?.include_dir());
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn include_dir(&self) -> Option<&Path> {
+        self.include.as_deref()
+    }
+
+    /// How many compilations NVRTC has run in this process; a program served from the disk
+    /// cache adds none.
+    ///
+    /// ```
+    /// let before = kernel_runtime::Nvrtc::compilations();
+    /// assert!(kernel_runtime::Nvrtc::compilations() >= before);
+    /// ```
+    pub fn compilations() -> u64 {
+        COMPILES.load(Ordering::Relaxed)
+    }
+
+    pub(crate) fn count_compilation() {
+        COMPILES.fetch_add(1, Ordering::Relaxed);
+    }
+}
+
+/// Searches, loads, and reads the version and targets.
+fn find(first: Option<&Path>) -> Result<Nvrtc, Vec<String>> {
+    let mut tried = Vec::new();
+    let mut path = None;
+    let by_name = match first {
+        Some(_) => false,
+        // SAFETY: only tries to open the names cudarc would, and closes them again.
+        None => unsafe { sys::is_culib_present() },
+    };
+    if by_name {
+        tried.push("the system loader's libnvrtc".to_owned());
+    } else {
+        let mut files: Vec<PathBuf> = first.map(Path::to_path_buf).into_iter().collect();
+        if first.is_none() {
+            tried.push("libnvrtc by name (LD_LIBRARY_PATH, the loader cache): not found".into());
+            files.extend(env::var_os("KERNEL_NVRTC_LIBRARY").map(PathBuf::from));
+            files.extend(toolkit_dirs().into_iter().map(|d| d.join("libnvrtc.so.13")));
+        }
+        for file in files {
+            match preload(&file) {
+                Ok(()) => {
+                    path = Some(file);
+                    break;
+                }
+                Err(why) => tried.push(format!("{}: {why}", file.display())),
+            }
+        }
+        // SAFETY: as above.
+        if path.is_none() || !unsafe { sys::is_culib_present() } {
+            return Err(tried);
+        }
+    }
+    let version = version().map_err(|e| vec![e])?;
+    let archs = supported_archs().map_err(|e| vec![e])?;
+    let include = include_dir(path.as_deref());
+    Ok(Nvrtc {
+        version,
+        path,
+        archs,
+        include,
+    })
+}
+
+/// `$CUDA_PATH/lib64`, `$CUDA_HOME/lib64`, `/usr/local/cuda`'s library folders.
+fn toolkit_dirs() -> Vec<PathBuf> {
+    let mut roots: Vec<PathBuf> = ["CUDA_PATH", "CUDA_HOME"]
+        .iter()
+        .filter_map(|v| env::var_os(v).map(PathBuf::from))
+        .collect();
+    roots.push(PathBuf::from("/usr/local/cuda"));
+    let mut dirs = Vec::new();
+    for root in roots {
+        dirs.push(root.join("lib64"));
+        dirs.push(root.join("targets/x86_64-linux/lib"));
+        dirs.push(root.join("targets/sbsa-linux/lib"));
+    }
+    dirs
+}
+
+/// Loads `file` and the builtins beside it for the life of the process.
+fn preload(file: &Path) -> Result<(), String> {
+    if !file.is_file() {
+        return Err("no such file".to_owned());
+    }
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let builtins = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("libnvrtc-builtins.so."))
+        });
+    if let Some(b) = builtins {
+        // SAFETY: NVRTC's builtins library has no initialisers with preconditions.
+        let lib = unsafe { libloading::Library::new(&b) }.map_err(|e| e.to_string())?;
+        // Kept loaded: NVRTC opens it by its soname during compilations.
+        std::mem::forget(lib);
+    }
+    // SAFETY: as above, for libnvrtc itself.
+    let lib = unsafe { libloading::Library::new(file) }.map_err(|e| e.to_string())?;
+    // Kept loaded: cudarc's open by soname then finds this one.
+    std::mem::forget(lib);
+    Ok(())
+}
+
+fn version() -> Result<(u32, u32), String> {
+    let (mut major, mut minor) = (0, 0);
+    // SAFETY: the library is loaded (checked by the caller); the out-pointers are valid.
+    let r = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
+    if r != sys::nvrtcResult::NVRTC_SUCCESS {
+        return Err(format!("nvrtcVersion failed: {r:?}"));
+    }
+    Ok((
+        u32::try_from(major).unwrap_or(0),
+        u32::try_from(minor).unwrap_or(0),
+    ))
+}
+
+fn supported_archs() -> Result<Vec<u32>, String> {
+    let mut n = 0;
+    // SAFETY: the library is loaded; `n` is a valid out-pointer.
+    let r = unsafe { sys::nvrtcGetNumSupportedArchs(&mut n) };
+    if r != sys::nvrtcResult::NVRTC_SUCCESS {
+        return Err(format!("nvrtcGetNumSupportedArchs failed: {r:?}"));
+    }
+    let mut archs = vec![0; usize::try_from(n).unwrap_or(0)];
+    // SAFETY: `archs` has room for the `n` entries NVRTC reported.
+    let r = unsafe { sys::nvrtcGetSupportedArchs(archs.as_mut_ptr()) };
+    if r != sys::nvrtcResult::NVRTC_SUCCESS {
+        return Err(format!("nvrtcGetSupportedArchs failed: {r:?}"));
+    }
+    Ok(archs
+        .into_iter()
+        .filter_map(|a| u32::try_from(a).ok())
+        .collect())
+}
+
+/// The header directory beside the library, or the toolkit's.
+fn include_dir(lib: Option<&Path>) -> Option<PathBuf> {
+    let beside = lib
+        .and_then(Path::parent)
+        .and_then(Path::parent)
+        .map(|root| root.join("include"));
+    let mut candidates: Vec<PathBuf> = beside.into_iter().collect();
+    candidates.extend(
+        toolkit_dirs()
+            .iter()
+            .filter_map(|d| d.parent().map(|r| r.join("include"))),
+    );
+    candidates
+        .into_iter()
+        .find(|d| d.join("cuda_fp16.h").is_file())
+}
