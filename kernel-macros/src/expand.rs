@@ -48,6 +48,7 @@ pub(crate) fn cuda_module(input: &ModuleInput) -> TokenStream {
         toolkit_version: built.toolkit_version,
         tracked_files: built.tracked_files,
         units: built.units,
+        runtime_source: built.runtime_source,
     };
     let module = codegen::generate_parts(&parts, &options(input));
     match checked {
@@ -85,6 +86,7 @@ fn request(input: &ModuleInput) -> syn::Result<ModuleRequest> {
     if let Some((_, mode)) = &input.link {
         req.link = *mode;
     }
+    req.runtime = input.runtime;
     for lit in &input.define {
         let text = lit.value();
         let (name, value) = match text.split_once('=') {

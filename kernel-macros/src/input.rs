@@ -7,6 +7,8 @@
 //!     define = ["N=4", "FAST"];       flags = ["-O3"];
 //!     require_every_target = true;    // a kernel missing from one target's image is an error
 //!     rdc = true;  |  lto = true;     // device-link the files (calls between them)
+//!     compile = "runtime";            // NVRTC at run time only (no nvcc at build time)
+//!     fallback = "runtime";           // NVRTC at run time when the fatbin has nothing for the GPU
 //!     fn saxpy(a: f32, x: &[f32], y: &mut [f32], n: i32);          // checked, unsafe stub
 //!     unsafe extern "CUDA" {
 //!         safe fn fill(x: &mut [f32], v: f32, n: i32);              // checked, safe stub
@@ -30,6 +32,8 @@ pub(crate) struct ModuleInput {
     pub require_every_target: bool,
     /// `rdc = true;` or `lto = true;`, with the key for spans.
     pub link: Option<(Ident, kernel_build::link::LinkMode)>,
+    /// `compile = "runtime";` or `fallback = "runtime";`.
+    pub runtime: kernel_build::pipeline::RuntimeCompile,
     pub decls: Vec<Decl>,
 }
 
@@ -47,7 +51,7 @@ pub(crate) struct Decl {
     pub safe: bool,
 }
 
-const KEYS: &str = "`source`, `file`, `files`, `arch`, `include`, `define`, `flags`, `require_every_target`, `rdc`, `lto`";
+const KEYS: &str = "`source`, `file`, `files`, `arch`, `include`, `define`, `flags`, `require_every_target`, `rdc`, `lto`, `compile`, `fallback`";
 
 impl Parse for ModuleInput {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
@@ -62,6 +66,7 @@ impl Parse for ModuleInput {
         let mut decls = Vec::new();
         let mut every_target: Option<bool> = None;
         let mut link: Option<(Ident, kernel_build::link::LinkMode)> = None;
+        let mut runtime: Option<kernel_build::pipeline::RuntimeCompile> = None;
         while !body.is_empty() {
             let item_attrs = body.call(Attribute::parse_outer)?;
             if body.peek(Token![unsafe]) && body.peek2(Token![extern]) {
@@ -124,6 +129,34 @@ impl Parse for ModuleInput {
                         };
                         link = Some((key.clone(), mode));
                     }
+                    "compile" | "fallback" => {
+                        use kernel_build::pipeline::RuntimeCompile;
+                        let v: LitStr = body.parse()?;
+                        let (accepted, mode) = match key.to_string().as_str() {
+                            "compile" => (
+                                "`\"build\"` (the default) or `\"runtime\"`",
+                                RuntimeCompile::Only,
+                            ),
+                            _ => ("`\"runtime\"`", RuntimeCompile::Fallback),
+                        };
+                        let mode = match v.value().as_str() {
+                            "runtime" => mode,
+                            "build" if key == "compile" => RuntimeCompile::Off,
+                            _ => {
+                                return Err(syn::Error::new(
+                                    v.span(),
+                                    format!("`{key}` takes {accepted}"),
+                                ));
+                            }
+                        };
+                        if runtime.is_some() {
+                            return Err(syn::Error::new(
+                                key.span(),
+                                "give one of `compile` and `fallback`, once",
+                            ));
+                        }
+                        runtime = Some(mode);
+                    }
                     "arch" => set(&mut arch, string_list(&body)?).map_err(|()| dup())?,
                     "include" => set(&mut include, string_list(&body)?).map_err(|()| dup())?,
                     "define" => set(&mut define, string_list(&body)?).map_err(|()| dup())?,
@@ -161,6 +194,7 @@ impl Parse for ModuleInput {
             flags: flags.unwrap_or_default(),
             require_every_target: every_target.unwrap_or(false),
             link,
+            runtime: runtime.unwrap_or_default(),
             decls,
         })
     }

@@ -180,6 +180,7 @@ fn bench_load(gpu: &Gpu) -> (f64, f64) {
                 kernels: SPEC.kernels,
                 globals: SPEC.globals,
                 units: SPEC.units,
+                source: SPEC.source,
             }));
         let t = Instant::now();
         let loaded = kernel_runtime::__private::load_module(gpu, spec).unwrap();

@@ -119,7 +119,7 @@ fn size_error<T>(module: &Module, global: &str, size: usize, whose: &str) -> Err
 ///
 /// ```no_run
 /// # use kernel_runtime::__private::{global, load_module, ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[] };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// # let gpu = kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;
 /// let g = global::<u32>(&m, 0)?;

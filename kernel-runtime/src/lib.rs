@@ -94,7 +94,7 @@ pub use host_args::{In, InOut, Out};
 pub use kernel_args::KernelArgs;
 pub use limits::DeviceLimits;
 pub use linker::{LinkOptions, Linked, Linker};
-pub use module::{Kernel, Library, LoadingMode, Module, loading_mode};
+pub use module::{CompileOptions, Kernel, Library, LoadingMode, Module, loading_mode};
 pub use nvrtc::{Nvrtc, Program};
 pub use object_code::{CodeKernel, CodeKind, ObjectCode};
 pub use pinned::PinnedBuffer;

@@ -9,8 +9,12 @@ pub use ::half;
 pub use crate::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
 pub use crate::global::global;
 pub use crate::host_args::PreparedHost;
-pub use crate::module::spec::{Aligned, GlobalSpec, KernelSpec, ModuleSpec, ParamSpec, UnitSpec};
-pub use crate::module::{LoadedModule, library_module, load_library, load_module};
+pub use crate::module::spec::{
+    Aligned, GlobalSpec, KernelSpec, ModuleSpec, ParamSpec, SourceSpec, UnitSpec,
+};
+pub use crate::module::{
+    LoadedModule, compile_module, library_module, load_library, load_module, load_module_with,
+};
 pub use crate::value_args::PreparedValue;
 
 use crate::config::LaunchConfig;
@@ -28,7 +32,7 @@ use crate::launch::launch_kernel;
 /// ```no_run
 /// # use std::ffi::c_void;
 /// # use kernel_runtime::__private::{launch, load_module, ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[] };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// # let gpu = kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;
 /// let mut n = 0i32;

@@ -15,6 +15,7 @@ static OLD_SPEC: ModuleSpec = ModuleSpec {
     kernels: &[],
     globals: &[],
     units: &[],
+    source: None,
 };
 
 static NO_CODE: ModuleSpec = ModuleSpec {
@@ -25,6 +26,7 @@ static NO_CODE: ModuleSpec = ModuleSpec {
     kernels: &[],
     globals: &[],
     units: &[],
+    source: None,
 };
 
 #[test]

@@ -74,6 +74,7 @@ impl Build {
         req.flags = self.flags.clone();
         req.require_every_target = self.require_every_target;
         req.link = self.link;
+        req.runtime = self.runtime;
         req.user_dirs = self
             .files
             .iter()

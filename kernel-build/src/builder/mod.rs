@@ -51,6 +51,7 @@ pub struct Build {
     require_every_target: bool,
     link: crate::link::LinkMode,
     jobs: Option<usize>,
+    runtime: crate::pipeline::RuntimeCompile,
 }
 
 /// What [`Build::try_compile`] produced.
@@ -118,6 +119,7 @@ impl Build {
             require_every_target: false,
             link: crate::link::LinkMode::Whole,
             jobs: None,
+            runtime: crate::pipeline::RuntimeCompile::Off,
         }
     }
 }

@@ -70,6 +70,43 @@ impl Build {
         self
     }
 
+    /// Compiles the module at run time with NVRTC instead of with nvcc now: the build reads
+    /// the declarations without nvcc and generates the same typed stubs, the binary carries
+    /// the source and the user's headers it includes, and the generated `load` compiles them
+    /// for the GPU it runs on (cached on disk), checking each kernel's parameter layout
+    /// against the stubs. The module's flags become NVRTC options. The generated `load_with`
+    /// compiles variants with other defines.
+    ///
+    /// ```
+    /// kernel_build::Build::new().file("kernels/tile.cu").runtime_compile(true);
+    /// ```
+    pub fn runtime_compile(&mut self, on: bool) -> &mut Build {
+        use crate::pipeline::RuntimeCompile;
+        self.runtime = if on {
+            RuntimeCompile::Only
+        } else {
+            RuntimeCompile::Off
+        };
+        self
+    }
+
+    /// Builds with nvcc as usual and also carries the source: on a GPU the fatbin has no
+    /// image for (or whose driver is older than its PTX), `load` compiles the source with
+    /// the NVRTC found at run time instead of failing.
+    ///
+    /// ```
+    /// kernel_build::Build::new().file("kernels/k.cu").runtime_fallback(true);
+    /// ```
+    pub fn runtime_fallback(&mut self, on: bool) -> &mut Build {
+        use crate::pipeline::RuntimeCompile;
+        self.runtime = if on {
+            RuntimeCompile::Fallback
+        } else {
+            RuntimeCompile::Off
+        };
+        self
+    }
+
     /// Adds a target (`sm_90`, `sm_90a`, `compute_120`). Without any, `KERNEL_BUILD_ARCHS`
     /// or the default list (SASS for every major arch the toolkit supports + PTX for the
     /// newest) is used. The list given is exact: add a `compute_` target for PTX.

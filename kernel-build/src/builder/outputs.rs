@@ -18,6 +18,7 @@ impl Build {
             toolkit_version: module.toolkit_version.clone(),
             tracked_files: module.tracked_files.clone(),
             units: module.units.clone(),
+            runtime_source: module.runtime_source.clone(),
         };
         let opts = CodegenOptions {
             safe_kernels: self.safe_kernels.iter().cloned().collect(),

@@ -30,6 +30,7 @@ pub(crate) fn items(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
         })
     });
     let units = unit_specs(parts, rt);
+    let source = source_spec(parts, rt);
     quote! {
         /// What this module holds: kernels with their parameter layouts, compiled
         /// targets, the toolkit that compiled them, and the embedded image.
@@ -41,6 +42,7 @@ pub(crate) fn items(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
             kernels: &[#(#kernels),*],
             globals: &[#(#globals),*],
             units: &[#(#units),*],
+            source: #source,
         };
 
         /// Registers per thread of each kernel in each SASS image, as
@@ -80,6 +82,30 @@ fn unit_specs<'a>(
                 kernels: &[#(#k),*], globals: &[#(#g),*] }
         })
     })
+}
+
+/// The carried source, for a module compiled at run time.
+fn source_spec(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
+    let Some(src) = &parts.runtime_source else {
+        return quote!(::core::option::Option::None);
+    };
+    let (name, text, fallback) = (&src.name, &src.text, src.fallback);
+    let headers = src.headers.iter().map(|(n, t)| quote!((#n, #t)));
+    let defines = src.defines.iter().map(|(n, v)| {
+        let v = v.clone().unwrap_or_default();
+        quote!((#n, #v))
+    });
+    let options = &src.options;
+    quote! {
+        ::core::option::Option::Some(&#rt::__private::SourceSpec {
+            name: #name,
+            text: #text,
+            headers: &[#(#headers),*],
+            defines: &[#(#defines),*],
+            options: &[#(#options),*],
+            fallback: #fallback,
+        })
+    }
 }
 
 fn kernel_spec(k: &Kernel, targets: &[String], rt: &TokenStream) -> TokenStream {

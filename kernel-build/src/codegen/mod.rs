@@ -89,7 +89,7 @@ impl Default for CodegenOptions {
 /// let m = kernel_build::codegen::ModuleParts {
 ///     name: "vecmath".into(), info: Default::default(), fatbin_path: None,
 ///     targets: vec!["sm_90".into()], toolkit_version: None, tracked_files: vec![],
-///     units: vec![],
+///     units: vec![], runtime_source: None,
 /// };
 /// assert!(m.fatbin_path.is_none());
 /// ```
@@ -110,6 +110,9 @@ pub struct ModuleParts {
     /// The files of a module of several, with where each one's image lies when they are
     /// not device-linked (see [`crate::pipeline::Unit`]).
     pub units: Vec<crate::pipeline::Unit>,
+    /// The source the binary carries to compile at run time (see
+    /// [`crate::pipeline::RuntimeCompile`]).
+    pub runtime_source: Option<crate::pipeline::RuntimeSource>,
 }
 
 /// Generates the Rust module for `parts`.
@@ -117,7 +120,8 @@ pub struct ModuleParts {
 /// ```
 /// use kernel_build::codegen::{generate_parts, CodegenOptions, ModuleParts};
 /// let parts = ModuleParts { name: "empty".into(), info: Default::default(), fatbin_path: None,
-///     targets: vec![], toolkit_version: None, tracked_files: vec![], units: vec![] };
+///     targets: vec![], toolkit_version: None, tracked_files: vec![], units: vec![],
+///     runtime_source: None };
 /// let tokens = generate_parts(&parts, &CodegenOptions::default());
 /// assert!(tokens.to_string().contains("mod empty"));
 /// ```

@@ -19,6 +19,8 @@ pub(crate) fn module(parts: &ModuleParts, opts: &CodegenOptions) -> TokenStream 
     let image = image(parts, &rt);
     let metadata = metadata::items(parts, &rt);
     let handle = handle(&rt);
+    let library = library(parts, &rt);
+    let runtime = runtime_compiled(parts, &rt);
     let stubs = stubs::methods(parts, opts, &rt);
     let globals = globals::methods(&parts.info, &rt);
     let structs = structs::items(&parts.info, &rt);
@@ -40,6 +42,8 @@ pub(crate) fn module(parts: &ModuleParts, opts: &CodegenOptions) -> TokenStream 
             #image
             #metadata
             #handle
+            #library
+            #runtime
             impl Module {
                 #stubs
                 #globals
@@ -95,22 +99,13 @@ fn image(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
     }
 }
 
-/// `load` and the `Module` handle.
-fn handle(rt: &TokenStream) -> TokenStream {
+/// `library()` and the `Library` handle; not for a module compiled at run time only, which
+/// has no image to load before it knows the GPU.
+fn library(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
+    if parts.fatbin_path.is_none() && parts.runtime_source.is_some() {
+        return TokenStream::new();
+    }
     quote! {
-        /// Loads this module into `gpu`'s context (once per context) and resolves
-        /// every kernel.
-        ///
-        /// # Errors
-        ///
-        /// When the binary carries no device code (built without nvcc), when no
-        /// image in it suits the device, or when the driver fails.
-        pub fn load(gpu: &#rt::Gpu) -> ::core::result::Result<Module, #rt::Error> {
-            ::core::result::Result::Ok(Module {
-                inner: #rt::__private::load_module(gpu, &METADATA)?,
-            })
-        }
-
         /// Loads this module's code once for the whole process (later calls return the
         /// same): [`Library::module`] then gives the typed [`Module`] of any GPU's context
         /// without loading the code again.
@@ -143,6 +138,70 @@ fn handle(rt: &TokenStream) -> TokenStream {
                     inner: #rt::__private::library_module(gpu, &METADATA, &self.inner)?,
                 })
             }
+        }
+
+    }
+}
+
+/// `load_with`, `compile` and `Options`, for a module that carries its source.
+fn runtime_compiled(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
+    if parts.runtime_source.is_none() {
+        return TokenStream::new();
+    }
+    quote! {
+        /// Defines and NVRTC options of one variant of this module: see [`load_with`].
+        pub type Options<'a> = #rt::CompileOptions<'a>;
+
+        /// Compiles this module's source with NVRTC for `gpu`'s architecture with
+        /// `options`' defines (cached on disk, and loaded once per context and variant),
+        /// checks that every kernel's compiled parameters match the stubs, and loads it.
+        /// The stubs stay the same for every variant.
+        ///
+        /// # Errors
+        ///
+        /// `Error::NoNvrtc` without NVRTC, `Error::Compile` with NVRTC's log,
+        /// `Error::LayoutMismatch` when a define changed a kernel's parameters, or a
+        /// driver error.
+        pub fn load_with(
+            gpu: &#rt::Gpu,
+            options: &Options<'_>,
+        ) -> ::core::result::Result<Module, #rt::Error> {
+            ::core::result::Result::Ok(Module {
+                inner: #rt::__private::load_module_with(gpu, &METADATA, options)?,
+            })
+        }
+
+        /// Compiles this module's source with NVRTC for `target` (`sm_90`, `compute_90`)
+        /// without a GPU (through the disk cache, so a later [`load_with`] of the same
+        /// variant on such a GPU compiles nothing), and checks every kernel's compiled
+        /// parameters against the stubs.
+        ///
+        /// # Errors
+        ///
+        /// As [`load_with`], less the driver's.
+        pub fn compile(
+            target: &str,
+            options: &Options<'_>,
+        ) -> ::core::result::Result<#rt::ObjectCode, #rt::Error> {
+            #rt::__private::compile_module(&METADATA, target, options)
+        }
+    }
+}
+
+/// `load` and the `Module` handle.
+fn handle(rt: &TokenStream) -> TokenStream {
+    quote! {
+        /// Loads this module into `gpu`'s context (once per context) and resolves
+        /// every kernel.
+        ///
+        /// # Errors
+        ///
+        /// When the binary carries no device code (built without nvcc), when no
+        /// image in it suits the device, or when the driver fails.
+        pub fn load(gpu: &#rt::Gpu) -> ::core::result::Result<Module, #rt::Error> {
+            ::core::result::Result::Ok(Module {
+                inner: #rt::__private::load_module(gpu, &METADATA)?,
+            })
         }
 
         /// This module loaded into one context, launching on one stream.

@@ -187,6 +187,7 @@ fn fixture() -> ModuleParts {
         toolkit_version: Some("13.0".into()),
         tracked_files: vec!["/src/k.cu".into()],
         units: vec![],
+        runtime_source: None,
     }
 }
 

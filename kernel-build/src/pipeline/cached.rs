@@ -68,6 +68,7 @@ impl Entry {
             tracked_files: tracked,
             warnings,
             units: self.meta.units,
+            runtime_source: None,
         }
     }
 

@@ -10,10 +10,12 @@ mod pending;
 mod queue;
 mod renames;
 mod request;
+mod runtime;
 mod unit;
 mod units;
 
 pub use request::{BuiltModule, Context, ModuleRequest, SourceInput, Unit};
+pub use runtime::{RuntimeCompile, RuntimeSource};
 
 use crate::cache::Cache;
 use crate::env;
@@ -49,18 +51,46 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
         None => None,
     };
     let sources = request::resolve_sources(req, cache.as_ref())?;
-    let no_device = cx.no_device_code
+    if req.runtime != RuntimeCompile::Off && sources.len() != 1 {
+        return Err(Error::InvalidOption(format!(
+            "module `{}` is compiled at run time, which takes one source; it has {} files",
+            req.name,
+            sources.len()
+        )));
+    }
+    let mut built = build_sources(req, cx, cache.as_ref(), &sources)?;
+    if let (RuntimeCompile::Only | RuntimeCompile::Fallback, [source]) =
+        (req.runtime, sources.as_slice())
+    {
+        let (rt, headers) = runtime::runtime_source(req, source, req.runtime)?;
+        built.tracked_files.extend(headers);
+        built.runtime_source = Some(rt);
+    }
+    Ok(built)
+}
+
+/// Builds `sources`: with nvcc, or by parsing alone (no nvcc on purpose, or a module
+/// compiled at run time only).
+fn build_sources(
+    req: &ModuleRequest,
+    cx: &Context,
+    cache: Option<&Cache>,
+    sources: &[request::Source],
+) -> Result<BuiltModule, Error> {
+    let reporting = cx.reporting;
+    let no_device = req.runtime == RuntimeCompile::Only
+        || cx.no_device_code
         || env::flag("KERNEL_BUILD_NO_DEVICE_CODE", reporting)
         || env::var("DOCS_RS", reporting).is_some();
     if no_device {
-        return parse_only(req, &sources);
+        return parse_only(req, sources);
     }
 
     let opts = DiscoverOptions {
         nvcc: cx.nvcc.clone(),
         reporting,
         search_from: cx.search_from.clone(),
-        cache: cache.clone(),
+        cache: cache.cloned(),
     };
     let toolkit = Toolkit::discover_with(&opts)?;
     let targets = choose_targets(req, &toolkit, reporting)?;
@@ -75,7 +105,7 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
         targets: &targets,
         flags: &flags,
         debug: env::flag("KERNEL_BUILD_DEBUG", reporting),
-        cache: cache.as_ref(),
+        cache,
         mode: req.link,
         alone: sources.len() == 1 && req.link == LinkMode::Whole,
     };
@@ -84,7 +114,7 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
         let built = unit::build(&shared, &sources[0], threads)?;
         return Ok(built.entry.into_built(req, &sources[0]));
     }
-    units::build(&shared, &sources, &jobs, reporting)
+    units::build(&shared, sources, &jobs, reporting)
 }
 
 /// Parses the raw sources only (no nvcc).
@@ -133,6 +163,7 @@ fn parse_only(req: &ModuleRequest, sources: &[request::Source]) -> Result<BuiltM
         tracked_files: sources.iter().filter_map(|s| s.tracked_source()).collect(),
         warnings: Vec::new(),
         units,
+        runtime_source: None,
     })
 }
 

@@ -69,6 +69,8 @@ pub struct ModuleRequest {
     /// How several files become one module's device code: each a whole program
     /// (default), device-linked (`rdc`), or link-time optimised (`lto`).
     pub link: LinkMode,
+    /// Whether the module is compiled at run time by NVRTC, only or as a fallback.
+    pub runtime: super::RuntimeCompile,
 }
 
 impl ModuleRequest {
@@ -96,6 +98,7 @@ impl ModuleRequest {
             user_dirs: Vec::new(),
             require_every_target: false,
             link: LinkMode::Whole,
+            runtime: super::RuntimeCompile::Off,
         }
     }
 }
@@ -171,6 +174,9 @@ pub struct BuiltModule {
     /// lies in the fatbin. Empty for a module of one file.
     #[serde(default)]
     pub units: Vec<Unit>,
+    /// The source the binary carries to compile at run time, when it does.
+    #[serde(default)]
+    pub runtime_source: Option<super::RuntimeSource>,
 }
 
 /// One file of a module built from several.

@@ -76,6 +76,7 @@ pub(crate) fn build(
         tracked_files: tracked,
         warnings,
         units: entry.meta.units,
+        runtime_source: None,
     })
 }
 

@@ -6,19 +6,20 @@ use std::sync::{Arc, Mutex, PoisonError};
 use super::ModuleInner;
 use crate::error::Error;
 
-/// Loaded modules of one context, keyed by the address of their `'static` spec.
-pub(crate) type ModuleCache = OnceMap<ModuleInner>;
+/// Loaded modules of one context, keyed by the address of their `'static` spec and the variant
+/// (0: the embedded image, 1: from a library, others: compiled at run time with options).
+pub(crate) type ModuleCache = OnceMap<(usize, u64), ModuleInner>;
 
 /// A map whose values are created at most once per key. Creation runs under a per-key lock, so
 /// concurrent first users wait for one load instead of loading twice; a failed creation leaves
 /// the key empty for the next try.
-pub(crate) struct OnceMap<T> {
-    slots: Mutex<Vec<(usize, Slot<T>)>>,
+pub(crate) struct OnceMap<K, T> {
+    slots: Mutex<Vec<(K, Slot<T>)>>,
 }
 
 type Slot<T> = Arc<Mutex<Option<Arc<T>>>>;
 
-impl<T> Default for OnceMap<T> {
+impl<K, T> Default for OnceMap<K, T> {
     fn default() -> Self {
         OnceMap {
             slots: Mutex::new(Vec::new()),
@@ -26,11 +27,11 @@ impl<T> Default for OnceMap<T> {
     }
 }
 
-impl<T> OnceMap<T> {
+impl<K: PartialEq, T> OnceMap<K, T> {
     /// The value for `key`, created by `make` if there is none yet.
     pub(crate) fn get_or_try_init(
         &self,
-        key: usize,
+        key: K,
         make: impl FnOnce() -> Result<T, Error>,
     ) -> Result<Arc<T>, Error> {
         let slot = {
@@ -61,7 +62,7 @@ mod tests {
 
     #[test]
     fn concurrent_first_use_creates_once() {
-        let map = OnceMap::<usize>::default();
+        let map = OnceMap::<usize, usize>::default();
         let made = AtomicUsize::new(0);
         let got: Vec<Arc<usize>> = std::thread::scope(|s| {
             let handles: Vec<_> = (0..8)
@@ -86,7 +87,7 @@ mod tests {
 
     #[test]
     fn failures_are_retried_and_keys_are_separate() {
-        let map = OnceMap::<u32>::default();
+        let map = OnceMap::<usize, u32>::default();
         let e = map.get_or_try_init(1, || {
             Err(Error::NoDriver {
                 reason: "test".into(),

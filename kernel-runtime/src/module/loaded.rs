@@ -4,16 +4,18 @@ use std::sync::{Arc, Mutex};
 
 use cudarc::driver::CudaStream;
 
-use super::spec::ModuleSpec;
+use super::runtime::{self, CompileOptions};
+use super::spec::{ModuleSpec, SourceSpec};
 use super::{Kernel, KernelRequest, Library, Module, Provenance, load};
 use crate::error::Error;
 use crate::gpu::Gpu;
+use crate::object_code::ObjectCode;
 
 /// An embedded module loaded into a device, with the stream its launches go to. Cheap to clone.
 ///
 /// ```no_run
 /// use kernel_runtime::__private::{load_module, ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[] };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// let gpu = kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;
 /// let on_side_stream = m.with_stream(&gpu.new_stream()?);
@@ -73,26 +75,94 @@ impl LoadedModule {
 ///
 /// ```no_run
 /// # use kernel_runtime::__private::{load_module, ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[] };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// let gpu = kernel_runtime::Gpu::new(0)?;
 /// let a = load_module(&gpu, &SPEC)?;
 /// let b = load_module(&gpu, &SPEC)?; // cached
 /// # Ok::<(), kernel_runtime::Error>(())
 /// ```
 pub fn load_module(gpu: &Gpu, spec: &'static ModuleSpec) -> Result<LoadedModule, Error> {
-    let image = device_code(spec)?;
-    let key = std::ptr::from_ref(spec).addr();
+    let key = (std::ptr::from_ref(spec).addr(), 0);
     let inner = gpu.inner().modules.get_or_try_init(key, || {
+        let requests = requests(spec);
+        let (image, source) = match (spec.image, spec.source) {
+            (None, Some(source)) => {
+                let opts = CompileOptions::default();
+                return runtime::compile_and_load(gpu, spec, source, &opts, &requests);
+            }
+            (image, source) => (device_code(spec, image)?, source),
+        };
         let from = Provenance {
             module: spec.name,
             archs: Some(spec.archs),
             toolkit: Some(spec.toolkit),
         };
-        load(gpu, &images_of(spec, image), &requests(spec), &from)
+        match load(gpu, &images_of(spec, image), &requests, &from) {
+            Err(Error::NoBinaryForGpu { .. } | Error::UnsupportedPtxVersion { .. })
+                if source.is_some_and(|s| s.fallback) =>
+            {
+                let source = source.unwrap_or_else(|| unreachable!("checked by the guard"));
+                let opts = CompileOptions::default();
+                runtime::compile_and_load(gpu, spec, source, &opts, &requests)
+            }
+            other => other,
+        }
     })?;
     Ok(LoadedModule {
         module: Module::from_parts(inner, gpu.clone()),
         spec,
+    })
+}
+
+/// Compiles `spec`'s carried source with `opts` for `gpu` (through the disk cache), checks
+/// the compiled parameter layouts against the stubs', and loads it: once per context and
+/// variant.
+///
+/// ```no_run
+/// # use kernel_runtime::{CompileOptions, __private::{load_module_with, ModuleSpec}};
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
+/// let gpu = kernel_runtime::Gpu::new(0)?;
+/// let m = load_module_with(&gpu, &SPEC, &CompileOptions { defines: &[("TILE", "32")], options: &[] })?;
+/// # Ok::<(), kernel_runtime::Error>(())
+/// ```
+pub fn load_module_with(
+    gpu: &Gpu,
+    spec: &'static ModuleSpec,
+    opts: &CompileOptions<'_>,
+) -> Result<LoadedModule, Error> {
+    let source = carried_source(spec)?;
+    let key = (std::ptr::from_ref(spec).addr(), opts.key());
+    let inner = gpu.inner().modules.get_or_try_init(key, || {
+        runtime::compile_and_load(gpu, spec, source, opts, &requests(spec))
+    })?;
+    Ok(LoadedModule {
+        module: Module::from_parts(inner, gpu.clone()),
+        spec,
+    })
+}
+
+/// Compiles `spec`'s carried source with `opts` for `target` (`sm_90`, `compute_90`) without
+/// a GPU, through the disk cache, and checks the compiled parameter layouts against the
+/// stubs'.
+///
+/// ```no_run
+/// # use kernel_runtime::{CompileOptions, __private::{compile_module, ModuleSpec}};
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
+/// let code = compile_module(&SPEC, "sm_90", &CompileOptions::default())?;
+/// # Ok::<(), kernel_runtime::Error>(())
+/// ```
+pub fn compile_module(
+    spec: &'static ModuleSpec,
+    target: &str,
+    opts: &CompileOptions<'_>,
+) -> Result<ObjectCode, Error> {
+    runtime::compile_checked(spec, carried_source(spec)?, opts, target)
+}
+
+/// The source `spec` carries, or the error of a module that carries none.
+fn carried_source(spec: &'static ModuleSpec) -> Result<&'static SourceSpec, Error> {
+    spec.source.ok_or_else(|| Error::NoDeviceCode {
+        module: spec.name.to_owned(),
     })
 }
 
@@ -101,14 +171,14 @@ pub fn load_module(gpu: &Gpu, spec: &'static ModuleSpec) -> Result<LoadedModule,
 ///
 /// ```no_run
 /// # use kernel_runtime::__private::{load_library, library_module, ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[] };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// let lib = load_library(&SPEC)?;
 /// let m = library_module(&kernel_runtime::Gpu::new(0)?, &SPEC, &lib)?;
 /// # Ok::<(), kernel_runtime::Error>(())
 /// ```
 pub fn load_library(spec: &'static ModuleSpec) -> Result<Library, Error> {
     static LIBRARIES: Mutex<Vec<(usize, Library)>> = Mutex::new(Vec::new());
-    let image = device_code(spec)?;
+    let image = device_code(spec, spec.image)?;
     let key = std::ptr::from_ref(spec).addr();
     let mut libraries = LIBRARIES.lock().unwrap_or_else(|e| e.into_inner());
     if let Some((_, lib)) = libraries.iter().find(|(k, _)| *k == key) {
@@ -126,8 +196,8 @@ pub fn library_module(
     spec: &'static ModuleSpec,
     library: &Library,
 ) -> Result<LoadedModule, Error> {
-    // Beside the per-context module of `load_module` (spec addresses are 8-aligned).
-    let key = std::ptr::from_ref(spec).addr() + 1;
+    // Beside the per-context module of `load_module`.
+    let key = (std::ptr::from_ref(spec).addr(), 1);
     let inner = gpu.inner().modules.get_or_try_init(key, || {
         let mut inner = library.context_module(gpu)?;
         inner.resolve_declared(&requests(spec))?;
@@ -140,8 +210,11 @@ pub fn library_module(
 }
 
 /// The module's image, or the error of a build without device code.
-fn device_code(spec: &'static ModuleSpec) -> Result<&'static [u8], Error> {
-    spec.image.ok_or_else(|| Error::NoDeviceCode {
+fn device_code(
+    spec: &'static ModuleSpec,
+    image: Option<&'static [u8]>,
+) -> Result<&'static [u8], Error> {
+    image.ok_or_else(|| Error::NoDeviceCode {
         module: spec.name.to_owned(),
     })
 }

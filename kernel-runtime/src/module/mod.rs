@@ -11,6 +11,7 @@ mod kernel;
 mod library;
 mod loaded;
 mod loading;
+mod runtime;
 pub(crate) mod spec;
 
 use std::ffi::{CString, c_void};
@@ -23,8 +24,11 @@ use cudarc::driver::{CudaContext, DriverError, result};
 pub use external::Module;
 pub use kernel::Kernel;
 pub use library::Library;
-pub use loaded::{LoadedModule, library_module, load_library, load_module};
+pub use loaded::{
+    LoadedModule, compile_module, library_module, load_library, load_module, load_module_with,
+};
 pub use loading::{LoadingMode, loading_mode};
+pub use runtime::CompileOptions;
 
 use crate::driver::driver_version;
 use crate::error::{DriverResultExt, Error};

@@ -18,7 +18,7 @@ pub struct Aligned<T: ?Sized>(pub T);
 /// use kernel_runtime::__private::ModuleSpec;
 /// static SPEC: ModuleSpec = ModuleSpec {
 ///     name: "empty", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[],
-///     units: &[],
+///     units: &[], source: None,
 /// };
 /// assert!(SPEC.image.is_none());
 /// ```
@@ -40,6 +40,35 @@ pub struct ModuleSpec {
     /// inside `image`, loaded as a driver module of its own. Empty when `image` is one
     /// module.
     pub units: &'static [UnitSpec],
+    /// The source to compile at run time (instead of `image`, or when `image` has nothing
+    /// for the GPU), when the module carries it.
+    pub source: Option<&'static SourceSpec>,
+}
+
+/// The CUDA source a module compiled at run time carries.
+///
+/// ```
+/// use kernel_runtime::__private::SourceSpec;
+/// static SRC: SourceSpec = SourceSpec {
+///     name: "tile.cu", text: "#include \"tile.h\"\n", headers: &[("tile.h", "#define T 4\n")],
+///     defines: &[("TILE", "32")], options: &[], fallback: false,
+/// };
+/// assert_eq!(SRC.headers.len(), 1);
+/// ```
+#[derive(Debug)]
+pub struct SourceSpec {
+    /// The program's name in NVRTC's messages.
+    pub name: &'static str,
+    /// The source text.
+    pub text: &'static str,
+    /// The user's headers it includes, by their `#include` names.
+    pub headers: &'static [(&'static str, &'static str)],
+    /// `(name, value)` definitions; an empty value defines the name as `1`.
+    pub defines: &'static [(&'static str, &'static str)],
+    /// NVRTC options.
+    pub options: &'static [&'static str],
+    /// Compiled only when the embedded image has nothing for the GPU.
+    pub fallback: bool,
 }
 
 /// One file's image inside a module of several whole-program files.

@@ -138,6 +138,7 @@ pub static SPEC: ModuleSpec = ModuleSpec {
         },
     ],
     units: &[],
+    source: None,
 };
 
 /// What the code generator emits for a module: a wrapper over `LoadedModule` with one typed

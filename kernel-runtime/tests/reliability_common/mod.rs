@@ -78,6 +78,7 @@ pub static SPEC: ModuleSpec = ModuleSpec {
     kernels: KERNELS,
     globals: &[],
     units: &[],
+    source: None,
 };
 
 pub static SM80_SPEC: ModuleSpec = ModuleSpec {
@@ -88,6 +89,7 @@ pub static SM80_SPEC: ModuleSpec = ModuleSpec {
     kernels: KERNELS,
     globals: &[],
     units: &[],
+    source: None,
 };
 
 /// The `__CUDA_ARCH__` that `arch_probe` reports on a device of compute capability `cc` when

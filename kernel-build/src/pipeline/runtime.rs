@@ -1,0 +1,173 @@
+//! Modules compiled at run time: what the binary carries instead of (or beside) a fatbin.
+//!
+//! With [`RuntimeCompile::Only`] the build reads the declarations without nvcc and embeds the
+//! source, the user's headers it includes, its defines and options; the runtime compiles them
+//! with NVRTC for the GPU it runs on and checks the compiled parameter layouts against the
+//! declarations the stubs were generated from. With [`RuntimeCompile::Fallback`] the fatbin
+//! is built as usual and the source rides along, for GPUs the fatbin has no image for.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::request::{ModuleRequest, Source};
+use crate::error::Error;
+
+/// Whether a module is compiled at run time.
+///
+/// ```
+/// use kernel_build::pipeline::RuntimeCompile;
+/// assert_eq!(RuntimeCompile::default(), RuntimeCompile::Off);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RuntimeCompile {
+    /// Compiled by nvcc at build time only.
+    #[default]
+    Off,
+    /// Compiled by NVRTC at run time only: the build needs no nvcc and embeds the source.
+    Only,
+    /// Compiled by nvcc at build time, and by NVRTC at run time on a GPU the fatbin has no
+    /// image for.
+    Fallback,
+}
+
+/// The source a module compiled at run time carries.
+///
+/// ```
+/// let s = kernel_build::pipeline::RuntimeSource { name: "k.cu".into(), text: String::new(),
+///     headers: vec![], defines: vec![], options: vec![], fallback: false };
+/// assert!(s.headers.is_empty());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuntimeSource {
+    /// The program's name in NVRTC's messages (`k.cu`, or `<module>.cu` for inline text).
+    pub name: String,
+    /// The source text.
+    pub text: String,
+    /// The user's headers it includes, by the name written in the `#include` line.
+    pub headers: Vec<(String, String)>,
+    /// The module's definitions.
+    pub defines: Vec<(String, Option<String>)>,
+    /// NVRTC options (the module's flags).
+    pub options: Vec<String>,
+    /// Compiled at run time only when the fatbin has no image for the GPU.
+    pub fallback: bool,
+}
+
+/// The runtime source of `source`, or an error naming the header that cannot be read.
+pub(crate) fn runtime_source(
+    req: &ModuleRequest,
+    source: &Source,
+    mode: RuntimeCompile,
+) -> Result<(RuntimeSource, Vec<PathBuf>), Error> {
+    let name = if source.is_file {
+        source.path.file_name().map_or_else(
+            || format!("{}.cu", req.name),
+            |n| n.to_string_lossy().into_owned(),
+        )
+    } else {
+        format!("{}.cu", req.name)
+    };
+    let here = source.path.parent().map(Path::to_path_buf);
+    let (headers, files) = user_headers(&source.text, here.as_deref(), &source.includes)?;
+    Ok((
+        RuntimeSource {
+            name,
+            text: source.text.clone(),
+            headers,
+            defines: req.defines.clone(),
+            options: req.flags.clone(),
+            fallback: mode == RuntimeCompile::Fallback,
+        },
+        files,
+    ))
+}
+
+/// Headers by their `#include` names, with their text.
+type Headers = Vec<(String, String)>;
+
+/// The headers `text` includes (and they include) found beside the source or in `dirs`,
+/// keyed by the name NVRTC will be asked for; headers found nowhere are left to NVRTC (its
+/// own, the toolkit's). Returns the files read too.
+fn user_headers(
+    text: &str,
+    here: Option<&Path>,
+    dirs: &[PathBuf],
+) -> Result<(Headers, Vec<PathBuf>), Error> {
+    let mut headers = Vec::new();
+    let mut files = Vec::new();
+    let mut seen = HashSet::new();
+    let mut queue: Vec<(String, Option<PathBuf>)> = include_names(text)
+        .into_iter()
+        .map(|n| (n, here.map(Path::to_path_buf)))
+        .collect();
+    queue.reverse();
+    while let Some((name, beside)) = queue.pop() {
+        let found = beside
+            .iter()
+            .chain(dirs)
+            .map(|d| d.join(&name))
+            .find(|p| p.is_file());
+        let Some(path) = found else { continue };
+        if !seen.insert(name.clone()) {
+            continue;
+        }
+        let bytes = std::fs::read(&path)
+            .map_err(|e| Error::io("failed to read the included header", &path, e))?;
+        let body = String::from_utf8_lossy(&bytes).into_owned();
+        let dir = path.parent().map(Path::to_path_buf);
+        let mut inner: Vec<_> = include_names(&body)
+            .into_iter()
+            .map(|n| (n, dir.clone()))
+            .collect();
+        inner.reverse();
+        queue.extend(inner);
+        headers.push((name, body));
+        files.push(path);
+    }
+    Ok((headers, files))
+}
+
+/// The names in `#include "x"` and `#include <x>` lines.
+fn include_names(text: &str) -> Vec<String> {
+    text.lines()
+        .filter_map(|line| {
+            let rest = line.trim_start().strip_prefix('#')?.trim_start();
+            let rest = rest.strip_prefix("include")?.trim();
+            let close = match rest.chars().next()? {
+                '"' => '"',
+                '<' => '>',
+                _ => return None,
+            };
+            let inner = &rest[1..];
+            Some(inner[..inner.find(close)?].to_owned())
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn headers_are_collected_by_their_written_names() {
+        let dir = tempfile::tempdir().unwrap();
+        let inc = dir.path().join("inc");
+        std::fs::create_dir_all(inc.join("sub")).unwrap();
+        std::fs::write(
+            inc.join("a.h"),
+            "#include \"sub/b.h\"\nstruct A { int x; };\n",
+        )
+        .unwrap();
+        std::fs::write(inc.join("sub/b.h"), "#define B 1\n").unwrap();
+        std::fs::write(dir.path().join("local.h"), "#pragma once\n").unwrap();
+        let text = "#include \"local.h\"\n#include <a.h>\n#include <cuda_fp16.h>\n";
+        let (headers, files) =
+            user_headers(text, Some(dir.path()), std::slice::from_ref(&inc)).unwrap();
+        let names: Vec<&str> = headers.iter().map(|(n, _)| n.as_str()).collect();
+        assert_eq!(names, ["local.h", "a.h", "sub/b.h"]);
+        assert_eq!(files.len(), 3);
+        assert!(headers[1].1.contains("struct A"));
+    }
+}

@@ -1,0 +1,11 @@
+// `compile` takes "build" or "runtime"; anything else is reported at its literal.
+kernel_runtime::cuda_module! {
+    mod k {
+        compile = "nvrtc";
+        source = r#"
+            extern "C" __global__ void noop() {}
+        "#;
+    }
+}
+
+fn main() {}
