@@ -12,6 +12,7 @@ use std::fmt;
 ///     archs: &["sm_80", "compute_90"],
 ///     toolkit: "13.0",
 ///     device_code: true,
+///     runtime_source: false,
 /// };
 /// assert_eq!(
 ///     e.to_string(),
@@ -30,6 +31,8 @@ pub struct Embedded {
     pub toolkit: &'static str,
     /// Whether the binary carries the fatbin (false when built without nvcc).
     pub device_code: bool,
+    /// Whether the binary carries the CUDA source, to compile with NVRTC at run time.
+    pub runtime_source: bool,
 }
 
 impl fmt::Display for Embedded {
@@ -47,6 +50,8 @@ impl fmt::Display for Embedded {
                 self.archs.join(", "),
                 self.toolkit
             )
+        } else if self.runtime_source {
+            f.write_str("source compiled at run time (NVRTC)")
         } else {
             f.write_str("no device code (built without nvcc)")
         }
@@ -73,6 +78,7 @@ macro_rules! embedded {
             archs: $($module)::+::METADATA.archs,
             toolkit: $($module)::+::METADATA.toolkit,
             device_code: $($module)::+::METADATA.image.is_some(),
+            runtime_source: $($module)::+::METADATA.source.is_some(),
         }
     };
 }
