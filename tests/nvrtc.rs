@@ -138,3 +138,34 @@ fn a_program_runs_on_the_gpu() -> Result<(), Error> {
     assert_close(&gpu.download(&y)?, &want, 1e-5);
     Ok(())
 }
+
+#[test]
+fn a_missing_nvrtc_is_an_error_not_a_panic() {
+    // NVRTC is opened once per process: the child is a process of its own.
+    let exe = std::env::current_exe().expect("test binary");
+    let out = std::process::Command::new(exe)
+        .args(["missing_nvrtc_child", "--exact", "--ignored", "--nocapture"])
+        .output()
+        .expect("spawn");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("1 passed"), "{stdout}");
+}
+
+/// Run by the test above in a process of its own.
+#[test]
+#[ignore = "a child process of a_missing_nvrtc_is_an_error_not_a_panic"]
+fn missing_nvrtc_child() {
+    let err = Nvrtc::load_from("/nonexistent/libnvrtc.so.13").unwrap_err();
+    assert!(matches!(err, Error::NoNvrtc { .. }), "{err:?}");
+    let text = err.to_string();
+    assert!(text.contains("/nonexistent/libnvrtc.so.13"), "{text}");
+    assert!(text.contains("pip install nvidia-cuda-nvrtc"), "{text}");
+    // Every later use says the same, without a panic.
+    let err = program().compile("sm_90").unwrap_err();
+    assert!(matches!(err, Error::NoNvrtc { .. }), "{err:?}");
+}

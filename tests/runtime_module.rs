@@ -38,6 +38,16 @@ cuda_module! {
 
             extern "C" __global__ void tile_size(int* out) { *out = TILE; }
 
+            // C++ linkage: found through the symbol the build predicts.
+            namespace ops {
+            template <typename T>
+            __global__ void fill(T* x, T v, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) x[i] = v;
+            }
+            template __global__ void fill<float>(float*, float, int);
+            }
+
             extern "C" __global__ void dot_lanes(Lanes w, const float* x, float* out, int n) {
                 int i = blockIdx.x * blockDim.x + threadIdx.x;
                 if (i >= n) return;
@@ -68,7 +78,7 @@ cuda_module! {
 fn the_module_compiles_without_a_gpu_and_checks_layouts() -> Result<(), Error> {
     let code = tiled::compile("sm_90", &tiled::Options::default())?;
     assert_eq!(code.kind(), kernel_runtime::CodeKind::Cubin);
-    assert_eq!(code.kernels()?.len(), 3);
+    assert_eq!(code.kernels()?.len(), 4);
     tiled::compile(
         "sm_90",
         &tiled::Options {
@@ -160,6 +170,15 @@ fn variants_compiled_at_run_time_launch_through_the_same_stubs() -> Result<(), E
     };
     let default = tiled::load(&gpu)?;
     check_transpose(&gpu, &default, 16, 300, 517)?;
+    // A C++ template kernel, its symbol named by NVRTC.
+    let n = 1000usize;
+    let v = Rng::with_seed(2).nonzero_f32();
+    let mut x = gpu.zeros::<f32>(n)?;
+    // SAFETY: ops::fill<float>(float* x, float v, int n) writes x[i] for i < n; x holds n.
+    unsafe {
+        default.ops_fill::<f32>(&LaunchConfig::for_num_elems(n as u32), &mut x, v, n as i32)?
+    };
+    assert_eq!(gpu.download(&x)?, vec![v; n]);
     for tile in [8u32, 32] {
         let value = tile.to_string();
         let m = tiled::load_with(

@@ -88,7 +88,7 @@ pub fn load_module(gpu: &Gpu, spec: &'static ModuleSpec) -> Result<LoadedModule,
         let (image, source) = match (spec.image, spec.source) {
             (None, Some(source)) => {
                 let opts = CompileOptions::default();
-                return runtime::compile_and_load(gpu, spec, source, &opts, &requests);
+                return runtime::compile_and_load(gpu, spec, source, &opts);
             }
             (image, source) => (device_code(spec, image)?, source),
         };
@@ -103,7 +103,7 @@ pub fn load_module(gpu: &Gpu, spec: &'static ModuleSpec) -> Result<LoadedModule,
             {
                 let source = source.unwrap_or_else(|| unreachable!("checked by the guard"));
                 let opts = CompileOptions::default();
-                runtime::compile_and_load(gpu, spec, source, &opts, &requests)
+                runtime::compile_and_load(gpu, spec, source, &opts)
             }
             other => other,
         }
@@ -132,9 +132,10 @@ pub fn load_module_with(
 ) -> Result<LoadedModule, Error> {
     let source = carried_source(spec)?;
     let key = (std::ptr::from_ref(spec).addr(), opts.key());
-    let inner = gpu.inner().modules.get_or_try_init(key, || {
-        runtime::compile_and_load(gpu, spec, source, opts, &requests(spec))
-    })?;
+    let inner = gpu
+        .inner()
+        .modules
+        .get_or_try_init(key, || runtime::compile_and_load(gpu, spec, source, opts))?;
     Ok(LoadedModule {
         module: Module::from_parts(inner, gpu.clone()),
         spec,

@@ -2,7 +2,7 @@
 //! GPU's exact architecture (through the disk cache), and the compiled parameter layouts are
 //! checked against the declarations the stubs were generated from before anything launches.
 
-use super::spec::{ModuleSpec, SourceSpec};
+use super::spec::{KernelSpec, ModuleSpec, SourceSpec};
 use super::{KernelRequest, ModuleInner, Provenance, load};
 use crate::error::Error;
 use crate::gpu::Gpu;
@@ -66,15 +66,30 @@ pub(crate) fn compile_and_load(
     spec: &'static ModuleSpec,
     source: &'static SourceSpec,
     opts: &CompileOptions<'_>,
-    requests: &[KernelRequest<'_>],
 ) -> Result<ModuleInner, Error> {
     let code = compile_checked(spec, source, opts, &gpu.arch())?;
+    let symbols: Vec<&str> = spec.kernels.iter().map(|k| symbol_of(k, &code)).collect();
+    let requests: Vec<KernelRequest<'_>> = spec
+        .kernels
+        .iter()
+        .zip(&symbols)
+        .map(|(k, symbol)| KernelRequest {
+            name: k.name,
+            symbol,
+            launch_bounds: k.max_threads,
+            cluster_dims: k.cluster_dims,
+            available: k.available,
+            unit: None,
+        })
+        .collect();
     let from = Provenance {
         module: spec.name,
         archs: None,
         toolkit: None,
     };
-    load(gpu, &[code.bytes()], requests, &from)
+    let mut inner = load(gpu, &[code.bytes()], &requests, &from)?;
+    inner.symbols = code.symbols().to_vec();
+    Ok(inner)
 }
 
 /// Compiles `source` for `target` with `opts` (through the disk cache) and checks every
@@ -85,13 +100,27 @@ pub(crate) fn compile_checked(
     opts: &CompileOptions<'_>,
     target: &str,
 ) -> Result<ObjectCode, Error> {
-    let code = program(source, opts).compile(target)?;
+    let mut p = program(source, opts);
+    // C++ kernels whose symbol the build could not know: NVRTC names them.
+    for k in spec.kernels.iter().filter(|k| k.symbol.is_empty()) {
+        p = p.name_expression(k.name);
+    }
+    let code = p.compile(target)?;
     let mut variant = target.to_owned();
     if !opts.variant().is_empty() {
         variant = format!("{variant}, {}", opts.variant());
     }
     verify(spec, &code, &variant)?;
     Ok(code)
+}
+
+/// The compiled symbol of `k`: the build's, or the one NVRTC gave its name expression.
+fn symbol_of<'a>(k: &'a KernelSpec, code: &'a ObjectCode) -> &'a str {
+    if k.symbol.is_empty() {
+        code.symbol(k.name)
+    } else {
+        k.symbol
+    }
 }
 
 /// The NVRTC program of `source` with `opts` applied.
@@ -117,7 +146,8 @@ fn program(source: &SourceSpec, opts: &CompileOptions<'_>) -> Program {
 fn verify(spec: &ModuleSpec, code: &ObjectCode, variant: &str) -> Result<(), Error> {
     let compiled = code.kernels()?;
     for k in spec.kernels {
-        let Some(found) = compiled.iter().find(|c| c.symbol == k.symbol) else {
+        let symbol = symbol_of(k, code);
+        let Some(found) = compiled.iter().find(|c| c.symbol == symbol) else {
             if k.available.is_some() {
                 // Declared for some targets only: the load records it as absent.
                 continue;
@@ -125,7 +155,7 @@ fn verify(spec: &ModuleSpec, code: &ObjectCode, variant: &str) -> Result<(), Err
             return Err(Error::KernelNotFound {
                 module: spec.name.to_owned(),
                 kernel: k.name.to_owned(),
-                symbol: k.symbol.to_owned(),
+                symbol: symbol.to_owned(),
             });
         };
         let declared: Vec<(u32, u32)> = k.params.iter().map(|p| (p.offset, p.size)).collect();
