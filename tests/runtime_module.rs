@@ -60,6 +60,14 @@ cuda_module! {
 }
 
 cuda_module! {
+    /// From a file whose kernel takes a struct declared in the user's header.
+    mod from_file {
+        compile = "runtime";
+        file = "cuda/runtime/blend.cu";
+    }
+}
+
+cuda_module! {
     /// SASS for sm_80 only, no PTX: no image for a Hopper GPU, so `load` compiles the
     /// carried source there.
     mod fallback_only_ampere {
@@ -109,6 +117,30 @@ fn the_module_compiles_without_a_gpu_and_checks_layouts() -> Result<(), Error> {
         }
         other => panic!("expected a layout mismatch, got {other:?}"),
     }
+    Ok(())
+}
+
+#[test]
+fn a_header_of_the_user_is_carried_and_read() -> Result<(), Error> {
+    let source = from_file::METADATA.source.expect("carried");
+    assert_eq!(source.name, "blend.cu");
+    assert_eq!(source.headers.len(), 1);
+    assert_eq!(source.headers[0].0, "weights.cuh");
+    assert_eq!(std::mem::size_of::<from_file::Weights>(), 20);
+    from_file::compile("sm_90", &Default::default())?;
+    let err = from_file::compile(
+        "sm_90",
+        &from_file::Options {
+            defines: &[("WIDTH", "8")],
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert!(
+        matches!(&err, Error::LayoutMismatch { declared, compiled, .. }
+            if declared[0] == (0, 20) && compiled[0] == (0, 36)),
+        "{err:?}"
+    );
     Ok(())
 }
 
@@ -200,6 +232,30 @@ fn variants_compiled_at_run_time_launch_through_the_same_stubs() -> Result<(), E
     .err()
     .expect("a layout mismatch");
     assert!(matches!(err, Error::LayoutMismatch { .. }), "{err:?}");
+    Ok(())
+}
+
+#[test]
+fn a_struct_from_a_header_passes_by_value() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let m = from_file::load(&gpu)?;
+    let n = 3001usize;
+    let mut r = Rng::with_seed(8);
+    let xs = r.nonzero_f32s(n * 4);
+    let p = from_file::Weights {
+        w: [r.nonzero_f32(), r.nonzero_f32(), r.nonzero_f32(), r.nonzero_f32()],
+        bias: r.nonzero_f32(),
+    };
+    let x = gpu.upload(&xs)?;
+    let mut out = gpu.zeros::<f32>(n)?;
+    // SAFETY: blend reads x[i*4..i*4+4] and writes out[i] for i < n; the buffers hold that.
+    unsafe { m.blend(&LaunchConfig::for_num_elems(n as u32), p, &x, &mut out, n as i32)? };
+    let want: Vec<f32> = (0..n)
+        .map(|i| (0..4).fold(p.bias, |s, l| s + p.w[l] * xs[i * 4 + l]))
+        .collect();
+    assert_close(&gpu.download(&out)?, &want, 1e-5);
     Ok(())
 }
 

@@ -19,5 +19,6 @@ fuzz_target!(|data: &[u8]| {
         main_file: Path::new("fuzz.cu"),
         user_dirs: &[],
         host_stub: Some(&text),
+        headers: &[],
     });
 });

@@ -44,6 +44,7 @@ fn analyze_file(nvcc: &Path, name: &str) -> ModuleInfo {
         main_file: &path,
         user_dirs: &dirs,
         host_stub: None,
+        headers: &[],
     };
     front::analyze(&input).unwrap_or_else(|d| panic!("{name}:\n{d}"))
 }

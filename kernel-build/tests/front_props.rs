@@ -80,6 +80,7 @@ fn check(text: &str) {
             main_file: Path::new("p.cu"),
             user_dirs: &[],
             host_stub: None,
+            headers: &[],
         },
     ];
     for input in &inputs {

@@ -63,6 +63,9 @@ pub struct FrontInput<'a> {
     /// nvcc's host stub file of the same pass (`.cudafe1.stub.c`): the template kernels
     /// host code launches, with their symbols.
     pub host_stub: Option<&'a str>,
+    /// Without nvcc: the user's headers the source includes, by their `#include` names,
+    /// read for the types they declare (a module compiled at run time carries them).
+    pub headers: &'a [(String, String)],
 }
 
 impl<'a> FrontInput<'a> {
@@ -80,6 +83,7 @@ impl<'a> FrontInput<'a> {
             main_file: Path::new(display_name),
             user_dirs: &[],
             host_stub: None,
+            headers: &[],
         }
     }
 }
@@ -180,7 +184,19 @@ fn analyze_parts_for(input: &FrontInput<'_>, cuda_arch: Option<i64>) -> (ModuleI
                 info
             }
         }
-        None => analyze::build(items, Vec::new(), &mut diags),
+        None => {
+            let headers = raw_header_items(input, cuda_arch);
+            if !input.headers.is_empty() {
+                // The headers given were read: their notes would say otherwise.
+                notes.retain(|n| {
+                    !input
+                        .headers
+                        .iter()
+                        .any(|(h, _)| n.contains(&format!("\"{h}\"")))
+                });
+            }
+            analyze::build(items, headers, &mut diags)
+        }
     };
     if let Some(stub) = input.host_stub {
         symbols_from_stub(&mut info, stub);
@@ -189,6 +205,23 @@ fn analyze_parts_for(input: &FrontInput<'_>, cuda_arch: Option<i64>) -> (ModuleI
     info.notes = notes;
     docs::attach(&mut info, &raw_lexed.comments, input.display_name);
     (info, diags)
+}
+
+/// The declarations of the user's headers given to a reading without nvcc, each read as the
+/// raw source is (conditionals for `cuda_arch`, object-like macros); like the library headers
+/// of a build with nvcc, their types are known before the source's, and what the parser
+/// cannot read there is dropped.
+fn raw_header_items(input: &FrontInput<'_>, cuda_arch: Option<i64>) -> Vec<parse::Item> {
+    let mut items = Vec::new();
+    for (name, text) in input.headers {
+        let lexed = lexer::lex(text);
+        let Ok(out) = raw::expand_for(text, &lexed.tokens, name, cuda_arch) else {
+            continue;
+        };
+        let map = linemap::LineMap::identity(name, text);
+        items.extend(parse::parse(text, &out.tokens, &map).0);
+    }
+    items
 }
 
 /// The declarations of the toolkit and system headers in a preprocessed text (what the

@@ -58,12 +58,18 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
             sources.len()
         )));
     }
-    let mut built = build_sources(req, cx, cache.as_ref(), &sources)?;
-    if let (RuntimeCompile::Only | RuntimeCompile::Fallback, [source]) =
-        (req.runtime, sources.as_slice())
-    {
-        let (rt, headers) = runtime::runtime_source(req, source, req.runtime)?;
-        built.tracked_files.extend(headers);
+    let runtime = match (req.runtime, sources.as_slice()) {
+        (RuntimeCompile::Only | RuntimeCompile::Fallback, [source]) => {
+            Some(runtime::runtime_source(req, source, req.runtime)?)
+        }
+        _ => None,
+    };
+    let headers = runtime
+        .as_ref()
+        .map_or(&[][..], |(rt, _)| rt.headers.as_slice());
+    let mut built = build_sources(req, cx, cache.as_ref(), &sources, headers)?;
+    if let Some((rt, files)) = runtime {
+        built.tracked_files.extend(files);
         built.runtime_source = Some(rt);
     }
     Ok(built)
@@ -76,6 +82,7 @@ fn build_sources(
     cx: &Context,
     cache: Option<&Cache>,
     sources: &[request::Source],
+    headers: &[(String, String)],
 ) -> Result<BuiltModule, Error> {
     let reporting = cx.reporting;
     let no_device = req.runtime == RuntimeCompile::Only
@@ -83,7 +90,7 @@ fn build_sources(
         || env::flag("KERNEL_BUILD_NO_DEVICE_CODE", reporting)
         || env::var("DOCS_RS", reporting).is_some();
     if no_device {
-        return parse_only(req, sources);
+        return parse_only(req, sources, headers);
     }
 
     let opts = DiscoverOptions {
@@ -117,8 +124,13 @@ fn build_sources(
     units::build(&shared, sources, &jobs, reporting)
 }
 
-/// Parses the raw sources only (no nvcc).
-fn parse_only(req: &ModuleRequest, sources: &[request::Source]) -> Result<BuiltModule, Error> {
+/// Parses the raw sources only (no nvcc); `headers` are the user's headers of a module of
+/// one source, read for their types.
+fn parse_only(
+    req: &ModuleRequest,
+    sources: &[request::Source],
+    headers: &[(String, String)],
+) -> Result<BuiltModule, Error> {
     let archs = raw_arch_numbers(req);
     let alone = sources.len() == 1;
     let mut infos = Vec::new();
@@ -131,6 +143,7 @@ fn parse_only(req: &ModuleRequest, sources: &[request::Source]) -> Result<BuiltM
             main_file: &source.path,
             user_dirs: &source.user_dirs,
             host_stub: None,
+            headers,
         };
         let (info, d) = front::read_raw_targets(&input, &archs);
         match front::finish(&source.display_name, info, d, alone) {

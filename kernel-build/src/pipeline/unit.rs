@@ -161,6 +161,7 @@ impl Job<'_> {
             main_file: &self.source.path,
             user_dirs: &self.source.user_dirs,
             host_stub: None,
+            headers: &[],
         };
         let (info, diags) = if views.is_empty() {
             front::analyze_parts(&input)

@@ -147,6 +147,7 @@ pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
         main_file: &a.file,
         user_dirs: &dirs,
         host_stub: None,
+        headers: &[],
     };
     let mut info = front::analyze(&input).map_err(|d| d.to_string())?;
     if let Some(nvcc) = &nvcc
