@@ -245,13 +245,26 @@ fn a_struct_from_a_header_passes_by_value() -> Result<(), Error> {
     let mut r = Rng::with_seed(8);
     let xs = r.nonzero_f32s(n * 4);
     let p = from_file::Weights {
-        w: [r.nonzero_f32(), r.nonzero_f32(), r.nonzero_f32(), r.nonzero_f32()],
+        w: [
+            r.nonzero_f32(),
+            r.nonzero_f32(),
+            r.nonzero_f32(),
+            r.nonzero_f32(),
+        ],
         bias: r.nonzero_f32(),
     };
     let x = gpu.upload(&xs)?;
     let mut out = gpu.zeros::<f32>(n)?;
     // SAFETY: blend reads x[i*4..i*4+4] and writes out[i] for i < n; the buffers hold that.
-    unsafe { m.blend(&LaunchConfig::for_num_elems(n as u32), p, &x, &mut out, n as i32)? };
+    unsafe {
+        m.blend(
+            &LaunchConfig::for_num_elems(n as u32),
+            p,
+            &x,
+            &mut out,
+            n as i32,
+        )?
+    };
     let want: Vec<f32> = (0..n)
         .map(|i| (0..4).fold(p.bias, |s, l| s + p.w[l] * xs[i * 4 + l]))
         .collect();
