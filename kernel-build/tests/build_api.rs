@@ -175,3 +175,34 @@ fn nvcc_warning_is_kept_with_its_line() {
         built.module.warnings
     );
 }
+
+#[test]
+fn a_warning_of_every_target_is_kept_once_naming_them() {
+    let Some(nvcc) = real_nvcc() else { return };
+    let src = "extern \"C\" __global__ void k(int* p) {\n    int unused;\n    *p = 1;\n}\n";
+    let dir = project(&[("w3.cu", src)]);
+    let out = tempfile::tempdir().unwrap();
+    let built = Build::new()
+        .file(dir.path().join("w3.cu"))
+        .arch("sm_75")
+        .arch("sm_80")
+        .arch("sm_90")
+        .nvcc(&nvcc)
+        .out_dir(out.path())
+        .cache_dir(out.path().join("cache"))
+        .cargo_metadata(false)
+        .try_compile("w3")
+        .unwrap();
+    let unused: Vec<&String> = built
+        .module
+        .warnings
+        .iter()
+        .filter(|w| w.contains("w3.cu(2)"))
+        .collect();
+    assert_eq!(unused.len(), 1, "{:?}", built.module.warnings);
+    assert!(
+        unused[0].ends_with("[compute_75, compute_80, compute_90]"),
+        "{}",
+        unused[0]
+    );
+}

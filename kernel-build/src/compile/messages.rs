@@ -231,3 +231,111 @@ mod tests {
         assert!(parse("").is_empty());
     }
 }
+
+/// nvcc's warnings, each once, naming the targets it came from. The device front end runs
+/// once per virtual architecture and prints the same warning each time; `runs` gives each
+/// nvcc run's warnings with the virtual architectures it compiled. A warning a run printed as
+/// often as it has architectures came from all of them; printed fewer times, from that many
+/// of them (which ones, nvcc does not say).
+pub(crate) fn collapse_warnings(runs: Vec<(Vec<String>, Vec<NvccMessage>)>) -> Vec<NvccMessage> {
+    // (first message, known targets, "n of" hints)
+    let mut out: Vec<(NvccMessage, Vec<String>, Vec<String>)> = Vec::new();
+    for (archs, warnings) in runs {
+        let mut counted: Vec<(NvccMessage, usize)> = Vec::new();
+        for w in warnings {
+            match counted.iter_mut().find(|(m, _)| m.raw == w.raw) {
+                Some((_, n)) => *n += 1,
+                None => counted.push((w, 1)),
+            }
+        }
+        for (w, n) in counted {
+            let at = match out.iter().position(|(m, _, _)| m.raw == w.raw) {
+                Some(i) => i,
+                None => {
+                    out.push((w, Vec::new(), Vec::new()));
+                    out.len() - 1
+                }
+            };
+            let (_, known, some) = &mut out[at];
+            if n >= archs.len() {
+                known.extend(archs.iter().cloned());
+            } else {
+                some.push(format!("{n} of {}", archs.join(", ")));
+            }
+        }
+    }
+    out.into_iter()
+        .map(|(mut m, mut known, some)| {
+            known.sort();
+            known.dedup();
+            let mut parts = Vec::new();
+            if !known.is_empty() {
+                parts.push(known.join(", "));
+            }
+            parts.extend(some);
+            if !parts.is_empty() {
+                m.raw = format!("{} [{}]", m.raw, parts.join("; "));
+            }
+            m
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod collapse_tests {
+    use super::*;
+
+    fn warning(text: &str) -> NvccMessage {
+        NvccMessage {
+            severity: Severity::Warning,
+            file: Some("k.cu".into()),
+            line: Some(3),
+            text: text.into(),
+            raw: format!("k.cu(3): warning #177-D: {text}"),
+        }
+    }
+
+    #[test]
+    fn a_warning_of_every_pass_is_printed_once_with_its_targets() {
+        let archs: Vec<String> = ["compute_75", "compute_90", "compute_120"]
+            .map(String::from)
+            .to_vec();
+        let w = warning("variable \"x\" was declared but never referenced");
+        let other = warning("other");
+        let out = collapse_warnings(vec![(
+            archs,
+            vec![w.clone(), other.clone(), w.clone(), w.clone()],
+        )]);
+        assert_eq!(out.len(), 2);
+        assert!(
+            out[0]
+                .raw
+                .ends_with("never referenced [compute_120, compute_75, compute_90]"),
+            "{}",
+            out[0].raw
+        );
+        assert!(
+            out[1]
+                .raw
+                .ends_with("other [1 of compute_75, compute_90, compute_120]"),
+            "{}",
+            out[1].raw
+        );
+    }
+
+    #[test]
+    fn runs_of_one_architecture_each_are_named_exactly() {
+        let w = warning("unused");
+        let out = collapse_warnings(vec![
+            (vec!["compute_80".into()], vec![w.clone()]),
+            (vec!["compute_90".into()], vec![w.clone()]),
+            (vec!["compute_100".into()], vec![]),
+        ]);
+        assert_eq!(out.len(), 1);
+        assert!(
+            out[0].raw.ends_with("unused [compute_80, compute_90]"),
+            "{}",
+            out[0].raw
+        );
+    }
+}

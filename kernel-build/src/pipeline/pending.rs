@@ -147,10 +147,20 @@ impl<'a> Pending<'a> {
         }
         // nvcc's own errors come first: they are the authority on what is valid CUDA.
         let mut ran = compile::Ran::default();
-        for r in compiled {
-            ran.warnings.extend(r?.warnings);
+        let mut runs = Vec::with_capacity(compiled.len());
+        for (g, r) in compiled.into_iter().enumerate() {
+            let archs = match groups.get(g) {
+                Some((arch, _)) if groups.len() > 1 => vec![arch.clone()],
+                _ => {
+                    let mut all: Vec<String> = s.targets.iter().map(Target::virtual_arch).collect();
+                    all.sort();
+                    all.dedup();
+                    all
+                }
+            };
+            runs.push((archs, r?.warnings));
         }
-        ran.warnings.dedup_by(|a, b| a.raw == b.raw);
+        ran.warnings = compile::messages::collapse_warnings(runs);
         let preprocessed = match preprocessed {
             Some(p) => p.map_err(Error::Diagnostics)?,
             // A wrapper that drops `--keep` leaves no views: read the host side.
