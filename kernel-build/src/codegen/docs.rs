@@ -58,8 +58,9 @@ pub(crate) fn family_doc(
     safe: bool,
 ) -> TokenStream {
     let mut text = user_doc(members[0].kernel);
+    let template = qualified_base(members[0].kernel);
     text.push_str(&format!(
-        "Instantiations of CUDA template `{name}` (select one with `{name}::<T>`):\n\n"
+        "Instantiations of CUDA template `{template}` (select one with `{name}::<T>`):\n\n"
     ));
     text.push_str("| Rust | CUDA |\n|---|---|\n");
     for m in members {
@@ -68,7 +69,9 @@ pub(crate) fn family_doc(
         text.push_str(&format!("| `{name}::<{key}>` | `{}` |\n", m.kernel.name));
     }
     text.push('\n');
-    text.push_str(&declaration(members[0].kernel));
+    for m in members {
+        text.push_str(&declaration(m.kernel));
+    }
     for m in members {
         let note = availability(m.kernel, targets);
         if !note.is_empty() {
@@ -76,6 +79,13 @@ pub(crate) fn family_doc(
         }
     }
     finish(text, safe)
+}
+
+/// A template's name without its arguments, with its namespaces (`ops::axpy`).
+pub(crate) fn qualified_base(kernel: &Kernel) -> String {
+    let mut parts = kernel.namespace.clone();
+    parts.push(kernel.base_name.clone());
+    parts.join("::")
 }
 
 fn finish(mut text: String, safe: bool) -> TokenStream {
@@ -139,14 +149,22 @@ fn escape_brackets(line: &str) -> String {
         .join("`")
 }
 
-/// The CUDA declaration and where it is.
+/// The CUDA declaration and where it is; an instantiation's parameters with the template's
+/// arguments in place (`float a`, not `T a`).
 fn declaration(kernel: &Kernel) -> String {
     let params: Vec<String> = kernel
         .params
         .iter()
-        .map(|p| match &p.name {
-            Some(n) => format!("{} {n}", p.written),
-            None => p.written.clone(),
+        .map(|p| {
+            let ty = if kernel.template_args.is_empty() {
+                p.written.clone()
+            } else {
+                super::c_spelling(&p.ty)
+            };
+            match &p.name {
+                Some(n) => format!("{ty} {n}"),
+                None => ty,
+            }
         })
         .collect();
     let mut text = format!(

@@ -129,7 +129,7 @@ fn family_trait(
     });
     let doc = format!(
         " The instantiations of CUDA template `{}`: implemented for the Rust type that selects each one in `{kernel}::<T>`.",
-        first.name
+        super::docs::qualified_base(first)
     );
     quote! {
         #[doc = #doc]

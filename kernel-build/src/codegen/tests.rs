@@ -396,3 +396,38 @@ fn empty_structs_get_a_filler_byte() {
         "{out}"
     );
 }
+
+#[test]
+fn template_docs_name_the_template_and_the_instantiated_types() {
+    let as_written = |t: CType, size: u64| {
+        let mut k = axpy(t, "T", size);
+        for (p, written) in k.params.iter_mut().zip(["T", "const T*", "T*", "int"]) {
+            p.written = written.into();
+        }
+        k
+    };
+    let mut float = as_written(F32, 4);
+    let mut double = as_written(F64, 8);
+    float.name = "axpy<float>".into();
+    double.name = "axpy<double>".into();
+    let mut parts = fixture();
+    parts.info.kernels = vec![float, double];
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(
+        out.contains("The instantiations of CUDA template `axpy`:"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Instantiations of CUDA template `axpy` (select"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`__global__ void axpy<float>(float a, const float* x, float* y, int n)`"),
+        "{out}"
+    );
+    assert!(
+        out.contains("`__global__ void axpy<double>(double a, const double* x, double* y, int n)`"),
+        "{out}"
+    );
+    assert!(!out.contains("(T a"), "{out}");
+}
