@@ -10,7 +10,7 @@
 //! |---|---|
 //! | `NVCC` | path of the nvcc to use (after an explicit `Build::nvcc`) |
 //! | `CUDA_PATH`, `CUDA_HOME` | toolkit root; nvcc is `$CUDA_PATH/bin/nvcc` |
-//! | `KERNEL_CUDA_TOOLKIT_DIR` | where `scripts/install-cuda-toolkit.sh` put NVIDIA's nvcc wheels (default: a `.cuda-toolkit` folder in the crate directory or any parent) |
+//! | `KERNEL_CUDA_TOOLKIT_DIR` | a project-local folder of NVIDIA's nvcc wheels (default: a `.cuda-toolkit` folder in the crate directory or any parent; the per-user folder of `kernel-inspect toolkit install` is searched after it) |
 //! | `KERNEL_BUILD_ARCHS` | comma-separated targets replacing the default list, e.g. `sm_80,sm_90,compute_90` |
 //! | `KERNEL_BUILD_NVCC_FLAGS` | extra nvcc flags, separated by spaces, appended after the builder's |
 //! | `KERNEL_BUILD_CACHE_DIR` | cache location (default `$XDG_CACHE_HOME/kernel-build`, else `$HOME/.cache/kernel-build`) |
@@ -21,7 +21,7 @@
 //! | `KERNEL_BUILD_NVJITLINK` | path of `libnvJitLink.so` for `rdc`/`lto` builds (default: the library beside nvcc) |
 //! | `KERNEL_BUILD_NVFATBIN` | path of `libnvfatbin.so` for `rdc`/`lto` builds (default: the library beside nvcc) |
 //! | `NUM_JOBS` | set by Cargo for build scripts: the most nvcc runs at once (with Cargo's jobserver, whose tokens each run takes) |
-//! | `XDG_CACHE_HOME`, `HOME` | locate the default cache |
+//! | `XDG_CACHE_HOME`, `HOME` | locate the default cache and the per-user nvcc wheels (`kernel-build/cuda-toolkit` under it) |
 //!
 //! `PATH` is searched for `nvcc` and `python3` but not tracked (as cc does), and the
 //! variables Cargo sets for build scripts (`OUT_DIR`, `CARGO_MANIFEST_DIR`) are read

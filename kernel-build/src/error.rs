@@ -86,6 +86,14 @@ pub enum Error {
     /// A builder or macro option is invalid.
     #[error("{0}")]
     InvalidOption(String),
+    /// Installing the nvcc wheels failed.
+    #[error("installing the CUDA toolkit wheels failed while {step}: {detail}")]
+    ToolkitInstall {
+        /// What was being done (`pip install`).
+        step: String,
+        /// What went wrong (pip's output).
+        detail: String,
+    },
     /// Errors found in the CUDA declarations or the compiled images, each with its location.
     #[error("{}", .0)]
     Diagnostics(crate::diagnostics::Diagnostics),
@@ -156,9 +164,10 @@ fn not_found_message(tried: &[String]) -> String {
         s.push('\n');
     }
     s.push_str(
-        "To fix: run `scripts/install-cuda-toolkit.sh` (installs NVIDIA's nvcc 13.0 pip wheels into \
-         `.cuda-toolkit/`, found automatically), or install the CUDA toolkit and set `NVCC` or \
-         `CUDA_PATH`; to build without device code set `KERNEL_BUILD_NO_DEVICE_CODE=1`",
+        "To fix: run `kernel-inspect toolkit install` (from `cargo install kernel-build`; installs \
+         NVIDIA's nvcc 13.0 pip wheels into a per-user folder, found automatically), or install \
+         the CUDA toolkit and set `NVCC` or `CUDA_PATH`; to build without device code set \
+         `KERNEL_BUILD_NO_DEVICE_CODE=1`",
     );
     s
 }

@@ -56,7 +56,7 @@ fn missing_nvcc_lists_every_place_tried() {
     assert!(matches!(err, Error::NvccNotFound { .. }), "{err}");
     let msg = err.to_string();
     assert!(msg.contains("/nonexistent/bin/nvcc"), "{msg}");
-    assert!(msg.contains("install-cuda-toolkit.sh"), "{msg}");
+    assert!(msg.contains("kernel-inspect toolkit install"), "{msg}");
 }
 
 #[test]

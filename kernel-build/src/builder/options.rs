@@ -30,7 +30,7 @@ impl Build {
     /// Relocatable device code: the files are compiled with `-rdc=true` and device-linked
     /// per target by nvJitLink, so a kernel may call a `__device__` function or use a
     /// `__device__` variable (`extern __device__`) of another file. Needs nvJitLink and
-    /// nvFatbin beside nvcc (`scripts/install-cuda-toolkit.sh` installs both).
+    /// nvFatbin beside nvcc (`kernel-inspect toolkit install` installs both).
     ///
     /// ```
     /// kernel_build::Build::new().files(["a.cu", "b.cu"]).rdc(true);

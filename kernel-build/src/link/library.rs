@@ -32,7 +32,7 @@ pub enum LinkLibraryError {
     /// Not in any folder that was searched.
     #[error(
         "{library} is needed for {needed_for} but was not found. Looked in:\n{}\nTo fix: run \
-         `scripts/install-cuda-toolkit.sh` (installs `{wheel}` beside nvcc), install it with \
+         `kernel-inspect toolkit install` (installs `{wheel}` with nvcc), install it with \
          `pip install {wheel}` next to the nvcc in use, or set `{env}` to the library file",
         tried.iter().map(|t| format!("  - {t}")).collect::<Vec<_>>().join("\n")
     )]
@@ -93,6 +93,29 @@ pub(crate) fn open(
             detail: e.to_string(),
         })?;
     Ok(Opened { lib, path })
+}
+
+/// The libraries beside the toolkit `nvcc` belongs to that the build (nvJitLink, nvFatbin)
+/// and the runtime (NVRTC) use, each with the file found, if any.
+///
+/// ```no_run
+/// let tk = kernel_build::toolkit::Toolkit::discover()?;
+/// for (name, file) in kernel_build::link::companion_libraries(tk.nvcc()) {
+///     println!("{name}: {file:?}");
+/// }
+/// # Ok::<(), kernel_build::Error>(())
+/// ```
+pub fn companion_libraries(nvcc: &Path) -> Vec<(&'static str, Option<PathBuf>)> {
+    const NVRTC: LibrarySpec = LibrarySpec {
+        name: "NVRTC",
+        files: &["libnvrtc.so.13", "libnvrtc.so"],
+        env: "KERNEL_NVRTC_LIBRARY",
+        wheel: "nvidia-cuda-nvrtc==13.0.*",
+    };
+    [&super::nvjitlink::SPEC, &super::nvfatbin::SPEC, &NVRTC]
+        .into_iter()
+        .map(|spec| (spec.name, find(spec, nvcc, &mut Vec::new())))
+        .collect()
 }
 
 /// Where `spec`'s library is: the file its variable names, or the first found beside

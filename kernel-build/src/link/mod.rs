@@ -9,7 +9,7 @@
 //! | `libnvfatbin.so.13` | `nvidia-nvfatbin==13.0.*` | `<toolkit>/lib`, `<toolkit>/lib64` | `KERNEL_BUILD_NVFATBIN` |
 //!
 //! `<toolkit>` is the folder above nvcc's `bin/` (the `.cuda-toolkit` wheels, or a
-//! system toolkit such as `/usr/local/cuda`). `scripts/install-cuda-toolkit.sh` installs
+//! system toolkit such as `/usr/local/cuda`). `kernel-inspect toolkit install` (and the repository's `scripts/install-cuda-toolkit.sh`) install
 //! both wheels beside nvcc.
 
 mod device;
@@ -20,5 +20,5 @@ mod symbols;
 
 pub use device::LinkMode;
 pub(crate) use device::{DeviceLink, UnitCode};
-pub use library::LinkLibraryError;
+pub use library::{LinkLibraryError, companion_libraries};
 pub(crate) use nvfatbin::{FatbinPart, NvFatbin};

@@ -6,7 +6,7 @@ use crate::env::Reporting;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::Path;
 
-const SPEC: LibrarySpec = LibrarySpec {
+pub(super) const SPEC: LibrarySpec = LibrarySpec {
     name: "nvFatbin",
     files: &["libnvfatbin.so.13", "libnvfatbin.so"],
     env: "KERNEL_BUILD_NVFATBIN",

@@ -6,7 +6,7 @@ use super::library::{self, LibrarySpec, LinkLibraryError};
 use crate::env::Reporting;
 use std::path::Path;
 
-const SPEC: LibrarySpec = LibrarySpec {
+pub(super) const SPEC: LibrarySpec = LibrarySpec {
     name: "nvJitLink",
     files: &["libnvJitLink.so.13", "libnvJitLink.so"],
     env: "KERNEL_BUILD_NVJITLINK",

@@ -7,7 +7,9 @@
 //! 5. `/usr/local/cuda`;
 //! 6. NVIDIA's pip wheels in the project-local folder (`KERNEL_CUDA_TOOLKIT_DIR`, else
 //!    `.cuda-toolkit` in the crate directory or a parent);
-//! 7. the wheels in the site-packages of the `python3` on `PATH`.
+//! 7. the wheels in the per-user folder `kernel-inspect toolkit install` fills
+//!    (`$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else `~/.cache/kernel-build/cuda-toolkit`);
+//! 8. the wheels in the site-packages of the `python3` on `PATH`.
 //!
 //! Settings the user made on purpose (1 and 2) are authoritative: when they name
 //! something that is not an executable, discovery stops with an error instead of
@@ -94,6 +96,17 @@ pub(crate) fn find_nvcc(
                 .join(", ")
         ),
     });
+
+    match super::install::user_toolkit_dir_reported(reporting) {
+        Some(dir) => match nvcc_in_wheel_dir(&dir) {
+            Some(p) => return Search::Found(p, FoundVia::UserWheels),
+            None => tried.push(format!(
+                "per-user wheels: no nvcc under `{}`",
+                dir.display()
+            )),
+        },
+        None => tried.push("per-user wheels: neither XDG_CACHE_HOME nor HOME is set".to_owned()),
+    }
 
     let sites = python_site_dirs();
     for dir in &sites {

@@ -6,9 +6,11 @@
 
 mod archs;
 mod discover;
+mod install;
 mod version;
 
 pub use archs::{BadTargetName, Target, TargetKind, default_targets, parse_target_list};
+pub use install::{Installed, WHEEL_VERSION, WHEELS, install, user_toolkit_dir};
 pub use version::NvccVersion;
 
 use crate::cache::Cache;
@@ -37,6 +39,8 @@ pub enum FoundVia {
     UsrLocalCuda,
     /// NVIDIA's pip wheels in the project-local folder.
     ProjectWheels,
+    /// NVIDIA's pip wheels in the per-user folder (`kernel-inspect toolkit install`).
+    UserWheels,
     /// NVIDIA's pip wheels in the site-packages of `python3`.
     PythonWheels,
 }
@@ -50,6 +54,7 @@ impl std::fmt::Display for FoundVia {
             FoundVia::Path => write!(f, "PATH"),
             FoundVia::UsrLocalCuda => write!(f, "/usr/local/cuda"),
             FoundVia::ProjectWheels => write!(f, "the project-local nvcc wheels"),
+            FoundVia::UserWheels => write!(f, "the per-user nvcc wheels"),
             FoundVia::PythonWheels => write!(f, "the nvcc wheels of python3"),
         }
     }

@@ -3,7 +3,9 @@
 //! cudarc opens `libnvrtc` by name on its first NVRTC call and panics when no name loads. The
 //! runtime therefore looks first, in this order: the names cudarc tries (the system's loader:
 //! `LD_LIBRARY_PATH`, the loader cache), then `KERNEL_NVRTC_LIBRARY`, then the toolkit's usual
-//! places (`$CUDA_PATH`, `$CUDA_HOME`, `/usr/local/cuda`). A library found by path is loaded
+//! places (`$CUDA_PATH`, `$CUDA_HOME`, `/usr/local/cuda`), then the per-user wheels of
+//! `kernel-inspect toolkit install` (`$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else
+//! `~/.cache/kernel-build/cuda-toolkit`). A library found by path is loaded
 //! for good together with its `libnvrtc-builtins` (which NVRTC itself opens by name), so the
 //! names cudarc asks for afterwards resolve to it.
 
@@ -150,6 +152,7 @@ fn find(first: Option<&Path>) -> Result<Nvrtc, Vec<String>> {
             tried.push("libnvrtc by name (LD_LIBRARY_PATH, the loader cache): not found".into());
             files.extend(env::var_os("KERNEL_NVRTC_LIBRARY").map(PathBuf::from));
             files.extend(toolkit_dirs().into_iter().map(|d| d.join("libnvrtc.so.13")));
+            files.extend(user_wheels().map(|d| d.join("nvidia/cu13/lib/libnvrtc.so.13")));
         }
         for file in files {
             match preload(&file) {
@@ -190,6 +193,15 @@ fn toolkit_dirs() -> Vec<PathBuf> {
         dirs.push(root.join("targets/sbsa-linux/lib"));
     }
     dirs
+}
+
+/// The per-user wheels folder of `kernel-inspect toolkit install`.
+fn user_wheels() -> Option<PathBuf> {
+    let base = match env::var_os("XDG_CACHE_HOME") {
+        Some(x) => PathBuf::from(x),
+        None => PathBuf::from(env::var_os("HOME")?).join(".cache"),
+    };
+    Some(base.join("kernel-build/cuda-toolkit"))
 }
 
 /// Loads `file` and the builtins beside it for the life of the process.

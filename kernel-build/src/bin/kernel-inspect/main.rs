@@ -4,6 +4,8 @@
 //! kernel-inspect fatbin FILE [--json]   entries, kernels and layouts of a fatbin
 //! kernel-inspect binary PATH [--json]   the fatbins embedded in an executable or object
 //! kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]   kernel declarations of a CUDA source
+//! kernel-inspect toolkit                what toolkit discovery finds, and why
+//! kernel-inspect toolkit install [--dir DIR]   NVIDIA's nvcc wheels into the per-user folder
 //! ```
 //!
 //! The JSON output is described in `docs/INSPECT.md`.
@@ -13,6 +15,7 @@ mod build_cmd;
 mod decls;
 mod fatbin;
 mod report;
+mod toolkit_cmd;
 
 use std::ffi::OsString;
 use std::path::PathBuf;
@@ -23,7 +26,10 @@ const USAGE: &str = "usage:
   kernel-inspect binary PATH [--json]   the fatbins embedded in an executable or object
   kernel-inspect build FILE... [options] build and verify a module outside Cargo
   kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]
-                                        kernel declarations of a CUDA source";
+                                        kernel declarations of a CUDA source
+  kernel-inspect toolkit                what toolkit discovery finds, and why
+  kernel-inspect toolkit install [--dir DIR]
+                                        install NVIDIA's nvcc 13.0 wheels (per user by default)";
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();
@@ -34,6 +40,7 @@ fn main() -> ExitCode {
         Some("binary") => binary::run(rest),
         Some("build") => build_cmd::run(rest),
         Some("decls") => decls::run(rest),
+        Some("toolkit") => toolkit_cmd::run(rest),
         Some("-h" | "--help" | "help") => Ok(format!("{USAGE}\n")),
         Some(other) => Err(format!("unknown subcommand `{other}`\n{USAGE}")),
         None => Err(USAGE.to_owned()),

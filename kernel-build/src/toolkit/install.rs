@@ -1,0 +1,237 @@
+//! Installing NVIDIA's CUDA 13.0 pip wheels (nvcc and what the build and the runtime use
+//! beside it) into a folder discovery searches: the per-user folder by default
+//! (`$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else `~/.cache/kernel-build/cuda-toolkit`), so
+//! that a crate anywhere builds with no configuration. `kernel-inspect toolkit install` runs it.
+//!
+//! The wheels are installed into a temporary folder beside the destination and moved into
+//! place, so an interrupted install never leaves a half toolkit where discovery would find it;
+//! a stamp file records what was installed, so a second run only checks that nvcc runs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use crate::env::{self, Reporting};
+use crate::error::Error;
+
+/// The wheels installed, all at [`WHEEL_VERSION`]: nvcc and its parts, the runtime headers,
+/// nvJitLink and nvFatbin (device linking), NVRTC (run-time compilation).
+pub const WHEELS: [&str; 8] = [
+    "nvidia-cuda-nvcc",
+    "nvidia-cuda-crt",
+    "nvidia-cuda-runtime",
+    "nvidia-cuda-cccl",
+    "nvidia-nvvm",
+    "nvidia-nvjitlink",
+    "nvidia-nvfatbin",
+    "nvidia-cuda-nvrtc",
+];
+
+/// The release installed: 13.0, which the r580 driver loads (a newer nvvm emits PTX it cannot).
+pub const WHEEL_VERSION: &str = "13.0.*";
+
+/// What [`install`] did.
+///
+/// ```no_run
+/// let dir = kernel_build::toolkit::user_toolkit_dir().unwrap();
+/// let done = kernel_build::toolkit::install(&dir, &mut |line| println!("{line}"))?;
+/// println!("nvcc at {} (already there: {})", done.nvcc.display(), done.already_installed);
+/// # Ok::<(), kernel_build::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct Installed {
+    /// The folder holding the wheels.
+    pub dir: PathBuf,
+    /// Its nvcc.
+    pub nvcc: PathBuf,
+    /// True when the same wheels were there already (nothing was downloaded).
+    pub already_installed: bool,
+}
+
+/// The per-user folder discovery searches after the project-local one:
+/// `$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else `~/.cache/kernel-build/cuda-toolkit`.
+///
+/// ```
+/// if let Some(dir) = kernel_build::toolkit::user_toolkit_dir() {
+///     assert!(dir.ends_with("kernel-build/cuda-toolkit"));
+/// }
+/// ```
+pub fn user_toolkit_dir() -> Option<PathBuf> {
+    user_toolkit_dir_reported(Reporting::Silent)
+}
+
+pub(crate) fn user_toolkit_dir_reported(reporting: Reporting) -> Option<PathBuf> {
+    let base = match env::var("XDG_CACHE_HOME", reporting) {
+        Some(x) => PathBuf::from(x),
+        None => PathBuf::from(env::var("HOME", reporting)?).join(".cache"),
+    };
+    Some(base.join("kernel-build").join("cuda-toolkit"))
+}
+
+/// Installs the wheels into `dir` (idempotent), reporting each step to `log`.
+///
+/// # Errors
+///
+/// [`Error::ToolkitInstall`] naming the step that failed (no python3, no pip, pip's output, or
+/// an nvcc that does not run).
+pub fn install(dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Installed, Error> {
+    let want = stamp_text();
+    let stamp = dir.join(".installed");
+    if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == want) {
+        if let Some(nvcc) = runs(dir) {
+            log(&format!("already installed: {}", nvcc.display()));
+            return Ok(Installed {
+                dir: dir.to_owned(),
+                nvcc,
+                already_installed: true,
+            });
+        }
+    }
+    let fail = |step: &str, detail: String| Error::ToolkitInstall {
+        step: step.to_owned(),
+        detail,
+    };
+    let python = which::which("python3")
+        .map_err(|_| fail("finding python3", "no python3 on PATH".to_owned()))?;
+    let pip_ok = Command::new(&python)
+        .args(["-m", "pip", "--version"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !pip_ok {
+        return Err(fail(
+            "finding pip",
+            format!(
+                "`{} -m pip` does not run (try `python3 -m ensurepip`)",
+                python.display()
+            ),
+        ));
+    }
+    let parent = dir.parent().unwrap_or(Path::new("."));
+    std::fs::create_dir_all(parent).map_err(|e| fail("creating the folder", e.to_string()))?;
+    let staging = tempfile::Builder::new()
+        .prefix(".cuda-toolkit.tmp.")
+        .tempdir_in(parent)
+        .map_err(|e| fail("creating a staging folder", e.to_string()))?;
+    let specs: Vec<String> = WHEELS
+        .iter()
+        .map(|w| format!("{w}=={WHEEL_VERSION}"))
+        .collect();
+    log(&format!(
+        "installing {} into {}",
+        specs.join(" "),
+        dir.display()
+    ));
+    let out = Command::new(&python)
+        .args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .arg("--no-warn-script-location")
+        .arg("--target")
+        .arg(staging.path())
+        .args(&specs)
+        .output()
+        .map_err(|e| fail("running pip", e.to_string()))?;
+    if !out.status.success() {
+        let text = String::from_utf8_lossy(&out.stderr).trim().to_owned();
+        return Err(fail("pip install", text));
+    }
+    let nvcc = runs(staging.path()).ok_or_else(|| {
+        fail(
+            "checking nvcc",
+            "the wheels installed no nvcc that runs".to_owned(),
+        )
+    })?;
+    drop(nvcc);
+    std::fs::write(staging.path().join(".installed"), format!("{want}\n"))
+        .map_err(|e| fail("writing the stamp", e.to_string()))?;
+    if dir.exists() {
+        std::fs::remove_dir_all(dir)
+            .map_err(|e| fail("removing the old install", e.to_string()))?;
+    }
+    let kept = staging.keep();
+    std::fs::rename(&kept, dir).map_err(|e| fail("moving into place", e.to_string()))?;
+    let nvcc = runs(dir).ok_or_else(|| fail("checking nvcc", "nvcc does not run".to_owned()))?;
+    log(&format!("installed: {}", nvcc.display()));
+    Ok(Installed {
+        dir: dir.to_owned(),
+        nvcc,
+        already_installed: false,
+    })
+}
+
+/// What the stamp says for the current wheel list and version.
+fn stamp_text() -> String {
+    format!("{} =={WHEEL_VERSION}", WHEELS.join(" "))
+}
+
+/// The folder's nvcc, when it runs.
+fn runs(dir: &Path) -> Option<PathBuf> {
+    ["nvidia/cu13/bin/nvcc", "nvidia/cu12/bin/nvcc"]
+        .iter()
+        .map(|sub| dir.join(sub))
+        .find(|nvcc| {
+            Command::new(nvcc)
+                .arg("--version")
+                .output()
+                .is_ok_and(|o| o.status.success())
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_script_installs_the_same_wheels() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../scripts/install-cuda-toolkit.sh"
+        );
+        let Ok(script) = std::fs::read_to_string(path) else {
+            println!("skipped: no {path} (a packaged crate)");
+            return;
+        };
+        let line = script
+            .lines()
+            .find(|l| l.starts_with("packages=("))
+            .expect("the script lists its packages");
+        let listed: Vec<&str> = line
+            .trim_start_matches("packages=(")
+            .trim_end_matches(')')
+            .split_whitespace()
+            .collect();
+        assert_eq!(listed, WHEELS);
+        assert!(script.contains(&format!(
+            "\"${{KERNEL_CUDA_WHEEL_VERSION:-{WHEEL_VERSION}}}\""
+        )));
+        assert_eq!(
+            stamp_text(),
+            format!("{} =={WHEEL_VERSION}", listed.join(" ")),
+            "the script's stamp"
+        );
+    }
+
+    #[test]
+    fn a_stamped_folder_whose_nvcc_runs_is_not_installed_again() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let bin = dir.path().join("nvidia/cu13/bin");
+        std::fs::create_dir_all(&bin).unwrap();
+        let nvcc = bin.join("nvcc");
+        std::fs::write(
+            &nvcc,
+            "#!/bin/sh\necho 'Cuda compilation tools, release 13.0'\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&nvcc, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(dir.path().join(".installed"), format!("{}\n", stamp_text())).unwrap();
+        let mut lines = Vec::new();
+        let done = install(dir.path(), &mut |l| lines.push(l.to_owned())).unwrap();
+        assert!(done.already_installed);
+        assert_eq!(done.nvcc, nvcc);
+        assert!(lines[0].starts_with("already installed"), "{lines:?}");
+    }
+}

@@ -1,0 +1,184 @@
+//! A crate of the user's own, outside this workspace, built as the README's "Use it in your own
+//! crate" says: path dependencies on `kernel-runtime` (and `kernel-build` for build.rs), nvcc
+//! only in the per-user folder `kernel-inspect toolkit install` fills (here: the folder made to
+//! lead to the project's installed wheels, with `XDG_CACHE_HOME` pointing at it), no `NVCC`,
+//! `CUDA_PATH`, nvcc on `PATH` or `.cuda-toolkit` above the crate. The crate has a build.rs
+//! module and a `cuda_module!`; it must build, run (its GPU part skips without a GPU) and
+//! report the device code it embeds. `kernel-inspect toolkit` must say it found the per-user
+//! wheels.
+//!
+//! Builds into `target/own-crate` (kept between runs), offline, with this workspace's lock file.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const CARGO_TOML: &str = r#"[package]
+name = "my-kernels"
+version = "0.1.0"
+edition = "2024"
+
+[dependencies]
+kernel-runtime = { path = "@ROOT@/kernel-runtime" }
+
+[build-dependencies]
+kernel-build = { path = "@ROOT@/kernel-build" }
+"#;
+
+const BUILD_RS: &str = r#"fn main() {
+    kernel_build::Build::new().file("kernels/scale.cu").compile("scale");
+}
+"#;
+
+const SCALE_CU: &str = r#"extern "C" __global__ void scale(float* x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+"#;
+
+const MAIN_RS: &str = r##"use kernel_runtime::{Gpu, LaunchConfig, cuda_module, include_kernels};
+
+include_kernels!(scale);
+
+cuda_module! {
+    mod inline {
+        source = r#"
+            extern "C" __global__ void add(float* x, float b, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) x[i] += b;
+            }
+        "#;
+    }
+}
+
+fn main() -> Result<(), kernel_runtime::Error> {
+    println!("scale embeds {:?}", scale::METADATA.archs);
+    println!("inline embeds {:?}", inline::METADATA.archs);
+    let gpu = match Gpu::new(0) {
+        Ok(gpu) => gpu,
+        Err(e) => {
+            println!("no GPU: {e}");
+            return Ok(());
+        }
+    };
+    let mut x = gpu.upload(&[1.0f32, 2.0, 3.0])?;
+    let cfg = LaunchConfig::for_num_elems(3);
+    // SAFETY: both kernels touch x[i] for i < 3 only; x holds 3.
+    unsafe {
+        scale::load(&gpu)?.scale(&cfg, &mut x, 2.0, 3)?;
+        inline::load(&gpu)?.add(&cfg, &mut x, 1.0, 3)?;
+    }
+    assert_eq!(gpu.download(&x)?, [3.0, 5.0, 7.0]);
+    println!("GPU result checked");
+    Ok(())
+}
+"##;
+
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// `PATH` without any folder holding an `nvcc`.
+fn path_without_nvcc() -> String {
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "the test builds the child's environment"
+    )]
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .filter(|d| !d.join("nvcc").exists())
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
+/// A command with the user's environment: only the per-user toolkit.
+fn user_command(program: &Path, xdg: &Path) -> Command {
+    let mut c = Command::new(program);
+    for var in [
+        "NVCC",
+        "CUDA_PATH",
+        "CUDA_HOME",
+        "KERNEL_CUDA_TOOLKIT_DIR",
+        "KERNEL_BUILD_CACHE_DIR",
+        "KERNEL_BUILD_NO_DEVICE_CODE",
+        "RUSTC_WRAPPER",
+        // Set for this test by cargo; a user's shell has none.
+        "CARGO_MANIFEST_DIR",
+        "KERNEL_NVRTC_LIBRARY",
+    ] {
+        c.env_remove(var);
+    }
+    c.env("PATH", path_without_nvcc())
+        .env("XDG_CACHE_HOME", xdg);
+    c
+}
+
+#[test]
+fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
+    let root = root();
+    let wheels = root.join(".cuda-toolkit");
+    if !wheels.join("nvidia/cu13/bin/nvcc").exists() {
+        println!(
+            "skipped: no installed wheels at {} to stand for the per-user folder",
+            wheels.display()
+        );
+        return;
+    }
+    if Path::new("/usr/local/cuda/bin/nvcc").exists() {
+        println!("skipped: /usr/local/cuda/bin/nvcc would be found before the per-user folder");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let xdg = tmp.path().join("cache");
+    std::fs::create_dir_all(xdg.join("kernel-build")).unwrap();
+    std::os::unix::fs::symlink(&wheels, xdg.join("kernel-build/cuda-toolkit")).unwrap();
+
+    let krate = tmp.path().join("my-kernels");
+    std::fs::create_dir_all(krate.join("src")).unwrap();
+    std::fs::create_dir_all(krate.join("kernels")).unwrap();
+    let manifest = CARGO_TOML.replace("@ROOT@", &root.display().to_string());
+    std::fs::write(krate.join("Cargo.toml"), manifest).unwrap();
+    std::fs::write(krate.join("build.rs"), BUILD_RS).unwrap();
+    std::fs::write(krate.join("kernels/scale.cu"), SCALE_CU).unwrap();
+    std::fs::write(krate.join("src/main.rs"), MAIN_RS).unwrap();
+    std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
+
+    let inspect = Path::new(env!("CARGO_BIN_EXE_kernel-inspect"));
+    let out = user_command(inspect, &xdg)
+        .arg("toolkit")
+        .current_dir(&krate)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("found via the per-user nvcc wheels"),
+        "{text}"
+    );
+
+    #[allow(clippy::disallowed_methods, reason = "the cargo running this test")]
+    let cargo = std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from);
+    let out = user_command(&cargo, &xdg)
+        .args(["run", "--offline", "--quiet"])
+        .env("CARGO_TARGET_DIR", root.join("target/own-crate"))
+        .current_dir(&krate)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(stdout.contains("scale embeds [\"sm_75\""), "{stdout}");
+    assert!(stdout.contains("inline embeds [\"sm_75\""), "{stdout}");
+    assert!(
+        stdout.contains("no GPU:") || stdout.contains("GPU result checked"),
+        "{stdout}"
+    );
+}
