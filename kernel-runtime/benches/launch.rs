@@ -1,7 +1,9 @@
 //! Runtime benchmarks, comparable to the native anchors: launch cost (generated-stub path,
 //! by-name path, cudarc's builder, raw `cuLaunchKernel`, all in one process on one stream),
 //! module load against `cuModuleLoadData` of the same bytes, pinned 256 MiB copies against raw
-//! driver copies, and graph replay against a graph captured from raw launches.
+//! driver copies, graph replay against a graph captured from raw launches, and launches
+//! alternating between two streams (raw, with cudarc's event tracking, and with the streams
+//! ordered manually).
 //!
 //! Each figure is the median of several repetitions; lines starting with `BENCH ` are JSON for
 //! machines. Without a GPU it prints why and exits successfully (unless `KERNEL_REQUIRE_GPU=1`).
@@ -46,9 +48,11 @@ fn main() {
     let load = bench_load(&gpu);
     let copy = bench_copies(&gpu);
     let graph = bench_graph(&gpu);
+    // Last: it turns the context's event tracking off for good.
+    let streams = bench_streams(&gpu);
     println!(
-        "BENCH_SUMMARY {{\"stub_over_raw\":{:.4},\"load_over_raw\":{:.4},\"spec_load_over_raw\":{:.4},\"pinned_h2d_over_raw\":{:.4},\"pinned_d2h_over_raw\":{:.4},\"graph_over_raw\":{:.4}}}",
-        launch, load.0, load.1, copy.0, copy.1, graph
+        "BENCH_SUMMARY {{\"stub_over_raw\":{:.4},\"load_over_raw\":{:.4},\"spec_load_over_raw\":{:.4},\"pinned_h2d_over_raw\":{:.4},\"pinned_d2h_over_raw\":{:.4},\"graph_over_raw\":{:.4},\"two_streams_manual_over_raw\":{:.4}}}",
+        launch, load.0, load.1, copy.0, copy.1, graph, streams
     );
 }
 
@@ -348,4 +352,104 @@ fn bench_graph(gpu: &Gpu) -> f64 {
     report("graph.raw_replay_us_per_kernel", raw, "us/kernel");
     report("graph.over_raw", ours / raw, "x");
     ours / raw
+}
+
+/// Launches alternating between two streams: raw `cuLaunchKernel`, the stub on buffers with
+/// cudarc's event tracking (allocated before), the stub on buffers allocated after
+/// `order_streams_manually`. Returns manual / raw.
+fn bench_streams(gpu: &Gpu) -> f64 {
+    let k = TestKernels::load(gpu).unwrap();
+    let func = k.0.kernel(idx::EMPTY4).unwrap().cu_function();
+    let streams = [gpu.new_stream().unwrap(), gpu.new_stream().unwrap()];
+    let on: Vec<TestKernels> = streams
+        .iter()
+        .map(|s| TestKernels(k.0.with_stream(s)))
+        .collect();
+    let tracked: Vec<_> = (0..2)
+        .map(|_| {
+            (
+                gpu.zeros::<f32>(1 << 16).unwrap(),
+                gpu.zeros::<f32>(1 << 16).unwrap(),
+            )
+        })
+        .collect();
+    // SAFETY: the untracked buffers below are only used by launches of one stream each, and
+    // freed after the device is synchronised.
+    unsafe { gpu.order_streams_manually() };
+    assert!(!gpu.tracks_buffer_events());
+    let mut manual: Vec<_> = (0..2)
+        .map(|_| {
+            (
+                gpu.zeros::<f32>(1 << 16).unwrap(),
+                gpu.zeros::<f32>(1 << 16).unwrap(),
+            )
+        })
+        .collect();
+    let mut tracked = tracked;
+    let (mut pa, mut pb) = (
+        RawDevicePtr::of(&manual[0].0),
+        RawDevicePtr::of(&manual[0].1),
+    );
+    let (mut n, mut s) = (0i32, 1.0f32);
+    let cfg = LaunchConfig::new(1, 32);
+    let time = |f: &mut dyn FnMut(usize)| {
+        let start = Instant::now();
+        for i in 0..LAUNCHES {
+            f(i & 1);
+        }
+        gpu.synchronize_device().unwrap();
+        start.elapsed().as_secs_f64() * 1e6 / LAUNCHES as f64
+    };
+    let mut samples: [Vec<f64>; 3] = Default::default();
+    for rep in 0..REPS {
+        for turn in 0..3 {
+            let path = (rep + turn) % 3;
+            // SAFETY (all three): empty4 ignores its arguments.
+            let t = match path {
+                0 => time(&mut |i| {
+                    let mut params: [*mut c_void; 4] = [
+                        (&raw mut pa).cast(),
+                        (&raw mut pb).cast(),
+                        (&raw mut n).cast(),
+                        (&raw mut s).cast(),
+                    ];
+                    unsafe {
+                        result::launch_kernel(
+                            func,
+                            (1, 1, 1),
+                            (32, 1, 1),
+                            0,
+                            streams[i].cu_stream(),
+                            &mut params,
+                        )
+                        .unwrap()
+                    };
+                }),
+                1 => time(&mut |i| {
+                    let (a, b) = &mut tracked[i];
+                    unsafe { on[i].empty4(&cfg, &*a, b, 0, 1.0).unwrap() };
+                }),
+                _ => time(&mut |i| {
+                    let (a, b) = &mut manual[i];
+                    unsafe { on[i].empty4(&cfg, &*a, b, 0, 1.0).unwrap() };
+                }),
+            };
+            samples[path].push(t);
+        }
+    }
+    let [raw_min, tracked_min, manual_min] = samples.each_ref().map(|v| fastest(v));
+    let [raw, tracked_us, manual_us] = samples.map(median);
+    println!(
+        "-- two streams: {LAUNCHES} launches of empty4 alternating between two streams, median of {REPS}"
+    );
+    report("streams.raw_cuLaunchKernel_us", raw, "us/launch");
+    report("streams.stub_tracked_us", tracked_us, "us/launch");
+    report("streams.stub_manual_us", manual_us, "us/launch");
+    report("streams.tracked_over_raw", tracked_us / raw, "x");
+    report("streams.manual_over_raw", manual_us / raw, "x");
+    report("streams.raw_min_us", raw_min, "us/launch");
+    report("streams.tracked_min_us", tracked_min, "us/launch");
+    report("streams.manual_min_us", manual_min, "us/launch");
+    report("streams.manual_over_raw_min", manual_min / raw_min, "x");
+    manual_us / raw
 }

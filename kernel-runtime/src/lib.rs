@@ -52,7 +52,9 @@
 //! another. While only the default stream is used, cudarc keeps no events and a launch costs one
 //! context check plus `cuLaunchKernel`. After the first [`Gpu::new_stream`], cudarc orders each
 //! buffer's uses across streams with events, and launches honour them (waits before, records
-//! after).
+//! after). A program that orders its streams itself turns that off with
+//! [`Gpu::order_streams_manually`] and joins streams with [`Gpu::wait_for`]; its launches on
+//! several streams then cost what launches on one stream cost.
 
 mod args;
 mod config;
@@ -75,6 +77,7 @@ mod memory;
 mod module;
 mod nvrtc;
 mod object_code;
+mod ordering;
 mod pinned;
 mod timing;
 mod validate;
