@@ -27,7 +27,10 @@ const N: usize = 1 << 24;
 
 fn main() -> ExitCode {
     let meta = &vecmath::METADATA;
-    println!("module `{}` embeds {:?} (CUDA {})", meta.name, meta.archs, meta.toolkit);
+    println!(
+        "module `{}` embeds {:?} (CUDA {})",
+        meta.name, meta.archs, meta.toolkit
+    );
     let gpu = match Gpu::new(0) {
         Ok(gpu) => gpu,
         Err(e) => {
@@ -85,7 +88,11 @@ fn values(n: usize, seed: u64) -> Vec<f32> {
             state ^= state << 17;
             let unit = (state >> 40) as f32 / (1u64 << 24) as f32; // [0, 1)
             let magnitude = 0.25 + 1.75 * unit;
-            if state & 1 == 0 { magnitude } else { -magnitude }
+            if state & 1 == 0 {
+                magnitude
+            } else {
+                -magnitude
+            }
         })
         .collect()
 }

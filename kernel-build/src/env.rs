@@ -21,6 +21,8 @@
 //! | `KERNEL_BUILD_NVJITLINK` | path of `libnvJitLink.so` for `rdc`/`lto` builds (default: the library beside nvcc) |
 //! | `KERNEL_BUILD_NVFATBIN` | path of `libnvfatbin.so` for `rdc`/`lto` builds (default: the library beside nvcc) |
 //! | `NUM_JOBS` | set by Cargo for build scripts: the most nvcc runs at once (with Cargo's jobserver, whose tokens each run takes) |
+//! | `KERNEL_BUILD_NVCC_WRAPPER` | a program nvcc's compilations run through (`sccache`); empty or `none`: none |
+//! | `RUSTC_WRAPPER` | when it is sccache and `KERNEL_BUILD_NVCC_WRAPPER` is not set, nvcc runs through it too |
 //! | `XDG_CACHE_HOME`, `HOME` | locate the default cache and the per-user nvcc wheels (`kernel-build/cuda-toolkit` under it) |
 //!
 //! `PATH` is searched for `nvcc` and `python3` but not tracked (as cc does), and the

@@ -206,3 +206,40 @@ fn a_warning_of_every_target_is_kept_once_naming_them() {
         unused[0]
     );
 }
+
+#[test]
+fn nvcc_runs_through_the_wrapper_given() {
+    let Some(nvcc) = real_nvcc() else { return };
+    let dir = project(&[(
+        "wr.cu",
+        "extern \"C\" __global__ void k(int* p) { *p = 2; }\n",
+    )]);
+    let log = dir.path().join("wrapper.log");
+    let wrapper = dir.path().join("wrapper.sh");
+    std::fs::write(
+        &wrapper,
+        format!(
+            "#!/bin/sh\necho \"$@\" >> '{}'\nexec \"$@\"\n",
+            log.display()
+        ),
+    )
+    .unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let out = tempfile::tempdir().unwrap();
+    Build::new()
+        .file(dir.path().join("wr.cu"))
+        .arch("sm_90")
+        .nvcc(&nvcc)
+        .nvcc_wrapper(&wrapper)
+        .out_dir(out.path())
+        .cache_dir(out.path().join("cache"))
+        .cargo_metadata(false)
+        .try_compile("wr")
+        .unwrap();
+    let runs = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = runs.lines().collect();
+    assert_eq!(lines.len(), 1, "{runs}");
+    assert!(lines[0].starts_with(&nvcc.display().to_string()), "{runs}");
+    assert!(lines[0].contains("-fatbin"), "{runs}");
+}

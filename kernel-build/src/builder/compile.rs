@@ -85,6 +85,7 @@ impl Build {
             nvcc: self.nvcc.clone(),
             cache_dir: self.cache_dir.clone(),
             jobs: self.jobs,
+            nvcc_wrapper: self.nvcc_wrapper.clone(),
             ..Context::default()
         };
         let module = pipeline::build_module(&req, &cx)?;

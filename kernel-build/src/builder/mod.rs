@@ -52,6 +52,7 @@ pub struct Build {
     link: crate::link::LinkMode,
     jobs: Option<usize>,
     runtime: crate::pipeline::RuntimeCompile,
+    nvcc_wrapper: Option<PathBuf>,
 }
 
 /// What [`Build::try_compile`] produced.
@@ -120,6 +121,7 @@ impl Build {
             link: crate::link::LinkMode::Whole,
             jobs: None,
             runtime: crate::pipeline::RuntimeCompile::Off,
+            nvcc_wrapper: None,
         }
     }
 }

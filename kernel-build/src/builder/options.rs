@@ -70,6 +70,18 @@ impl Build {
         self
     }
 
+    /// Runs nvcc's compilations through `wrapper` (`sccache`), as `wrapper nvcc args...`,
+    /// instead of what `KERNEL_BUILD_NVCC_WRAPPER` (or an sccache `RUSTC_WRAPPER`) says. The
+    /// build's own cache stays the first level: the wrapper sees only what it misses.
+    ///
+    /// ```
+    /// kernel_build::Build::new().file("k.cu").nvcc_wrapper("sccache");
+    /// ```
+    pub fn nvcc_wrapper(&mut self, wrapper: impl AsRef<Path>) -> &mut Build {
+        self.nvcc_wrapper = Some(wrapper.as_ref().to_path_buf());
+        self
+    }
+
     /// Compiles the module at run time with NVRTC instead of with nvcc now: the build reads
     /// the declarations without nvcc and generates the same typed stubs, the binary carries
     /// the source and the user's headers it includes, and the generated `load` compiles them

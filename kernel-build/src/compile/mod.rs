@@ -89,17 +89,35 @@ pub(crate) struct Ran {
 /// Runs nvcc; a non-zero exit becomes [`Error::NvccFailed`] carrying the command line,
 /// the status, everything nvcc printed and the location of its first error.
 pub(crate) fn run(nvcc: &Path, args: &[OsString], debug: bool) -> Result<Ran, Error> {
-    let command = shell_words(nvcc, args);
+    run_through(None, nvcc, args, debug)
+}
+
+/// [`run`] through `wrapper` when there is one (`sccache nvcc args...`).
+pub(crate) fn run_through(
+    wrapper: Option<&Path>,
+    nvcc: &Path,
+    args: &[OsString],
+    debug: bool,
+) -> Result<Ran, Error> {
+    let mut command = shell_words(nvcc, args);
+    if let Some(w) = wrapper {
+        command = format!("{} {command}", w.display());
+    }
     if debug {
         eprintln!("kernel-build: running {command}");
     }
-    let out = Command::new(nvcc)
-        .args(args)
-        .output()
-        .map_err(|source| Error::NvccSpawn {
-            nvcc: nvcc.to_path_buf(),
-            source,
-        })?;
+    let mut cmd = match wrapper {
+        Some(w) => {
+            let mut c = Command::new(w);
+            c.arg(nvcc);
+            c
+        }
+        None => Command::new(nvcc),
+    };
+    let out = cmd.args(args).output().map_err(|source| Error::NvccSpawn {
+        nvcc: nvcc.to_path_buf(),
+        source,
+    })?;
     let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
     text.push_str(&String::from_utf8_lossy(&out.stderr));
     let msgs = messages::parse(&text);
@@ -122,6 +140,30 @@ pub(crate) fn run(nvcc: &Path, args: &[OsString], debug: bool) -> Result<Ran, Er
         warnings,
         output: text,
     })
+}
+
+/// The wrapper nvcc's compilations run through: `KERNEL_BUILD_NVCC_WRAPPER` (empty or `none`:
+/// no wrapper), else `RUSTC_WRAPPER` when it names sccache (so a team's sccache storage serves
+/// the kernels too).
+pub(crate) fn wrapper_from_env(reporting: crate::env::Reporting) -> Option<std::path::PathBuf> {
+    let own = crate::env::var("KERNEL_BUILD_NVCC_WRAPPER", reporting);
+    let rustc = crate::env::var("RUSTC_WRAPPER", reporting);
+    choose_wrapper(own.as_deref(), rustc.as_deref())
+}
+
+/// [`wrapper_from_env`] on the two values.
+fn choose_wrapper(
+    own: Option<&std::ffi::OsStr>,
+    rustc: Option<&std::ffi::OsStr>,
+) -> Option<std::path::PathBuf> {
+    if let Some(w) = own {
+        let text = w.to_string_lossy();
+        let text = text.trim();
+        return (!text.is_empty() && text != "none").then(|| std::path::PathBuf::from(text));
+    }
+    let rustc = std::path::Path::new(rustc?);
+    let name = rustc.file_stem()?.to_string_lossy();
+    name.starts_with("sccache").then(|| rustc.to_path_buf())
 }
 
 /// The command line quoted for a POSIX shell, for messages only (never executed).
@@ -200,5 +242,32 @@ mod tests {
     fn missing_program_is_a_spawn_error() {
         let err = run(Path::new("/nonexistent/nvcc"), &[], false).unwrap_err();
         assert!(matches!(err, Error::NvccSpawn { .. }), "{err}");
+    }
+}
+
+#[cfg(test)]
+mod wrapper_tests {
+    use super::choose_wrapper;
+    use std::ffi::OsStr;
+    use std::path::PathBuf;
+
+    #[test]
+    fn the_wrapper_is_ours_else_an_sccache_rustc_wrapper() {
+        let os = |s: &'static str| Some(OsStr::new(s));
+        assert_eq!(
+            choose_wrapper(os("ccache"), os("sccache")),
+            Some(PathBuf::from("ccache"))
+        );
+        assert_eq!(choose_wrapper(os("none"), os("/usr/bin/sccache")), None);
+        assert_eq!(choose_wrapper(os(""), os("sccache")), None);
+        assert_eq!(
+            choose_wrapper(None, os("/home/u/.cargo/bin/sccache")),
+            Some(PathBuf::from("/home/u/.cargo/bin/sccache"))
+        );
+        assert_eq!(
+            choose_wrapper(None, os("/usr/bin/some-other-wrapper")),
+            None
+        );
+        assert_eq!(choose_wrapper(None, None), None);
     }
 }

@@ -18,6 +18,7 @@ pub use request::{BuiltModule, Context, ModuleRequest, SourceInput, Unit};
 pub use runtime::{RuntimeCompile, RuntimeSource};
 
 use crate::cache::Cache;
+use crate::compile;
 use crate::env;
 use crate::error::Error;
 use crate::front;
@@ -106,12 +107,17 @@ fn build_sources(
         flags.extend(extra.to_string_lossy().split_whitespace().map(String::from));
     }
     let jobs = Jobs::new(cx.jobs, reporting);
+    let wrapper = cx
+        .nvcc_wrapper
+        .clone()
+        .or_else(|| compile::wrapper_from_env(reporting));
     let shared = unit::Shared {
         req,
         toolkit: &toolkit,
         targets: &targets,
         flags: &flags,
         debug: env::flag("KERNEL_BUILD_DEBUG", reporting),
+        wrapper: wrapper.as_deref(),
         cache,
         mode: req.link,
         alone: sources.len() == 1 && req.link == LinkMode::Whole,

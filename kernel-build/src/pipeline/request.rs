@@ -127,6 +127,9 @@ pub struct Context {
     /// The most compiles at once; `None`: Cargo's jobserver and `NUM_JOBS` in a build
     /// script, the number of cores elsewhere.
     pub jobs: Option<usize>,
+    /// A program nvcc's compilations run through (`sccache`): `wrapper nvcc args...`.
+    /// `None`: `KERNEL_BUILD_NVCC_WRAPPER`, else `RUSTC_WRAPPER` when it is sccache.
+    pub nvcc_wrapper: Option<PathBuf>,
 }
 
 impl Default for Context {
@@ -140,6 +143,7 @@ impl Default for Context {
             no_device_code: false,
             search_from: d.search_from,
             jobs: None,
+            nvcc_wrapper: None,
         }
     }
 }

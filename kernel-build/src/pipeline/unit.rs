@@ -27,6 +27,8 @@ pub(crate) struct Shared<'a> {
     pub targets: &'a [Target],
     pub flags: &'a [String],
     pub debug: bool,
+    /// The program nvcc's compilations run through, if any.
+    pub wrapper: Option<&'a Path>,
     pub cache: Option<&'a Cache>,
     pub mode: LinkMode,
     /// The module's only file: its images are the module's, so it is verified here and
@@ -194,7 +196,7 @@ impl Job<'_> {
             flags: s.flags,
             keep_dir: Some(keep),
         };
-        compile::run(job.nvcc, &job.args(), s.debug)
+        compile::run_through(s.wrapper, job.nvcc, &job.args(), s.debug)
             .map_err(|e| self.source.rename_in_error(e))
             .map_err(|e| needs_rdc(e, &self.source.display_name, s.mode))
     }
