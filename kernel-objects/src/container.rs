@@ -204,7 +204,7 @@ pub(crate) fn next_start(bytes: &[u8], end: usize) -> Result<Option<usize>, Fatb
         None => Ok(None),
         Some(pos) => {
             let at = end + pos;
-            if at % 8 == 0 && u32_at(bytes, at) == Some(MAGIC) {
+            if at.is_multiple_of(8) && u32_at(bytes, at) == Some(MAGIC) {
                 Ok(Some(at))
             } else {
                 Err(FatbinError::TrailingData { offset: at })

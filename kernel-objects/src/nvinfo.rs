@@ -82,10 +82,10 @@ fn records<'a>(section: &str, data: &'a [u8]) -> Result<Vec<Record<'a>>, FatbinE
 pub(crate) fn register_counts(data: &[u8]) -> Result<Vec<(u32, u32)>, FatbinError> {
     let mut out = Vec::new();
     for r in records(".nv.info", data)? {
-        if let (REGCOUNT, Value::Bytes(b)) = (r.attr, r.value) {
-            if let (8, Some(sym), Some(regs)) = (b.len(), u32_at(b, 0), u32_at(b, 4)) {
-                out.push((sym, regs));
-            }
+        if let (REGCOUNT, Value::Bytes(b)) = (r.attr, r.value)
+            && let (8, Some(sym), Some(regs)) = (b.len(), u32_at(b, 0), u32_at(b, 4))
+        {
+            out.push((sym, regs));
         }
     }
     Ok(out)
@@ -189,16 +189,16 @@ pub(crate) fn apply_kernel_info(
         }
         _ => {}
     }
-    if let Some((at, size)) = cbank_size {
-        if Some(u32::from(size)) != end {
-            return Err(bad(
-                at,
-                format!(
-                    "PARAM_CBANK size {size} but the parameters end at {}",
-                    end.unwrap_or(0)
-                ),
-            ));
-        }
+    if let Some((at, size)) = cbank_size
+        && Some(u32::from(size)) != end
+    {
+        return Err(bad(
+            at,
+            format!(
+                "PARAM_CBANK size {size} but the parameters end at {}",
+                end.unwrap_or(0)
+            ),
+        ));
     }
     kernel.param_size = end;
     kernel.params = params;

@@ -18,14 +18,13 @@ pub fn find_containers(bytes: &[u8]) -> Vec<(usize, usize)> {
     let mut found = Vec::new();
     let mut at = 0usize;
     while let Some(window) = bytes.get(at..at.saturating_add(4)) {
-        if window == magic {
-            if let Ok((end, entries)) = walk(bytes, at) {
-                if !entries.is_empty() {
-                    found.push((at, end - at));
-                    at = end.next_multiple_of(8);
-                    continue;
-                }
-            }
+        if window == magic
+            && let Ok((end, entries)) = walk(bytes, at)
+            && !entries.is_empty()
+        {
+            found.push((at, end - at));
+            at = end.next_multiple_of(8);
+            continue;
         }
         at += 8;
     }

@@ -143,7 +143,7 @@ fn alloc_free_cycles_keep_memory_flat() {
         let stamp = [i as u32];
         gpu.upload_into(&stamp, &mut buf.slice_mut(len - 1..))
             .unwrap();
-        if i % 1000 == 0 {
+        if i.is_multiple_of(1000) {
             let back = gpu.download(&buf.slice(len - 1..)).unwrap();
             assert_eq!(back, stamp, "cycle {i}");
         }

@@ -55,11 +55,9 @@ pub fn parse(output: &str) -> Vec<NvccMessage> {
             open = message.line.is_none();
             messages.push(message);
         } else if let Some((file, line)) = note_location(raw) {
-            if open {
-                if let Some(last) = messages.last_mut() {
-                    last.file = Some(file);
-                    last.line = Some(line);
-                }
+            if open && let Some(last) = messages.last_mut() {
+                last.file = Some(file);
+                last.line = Some(line);
             }
             open = false;
         }
@@ -113,12 +111,11 @@ fn split_severity(line: &str) -> Option<(&str, Severity, &str)> {
 
 /// `file(12)`, `file:12:5`, `file:12` or something without a location.
 fn location(head: &str) -> (Option<String>, Option<u32>) {
-    if let Some(open) = head.rfind('(') {
-        if let Some(num) = head[open + 1..].strip_suffix(')') {
-            if let Ok(n) = num.parse() {
-                return (Some(head[..open].to_string()), Some(n));
-            }
-        }
+    if let Some(open) = head.rfind('(')
+        && let Some(num) = head[open + 1..].strip_suffix(')')
+        && let Ok(n) = num.parse()
+    {
+        return (Some(head[..open].to_string()), Some(n));
     }
     let mut parts = head.rsplitn(3, ':');
     let last = parts.next();

@@ -187,11 +187,11 @@ impl<'a> Pending<'a> {
             from_cache,
             elapsed: started.elapsed(),
         };
-        if let Some(cache) = s.cache {
-            if let Some(hit) = cached::lookup_object(cache, &object_key) {
-                cached::record_manifest(cache, direct_key, &object_key, &hit.deps);
-                return Ok(done(hit, object_key, true));
-            }
+        if let Some(cache) = s.cache
+            && let Some(hit) = cached::lookup_object(cache, &object_key)
+        {
+            cached::record_manifest(cache, direct_key, &object_key, &hit.deps);
+            return Ok(done(hit, object_key, true));
         }
         let group_index = if groups.len() > 1 {
             join_groups(&staging, groups, assembler)?

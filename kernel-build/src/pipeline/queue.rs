@@ -88,10 +88,10 @@ pub(crate) fn compile_units(
                 // nvcc's error is the build's (the earliest file's, when several fail).
                 failed.store(true, Ordering::SeqCst);
                 st.dropped.store(true, Ordering::SeqCst);
-                if let Ok(mut f) = failure.lock() {
-                    if f.as_ref().is_none_or(|(m, _)| n < *m) {
-                        *f = Some((n, e));
-                    }
+                if let Ok(mut f) = failure.lock()
+                    && f.as_ref().is_none_or(|(m, _)| n < *m)
+                {
+                    *f = Some((n, e));
                 }
                 st.left.fetch_sub(1, Ordering::SeqCst);
                 return;

@@ -192,11 +192,12 @@ impl std::str::FromStr for Target {
 pub fn default_targets(supported_sass: &[String]) -> Vec<Target> {
     let mut per_major: std::collections::BTreeMap<u32, u32> = Default::default();
     for name in supported_sass {
-        if let Ok(t) = name.parse::<Target>() {
-            if t.kind == TargetKind::Sass && t.suffix.is_none() {
-                let e = per_major.entry(t.major()).or_insert(t.number);
-                *e = (*e).min(t.number);
-            }
+        if let Ok(t) = name.parse::<Target>()
+            && t.kind == TargetKind::Sass
+            && t.suffix.is_none()
+        {
+            let e = per_major.entry(t.major()).or_insert(t.number);
+            *e = (*e).min(t.number);
         }
     }
     let mut out: Vec<Target> = per_major.values().map(|&n| Target::sass(n)).collect();

@@ -76,15 +76,15 @@ pub(crate) fn user_toolkit_dir_reported(reporting: Reporting) -> Option<PathBuf>
 pub fn install(dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Installed, Error> {
     let want = stamp_text();
     let stamp = dir.join(".installed");
-    if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == want) {
-        if let Some(nvcc) = runs(dir) {
-            log(&format!("already installed: {}", nvcc.display()));
-            return Ok(Installed {
-                dir: dir.to_owned(),
-                nvcc,
-                already_installed: true,
-            });
-        }
+    if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == want)
+        && let Some(nvcc) = runs(dir)
+    {
+        log(&format!("already installed: {}", nvcc.display()));
+        return Ok(Installed {
+            dir: dir.to_owned(),
+            nvcc,
+            already_installed: true,
+        });
     }
     let fail = |step: &str, detail: String| Error::ToolkitInstall {
         step: step.to_owned(),

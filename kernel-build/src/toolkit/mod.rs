@@ -255,10 +255,10 @@ fn probe_cached(nvcc: &Path, cache: Option<&Cache>) -> Result<Probe, Error> {
         h.update(&mtime.as_nanos().to_le_bytes());
         Some(h.finalize().to_hex().to_string())
     });
-    if let (Some(cache), Some(key)) = (cache, &key) {
-        if let Some(p) = cache.read_json::<Probe>("toolkits", key) {
-            return Ok(p);
-        }
+    if let (Some(cache), Some(key)) = (cache, &key)
+        && let Some(p) = cache.read_json::<Probe>("toolkits", key)
+    {
+        return Ok(p);
     }
     let p = probe(nvcc)?;
     if let (Some(cache), Some(key)) = (cache, &key) {

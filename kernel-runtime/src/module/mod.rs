@@ -285,7 +285,7 @@ impl ModuleInner {
 fn needs_copy(image: &[u8]) -> bool {
     match image::kind(image) {
         ImageKind::Ptx => image.last() != Some(&0),
-        _ => image.as_ptr().addr() % 8 != 0,
+        _ => !image.as_ptr().addr().is_multiple_of(8),
     }
 }
 

@@ -239,10 +239,10 @@ impl Program {
                 nvrtc: nvrtc.version(),
             })
         });
-        if let (Some(cache), Some(key)) = (&cache, &key) {
-            if let Some(hit) = cache.get(key).filter(|e| e.kind == target.kind) {
-                return Ok(self.object(hit));
-            }
+        if let (Some(cache), Some(key)) = (&cache, &key)
+            && let Some(hit) = cache.get(key).filter(|e| e.kind == target.kind)
+        {
+            return Ok(self.object(hit));
         }
         let out = compile(&Input {
             name: &self.name,
@@ -270,10 +270,10 @@ impl Program {
         for dir in &self.includes {
             o.push(format!("--include-path={}", dir.display()));
         }
-        if self.toolkit_headers {
-            if let Some(dir) = nvrtc.include_dir() {
-                o.push(format!("--include-path={}", dir.display()));
-            }
+        if self.toolkit_headers
+            && let Some(dir) = nvrtc.include_dir()
+        {
+            o.push(format!("--include-path={}", dir.display()));
         }
         for (name, value) in &self.defines {
             if value.is_empty() {

@@ -33,7 +33,7 @@ pub(super) fn validate_cluster(
         if c[i] == 0 {
             return Err(ConfigError::ZeroDim { which: CLUSTER[i] });
         }
-        if grid[i] % c[i] != 0 {
+        if !grid[i].is_multiple_of(c[i]) {
             return Err(ConfigError::ClusterNotDivisor {
                 which: CLUSTER[i],
                 cluster: c[i],
