@@ -1,0 +1,178 @@
+//! A build cache shared through sccache and Redis: "machine A" (its own kernel-build cache, its
+//! own sccache server and folder) builds a module with nvcc running through sccache, whose
+//! storage is a local `redis-server`; "machine B" (fresh kernel-build cache, another sccache
+//! server and folder, the same Redis) builds the same module. B's sccache must serve every
+//! compilation step it caches (the device front end's PTX, ptxas's SASS) from Redis: no cache
+//! miss. Our own cache stays the first level: each machine's starts empty here.
+//!
+//! Needs `redis-server` on PATH and sccache (`scripts/install-test-tools.sh` installs both);
+//! skips with the reason otherwise. Each "machine" is `kernel-inspect build` with its own
+//! environment.
+
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command};
+use std::time::{Duration, Instant};
+
+mod support;
+use support::real_nvcc;
+
+const SOURCE: &str = r#"
+template <typename T>
+__global__ void axpy(T a, const T* x, T* y, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) y[i] = a * x[i] + y[i];
+}
+template __global__ void axpy<float>(float, const float*, float*, int);
+extern "C" __global__ void relu(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = fmaxf(x[i], 0.0f);
+}
+"#;
+
+/// Stops the child (Redis) when dropped.
+struct Stop(Child);
+
+impl Drop for Stop {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// One machine: its sccache server port and folders.
+struct Machine {
+    sccache: PathBuf,
+    port: u16,
+    dir: PathBuf,
+    redis: String,
+}
+
+impl Machine {
+    fn env(&self, c: &mut Command) {
+        c.env("SCCACHE_SERVER_PORT", self.port.to_string())
+            .env("SCCACHE_DIR", self.dir.join("sccache"))
+            .env("SCCACHE_REDIS_ENDPOINT", &self.redis)
+            .env("SCCACHE_IDLE_TIMEOUT", "0")
+            .env("KERNEL_BUILD_CACHE_DIR", self.dir.join("kernel-build"))
+            .env("KERNEL_BUILD_NVCC_WRAPPER", &self.sccache)
+            .env_remove("RUSTC_WRAPPER");
+    }
+
+    fn sccache(&self, args: &[&str]) -> std::process::Output {
+        let mut c = Command::new(&self.sccache);
+        c.args(args);
+        self.env(&mut c);
+        c.output().expect("sccache runs")
+    }
+
+    /// Builds the module; returns the seconds it took.
+    fn build(&self, file: &Path) -> f64 {
+        let mut c = Command::new(env!("CARGO_BIN_EXE_kernel-inspect"));
+        c.arg("build")
+            .arg(file)
+            .args(["--arch", "sm_90", "--arch", "compute_90"]);
+        self.env(&mut c);
+        let start = Instant::now();
+        let out = c.output().expect("kernel-inspect runs");
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        start.elapsed().as_secs_f64()
+    }
+
+    /// (hits, misses) of the server's compile cache.
+    fn hits_and_misses(&self) -> (u64, u64) {
+        let out = self.sccache(&["--show-stats", "--stats-format", "json"]);
+        let v: serde_json::Value =
+            serde_json::from_slice(&out.stdout).expect("sccache prints its stats as JSON");
+        let sum = |key: &str| -> u64 {
+            v["stats"][key]["counts"].as_object().map_or(0, |m| {
+                m.values().filter_map(serde_json::Value::as_u64).sum()
+            })
+        };
+        (sum("cache_hits"), sum("cache_misses"))
+    }
+}
+
+impl Drop for Machine {
+    fn drop(&mut self) {
+        let _ = self.sccache(&["--stop-server"]);
+    }
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free port")
+}
+
+fn find_sccache() -> Option<PathBuf> {
+    let project = Path::new(env!("CARGO_MANIFEST_DIR")).join("../.tools/bin/sccache");
+    if project.exists() {
+        return Some(project);
+    }
+    which::which("sccache").ok()
+}
+
+#[test]
+fn a_second_machine_gets_every_cached_step_from_redis() {
+    let Some(_) = real_nvcc() else { return };
+    let Some(sccache) = find_sccache() else {
+        println!("skipped: no sccache (scripts/install-test-tools.sh installs it)");
+        return;
+    };
+    let Ok(redis_server) = which::which("redis-server") else {
+        println!("skipped: no redis-server on PATH (scripts/install-test-tools.sh installs it)");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let redis_port = free_port();
+    let _redis = Stop(
+        Command::new(redis_server)
+            .args(["--port", &redis_port.to_string(), "--bind", "127.0.0.1"])
+            .args(["--save", "", "--appendonly", "no", "--dir"])
+            .arg(tmp.path())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .expect("redis-server starts"),
+    );
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while TcpStream::connect(("127.0.0.1", redis_port)).is_err() {
+        assert!(Instant::now() < deadline, "redis-server did not listen");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let redis = format!("redis://127.0.0.1:{redis_port}");
+    let file = tmp.path().join("shared.cu");
+    std::fs::write(&file, SOURCE).unwrap();
+    let machine = |name: &str| Machine {
+        sccache: sccache.clone(),
+        port: free_port(),
+        dir: tmp.path().join(name),
+        redis: redis.clone(),
+    };
+
+    let a = machine("a");
+    let cold = a.build(&file);
+    let (a_hits, a_misses) = a.hits_and_misses();
+    assert!(
+        a_misses >= 2,
+        "machine A compiled (hits {a_hits}, misses {a_misses})"
+    );
+
+    let b = machine("b");
+    let warm = b.build(&file);
+    let (b_hits, b_misses) = b.hits_and_misses();
+    assert_eq!(
+        b_misses, 0,
+        "machine B compiled something itself (hits {b_hits})"
+    );
+    assert!(b_hits >= 2, "machine B read from Redis (hits {b_hits})");
+    println!(
+        "machine A (cold): {cold:.2} s, {a_misses} sccache misses; machine B: {warm:.2} s, {b_hits} hits from Redis, 0 misses"
+    );
+}
