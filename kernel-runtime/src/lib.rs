@@ -59,6 +59,7 @@
 mod args;
 mod config;
 mod culink;
+mod device_config;
 mod driver;
 mod env;
 mod error;
@@ -79,6 +80,7 @@ mod nvrtc;
 mod object_code;
 mod ordering;
 mod pinned;
+mod pointer;
 mod timing;
 mod validate;
 mod value_args;
@@ -89,6 +91,7 @@ pub mod vector;
 pub mod __private;
 
 pub use config::{IntoDim3, LaunchConfig};
+pub use device_config::{CachePreference, Limit};
 pub use error::Error;
 pub use global::Global;
 pub use gpu::Gpu;
@@ -101,6 +104,7 @@ pub use module::{CompileOptions, Kernel, Library, LoadingMode, Module, loading_m
 pub use nvrtc::{Nvrtc, Program};
 pub use object_code::{CodeKernel, CodeKind, ObjectCode};
 pub use pinned::PinnedBuffer;
+pub use pointer::{MemoryType, PointerAttributes};
 pub use validate::ConfigError;
 pub use value_args::{ByValue, RawDevicePtr};
 

@@ -8,6 +8,7 @@
 pub(crate) mod cache;
 mod external;
 mod kernel;
+mod kernel_config;
 mod library;
 mod loaded;
 mod loading;
