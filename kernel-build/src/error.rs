@@ -83,6 +83,19 @@ pub enum Error {
         #[source]
         source: crate::fatbin::FatbinError,
     },
+    /// The host object nvcc wrote through a wrapper (see [`crate::Build::nvcc_wrapper`])
+    /// does not hold exactly one fatbin container.
+    #[error(
+        "the host object `{}` nvcc wrote through the wrapper holds {found} fatbin containers, \
+         expected one",
+        .path.display()
+    )]
+    FatbinNotInObject {
+        /// The object.
+        path: PathBuf,
+        /// How many containers it holds.
+        found: usize,
+    },
     /// A builder or macro option is invalid.
     #[error("{0}")]
     InvalidOption(String),

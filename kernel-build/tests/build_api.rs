@@ -227,7 +227,7 @@ fn nvcc_runs_through_the_wrapper_given() {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(&wrapper, std::fs::Permissions::from_mode(0o755)).unwrap();
     let out = tempfile::tempdir().unwrap();
-    Build::new()
+    let built = Build::new()
         .file(dir.path().join("wr.cu"))
         .arch("sm_90")
         .nvcc(&nvcc)
@@ -241,5 +241,11 @@ fn nvcc_runs_through_the_wrapper_given() {
     let lines: Vec<&str> = runs.lines().collect();
     assert_eq!(lines.len(), 1, "{runs}");
     assert!(lines[0].starts_with(&nvcc.display().to_string()), "{runs}");
-    assert!(lines[0].contains("-fatbin"), "{runs}");
+    // Through a wrapper the build compiles a host object (a run sccache caches whole) and
+    // reads the fatbin back from it.
+    assert!(lines[0].contains(" -c "), "{runs}");
+    assert!(!lines[0].contains("-fatbin"), "{runs}");
+    let fatbin = kernel_build::fatbin::parse(&std::fs::read(&built.fatbin).unwrap()).unwrap();
+    let targets: Vec<String> = fatbin.entries.iter().map(|e| e.target()).collect();
+    assert!(targets.contains(&"sm_90".to_string()), "{targets:?}");
 }

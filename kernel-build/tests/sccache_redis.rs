@@ -2,8 +2,10 @@
 //! own sccache server and folder) builds a module with nvcc running through sccache, whose
 //! storage is a local `redis-server`; "machine B" (fresh kernel-build cache, another sccache
 //! server and folder, the same Redis) builds the same module. B's sccache must serve every
-//! compilation step it caches (the device front end's PTX, ptxas's SASS) from Redis: no cache
-//! miss. Our own cache stays the first level: each machine's starts empty here.
+//! compilation from Redis (no cache miss), nvcc — a counting nvcc that logs every run — must
+//! compile nothing on B (sccache still runs it to preprocess, list dependencies and dry-run),
+//! and B's fatbin must be A's, byte for byte. Our own cache stays the first level: each
+//! machine's starts empty here.
 //!
 //! Needs `redis-server` on PATH and sccache (`scripts/install-test-tools.sh` installs both);
 //! skips with the reason otherwise. Each "machine" is `kernel-inspect build` with its own
@@ -15,7 +17,7 @@ use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 mod support;
-use support::real_nvcc;
+use support::{FakeNvcc, real_nvcc};
 
 const SOURCE: &str = r#"
 template <typename T>
@@ -43,6 +45,8 @@ impl Drop for Stop {
 /// One machine: its sccache server port and folders.
 struct Machine {
     sccache: PathBuf,
+    /// The counting nvcc both machines build with.
+    nvcc: PathBuf,
     port: u16,
     dir: PathBuf,
     redis: String,
@@ -56,6 +60,7 @@ impl Machine {
             .env("SCCACHE_IDLE_TIMEOUT", "0")
             .env("KERNEL_BUILD_CACHE_DIR", self.dir.join("kernel-build"))
             .env("KERNEL_BUILD_NVCC_WRAPPER", &self.sccache)
+            .env("NVCC", &self.nvcc)
             .env_remove("RUSTC_WRAPPER");
     }
 
@@ -96,6 +101,36 @@ impl Machine {
         };
         (sum("cache_hits"), sum("cache_misses"))
     }
+
+    /// The fatbin the build stored in this machine's kernel-build cache.
+    fn fatbin(&self) -> Vec<u8> {
+        let mut found = Vec::new();
+        let mut dirs = vec![self.dir.join("kernel-build")];
+        while let Some(dir) = dirs.pop() {
+            for e in std::fs::read_dir(&dir).unwrap().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    dirs.push(p);
+                } else if p.file_name().is_some_and(|n| n == "module.fatbin") {
+                    found.push(p);
+                }
+            }
+        }
+        assert_eq!(found.len(), 1, "one stored fatbin: {found:?}");
+        std::fs::read(&found[0]).unwrap()
+    }
+}
+
+/// nvcc runs of `runs` that compiled: `-c` or `-fatbin`, not to preprocess (`-E`), list
+/// dependencies (`-M`) or print the steps (`--dryrun`).
+fn compilations(runs: &[String]) -> Vec<&String> {
+    runs.iter()
+        .filter(|l| {
+            let words: Vec<&str> = l.split(' ').collect();
+            words.iter().any(|w| *w == "-c" || *w == "-fatbin")
+                && !words.iter().any(|w| ["-E", "-M", "--dryrun"].contains(w))
+        })
+        .collect()
 }
 
 impl Drop for Machine {
@@ -121,7 +156,7 @@ fn find_sccache() -> Option<PathBuf> {
 
 #[test]
 fn a_second_machine_gets_every_cached_step_from_redis() {
-    let Some(_) = real_nvcc() else { return };
+    let Some(real) = real_nvcc() else { return };
     let Some(sccache) = find_sccache() else {
         println!("skipped: no sccache (scripts/install-test-tools.sh installs it)");
         return;
@@ -149,8 +184,10 @@ fn a_second_machine_gets_every_cached_step_from_redis() {
     let redis = format!("redis://127.0.0.1:{redis_port}");
     let file = tmp.path().join("shared.cu");
     std::fs::write(&file, SOURCE).unwrap();
+    let counting = FakeNvcc::new("real", &real);
     let machine = |name: &str| Machine {
         sccache: sccache.clone(),
+        nvcc: counting.path.clone(),
         port: free_port(),
         dir: tmp.path().join(name),
         redis: redis.clone(),
@@ -160,8 +197,13 @@ fn a_second_machine_gets_every_cached_step_from_redis() {
     let cold = a.build(&file);
     let (a_hits, a_misses) = a.hits_and_misses();
     assert!(
-        a_misses >= 2,
-        "machine A compiled (hits {a_hits}, misses {a_misses})"
+        a_misses >= 4,
+        "machine A compiled every step (hits {a_hits}, misses {a_misses})"
+    );
+    let a_runs = counting.runs();
+    assert!(
+        a_runs.iter().any(|l| l.contains("--dryrun")),
+        "sccache split A's compilation into its steps: {a_runs:#?}"
     );
 
     let b = machine("b");
@@ -171,8 +213,18 @@ fn a_second_machine_gets_every_cached_step_from_redis() {
         b_misses, 0,
         "machine B compiled something itself (hits {b_hits})"
     );
-    assert!(b_hits >= 2, "machine B read from Redis (hits {b_hits})");
+    assert!(b_hits >= 4, "machine B read from Redis (hits {b_hits})");
+    let b_runs = counting.runs().split_off(a_runs.len());
+    assert!(!b_runs.is_empty(), "B's build ran the counting nvcc");
+    assert_eq!(
+        compilations(&b_runs),
+        Vec::<&String>::new(),
+        "machine B's nvcc compiled"
+    );
+    assert!(a.fatbin() == b.fatbin(), "B's fatbin is A's");
     println!(
-        "machine A (cold): {cold:.2} s, {a_misses} sccache misses; machine B: {warm:.2} s, {b_hits} hits from Redis, 0 misses"
+        "machine A (cold): {cold:.2} s, {a_misses} sccache misses; machine B: {warm:.2} s, \
+         {b_hits} hits from Redis, 0 misses, {} nvcc runs, none compiling",
+        b_runs.len()
     );
 }

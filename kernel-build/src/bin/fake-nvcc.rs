@@ -11,6 +11,8 @@
 //! | `killed` | a compile is killed by SIGKILL mid-run, leaving a partial output file |
 //! | `noisy` | a compile runs the real nvcc, then prints binary garbage on stderr |
 //!
+//! A compile is a run with `-fatbin` or `-c` and none of `-E`, `-M`, `--dryrun`.
+//!
 //! Tests make a small shell wrapper that sets these variables and execs this program,
 //! so no test changes its own process environment.
 
@@ -35,7 +37,10 @@ fn main() -> ExitCode {
             let _ = f.write_all(format!("{}\n", line.join(" ")).as_bytes());
         }
     }
-    let is_compile = args.iter().any(|a| a == "-fatbin");
+    let is_compile = args.iter().any(|a| a == "-fatbin" || a == "-c")
+        && !args
+            .iter()
+            .any(|a| a == "-E" || a == "-M" || a == "--dryrun");
     let mode = var("FAKE_NVCC_MODE")
         .map(|m| m.to_string_lossy().into_owned())
         .unwrap_or_default();

@@ -73,6 +73,8 @@ impl Build {
     /// Runs nvcc's compilations through `wrapper` (`sccache`), as `wrapper nvcc args...`,
     /// instead of what `KERNEL_BUILD_NVCC_WRAPPER` (or an sccache `RUSTC_WRAPPER`) says. The
     /// build's own cache stays the first level: the wrapper sees only what it misses.
+    /// Through a wrapper nvcc compiles a host object (`-c`, which sccache caches whole) and
+    /// the build reads the fatbin back from it.
     ///
     /// ```
     /// kernel_build::Build::new().file("k.cu").nvcc_wrapper("sccache");

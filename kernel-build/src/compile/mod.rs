@@ -5,13 +5,16 @@
 
 pub mod depfile;
 pub mod messages;
+mod object;
+
+pub(crate) use object::fatbin_from_object;
 
 use crate::error::Error;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// One `nvcc -fatbin` run.
+/// One nvcc run: `-fatbin`, or `-c` when a wrapper compiles (see [`NvccJob::host_object`]).
 #[derive(Clone, Debug)]
 pub(crate) struct NvccJob<'a> {
     pub nvcc: &'a Path,
@@ -29,13 +32,17 @@ pub(crate) struct NvccJob<'a> {
     /// Where nvcc leaves its intermediate files (`--keep`), among them the device-side
     /// preprocessed source of every virtual architecture (`<stem>.compute_90.cpp1.ii`).
     pub keep_dir: Option<&'a Path>,
+    /// Compile to a host object (`-c`) whose embedded fatbin [`fatbin_from_object`] reads
+    /// back, instead of `-fatbin`: sccache caches a `-c` run whole (every step, the host
+    /// object included) but treats a `-fatbin` run as not cacheable.
+    pub host_object: bool,
 }
 
 impl NvccJob<'_> {
     /// The argument vector after the program name.
     pub(crate) fn args(&self) -> Vec<OsString> {
         let mut a: Vec<OsString> = vec![
-            "-fatbin".into(),
+            if self.host_object { "-c" } else { "-fatbin" }.into(),
             "--threads".into(),
             self.threads.max(1).to_string().into(),
         ];
@@ -206,6 +213,7 @@ mod tests {
             defines: &[("N".into(), Some("4".into())), ("FAST".into(), None)],
             flags: &["-O3".into()],
             keep_dir: Some(Path::new("keep")),
+            host_object: false,
         };
         let args: Vec<String> = job
             .args()

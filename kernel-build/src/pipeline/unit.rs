@@ -173,8 +173,9 @@ impl Job<'_> {
         front::finish(&self.source.display_name, info, diags, self.shared.alone)
     }
 
-    /// Runs `nvcc -fatbin` with `code_args` into `output`, keeping its intermediate
-    /// files (the device views) in `keep`.
+    /// Runs `nvcc -fatbin` with `code_args` into `output` (through a wrapper: `nvcc -c`,
+    /// the fatbin read back from the object), keeping its intermediate files (the device
+    /// views) in `keep`.
     pub(crate) fn run_nvcc(
         &self,
         code_args: Vec<String>,
@@ -184,10 +185,13 @@ impl Job<'_> {
         depfile: Option<&Path>,
     ) -> Result<compile::Ran, Error> {
         let s = self.shared;
+        // Through a wrapper, a host object: sccache caches `-c` whole, `-fatbin` not at all.
+        let host_object = s.wrapper.is_some();
+        let object = output.with_extension("o");
         let job = NvccJob {
             nvcc: s.toolkit.nvcc(),
             source: &self.source.path,
-            output,
+            output: if host_object { &object } else { output },
             depfile,
             code_args,
             threads,
@@ -195,10 +199,15 @@ impl Job<'_> {
             defines: &s.req.defines,
             flags: s.flags,
             keep_dir: Some(keep),
+            host_object,
         };
-        compile::run_through(s.wrapper, job.nvcc, &job.args(), s.debug)
+        let ran = compile::run_through(s.wrapper, job.nvcc, &job.args(), s.debug)
             .map_err(|e| self.source.rename_in_error(e))
-            .map_err(|e| needs_rdc(e, &self.source.display_name, s.mode))
+            .map_err(|e| needs_rdc(e, &self.source.display_name, s.mode))?;
+        if host_object {
+            compile::fatbin_from_object(&object, output)?;
+        }
+        Ok(ran)
     }
 
     /// Reads the fatbin nvcc wrote and, for a module of one file, verifies every image
