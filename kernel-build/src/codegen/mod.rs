@@ -24,6 +24,7 @@
 //! everything else only through its doc-hidden `__private` module. Every check
 //! happens before this phase, so nothing here returns an error.
 
+mod arg_bounds;
 mod docs;
 mod globals;
 mod metadata;

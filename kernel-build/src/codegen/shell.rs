@@ -3,7 +3,9 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{CodegenOptions, ModuleParts, globals, metadata, path_literal, structs, stubs};
+use super::{
+    CodegenOptions, ModuleParts, arg_bounds, globals, metadata, path_literal, structs, stubs,
+};
 
 /// The whole generated `mod` item.
 pub(crate) fn module(parts: &ModuleParts, opts: &CodegenOptions) -> TokenStream {
@@ -25,6 +27,7 @@ pub(crate) fn module(parts: &ModuleParts, opts: &CodegenOptions) -> TokenStream 
     let globals = globals::methods(&parts.info, &rt);
     let structs = structs::items(&parts.info, &rt);
     let templates = stubs::template_traits(parts, &rt);
+    let arg_bounds = arg_bounds::module(parts, &rt);
     quote! {
         #(#attrs)*
         #default_doc
@@ -50,6 +53,7 @@ pub(crate) fn module(parts: &ModuleParts, opts: &CodegenOptions) -> TokenStream 
             }
             #structs
             #templates
+            #arg_bounds
         }
     }
 }

@@ -9,13 +9,15 @@ use quote::{format_ident, quote};
 
 use super::templates::{Member, Planned, kind_type, plan, shape};
 use super::types::{ParamKind, param_kind};
-use super::{CodegenOptions, ModuleParts, docs, names::param_ident};
+use super::{CodegenOptions, ModuleParts, arg_bounds, docs, names::param_ident};
 use crate::model::Kernel;
 
 /// A parameter as the stub passes it.
 struct StubParam {
     ident: Ident,
     kind: ParamKind,
+    /// The bound a pointer argument meets (see [`arg_bounds`]).
+    bound: TokenStream,
 }
 
 /// Every launch method of the module.
@@ -32,9 +34,13 @@ pub(crate) fn methods(parts: &ModuleParts, opts: &CodegenOptions, rt: &TokenStre
                     .params
                     .iter()
                     .enumerate()
-                    .map(|(i, p)| StubParam {
-                        ident: param_ident(p.name.as_deref(), i),
-                        kind: param_kind(&p.ty, rt),
+                    .map(|(i, p)| {
+                        let ident = param_ident(p.name.as_deref(), i);
+                        StubParam {
+                            bound: arg_bounds::bound(&name, &ident),
+                            ident,
+                            kind: param_kind(&p.ty, rt),
+                        }
                     })
                     .collect::<Vec<_>>();
                 let safe = opts.safe_kernels.contains(&name.to_string());
@@ -169,8 +175,10 @@ fn family_method(
             } else {
                 kind
             };
+            let ident = param_ident(p.name.as_deref(), i);
             StubParam {
-                ident: param_ident(p.name.as_deref(), i),
+                bound: arg_bounds::bound(name, &ident),
+                ident,
                 kind,
             }
         })
@@ -194,8 +202,10 @@ fn method(
         let id = &p.ident;
         match &p.kind {
             ParamKind::Value(t) => quote!(#id: #t),
-            ParamKind::ConstPtr(t) => quote!(mut #id: impl #rt::__private::ConstPtr<#t>),
-            ParamKind::MutPtr(t) => quote!(mut #id: impl #rt::__private::MutPtr<#t>),
+            ParamKind::ConstPtr(t) | ParamKind::MutPtr(t) => {
+                let bound = &p.bound;
+                quote!(mut #id: impl #bound<#t>)
+            }
         }
     });
     let prepared: Vec<&Ident> = params

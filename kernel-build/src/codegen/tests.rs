@@ -209,15 +209,22 @@ fn plain_stub_takes_exact_types_and_is_unsafe() {
     let out = render(&fixture(), &CodegenOptions::default());
     assert!(has(&out, "pub unsafe fn saxpy("), "{out}");
     assert!(has(&out, "a: f32,"), "{out}");
+    // Pointer parameters take a per-parameter bound over ConstPtr / MutPtr whose
+    // diagnostic names the kernel, the parameter and its CUDA type.
+    assert!(has(&out, "mut x: impl __args::saxpy::x<f32>"), "{out}");
+    assert!(has(&out, "mut y: impl __args::saxpy::y<f32>"), "{out}");
     assert!(
         has(
             &out,
-            "mut x: impl ::kernel_runtime::__private::ConstPtr<f32>"
+            "pub trait x<E>: ::kernel_runtime::__private::ConstPtr<E> {}"
         ),
         "{out}"
     );
     assert!(
-        has(&out, "mut y: impl ::kernel_runtime::__private::MutPtr<f32>"),
+        has(
+            &out,
+            "message = \"`{Self}` cannot be passed for parameter `y` (`float*`) of kernel `saxpy`\""
+        ),
         "{out}"
     );
     assert!(has(&out, "launch(&self.inner, 0usize, cfg"), "{out}");

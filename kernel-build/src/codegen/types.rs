@@ -10,6 +10,9 @@
 //! | `T*` | `impl MutPtr<T>` | `RawDevicePtr` |
 //! | `void*`, `T**` | `RawDevicePtr` | `RawDevicePtr` |
 //! | `T[N]` | (not a parameter) | `[T; N]` |
+//!
+//! A pointer parameter's bound is spelled through a per-parameter trait over `ConstPtr<T>` /
+//! `MutPtr<T>` (see `arg_bounds`), so that a mismatch names the kernel and the parameter.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
