@@ -42,8 +42,10 @@ pub(crate) fn module(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
                 }
             };
             let traits = param_traits(kernel, &what, rt);
+            let doc = format!(" Argument bounds of {what}.");
             (!traits.is_empty()).then(|| {
                 quote! {
+                    #[doc = #doc]
                     pub mod #method {
                         #(#traits)*
                     }
