@@ -67,7 +67,7 @@ pub trait PreparedArg {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a `const {T}*` kernel parameter",
     label = "expected device memory holding `{T}`",
-    note = "pass `&CudaSlice<{T}>`, `&CudaView<{T}>`, `&mut CudaSlice<{T}>`, `In(&[{T}])` or `InOut(&mut [{T}])`"
+    note = "pass `&CudaSlice<{T}>`, `&CudaView<{T}>`, `&mut CudaSlice<{T}>`, `&UnifiedSlice<{T}>`, `In(&[{T}])` or `InOut(&mut [{T}])`"
 )]
 pub trait ConstPtr<T>: DeviceArg {}
 
@@ -85,7 +85,7 @@ pub trait ConstPtr<T>: DeviceArg {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a `{T}*` kernel parameter",
     label = "expected mutable device memory holding `{T}`",
-    note = "pass `&mut CudaSlice<{T}>`, `&mut CudaViewMut<{T}>`, `Out(&mut [{T}])` or `InOut(&mut [{T}])`"
+    note = "pass `&mut CudaSlice<{T}>`, `&mut CudaViewMut<{T}>`, `&mut UnifiedSlice<{T}>`, `Out(&mut [{T}])` or `InOut(&mut [{T}])`"
 )]
 pub trait MutPtr<T>: DeviceArg {}
 
@@ -93,6 +93,9 @@ pub trait MutPtr<T>: DeviceArg {}
 pub struct PreparedBuffer<'a> {
     ptr: CUdeviceptr,
     record: Option<&'a CudaEvent>,
+    /// Record even in single-stream mode: the buffer's host accessors wait on the event
+    /// (managed memory).
+    always: bool,
 }
 
 impl PreparedArg for PreparedBuffer<'_> {
@@ -104,7 +107,7 @@ impl PreparedArg for PreparedBuffer<'_> {
     #[inline]
     fn finish(self, stream: &Arc<CudaStream>) -> Result<(), Error> {
         match self.record {
-            Some(event) if stream.context().is_managing_stream_synchronization() => {
+            Some(event) if self.always || stream.context().is_managing_stream_synchronization() => {
                 event.record(stream).call("cuEventRecord")
             }
             _ => Ok(()),
@@ -118,7 +121,21 @@ impl PreparedArg for PreparedBuffer<'_> {
 /// The event in `guard` must live for `'a`: it must belong to a buffer borrowed for `'a`.
 /// (cudarc ties the guard's lifetime to the stream's borrow as well, which is shorter here.)
 #[inline]
-unsafe fn split<'a>(ptr: CUdeviceptr, mut guard: SyncOnDrop<'_>) -> PreparedBuffer<'a> {
+pub(crate) unsafe fn split<'a>(ptr: CUdeviceptr, guard: SyncOnDrop<'_>) -> PreparedBuffer<'a> {
+    // SAFETY: forwarded to the caller.
+    unsafe { split_with(ptr, guard, false) }
+}
+
+/// [`split`], recording after the launch even in single-stream mode when `always`.
+///
+/// # Safety
+/// As [`split`].
+#[inline]
+pub(crate) unsafe fn split_with<'a>(
+    ptr: CUdeviceptr,
+    mut guard: SyncOnDrop<'_>,
+    always: bool,
+) -> PreparedBuffer<'a> {
     let event = match &mut guard {
         SyncOnDrop::Record(target) => target.take().map(|(event, _)| std::ptr::from_ref(event)),
         SyncOnDrop::Sync(target) => {
@@ -129,7 +146,11 @@ unsafe fn split<'a>(ptr: CUdeviceptr, mut guard: SyncOnDrop<'_>) -> PreparedBuff
     drop(guard);
     // SAFETY: the caller guarantees the event outlives `'a`.
     let record = event.map(|e| unsafe { &*e });
-    PreparedBuffer { ptr, record }
+    PreparedBuffer {
+        ptr,
+        record,
+        always,
+    }
 }
 
 /// Read access: waits on the last write, records a read.

@@ -74,6 +74,7 @@ mod kernel_args;
 mod launch;
 mod limits;
 mod linker;
+mod managed;
 mod memory;
 mod module;
 mod nvrtc;
@@ -81,6 +82,7 @@ mod object_code;
 mod ordering;
 mod pinned;
 mod pointer;
+mod registered;
 mod timing;
 mod validate;
 mod value_args;
@@ -100,18 +102,20 @@ pub use host_args::{In, InOut, Out};
 pub use kernel_args::KernelArgs;
 pub use limits::DeviceLimits;
 pub use linker::{LinkOptions, Linked, Linker};
+pub use managed::{Advice, Location};
 pub use module::{CompileOptions, Kernel, Library, LoadingMode, Module, loading_mode};
 pub use nvrtc::{Nvrtc, Program};
 pub use object_code::{CodeKernel, CodeKind, ObjectCode};
-pub use pinned::PinnedBuffer;
+pub use pinned::{PageLocked, PinnedBuffer};
 pub use pointer::{MemoryType, PointerAttributes};
+pub use registered::Registered;
 pub use validate::ConfigError;
 pub use value_args::{ByValue, RawDevicePtr};
 
 pub use cudarc;
 pub use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr,
-    PinnedHostSlice, ValidAsZeroBits,
+    PinnedHostSlice, UnifiedSlice, UnifiedView, UnifiedViewMut, ValidAsZeroBits,
 };
 pub use half::{bf16, f16};
 pub use kernel_macros::cuda_module;

@@ -9,7 +9,8 @@
 //! accessors would not wait; [`PinnedBuffer`] always does.)
 
 use cudarc::driver::{
-    CudaEvent, DevicePtr, DevicePtrMut, DeviceRepr, PinnedHostSlice, ValidAsZeroBits, sys,
+    CudaEvent, DevicePtr, DevicePtrMut, DeviceRepr, HostSlice, PinnedHostSlice, ValidAsZeroBits,
+    sys,
 };
 
 use crate::error::{DriverResultExt, Error};
@@ -64,6 +65,59 @@ impl<T: ValidAsZeroBits> PinnedBuffer<T> {
     }
 }
 
+pub(crate) mod sealed {
+    /// Only this crate's page-locked types are [`super::PageLocked`].
+    pub trait Sealed {}
+}
+
+/// Page-locked host memory that asynchronous copies take: a [`PinnedBuffer`] or a
+/// [`Registered`](crate::Registered) slice. Each records an event after every copy queued on
+/// it, and its host accessors wait on that event.
+///
+/// ```no_run
+/// use kernel_runtime::{Gpu, PageLocked};
+/// fn send<H: PageLocked<f32>>(gpu: &Gpu, host: &H) -> Result<(), kernel_runtime::Error> {
+///     let mut dev = gpu.zeros::<f32>(host.len())?;
+///     gpu.upload_async(host, &mut dev)
+/// }
+/// ```
+pub trait PageLocked<T>: sealed::Sealed {
+    /// Number of elements.
+    fn len(&self) -> usize {
+        self.host().len()
+    }
+
+    /// Whether there are no elements.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    #[doc(hidden)]
+    fn host(&self) -> &(dyn HostSlice<T> + '_);
+
+    #[doc(hidden)]
+    fn host_mut(&mut self) -> &mut (dyn HostSlice<T> + '_);
+
+    #[doc(hidden)]
+    fn done(&self) -> &CudaEvent;
+}
+
+impl<T> sealed::Sealed for PinnedBuffer<T> {}
+
+impl<T> PageLocked<T> for PinnedBuffer<T> {
+    fn host(&self) -> &(dyn HostSlice<T> + '_) {
+        &self.host
+    }
+
+    fn host_mut(&mut self) -> &mut (dyn HostSlice<T> + '_) {
+        &mut self.host
+    }
+
+    fn done(&self) -> &CudaEvent {
+        &self.done
+    }
+}
+
 impl Gpu {
     /// A zeroed pinned host buffer of `len` elements (cached, not write-combined).
     ///
@@ -112,7 +166,8 @@ impl Gpu {
         Ok(PinnedBuffer { host: buf, done })
     }
 
-    /// Queues a copy of `src` into `dst` (same length) and returns at once.
+    /// Queues a copy of the page-locked `src` ([`PinnedBuffer`], [`Registered`](crate::Registered))
+    /// into `dst` (same length) and returns at once.
     ///
     /// ```no_run
     /// # let gpu = kernel_runtime::Gpu::new(0)?;
@@ -121,19 +176,19 @@ impl Gpu {
     /// gpu.upload_async(&host, &mut dev)?;
     /// # Ok::<(), kernel_runtime::Error>(())
     /// ```
-    pub fn upload_async<T: DeviceRepr, D: DevicePtrMut<T>>(
+    pub fn upload_async<T: DeviceRepr, H: PageLocked<T> + ?Sized, D: DevicePtrMut<T>>(
         &self,
-        src: &PinnedBuffer<T>,
+        src: &H,
         dst: &mut D,
     ) -> Result<(), Error> {
         same_len("upload_async", src.len(), dst.len())?;
         self.stream()
-            .memcpy_htod(&src.host, dst)
+            .memcpy_htod(src.host(), dst)
             .call("cuMemcpyHtoDAsync")?;
-        src.done.record(self.stream()).call("cuEventRecord")
+        src.done().record(self.stream()).call("cuEventRecord")
     }
 
-    /// Queues a copy of `src` into the pinned buffer `dst` (same length) and returns at once;
+    /// Queues a copy of `src` into the page-locked `dst` (same length) and returns at once;
     /// `dst.as_slice()` waits for it.
     ///
     /// ```no_run
@@ -144,15 +199,15 @@ impl Gpu {
     /// assert_eq!(host.as_slice()?, [1, 2]);
     /// # Ok::<(), kernel_runtime::Error>(())
     /// ```
-    pub fn download_async<T: DeviceRepr, S: DevicePtr<T>>(
+    pub fn download_async<T: DeviceRepr, S: DevicePtr<T>, H: PageLocked<T> + ?Sized>(
         &self,
         src: &S,
-        dst: &mut PinnedBuffer<T>,
+        dst: &mut H,
     ) -> Result<(), Error> {
         same_len("download_async", src.len(), dst.len())?;
         self.stream()
-            .memcpy_dtoh(src, &mut dst.host)
+            .memcpy_dtoh(src, dst.host_mut())
             .call("cuMemcpyDtoHAsync")?;
-        dst.done.record(self.stream()).call("cuEventRecord")
+        dst.done().record(self.stream()).call("cuEventRecord")
     }
 }

@@ -77,12 +77,12 @@ fn param_traits(kernel: &Kernel, what: &str, rt: &TokenStream) -> Vec<TokenStrea
                 ParamKind::ConstPtr(_) => (
                     quote!(#rt::__private::ConstPtr<E>),
                     "expected device memory holding `{E}`",
-                    "pass `&CudaSlice<{E}>`, `&CudaView<{E}>`, `&mut CudaSlice<{E}>`, `In(&[{E}])` or `InOut(&mut [{E}])`",
+                    "pass `&CudaSlice<{E}>`, `&CudaView<{E}>`, `&mut CudaSlice<{E}>`, `&UnifiedSlice<{E}>`, `In(&[{E}])` or `InOut(&mut [{E}])`",
                 ),
                 ParamKind::MutPtr(_) => (
                     quote!(#rt::__private::MutPtr<E>),
                     "expected mutable device memory holding `{E}`",
-                    "pass `&mut CudaSlice<{E}>`, `&mut CudaViewMut<{E}>`, `Out(&mut [{E}])` or `InOut(&mut [{E}])`",
+                    "pass `&mut CudaSlice<{E}>`, `&mut CudaViewMut<{E}>`, `&mut UnifiedSlice<{E}>`, `Out(&mut [{E}])` or `InOut(&mut [{E}])`",
                 ),
             };
             let ident = param_ident(p.name.as_deref(), i);

@@ -182,6 +182,25 @@ pub enum Error {
         /// The driver's description of the code.
         message: String,
     },
+    /// The device (or the pair of devices) cannot do what was asked.
+    #[error("{what} is not supported by {device}: {reason}")]
+    Unsupported {
+        /// What was asked (`prefetching managed memory to the device`).
+        what: &'static str,
+        /// The device, `NVIDIA H100 (device 0)`.
+        device: String,
+        /// Which capability is missing.
+        reason: String,
+    },
+    /// A value given to a memory operation is out of its range (a copy's extent beyond a
+    /// buffer's, a pitch smaller than a row).
+    #[error("{what}: {problem}")]
+    OutOfRange {
+        /// The operation.
+        what: &'static str,
+        /// What is out of range, with the numbers.
+        problem: String,
+    },
     /// A module file could not be read.
     #[error("cannot read module file `{path}`: {source}")]
     Io {
