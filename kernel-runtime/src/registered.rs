@@ -133,10 +133,10 @@ impl<T> Drop for Registered<'_, T> {
         // be returned from `drop`; cudarc keeps them in the context for its next check.
         self.ctx.record_err(self.done.synchronize());
         if self.locked.len > 0 {
-            // SAFETY: `ptr` was registered by `Gpu::register` and no copy is pending.
             let ptr = self.locked.ptr.cast();
-            self.ctx
-                .record_err(unsafe { sys::cuMemHostUnregister(ptr) }.result());
+            // SAFETY: `ptr` was registered by `Gpu::register` and no copy is pending.
+            let unregistered = unsafe { sys::cuMemHostUnregister(ptr) };
+            self.ctx.record_err(unregistered.result());
         }
     }
 }
