@@ -83,6 +83,10 @@ pub enum Scalar {
     /// A pointer to a `__device__` function (`float (*op)(float)`): a device code
     /// address, 8 bytes.
     DeviceFn,
+    /// `cudaTextureObject_t` / `CUtexObject`: a texture object's 8-byte handle.
+    TexObject,
+    /// `cudaSurfaceObject_t` / `CUsurfObject`: a surface object's 8-byte handle.
+    SurfObject,
 }
 
 impl Scalar {
@@ -110,7 +114,9 @@ impl Scalar {
             | Scalar::Usize
             | Scalar::Isize
             | Scalar::F64
-            | Scalar::DeviceFn => 8,
+            | Scalar::DeviceFn
+            | Scalar::TexObject
+            | Scalar::SurfObject => 8,
         }
     }
 }

@@ -98,6 +98,18 @@ pub struct PreparedBuffer<'a> {
     always: bool,
 }
 
+impl<'a> PreparedBuffer<'a> {
+    /// A buffer at `ptr` whose `record` event is recorded after the launch (in single-stream
+    /// mode too when `always`).
+    pub(crate) fn new(ptr: CUdeviceptr, record: Option<&'a CudaEvent>, always: bool) -> Self {
+        PreparedBuffer {
+            ptr,
+            record,
+            always,
+        }
+    }
+}
+
 impl PreparedArg for PreparedBuffer<'_> {
     #[inline]
     fn param_ptr(&self) -> *mut c_void {

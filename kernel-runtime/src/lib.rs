@@ -58,6 +58,7 @@
 
 mod args;
 mod config;
+mod copy3d;
 mod culink;
 mod device_config;
 mod driver;
@@ -81,8 +82,10 @@ mod nvrtc;
 mod object_code;
 mod ordering;
 mod pinned;
+mod pitched;
 mod pointer;
 mod registered;
+mod texture;
 mod timing;
 mod validate;
 mod value_args;
@@ -93,6 +96,7 @@ pub mod vector;
 pub mod __private;
 
 pub use config::{IntoDim3, LaunchConfig};
+pub use copy3d::{Region, RegionMut};
 pub use device_config::{CachePreference, Limit};
 pub use error::Error;
 pub use global::Global;
@@ -107,8 +111,13 @@ pub use module::{CompileOptions, Kernel, Library, LoadingMode, Module, loading_m
 pub use nvrtc::{Nvrtc, Program};
 pub use object_code::{CodeKernel, CodeKind, ObjectCode};
 pub use pinned::{PageLocked, PinnedBuffer};
+pub use pitched::Pitched;
 pub use pointer::{MemoryType, PointerAttributes};
 pub use registered::Registered;
+pub use texture::{
+    AddressMode, Array, ArrayFormat, FilterMode, SurfaceHandle, SurfaceObject, TextureDesc,
+    TextureHandle, TextureObject,
+};
 pub use validate::ConfigError;
 pub use value_args::{ByValue, RawDevicePtr};
 

@@ -46,6 +46,8 @@ const SCALARS: &[Scalar] = &[
     Scalar::Fp6E3M2,
     Scalar::Fp4E2M1,
     Scalar::Fp4x2E2M1,
+    Scalar::TexObject,
+    Scalar::SurfObject,
 ];
 
 /// Classifies a type as written in a declaration.
@@ -54,6 +56,16 @@ pub(crate) fn classify(ty: &Type) -> RustType {
         Type::Paren(p) => classify(&p.elem),
         Type::Group(g) => classify(&g.elem),
         Type::Reference(r) => {
+            // `&TextureObject<T>` / `&SurfaceObject<T>`: the handle a stub passes.
+            if let Type::Path(p) = r.elem.as_ref()
+                && let Some(last) = p.path.segments.last()
+            {
+                match last.ident.to_string().as_str() {
+                    "TextureObject" => return RustType::Scalar(Scalar::TexObject),
+                    "SurfaceObject" => return RustType::Scalar(Scalar::SurfObject),
+                    _ => {}
+                }
+            }
             let mutable = r.mutability.is_some();
             let elem = match r.elem.as_ref() {
                 Type::Slice(s) => classify(&s.elem),
@@ -117,7 +129,16 @@ fn ptr(mutable: bool, elem: RustType) -> RustType {
 
 /// cudarc's buffer types, which stand for their elements behind a reference.
 fn is_buffer(name: &str) -> bool {
-    matches!(name, "CudaSlice" | "CudaView" | "CudaViewMut")
+    matches!(
+        name,
+        "CudaSlice"
+            | "CudaView"
+            | "CudaViewMut"
+            | "UnifiedSlice"
+            | "UnifiedView"
+            | "UnifiedViewMut"
+            | "Pitched"
+    )
 }
 
 /// `Name<T>` → (`Name`, `T`) for a path whose last segment has one type argument.

@@ -73,7 +73,7 @@ fn param_traits(kernel: &Kernel, what: &str, rt: &TokenStream) -> Vec<TokenStrea
         .enumerate()
         .filter_map(|(i, p)| {
             let (base, label, note) = match param_kind(&p.ty, rt) {
-                ParamKind::Value(_) => return None,
+                ParamKind::Value(_) | ParamKind::Object { .. } => return None,
                 ParamKind::ConstPtr(_) => (
                     quote!(#rt::__private::ConstPtr<E>),
                     "expected device memory holding `{E}`",

@@ -206,17 +206,28 @@ fn method(
                 let bound = &p.bound;
                 quote!(mut #id: impl #bound<#t>)
             }
+            ParamKind::Object { object, .. } => {
+                quote!(#id: &#object<impl ::core::marker::Sized>)
+            }
         }
     });
     let prepared: Vec<&Ident> = params
         .iter()
-        .filter(|p| !matches!(p.kind, ParamKind::Value(_)))
+        .filter(|p| matches!(p.kind, ParamKind::ConstPtr(_) | ParamKind::MutPtr(_)))
         .map(|p| &p.ident)
         .collect();
+    // A texture or surface object is passed as its handle, a value on the stack.
+    let handles = params.iter().filter_map(|p| {
+        let id = &p.ident;
+        match &p.kind {
+            ParamKind::Object { handle, .. } => Some(quote!(let #id: #handle = #id.handle();)),
+            _ => None,
+        }
+    });
     let pointers = params.iter().map(|p| {
         let id = &p.ident;
         match &p.kind {
-            ParamKind::Value(_) => {
+            ParamKind::Value(_) | ParamKind::Object { .. } => {
                 quote!(::core::ptr::from_ref(&#id).cast_mut().cast::<::core::ffi::c_void>())
             }
             _ => quote!(#rt::__private::PreparedArg::param_ptr(&#id)),
@@ -239,6 +250,7 @@ fn method(
             #(#args),*
         ) -> ::core::result::Result<(), #rt::Error> {
             let #stream = self.inner.stream();
+            #(#handles)*
             #(let #prepared = #rt::__private::DeviceArg::prepare(&mut #prepared, #stream)?;)*
             let mut #params_var: [*mut ::core::ffi::c_void; #count] = [#(#pointers),*];
             unsafe { #rt::__private::launch(&self.inner, #index, cfg, &mut #params_var)? };

@@ -130,6 +130,7 @@ fn varying(members: &[Member<'_>], rt: &TokenStream) -> Vec<bool> {
 pub(crate) fn kind_type(kind: ParamKind) -> TokenStream {
     match kind {
         ParamKind::Value(t) | ParamKind::ConstPtr(t) | ParamKind::MutPtr(t) => t,
+        ParamKind::Object { handle, .. } => handle,
     }
 }
 
@@ -170,12 +171,13 @@ fn family<'a>(members: &[(usize, &'a Kernel)], rt: &TokenStream) -> Option<Vec<M
     Some(out)
 }
 
-/// 0 = by value, 1 = `const T*`, 2 = `T*`.
+/// 0 = by value, 1 = `const T*`, 2 = `T*`, 3 = a texture or surface object.
 pub(crate) fn shape(kind: &ParamKind) -> u8 {
     match kind {
         ParamKind::Value(_) => 0,
         ParamKind::ConstPtr(_) => 1,
         ParamKind::MutPtr(_) => 2,
+        ParamKind::Object { .. } => 3,
     }
 }
 

@@ -233,6 +233,57 @@ fn plain_stub_takes_exact_types_and_is_unsafe() {
 }
 
 #[test]
+fn texture_and_surface_parameters_take_the_runtime_objects() {
+    let mut parts = fixture();
+    parts.info.kernels.push(kernel(
+        "sample",
+        "sample",
+        vec![],
+        vec![
+            param(
+                "tex",
+                CType::Scalar(Scalar::TexObject),
+                "cudaTextureObject_t",
+                0,
+                8,
+            ),
+            param(
+                "surf",
+                CType::Scalar(Scalar::SurfObject),
+                "cudaSurfaceObject_t",
+                8,
+                8,
+            ),
+            param("out", ptr(F32, false), "float*", 16, 8),
+        ],
+    ));
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(
+        has(
+            &out,
+            "tex: &::kernel_runtime::TextureObject<impl ::core::marker::Sized>"
+        ),
+        "{out}"
+    );
+    assert!(
+        has(
+            &out,
+            "surf: &::kernel_runtime::SurfaceObject<impl ::core::marker::Sized>"
+        ),
+        "{out}"
+    );
+    // The handle is passed by value from the stack.
+    assert!(
+        has(
+            &out,
+            "let tex: ::kernel_runtime::TextureHandle = tex.handle();"
+        ),
+        "{out}"
+    );
+    assert!(!has(&out, "__args::sample::tex"), "{out}");
+}
+
+#[test]
 fn vouched_kernels_get_safe_stubs() {
     let mut opts = CodegenOptions::default();
     opts.safe_kernels.insert("saxpy".into());

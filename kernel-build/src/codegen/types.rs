@@ -9,6 +9,8 @@
 //! | `const T*` | `impl ConstPtr<T>` | `RawDevicePtr` |
 //! | `T*` | `impl MutPtr<T>` | `RawDevicePtr` |
 //! | `void*`, `T**` | `RawDevicePtr` | `RawDevicePtr` |
+//! | `cudaTextureObject_t` | `&TextureObject<impl Sized>` | `TextureHandle` |
+//! | `cudaSurfaceObject_t` | `&SurfaceObject<impl Sized>` | `SurfaceHandle` |
 //! | `T[N]` | (not a parameter) | `[T; N]` |
 //!
 //! A pointer parameter's bound is spelled through a per-parameter trait over `ConstPtr<T>` /
@@ -30,6 +32,14 @@ pub(crate) enum ParamKind {
     ConstPtr(TokenStream),
     /// `T*`: the stub takes `impl MutPtr<T>`.
     MutPtr(TokenStream),
+    /// A texture or surface object handle: the stub takes `&Object<impl Sized>` (the
+    /// runtime's `TextureObject` / `SurfaceObject`) and passes its handle, of the type given.
+    Object {
+        /// `TextureObject` or `SurfaceObject`.
+        object: TokenStream,
+        /// `TextureHandle` or `SurfaceHandle`.
+        handle: TokenStream,
+    },
 }
 
 /// Tokens of a scalar type.
@@ -46,6 +56,8 @@ pub(crate) fn scalar_tokens(s: Scalar, rt: &TokenStream) -> TokenStream {
         | Scalar::Fp4x2E2M1 => quote!(#rt::fp::#id),
         // A device function's address is passed like any raw device address.
         Scalar::DeviceFn => quote!(#rt::RawDevicePtr),
+        Scalar::TexObject => quote!(#rt::TextureHandle),
+        Scalar::SurfObject => quote!(#rt::SurfaceHandle),
         _ => quote!(#id),
     }
 }
@@ -91,6 +103,14 @@ pub(crate) fn param_kind(ty: &CType, rt: &TokenStream) -> ParamKind {
                     ParamKind::MutPtr(elem)
                 }
             }
+        },
+        CType::Scalar(Scalar::TexObject) => ParamKind::Object {
+            object: quote!(#rt::TextureObject),
+            handle: quote!(#rt::TextureHandle),
+        },
+        CType::Scalar(Scalar::SurfObject) => ParamKind::Object {
+            object: quote!(#rt::SurfaceObject),
+            handle: quote!(#rt::SurfaceHandle),
         },
         other => ParamKind::Value(value_tokens(other, rt)),
     }

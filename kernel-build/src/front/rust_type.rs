@@ -130,6 +130,8 @@ pub fn scalar_name(s: Scalar) -> &'static str {
         Scalar::Fp4E2M1 => "F4E2M1",
         Scalar::Fp4x2E2M1 => "F4E2M1x2",
         Scalar::DeviceFn => "RawDevicePtr",
+        Scalar::TexObject => "TextureHandle",
+        Scalar::SurfObject => "SurfaceHandle",
     }
 }
 
@@ -154,6 +156,8 @@ pub fn scalar_path(s: Scalar) -> &'static str {
         Scalar::Fp4E2M1 => "kernel_runtime::fp::F4E2M1",
         Scalar::Fp4x2E2M1 => "kernel_runtime::fp::F4E2M1x2",
         Scalar::DeviceFn => "kernel_runtime::RawDevicePtr",
+        Scalar::TexObject => "kernel_runtime::TextureHandle",
+        Scalar::SurfObject => "kernel_runtime::SurfaceHandle",
         other => scalar_name(other),
     }
 }

@@ -48,13 +48,12 @@ pub fn header_type(name: &str) -> Option<CType> {
         "__nv_fp6_e3m2" => Some(Scalar::Fp6E3M2),
         "__nv_fp4_e2m1" => Some(Scalar::Fp4E2M1),
         "__nv_fp4x2_e2m1" => Some(Scalar::Fp4x2E2M1),
-        // Handles: `unsigned long long` in `texture_types.h` / `surface_types.h`,
-        // and graph conditional handles.
-        "cudaTextureObject_t"
-        | "cudaSurfaceObject_t"
-        | "CUtexObject"
-        | "CUsurfObject"
-        | "cudaGraphConditionalHandle" => Some(Scalar::U64),
+        // Texture and surface objects (`unsigned long long` in `texture_types.h` /
+        // `surface_types.h`) keep their identity: stubs take the runtime's objects.
+        "cudaTextureObject_t" | "CUtexObject" => Some(Scalar::TexObject),
+        "cudaSurfaceObject_t" | "CUsurfObject" => Some(Scalar::SurfObject),
+        // Graph conditional handles are plain `unsigned long long`.
+        "cudaGraphConditionalHandle" => Some(Scalar::U64),
         // `long` on 64-bit Linux.
         "clock_t" | "time_t" => Some(Scalar::I64),
         // `cufft.h`: `cufftReal` is `float`, `cufftDoubleReal` is `double`.

@@ -99,6 +99,8 @@ pub fn scalar_spelling(s: Scalar) -> &'static str {
         Scalar::Fp4E2M1 => "__nv_fp4_e2m1",
         Scalar::Fp4x2E2M1 => "__nv_fp4x2_e2m1",
         Scalar::DeviceFn => "void (*)(...)",
+        Scalar::TexObject => "cudaTextureObject_t",
+        Scalar::SurfObject => "cudaSurfaceObject_t",
     }
 }
 
