@@ -55,6 +55,40 @@ pub fn gpu_or_skip() -> Option<Gpu> {
     }
 }
 
+/// The environment variable that makes a two-GPU test fail instead of skipping on a machine
+/// with fewer than two GPUs: set it to `2` where two are present.
+///
+/// ```
+/// assert_eq!(kernel_test_support::REQUIRE_GPUS, "KERNEL_REQUIRE_GPUS");
+/// ```
+pub const REQUIRE_GPUS: &str = "KERNEL_REQUIRE_GPUS";
+
+/// Devices 0 and 1, or `None` after printing `skipped: <reason>` when there are fewer than two
+/// (a failure when [`REQUIRE_GPUS`] is `2`, and, as for [`gpu_or_skip`], when no GPU is usable
+/// under [`REQUIRE_GPU`]).
+///
+/// ```
+/// if let Some((a, b)) = kernel_test_support::two_gpus_or_skip() {
+///     assert_ne!(a.ordinal(), b.ordinal());
+/// }
+/// ```
+#[track_caller]
+pub fn two_gpus_or_skip() -> Option<(Gpu, Gpu)> {
+    let first = gpu_or_skip()?;
+    #[allow(clippy::disallowed_methods)] // a test switch, not a build input Cargo must track
+    let required = std::env::var_os(REQUIRE_GPUS).is_some_and(|v| v == "2");
+    match Gpu::new(1) {
+        Ok(second) => Some((first, second)),
+        Err(e @ Error::NoDevice { .. }) if !required => {
+            let test = std::thread::current().name().map(str::to_owned);
+            let reason = format!("needs two GPUs ({e})");
+            let _ = writeln!(std::io::stderr(), "{}", skip_line(test.as_deref(), &reason));
+            None
+        }
+        Err(e) => panic!("opening device 1 failed: {e}"),
+    }
+}
+
 /// What to do with the result of opening device 0.
 #[derive(Debug, PartialEq)]
 enum Outcome<T> {
