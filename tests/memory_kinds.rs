@@ -58,7 +58,11 @@ fn managed_buffers_pass_through_the_stubs_and_read_on_the_host() -> Result<(), E
     unsafe { m.axpy(&cfg, 2.0, &x, &mut y, n as i32)? };
     // No explicit synchronisation: the host accessor waits for the launch.
     let want = axpy_ref(2.0, &xs, &ys);
-    assert_close(y.as_slice().map_err(|e| Error::driver("as_slice", e))?, &want, 1e-6);
+    assert_close(
+        y.as_slice().map_err(|e| Error::driver("as_slice", e))?,
+        &want,
+        1e-6,
+    );
 
     // Prefetched to the device, then back to the host.
     gpu.advise(&x, Advice::ReadMostly)?;
@@ -71,7 +75,11 @@ fn managed_buffers_pass_through_the_stubs_and_read_on_the_host() -> Result<(), E
     unsafe { m.axpy(&cfg, -0.5, &x, &mut y, n as i32)? };
     gpu.prefetch(&y, Location::Host)?;
     let want = axpy_ref(-0.5, &xs, &want);
-    assert_close(y.as_slice().map_err(|e| Error::driver("as_slice", e))?, &want, 1e-6);
+    assert_close(
+        y.as_slice().map_err(|e| Error::driver("as_slice", e))?,
+        &want,
+        1e-6,
+    );
 
     // Host writes between launches are seen by the next one.
     y.as_mut_slice()
@@ -110,13 +118,24 @@ fn registered_host_memory_serves_async_copies() -> Result<(), Error> {
         gpu.upload_async(&xr, &mut x)?;
         gpu.upload_async(&yr, &mut y)?;
         // SAFETY: axpy over n elements of both buffers.
-        unsafe { m.axpy(&LaunchConfig::for_num_elems(n as u32), 1.5, &x, &mut y, n as i32)? };
+        unsafe {
+            m.axpy(
+                &LaunchConfig::for_num_elems(n as u32),
+                1.5,
+                &x,
+                &mut y,
+                n as i32,
+            )?
+        };
         gpu.download_async(&y, &mut yr)?;
         assert_close(yr.as_slice()?, &axpy_ref(1.5, &xs, &ys), 1e-6);
         yr.as_mut_slice()?.fill(0.0);
         gpu.download_async(&x, &mut yr)?;
     } // both guards wait for their copies and unregister
-    assert_eq!(y_host, xs, "the last download landed before the guard let go");
+    assert_eq!(
+        y_host, xs,
+        "the last download landed before the guard let go"
+    );
     assert_eq!(x_host, xs);
     Ok(())
 }
@@ -157,13 +176,27 @@ fn pitched_images_round_trip_through_2d_copies() -> Result<(), Error> {
 
     // Pitched to pitched, into the middle of a larger image whose border stays zero.
     let mut big = gpu.pitched::<f32>(w + 8, h + 4)?;
-    gpu.copy_2d(Region::pitched(&img), RegionMut::pitched(&mut big).at(4, 2), w, h)?;
+    gpu.copy_2d(
+        Region::pitched(&img),
+        RegionMut::pitched(&mut big).at(4, 2),
+        w,
+        h,
+    )?;
     let mut big_host = vec![0.0f32; (w + 8) * (h + 4)];
-    gpu.copy_2d(Region::pitched(&big), RegionMut::host(&mut big_host, w + 8), w + 8, h + 4)?;
+    gpu.copy_2d(
+        Region::pitched(&big),
+        RegionMut::host(&mut big_host, w + 8),
+        w + 8,
+        h + 4,
+    )?;
     for r in 0..h + 4 {
         for c in 0..w + 8 {
             let inside = (2..h + 2).contains(&r) && (4..w + 4).contains(&c);
-            let expected = if inside { want[(r - 2) * w + c - 4] } else { 0.0 };
+            let expected = if inside {
+                want[(r - 2) * w + c - 4]
+            } else {
+                0.0
+            };
             assert_eq!(big_host[r * (w + 8) + c], expected, "({c}, {r})");
         }
     }
@@ -181,7 +214,10 @@ fn pitched_volumes_round_trip_through_3d_copies() -> Result<(), Error> {
     let mut vol = gpu.pitched_3d::<f32>(w, h, d)?;
     let src = Region::host(&host, w).rows_per_plane(h);
     gpu.copy_3d(src, RegionMut::pitched(&mut vol), [w, h, d])?;
-    let cfg = LaunchConfig::new(((w as u32).div_ceil(8), (h as u32).div_ceil(8), d as u32), (8, 8));
+    let cfg = LaunchConfig::new(
+        ((w as u32).div_ceil(8), (h as u32).div_ceil(8), d as u32),
+        (8, 8),
+    );
     let pitch = vol.pitch_elems();
     // SAFETY: ramp_3d touches x < w, y < h, z < d of the pitched volume.
     unsafe { m.ramp_3d(&cfg, &mut vol, pitch, w as i32, h as i32, d as i32)? };
@@ -229,7 +265,12 @@ fn copies_that_do_not_fit_are_refused_before_the_driver() -> Result<(), Error> {
     let host = vec![1.0f32; 64 * 8];
     let mut img = gpu.pitched::<f32>(64, 8)?;
     let err = gpu
-        .copy_2d(Region::host(&host, 64).at(10, 0), RegionMut::pitched(&mut img), 64, 8)
+        .copy_2d(
+            Region::host(&host, 64).at(10, 0),
+            RegionMut::pitched(&mut img),
+            64,
+            8,
+        )
         .unwrap_err();
     let text = err.to_string();
     assert!(
@@ -237,13 +278,26 @@ fn copies_that_do_not_fit_are_refused_before_the_driver() -> Result<(), Error> {
         "{text}"
     );
     let err = gpu
-        .copy_2d(Region::host(&host, 64), RegionMut::pitched(&mut img).at(0, 1), 64, 8)
+        .copy_2d(
+            Region::host(&host, 64),
+            RegionMut::pitched(&mut img).at(0, 1),
+            64,
+            8,
+        )
         .unwrap_err();
     assert!(err.to_string().contains("the destination"), "{err}");
     let short = vec![0.0f32; 64 * 8 - 1];
     let err = gpu
-        .copy_2d(Region::host(&short, 64), RegionMut::pitched(&mut img), 64, 8)
+        .copy_2d(
+            Region::host(&short, 64),
+            RegionMut::pitched(&mut img),
+            64,
+            8,
+        )
         .unwrap_err();
-    assert!(err.to_string().contains("beyond the memory's 2044 bytes"), "{err}");
+    assert!(
+        err.to_string().contains("beyond the memory's 2044 bytes"),
+        "{err}"
+    );
     Ok(())
 }

@@ -86,7 +86,9 @@ fn arrays_of_each_shape_round_trip() -> Result<(), Error> {
 
     // Two channels (`float2` elements) in a 2D array, through a device buffer.
     let (w, h) = (33usize, 17usize);
-    let pairs: Vec<[f32; 2]> = (0..w * h).map(|_| [rng.nonzero_f32(), rng.nonzero_f32()]).collect();
+    let pairs: Vec<[f32; 2]> = (0..w * h)
+        .map(|_| [rng.nonzero_f32(), rng.nonzero_f32()])
+        .collect();
     let mut a2 = gpu.array_2d(ArrayFormat::F32, 2, w, h)?;
     gpu.copy_2d(Region::host(&pairs, w), RegionMut::array(&mut a2), w, h)?;
     let mut dev = gpu.zeros::<[f32; 2]>(w * h)?;
@@ -97,7 +99,11 @@ fn arrays_of_each_shape_round_trip() -> Result<(), Error> {
     let (w, h, d) = (12usize, 9usize, 5usize);
     let vol = rng.nonzero_u32s(w * h * d);
     let mut a3 = gpu.array_3d(ArrayFormat::U32, 1, w, h, d)?;
-    gpu.copy_3d(Region::host(&vol, w).rows_per_plane(h), RegionMut::array(&mut a3), [w, h, d])?;
+    gpu.copy_3d(
+        Region::host(&vol, w).rows_per_plane(h),
+        RegionMut::array(&mut a3),
+        [w, h, d],
+    )?;
     let mut part = vec![0u32; 4 * 3 * 2];
     gpu.copy_3d(
         Region::array(&a3).at_3d(5, 2, 1),
@@ -107,7 +113,10 @@ fn arrays_of_each_shape_round_trip() -> Result<(), Error> {
     for z in 0..2 {
         for y in 0..3 {
             for x in 0..4 {
-                assert_eq!(part[(z * 3 + y) * 4 + x], vol[((z + 1) * h + y + 2) * w + x + 5]);
+                assert_eq!(
+                    part[(z * 3 + y) * 4 + x],
+                    vol[((z + 1) * h + y + 2) * w + x + 5]
+                );
             }
         }
     }
@@ -139,7 +148,10 @@ fn a_linear_texture_matches_the_texture_units_arithmetic() -> Result<(), Error> 
     let (ow, oh) = (4 * w + 10, 4 * h + 6);
     let (sx, sy) = (0.25f32, 0.25f32);
     let mut out = gpu.zeros::<f32>(ow * oh)?;
-    let cfg = LaunchConfig::new(((ow as u32).div_ceil(16), (oh as u32).div_ceil(16)), (16, 16));
+    let cfg = LaunchConfig::new(
+        ((ow as u32).div_ceil(16), (oh as u32).div_ceil(16)),
+        (16, 16),
+    );
     // SAFETY: sample_2d writes out[y * w + x] for x < ow, y < oh.
     unsafe { m.sample_2d(&cfg, &t, &mut out, ow as i32, oh as i32, sx, sy)? };
     let got = gpu.download(&out)?;
@@ -156,7 +168,15 @@ fn a_linear_texture_matches_the_texture_units_arithmetic() -> Result<(), Error> 
     let t = gpu.texture::<f32>(&arr, &desc.normalized_coords(true))?;
     // SAFETY: as above.
     unsafe {
-        m.sample_2d(&cfg, &t, &mut out, ow as i32, oh as i32, sx / w as f32, sy / h as f32)?
+        m.sample_2d(
+            &cfg,
+            &t,
+            &mut out,
+            ow as i32,
+            oh as i32,
+            sx / w as f32,
+            sy / h as f32,
+        )?
     };
     close(&gpu.download(&out)?, &want, 2e-3);
     Ok(())
@@ -186,7 +206,11 @@ fn integer_texels_read_as_normalised_floats_and_3d_points() -> Result<(), Error>
     let (w, h, d) = (16usize, 12usize, 4usize);
     let vol = rng.nonzero_f32s(w * h * d);
     let mut a3 = gpu.array_3d(ArrayFormat::F32, 1, w, h, d)?;
-    gpu.copy_3d(Region::host(&vol, w).rows_per_plane(h), RegionMut::array(&mut a3), [w, h, d])?;
+    gpu.copy_3d(
+        Region::host(&vol, w).rows_per_plane(h),
+        RegionMut::array(&mut a3),
+        [w, h, d],
+    )?;
     let t3 = gpu.texture::<f32>(&a3, &TextureDesc::new())?;
     let mut out = gpu.zeros::<f32>(w * h * d)?;
     let cfg = LaunchConfig::new((1, 2, d as u32), (16, 8));
@@ -207,7 +231,10 @@ fn a_surface_is_read_and_written_by_a_kernel() -> Result<(), Error> {
     let mut arr = gpu.array_2d(ArrayFormat::F32, 1, w, h)?;
     gpu.copy_2d(Region::host(&start, w), RegionMut::array(&mut arr), w, h)?;
     let s = gpu.surface::<f32>(&arr)?;
-    assert!(gpu.surface::<f64>(&arr).is_err(), "an 8-byte view of 4-byte elements");
+    assert!(
+        gpu.surface::<f64>(&arr).is_err(),
+        "an 8-byte view of 4-byte elements"
+    );
     let cfg = LaunchConfig::new(((w as u32).div_ceil(16), (h as u32).div_ceil(16)), (16, 16));
     // SAFETY: fill_surface touches x < w, y < h of the surface.
     unsafe { m.fill_surface(&cfg, &s, w as i32, h as i32, 0.25)? };

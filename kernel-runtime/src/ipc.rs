@@ -13,8 +13,7 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice,
-    SyncOnDrop,
+    CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop,
 };
 
 use crate::args::{ConstPtr, DeviceArg, MutPtr, PreparedBuffer};
@@ -152,6 +151,35 @@ unsafe impl<T: Send> Send for IpcBuffer<T> {}
 // SAFETY: as above.
 unsafe impl<T: Sync> Sync for IpcBuffer<T> {}
 
+impl<T> IpcBuffer<T> {
+    /// Elements in the shared buffer.
+    ///
+    /// ```no_run
+    /// # use kernel_runtime::{Gpu, IpcMemHandle};
+    /// # let gpu = Gpu::new(0)?;
+    /// # let handle = IpcMemHandle::<f32>::from_bytes(&[0u8; 80])?;
+    /// let shared = gpu.open_ipc(&handle)?;
+    /// println!("{} elements", shared.len());
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether the shared buffer is empty.
+    ///
+    /// ```no_run
+    /// # use kernel_runtime::{Gpu, IpcMemHandle};
+    /// # let gpu = Gpu::new(0)?;
+    /// # let handle = IpcMemHandle::<f32>::from_bytes(&[0u8; 80])?;
+    /// assert!(!gpu.open_ipc(&handle)?.is_empty());
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+}
+
 impl<T> Drop for IpcBuffer<T> {
     fn drop(&mut self) {
         let ctx = self.stream.context();
@@ -186,7 +214,10 @@ impl<T> DevicePtrMut<T> for IpcBuffer<T> {
     }
 }
 
-fn prepare<'a, T>(buf: &'a IpcBuffer<T>, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'a>, Error> {
+fn prepare<'a, T>(
+    buf: &'a IpcBuffer<T>,
+    stream: &Arc<CudaStream>,
+) -> Result<PreparedBuffer<'a>, Error> {
     stream.wait(&buf.event).call("cuStreamWaitEvent")?;
     Ok(PreparedBuffer::new(buf.ptr, Some(&buf.event), true))
 }

@@ -57,15 +57,20 @@ impl Gpu {
         if !self.can_access_peer(peer)? {
             return Err(self.unsupported(
                 "peer access",
-                &format!("no direct path to device {} ({})", peer.ordinal(), peer.name()),
+                &format!(
+                    "no direct path to device {} ({})",
+                    peer.ordinal(),
+                    peer.name()
+                ),
             ));
         }
         self.context().bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: the peer's live context; flags must be 0.
         let r = unsafe { sys::cuCtxEnablePeerAccess(peer.context().cu_ctx(), 0) };
         match r {
-            sys::CUresult::CUDA_SUCCESS
-            | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => Ok(()),
+            sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {
+                Ok(())
+            }
             other => other.result().call("cuCtxEnablePeerAccess"),
         }
     }
@@ -119,8 +124,6 @@ impl Gpu {
         dst: &mut D,
     ) -> Result<(), Error> {
         self.copy_peer_async(src, dst)?;
-        self.stream()
-            .synchronize()
-            .call("cuStreamSynchronize")
+        self.stream().synchronize().call("cuStreamSynchronize")
     }
 }
