@@ -46,8 +46,8 @@ fn a_second_process_reads_and_writes_shared_buffers() -> Result<(), Error> {
     let m = shared::load(&gpu)?;
     let xs = Rng::with_seed(SEED).nonzero_f32s(N);
     let x = gpu.upload(&xs)?;
-    let mut a = gpu.zeros::<f32>(N)?;
-    let b = gpu.zeros::<f32>(N)?;
+    let mut a = gpu.ipc_alloc::<f32>(N)?;
+    let b = gpu.ipc_alloc::<f32>(N)?;
     let cfg = LaunchConfig::for_num_elems(N as u32);
     // SAFETY: scale reads x and writes a, N elements each.
     unsafe { m.scale(&cfg, &x, &mut a, 3.0, N as i32)? };
@@ -97,6 +97,10 @@ fn ipc_child() -> Result<(), Error> {
     assert!(
         IpcMemHandle::<f64>::from_bytes(&parts[0]).is_err(),
         "element size checked"
+    );
+    assert!(
+        gpu.ipc_handle(&a).is_err(),
+        "an opened buffer is not re-exported"
     );
     let written = gpu.open_ipc_event(&IpcEventHandle::from_bytes(&parts[2])?)?;
     written.wait_on(&gpu)?;

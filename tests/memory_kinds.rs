@@ -222,7 +222,8 @@ fn pitched_volumes_round_trip_through_3d_copies() -> Result<(), Error> {
     // SAFETY: ramp_3d touches x < w, y < h, z < d of the pitched volume.
     unsafe { m.ramp_3d(&cfg, &mut vol, pitch, w as i32, h as i32, d as i32)? };
     let at = |x: usize, y: usize, z: usize| {
-        host[(z * h + y) * w + x] + x as f32 + 10.0 * y as f32 + 100.0 * z as f32
+        // The kernel adds the (exact) ramp to the element: one rounding, as here.
+        host[(z * h + y) * w + x] + (x as f32 + 10.0 * y as f32 + 100.0 * z as f32)
     };
     // A 7 × 5 × 3 box at (3, 4, 2) into a packed host box.
     let (bw, bh, bd) = (7usize, 5usize, 3usize);

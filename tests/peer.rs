@@ -36,6 +36,7 @@ fn buffers_move_between_two_gpus() -> Result<(), Error> {
     let mut on_b = b.zeros::<f32>(n)?;
     b.copy_peer(&on_a, &mut on_b)?;
     assert_eq!(b.download(&on_b)?, xs);
+    println!("step: synchronous copy checked");
 
     // Asynchronous copy, then a kernel on B over the copy, in B's stream order.
     let mb = peer::load(&b)?;
@@ -48,6 +49,7 @@ fn buffers_move_between_two_gpus() -> Result<(), Error> {
     a.copy_peer_async(&scaled, &mut back)?;
     let want: Vec<f32> = xs.iter().map(|v| -2.0 * v).collect();
     assert_close(&a.download(&back)?, &want, 0.0);
+    println!("step: asynchronous copies around a kernel checked");
 
     if direct {
         // A's kernel reads B's buffer through peer access.

@@ -300,7 +300,7 @@ impl Gpu {
         check(&src.0, extent, size, "source")?;
         check(&dst.0, extent, size, "destination")?;
         let stream = self.stream();
-        let mut p: sys::CUDA_MEMCPY3D = unsafe_zeroed();
+        let mut p = blank();
         p.WidthInBytes = extent[0] * size;
         p.Height = extent[1];
         p.Depth = extent[2];
@@ -315,7 +315,8 @@ impl Gpu {
         p.srcY = s.origin[1];
         p.srcZ = s.origin[2];
         p.srcPitch = s.row_len * size;
-        p.srcHeight = s.rows_per_plane.unwrap_or(1);
+        // A 2D side's "plane" is every row the copy reaches.
+        p.srcHeight = s.rows_per_plane.unwrap_or(s.origin[1] + extent[1]);
         match &s.mem {
             Mem::Host(h) => {
                 p.srcMemoryType = M::CU_MEMORYTYPE_HOST;
@@ -338,6 +339,7 @@ impl Gpu {
                 p.srcMemoryType = M::CU_MEMORYTYPE_ARRAY;
                 p.srcArray = a.handle();
                 p.srcPitch = 0;
+                p.srcHeight = 0;
             }
             Mem::HostMut(_) | Mem::DeviceMut(_) => unreachable!("a source is never mutable"),
         }
@@ -345,7 +347,7 @@ impl Gpu {
         p.dstY = d.origin[1];
         p.dstZ = d.origin[2];
         p.dstPitch = d.row_len * size;
-        p.dstHeight = d.rows_per_plane.unwrap_or(1);
+        p.dstHeight = d.rows_per_plane.unwrap_or(d.origin[1] + extent[1]);
         match &mut d.mem {
             Mem::HostMut(h) => {
                 p.dstMemoryType = M::CU_MEMORYTYPE_HOST;
@@ -368,6 +370,7 @@ impl Gpu {
                 p.dstMemoryType = M::CU_MEMORYTYPE_ARRAY;
                 p.dstArray = a.handle();
                 p.dstPitch = 0;
+                p.dstHeight = 0;
             }
             Mem::Host(_) | Mem::Device(_) => unreachable!("a destination is always mutable"),
         }
@@ -388,11 +391,35 @@ impl Gpu {
     }
 }
 
-/// A zeroed copy description.
-fn unsafe_zeroed() -> sys::CUDA_MEMCPY3D {
-    // SAFETY: CUDA_MEMCPY3D is plain data (integers and raw pointers); all-zero is its
-    // documented "unused" state.
-    unsafe { std::mem::zeroed() }
+/// A copy description with every field in its "unused" state (memory types are set per side).
+fn blank() -> sys::CUDA_MEMCPY3D {
+    sys::CUDA_MEMCPY3D {
+        srcXInBytes: 0,
+        srcY: 0,
+        srcZ: 0,
+        srcLOD: 0,
+        srcMemoryType: M::CU_MEMORYTYPE_HOST,
+        srcHost: std::ptr::null(),
+        srcDevice: 0,
+        srcArray: std::ptr::null_mut(),
+        reserved0: std::ptr::null_mut(),
+        srcPitch: 0,
+        srcHeight: 0,
+        dstXInBytes: 0,
+        dstY: 0,
+        dstZ: 0,
+        dstLOD: 0,
+        dstMemoryType: M::CU_MEMORYTYPE_HOST,
+        dstHost: std::ptr::null_mut(),
+        dstDevice: 0,
+        dstArray: std::ptr::null_mut(),
+        reserved1: std::ptr::null_mut(),
+        dstPitch: 0,
+        dstHeight: 0,
+        WidthInBytes: 0,
+        Height: 0,
+        Depth: 0,
+    }
 }
 
 /// Whether `extent` elements from the side's origin lie within its memory.

@@ -1,7 +1,8 @@
 //! Inter-process sharing: a device buffer or an event of one process opened in another
 //! (`cuIpcGetMemHandle`, `cuIpcOpenMemHandle`, `cuIpcGetEventHandle`, `cuIpcOpenEventHandle`).
 //!
-//! Handles are plain bytes ([`IpcMemHandle::to_bytes`], [`IpcEventHandle::to_bytes`]) to send
+//! Memory to export is allocated with [`Gpu::ipc_alloc`] (`cuMemAlloc`): the stream-ordered
+//! pool memory that `CudaSlice`s come from cannot be exported this way. Handles are plain bytes ([`IpcMemHandle::to_bytes`], [`IpcEventHandle::to_bytes`]) to send
 //! over any channel (a pipe, a socket, a file). A memory handle carries the element type's size
 //! and the element count, checked when opened. The exporting process must keep the buffer
 //! alive while others use it; an [`IpcBuffer`] is unmapped when dropped. Work is ordered across
@@ -13,7 +14,7 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop,
+    CudaContext, CudaEvent, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop,
 };
 
 use crate::args::{ConstPtr, DeviceArg, MutPtr, PreparedBuffer};
@@ -125,8 +126,10 @@ impl IpcEventHandle {
     }
 }
 
-/// Another process's device buffer, mapped into this one ([`Gpu::open_ipc`]): a kernel
-/// argument and a copy source or destination like a `CudaSlice`. Unmapped when dropped.
+/// A device buffer shared between processes: allocated here for export ([`Gpu::ipc_alloc`],
+/// freed when dropped) or another process's, mapped into this one ([`Gpu::open_ipc`],
+/// unmapped when dropped). A kernel argument and a copy source or destination like a
+/// `CudaSlice`.
 ///
 /// ```no_run
 /// use kernel_runtime::{Gpu, IpcMemHandle};
@@ -143,6 +146,8 @@ pub struct IpcBuffer<T> {
     stream: Arc<CudaStream>,
     /// Recorded after every use; waited on before the next and before unmapping.
     event: CudaEvent,
+    /// Allocated here (freed on drop) rather than opened (closed on drop).
+    owned: bool,
     marker: PhantomData<*const T>,
 }
 
@@ -184,9 +189,14 @@ impl<T> Drop for IpcBuffer<T> {
     fn drop(&mut self) {
         let ctx = self.stream.context();
         ctx.record_err(self.event.synchronize());
-        // SAFETY: opened by cuIpcOpenMemHandle; every use has completed.
-        let closed = unsafe { sys::cuIpcCloseMemHandle(self.ptr) };
-        ctx.record_err(closed.result());
+        let released = if self.owned {
+            // SAFETY: allocated by cuMemAlloc in `ipc_alloc`; every use has completed.
+            unsafe { sys::cuMemFree_v2(self.ptr) }
+        } else {
+            // SAFETY: opened by cuIpcOpenMemHandle; every use has completed.
+            unsafe { sys::cuIpcCloseMemHandle(self.ptr) }
+        };
+        ctx.record_err(released.result());
     }
 }
 
@@ -318,17 +328,25 @@ impl IpcEvent {
 }
 
 impl Gpu {
-    /// The handle of `buf` for another process (the whole allocation `buf` was made as).
+    /// The handle of `buf` for another process.
     ///
     /// ```no_run
     /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// let buf = gpu.upload(&[1.0f32, 2.0, 3.0])?;
+    /// let buf = gpu.ipc_alloc::<f32>(3)?;
     /// let bytes = gpu.ipc_handle(&buf)?.to_bytes(); // keep `buf` alive while shared
     /// # Ok::<(), kernel_runtime::Error>(())
     /// ```
-    pub fn ipc_handle<T>(&self, buf: &CudaSlice<T>) -> Result<IpcMemHandle<T>, Error> {
-        let (ptr, guard) = buf.device_ptr(self.stream());
-        drop(guard);
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for a buffer opened from another process's handle.
+    pub fn ipc_handle<T>(&self, buf: &IpcBuffer<T>) -> Result<IpcMemHandle<T>, Error> {
+        if !buf.owned {
+            return Err(self.unsupported(
+                "re-exporting another process's buffer",
+                "only buffers from `ipc_alloc` can be exported",
+            ));
+        }
+        let ptr = buf.ptr;
         let mut h = sys::CUipcMemHandle {
             reserved: [0; HANDLE],
         };
@@ -374,8 +392,55 @@ impl Gpu {
             len: handle.len,
             stream: self.stream().clone(),
             event,
+            owned: false,
             marker: PhantomData,
         })
+    }
+
+    /// A zeroed device buffer of `len` elements that other processes can open
+    /// ([`Gpu::ipc_handle`]).
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let mut shared = gpu.ipc_alloc::<f32>(1024)?;
+    /// gpu.upload_into(&[1.0f32; 1024], &mut shared)?;
+    /// let bytes = gpu.ipc_handle(&shared)?.to_bytes();
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn ipc_alloc<T: cudarc::driver::DeviceRepr>(
+        &self,
+        len: usize,
+    ) -> Result<IpcBuffer<T>, Error> {
+        let bytes = crate::memory::byte_len::<T>("ipc_alloc", len)?.max(1);
+        let ctx = self.context();
+        ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        let mut ptr: CUdeviceptr = 0;
+        // SAFETY: an out-pointer to a local; the context is current.
+        unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) }
+            .result()
+            .call("cuMemAlloc")?;
+        let buf = IpcBuffer {
+            ptr,
+            len,
+            stream: self.stream().clone(),
+            event: match ctx.new_event(None) {
+                Ok(e) => e,
+                Err(e) => {
+                    // SAFETY: just allocated, never used.
+                    let _ = unsafe { sys::cuMemFree_v2(ptr) };
+                    return Err(Error::driver("cuEventCreate", e));
+                }
+            },
+            owned: true,
+            marker: PhantomData,
+        };
+        let stream = self.stream();
+        // SAFETY: the whole allocation, queued on the stream and recorded below.
+        unsafe { sys::cuMemsetD8Async(ptr, 0, bytes, stream.cu_stream()) }
+            .result()
+            .call("cuMemsetD8Async")?;
+        buf.event.record(stream).call("cuEventRecord")?;
+        Ok(buf)
     }
 
     /// A new event that other processes can open (interprocess, without timing).

@@ -3,8 +3,10 @@
 //!
 //! Buffers are cudarc's [`UnifiedSlice`]; stubs take `&UnifiedSlice<T>` for `const T*` and
 //! `&mut UnifiedSlice<T>` for `T*` (and cudarc's unified views), like device buffers. Its host
-//! accessors (`as_slice`, `as_mut_slice`) wait for the work queued on it: every use by a launch,
-//! copy or prefetch records the buffer's event, whatever the stream mode.
+//! accessors (`as_slice`, `as_mut_slice`) wait for the work queued on it: every launch, zeroing
+//! and prefetch records the buffer's event, whatever the stream mode. (Copies into it queued
+//! through cudarc, such as [`Gpu::upload_into`], record it only in multi-stream mode: call
+//! [`Gpu::synchronize`] before reading it on the host after one.)
 //!
 //! When to use it: data the host and the device both touch in turn, data larger than the
 //! device's memory (pages move as they are used), or code ported from `cudaMallocManaged`.
@@ -15,6 +17,7 @@
 use cudarc::driver::sys::{self, CUmem_advise as A, CUmemLocationType as L};
 use cudarc::driver::{DevicePtr, DeviceRepr, UnifiedSlice, ValidAsZeroBits, result};
 
+use crate::args::{PreparedArg, split_with};
 use crate::error::{DriverResultExt, Error};
 use crate::gpu::Gpu;
 use crate::memory::byte_len;
@@ -79,12 +82,17 @@ impl Gpu {
                 self.unsupported("managed memory", "the device attribute MANAGED_MEMORY is 0")
             );
         }
+        self.context().bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: the buffer is zeroed below before anything reads it; `T` is valid as zeros.
-        let mut buf =
+        let buf =
             unsafe { self.context().alloc_unified::<T>(len, true) }.call("cuMemAllocManaged")?;
-        self.stream()
-            .memset_zeros(&mut buf)
-            .call("cuMemsetD8Async")?;
+        // Zeroed through `on_stream`, which records the buffer's event (cudarc's memset would
+        // record it only in multi-stream mode, and `as_mut_slice` would not wait for it).
+        let bytes = buf.num_bytes();
+        self.on_stream(&buf, "cuMemsetD8Async", |ptr, stream| {
+            // SAFETY: the whole allocation, queued on the stream.
+            unsafe { sys::cuMemsetD8Async(ptr, 0, bytes, stream) }.result()
+        })?;
         Ok(buf)
     }
 
@@ -129,15 +137,31 @@ impl Gpu {
                 "the device attribute CONCURRENT_MANAGED_ACCESS is 0",
             ));
         }
+        let (bytes, location) = (buf.num_bytes(), self.location(to));
+        self.on_stream(buf, "cuMemPrefetchAsync", |ptr, stream| {
+            // SAFETY: `ptr` and the byte count are the whole managed allocation, alive while
+            // `buf` is borrowed.
+            unsafe { result::mem_prefetch_async(ptr, bytes, location, stream) }
+        })
+    }
+
+    /// Queues `op` on this handle's stream after the buffer's last use, and records the
+    /// buffer's event after it (cudarc records it only in multi-stream mode; the host
+    /// accessors wait on it in every mode).
+    fn on_stream<T>(
+        &self,
+        buf: &UnifiedSlice<T>,
+        call: &'static str,
+        op: impl FnOnce(sys::CUdeviceptr, sys::CUstream) -> Result<(), cudarc::driver::DriverError>,
+    ) -> Result<(), Error> {
         let stream = self.stream();
-        let (ptr, record) = buf.device_ptr(stream);
-        // SAFETY: `ptr` and the byte count are the whole managed allocation, alive while
-        // `buf` is borrowed; the guard records the prefetch on the buffer's event.
-        let done = unsafe {
-            result::mem_prefetch_async(ptr, buf.num_bytes(), self.location(to), stream.cu_stream())
-        };
-        drop(record);
-        done.call("cuMemPrefetchAsync")
+        buf.check_device_access(stream)
+            .call("managed memory access")?;
+        let (ptr, guard) = buf.device_ptr(stream);
+        // SAFETY: the event lives in `buf`, borrowed for this call.
+        let prepared = unsafe { split_with(ptr, guard, true) };
+        op(ptr, stream.cu_stream()).call(call)?;
+        prepared.finish(stream)
     }
 
     /// Gives the driver a hint about `buf` ([`Advice`], `cuMemAdvise`).

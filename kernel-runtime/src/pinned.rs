@@ -65,6 +65,19 @@ impl<T: ValidAsZeroBits> PinnedBuffer<T> {
     }
 }
 
+/// Records `done` after a copy queued on `stream`; when the buffer belongs to another
+/// device's context (its event cannot be recorded there), waits for the copy instead.
+fn mark_done(
+    done: &CudaEvent,
+    stream: &std::sync::Arc<cudarc::driver::CudaStream>,
+) -> Result<(), Error> {
+    if std::sync::Arc::ptr_eq(done.context(), stream.context()) {
+        done.record(stream).call("cuEventRecord")
+    } else {
+        stream.synchronize().call("cuStreamSynchronize")
+    }
+}
+
 pub(crate) mod sealed {
     /// Only this crate's page-locked types are [`super::PageLocked`].
     pub trait Sealed {}
@@ -131,7 +144,7 @@ impl Gpu {
         &self,
         len: usize,
     ) -> Result<PinnedBuffer<T>, Error> {
-        self.pinned_with_flags(len, 0)
+        self.pinned_with_flags(len, sys::CU_MEMHOSTALLOC_PORTABLE)
     }
 
     /// A zeroed write-combined pinned buffer: fast host writes and device reads, very slow host
@@ -146,7 +159,10 @@ impl Gpu {
         &self,
         len: usize,
     ) -> Result<PinnedBuffer<T>, Error> {
-        self.pinned_with_flags(len, sys::CU_MEMHOSTALLOC_WRITECOMBINED)
+        self.pinned_with_flags(
+            len,
+            sys::CU_MEMHOSTALLOC_WRITECOMBINED | sys::CU_MEMHOSTALLOC_PORTABLE,
+        )
     }
 
     fn pinned_with_flags<T: DeviceRepr + ValidAsZeroBits>(
@@ -167,7 +183,9 @@ impl Gpu {
     }
 
     /// Queues a copy of the page-locked `src` ([`PinnedBuffer`], [`Registered`](crate::Registered))
-    /// into `dst` (same length) and returns at once.
+    /// into `dst` (same length) and returns at once. (Pinned and registered memory is pinned
+    /// for every device; used from another device's handle than the one that made it, the
+    /// copy is waited for before the call returns.)
     ///
     /// ```no_run
     /// # let gpu = kernel_runtime::Gpu::new(0)?;
@@ -185,7 +203,7 @@ impl Gpu {
         self.stream()
             .memcpy_htod(src.host(), dst)
             .call("cuMemcpyHtoDAsync")?;
-        src.done().record(self.stream()).call("cuEventRecord")
+        mark_done(src.done(), self.stream())
     }
 
     /// Queues a copy of `src` into the page-locked `dst` (same length) and returns at once;
@@ -208,6 +226,6 @@ impl Gpu {
         self.stream()
             .memcpy_dtoh(src, dst.host_mut())
             .call("cuMemcpyDtoHAsync")?;
-        dst.done().record(self.stream()).call("cuEventRecord")
+        mark_done(dst.done(), self.stream())
     }
 }

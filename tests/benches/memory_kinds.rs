@@ -342,4 +342,31 @@ fn peers(a: &Gpu, b: &Gpu) {
     let stream = b.stream().cu_stream();
     let raw = time(&mut || unsafe { check(sys::cuMemcpyPeerAsync(d, dc, s, sc, bytes, stream)) });
     report("peer.raw_cuMemcpyPeerAsync_GBps", gbps(bytes, raw), "GB/s");
+    // The same copy between plain `cuMemAlloc` allocations (not from the stream-ordered pools).
+    let (mut ps, mut pd) = (0u64, 0u64);
+    a.context().bind_to_thread().unwrap();
+    unsafe { check(sys::cuMemAlloc_v2(&mut ps, bytes)) };
+    b.context().bind_to_thread().unwrap();
+    unsafe { check(sys::cuMemAlloc_v2(&mut pd, bytes)) };
+    let plain =
+        time(&mut || unsafe { check(sys::cuMemcpyPeerAsync(pd, dc, ps, sc, bytes, stream)) });
+    report(
+        "peer.raw_cuMemcpyPeerAsync_cuMemAlloc_GBps",
+        gbps(bytes, plain),
+        "GB/s",
+    );
+    let uva = time(&mut || unsafe { check(sys::cuMemcpyDtoDAsync_v2(pd, ps, bytes, stream)) });
+    report(
+        "peer.raw_cuMemcpyDtoDAsync_cuMemAlloc_GBps",
+        gbps(bytes, uva),
+        "GB/s",
+    );
+    unsafe {
+        check(sys::cuMemFree_v2(pd));
+        a.context().bind_to_thread().unwrap();
+        check(sys::cuMemFree_v2(ps));
+    }
+    b.context().bind_to_thread().unwrap();
+    let r = unsafe { sys::cuMemcpyDtoDAsync_v2(d, s, bytes, stream) };
+    println!("peer: cuMemcpyDtoDAsync between pool allocations: {r:?}");
 }
