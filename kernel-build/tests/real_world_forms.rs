@@ -131,9 +131,14 @@ fn every_cuda_type_by_value() {
         ]
     );
     assert_eq!(enums.params[3].ty, CType::Scalar(Scalar::U8));
+    // Texture and surface handles keep their identity (stubs take the runtime's objects).
     assert_eq!(
         kernel(info, "objects").params[0].ty,
-        CType::Scalar(Scalar::U64)
+        CType::Scalar(Scalar::TexObject)
+    );
+    assert_eq!(
+        kernel(info, "objects").params[1].ty,
+        CType::Scalar(Scalar::SurfObject)
     );
     assert_eq!(info.kernels.len(), 6);
 }
