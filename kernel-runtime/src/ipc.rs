@@ -41,19 +41,38 @@ pub struct IpcMemHandle<T> {
 
 impl<T> IpcMemHandle<T> {
     /// Size of [`IpcMemHandle::to_bytes`]: the driver's 64 bytes, the element size, the count.
+    ///
+    /// ```
+    /// assert_eq!(kernel_runtime::IpcMemHandle::<u8>::BYTES, 80);
+    /// ```
     pub const BYTES: usize = HANDLE + 16;
 
     /// Elements in the shared buffer.
+    ///
+    /// ```
+    /// let h = kernel_runtime::IpcMemHandle::<f32>::from_bytes(&[0u8; 80]).unwrap();
+    /// assert_eq!(h.len(), 0);
+    /// ```
     pub fn len(&self) -> usize {
         self.len
     }
 
     /// Whether the shared buffer is empty.
+    ///
+    /// ```
+    /// let h = kernel_runtime::IpcMemHandle::<f32>::from_bytes(&[0u8; 80]).unwrap();
+    /// assert!(h.is_empty());
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
     }
 
     /// The handle as bytes, to send to another process.
+    ///
+    /// ```
+    /// let h = kernel_runtime::IpcMemHandle::<f32>::from_bytes(&[0u8; 80]).unwrap();
+    /// assert_eq!(h.to_bytes().len(), 80);
+    /// ```
     pub fn to_bytes(&self) -> [u8; HANDLE + 16] {
         let mut out = [0u8; HANDLE + 16];
         out[..HANDLE].copy_from_slice(&self.raw);
@@ -67,6 +86,11 @@ impl<T> IpcMemHandle<T> {
     /// # Errors
     /// [`Error::OutOfRange`] for a wrong length, or an element size other than `T`'s (a
     /// buffer of another type).
+    ///
+    /// ```
+    /// use kernel_runtime::IpcMemHandle;
+    /// assert!(IpcMemHandle::<f32>::from_bytes(&[0u8; 79]).is_err());
+    /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let bad = |problem: String| Error::OutOfRange {
             what: "IpcMemHandle::from_bytes",
@@ -109,6 +133,11 @@ pub struct IpcEventHandle([u8; HANDLE]);
 
 impl IpcEventHandle {
     /// The handle as bytes.
+    ///
+    /// ```
+    /// let h = kernel_runtime::IpcEventHandle::from_bytes(&[7u8; 64]).unwrap();
+    /// assert_eq!(h.to_bytes()[0], 7);
+    /// ```
     pub fn to_bytes(&self) -> [u8; HANDLE] {
         self.0
     }
@@ -117,6 +146,10 @@ impl IpcEventHandle {
     ///
     /// # Errors
     /// [`Error::OutOfRange`] unless `bytes` has 64 bytes.
+    ///
+    /// ```
+    /// assert!(kernel_runtime::IpcEventHandle::from_bytes(&[0u8; 3]).is_err());
+    /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let raw: [u8; HANDLE] = bytes.try_into().map_err(|_| Error::OutOfRange {
             what: "IpcEventHandle::from_bytes",
@@ -288,6 +321,16 @@ impl Drop for IpcEvent {
 
 impl IpcEvent {
     /// The handle to send to another process.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let done = gpu.ipc_event()?;
+    /// done.record(&gpu)?;
+    /// let bytes = done.handle()?.to_bytes(); // the reader: open_ipc_event(..)?.wait_on(&gpu)
+    /// done.synchronize()?;
+    /// # let _ = bytes;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
     pub fn handle(&self) -> Result<IpcEventHandle, Error> {
         let mut h = sys::CUipcEventHandle {
             reserved: [0; HANDLE],
@@ -300,6 +343,16 @@ impl IpcEvent {
     }
 
     /// Records the event on `gpu`'s stream.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let done = gpu.ipc_event()?;
+    /// done.record(&gpu)?;
+    /// let bytes = done.handle()?.to_bytes(); // the reader: open_ipc_event(..)?.wait_on(&gpu)
+    /// done.synchronize()?;
+    /// # let _ = bytes;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
     pub fn record(&self, gpu: &Gpu) -> Result<(), Error> {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: a live event and stream of this context.
@@ -309,6 +362,16 @@ impl IpcEvent {
     }
 
     /// Makes `gpu`'s stream wait for the event's last recording.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let done = gpu.ipc_event()?;
+    /// done.record(&gpu)?;
+    /// let bytes = done.handle()?.to_bytes(); // the reader: open_ipc_event(..)?.wait_on(&gpu)
+    /// done.synchronize()?;
+    /// # let _ = bytes;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
     pub fn wait_on(&self, gpu: &Gpu) -> Result<(), Error> {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: a live event and stream.
@@ -318,6 +381,16 @@ impl IpcEvent {
     }
 
     /// Blocks the host until the event's last recording has completed.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let done = gpu.ipc_event()?;
+    /// done.record(&gpu)?;
+    /// let bytes = done.handle()?.to_bytes(); // the reader: open_ipc_event(..)?.wait_on(&gpu)
+    /// done.synchronize()?;
+    /// # let _ = bytes;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
     pub fn synchronize(&self) -> Result<(), Error> {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: a live event.
@@ -367,6 +440,15 @@ impl Gpu {
     /// # Errors
     /// A driver error when the handle is stale (its buffer freed), from this same process,
     /// or from a device this one cannot reach.
+    ///
+    /// ```no_run
+    /// use kernel_runtime::IpcMemHandle;
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let bytes = [0u8; 80];
+    /// let shared = gpu.open_ipc(&IpcMemHandle::<f32>::from_bytes(&bytes)?)?;
+    /// let values = gpu.download(&shared)?;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
     pub fn open_ipc<T>(&self, handle: &IpcMemHandle<T>) -> Result<IpcBuffer<T>, Error> {
         let ctx = self.context();
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
@@ -444,6 +526,12 @@ impl Gpu {
     }
 
     /// A new event that other processes can open (interprocess, without timing).
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let done = gpu.ipc_event()?;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
     pub fn ipc_event(&self) -> Result<IpcEvent, Error> {
         let ctx = self.context().clone();
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
@@ -458,6 +546,14 @@ impl Gpu {
     }
 
     /// Opens another process's event.
+    ///
+    /// ```no_run
+    /// use kernel_runtime::IpcEventHandle;
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let bytes = [0u8; 64];
+    /// gpu.open_ipc_event(&IpcEventHandle::from_bytes(&bytes)?)?.wait_on(&gpu)?;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
     pub fn open_ipc_event(&self, handle: &IpcEventHandle) -> Result<IpcEvent, Error> {
         let ctx = self.context().clone();
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;

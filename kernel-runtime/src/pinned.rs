@@ -36,16 +36,46 @@ pub struct PinnedBuffer<T> {
 
 impl<T> PinnedBuffer<T> {
     /// Number of elements.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let mut host = gpu.pinned::<u32>(4)?;
+    /// assert_eq!((host.len(), host.is_empty()), (4, false));
+    /// host.wait()?;
+    /// host.as_mut_slice()?.fill(7);
+    /// assert_eq!(host.as_slice()?, [7; 4]);
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
     pub fn len(&self) -> usize {
         self.host.len()
     }
 
     /// Whether the buffer is empty.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let mut host = gpu.pinned::<u32>(4)?;
+    /// assert_eq!((host.len(), host.is_empty()), (4, false));
+    /// host.wait()?;
+    /// host.as_mut_slice()?.fill(7);
+    /// assert_eq!(host.as_slice()?, [7; 4]);
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
     pub fn is_empty(&self) -> bool {
         self.host.is_empty()
     }
 
     /// Waits for the copies queued on this buffer.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let mut host = gpu.pinned::<u32>(4)?;
+    /// assert_eq!((host.len(), host.is_empty()), (4, false));
+    /// host.wait()?;
+    /// host.as_mut_slice()?.fill(7);
+    /// assert_eq!(host.as_slice()?, [7; 4]);
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
     pub fn wait(&self) -> Result<(), Error> {
         self.done.synchronize().call("cuEventSynchronize")
     }
@@ -53,12 +83,32 @@ impl<T> PinnedBuffer<T> {
 
 impl<T: ValidAsZeroBits> PinnedBuffer<T> {
     /// The contents, after the copies queued on this buffer.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let mut host = gpu.pinned::<u32>(4)?;
+    /// assert_eq!((host.len(), host.is_empty()), (4, false));
+    /// host.wait()?;
+    /// host.as_mut_slice()?.fill(7);
+    /// assert_eq!(host.as_slice()?, [7; 4]);
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
     pub fn as_slice(&self) -> Result<&[T], Error> {
         self.wait()?;
         self.host.as_slice().call("cuEventSynchronize")
     }
 
     /// The contents for writing, after the copies queued on this buffer.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let mut host = gpu.pinned::<u32>(4)?;
+    /// assert_eq!((host.len(), host.is_empty()), (4, false));
+    /// host.wait()?;
+    /// host.as_mut_slice()?.fill(7);
+    /// assert_eq!(host.as_slice()?, [7; 4]);
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
     pub fn as_mut_slice(&mut self) -> Result<&mut [T], Error> {
         self.wait()?;
         self.host.as_mut_slice().call("cuEventSynchronize")
