@@ -433,20 +433,23 @@ fn check<T>(s: &Side<'_, T>, extent: [usize; 3], size: usize, which: &str) -> Re
     if s.row_len == 0 {
         return Err(err("a row length of 0 elements".into()));
     }
-    if x + w > s.row_len {
+    if s.row_len.checked_mul(size).is_none() {
+        return Err(err(format!("rows of {} elements overflow", s.row_len)));
+    }
+    if x.saturating_add(w) > s.row_len {
         return Err(err(format!(
             "elements {x}..{} do not fit a row of {} elements",
-            x + w,
+            x.saturating_add(w),
             s.row_len
         )));
     }
     if let Mem::Array(a) = &s.mem {
         let (ah, ad) = (a.height().max(1), a.depth().max(1));
-        if y + h > ah || z + d > ad {
+        if y.saturating_add(h) > ah || z.saturating_add(d) > ad {
             return Err(err(format!(
                 "rows {y}..{} of planes {z}..{} do not fit a {}×{ah}×{ad} array",
-                y + h,
-                z + d,
+                y.saturating_add(h),
+                z.saturating_add(d),
                 a.width()
             )));
         }
@@ -461,11 +464,11 @@ fn check<T>(s: &Side<'_, T>, extent: [usize; 3], size: usize, which: &str) -> Re
     let rows_per_plane = s.rows_per_plane.unwrap_or(usize::MAX);
     if let Some(p) = s.rows_per_plane
         && (d > 1 || z > 0)
-        && y + h > p
+        && y.saturating_add(h) > p
     {
         return Err(err(format!(
             "rows {y}..{} do not fit a plane of {p} rows",
-            y + h
+            y.saturating_add(h)
         )));
     }
     let len_bytes = match &s.mem {
@@ -477,9 +480,11 @@ fn check<T>(s: &Side<'_, T>, extent: [usize; 3], size: usize, which: &str) -> Re
         Mem::Array(_) => unreachable!("checked above"),
     };
     let plane_rows = if d > 1 || z > 0 { rows_per_plane } else { 0 };
-    let last_row = (z + d - 1)
-        .checked_mul(plane_rows)
-        .and_then(|r| r.checked_add(y + h - 1));
+    // `d` and `h` are at least 1 here (an empty copy returns before the checks).
+    let last_row = z
+        .checked_add(d - 1)
+        .and_then(|p| p.checked_mul(plane_rows))
+        .and_then(|r| r.checked_add(y.checked_add(h - 1)?));
     let end = last_row
         .and_then(|r| r.checked_mul(s.row_len * size))
         .and_then(|b| b.checked_add((x + w) * size));
@@ -490,5 +495,60 @@ fn check<T>(s: &Side<'_, T>, extent: [usize; 3], size: usize, which: &str) -> Re
              {w}×{h}×{d} at ({x}, {y}, {z}))",
             s.row_len
         ))),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn host(data: &[f32], row_len: usize) -> Side<'_, f32> {
+        Region::host(data, row_len).0
+    }
+
+    #[test]
+    fn blocks_inside_host_memory_pass() {
+        let data = [0.0f32; 10 * 4];
+        assert!(check(&host(&data, 10), [10, 4, 1], 4, "source").is_ok());
+        let block = Region::host(&data, 10).at(6, 1).0;
+        assert!(check(&block, [4, 3, 1], 4, "source").is_ok());
+        let vol = Region::host(&data, 10).rows_per_plane(2).at_3d(0, 0, 1).0;
+        assert!(check(&vol, [10, 2, 1], 4, "source").is_ok());
+    }
+
+    #[test]
+    fn blocks_outside_are_named_with_their_numbers() {
+        let data = [0.0f32; 10 * 4];
+        let e = check(&Region::host(&data, 10).at(7, 0).0, [4, 1, 1], 4, "source").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("the source: elements 7..11 do not fit a row of 10"),
+            "{e}"
+        );
+        let e = check(&host(&data, 10), [10, 5, 1], 4, "destination").unwrap_err();
+        assert!(
+            e.to_string().contains("beyond the memory's 160 bytes"),
+            "{e}"
+        );
+        let planes = Region::host(&data, 10).rows_per_plane(2).0;
+        let e = check(&planes, [10, 3, 2], 4, "source").unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("rows 0..3 do not fit a plane of 2 rows"),
+            "{e}"
+        );
+        let e = check(&host(&data, 0), [1, 1, 1], 4, "source").unwrap_err();
+        assert!(e.to_string().contains("a row length of 0"), "{e}");
+    }
+
+    #[test]
+    fn huge_numbers_are_errors_not_overflows() {
+        let data = [0.0f32; 8];
+        let far = Region::host(&data, usize::MAX)
+            .at_3d(usize::MAX, usize::MAX, 1)
+            .0;
+        assert!(check(&far, [usize::MAX, usize::MAX, usize::MAX], 4, "source").is_err());
+        let wide = Region::host(&data, 8).at_3d(0, usize::MAX, usize::MAX).0;
+        assert!(check(&wide, [8, 2, 2], 4, "source").is_err());
     }
 }
