@@ -43,7 +43,7 @@ pub(crate) const FORMAT_VERSION: &str = "kernel-build-cache-v4";
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
-/// let cache = kernel_build::cache::Cache::at(dir.path());
+/// let cache = kernel_build::__private::cache::Cache::at(dir.path());
 /// assert!(cache.root().starts_with(dir.path()));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,19 +56,19 @@ impl Cache {
     /// `KERNEL_BUILD_CACHE_DIR`, `$XDG_CACHE_HOME/kernel-build`, `$HOME/.cache/kernel-build`.
     ///
     /// ```
-    /// let _cache = kernel_build::cache::Cache::locate(kernel_build::env::Reporting::Silent);
+    /// let _cache = kernel_build::__private::cache::Cache::locate(kernel_build::__private::env::Reporting::Silent);
     /// ```
     pub fn locate(reporting: Reporting) -> Option<Cache> {
-        if env::flag("KERNEL_BUILD_NO_CACHE", reporting) {
+        if env::flag(crate::env::Var::NO_CACHE, reporting) {
             return None;
         }
-        let base = env::var("KERNEL_BUILD_CACHE_DIR", reporting)
+        let base = env::var(crate::env::Var::CACHE_DIR, reporting)
             .map(PathBuf::from)
             .or_else(|| {
-                env::var("XDG_CACHE_HOME", reporting)
+                env::var(crate::env::Var::XDG_CACHE_HOME, reporting)
                     .map(|d| PathBuf::from(d).join("kernel-build"))
                     .or_else(|| {
-                        env::var("HOME", reporting)
+                        env::var(crate::env::Var::HOME, reporting)
                             .map(|h| PathBuf::from(h).join(".cache").join("kernel-build"))
                     })
             })?;
@@ -78,7 +78,7 @@ impl Cache {
     /// A cache rooted at `dir` (created on first write).
     ///
     /// ```
-    /// let cache = kernel_build::cache::Cache::at("/tmp/my-cache");
+    /// let cache = kernel_build::__private::cache::Cache::at("/tmp/my-cache");
     /// assert!(cache.root().ends_with("v1"));
     /// ```
     pub fn at(dir: impl AsRef<Path>) -> Cache {

@@ -1,29 +1,12 @@
-//! Environment variables, all read through [`var`].
+//! Environment variables: every one the build reads is a [`Var`] of [`Var::ALL`], read
+//! through [`var`] (or [`flag`]).
 //!
 //! In a build script every read prints `cargo:rerun-if-env-changed=NAME`, so Cargo
 //! reruns the script when the variable changes; inside the `cuda_module!` macro nothing
-//! is printed (the macro makes rustc track the same variables through `option_env!`).
-//!
-//! # Variables
-//!
-//! | variable | effect |
-//! |---|---|
-//! | `NVCC` | path of the nvcc to use (after an explicit `Build::nvcc`) |
-//! | `CUDA_PATH`, `CUDA_HOME` | toolkit root; nvcc is `$CUDA_PATH/bin/nvcc` |
-//! | `KERNEL_CUDA_TOOLKIT_DIR` | a project-local folder of NVIDIA's nvcc wheels (default: a `.cuda-toolkit` folder in the crate directory or any parent; the per-user folder of `kernel-inspect toolkit install` is searched after it) |
-//! | `KERNEL_BUILD_ARCHS` | comma-separated targets replacing the default list, e.g. `sm_80,sm_90,compute_90` |
-//! | `KERNEL_BUILD_NVCC_FLAGS` | extra nvcc flags, separated by spaces, appended after the builder's |
-//! | `KERNEL_BUILD_CACHE_DIR` | cache location (default `$XDG_CACHE_HOME/kernel-build`, else `$HOME/.cache/kernel-build`) |
-//! | `KERNEL_BUILD_NO_CACHE` | `1`: neither read nor write the cache |
-//! | `KERNEL_BUILD_NO_DEVICE_CODE` | `1`: build without nvcc; stubs are generated from the raw source and loading reports that the binary has no device code |
-//! | `DOCS_RS` | set by docs.rs; same effect as `KERNEL_BUILD_NO_DEVICE_CODE=1` |
-//! | `KERNEL_BUILD_DEBUG` | `1`: print every nvcc command line, the cache decisions, and the time of each file of a module of several |
-//! | `KERNEL_BUILD_NVJITLINK` | path of `libnvJitLink.so` for `rdc`/`lto` builds (default: the library beside nvcc) |
-//! | `KERNEL_BUILD_NVFATBIN` | path of `libnvfatbin.so` for `rdc`/`lto` builds (default: the library beside nvcc) |
-//! | `NUM_JOBS` | set by Cargo for build scripts: the most nvcc runs at once (with Cargo's jobserver, whose tokens each run takes) |
-//! | `KERNEL_BUILD_NVCC_WRAPPER` | a program nvcc's compilations run through (`sccache`); empty or `none`: none |
-//! | `RUSTC_WRAPPER` | when it is sccache and `KERNEL_BUILD_NVCC_WRAPPER` is not set, nvcc runs through it too |
-//! | `XDG_CACHE_HOME`, `HOME` | locate the default cache and the per-user nvcc wheels (`kernel-build/cuda-toolkit` under it) |
+//! is printed, and the generated module records every variable of [`Var::ALL`] with
+//! `option_env!` instead, so rustc re-expands the macro when one changes. Both doors
+//! therefore track exactly the variables this module lists (the crate docs show the
+//! table, `env_table.md`, which a test keeps equal to the list).
 //!
 //! `PATH` is searched for `nvcc` and `python3` but not tracked (as cc does), and the
 //! variables Cargo sets for build scripts (`OUT_DIR`, `CARGO_MANIFEST_DIR`) are read
@@ -34,7 +17,7 @@ use std::ffi::OsString;
 /// Whether reads should be reported to Cargo.
 ///
 /// ```
-/// use kernel_build::env::Reporting;
+/// use kernel_build::__private::env::Reporting;
 /// assert_ne!(Reporting::Cargo, Reporting::Silent);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -45,29 +28,110 @@ pub enum Reporting {
     Silent,
 }
 
+/// A variable the build reads. Only the constants below exist, so a read of an unlisted
+/// variable does not compile.
+///
+/// ```
+/// use kernel_build::__private::env::Var;
+/// assert_eq!(Var::NVCC.name(), "NVCC");
+/// assert!(Var::ALL.contains(&Var::ARCHS));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Var(&'static str);
+
+impl Var {
+    /// Path of the nvcc to use.
+    pub const NVCC: Var = Var("NVCC");
+    /// Toolkit root.
+    pub const CUDA_PATH: Var = Var("CUDA_PATH");
+    /// Toolkit root (after `CUDA_PATH`).
+    pub const CUDA_HOME: Var = Var("CUDA_HOME");
+    /// A project-local folder of NVIDIA's nvcc wheels.
+    pub const TOOLKIT_DIR: Var = Var("KERNEL_CUDA_TOOLKIT_DIR");
+    /// Targets replacing the default list.
+    pub const ARCHS: Var = Var("KERNEL_BUILD_ARCHS");
+    /// Extra nvcc flags.
+    pub const NVCC_FLAGS: Var = Var("KERNEL_BUILD_NVCC_FLAGS");
+    /// Cache location.
+    pub const CACHE_DIR: Var = Var("KERNEL_BUILD_CACHE_DIR");
+    /// Neither read nor write the cache.
+    pub const NO_CACHE: Var = Var("KERNEL_BUILD_NO_CACHE");
+    /// Build without nvcc.
+    pub const NO_DEVICE_CODE: Var = Var("KERNEL_BUILD_NO_DEVICE_CODE");
+    /// Set by docs.rs: build without nvcc.
+    pub const DOCS_RS: Var = Var("DOCS_RS");
+    /// Print command lines, cache decisions and timings.
+    pub const DEBUG: Var = Var("KERNEL_BUILD_DEBUG");
+    /// Path of `libnvJitLink.so`.
+    pub const NVJITLINK: Var = Var("KERNEL_BUILD_NVJITLINK");
+    /// Path of `libnvfatbin.so`.
+    pub const NVFATBIN: Var = Var("KERNEL_BUILD_NVFATBIN");
+    /// Set by Cargo for build scripts: the most nvcc runs at once.
+    pub const NUM_JOBS: Var = Var("NUM_JOBS");
+    /// A program nvcc's compilations run through.
+    pub const NVCC_WRAPPER: Var = Var("KERNEL_BUILD_NVCC_WRAPPER");
+    /// Cargo's compiler wrapper: nvcc runs through it too when it is sccache.
+    pub const RUSTC_WRAPPER: Var = Var("RUSTC_WRAPPER");
+    /// Base of the default cache and of the per-user nvcc wheels.
+    pub const XDG_CACHE_HOME: Var = Var("XDG_CACHE_HOME");
+    /// Base of the default cache and of the per-user nvcc wheels without `XDG_CACHE_HOME`.
+    pub const HOME: Var = Var("HOME");
+
+    /// Every variable the build reads, in the order of the documented table.
+    pub const ALL: &'static [Var] = &[
+        Var::NVCC,
+        Var::CUDA_PATH,
+        Var::CUDA_HOME,
+        Var::TOOLKIT_DIR,
+        Var::ARCHS,
+        Var::NVCC_FLAGS,
+        Var::CACHE_DIR,
+        Var::NO_CACHE,
+        Var::NO_DEVICE_CODE,
+        Var::DOCS_RS,
+        Var::DEBUG,
+        Var::NVJITLINK,
+        Var::NVFATBIN,
+        Var::NUM_JOBS,
+        Var::NVCC_WRAPPER,
+        Var::RUSTC_WRAPPER,
+        Var::XDG_CACHE_HOME,
+        Var::HOME,
+    ];
+
+    /// The variable's name.
+    pub const fn name(self) -> &'static str {
+        self.0
+    }
+}
+
+/// A variable no test environment sets.
+#[cfg(test)]
+pub(crate) const TEST_UNSET: Var = Var("KERNEL_BUILD_TEST_UNSET_VARIABLE");
+
 /// Reads an environment variable, telling Cargo about it when `reporting` is
 /// [`Reporting::Cargo`]. An empty value counts as unset.
 ///
 /// ```
-/// use kernel_build::env::{var, Reporting};
-/// let _cache = var("KERNEL_BUILD_CACHE_DIR", Reporting::Silent);
+/// use kernel_build::__private::env::{var, Reporting, Var};
+/// let _cache = var(Var::CACHE_DIR, Reporting::Silent);
 /// ```
-pub fn var(name: &str, reporting: Reporting) -> Option<OsString> {
+pub fn var(v: Var, reporting: Reporting) -> Option<OsString> {
     if reporting == Reporting::Cargo {
-        println!("cargo:rerun-if-env-changed={name}");
+        println!("cargo:rerun-if-env-changed={}", v.0);
     }
     #[allow(clippy::disallowed_methods)] // this is the one place that reads the environment
-    std::env::var_os(name).filter(|v| !v.is_empty())
+    std::env::var_os(v.0).filter(|v| !v.is_empty())
 }
 
 /// Reads a flag variable: set and not `0`, `false`, `no` or `off`.
 ///
 /// ```
-/// use kernel_build::env::{flag, Reporting};
-/// let _no_cache = flag("KERNEL_BUILD_NO_CACHE", Reporting::Silent);
+/// use kernel_build::__private::env::{flag, Reporting, Var};
+/// let _no_cache = flag(Var::NO_CACHE, Reporting::Silent);
 /// ```
-pub fn flag(name: &str, reporting: Reporting) -> bool {
-    var(name, reporting).is_some_and(|v| {
+pub fn flag(v: Var, reporting: Reporting) -> bool {
+    var(v, reporting).is_some_and(|v| {
         let v = v.to_string_lossy().trim().to_ascii_lowercase();
         !matches!(v.as_str(), "0" | "false" | "no" | "off")
     })
@@ -77,7 +141,7 @@ pub fn flag(name: &str, reporting: Reporting) -> bool {
 /// Cargo needs no `rerun-if-env-changed` for those.
 ///
 /// ```
-/// let _dir = kernel_build::env::cargo_var("CARGO_MANIFEST_DIR");
+/// let _dir = kernel_build::__private::env::cargo_var("CARGO_MANIFEST_DIR");
 /// ```
 pub fn cargo_var(name: &str) -> Option<OsString> {
     #[allow(clippy::disallowed_methods)] // Cargo-provided, never tracked
@@ -95,15 +159,53 @@ mod tests {
 
     #[test]
     fn unset_variable_reads_as_none() {
-        assert!(var("KERNEL_BUILD_TEST_SURELY_UNSET_VARIABLE", Reporting::Silent).is_none());
-        assert!(!flag(
-            "KERNEL_BUILD_TEST_SURELY_UNSET_VARIABLE",
-            Reporting::Silent
-        ));
+        assert!(var(TEST_UNSET, Reporting::Silent).is_none());
+        assert!(!flag(TEST_UNSET, Reporting::Silent));
     }
 
     #[test]
     fn path_is_readable() {
         assert!(path_var().is_some());
+    }
+
+    /// The documented table names exactly the variables read, in the same order.
+    #[test]
+    fn the_documented_table_is_the_list() {
+        let table = include_str!("env_table.md");
+        let documented: Vec<&str> = table
+            .lines()
+            .skip(2)
+            .filter_map(|row| row.split('|').nth(1))
+            .flat_map(|cell| cell.split(','))
+            .map(|name| name.trim().trim_matches('`'))
+            .filter(|name| !name.is_empty())
+            .collect();
+        let listed: Vec<&str> = Var::ALL.iter().map(|v| v.name()).collect();
+        assert_eq!(documented, listed);
+    }
+
+    /// Nothing outside this module reads the environment directly, so every read is one of
+    /// the listed variables (and is tracked by both doors).
+    #[test]
+    fn every_read_goes_through_this_module() {
+        let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+        let mut dirs = vec![root];
+        let mut offenders = Vec::new();
+        while let Some(dir) = dirs.pop() {
+            for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+                let path = entry.path();
+                if path.is_dir() {
+                    dirs.push(path);
+                } else if path.extension().is_some_and(|e| e == "rs")
+                    && !path.ends_with("env.rs")
+                {
+                    let text = std::fs::read_to_string(&path).unwrap();
+                    if text.contains("env::var_os(") || text.contains("env::var(\"") {
+                        offenders.push(path.display().to_string());
+                    }
+                }
+            }
+        }
+        assert!(offenders.is_empty(), "{offenders:?}");
     }
 }

@@ -81,7 +81,7 @@ pub enum Error {
         path: PathBuf,
         /// What is wrong with it.
         #[source]
-        source: crate::fatbin::FatbinError,
+        source: kernel_objects::Error,
     },
     /// The host object nvcc wrote through a wrapper (see [`crate::Build::nvcc_wrapper`])
     /// does not hold exactly one fatbin container.

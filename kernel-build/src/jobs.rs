@@ -33,7 +33,7 @@ impl Jobs {
     pub(crate) fn new(explicit: Option<usize>, reporting: Reporting) -> Jobs {
         let cores = std::thread::available_parallelism().map_or(1, usize::from);
         let from_env = || {
-            env::var("NUM_JOBS", reporting)
+            env::var(crate::env::Var::NUM_JOBS, reporting)
                 .and_then(|v| v.to_str().and_then(|s| s.trim().parse::<usize>().ok()))
         };
         let limit = explicit.or_else(from_env).unwrap_or(cores).max(1);

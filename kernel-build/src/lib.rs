@@ -3,8 +3,8 @@
 //! `kernel-build` finds nvcc, reads the `__global__` declarations of CUDA C sources,
 //! compiles them into a fatbin (SASS for a list of architectures plus PTX for the
 //! newest), verifies every compiled image against the declarations, and generates
-//! typed Rust launch stubs. It is used from `build.rs` (through `Build`) and by the
-//! `cuda_module!` macro.
+//! typed Rust launch stubs. It is used from `build.rs` (through [`Build`]) and by the
+//! `cuda_module!` macro, which fill the same options and share every phase.
 //!
 //! # Example
 //!
@@ -15,37 +15,90 @@
 //! }
 //! ```
 //!
-//! # Phases
+//! # What is public
 //!
-//! `toolkit` (find nvcc) → `front` (parse and type the declarations) → `compile`
-//! (nvcc, through `cache`) → `fatbin` (read the images) → `front::verify` (every
-//! kernel in every image with the predicted layout) → `codegen` (Rust tokens; cannot
-//! fail).
+//! [`Build`] and what it returns ([`Output`], [`BuiltModule`], the [`Metadata`] written to
+//! `<name>.kernels.json` and the [`model`] types inside it), the option enums
+//! ([`LinkMode`], [`RuntimeCompile`]), [`Error`], and the environment variables listed
+//! below. The compiler itself (front end, nvcc invocation, cache, linking, code
+//! generation) is private; the macro and `kernel-inspect` reach it through a hidden
+//! module that is not part of the API and changes with them.
 //!
-//! # External configuration via environment variables
+//! # Environment variables
 //!
-//! See [`env`](mod@env) for the full list; every variable is read through one function that
-//! also tells Cargo to rerun when it changes.
+//! Every variable is read through one function, which in a build script also prints
+//! `cargo:rerun-if-env-changed`; the `cuda_module!` macro makes rustc track the same
+//! list.
+//!
+#![doc = include_str!("env_table.md")]
+//!
+//! `PATH` is searched for `nvcc` and `python3` but not tracked (as cc does), and the
+//! variables Cargo sets for build scripts (`OUT_DIR`, `CARGO_MANIFEST_DIR`) are read
+//! without printing anything.
 
 // The examples are build scripts, whose `fn main` is part of what they show.
 #![allow(clippy::needless_doctest_main)]
 
 mod builder;
-pub mod cache;
-pub mod check;
-pub mod codegen;
+mod cache;
+mod check;
+mod codegen;
 mod compile;
-pub mod diagnostics;
-pub mod env;
-pub mod error;
-/// The object-code reader (fatbin containers, cubins, PTX), shared with the runtime.
-pub use kernel_objects as fatbin;
-pub mod front;
+mod diagnostics;
+mod env;
+mod error;
+mod front;
 mod jobs;
-pub mod link;
+mod link;
 pub mod model;
-pub mod pipeline;
-pub use builder::{Build, Metadata, Output};
-pub mod toolkit;
+mod pipeline;
+mod toolkit;
 
+pub use builder::{Build, Metadata, Output};
+pub use diagnostics::Diagnostics;
 pub use error::Error;
+pub use link::{LinkLibraryError, LinkMode};
+pub use pipeline::{BuiltModule, RuntimeCompile, RuntimeSource, Unit};
+
+/// Not public API: the compiler's phases, for `cuda_module!` (kernel-macros),
+/// `kernel-inspect` and this crate's own tests. Nothing here is stable; the crates that
+/// use it pin this crate's exact version.
+#[doc(hidden)]
+pub mod __private {
+    /// The content-addressed build cache.
+    pub mod cache {
+        pub use crate::cache::*;
+    }
+    /// Rust declarations of the macro checked against the CUDA ones.
+    pub mod check {
+        pub use crate::check::*;
+    }
+    /// Rust code generation.
+    pub mod codegen {
+        pub use crate::codegen::*;
+    }
+    /// The catalog of messages.
+    pub mod diagnostics {
+        pub use crate::diagnostics::*;
+    }
+    /// Environment variables.
+    pub mod env {
+        pub use crate::env::*;
+    }
+    /// The CUDA front end.
+    pub mod front {
+        pub use crate::front::*;
+    }
+    /// nvJitLink and nvFatbin.
+    pub mod link {
+        pub use crate::link::*;
+    }
+    /// The whole build of one module.
+    pub mod pipeline {
+        pub use crate::pipeline::*;
+    }
+    /// Finding and installing nvcc.
+    pub mod toolkit {
+        pub use crate::toolkit::*;
+    }
+}

@@ -376,12 +376,13 @@ fn two_processes_build_one_module_into_one_cache() {
     let fake = FakeNvcc::new("real", &real);
     let project = generated("k.cu", broken_support::GOOD.as_bytes());
     let cache = tempfile::tempdir().unwrap();
-    let inspect = |nvcc: &Path| {
-        std::process::Command::new(env!("CARGO_BIN_EXE_kernel-inspect"))
-            .args(["build", "k.cu", "--arch", "sm_80", "--json", "--cache-dir"])
-            .arg(cache.path())
-            .current_dir(project.path())
-            .env("NVCC", nvcc)
+    // Each build is this test binary again, running only the ignored child below.
+    let child = |nvcc: &Path| {
+        std::process::Command::new(std::env::current_exe().unwrap())
+            .args(["--exact", "child_build_into_shared_cache", "--ignored", "--nocapture"])
+            .env("KERNEL_TEST_CHILD_PROJECT", project.path())
+            .env("KERNEL_TEST_CHILD_CACHE", cache.path())
+            .env("KERNEL_TEST_CHILD_NVCC", nvcc)
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -396,18 +397,21 @@ fn two_processes_build_one_module_into_one_cache() {
             text,
             String::from_utf8_lossy(&out.stderr)
         );
-        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-        json["info"]["kernels"].clone()
+        let line = text
+            .lines()
+            .find_map(|l| l.strip_prefix("kernels: "))
+            .unwrap_or_else(|| panic!("the child printed no kernels: {text}"));
+        line.to_owned()
     };
-    let (a, b) = (inspect(&fake.path), inspect(&fake.path));
+    let (a, b) = (child(&fake.path), child(&fake.path));
     let (a, b) = (kernels(a), kernels(b));
     assert_eq!(a, b);
-    assert_eq!(a[0]["name"], "scale");
+    assert_eq!(a, "scale");
     assert_cache_valid(cache.path());
     let runs = fake.work_runs();
     println!("nvcc ran {runs} times for the two concurrent builds");
     assert!(runs >= 2, "{:?}", fake.runs());
-    assert_eq!(kernels(inspect(&fake.path)), a);
+    assert_eq!(kernels(child(&fake.path)), a);
     assert_eq!(
         fake.work_runs(),
         runs,
@@ -416,12 +420,32 @@ fn two_processes_build_one_module_into_one_cache() {
     );
 }
 
+/// One build of the test above, in a process of its own: the project, cache and nvcc come
+/// from the variables the parent sets; prints the kernels' names.
+#[test]
+#[ignore = "a child process of two_processes_build_one_module_into_one_cache"]
+fn child_build_into_shared_cache() {
+    #[allow(clippy::disallowed_methods, reason = "set by the parent test for this child")]
+    let var = |name: &str| std::env::var_os(name).map(std::path::PathBuf::from);
+    let (Some(project), Some(cache), Some(nvcc)) = (
+        var("KERNEL_TEST_CHILD_PROJECT"),
+        var("KERNEL_TEST_CHILD_CACHE"),
+        var("KERNEL_TEST_CHILD_NVCC"),
+    ) else {
+        panic!("run by two_processes_build_one_module_into_one_cache only");
+    };
+    let built = build_no_panic(&request(&project, "k.cu", &["sm_80"]), &context(&nvcc, &cache))
+        .unwrap();
+    let names: Vec<&str> = built.info.kernels.iter().map(|k| k.name.as_str()).collect();
+    println!("kernels: {}", names.join(","));
+}
+
 /// Without nvcc (`cargo doc`, docs.rs) the raw source is read once per target, so the
 /// module has the same kernels as a real build: `only_hopper` is there for sm_90.
 #[test]
 fn arch_gated_kernel_without_nvcc_has_the_same_kernels() {
     let mut req = request(&corpus_dir(), "arch_gated_kernel.cu", &["sm_80", "sm_90"]);
-    let cx = kernel_build::pipeline::Context {
+    let cx = kernel_build::__private::pipeline::Context {
         no_device_code: true,
         use_cache: false,
         ..Default::default()

@@ -7,8 +7,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kernel_build::fatbin::{self, Fatbin};
-use kernel_build::front::{self, FrontInput};
+use kernel_objects::{self as fatbin, Fatbin};
+use kernel_build::__private::front::{self, FrontInput};
 use kernel_build::model::{Linkage, ModuleInfo};
 
 const GENCODES: &[&str] = &[
@@ -22,7 +22,7 @@ fn corpus_dir() -> PathBuf {
 }
 
 fn nvcc() -> Option<PathBuf> {
-    match kernel_build::toolkit::Toolkit::discover() {
+    match kernel_build::__private::toolkit::Toolkit::discover() {
         Ok(tk) => Some(tk.nvcc().to_path_buf()),
         Err(e) => {
             eprintln!("skipping: no nvcc found ({e})");
@@ -49,7 +49,7 @@ fn analyze_file(nvcc: &Path, name: &str) -> ModuleInfo {
     front::analyze(&input).unwrap_or_else(|d| panic!("{name}:\n{d}"))
 }
 
-fn analyze_raw(name: &str) -> Result<ModuleInfo, kernel_build::diagnostics::Diagnostics> {
+fn analyze_raw(name: &str) -> Result<ModuleInfo, kernel_build::__private::diagnostics::Diagnostics> {
     let raw = std::fs::read_to_string(corpus_dir().join(name)).unwrap();
     front::analyze(&FrontInput::raw_only(name, &raw))
 }

@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kernel_build::front::{FrontInput, analyze};
+use kernel_build::__private::front::{FrontInput, analyze};
 use proptest::prelude::*;
 
 const VOCAB: &[&str] = &[

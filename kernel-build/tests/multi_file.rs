@@ -6,9 +6,9 @@
 mod support;
 
 use kernel_build::Error;
-use kernel_build::fatbin::{self, EntryKind};
-use kernel_build::link::LinkMode;
-use kernel_build::pipeline::{BuiltModule, Context, ModuleRequest, SourceInput, build_module};
+use kernel_objects::{self as fatbin, EntryKind};
+use kernel_build::LinkMode;
+use kernel_build::__private::pipeline::{BuiltModule, Context, ModuleRequest, SourceInput, build_module};
 use std::path::Path;
 use support::{FakeNvcc, project, real_nvcc};
 

@@ -7,7 +7,7 @@
 mod support;
 
 use kernel_build::model::{CType, Kernel, ModuleInfo, Scalar};
-use kernel_build::pipeline::{BuiltModule, Context, ModuleRequest, SourceInput, build_module};
+use kernel_build::__private::pipeline::{BuiltModule, Context, ModuleRequest, SourceInput, build_module};
 use std::path::Path;
 use support::real_nvcc;
 
@@ -35,7 +35,7 @@ fn build(file: &str) -> Option<BuiltModule> {
 /// Every kernel symbol of every image is a declared kernel's symbol.
 fn assert_every_image_kernel_declared(built: &BuiltModule) {
     let bytes = std::fs::read(built.fatbin_path.as_ref().unwrap()).unwrap();
-    let fatbin = kernel_build::fatbin::parse(&bytes).unwrap();
+    let fatbin = kernel_objects::parse(&bytes).unwrap();
     for entry in &fatbin.entries {
         let image = entry.image().unwrap();
         for k in image.kernels() {

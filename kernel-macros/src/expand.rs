@@ -4,9 +4,9 @@
 
 use std::path::PathBuf;
 
-use kernel_build::check::check_declarations;
-use kernel_build::codegen::{self, CodegenOptions, ModuleParts};
-use kernel_build::pipeline::{Context, ModuleRequest, SourceInput, build_module};
+use kernel_build::__private::check::check_declarations;
+use kernel_build::__private::codegen::{self, CodegenOptions, ModuleParts};
+use kernel_build::__private::pipeline::{Context, ModuleRequest, SourceInput, build_module};
 use proc_macro2::TokenStream;
 use quote::quote;
 

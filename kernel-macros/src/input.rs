@@ -31,9 +31,9 @@ pub(crate) struct ModuleInput {
     pub flags: Vec<LitStr>,
     pub require_every_target: bool,
     /// `rdc = true;` or `lto = true;`, with the key for spans.
-    pub link: Option<(Ident, kernel_build::link::LinkMode)>,
+    pub link: Option<(Ident, kernel_build::LinkMode)>,
     /// `compile = "runtime";` or `fallback = "runtime";`.
-    pub runtime: kernel_build::pipeline::RuntimeCompile,
+    pub runtime: kernel_build::RuntimeCompile,
     pub decls: Vec<Decl>,
 }
 
@@ -65,8 +65,8 @@ impl Parse for ModuleInput {
         let (mut arch, mut include, mut define, mut flags) = (None, None, None, None);
         let mut decls = Vec::new();
         let mut every_target: Option<bool> = None;
-        let mut link: Option<(Ident, kernel_build::link::LinkMode)> = None;
-        let mut runtime: Option<kernel_build::pipeline::RuntimeCompile> = None;
+        let mut link: Option<(Ident, kernel_build::LinkMode)> = None;
+        let mut runtime: Option<kernel_build::RuntimeCompile> = None;
         while !body.is_empty() {
             let item_attrs = body.call(Attribute::parse_outer)?;
             if body.peek(Token![unsafe]) && body.peek2(Token![extern]) {
@@ -114,7 +114,7 @@ impl Parse for ModuleInput {
                         });
                     }
                     "rdc" | "lto" => {
-                        use kernel_build::link::LinkMode;
+                        use kernel_build::LinkMode;
                         let v: syn::LitBool = body.parse()?;
                         if link.is_some() {
                             return Err(syn::Error::new(
@@ -130,7 +130,7 @@ impl Parse for ModuleInput {
                         link = Some((key.clone(), mode));
                     }
                     "compile" | "fallback" => {
-                        use kernel_build::pipeline::RuntimeCompile;
+                        use kernel_build::RuntimeCompile;
                         let v: LitStr = body.parse()?;
                         let (accepted, mode) = match key.to_string().as_str() {
                             "compile" => (

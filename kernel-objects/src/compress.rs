@@ -2,7 +2,7 @@
 
 use std::io::Read;
 
-use super::{Compression, FatbinError, MAX_PAYLOAD_SIZE};
+use super::{Compression, Error, MAX_PAYLOAD_SIZE};
 
 /// The most an LZ4 block can expand: every 255-byte run costs at least one input byte.
 const LZ4_MAX_RATIO: u64 = 255;
@@ -17,9 +17,9 @@ pub(crate) fn decompress(
     input: &[u8],
     expected: u64,
     offset: usize,
-) -> Result<Vec<u8>, FatbinError> {
+) -> Result<Vec<u8>, Error> {
     let name = codec.name();
-    let fail = |detail: String| FatbinError::Decompress {
+    let fail = |detail: String| Error::Decompress {
         offset,
         codec: name,
         detail,
@@ -87,7 +87,7 @@ mod tests {
         let short = decompress(Compression::Lz4, &packed, 3999, 16).unwrap_err();
         assert!(matches!(
             short,
-            FatbinError::Decompress {
+            Error::Decompress {
                 offset: 16,
                 codec: "lz4",
                 ..

@@ -4,7 +4,7 @@
 use super::bytes::{end_within, u16_at, u32_at, u64_at};
 use super::compress::decompress;
 use super::entry::{FLAG_ARCH_SPECIFIC, FLAG_FAMILY_SPECIFIC, FLAG_LZ4, FLAG_ZSTD};
-use super::{ArchVariant, Compression, Entry, EntryKind, FatbinError};
+use super::{ArchVariant, Compression, Entry, EntryKind, Error};
 
 /// `0xBA55ED50`, the first four bytes (little-endian) of every container.
 pub(crate) const MAGIC: u32 = 0xBA55_ED50;
@@ -30,9 +30,9 @@ pub(crate) struct RawEntry {
 }
 
 /// Reads the container starting at `start`: returns its end and its entry headers.
-pub(crate) fn walk(bytes: &[u8], start: usize) -> Result<(usize, Vec<RawEntry>), FatbinError> {
+pub(crate) fn walk(bytes: &[u8], start: usize) -> Result<(usize, Vec<RawEntry>), Error> {
     let available = bytes.len().saturating_sub(start);
-    let truncated = |needed: u64| FatbinError::Truncated {
+    let truncated = |needed: u64| Error::Truncated {
         what: "fatbin header",
         offset: start,
         needed,
@@ -40,7 +40,7 @@ pub(crate) fn walk(bytes: &[u8], start: usize) -> Result<(usize, Vec<RawEntry>),
     };
     let magic = u32_at(bytes, start).ok_or_else(|| truncated(HEADER_SIZE as u64))?;
     if magic != MAGIC {
-        return Err(FatbinError::BadMagic {
+        return Err(Error::BadMagic {
             offset: start,
             found: magic,
         });
@@ -52,7 +52,7 @@ pub(crate) fn walk(bytes: &[u8], start: usize) -> Result<(usize, Vec<RawEntry>),
     ) else {
         return Err(truncated(HEADER_SIZE as u64));
     };
-    let bad = |detail: String| FatbinError::BadContainer {
+    let bad = |detail: String| Error::BadContainer {
         offset: start,
         detail,
     };
@@ -80,10 +80,10 @@ pub(crate) fn walk(bytes: &[u8], start: usize) -> Result<(usize, Vec<RawEntry>),
 }
 
 /// Reads and checks the entry header at `offset`; `bytes` ends where the container ends.
-fn entry_header(bytes: &[u8], offset: usize) -> Result<RawEntry, FatbinError> {
+fn entry_header(bytes: &[u8], offset: usize) -> Result<RawEntry, Error> {
     let available = bytes.len() - offset;
     if available < ENTRY_HEADER_SIZE as usize {
-        return Err(FatbinError::Truncated {
+        return Err(Error::Truncated {
             what: "entry header",
             offset,
             needed: ENTRY_HEADER_SIZE.into(),
@@ -94,7 +94,7 @@ fn entry_header(bytes: &[u8], offset: usize) -> Result<RawEntry, FatbinError> {
     let u16_ = |at: usize| u16_at(bytes, offset + at).unwrap_or_default();
     let u32_ = |at: usize| u32_at(bytes, offset + at).unwrap_or_default();
     let u64_ = |at: usize| u64_at(bytes, offset + at).unwrap_or_default();
-    let bad = |detail: String| FatbinError::BadEntry { offset, detail };
+    let bad = |detail: String| Error::BadEntry { offset, detail };
     let (kind, version, header_size, payload_size) = (u16_(0), u16_(2), u32_(4), u64_(8));
     if version != ENTRY_VERSION {
         return Err(bad(format!(
@@ -112,7 +112,7 @@ fn entry_header(bytes: &[u8], offset: usize) -> Result<RawEntry, FatbinError> {
         ))
     })?;
     let payload_end =
-        end_within(bytes, payload_start, payload_size).ok_or_else(|| FatbinError::Truncated {
+        end_within(bytes, payload_start, payload_size).ok_or_else(|| Error::Truncated {
             what: "entry payload",
             offset: payload_start,
             needed: payload_size,
@@ -132,8 +132,8 @@ fn entry_header(bytes: &[u8], offset: usize) -> Result<RawEntry, FatbinError> {
 }
 
 /// Decodes one checked entry: picks the variant and decompresses the payload.
-pub(crate) fn decode(bytes: &[u8], raw: &RawEntry) -> Result<Entry, FatbinError> {
-    let bad = |detail: String| FatbinError::BadEntry {
+pub(crate) fn decode(bytes: &[u8], raw: &RawEntry) -> Result<Entry, Error> {
+    let bad = |detail: String| Error::BadEntry {
         offset: raw.offset,
         detail,
     };
@@ -198,7 +198,7 @@ pub(crate) fn decode(bytes: &[u8], raw: &RawEntry) -> Result<Entry, FatbinError>
 
 /// Where the next container may start after one that ends at `end`: the 8-byte aligned
 /// position past its zero padding, or `None` when only zeros (or nothing) follow.
-pub(crate) fn next_start(bytes: &[u8], end: usize) -> Result<Option<usize>, FatbinError> {
+pub(crate) fn next_start(bytes: &[u8], end: usize) -> Result<Option<usize>, Error> {
     let rest = &bytes[end..];
     match rest.iter().position(|&b| b != 0) {
         None => Ok(None),
@@ -207,7 +207,7 @@ pub(crate) fn next_start(bytes: &[u8], end: usize) -> Result<Option<usize>, Fatb
             if at.is_multiple_of(8) && u32_at(bytes, at) == Some(MAGIC) {
                 Ok(Some(at))
             } else {
-                Err(FatbinError::TrailingData { offset: at })
+                Err(Error::TrailingData { offset: at })
             }
         }
     }
@@ -256,7 +256,7 @@ pub(crate) mod tests {
         bytes[16 + 8] = 9; // payload size 9 > the 8 stored bytes
         assert!(matches!(
             walk(&bytes, 0),
-            Err(FatbinError::Truncated {
+            Err(Error::Truncated {
                 what: "entry payload",
                 ..
             })
@@ -265,7 +265,7 @@ pub(crate) mod tests {
         bytes[8] = 0xff; // fat_size past the end
         assert!(matches!(
             walk(&bytes, 0),
-            Err(FatbinError::Truncated {
+            Err(Error::Truncated {
                 what: "fatbin header",
                 ..
             })
@@ -274,7 +274,7 @@ pub(crate) mod tests {
         bytes[16 + 4] = 8; // entry header size 8 < 64
         assert!(matches!(
             walk(&bytes, 0),
-            Err(FatbinError::BadEntry { offset: 16, .. })
+            Err(Error::BadEntry { offset: 16, .. })
         ));
     }
 
@@ -297,7 +297,7 @@ pub(crate) mod tests {
         bytes.push(7);
         assert_eq!(
             next_start(&bytes, end),
-            Err(FatbinError::TrailingData { offset: end + 8 })
+            Err(Error::TrailingData { offset: end + 8 })
         );
     }
 }

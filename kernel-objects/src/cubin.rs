@@ -8,7 +8,7 @@ use object::read::elf::{FileHeader, SectionHeader, SectionTable, Sym};
 use serde::Serialize;
 
 use super::image::{GlobalImage, KernelImage};
-use super::{FatbinError, nvinfo};
+use super::{Error, nvinfo};
 
 /// `EM_CUDA`.
 const EM_CUDA: u16 = 190;
@@ -25,7 +25,7 @@ const ABI_V2: u8 = 8;
 /// let bytes = std::fs::read("saxpy.cubin").unwrap();
 /// let cubin = kernel_objects::parse_cubin(&bytes)?;
 /// println!("sm_{}: {} kernels", cubin.sm, cubin.kernels.len());
-/// # Ok::<(), kernel_objects::FatbinError>(())
+/// # Ok::<(), kernel_objects::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Cubin {
@@ -41,14 +41,14 @@ pub struct Cubin {
     pub globals: Vec<GlobalImage>,
 }
 
-fn bad(detail: impl Into<String>) -> FatbinError {
-    FatbinError::BadCubin {
+fn bad(detail: impl Into<String>) -> Error {
+    Error::BadCubin {
         offset: 0,
         detail: detail.into(),
     }
 }
 
-fn elf_err(what: &str) -> impl Fn(object::read::Error) -> FatbinError + '_ {
+fn elf_err(what: &str) -> impl Fn(object::read::Error) -> Error + '_ {
     move |e| bad(format!("{what}: {e}"))
 }
 
@@ -61,7 +61,7 @@ fn elf_err(what: &str) -> impl Fn(object::read::Error) -> FatbinError + '_ {
 /// let err = kernel_objects::parse_cubin(b"\x7fELF").unwrap_err();
 /// assert!(err.to_string().starts_with("cubin:"));
 /// ```
-pub fn parse_cubin(bytes: &[u8]) -> Result<Cubin, FatbinError> {
+pub fn parse_cubin(bytes: &[u8]) -> Result<Cubin, Error> {
     let header = FileHeader64::<LE>::parse(bytes).map_err(elf_err("ELF header"))?;
     let endian = header.endian().map_err(elf_err("ELF header"))?;
     let machine = header.e_machine(endian);
@@ -144,10 +144,10 @@ fn defined(shndx: u16) -> Option<object::SectionIndex> {
 fn section_data<'a>(
     section: &SectionHeader64<LE>,
     bytes: &'a [u8],
-) -> Result<&'a [u8], FatbinError> {
+) -> Result<&'a [u8], Error> {
     section.data(LE, bytes).map_err(|_| {
         let offset = usize::try_from(section.sh_offset(LE)).unwrap_or(usize::MAX);
-        FatbinError::BadCubin {
+        Error::BadCubin {
             offset,
             detail: "section data past the end of the file".into(),
         }
@@ -159,7 +159,7 @@ fn kernel_info<'a>(
     sections: &SectionTable<'a, FileHeader64<LE>>,
     text: object::SectionIndex,
     bytes: &'a [u8],
-) -> Result<Option<&'a [u8]>, FatbinError> {
+) -> Result<Option<&'a [u8]>, Error> {
     let info = sections.iter().find(|s| {
         s.sh_type(LE) == SHT_CUDA_INFO && usize::try_from(s.sh_info(LE)).ok() == Some(text.0)
     });
@@ -172,7 +172,7 @@ fn global(
     shndx: u16,
     name: String,
     size: u64,
-) -> Result<Option<GlobalImage>, FatbinError> {
+) -> Result<Option<GlobalImage>, Error> {
     let Some(index) = defined(shndx) else {
         return Ok(None);
     };

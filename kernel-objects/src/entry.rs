@@ -2,7 +2,7 @@
 
 use serde::Serialize;
 
-use super::{FatbinError, Image, parse_cubin, parse_ptx};
+use super::{Error, Image, parse_cubin, parse_ptx};
 
 /// Entry flag bits (u64 at entry offset 0x28) and their names, in bit order.
 pub(crate) const FLAG_NAMES: &[(u64, &str)] = &[
@@ -128,7 +128,7 @@ impl Compression {
 /// One image of a fatbin, with its payload already decompressed.
 ///
 /// ```no_run
-/// # fn main() -> Result<(), kernel_objects::FatbinError> {
+/// # fn main() -> Result<(), kernel_objects::Error> {
 /// let bytes = std::fs::read("kernels.fatbin").unwrap();
 /// for entry in kernel_objects::parse(&bytes)?.entries {
 ///     println!("{} ({} bytes)", entry.target(), entry.payload.len());
@@ -203,11 +203,11 @@ impl Entry {
 
     /// Reads the payload as a cubin or as PTX.
     ///
-    /// Errors name this entry ([`FatbinError::InEntry`]) around the image's own error,
-    /// or are [`FatbinError::NotAnImage`] for kinds other than PTX and ELF.
+    /// Errors name this entry ([`Error::InEntry`]) around the image's own error,
+    /// or are [`Error::NotAnImage`] for kinds other than PTX and ELF.
     ///
     /// ```no_run
-    /// # fn main() -> Result<(), kernel_objects::FatbinError> {
+    /// # fn main() -> Result<(), kernel_objects::Error> {
     /// # let bytes = vec![];
     /// for entry in kernel_objects::parse(&bytes)?.entries {
     ///     for kernel in entry.image()?.kernels() {
@@ -216,18 +216,18 @@ impl Entry {
     /// }
     /// # Ok(()) }
     /// ```
-    pub fn image(&self) -> Result<Image, FatbinError> {
+    pub fn image(&self) -> Result<Image, Error> {
         let image = match self.kind {
             EntryKind::Elf => parse_cubin(&self.payload).map(Image::Cubin),
             EntryKind::Ptx => ptx_text(&self.payload).and_then(parse_ptx).map(Image::Ptx),
             EntryKind::Other(kind) => {
-                return Err(FatbinError::NotAnImage {
+                return Err(Error::NotAnImage {
                     offset: self.offset,
                     kind,
                 });
             }
         };
-        image.map_err(|inner| FatbinError::InEntry {
+        image.map_err(|inner| Error::InEntry {
             offset: self.offset,
             target: self.target(),
             inner: Box::new(inner),
@@ -236,13 +236,13 @@ impl Entry {
 }
 
 /// The PTX text of a payload: up to the first NUL, which must be followed only by NULs.
-fn ptx_text(payload: &[u8]) -> Result<&str, FatbinError> {
+fn ptx_text(payload: &[u8]) -> Result<&str, Error> {
     let end = payload
         .iter()
         .position(|&b| b == 0)
         .unwrap_or(payload.len());
     if let Some(pos) = payload[end..].iter().position(|&b| b != 0) {
-        return Err(FatbinError::BadPtx {
+        return Err(Error::BadPtx {
             line: 0,
             detail: format!(
                 "non-NUL byte after the terminating NUL at payload offset {}",
@@ -250,7 +250,7 @@ fn ptx_text(payload: &[u8]) -> Result<&str, FatbinError> {
             ),
         });
     }
-    std::str::from_utf8(&payload[..end]).map_err(|e| FatbinError::BadPtx {
+    std::str::from_utf8(&payload[..end]).map_err(|e| Error::BadPtx {
         line: 0,
         detail: format!("not UTF-8 at payload offset {}", e.valid_up_to()),
     })
@@ -292,7 +292,7 @@ mod tests {
         let bad = entry(EntryKind::Ptx, b".version 9.0\0x");
         let err = bad.image().unwrap_err();
         assert!(
-            matches!(err, FatbinError::InEntry { offset: 16, .. }),
+            matches!(err, Error::InEntry { offset: 16, .. }),
             "{err}"
         );
         assert!(err.to_string().contains("compute_120"));
@@ -303,7 +303,7 @@ mod tests {
         let e = entry(EntryKind::Other(8), b"");
         assert_eq!(
             e.image(),
-            Err(FatbinError::NotAnImage {
+            Err(Error::NotAnImage {
                 offset: 16,
                 kind: 8
             })

@@ -4,17 +4,17 @@
 ///
 /// Offsets are byte offsets into the input given to the function that failed
 /// ([`parse`](super::parse), [`parse_cubin`](super::parse_cubin)); errors found inside one
-/// entry's image come wrapped in [`FatbinError::InEntry`], which names the entry.
+/// entry's image come wrapped in [`Error::InEntry`], which names the entry.
 ///
 /// ```
-/// use kernel_objects::{parse, FatbinError};
+/// use kernel_objects::{parse, Error};
 /// let err = parse(&[0x50, 0xed]).unwrap_err();
-/// assert!(matches!(err, FatbinError::Truncated { offset: 0, .. }));
+/// assert!(matches!(err, Error::Truncated { offset: 0, .. }));
 /// assert!(err.to_string().contains("byte offset 0"));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
-pub enum FatbinError {
+pub enum Error {
     /// The input ends before a structure it declares.
     #[error(
         "truncated input: {what} at byte offset {offset} needs {needed} bytes, {available} remain"
@@ -115,6 +115,6 @@ pub enum FatbinError {
         /// The entry's target (`sm_90a`, `compute_120`).
         target: String,
         /// The error found in the image (offsets relative to the image).
-        inner: Box<FatbinError>,
+        inner: Box<Error>,
     },
 }

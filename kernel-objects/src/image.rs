@@ -12,7 +12,7 @@ use super::{Cubin, PtxModule};
 /// let image = Image::Ptx(ptx);
 /// assert_eq!(image.kernels()[0].symbol, "k");
 /// assert!(image.globals().is_empty());
-/// # Ok::<(), kernel_objects::FatbinError>(())
+/// # Ok::<(), kernel_objects::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum Image {
@@ -29,7 +29,7 @@ impl Image {
     /// # use kernel_objects::{parse_ptx, Image};
     /// let image = Image::Ptx(parse_ptx(".version 9.0\n.target sm_90\n")?);
     /// assert!(image.kernels().is_empty());
-    /// # Ok::<(), kernel_objects::FatbinError>(())
+    /// # Ok::<(), kernel_objects::Error>(())
     /// ```
     pub fn kernels(&self) -> &[KernelImage] {
         match self {
@@ -44,7 +44,7 @@ impl Image {
     /// # use kernel_objects::{parse_ptx, Image};
     /// let image = Image::Ptx(parse_ptx(".version 9.0\n.target sm_90\n.const .align 4 .b8 c[64];")?);
     /// assert_eq!(image.globals()[0].size, 64);
-    /// # Ok::<(), kernel_objects::FatbinError>(())
+    /// # Ok::<(), kernel_objects::Error>(())
     /// ```
     pub fn globals(&self) -> &[GlobalImage] {
         match self {
@@ -63,7 +63,7 @@ impl Image {
 /// let k = &ptx.kernels[0];
 /// assert_eq!(k.params.iter().map(|p| (p.offset, p.size)).collect::<Vec<_>>(), [(0, 4), (8, 8)]);
 /// assert_eq!(k.max_threads, Some([128, 1, 1]));
-/// # Ok::<(), kernel_objects::FatbinError>(())
+/// # Ok::<(), kernel_objects::Error>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct KernelImage {

@@ -11,7 +11,7 @@
 //! [`find_containers`] locates fatbins embedded in other files, such as a built executable.
 //!
 //! Every input is treated as untrusted: malformed, truncated or lying data gives a
-//! [`FatbinError`] naming the byte offset (and the entry), never a panic, and decompressed
+//! [`Error`] naming the byte offset (and the entry), never a panic, and decompressed
 //! sizes are bounded by the header and by [`MAX_PAYLOAD_SIZE`].
 //!
 //! # Example
@@ -19,7 +19,7 @@
 //! ```no_run
 //! use kernel_objects as fatbin;
 //!
-//! # fn main() -> Result<(), fatbin::FatbinError> {
+//! # fn main() -> Result<(), fatbin::Error> {
 //! let bytes = std::fs::read("kernels.fatbin").expect("readable");
 //! for entry in fatbin::parse(&bytes)?.entries {
 //!     let image = entry.image()?;
@@ -48,7 +48,7 @@ mod scan;
 
 pub use cubin::{Cubin, parse_cubin};
 pub use entry::{ArchVariant, Compression, Entry, EntryKind};
-pub use error::FatbinError;
+pub use error::Error;
 pub use image::{GlobalImage, Image, KernelImage, ParamSlot};
 pub use kind::{CodeKind, is_relocatable_cubin};
 pub use ptx::{PtxModule, parse_ptx};
@@ -73,10 +73,10 @@ pub struct Fatbin {
 /// aligned, zero padding between them and at the end allowed).
 ///
 /// ```
-/// use kernel_objects::{parse, FatbinError};
-/// assert!(matches!(parse(b"not a fatbin at all"), Err(FatbinError::BadMagic { offset: 0, .. })));
+/// use kernel_objects::{parse, Error};
+/// assert!(matches!(parse(b"not a fatbin at all"), Err(Error::BadMagic { offset: 0, .. })));
 /// ```
-pub fn parse(bytes: &[u8]) -> Result<Fatbin, FatbinError> {
+pub fn parse(bytes: &[u8]) -> Result<Fatbin, Error> {
     let mut entries = Vec::new();
     let mut start = Some(0);
     while let Some(at) = start {

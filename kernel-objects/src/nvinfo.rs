@@ -1,7 +1,7 @@
 //! `.nv.info` records: the per-kernel attributes (parameter layout, launch bounds) and the
 //! module-wide register counts a cubin carries.
 
-use super::FatbinError;
+use super::Error;
 use super::bytes::{u16_at, u32_at};
 use super::image::{KernelImage, ParamSlot};
 
@@ -42,11 +42,11 @@ struct Record<'a> {
 }
 
 /// Splits a `.nv.info` section into records.
-fn records<'a>(section: &str, data: &'a [u8]) -> Result<Vec<Record<'a>>, FatbinError> {
+fn records<'a>(section: &str, data: &'a [u8]) -> Result<Vec<Record<'a>>, Error> {
     let mut out = Vec::new();
     let mut at = 0;
     while at < data.len() {
-        let bad = |detail: String| FatbinError::BadNvInfo {
+        let bad = |detail: String| Error::BadNvInfo {
             section: section.to_owned(),
             offset: at,
             detail,
@@ -79,7 +79,7 @@ fn records<'a>(section: &str, data: &'a [u8]) -> Result<Vec<Record<'a>>, FatbinE
 }
 
 /// Module-wide `REGCOUNT` records of the `.nv.info` section: `(symbol index, registers)`.
-pub(crate) fn register_counts(data: &[u8]) -> Result<Vec<(u32, u32)>, FatbinError> {
+pub(crate) fn register_counts(data: &[u8]) -> Result<Vec<(u32, u32)>, Error> {
     let mut out = Vec::new();
     for r in records(".nv.info", data)? {
         if let (REGCOUNT, Value::Bytes(b)) = (r.attr, r.value)
@@ -98,8 +98,8 @@ pub(crate) fn apply_kernel_info(
     section: &str,
     data: &[u8],
     kernel: &mut KernelImage,
-) -> Result<(), FatbinError> {
-    let bad = |offset: usize, detail: String| FatbinError::BadNvInfo {
+) -> Result<(), Error> {
+    let bad = |offset: usize, detail: String| Error::BadNvInfo {
         section: section.to_owned(),
         offset,
         detail,

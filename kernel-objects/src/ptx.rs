@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use super::FatbinError;
+use super::Error;
 use super::image::{GlobalImage, KernelImage};
 use super::ptx_lex::{Tok, Token, tokenize};
 
@@ -13,7 +13,7 @@ use super::ptx_lex::{Tok, Token, tokenize};
 /// ```
 /// let ptx = kernel_objects::parse_ptx(".version 9.0\n.target sm_120\n.address_size 64\n")?;
 /// assert_eq!((ptx.version, ptx.target.as_str()), ((9, 0), "sm_120"));
-/// # Ok::<(), kernel_objects::FatbinError>(())
+/// # Ok::<(), kernel_objects::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PtxModule {
@@ -41,9 +41,9 @@ pub struct PtxModule {
 /// let k = &ptx.kernels[0];
 /// assert_eq!(k.params.iter().map(|p| (p.offset, p.size)).collect::<Vec<_>>(), [(0, 24), (24, 8)]);
 /// assert_eq!(k.param_size, Some(32));
-/// # Ok::<(), kernel_objects::FatbinError>(())
+/// # Ok::<(), kernel_objects::Error>(())
 /// ```
-pub fn parse_ptx(text: &str) -> Result<PtxModule, FatbinError> {
+pub fn parse_ptx(text: &str) -> Result<PtxModule, Error> {
     let tokens = tokenize(text)?;
     let mut p = Parser {
         tokens: &tokens,
@@ -94,12 +94,12 @@ pub fn parse_ptx(text: &str) -> Result<PtxModule, FatbinError> {
             (visible, external) = (false, false);
         }
     }
-    module.version = version.ok_or(FatbinError::BadPtx {
+    module.version = version.ok_or(Error::BadPtx {
         line: 1,
         detail: "no .version directive".into(),
     })?;
     if module.target.is_empty() {
-        return Err(FatbinError::BadPtx {
+        return Err(Error::BadPtx {
             line: 1,
             detail: "no .target directive".into(),
         });
@@ -107,10 +107,10 @@ pub fn parse_ptx(text: &str) -> Result<PtxModule, FatbinError> {
     Ok(module)
 }
 
-fn parse_version(word: &str, line: usize) -> Result<(u32, u32), FatbinError> {
+fn parse_version(word: &str, line: usize) -> Result<(u32, u32), Error> {
     word.split_once('.')
         .and_then(|(a, b)| Some((a.parse().ok()?, b.parse().ok()?)))
-        .ok_or_else(|| FatbinError::BadPtx {
+        .ok_or_else(|| Error::BadPtx {
             line,
             detail: format!("bad .version `{word}`"),
         })
@@ -165,8 +165,8 @@ impl<'a> Parser<'_, 'a> {
             .map_or(1, |t| t.line)
     }
 
-    pub(super) fn error(&self, detail: impl Into<String>) -> FatbinError {
-        FatbinError::BadPtx {
+    pub(super) fn error(&self, detail: impl Into<String>) -> Error {
+        Error::BadPtx {
             line: self.line(),
             detail: detail.into(),
         }
@@ -178,7 +178,7 @@ impl<'a> Parser<'_, 'a> {
         hit
     }
 
-    pub(super) fn expect(&mut self, c: char) -> Result<(), FatbinError> {
+    pub(super) fn expect(&mut self, c: char) -> Result<(), Error> {
         if self.eat(Tok::Punct(c)) {
             Ok(())
         } else {
@@ -186,7 +186,7 @@ impl<'a> Parser<'_, 'a> {
         }
     }
 
-    pub(super) fn word(&mut self) -> Result<&'a str, FatbinError> {
+    pub(super) fn word(&mut self) -> Result<&'a str, Error> {
         match self.peek() {
             Some(Tok::Word(w)) => {
                 self.pos += 1;
@@ -196,7 +196,7 @@ impl<'a> Parser<'_, 'a> {
         }
     }
 
-    pub(super) fn number(&mut self) -> Result<u32, FatbinError> {
+    pub(super) fn number(&mut self) -> Result<u32, Error> {
         let w = self.word()?;
         let digits = w.strip_suffix(['U', 'u']).unwrap_or(w);
         let parsed = match digits
@@ -206,7 +206,7 @@ impl<'a> Parser<'_, 'a> {
             Some(hex) => u32::from_str_radix(hex, 16).ok(),
             None => digits.parse().ok(),
         };
-        parsed.ok_or_else(|| FatbinError::BadPtx {
+        parsed.ok_or_else(|| Error::BadPtx {
             line: self.line(),
             detail: format!("expected a number, found `{w}`"),
         })
@@ -220,7 +220,7 @@ impl<'a> Parser<'_, 'a> {
     }
 
     /// Skips one statement: up to a `;` outside braces, or to the end of its `{ … }` block.
-    pub(super) fn skip_statement(&mut self) -> Result<(), FatbinError> {
+    pub(super) fn skip_statement(&mut self) -> Result<(), Error> {
         let start = self.line();
         let mut depth = 0usize;
         while let Some(t) = self.next() {
@@ -233,13 +233,13 @@ impl<'a> Parser<'_, 'a> {
                 _ => {}
             }
         }
-        Err(FatbinError::BadPtx {
+        Err(Error::BadPtx {
             line: start,
             detail: "statement or block not terminated".into(),
         })
     }
 
-    pub(super) fn dims(&mut self) -> Result<Dims, FatbinError> {
+    pub(super) fn dims(&mut self) -> Result<Dims, Error> {
         let mut dims = [1; 3];
         dims[0] = self.number()?;
         for d in &mut dims[1..] {

@@ -1,7 +1,7 @@
 //! PTX declarations: `.entry` headers (parameters, performance directives) and module
 //! variables (`.const`, `.global`).
 
-use super::FatbinError;
+use super::Error;
 use super::image::{GlobalImage, KernelImage, ParamSlot};
 use super::ptx::{Parser, lanes, type_size};
 use super::ptx_lex::Tok;
@@ -17,7 +17,7 @@ struct Shape {
 
 impl Parser<'_, '_> {
     /// After `.entry`: name, parameters, performance directives, then the body (skipped).
-    pub(super) fn entry(&mut self, is_local: bool) -> Result<KernelImage, FatbinError> {
+    pub(super) fn entry(&mut self, is_local: bool) -> Result<KernelImage, Error> {
         let mut kernel = KernelImage {
             symbol: self.word()?.to_owned(),
             is_local,
@@ -55,7 +55,7 @@ impl Parser<'_, '_> {
     }
 
     /// After `(`: the `.param` list and its closing `)`.
-    fn params(&mut self, kernel: &mut KernelImage) -> Result<(), FatbinError> {
+    fn params(&mut self, kernel: &mut KernelImage) -> Result<(), Error> {
         let mut cursor = 0u32;
         let mut ordinal = 0u32;
         while !self.eat(Tok::Punct(')')) {
@@ -103,7 +103,7 @@ impl Parser<'_, '_> {
 
     /// State-space attributes before a name: `[.align A] [.vN] .type [.ptr [.space] [.align P]]`.
     /// `None` for opaque types (`.texref`).
-    fn shape(&mut self) -> Result<Option<Shape>, FatbinError> {
+    fn shape(&mut self) -> Result<Option<Shape>, Error> {
         let (mut align, mut lane_count, mut elem) = (None, 1u32, None);
         while let Some(Tok::Word(w)) = self.peek() {
             if !w.starts_with('.') {
@@ -135,7 +135,7 @@ impl Parser<'_, '_> {
     }
 
     /// After `.const` / `.global`: one or more declarators up to `;`.
-    pub(super) fn globals(&mut self, constant: bool) -> Result<Vec<GlobalImage>, FatbinError> {
+    pub(super) fn globals(&mut self, constant: bool) -> Result<Vec<GlobalImage>, Error> {
         let Some(shape) = self.shape()? else {
             self.skip_statement()?;
             return Ok(Vec::new());
@@ -180,7 +180,7 @@ impl Parser<'_, '_> {
 
     /// Skips an initializer up to (not including) the `,` or `;` that ends it; returns the
     /// number of scalar values in it.
-    fn initializer(&mut self) -> Result<u64, FatbinError> {
+    fn initializer(&mut self) -> Result<u64, Error> {
         let (mut braces, mut parens, mut leaves, mut expect_value) = (0usize, 0usize, 0u64, true);
         loop {
             match self.peek() {
@@ -215,7 +215,7 @@ impl Parser<'_, '_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::{FatbinError, parse_ptx};
+    use crate::{Error, parse_ptx};
 
     const MODULE: &str = r#"
         //
@@ -278,7 +278,7 @@ mod tests {
         let err = parse_ptx(bad_align).unwrap_err();
         assert_eq!(
             err,
-            FatbinError::BadPtx {
+            Error::BadPtx {
                 line: 3,
                 detail: "alignment 3 is not a power of two".into()
             }

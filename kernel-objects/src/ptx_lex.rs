@@ -1,7 +1,7 @@
 //! A small PTX tokenizer: words (directives, identifiers, numbers), punctuation and strings,
 //! with comments removed and line numbers kept for error messages.
 
-use super::FatbinError;
+use super::Error;
 
 /// One token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,7 +26,7 @@ fn is_word(c: char) -> bool {
 }
 
 /// Splits PTX text into tokens.
-pub(crate) fn tokenize(text: &str) -> Result<Vec<Token<'_>>, FatbinError> {
+pub(crate) fn tokenize(text: &str) -> Result<Vec<Token<'_>>, Error> {
     let mut out = Vec::new();
     let mut line = 1;
     let mut rest = text;
@@ -40,7 +40,7 @@ pub(crate) fn tokenize(text: &str) -> Result<Vec<Token<'_>>, FatbinError> {
         } else if rest.starts_with("//") {
             rest.find('\n').unwrap_or(rest.len())
         } else if let Some(comment) = rest.strip_prefix("/*") {
-            let end = comment.find("*/").ok_or(FatbinError::BadPtx {
+            let end = comment.find("*/").ok_or(Error::BadPtx {
                 line,
                 detail: "unterminated block comment".into(),
             })?;
@@ -48,7 +48,7 @@ pub(crate) fn tokenize(text: &str) -> Result<Vec<Token<'_>>, FatbinError> {
             end + 4
         } else if c == '"' {
             let body = &rest[1..];
-            let end = string_end(body).ok_or(FatbinError::BadPtx {
+            let end = string_end(body).ok_or(Error::BadPtx {
                 line,
                 detail: "unterminated string".into(),
             })?;

@@ -57,7 +57,7 @@ pub(crate) fn module(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
         return quote!();
     }
     quote! {
-        /// Argument bounds of the launch methods (see `kernel_build::codegen`): one trait per
+        /// Argument bounds of the launch methods (see `kernel_build::__private::codegen`): one trait per
         /// pointer parameter, so that a mismatch names the kernel and the parameter.
         #[doc(hidden)]
         pub mod __args {

@@ -48,7 +48,7 @@ use crate::model::ModuleInfo;
 /// Choices made by the caller (the macro or the build script) about the generated module.
 ///
 /// ```
-/// let opts = kernel_build::codegen::CodegenOptions::default();
+/// let opts = kernel_build::__private::codegen::CodegenOptions::default();
 /// assert!(opts.safe_kernels.is_empty());
 /// assert_eq!(opts.runtime.segments.len(), 1); // ::kernel_runtime
 /// ```
@@ -87,7 +87,7 @@ impl Default for CodegenOptions {
 /// What codegen needs to know about a built module.
 ///
 /// ```
-/// let m = kernel_build::codegen::ModuleParts {
+/// let m = kernel_build::__private::codegen::ModuleParts {
 ///     name: "vecmath".into(), info: Default::default(), fatbin_path: None,
 ///     targets: vec!["sm_90".into()], toolkit_version: None, tracked_files: vec![],
 ///     units: vec![], runtime_source: None,
@@ -119,7 +119,7 @@ pub struct ModuleParts {
 /// Generates the Rust module for `parts`.
 ///
 /// ```
-/// use kernel_build::codegen::{generate_parts, CodegenOptions, ModuleParts};
+/// use kernel_build::__private::codegen::{generate_parts, CodegenOptions, ModuleParts};
 /// let parts = ModuleParts { name: "empty".into(), info: Default::default(), fatbin_path: None,
 ///     targets: vec![], toolkit_version: None, tracked_files: vec![], units: vec![],
 ///     runtime_source: None };

@@ -153,8 +153,8 @@ pub(crate) fn run_through(
 /// no wrapper), else `RUSTC_WRAPPER` when it names sccache (so a team's sccache storage serves
 /// the kernels too).
 pub(crate) fn wrapper_from_env(reporting: crate::env::Reporting) -> Option<std::path::PathBuf> {
-    let own = crate::env::var("KERNEL_BUILD_NVCC_WRAPPER", reporting);
-    let rustc = crate::env::var("RUSTC_WRAPPER", reporting);
+    let own = crate::env::var(crate::env::Var::NVCC_WRAPPER, reporting);
+    let rustc = crate::env::var(crate::env::Var::RUSTC_WRAPPER, reporting);
     choose_wrapper(own.as_deref(), rustc.as_deref())
 }
 

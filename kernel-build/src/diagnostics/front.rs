@@ -9,7 +9,7 @@ use super::Diagnostic;
 /// Formats an `(offset, size)` list as `[(0, 4), (8, 8)]`.
 ///
 /// ```
-/// assert_eq!(kernel_build::diagnostics::front::layout_list(&[(0, 4), (8, 8)]), "[(0, 4), (8, 8)]");
+/// assert_eq!(kernel_build::__private::diagnostics::front::layout_list(&[(0, 4), (8, 8)]), "[(0, 4), (8, 8)]");
 /// ```
 pub fn layout_list(slots: &[(u64, u64)]) -> String {
     let items: Vec<String> = slots.iter().map(|(o, s)| format!("({o}, {s})")).collect();
@@ -19,7 +19,7 @@ pub fn layout_list(slots: &[(u64, u64)]) -> String {
 /// A comment that never ends.
 ///
 /// ```
-/// assert_eq!(kernel_build::diagnostics::front::unterminated("comment").message, "unterminated comment");
+/// assert_eq!(kernel_build::__private::diagnostics::front::unterminated("comment").message, "unterminated comment");
 /// ```
 pub fn unterminated(what: &str) -> Diagnostic {
     Diagnostic::error(format!("unterminated {what}"))
@@ -28,7 +28,7 @@ pub fn unterminated(what: &str) -> Diagnostic {
 /// The parser expected something else.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::expected("`)`", "`;`");
+/// let d = kernel_build::__private::diagnostics::front::expected("`)`", "`;`");
 /// assert_eq!(d.message, "expected `)`, found `;`");
 /// ```
 pub fn expected(what: &str, found: &str) -> Diagnostic {
@@ -38,7 +38,7 @@ pub fn expected(what: &str, found: &str) -> Diagnostic {
 /// A type name the front end does not know.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::unknown_type("foo_t");
+/// let d = kernel_build::__private::diagnostics::front::unknown_type("foo_t");
 /// assert_eq!(d.message, "unknown type `foo_t`");
 /// ```
 pub fn unknown_type(name: &str) -> Diagnostic {
@@ -49,7 +49,7 @@ pub fn unknown_type(name: &str) -> Diagnostic {
 /// A type the front end recognises but cannot lay out or pass.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::unsupported_type("void", "a parameter cannot have type `void`");
+/// let d = kernel_build::__private::diagnostics::front::unsupported_type("void", "a parameter cannot have type `void`");
 /// assert_eq!(d.message, "unsupported type `void`: a parameter cannot have type `void`");
 /// ```
 pub fn unsupported_type(ty: &str, why: &str) -> Diagnostic {
@@ -59,7 +59,7 @@ pub fn unsupported_type(ty: &str, why: &str) -> Diagnostic {
 /// An array extent that is not an integer constant the front end can evaluate.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::bad_array_extent("coeffs", "N");
+/// let d = kernel_build::__private::diagnostics::front::bad_array_extent("coeffs", "N");
 /// assert_eq!(d.message, "array extent `N` of `coeffs` is not an integer constant");
 /// ```
 pub fn bad_array_extent(name: &str, extent: &str) -> Diagnostic {
@@ -71,7 +71,7 @@ pub fn bad_array_extent(name: &str, extent: &str) -> Diagnostic {
 /// A bit-field in a struct (its layout is compiler-specific).
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::bitfield("Flags", "on");
+/// let d = kernel_build::__private::diagnostics::front::bitfield("Flags", "on");
 /// assert_eq!(d.message, "bit-field `on` in struct `Flags` is not supported");
 /// ```
 pub fn bitfield(strukt: &str, field: &str) -> Diagnostic {
@@ -83,7 +83,7 @@ pub fn bitfield(strukt: &str, field: &str) -> Diagnostic {
 /// A kernel whose return type is not `void`.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::kernel_not_void("k", "int");
+/// let d = kernel_build::__private::diagnostics::front::kernel_not_void("k", "int");
 /// assert_eq!(d.message, "kernel `k` returns `int`; a `__global__` function must return `void`");
 /// ```
 pub fn kernel_not_void(kernel: &str, ty: &str) -> Diagnostic {
@@ -95,7 +95,7 @@ pub fn kernel_not_void(kernel: &str, ty: &str) -> Diagnostic {
 /// An explicit instantiation of a template kernel that is not declared.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::no_such_template("scale");
+/// let d = kernel_build::__private::diagnostics::front::no_such_template("scale");
 /// assert_eq!(d.message, "explicit instantiation of `scale` names no template kernel declared before it");
 /// ```
 pub fn no_such_template(name: &str) -> Diagnostic {
@@ -107,7 +107,7 @@ pub fn no_such_template(name: &str) -> Diagnostic {
 /// Template arguments that do not fit the template's parameter list.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::template_args("scale", "missing argument for `T`");
+/// let d = kernel_build::__private::diagnostics::front::template_args("scale", "missing argument for `T`");
 /// assert_eq!(d.message, "cannot instantiate template kernel `scale`: missing argument for `T`");
 /// ```
 pub fn template_args(name: &str, why: &str) -> Diagnostic {
@@ -119,7 +119,7 @@ pub fn template_args(name: &str, why: &str) -> Diagnostic {
 /// A kernel declared twice with different parameter types under C linkage.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::conflicting_kernel("k");
+/// let d = kernel_build::__private::diagnostics::front::conflicting_kernel("k");
 /// assert_eq!(d.message, "`extern \"C\"` kernel `k` is declared twice with different parameters");
 /// ```
 pub fn conflicting_kernel(kernel: &str) -> Diagnostic {
@@ -131,7 +131,7 @@ pub fn conflicting_kernel(kernel: &str) -> Diagnostic {
 /// A function-like macro met while parsing without nvcc.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::raw_macro("KERNEL");
+/// let d = kernel_build::__private::diagnostics::front::raw_macro("KERNEL");
 /// assert!(d.message.starts_with("macro `KERNEL`"));
 /// ```
 pub fn raw_macro(name: &str) -> Diagnostic {
@@ -144,7 +144,7 @@ pub fn raw_macro(name: &str) -> Diagnostic {
 /// Note recorded when a source is read without preprocessing.
 ///
 /// ```
-/// assert!(kernel_build::diagnostics::front::note_raw().contains("without nvcc"));
+/// assert!(kernel_build::__private::diagnostics::front::note_raw().contains("without nvcc"));
 /// ```
 pub fn note_raw() -> String {
     "declarations were read without nvcc: only object-like macros defined in the file were expanded and headers were not read".to_string()
@@ -153,7 +153,7 @@ pub fn note_raw() -> String {
 /// Note for an `#include` not followed without nvcc.
 ///
 /// ```
-/// let n = kernel_build::diagnostics::front::note_raw_include(3, "\"util.h\"");
+/// let n = kernel_build::__private::diagnostics::front::note_raw_include(3, "\"util.h\"");
 /// assert_eq!(n, "line 3: `#include \"util.h\"` was not read without nvcc");
 /// ```
 pub fn note_raw_include(line: u32, what: &str) -> String {
@@ -163,7 +163,7 @@ pub fn note_raw_include(line: u32, what: &str) -> String {
 /// Note for a conditional evaluated with names the raw reader cannot know.
 ///
 /// ```
-/// let n = kernel_build::diagnostics::front::note_raw_condition(5, "FAST", true);
+/// let n = kernel_build::__private::diagnostics::front::note_raw_condition(5, "FAST", true);
 /// assert!(n.starts_with("line 5: `#if FAST`"));
 /// ```
 pub fn note_raw_condition(line: u32, expr: &str, taken: bool) -> String {
@@ -176,7 +176,7 @@ pub fn note_raw_condition(line: u32, expr: &str, taken: bool) -> String {
 /// nvcc could not be started.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::spawn_failed("nvcc", "not found");
+/// let d = kernel_build::__private::diagnostics::front::spawn_failed("nvcc", "not found");
 /// assert_eq!(d.message, "failed to run `nvcc`: not found");
 /// ```
 pub fn spawn_failed(tool: &str, err: &str) -> Diagnostic {
@@ -186,7 +186,7 @@ pub fn spawn_failed(tool: &str, err: &str) -> Diagnostic {
 /// `nvcc -E` failed.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::preprocess_failed("k.cu", "exit status: 1", "k.cu:1: error");
+/// let d = kernel_build::__private::diagnostics::front::preprocess_failed("k.cu", "exit status: 1", "k.cu:1: error");
 /// assert_eq!(d.message, "nvcc could not preprocess `k.cu` (exit status: 1)");
 /// ```
 pub fn preprocess_failed(file: &str, status: &str, stderr: &str) -> Diagnostic {
@@ -201,7 +201,7 @@ pub fn preprocess_failed(file: &str, status: &str, stderr: &str) -> Diagnostic {
 /// (`require_every_target`), or absent from every image.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::kernel_missing("clustered", "clustered", "sm_80");
+/// let d = kernel_build::__private::diagnostics::front::kernel_missing("clustered", "clustered", "sm_80");
 /// assert_eq!(d.message, "kernel `clustered` (symbol `clustered`) is missing from the sm_80 image");
 /// ```
 pub fn kernel_missing(kernel: &str, symbol: &str, target: &str) -> Diagnostic {
@@ -214,7 +214,7 @@ pub fn kernel_missing(kernel: &str, symbol: &str, target: &str) -> Diagnostic {
 /// A declared kernel that no compiled image contains.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::kernel_in_no_image("k", "k", &["sm_80".into(), "sm_90".into()]);
+/// let d = kernel_build::__private::diagnostics::front::kernel_in_no_image("k", "k", &["sm_80".into(), "sm_90".into()]);
 /// assert_eq!(d.message, "kernel `k` (symbol `k`) is declared but no compiled image contains it (targets: sm_80, sm_90)");
 /// ```
 pub fn kernel_in_no_image(kernel: &str, symbol: &str, targets: &[String]) -> Diagnostic {
@@ -228,7 +228,7 @@ pub fn kernel_in_no_image(kernel: &str, symbol: &str, targets: &[String]) -> Dia
 /// A kernel compiled into an image that no device view of the source declares.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::kernel_hidden_from_host("only90", "sm_90");
+/// let d = kernel_build::__private::diagnostics::front::kernel_hidden_from_host("only90", "sm_90");
 /// assert_eq!(d.message, "kernel `only90` is compiled into the sm_90 image but the front end found no declaration of it");
 /// ```
 pub fn kernel_hidden_from_host(symbol: &str, target: &str) -> Diagnostic {
@@ -241,7 +241,7 @@ pub fn kernel_hidden_from_host(symbol: &str, target: &str) -> Diagnostic {
 /// One kernel declared with different parameters by the device passes of two targets.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::kernel_differs_between_targets(
+/// let d = kernel_build::__private::diagnostics::front::kernel_differs_between_targets(
 ///     "k", "compute_80", "(float x @ 0+4)", "compute_90", "(double x @ 0+8)");
 /// assert_eq!(d.message, "kernel `k` has different parameters for compute_80 and compute_90");
 /// assert_eq!(d.notes[0], "compute_80: (float x @ 0+4)");
@@ -264,7 +264,7 @@ pub fn kernel_differs_between_targets(
 /// One struct defined differently by the device passes of two targets.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::struct_differs_between_targets("P", "compute_80", "compute_90");
+/// let d = kernel_build::__private::diagnostics::front::struct_differs_between_targets("P", "compute_80", "compute_90");
 /// assert_eq!(d.message, "struct `P` is defined differently for compute_80 and compute_90");
 /// ```
 pub fn struct_differs_between_targets(name: &str, arch_a: &str, arch_b: &str) -> Diagnostic {
@@ -279,7 +279,7 @@ pub fn struct_differs_between_targets(name: &str, arch_a: &str, arch_b: &str) ->
 /// One global declared with different types by the device passes of two targets.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::global_differs_between_targets("c", "compute_80", 16, "compute_90", 32);
+/// let d = kernel_build::__private::diagnostics::front::global_differs_between_targets("c", "compute_80", 16, "compute_90", 32);
 /// assert_eq!(d.message, "global `c` is 16 bytes for compute_80 but 32 bytes for compute_90");
 /// ```
 pub fn global_differs_between_targets(
@@ -298,7 +298,7 @@ pub fn global_differs_between_targets(
 /// `missing` lists each such kernel with the targets that hold it.
 ///
 /// ```
-/// let w = kernel_build::diagnostics::front::kernels_on_some_targets(
+/// let w = kernel_build::__private::diagnostics::front::kernels_on_some_targets(
 ///     "ops", 3, &[("affine_bf16".into(), vec!["sm_80".into(), "sm_90".into()])], &["sm_75".into(), "sm_80".into(), "sm_90".into()]);
 /// assert_eq!(w, "module `ops`: 1 of 3 kernels are not in every image (targets sm_75, sm_80, sm_90): \
 ///     affine_bf16 (only sm_80, sm_90); calling one on a GPU whose image lacks it returns \
@@ -332,7 +332,7 @@ pub fn kernels_on_some_targets(
 /// No compiled symbol matches a C++ kernel.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::symbol_not_found("ns::k", "ns::k(float*)", &[]);
+/// let d = kernel_build::__private::diagnostics::front::symbol_not_found("ns::k", "ns::k(float*)", &[]);
 /// assert_eq!(d.message, "no compiled kernel symbol matches C++ kernel `ns::k` with signature `ns::k(float*)`");
 /// ```
 pub fn symbol_not_found(kernel: &str, signature: &str, candidates: &[String]) -> Diagnostic {
@@ -347,7 +347,7 @@ pub fn symbol_not_found(kernel: &str, signature: &str, candidates: &[String]) ->
 /// Several compiled symbols match one C++ kernel.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::symbol_ambiguous("k", &["_Z1kl".into(), "_Z1kx".into()]);
+/// let d = kernel_build::__private::diagnostics::front::symbol_ambiguous("k", &["_Z1kl".into(), "_Z1kx".into()]);
 /// assert_eq!(d.message, "C++ kernel `k` matches several compiled symbols: `_Z1kl`, `_Z1kx`");
 /// ```
 pub fn symbol_ambiguous(kernel: &str, symbols: &[String]) -> Diagnostic {
@@ -361,7 +361,7 @@ pub fn symbol_ambiguous(kernel: &str, symbols: &[String]) -> Diagnostic {
 /// A compiled image whose parameter list differs in length from the declaration.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::param_count("k", "sm_90", &[(0, 8)], &[(0, 8), (8, 4)]);
+/// let d = kernel_build::__private::diagnostics::front::param_count("k", "sm_90", &[(0, 8)], &[(0, 8), (8, 4)]);
 /// assert_eq!(d.message, "kernel `k` has 1 parameter(s) in its declaration but 2 in the sm_90 image");
 /// ```
 pub fn param_count(
@@ -388,7 +388,7 @@ pub fn param_count(
 /// One parameter laid out differently in a compiled image than the declaration predicts.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::param_layout(
+/// let d = kernel_build::__private::diagnostics::front::param_layout(
 ///     "withstruct", "p", "P", "sm_80", (0, 20), (0, 24), &[(0, 20), (24, 8)], &[(0, 24), (24, 8)]);
 /// assert!(d.message.starts_with("parameter `p` of kernel `withstruct`"));
 /// ```
@@ -415,7 +415,7 @@ pub fn param_layout(
 /// A compiled image the verifier could not read.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::image_unreadable("sm_90", "bad ELF");
+/// let d = kernel_build::__private::diagnostics::front::image_unreadable("sm_90", "bad ELF");
 /// assert_eq!(d.message, "cannot read the sm_90 image of the fatbin: bad ELF");
 /// ```
 pub fn image_unreadable(target: &str, err: &str) -> Diagnostic {
@@ -428,7 +428,7 @@ pub fn image_unreadable(target: &str, err: &str) -> Diagnostic {
 /// pass cannot see).
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::no_kernels("k.cu");
+/// let d = kernel_build::__private::diagnostics::front::no_kernels("k.cu");
 /// assert_eq!(d.message, "`k.cu` declares no `__global__` kernel");
 /// ```
 pub fn no_kernels(file: &str) -> Diagnostic {
@@ -440,7 +440,7 @@ pub fn no_kernels(file: &str) -> Diagnostic {
 /// A fatbin with no image at all.
 ///
 /// ```
-/// assert_eq!(kernel_build::diagnostics::front::no_images().message, "the fatbin holds no SASS or PTX image");
+/// assert_eq!(kernel_build::__private::diagnostics::front::no_images().message, "the fatbin holds no SASS or PTX image");
 /// ```
 pub fn no_images() -> Diagnostic {
     Diagnostic::error("the fatbin holds no SASS or PTX image")
@@ -449,7 +449,7 @@ pub fn no_images() -> Diagnostic {
 /// A global whose compiled size differs from the declaration.
 ///
 /// ```
-/// let d = kernel_build::diagnostics::front::global_size("coeffs", "sm_80", 64, 32);
+/// let d = kernel_build::__private::diagnostics::front::global_size("coeffs", "sm_80", 64, 32);
 /// assert_eq!(d.message, "global `coeffs` is 64 bytes in its declaration but 32 bytes in the sm_80 image");
 /// ```
 pub fn global_size(name: &str, target: &str, predicted: u64, found: u64) -> Diagnostic {

@@ -16,7 +16,7 @@ use crate::model::SourceLoc;
 /// One problem: a message, where it is (when known), and explanatory notes.
 ///
 /// ```
-/// use kernel_build::diagnostics::Diagnostic;
+/// use kernel_build::__private::diagnostics::Diagnostic;
 /// use kernel_build::model::SourceLoc;
 /// let d = Diagnostic::error("unknown type `foo`")
 ///     .at(Some(SourceLoc { file: "k.cu".into(), line: 3, column: 7 }))
@@ -37,7 +37,7 @@ impl Diagnostic {
     /// A diagnostic with a message and no location.
     ///
     /// ```
-    /// let d = kernel_build::diagnostics::Diagnostic::error("no kernels");
+    /// let d = kernel_build::__private::diagnostics::Diagnostic::error("no kernels");
     /// assert!(d.loc.is_none());
     /// ```
     pub fn error(message: impl Into<String>) -> Self {
@@ -63,7 +63,7 @@ impl Diagnostic {
     /// Appends a note.
     ///
     /// ```
-    /// let d = kernel_build::diagnostics::Diagnostic::error("x").note("because");
+    /// let d = kernel_build::__private::diagnostics::Diagnostic::error("x").note("because");
     /// assert_eq!(d.notes, ["because"]);
     /// ```
     pub fn note(mut self, note: impl Into<String>) -> Self {
@@ -75,7 +75,7 @@ impl Diagnostic {
     /// to the message (a string literal has no finer stable span).
     ///
     /// ```
-    /// let d = kernel_build::diagnostics::Diagnostic::error("bad");
+    /// let d = kernel_build::__private::diagnostics::Diagnostic::error("bad");
     /// let e = d.to_syn_error(proc_macro2::Span::call_site());
     /// assert_eq!(e.to_string(), "bad");
     /// ```
@@ -110,7 +110,7 @@ impl std::error::Error for Diagnostic {}
 /// stop only between phases.
 ///
 /// ```
-/// use kernel_build::diagnostics::{Diagnostic, Diagnostics};
+/// use kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
 /// let mut all = Diagnostics::new();
 /// assert!(all.is_empty());
 /// all.push(Diagnostic::error("first"));
@@ -128,7 +128,7 @@ impl Diagnostics {
     /// An empty accumulator.
     ///
     /// ```
-    /// assert!(kernel_build::diagnostics::Diagnostics::new().is_empty());
+    /// assert!(kernel_build::__private::diagnostics::Diagnostics::new().is_empty());
     /// ```
     pub fn new() -> Self {
         Self::default()
@@ -137,8 +137,8 @@ impl Diagnostics {
     /// Records a diagnostic.
     ///
     /// ```
-    /// let mut d = kernel_build::diagnostics::Diagnostics::new();
-    /// d.push(kernel_build::diagnostics::Diagnostic::error("x"));
+    /// let mut d = kernel_build::__private::diagnostics::Diagnostics::new();
+    /// d.push(kernel_build::__private::diagnostics::Diagnostic::error("x"));
     /// assert_eq!(d.len(), 1);
     /// ```
     pub fn push(&mut self, diagnostic: Diagnostic) {
@@ -148,7 +148,7 @@ impl Diagnostics {
     /// Moves every diagnostic of `other` into `self`.
     ///
     /// ```
-    /// use kernel_build::diagnostics::{Diagnostic, Diagnostics};
+    /// use kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
     /// let mut a = Diagnostics::new();
     /// a.append(Diagnostics::from(Diagnostic::error("x")));
     /// assert_eq!(a.len(), 1);
@@ -160,7 +160,7 @@ impl Diagnostics {
     /// True when nothing was recorded.
     ///
     /// ```
-    /// assert!(kernel_build::diagnostics::Diagnostics::new().is_empty());
+    /// assert!(kernel_build::__private::diagnostics::Diagnostics::new().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
@@ -169,7 +169,7 @@ impl Diagnostics {
     /// Number of diagnostics recorded.
     ///
     /// ```
-    /// assert_eq!(kernel_build::diagnostics::Diagnostics::new().len(), 0);
+    /// assert_eq!(kernel_build::__private::diagnostics::Diagnostics::new().len(), 0);
     /// ```
     pub fn len(&self) -> usize {
         self.list.len()
@@ -178,7 +178,7 @@ impl Diagnostics {
     /// The diagnostics in the order they were recorded.
     ///
     /// ```
-    /// let d = kernel_build::diagnostics::Diagnostics::new();
+    /// let d = kernel_build::__private::diagnostics::Diagnostics::new();
     /// assert_eq!(d.iter().count(), 0);
     /// ```
     pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
@@ -188,7 +188,7 @@ impl Diagnostics {
     /// `Ok(())` when empty, otherwise `Err(self)`: the step between two phases.
     ///
     /// ```
-    /// assert!(kernel_build::diagnostics::Diagnostics::new().into_result().is_ok());
+    /// assert!(kernel_build::__private::diagnostics::Diagnostics::new().into_result().is_ok());
     /// ```
     pub fn into_result(self) -> Result<(), Diagnostics> {
         if self.is_empty() { Ok(()) } else { Err(self) }
@@ -198,7 +198,7 @@ impl Diagnostics {
     /// [`Diagnostic::to_syn_error`]).
     ///
     /// ```
-    /// use kernel_build::diagnostics::{Diagnostic, Diagnostics};
+    /// use kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
     /// let mut d = Diagnostics::new();
     /// d.push(Diagnostic::error("a"));
     /// d.push(Diagnostic::error("b"));

@@ -13,7 +13,7 @@ use crate::model::{CType, Scalar};
 /// How a kernel parameter is passed from Rust.
 ///
 /// ```
-/// use kernel_build::front::rust_type::{rust_type, RustType};
+/// use kernel_build::__private::front::rust_type::{rust_type, RustType};
 /// use kernel_build::model::{CType, Qualifiers, Scalar};
 /// let p = CType::Pointer { pointee: Box::new(CType::Scalar(Scalar::F32)), pointee_quals: Qualifiers { is_const: true, is_volatile: false } };
 /// assert_eq!(rust_type(&p), RustType::ConstPtr("f32".into()));
@@ -48,7 +48,7 @@ impl fmt::Display for RustType {
 /// The Rust type of a parameter of C type `ty` (top-level qualifiers already dropped).
 ///
 /// ```
-/// use kernel_build::front::rust_type::{rust_type, RustType};
+/// use kernel_build::__private::front::rust_type::{rust_type, RustType};
 /// use kernel_build::model::{CType, Scalar};
 /// assert_eq!(rust_type(&CType::Vector { elem: Scalar::U8, lanes: 4 }), RustType::Value("kernel_runtime::vector::UChar4".into()));
 /// ```
@@ -74,7 +74,7 @@ pub fn rust_type(ty: &CType) -> RustType {
 /// The Rust path of a by-value C type (`None` for `void` and pointers).
 ///
 /// ```
-/// use kernel_build::front::rust_type::value_path;
+/// use kernel_build::__private::front::rust_type::value_path;
 /// use kernel_build::model::{CType, Scalar};
 /// assert_eq!(value_path(&CType::Scalar(Scalar::F16)).unwrap(), "half::f16");
 /// assert_eq!(value_path(&CType::Struct("geo::Pt".into())).unwrap(), "geo::Pt");
@@ -100,7 +100,7 @@ pub fn value_path(ty: &CType) -> Option<String> {
 /// Codegen and the declaration check use this name; [`scalar_path`] adds the crate.
 ///
 /// ```
-/// use kernel_build::front::rust_type::scalar_name;
+/// use kernel_build::__private::front::rust_type::scalar_name;
 /// use kernel_build::model::Scalar;
 /// assert_eq!(scalar_name(Scalar::U64), "u64");
 /// assert_eq!(scalar_name(Scalar::F16), "f16");
@@ -139,7 +139,7 @@ pub fn scalar_name(s: Scalar) -> &'static str {
 /// 16-bit floats.
 ///
 /// ```
-/// use kernel_build::front::rust_type::scalar_path;
+/// use kernel_build::__private::front::rust_type::scalar_path;
 /// use kernel_build::model::Scalar;
 /// assert_eq!(scalar_path(Scalar::Isize), "isize");
 /// assert_eq!(scalar_path(Scalar::BF16), "half::bf16");
@@ -171,7 +171,7 @@ pub fn scalar_path(s: Scalar) -> &'static str {
 /// `longlong4` (what `vector_types.h` declares for `longlong4` and `longlong4_16a`).
 ///
 /// ```
-/// use kernel_build::front::rust_type::vector_name;
+/// use kernel_build::__private::front::rust_type::vector_name;
 /// use kernel_build::model::Scalar;
 /// assert_eq!(vector_name(Scalar::F32, 2), "Float2");
 /// assert_eq!(vector_name(Scalar::I64, 2), "LongLong2");

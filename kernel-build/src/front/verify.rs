@@ -6,7 +6,7 @@
 //! The images decide where a kernel is available: [`Kernel::images`](crate::model::Kernel::images) lists them.
 
 use crate::diagnostics::{Diagnostics, front as msg};
-use crate::fatbin::{EntryKind, Fatbin, Image};
+use kernel_objects::{EntryKind, Fatbin, Image};
 use crate::model::{ImageFacts, ModuleInfo};
 
 use super::names::resolve_symbols;
@@ -15,7 +15,7 @@ use super::types::c_spelling;
 /// What [`verify_with`] is given besides the model and the fatbin.
 ///
 /// ```
-/// let o = kernel_build::front::VerifyOptions::default();
+/// let o = kernel_build::__private::front::VerifyOptions::default();
 /// assert!(!o.require_every_target && o.source.is_none());
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -37,9 +37,9 @@ pub struct VerifyOptions<'a> {
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use kernel_build::front::{analyze, verify, FrontInput};
+/// use kernel_build::__private::front::{analyze, verify, FrontInput};
 /// let mut info = analyze(&FrontInput::raw_only("k.cu", "extern \"C\" __global__ void k(int n) {}"))?;
-/// let fatbin = kernel_build::fatbin::parse(&std::fs::read("k.fatbin")?)?;
+/// let fatbin = kernel_objects::parse(&std::fs::read("k.fatbin")?)?;
 /// verify(&mut info, &fatbin)?;
 /// # Ok(()) }
 /// ```
@@ -52,10 +52,10 @@ pub fn verify(info: &mut ModuleInfo, fatbin: &Fatbin) -> Result<(), Diagnostics>
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use kernel_build::front::{analyze, verify_with_source, FrontInput};
+/// use kernel_build::__private::front::{analyze, verify_with_source, FrontInput};
 /// let text = "extern \"C\" __global__ void k(int n) {}";
 /// let mut info = analyze(&FrontInput::raw_only("k.cu", text))?;
-/// let fatbin = kernel_build::fatbin::parse(&std::fs::read("k.fatbin")?)?;
+/// let fatbin = kernel_objects::parse(&std::fs::read("k.fatbin")?)?;
 /// verify_with_source(&mut info, &fatbin, Some(("k.cu", text)))?;
 /// # Ok(()) }
 /// ```
@@ -76,9 +76,9 @@ pub fn verify_with_source(
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use kernel_build::front::{analyze, verify_with, FrontInput, VerifyOptions};
+/// use kernel_build::__private::front::{analyze, verify_with, FrontInput, VerifyOptions};
 /// let mut info = analyze(&FrontInput::raw_only("k.cu", "extern \"C\" __global__ void k(int n) {}"))?;
-/// let fatbin = kernel_build::fatbin::parse(&std::fs::read("k.fatbin")?)?;
+/// let fatbin = kernel_objects::parse(&std::fs::read("k.fatbin")?)?;
 /// verify_with(&mut info, &fatbin, &VerifyOptions { require_every_target: true, ..Default::default() })?;
 /// let on: Vec<_> = info.kernels[0].images.iter().map(|i| i.target.as_str()).collect();
 /// println!("k is compiled for {on:?}");

@@ -10,8 +10,8 @@ pub(crate) struct LibrarySpec {
     pub name: &'static str,
     /// File names to look for, preferred first.
     pub files: &'static [&'static str],
-    /// The variable naming the file explicitly.
-    pub env: &'static str,
+    /// The variable naming the file explicitly (none for a library the build only reports).
+    pub env: Option<env::Var>,
     /// The pip wheel providing it.
     pub wheel: &'static str,
 }
@@ -19,7 +19,7 @@ pub(crate) struct LibrarySpec {
 /// A library could not be found, opened, or used.
 ///
 /// ```
-/// let e = kernel_build::link::LinkLibraryError::NotFound {
+/// let e = kernel_build::LinkLibraryError::NotFound {
 ///     library: "nvJitLink", needed_for: "device linking (rdc)".into(),
 ///     tried: vec!["/opt/cuda/lib64".into()], wheel: "nvidia-nvjitlink==13.0.*",
 ///     env: "KERNEL_BUILD_NVJITLINK",
@@ -99,8 +99,8 @@ pub(crate) fn open(
 /// and the runtime (NVRTC) use, each with the file found, if any.
 ///
 /// ```no_run
-/// let tk = kernel_build::toolkit::Toolkit::discover()?;
-/// for (name, file) in kernel_build::link::companion_libraries(tk.nvcc()) {
+/// let tk = kernel_build::__private::toolkit::Toolkit::discover()?;
+/// for (name, file) in kernel_build::__private::link::companion_libraries(tk.nvcc()) {
 ///     println!("{name}: {file:?}");
 /// }
 /// # Ok::<(), kernel_build::Error>(())
@@ -109,7 +109,7 @@ pub fn companion_libraries(nvcc: &Path) -> Vec<(&'static str, Option<PathBuf>)> 
     const NVRTC: LibrarySpec = LibrarySpec {
         name: "NVRTC",
         files: &["libnvrtc.so.13", "libnvrtc.so"],
-        env: "KERNEL_NVRTC_LIBRARY",
+        env: None,
         wheel: "nvidia-cuda-nvrtc==13.0.*",
     };
     [&super::nvjitlink::SPEC, &super::nvfatbin::SPEC, &NVRTC]
@@ -127,14 +127,14 @@ pub(crate) fn locate(
     reporting: Reporting,
 ) -> Result<PathBuf, LinkLibraryError> {
     let mut tried = Vec::new();
-    match env::var(spec.env, reporting) {
+    match spec.env.and_then(|v| env::var(v, reporting)) {
         Some(p) => Ok(PathBuf::from(p)),
         None => find(spec, nvcc, &mut tried).ok_or_else(|| LinkLibraryError::NotFound {
             library: spec.name,
             needed_for: needed_for.to_owned(),
             tried,
             wheel: spec.wheel,
-            env: spec.env,
+            env: spec.env.map_or("", env::Var::name),
         }),
     }
 }
@@ -205,7 +205,7 @@ mod tests {
         let spec = LibrarySpec {
             name: "nvJitLink",
             files: &["libnvJitLink.so.13"],
-            env: "KERNEL_BUILD_TEST_UNSET_LIBRARY_VARIABLE",
+            env: Some(crate::env::TEST_UNSET),
             wheel: "nvidia-nvjitlink==13.0.*",
         };
         let dir = tempfile::tempdir().unwrap();

@@ -9,7 +9,7 @@ use std::path::Path;
 pub(super) const SPEC: LibrarySpec = LibrarySpec {
     name: "nvFatbin",
     files: &["libnvfatbin.so.13", "libnvfatbin.so"],
-    env: "KERNEL_BUILD_NVFATBIN",
+    env: Some(crate::env::Var::NVFATBIN),
     wheel: "nvidia-nvfatbin==13.0.*",
 };
 

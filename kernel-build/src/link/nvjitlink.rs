@@ -9,7 +9,7 @@ use std::path::Path;
 pub(super) const SPEC: LibrarySpec = LibrarySpec {
     name: "nvJitLink",
     files: &["libnvJitLink.so.13", "libnvJitLink.so"],
-    env: "KERNEL_BUILD_NVJITLINK",
+    env: Some(crate::env::Var::NVJITLINK),
     wheel: "nvidia-nvjitlink==13.0.*",
 };
 

@@ -38,7 +38,7 @@ use crate::toolkit::{DiscoverOptions, Target, Toolkit, parse_target_list};
 /// [`Context::no_device_code`]) the raw source is parsed and no fatbin is produced.
 ///
 /// ```no_run
-/// use kernel_build::pipeline::{build_module, Context, ModuleRequest, SourceInput};
+/// use kernel_build::__private::pipeline::{build_module, Context, ModuleRequest, SourceInput};
 /// let req = ModuleRequest::new("vecmath", SourceInput::File { path: "kernels/vecmath.cu".into() });
 /// let built = build_module(&req, &Context::default())?;
 /// println!("{} kernels in {:?}", built.info.kernels.len(), built.fatbin_path);
@@ -88,8 +88,8 @@ fn build_sources(
     let reporting = cx.reporting;
     let no_device = req.runtime == RuntimeCompile::Only
         || cx.no_device_code
-        || env::flag("KERNEL_BUILD_NO_DEVICE_CODE", reporting)
-        || env::var("DOCS_RS", reporting).is_some();
+        || env::flag(crate::env::Var::NO_DEVICE_CODE, reporting)
+        || env::var(crate::env::Var::DOCS_RS, reporting).is_some();
     if no_device {
         return parse_only(req, sources, headers);
     }
@@ -103,7 +103,7 @@ fn build_sources(
     let toolkit = Toolkit::discover_with(&opts)?;
     let targets = choose_targets(req, &toolkit, reporting)?;
     let mut flags = req.flags.clone();
-    if let Some(extra) = env::var("KERNEL_BUILD_NVCC_FLAGS", reporting) {
+    if let Some(extra) = env::var(crate::env::Var::NVCC_FLAGS, reporting) {
         flags.extend(extra.to_string_lossy().split_whitespace().map(String::from));
     }
     let jobs = Jobs::new(cx.jobs, reporting);
@@ -116,7 +116,7 @@ fn build_sources(
         toolkit: &toolkit,
         targets: &targets,
         flags: &flags,
-        debug: env::flag("KERNEL_BUILD_DEBUG", reporting),
+        debug: env::flag(crate::env::Var::DEBUG, reporting),
         wrapper: wrapper.as_deref(),
         cache,
         mode: req.link,
@@ -210,7 +210,7 @@ fn choose_targets(
     if let Some(names) = &req.archs {
         return toolkit.check_targets(names);
     }
-    if let Some(list) = env::var("KERNEL_BUILD_ARCHS", reporting) {
+    if let Some(list) = env::var(crate::env::Var::ARCHS, reporting) {
         let list = list.to_string_lossy();
         let names: Vec<String> = match parse_target_list(&list) {
             Ok(ts) => ts.iter().map(Target::to_string).collect(),

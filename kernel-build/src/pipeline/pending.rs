@@ -7,7 +7,7 @@ use super::unit::{Job, Shared, UnitBuilt};
 use crate::compile;
 use crate::diagnostics::Diagnostics;
 use crate::error::Error;
-use crate::fatbin::EntryKind;
+use kernel_objects::EntryKind;
 use crate::front;
 use crate::link::{FatbinPart, NvFatbin};
 use crate::toolkit::Target;
@@ -236,7 +236,7 @@ fn join_groups(
     }
     let out = staging.path().join("module.fatbin");
     if let Some(nvfatbin) = assembler {
-        let fatbin = crate::fatbin::parse(&bytes).map_err(|source| Error::Fatbin {
+        let fatbin = kernel_objects::parse(&bytes).map_err(|source| Error::Fatbin {
             path: out.clone(),
             source,
         })?;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// Where a module's CUDA source comes from.
 ///
 /// ```
-/// use kernel_build::pipeline::SourceInput;
+/// use kernel_build::__private::pipeline::SourceInput;
 /// let s = SourceInput::Inline { text: "extern \"C\" __global__ void k() {}".into() };
 /// assert!(matches!(s, SourceInput::Inline { .. }));
 /// ```
@@ -39,7 +39,7 @@ pub enum SourceInput {
 /// One module to build.
 ///
 /// ```
-/// use kernel_build::pipeline::{ModuleRequest, SourceInput};
+/// use kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
 /// let mut req = ModuleRequest::new("vecmath", SourceInput::File { path: "k.cu".into() });
 /// req.archs = Some(vec!["sm_90".into(), "compute_90".into()]);
 /// assert_eq!(req.name, "vecmath");
@@ -78,7 +78,7 @@ impl ModuleRequest {
     /// current directory).
     ///
     /// ```
-    /// use kernel_build::pipeline::{ModuleRequest, SourceInput};
+    /// use kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
     /// let req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
     /// assert!(req.includes.is_empty());
     /// ```
@@ -151,7 +151,7 @@ impl Default for Context {
 /// A built, verified module.
 ///
 /// ```
-/// # fn f(built: kernel_build::pipeline::BuiltModule) {
+/// # fn f(built: kernel_build::BuiltModule) {
 /// for k in &built.info.kernels {
 ///     println!("{} takes {} parameters", k.name, k.params.len());
 /// }
@@ -186,7 +186,7 @@ pub struct BuiltModule {
 /// One file of a module built from several.
 ///
 /// ```
-/// let u = kernel_build::pipeline::Unit { file: "a.cu".into(), image: Some((0, 4096)),
+/// let u = kernel_build::Unit { file: "a.cu".into(), image: Some((0, 4096)),
 ///     kernels: vec!["scale".into()], globals: vec![] };
 /// assert_eq!(u.image.unwrap().1, 4096);
 /// ```

@@ -223,7 +223,7 @@ impl Job<'_> {
         let bytes = std::fs::read(&fatbin_path)
             .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", &fatbin_path, e))?;
         if s.mode == LinkMode::Whole {
-            let fatbin = crate::fatbin::parse(&bytes).map_err(|source| Error::Fatbin {
+            let fatbin = kernel_objects::parse(&bytes).map_err(|source| Error::Fatbin {
                 path: fatbin_path.clone(),
                 source,
             })?;

@@ -148,7 +148,7 @@ fn assemble(
             reporting,
         }
         .run()?;
-        let fatbin = crate::fatbin::parse(&linked).map_err(|source| Error::Fatbin {
+        let fatbin = kernel_objects::parse(&linked).map_err(|source| Error::Fatbin {
             path: PathBuf::from(format!("<{} linked by nvJitLink>", shared.req.name)),
             source,
         })?;

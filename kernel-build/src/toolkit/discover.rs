@@ -45,15 +45,16 @@ pub(crate) fn find_nvcc(
         ));
         return Search::NotFound { tried };
     }
-    if let Some(p) = env::var("NVCC", reporting).map(PathBuf::from) {
+    if let Some(p) = env::var(crate::env::Var::NVCC, reporting).map(PathBuf::from) {
         if let Some(found) = resolve_program(&p) {
             return Search::Found(found, FoundVia::NvccVar);
         }
         tried.push(format!("NVCC=`{}`: not an executable file", p.display()));
         return Search::NotFound { tried };
     }
-    for var in ["CUDA_PATH", "CUDA_HOME"] {
-        match env::var(var, reporting).map(PathBuf::from) {
+    for v in [env::Var::CUDA_PATH, env::Var::CUDA_HOME] {
+        let var = v.name();
+        match env::var(v, reporting).map(PathBuf::from) {
             Some(root) => {
                 let p = root.join("bin").join("nvcc");
                 if is_executable(&p) {
@@ -74,7 +75,7 @@ pub(crate) fn find_nvcc(
     }
     tried.push(format!("`{}`: not there", usr_local.display()));
 
-    let local_dirs = match env::var("KERNEL_CUDA_TOOLKIT_DIR", reporting) {
+    let local_dirs = match env::var(crate::env::Var::TOOLKIT_DIR, reporting) {
         Some(d) => vec![PathBuf::from(d)],
         None => project_local_dirs(search_from),
     };

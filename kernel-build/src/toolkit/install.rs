@@ -32,8 +32,8 @@ pub const WHEEL_VERSION: &str = "13.0.*";
 /// What [`install`] did.
 ///
 /// ```no_run
-/// let dir = kernel_build::toolkit::user_toolkit_dir().unwrap();
-/// let done = kernel_build::toolkit::install(&dir, &mut |line| println!("{line}"))?;
+/// let dir = kernel_build::__private::toolkit::user_toolkit_dir().unwrap();
+/// let done = kernel_build::__private::toolkit::install(&dir, &mut |line| println!("{line}"))?;
 /// println!("nvcc at {} (already there: {})", done.nvcc.display(), done.already_installed);
 /// # Ok::<(), kernel_build::Error>(())
 /// ```
@@ -51,7 +51,7 @@ pub struct Installed {
 /// `$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else `~/.cache/kernel-build/cuda-toolkit`.
 ///
 /// ```
-/// if let Some(dir) = kernel_build::toolkit::user_toolkit_dir() {
+/// if let Some(dir) = kernel_build::__private::toolkit::user_toolkit_dir() {
 ///     assert!(dir.ends_with("kernel-build/cuda-toolkit"));
 /// }
 /// ```
@@ -60,9 +60,9 @@ pub fn user_toolkit_dir() -> Option<PathBuf> {
 }
 
 pub(crate) fn user_toolkit_dir_reported(reporting: Reporting) -> Option<PathBuf> {
-    let base = match env::var("XDG_CACHE_HOME", reporting) {
+    let base = match env::var(crate::env::Var::XDG_CACHE_HOME, reporting) {
         Some(x) => PathBuf::from(x),
-        None => PathBuf::from(env::var("HOME", reporting)?).join(".cache"),
+        None => PathBuf::from(env::var(crate::env::Var::HOME, reporting)?).join(".cache"),
     };
     Some(base.join("kernel-build").join("cuda-toolkit"))
 }

@@ -22,7 +22,7 @@ use std::path::{Path, PathBuf};
 /// How nvcc was found.
 ///
 /// ```
-/// use kernel_build::toolkit::FoundVia;
+/// use kernel_build::__private::toolkit::FoundVia;
 /// assert_eq!(FoundVia::NvccVar.to_string(), "the NVCC environment variable");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,7 +63,7 @@ impl std::fmt::Display for FoundVia {
 /// Where to look for nvcc.
 ///
 /// ```
-/// let opts = kernel_build::toolkit::DiscoverOptions::default();
+/// let opts = kernel_build::__private::toolkit::DiscoverOptions::default();
 /// assert!(opts.nvcc.is_none());
 /// ```
 #[derive(Clone, Debug)]
@@ -99,7 +99,7 @@ impl Default for DiscoverOptions {
 /// A found nvcc and what it supports.
 ///
 /// ```no_run
-/// let tk = kernel_build::toolkit::Toolkit::discover()?;
+/// let tk = kernel_build::__private::toolkit::Toolkit::discover()?;
 /// println!("nvcc {} at {} (via {})", tk.version(), tk.nvcc().display(), tk.found_via());
 /// # Ok::<(), kernel_build::Error>(())
 /// ```
@@ -121,7 +121,7 @@ impl Toolkit {
     /// Finds nvcc with the default options (see [`DiscoverOptions`]).
     ///
     /// ```no_run
-    /// let tk = kernel_build::toolkit::Toolkit::discover()?;
+    /// let tk = kernel_build::__private::toolkit::Toolkit::discover()?;
     /// assert!(tk.version().major >= 12);
     /// # Ok::<(), kernel_build::Error>(())
     /// ```
@@ -132,7 +132,7 @@ impl Toolkit {
     /// Finds nvcc as `opts` says; the error lists every place tried and how to install one.
     ///
     /// ```no_run
-    /// use kernel_build::toolkit::{DiscoverOptions, Toolkit};
+    /// use kernel_build::__private::toolkit::{DiscoverOptions, Toolkit};
     /// let opts = DiscoverOptions { nvcc: Some("/opt/cuda/bin/nvcc".into()), ..Default::default() };
     /// let tk = Toolkit::discover_with(&opts)?;
     /// # Ok::<(), kernel_build::Error>(())
@@ -179,7 +179,7 @@ impl Toolkit {
     /// Parses and checks target names against what this nvcc supports.
     ///
     /// ```no_run
-    /// let tk = kernel_build::toolkit::Toolkit::discover()?;
+    /// let tk = kernel_build::__private::toolkit::Toolkit::discover()?;
     /// let targets = tk.check_targets(&["sm_90".to_string(), "compute_90".to_string()])?;
     /// assert_eq!(targets.len(), 2);
     /// # Ok::<(), kernel_build::Error>(())

@@ -8,7 +8,7 @@
 #![allow(dead_code)]
 
 use kernel_build::Error;
-use kernel_build::pipeline::{BuiltModule, Context, ModuleRequest, SourceInput, build_module};
+use kernel_build::__private::pipeline::{BuiltModule, Context, ModuleRequest, SourceInput, build_module};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
@@ -160,7 +160,7 @@ pub fn assert_cache_valid(cache: &Path) {
             "{}: module.fatbin does not match its recorded hash",
             dir.display()
         );
-        kernel_build::fatbin::parse(&fatbin)
+        kernel_objects::parse(&fatbin)
             .unwrap_or_else(|e| panic!("{}: module.fatbin does not read: {e}", dir.display()));
     }
 }

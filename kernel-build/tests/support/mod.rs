@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use kernel_build::toolkit::Toolkit;
+use kernel_build::__private::toolkit::Toolkit;
 use std::path::{Path, PathBuf};
 
 /// The real nvcc, or `None` (with a printed reason) when there is none.

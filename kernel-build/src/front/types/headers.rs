@@ -9,7 +9,7 @@ use crate::model::{CType, Scalar};
 /// `__half`, `float4`); `std::` and `::` prefixes are accepted.
 ///
 /// ```
-/// use kernel_build::front::types::header_type;
+/// use kernel_build::__private::front::types::header_type;
 /// use kernel_build::model::{CType, Scalar};
 /// assert_eq!(header_type("std::uint32_t"), Some(CType::Scalar(Scalar::U32)));
 /// assert_eq!(header_type("uchar4"), Some(CType::Vector { elem: Scalar::U8, lanes: 4 }));

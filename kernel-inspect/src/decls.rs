@@ -8,7 +8,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kernel_build::front::{self, FrontInput, rust_type::rust_type, types::c_spelling};
+use kernel_build::__private::front::{self, FrontInput, rust_type::rust_type, types::c_spelling};
 use kernel_build::model::{GlobalSpace, Linkage, ModuleInfo, TemplateArg};
 use serde::Serialize;
 
@@ -128,7 +128,7 @@ pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
     let raw = std::fs::read_to_string(&a.file)
         .map_err(|e| format!("cannot read `{}`: {e}", a.file.display()))?;
     let display = a.file.display().to_string();
-    let nvcc = kernel_build::toolkit::Toolkit::discover()
+    let nvcc = kernel_build::__private::toolkit::Toolkit::discover()
         .ok()
         .map(|t| t.nvcc().to_path_buf());
     let pre = match &nvcc {
@@ -192,7 +192,7 @@ fn resolve_with_nvcc(nvcc: &Path, a: &DeclArgs, info: &mut ModuleInfo) -> Result
         ));
     }
     let bytes = std::fs::read(&out).map_err(|e| e.to_string())?;
-    let fatbin = kernel_build::fatbin::parse(&bytes).map_err(|e| e.to_string())?;
+    let fatbin = kernel_objects::parse(&bytes).map_err(|e| e.to_string())?;
     front::verify(info, &fatbin).map_err(|d| d.to_string())
 }
 

@@ -17,7 +17,7 @@ use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
 mod support;
-use support::{FakeNvcc, real_nvcc};
+use support::{CountingNvcc, real_nvcc};
 
 const SOURCE: &str = r#"
 template <typename T>
@@ -184,7 +184,7 @@ fn a_second_machine_gets_every_cached_step_from_redis() {
     let redis = format!("redis://127.0.0.1:{redis_port}");
     let file = tmp.path().join("shared.cu");
     std::fs::write(&file, SOURCE).unwrap();
-    let counting = FakeNvcc::new("real", &real);
+    let counting = CountingNvcc::new(&real);
     let machine = |name: &str| Machine {
         sccache: sccache.clone(),
         nvcc: counting.path.clone(),

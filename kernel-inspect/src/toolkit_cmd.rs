@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use kernel_build::toolkit::{DiscoverOptions, Toolkit, install, user_toolkit_dir};
+use kernel_build::__private::toolkit::{DiscoverOptions, Toolkit, install, user_toolkit_dir};
 
 /// Runs `toolkit` or `toolkit install`.
 pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
@@ -61,7 +61,7 @@ fn report() -> Result<String, String> {
         .map(ToString::to_string)
         .collect();
     let _ = writeln!(out, "default   {}", defaults.join(" "));
-    for (name, file) in kernel_build::link::companion_libraries(tk.nvcc()) {
+    for (name, file) in kernel_build::__private::link::companion_libraries(tk.nvcc()) {
         let at = file.map_or_else(
             || "not found beside nvcc".to_owned(),
             |f| f.display().to_string(),

@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::fmt::Write;
 
-use kernel_build::fatbin::{self, FatbinError};
+use kernel_objects::{self as fatbin, Error as FatbinError};
 use serde::Serialize;
 
 use crate::report::EntryReport;

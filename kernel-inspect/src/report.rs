@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use kernel_build::fatbin::{Entry, EntryKind, GlobalImage, Image, KernelImage};
+use kernel_objects::{Entry, EntryKind, GlobalImage, Image, KernelImage};
 use serde::Serialize;
 
 /// One fatbin entry.

@@ -1,11 +1,11 @@
 //! `kernel-inspect fatbin`, `kernel-inspect binary` and `kernel-inspect build` of several
 //! files, on files built by the real nvcc.
 
-mod fatbin_support;
+mod support;
 
 use std::process::Command;
 
-use fatbin_support::{SM90_UP, compile, nvcc, source};
+use support::{SM90_UP, compile, real_nvcc as nvcc, source};
 use serde_json::Value;
 
 /// Runs `kernel-inspect ARGS…`, requires success and returns stdout.

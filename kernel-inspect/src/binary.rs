@@ -4,7 +4,7 @@
 use std::ffi::OsString;
 use std::fmt::Write;
 
-use kernel_build::fatbin;
+use kernel_objects as fatbin;
 use object::LittleEndian as LE;
 use object::elf::{FileHeader64, SHT_NOBITS};
 use object::read::elf::{FileHeader, SectionHeader};
