@@ -18,13 +18,13 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum Error {
     /// No nvcc anywhere.
-    #[error("{}", not_found_message(.tried))]
+    #[error("{}", crate::diagnostics::build::nvcc_not_found(.tried))]
     NvccNotFound {
         /// Every place that was looked at, with what was found there.
         tried: Vec<String>,
     },
     /// nvcc exists but could not be started.
-    #[error("failed to run nvcc `{}`: {source}", .nvcc.display())]
+    #[error("failed to run nvcc `{}`", .nvcc.display())]
     NvccSpawn {
         /// The nvcc that was started.
         nvcc: PathBuf,
@@ -52,7 +52,7 @@ pub enum Error {
         supported: Vec<String>,
     },
     /// nvcc ran and failed.
-    #[error("{}", nvcc_failed_message(.location, .status, .command, .output))]
+    #[error("{}", crate::diagnostics::build::nvcc_failed(.location.as_deref(), .status, .command, .output))]
     NvccFailed {
         /// `file:line` of nvcc's first error, when it printed one.
         location: Option<String>,
@@ -64,7 +64,7 @@ pub enum Error {
         output: String,
     },
     /// A file could not be read or written.
-    #[error("{action} `{}`: {source}", .path.display())]
+    #[error("{action} `{}`", .path.display())]
     Io {
         /// What was being done (`failed to read`).
         action: &'static str,
@@ -75,7 +75,7 @@ pub enum Error {
         source: std::io::Error,
     },
     /// The fatbin nvcc wrote could not be read.
-    #[error("cannot read the fatbin `{}`: {source}", .path.display())]
+    #[error("cannot read the fatbin `{}`", .path.display())]
     Fatbin {
         /// The fatbin.
         path: PathBuf,
@@ -114,7 +114,7 @@ pub enum Error {
     #[error(transparent)]
     LinkLibrary(#[from] crate::link::LinkLibraryError),
     /// The device link of a module's files failed.
-    #[error("{}", device_link_message(.mode, .target, .problems, .log))]
+    #[error("{}", crate::diagnostics::build::device_link_failed(.mode, .target, .problems, .log))]
     DeviceLink {
         /// `rdc` or `lto`.
         mode: &'static str,
@@ -126,17 +126,14 @@ pub enum Error {
         log: String,
     },
     /// A file calls a device function it does not define, without device linking.
-    #[error(
-        "`{file}` calls the device function `{symbol}`, which it does not define; calling into \
-         another file needs device linking: `Build::rdc(true)` (macro: `rdc = true;`, \
-         kernel-inspect: `--rdc`)\n{source}"
-    )]
+    #[error("{}", crate::diagnostics::build::needs_rdc(.file, .symbol, crate::diagnostics::build::Door::Build))]
     NeedsRdc {
         /// The file with the call.
         file: String,
         /// The function (demangled when C++).
         symbol: String,
         /// nvcc's error.
+        #[source]
         source: Box<Error>,
     },
 }
@@ -154,49 +151,4 @@ impl Error {
             source,
         }
     }
-}
-
-fn device_link_message(mode: &str, target: &str, problems: &[String], log: &str) -> String {
-    let mut s = format!("device link ({mode}) for {target} failed");
-    for p in problems {
-        s.push_str("\n  - ");
-        s.push_str(p);
-    }
-    if !log.is_empty() {
-        s.push('\n');
-        s.push_str(log.trim_end());
-    }
-    s
-}
-
-fn not_found_message(tried: &[String]) -> String {
-    let mut s = String::from("nvcc (the CUDA compiler) was not found. Looked in:\n");
-    for t in tried {
-        s.push_str("  - ");
-        s.push_str(t);
-        s.push('\n');
-    }
-    s.push_str(
-        "To fix: run `kernel-inspect toolkit install` (from `cargo install kernel-build`; installs \
-         NVIDIA's nvcc 13.0 pip wheels into a per-user folder, found automatically), or install \
-         the CUDA toolkit and set `NVCC` or `CUDA_PATH`; to build without device code set \
-         `KERNEL_BUILD_NO_DEVICE_CODE=1`",
-    );
-    s
-}
-
-fn nvcc_failed_message(
-    location: &Option<String>,
-    status: &str,
-    command: &str,
-    output: &str,
-) -> String {
-    let at = location
-        .as_deref()
-        .map(|l| format!(" at {l}"))
-        .unwrap_or_default();
-    format!(
-        "nvcc failed{at} ({status})\ncommand: {command}\n{}",
-        output.trim_end()
-    )
 }

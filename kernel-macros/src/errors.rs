@@ -3,6 +3,7 @@
 
 use crate::input::{ModuleInput, Source};
 use kernel_build::Error;
+use kernel_build::__private::diagnostics::build;
 
 /// The `syn::Error` (possibly several combined) for a failed build.
 pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
@@ -43,11 +44,7 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
                 (Source::Files(_), Some(lit)) => &format!("`{}`", lit.value()),
                 (Source::Files(_), None) => "one of the module's files",
             };
-            let text = format!(
-                "nvcc failed to compile {what} ({status}):\n{}",
-                output.trim_end()
-            );
-            syn::Error::new(source_span, text)
+            syn::Error::new(source_span, build::nvcc_failed_on(what, status, output))
         }
         Error::UnknownArch { arch, .. } => {
             let span = input
@@ -68,18 +65,15 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
                 Error::NvccFailed { output, .. } => output.trim_end().to_owned(),
                 other => other.to_string(),
             };
-            let text = format!(
-                "`{file}` calls the device function `{symbol}`, which it does not define; \
-                 calling into another file needs device linking: add `rdc = true;`\n{output}"
-            );
-            syn::Error::new(span, text)
+            let text = build::needs_rdc(file, symbol, build::Door::Macro);
+            syn::Error::new(span, format!("{text}\n{output}"))
         }
         Error::DeviceLink { .. } | Error::LinkLibrary(_) => {
             let span = input
                 .link
                 .as_ref()
                 .map_or(source_span, |(key, _)| key.span());
-            syn::Error::new(span, error.to_string())
+            syn::Error::new(span, build::report(error))
         }
         Error::Io { path, .. } => {
             let listed = match &input.source {
@@ -97,7 +91,7 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
             };
             syn::Error::new(span, io_message(error, &input.source))
         }
-        other => syn::Error::new(input.name.span(), other.to_string()),
+        other => syn::Error::new(input.name.span(), build::report(other)),
     }
 }
 
@@ -115,37 +109,18 @@ fn file_literal<'a>(input: &'a ModuleInput, text: &str) -> Option<&'a syn::LitSt
 /// An I/O error; a missing source file is named as the user wrote it (not as an
 /// absolute path), with the folder relative paths are resolved against.
 fn io_message(error: &Error, source: &Source) -> String {
-    match (error, source) {
-        (
-            Error::Io {
-                path, source: io, ..
-            },
-            Source::File(lit),
-        ) if path.ends_with(lit.value()) => missing_file(io, lit),
-        (
-            Error::Io {
-                path, source: io, ..
-            },
-            Source::Files(lits),
-        ) => match lits.iter().find(|l| path.ends_with(l.value())) {
-            Some(lit) => missing_file(io, lit),
-            None => error.to_string(),
-        },
-        _ => error.to_string(),
-    }
-}
-
-fn missing_file(io: &std::io::Error, lit: &syn::LitStr) -> String {
-    {
-        {
-            let kind = match io.kind() {
-                std::io::ErrorKind::NotFound => "no such file".to_owned(),
-                _ => io.to_string(),
-            };
-            format!(
-                "cannot read CUDA source `{}`: {kind} (paths are relative to the crate root, the folder of Cargo.toml)",
-                lit.value()
-            )
+    let written = match (error, source) {
+        (Error::Io { path, source: io, .. }, Source::File(lit)) if path.ends_with(lit.value()) => {
+            Some((lit, io))
         }
+        (Error::Io { path, source: io, .. }, Source::Files(lits)) => lits
+            .iter()
+            .find(|l| path.ends_with(l.value()))
+            .map(|lit| (lit, io)),
+        _ => None,
+    };
+    match written {
+        Some((lit, io)) => build::unreadable_source(&lit.value(), io),
+        None => build::report(error),
     }
 }

@@ -9,6 +9,7 @@
 //!     rdc = true;  |  lto = true;     // device-link the files (calls between them)
 //!     compile = "runtime";            // NVRTC at run time only (no nvcc at build time)
 //!     fallback = "runtime";           // NVRTC at run time when the fatbin has nothing for the GPU
+//!     kernels = ["saxpy"];            // stubs for these kernels only
 //!     fn saxpy(a: f32, x: &[f32], y: &mut [f32], n: i32);          // checked, unsafe stub
 //!     unsafe extern "CUDA" {
 //!         safe fn fill(x: &mut [f32], v: f32, n: i32);              // checked, safe stub
@@ -34,6 +35,8 @@ pub(crate) struct ModuleInput {
     pub link: Option<(Ident, kernel_build::LinkMode)>,
     /// `compile = "runtime";` or `fallback = "runtime";`.
     pub runtime: kernel_build::RuntimeCompile,
+    /// `kernels = [...]`: stubs only for these.
+    pub kernels: Option<Vec<LitStr>>,
     pub decls: Vec<Decl>,
 }
 
@@ -51,8 +54,6 @@ pub(crate) struct Decl {
     pub safe: bool,
 }
 
-const KEYS: &str = "`source`, `file`, `files`, `arch`, `include`, `define`, `flags`, `require_every_target`, `rdc`, `lto`, `compile`, `fallback`";
-
 impl Parse for ModuleInput {
     fn parse(input: ParseStream<'_>) -> syn::Result<Self> {
         let attrs = input.call(Attribute::parse_outer)?;
@@ -63,6 +64,7 @@ impl Parse for ModuleInput {
         braced!(body in input);
         let mut source: Option<Source> = None;
         let (mut arch, mut include, mut define, mut flags) = (None, None, None, None);
+        let mut kernels = None;
         let mut decls = Vec::new();
         let mut every_target: Option<bool> = None;
         let mut link: Option<(Ident, kernel_build::LinkMode)> = None;
@@ -161,6 +163,7 @@ impl Parse for ModuleInput {
                     "include" => set(&mut include, string_list(&body)?).map_err(|()| dup())?,
                     "define" => set(&mut define, string_list(&body)?).map_err(|()| dup())?,
                     "flags" => set(&mut flags, string_list(&body)?).map_err(|()| dup())?,
+                    "kernels" => set(&mut kernels, string_list(&body)?).map_err(|()| dup())?,
                     "require_every_target" => {
                         let v: syn::LitBool = body.parse()?;
                         set(&mut every_target, v.value).map_err(|()| dup())?;
@@ -168,9 +171,7 @@ impl Parse for ModuleInput {
                     other => {
                         return Err(syn::Error::new(
                             key.span(),
-                            format!(
-                                "unknown option `{other}`; expected one of {KEYS}, or a kernel declaration `fn name(...);`"
-                            ),
+                            kernel_build::__private::diagnostics::options::unknown_key(other),
                         ));
                     }
                 }
@@ -195,6 +196,7 @@ impl Parse for ModuleInput {
             require_every_target: every_target.unwrap_or(false),
             link,
             runtime: runtime.unwrap_or_default(),
+            kernels,
             decls,
         })
     }

@@ -12,6 +12,26 @@ mod input;
 
 use proc_macro::TokenStream;
 
+#[cfg(test)]
+mod tests {
+    /// The options table of `cuda_module!`'s documentation lists exactly the keys the
+    /// library knows, in its order.
+    #[test]
+    fn the_documented_keys_are_the_librarys() {
+        let docs = include_str!("lib.rs");
+        let documented: Vec<&str> = docs
+            .lines()
+            .filter_map(|l| l.strip_prefix("/// | `"))
+            .filter_map(|l| l.split([' ', '`']).next())
+            .collect();
+        let known: Vec<&str> = kernel_build::__private::diagnostics::options::MACRO_KEYS
+            .iter()
+            .map(|(k, _)| *k)
+            .collect();
+        assert_eq!(documented, known);
+    }
+}
+
 /// Compiles CUDA C at build time and generates a typed Rust module for it.
 ///
 /// ```ignore
@@ -50,10 +70,17 @@ use proc_macro::TokenStream;
 /// |---|---|
 /// | `source = "..."` | the CUDA text (a raw string is convenient); it may `#include` headers relative to the crate root |
 /// | `file = "kernels/k.cu"` | a CUDA file, relative to the crate root (the folder of `Cargo.toml`) |
+/// | `files = ["a.cu", "b.cu"]` | several CUDA files forming one module, each its own translation unit |
 /// | `arch = ["sm_80", "sm_90", "compute_90"]` | targets: SASS for `sm_*`, PTX for `compute_*`; default: SASS for every major arch the toolkit supports plus PTX for the newest (or `KERNEL_BUILD_ARCHS`) |
 /// | `include = ["include"]` | `-I` folders, relative to the crate root |
-/// | `define = ["N=4", "FAST"]` | `-D` definitions |
+/// | `define = ["N=4", "FAST"]` | `-D` definitions, `NAME` or `NAME=VALUE` |
 /// | `flags = ["-O3", "--use_fast_math"]` | extra nvcc flags |
+/// | `require_every_target = true` | `true`: a kernel missing from one target's image is an error, not a warning |
+/// | `rdc = true` | `true`: the files are device-linked, so kernels may call device functions of other files |
+/// | `lto = true` | `true`: as `rdc`, with link-time optimisation across files |
+/// | `compile = "runtime"` | `"runtime"`: compiled by NVRTC at run time only (no nvcc at build time); `"build"`: the default |
+/// | `fallback = "runtime"` | `"runtime"`: built by nvcc, and compiled by NVRTC at run time on a GPU the fatbin has no image for |
+/// | `kernels = ["saxpy"]` | stubs only for these kernels (Rust names), for a crate that uses a few kernels of a large library |
 ///
 /// Doc comments and attributes on the `mod` are kept, and so is its visibility.
 ///

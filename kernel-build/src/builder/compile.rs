@@ -1,11 +1,12 @@
 //! Running a [`Build`]: checking the module name, building the module through the
 //! pipeline, writing the outputs and telling Cargo what to watch.
 
-use super::outputs::{mkdir, write_if_changed};
+use super::outputs::{generate, mkdir, write_if_changed};
+use crate::diagnostics::options;
 use super::{Build, Metadata, Output};
 use crate::env::Reporting;
 use crate::error::Error;
-use crate::pipeline::{self, Context, ModuleRequest, SourceInput};
+use crate::pipeline::{self, Context, SourceInput};
 use std::path::{Path, PathBuf};
 
 impl Build {
@@ -18,7 +19,8 @@ impl Build {
         match self.try_compile(name) {
             Ok(out) => out,
             Err(e) => {
-                eprintln!("\n\nerror occurred in kernel-build: {e}\n\n");
+                let report = crate::diagnostics::build::report(&e);
+                eprintln!("\n\nerror occurred in kernel-build: {report}\n\n");
                 std::process::exit(1);
             }
         }
@@ -34,10 +36,13 @@ impl Build {
     /// }
     /// ```
     pub fn try_compile(&self, name: &str) -> Result<Output, Error> {
-        if !is_identifier(name) {
-            return Err(Error::InvalidOption(format!(
-                "module name `{name}` is not a Rust identifier (it names the generated module)"
-            )));
+        let mut req = self.req.clone();
+        let mut problems = self.problems.clone();
+        if let Err(problem) = req.set_name(name) {
+            problems.insert(0, problem);
+        }
+        if !problems.is_empty() {
+            return Err(Error::InvalidOption(problems.join("\n")));
         }
         let reporting = if self.cargo_metadata {
             Reporting::Cargo
@@ -48,35 +53,22 @@ impl Build {
             Some(d) => d.clone(),
             None => crate::env::cargo_var("OUT_DIR")
                 .map(PathBuf::from)
-                .ok_or_else(|| {
-                    Error::InvalidOption(
-                        "OUT_DIR is not set: run from build.rs or call `out_dir`".into(),
-                    )
-                })?,
+                .ok_or_else(|| Error::InvalidOption(options::no_out_dir()))?,
         };
         let gen_dir = out_dir.join("kernel-build");
         mkdir(&gen_dir)?;
-        let source = match self.files.as_slice() {
-            [] => {
-                return Err(Error::InvalidOption(format!(
-                    "module `{name}` has no files: call `Build::file`"
-                )));
-            }
+        let files = match &req.source {
+            SourceInput::Files { paths } => paths.clone(),
+            _ => Vec::new(),
+        };
+        req.source = match files.as_slice() {
+            [] => return Err(Error::InvalidOption(options::no_files(name))),
             [one] => SourceInput::File { path: one.clone() },
             many => SourceInput::Files {
                 paths: many.to_vec(),
             },
         };
-        let mut req = ModuleRequest::new(name, source);
-        req.archs = (!self.archs.is_empty()).then(|| self.archs.clone());
-        req.includes = self.includes.clone();
-        req.defines = self.defines.clone();
-        req.flags = self.flags.clone();
-        req.require_every_target = self.require_every_target;
-        req.link = self.link;
-        req.runtime = self.runtime;
-        req.user_dirs = self
-            .files
+        req.user_dirs = files
             .iter()
             .filter_map(|f| f.parent().map(Path::to_path_buf))
             .collect();
@@ -106,7 +98,7 @@ impl Build {
         .map_err(|e| Error::io("failed to write", &metadata, e))?;
         write_if_changed(&metadata, &json)?;
         let rust = gen_dir.join(format!("{name}.rs"));
-        write_if_changed(&rust, self.generate(&published).as_bytes())?;
+        write_if_changed(&rust, generate(&published, &req).as_bytes())?;
 
         if self.cargo_metadata {
             for f in &module.tracked_files {
@@ -127,15 +119,6 @@ impl Build {
             module,
         })
     }
-}
-
-/// True for a Rust identifier (ASCII letters, digits and `_`, not starting with a digit).
-fn is_identifier(s: &str) -> bool {
-    let mut chars = s.chars();
-    chars
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]

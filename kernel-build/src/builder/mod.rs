@@ -9,14 +9,18 @@
 //! ```
 //!
 //! Several files form one module: each is its own translation unit, compiled at the same
-//! time as the others (within Cargo's `-j`) and cached on its own; see [`Build::rdc`]
-//! and [`Build::lto`] for kernels that call into other files.
+//! time as the others (within Cargo's `-j`) and cached on its own; see [`Build::link`]
+//! for kernels that call into other files.
+//!
+//! `Build` holds the same request the `cuda_module!` macro fills
+//! (`pipeline::ModuleRequest`): each setter here and each key there goes through the same
+//! validating method, so both doors accept and refuse the same options with the same words.
 
 mod compile;
 mod options;
 mod outputs;
 
-use crate::pipeline::BuiltModule;
+use crate::pipeline::{BuiltModule, ModuleRequest, SourceInput};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -37,21 +41,16 @@ use std::path::PathBuf;
 /// ```
 #[derive(Clone, Debug)]
 pub struct Build {
-    files: Vec<PathBuf>,
-    archs: Vec<String>,
-    includes: Vec<PathBuf>,
-    defines: Vec<(String, Option<String>)>,
-    flags: Vec<String>,
+    /// The options shared with the macro; its source collects the files.
+    req: ModuleRequest,
+    /// Problems found by setters, reported by `try_compile` (setters cannot fail, as in cc).
+    problems: Vec<String>,
     nvcc: Option<PathBuf>,
     out_dir: Option<PathBuf>,
     cache_dir: Option<PathBuf>,
     cargo_metadata: bool,
     warnings: bool,
-    safe_kernels: Vec<String>,
-    require_every_target: bool,
-    link: crate::link::LinkMode,
     jobs: Option<usize>,
-    runtime: crate::pipeline::RuntimeCompile,
     nvcc_wrapper: Option<PathBuf>,
 }
 
@@ -106,21 +105,14 @@ impl Build {
     /// ```
     pub fn new() -> Build {
         Build {
-            files: Vec::new(),
-            archs: Vec::new(),
-            includes: Vec::new(),
-            defines: Vec::new(),
-            flags: Vec::new(),
+            req: ModuleRequest::new("", SourceInput::Files { paths: Vec::new() }),
+            problems: Vec::new(),
             nvcc: None,
             out_dir: None,
             cache_dir: None,
             cargo_metadata: true,
             warnings: true,
-            safe_kernels: Vec::new(),
-            require_every_target: false,
-            link: crate::link::LinkMode::Whole,
             jobs: None,
-            runtime: crate::pipeline::RuntimeCompile::Off,
             nvcc_wrapper: None,
         }
     }

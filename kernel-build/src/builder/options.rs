@@ -2,7 +2,9 @@
 //! outputs go, and what is reported to Cargo.
 
 use super::Build;
-use std::path::Path;
+use crate::link::LinkMode;
+use crate::pipeline::{RuntimeCompile, SourceInput};
+use std::path::{Path, PathBuf};
 
 impl Build {
     /// Adds a `.cu` file (relative to the crate root). Several files form one module,
@@ -12,7 +14,7 @@ impl Build {
     /// kernel_build::Build::new().file("kernels/a.cu").file("kernels/b.cu");
     /// ```
     pub fn file(&mut self, path: impl AsRef<Path>) -> &mut Build {
-        self.files.push(path.as_ref().to_path_buf());
+        self.files_mut().push(path.as_ref().to_path_buf());
         self
     }
 
@@ -22,40 +24,38 @@ impl Build {
     /// kernel_build::Build::new().files(["kernels/a.cu", "kernels/b.cu"]);
     /// ```
     pub fn files<P: AsRef<Path>>(&mut self, paths: impl IntoIterator<Item = P>) -> &mut Build {
-        self.files
-            .extend(paths.into_iter().map(|p| p.as_ref().to_path_buf()));
+        let list = self.files_mut();
+        list.extend(paths.into_iter().map(|p| p.as_ref().to_path_buf()));
         self
     }
 
-    /// Relocatable device code: the files are compiled with `-rdc=true` and device-linked
-    /// per target by nvJitLink, so a kernel may call a `__device__` function or use a
-    /// `__device__` variable (`extern __device__`) of another file. Needs nvJitLink and
-    /// nvFatbin beside nvcc (`kernel-inspect toolkit install` installs both).
-    ///
-    /// ```
-    /// kernel_build::Build::new().files(["a.cu", "b.cu"]).rdc(true);
-    /// ```
-    pub fn rdc(&mut self, on: bool) -> &mut Build {
-        self.link = if on {
-            crate::link::LinkMode::Rdc
-        } else {
-            crate::link::LinkMode::Whole
-        };
-        self
+    /// The file list of the request's source.
+    fn files_mut(&mut self) -> &mut Vec<PathBuf> {
+        match &mut self.req.source {
+            SourceInput::Files { paths } => paths,
+            other => {
+                *other = SourceInput::Files { paths: Vec::new() };
+                match other {
+                    SourceInput::Files { paths } => paths,
+                    _ => unreachable!("just set"),
+                }
+            }
+        }
     }
 
-    /// Link-time optimisation: every file is compiled to LTO-IR and nvJitLink links and
-    /// optimises the whole module per target, inlining across files. Implies [`Build::rdc`].
+    /// How the files' device code is joined: each file a whole program
+    /// ([`LinkMode::Whole`], the default), device-linked per target by nvJitLink so that a
+    /// kernel may call a `__device__` function or use a `__device__` variable of another
+    /// file ([`LinkMode::Rdc`]), or also link-time optimised across files
+    /// ([`LinkMode::Lto`]). `Rdc` and `Lto` need nvJitLink and nvFatbin beside nvcc
+    /// (`kernel-inspect toolkit install` installs both).
     ///
     /// ```
-    /// kernel_build::Build::new().files(["a.cu", "b.cu"]).lto(true);
+    /// use kernel_build::{Build, LinkMode};
+    /// Build::new().files(["a.cu", "b.cu"]).link(LinkMode::Rdc);
     /// ```
-    pub fn lto(&mut self, on: bool) -> &mut Build {
-        self.link = if on {
-            crate::link::LinkMode::Lto
-        } else {
-            crate::link::LinkMode::Whole
-        };
+    pub fn link(&mut self, mode: LinkMode) -> &mut Build {
+        self.req.link = mode;
         self
     }
 
@@ -84,40 +84,25 @@ impl Build {
         self
     }
 
-    /// Compiles the module at run time with NVRTC instead of with nvcc now: the build reads
-    /// the declarations without nvcc and generates the same typed stubs, the binary carries
-    /// the source and the user's headers it includes, and the generated `load` compiles them
-    /// for the GPU it runs on (cached on disk), checking each kernel's parameter layout
-    /// against the stubs. The module's flags become NVRTC options. The generated `load_with`
-    /// compiles variants with other defines.
+    /// Whether the module is compiled at run time by NVRTC:
+    ///
+    /// - [`RuntimeCompile::Off`] (the default): by nvcc now, into the embedded fatbin.
+    /// - [`RuntimeCompile::Only`]: the build reads the declarations without nvcc and
+    ///   generates the same typed stubs; the binary carries the source and the user's
+    ///   headers it includes, and the generated `load` compiles them for the GPU it runs on
+    ///   (cached on disk), checking each kernel's parameter layout against the stubs. The
+    ///   module's flags become NVRTC options; the generated `load_with` compiles variants
+    ///   with other defines.
+    /// - [`RuntimeCompile::Fallback`]: built with nvcc as usual, and the source rides along:
+    ///   on a GPU the fatbin has no image for (or whose driver is older than its PTX),
+    ///   `load` compiles it with the NVRTC found at run time instead of failing.
     ///
     /// ```
-    /// kernel_build::Build::new().file("kernels/tile.cu").runtime_compile(true);
+    /// use kernel_build::{Build, RuntimeCompile};
+    /// Build::new().file("kernels/tile.cu").runtime(RuntimeCompile::Only);
     /// ```
-    pub fn runtime_compile(&mut self, on: bool) -> &mut Build {
-        use crate::pipeline::RuntimeCompile;
-        self.runtime = if on {
-            RuntimeCompile::Only
-        } else {
-            RuntimeCompile::Off
-        };
-        self
-    }
-
-    /// Builds with nvcc as usual and also carries the source: on a GPU the fatbin has no
-    /// image for (or whose driver is older than its PTX), `load` compiles the source with
-    /// the NVRTC found at run time instead of failing.
-    ///
-    /// ```
-    /// kernel_build::Build::new().file("kernels/k.cu").runtime_fallback(true);
-    /// ```
-    pub fn runtime_fallback(&mut self, on: bool) -> &mut Build {
-        use crate::pipeline::RuntimeCompile;
-        self.runtime = if on {
-            RuntimeCompile::Fallback
-        } else {
-            RuntimeCompile::Off
-        };
+    pub fn runtime(&mut self, mode: RuntimeCompile) -> &mut Build {
+        self.req.runtime = mode;
         self
     }
 
@@ -129,7 +114,22 @@ impl Build {
     /// kernel_build::Build::new().arch("sm_90").arch("compute_90");
     /// ```
     pub fn arch(&mut self, target: &str) -> &mut Build {
-        self.archs.push(target.to_string());
+        self.req
+            .archs
+            .get_or_insert_with(Vec::new)
+            .push(target.to_string());
+        self
+    }
+
+    /// Adds several targets (see [`Build::arch`]).
+    ///
+    /// ```
+    /// kernel_build::Build::new().archs(["sm_80", "sm_90", "compute_90"]);
+    /// ```
+    pub fn archs<S: AsRef<str>>(&mut self, targets: impl IntoIterator<Item = S>) -> &mut Build {
+        for t in targets {
+            self.arch(t.as_ref());
+        }
         self
     }
 
@@ -139,18 +139,20 @@ impl Build {
     /// kernel_build::Build::new().include("kernels/include");
     /// ```
     pub fn include(&mut self, dir: impl AsRef<Path>) -> &mut Build {
-        self.includes.push(dir.as_ref().to_path_buf());
+        self.req.includes.push(dir.as_ref().to_path_buf());
         self
     }
 
-    /// Defines a preprocessor macro (`-DNAME` or `-DNAME=VALUE`).
+    /// Defines a preprocessor macro (`-DNAME` or `-DNAME=VALUE`). A name that is not a
+    /// preprocessor identifier makes [`Build::try_compile`] fail, naming it.
     ///
     /// ```
     /// kernel_build::Build::new().define("BLOCK", "256").define("FAST_MATH", None);
     /// ```
     pub fn define<'a>(&mut self, name: &str, value: impl Into<Option<&'a str>>) -> &mut Build {
-        self.defines
-            .push((name.to_string(), value.into().map(String::from)));
+        if let Err(problem) = self.req.define(name, value.into()) {
+            self.problems.push(problem);
+        }
         self
     }
 
@@ -160,7 +162,7 @@ impl Build {
     /// kernel_build::Build::new().flag("--use_fast_math");
     /// ```
     pub fn flag(&mut self, flag: &str) -> &mut Build {
-        self.flags.push(flag.to_string());
+        self.req.flags.push(flag.to_string());
         self
     }
 
@@ -213,7 +215,7 @@ impl Build {
     /// kernel_build::Build::new().require_every_target(true);
     /// ```
     pub fn require_every_target(&mut self, on: bool) -> &mut Build {
-        self.require_every_target = on;
+        self.req.require_every_target = on;
         self
     }
 
@@ -228,13 +230,29 @@ impl Build {
     }
 
     /// Vouches that a kernel is safe to launch with any arguments its signature admits:
-    /// its stub becomes a safe `fn` (see the safety model in the README).
+    /// its stub becomes a safe `fn` (see the safety model in the README). A name that is not
+    /// a kernel of the module makes the build fail, naming the nearest kernel.
     ///
     /// ```
     /// kernel_build::Build::new().safe_kernel("saxpy");
     /// ```
     pub fn safe_kernel(&mut self, rust_name: &str) -> &mut Build {
-        self.safe_kernels.push(rust_name.to_string());
+        self.req.safe_kernels.push(rust_name.to_string());
+        self
+    }
+
+    /// Generates launch stubs for these kernels only (their Rust names; a template family
+    /// by its method name), for crates that use a few kernels of a large library: the
+    /// generated module is smaller and compiles faster. Every kernel is still compiled and
+    /// verified. Called several times, the lists add up. A name that is not a kernel of the
+    /// module makes the build fail.
+    ///
+    /// ```
+    /// kernel_build::Build::new().file("kernels/lib.cu").kernels(["softmax", "layer_norm"]);
+    /// ```
+    pub fn kernels<S: AsRef<str>>(&mut self, rust_names: impl IntoIterator<Item = S>) -> &mut Build {
+        let list = self.req.kernels.get_or_insert_with(Vec::new);
+        list.extend(rust_names.into_iter().map(|n| n.as_ref().to_owned()));
         self
     }
 }

@@ -14,7 +14,7 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-use super::ModuleParts;
+use crate::pipeline::BuiltModule;
 use super::docs::qualified_base;
 use super::names::param_ident;
 use super::templates::{Planned, plan};
@@ -27,7 +27,7 @@ pub(crate) fn bound(method: &Ident, param: &Ident) -> TokenStream {
 }
 
 /// The hidden `__args` module: one trait per pointer parameter of every stub.
-pub(crate) fn module(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
+pub(crate) fn module(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     let kernels: Vec<TokenStream> = plan(&parts.info, rt)
         .into_iter()
         .filter_map(|planned| {

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::ModuleParts;
+use crate::pipeline::BuiltModule;
 use crate::model::{Kernel, ModuleInfo};
 
 /// Kernels that get a stub and an entry in the spec, in spec order
@@ -14,7 +14,7 @@ pub(crate) fn launchable(info: &ModuleInfo) -> impl Iterator<Item = &Kernel> {
 }
 
 /// `METADATA` and `REGISTERS`.
-pub(crate) fn items(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
+pub(crate) fn items(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     let name = &parts.name;
     let archs = &parts.targets;
     let toolkit = parts.toolkit_version.clone().unwrap_or_default();
@@ -54,7 +54,7 @@ pub(crate) fn items(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
 /// The images of a module whose files are not device-linked: one per file, each with
 /// the indices (in spec order) of its kernels and globals.
 fn unit_specs<'a>(
-    parts: &'a ModuleParts,
+    parts: &'a BuiltModule,
     rt: &'a TokenStream,
 ) -> impl Iterator<Item = TokenStream> + 'a {
     let kernels: Vec<&str> = launchable(&parts.info).map(|k| k.symbol.as_str()).collect();
@@ -85,7 +85,7 @@ fn unit_specs<'a>(
 }
 
 /// The carried source, for a module compiled at run time.
-fn source_spec(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
+fn source_spec(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     let Some(src) = &parts.runtime_source else {
         return quote!(::core::option::Option::None);
     };

@@ -1,6 +1,6 @@
 //! Rust code generation from a verified module (cannot fail).
 //!
-//! [`generate_parts`] turns a built module into one Rust `mod` item:
+//! [`generate`] turns a built module into one Rust `mod` item:
 //!
 //! ```text
 //! /// (user docs)
@@ -35,15 +35,19 @@ mod stubs;
 mod templates;
 mod types;
 
+mod fallback;
+
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use proc_macro2::TokenStream;
 
+pub use fallback::{Declared, fallback};
 pub use names::{kernel_rust_name, param_ident, rust_ident};
 pub use types::c_spelling;
 
 use crate::model::ModuleInfo;
+use crate::pipeline::{BuiltModule, ModuleRequest};
 
 /// Choices made by the caller (the macro or the build script) about the generated module.
 ///
@@ -61,11 +65,12 @@ pub struct CodegenOptions {
     pub attrs: Vec<syn::Attribute>,
     /// Rust names of kernels the user vouched for: their stubs are safe `fn`s.
     pub safe_kernels: BTreeSet<String>,
-    /// Emit `include_bytes!` of every tracked file so that rustc rebuilds on edits
-    /// (needed in a macro; a build script tells Cargo instead).
-    pub track_files: bool,
-    /// Environment variables to record with `option_env!` so that rustc rebuilds on changes.
-    pub tracked_env: Vec<String>,
+    /// Stubs only for these kernels (Rust names); `None`: every kernel.
+    pub kernels: Option<BTreeSet<String>>,
+    /// Inside a macro: emit `include_bytes!` of every tracked file and `option_env!` of
+    /// every variable the build reads ([`crate::env::Var::ALL`]), so that rustc
+    /// re-expands the macro when one changes. A build script tells Cargo instead.
+    pub track_inputs: bool,
     /// Path of the runtime crate (`::kernel_runtime`); internals are reached
     /// through its `__private` module.
     pub runtime: syn::Path,
@@ -77,57 +82,67 @@ impl Default for CodegenOptions {
             vis: syn::parse_quote!(pub),
             attrs: Vec::new(),
             safe_kernels: BTreeSet::new(),
-            track_files: false,
-            tracked_env: Vec::new(),
+            kernels: None,
+            track_inputs: false,
             runtime: syn::parse_quote!(::kernel_runtime),
         }
     }
 }
 
-/// What codegen needs to know about a built module.
-///
-/// ```
-/// let m = kernel_build::__private::codegen::ModuleParts {
-///     name: "vecmath".into(), info: Default::default(), fatbin_path: None,
-///     targets: vec!["sm_90".into()], toolkit_version: None, tracked_files: vec![],
-///     units: vec![], runtime_source: None,
-/// };
-/// assert!(m.fatbin_path.is_none());
-/// ```
-#[derive(Clone, Debug)]
-pub struct ModuleParts {
-    /// Module name (a Rust identifier).
-    pub name: String,
-    /// The verified declarations.
-    pub info: ModuleInfo,
-    /// The fatbin to embed; `None` when built without device code.
-    pub fatbin_path: Option<PathBuf>,
-    /// Compiled targets (`sm_90`, `compute_120`).
-    pub targets: Vec<String>,
-    /// nvcc's version, when nvcc ran (or the cache entry says which did).
-    pub toolkit_version: Option<String>,
-    /// The source file and every user header it includes.
-    pub tracked_files: Vec<PathBuf>,
-    /// The files of a module of several, with where each one's image lies when they are
-    /// not device-linked (see [`crate::pipeline::Unit`]).
-    pub units: Vec<crate::pipeline::Unit>,
-    /// The source the binary carries to compile at run time (see
-    /// [`crate::pipeline::RuntimeCompile`]).
-    pub runtime_source: Option<crate::pipeline::RuntimeSource>,
+impl CodegenOptions {
+    /// The options a request states about the generated code (safe kernels, the kernels
+    /// that get stubs), the rest as by default.
+    ///
+    /// ```
+    /// use kernel_build::__private::{codegen::CodegenOptions, pipeline::{ModuleRequest, SourceInput}};
+    /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
+    /// req.safe_kernels.push("scale".into());
+    /// assert!(CodegenOptions::for_request(&req).safe_kernels.contains("scale"));
+    /// ```
+    pub fn for_request(req: &ModuleRequest) -> CodegenOptions {
+        CodegenOptions {
+            safe_kernels: req.safe_kernels.iter().cloned().collect(),
+            kernels: req.kernels.as_ref().map(|k| k.iter().cloned().collect()),
+            ..CodegenOptions::default()
+        }
+    }
 }
 
-/// Generates the Rust module for `parts`.
+/// Generates the Rust module of a built module.
 ///
 /// ```
-/// use kernel_build::__private::codegen::{generate_parts, CodegenOptions, ModuleParts};
-/// let parts = ModuleParts { name: "empty".into(), info: Default::default(), fatbin_path: None,
-///     targets: vec![], toolkit_version: None, tracked_files: vec![], units: vec![],
-///     runtime_source: None };
-/// let tokens = generate_parts(&parts, &CodegenOptions::default());
+/// use kernel_build::__private::codegen::{generate, CodegenOptions};
+/// let module = kernel_build::BuiltModule { name: "empty".into(), info: Default::default(),
+///     fatbin_path: None, targets: vec![], toolkit_version: None, tracked_files: vec![],
+///     warnings: vec![], units: vec![], runtime_source: None };
+/// let tokens = generate(&module, &CodegenOptions::default());
 /// assert!(tokens.to_string().contains("mod empty"));
 /// ```
-pub fn generate_parts(parts: &ModuleParts, opts: &CodegenOptions) -> TokenStream {
-    shell::module(parts, opts)
+pub fn generate(module: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
+    match &opts.kernels {
+        None => shell::module(module, opts),
+        Some(wanted) => {
+            let mut selected = module.clone();
+            selected
+                .info
+                .kernels
+                .retain(|k| wanted.contains(&kernel_rust_name(k)));
+            shell::module(&selected, opts)
+        }
+    }
+}
+
+/// The Rust names a module's kernels go by: each kernel's (a template family's) method
+/// name, and the names of the methods it gets.
+pub(crate) fn method_names(info: &ModuleInfo) -> Vec<String> {
+    let mut names: BTreeSet<String> = metadata::launchable(info).map(kernel_rust_name).collect();
+    let rt = quote::quote!(::kernel_runtime);
+    names.extend(templates::plan(info, &rt).iter().map(|p| match p {
+        templates::Planned::Single { name, .. } | templates::Planned::Family { name, .. } => {
+            name.to_string()
+        }
+    }));
+    names.into_iter().collect()
 }
 
 /// Tokens of `path` as a string literal for `include_bytes!`.

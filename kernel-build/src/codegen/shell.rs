@@ -3,12 +3,22 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use crate::pipeline::BuiltModule;
 use super::{
-    CodegenOptions, ModuleParts, arg_bounds, globals, metadata, path_literal, structs, stubs,
+    CodegenOptions, arg_bounds, globals, metadata, path_literal, structs, stubs,
 };
 
 /// The whole generated `mod` item.
-pub(crate) fn module(parts: &ModuleParts, opts: &CodegenOptions) -> TokenStream {
+pub(crate) fn module(parts: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
+    module_with(parts, opts, TokenStream::new())
+}
+
+/// The `mod` item, with `extra` methods on `Module` (the fallback's stand-in stubs).
+pub(crate) fn module_with(
+    parts: &BuiltModule,
+    opts: &CodegenOptions,
+    extra: TokenStream,
+) -> TokenStream {
     let rt = runtime_tokens(opts);
     let name = format_ident!("{}", parts.name);
     let vis = &opts.vis;
@@ -50,6 +60,7 @@ pub(crate) fn module(parts: &ModuleParts, opts: &CodegenOptions) -> TokenStream 
             impl Module {
                 #stubs
                 #globals
+                #extra
             }
             #structs
             #templates
@@ -65,8 +76,10 @@ pub(crate) fn runtime_tokens(opts: &CodegenOptions) -> TokenStream {
 }
 
 /// `option_env!` for every variable and `include_bytes!` for every tracked file.
-fn tracking(parts: &ModuleParts, opts: &CodegenOptions) -> TokenStream {
-    let env = opts.tracked_env.iter().map(|var| {
+fn tracking(parts: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
+    let vars = crate::env::Var::ALL.iter().filter(|_| opts.track_inputs);
+    let env = vars.map(|var| {
+        let var = var.name();
         quote!(
             const _: ::core::option::Option<&str> = ::core::option_env!(#var);
         )
@@ -74,7 +87,7 @@ fn tracking(parts: &ModuleParts, opts: &CodegenOptions) -> TokenStream {
     let files = parts
         .tracked_files
         .iter()
-        .filter(|_| opts.track_files)
+        .filter(|_| opts.track_inputs)
         .map(|path| {
             let lit = path_literal(path);
             quote!(
@@ -85,7 +98,7 @@ fn tracking(parts: &ModuleParts, opts: &CodegenOptions) -> TokenStream {
 }
 
 /// The 8-byte aligned embedded fatbin, or nothing without device code.
-fn image(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
+fn image(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     match &parts.fatbin_path {
         Some(path) => {
             let lit = path_literal(path);
@@ -105,7 +118,7 @@ fn image(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
 
 /// `library()` and the `Library` handle; not for a module compiled at run time only, which
 /// has no image to load before it knows the GPU.
-fn library(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
+fn library(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     if parts.fatbin_path.is_none() && parts.runtime_source.is_some() {
         return TokenStream::new();
     }
@@ -148,7 +161,7 @@ fn library(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
 }
 
 /// `load_with`, `compile` and `Options`, for a module that carries its source.
-fn runtime_compiled(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
+fn runtime_compiled(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     if parts.runtime_source.is_none() {
         return TokenStream::new();
     }

@@ -9,7 +9,8 @@ use quote::{format_ident, quote};
 
 use super::templates::{Member, Planned, kind_type, plan, shape};
 use super::types::{ParamKind, param_kind};
-use super::{CodegenOptions, ModuleParts, arg_bounds, docs, names::param_ident};
+use super::{CodegenOptions, arg_bounds, docs, names::param_ident};
+use crate::pipeline::BuiltModule;
 use crate::model::Kernel;
 
 /// A parameter as the stub passes it.
@@ -21,7 +22,7 @@ struct StubParam {
 }
 
 /// Every launch method of the module.
-pub(crate) fn methods(parts: &ModuleParts, opts: &CodegenOptions, rt: &TokenStream) -> TokenStream {
+pub(crate) fn methods(parts: &BuiltModule, opts: &CodegenOptions, rt: &TokenStream) -> TokenStream {
     let methods = plan(&parts.info, rt)
         .into_iter()
         .map(|planned| match planned {
@@ -69,7 +70,7 @@ pub(crate) fn methods(parts: &ModuleParts, opts: &CodegenOptions, rt: &TokenStre
 }
 
 /// The hidden module of template traits, if any family needs one.
-pub(crate) fn template_traits(parts: &ModuleParts, rt: &TokenStream) -> TokenStream {
+pub(crate) fn template_traits(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     let traits: Vec<TokenStream> = plan(&parts.info, rt)
         .into_iter()
         .filter_map(|planned| match planned {

@@ -85,7 +85,7 @@ fn axpy(t: CType, written: &str, size: u64) -> Kernel {
     )
 }
 
-fn fixture() -> ModuleParts {
+fn fixture() -> BuiltModule {
     let mut saxpy = kernel(
         "saxpy",
         "saxpy",
@@ -179,13 +179,14 @@ fn fixture() -> ModuleParts {
         skipped: vec![],
         elsewhere: vec![],
     };
-    ModuleParts {
+    BuiltModule {
         name: "vecmath".into(),
         info,
         fatbin_path: Some("/cache/v.fatbin".into()),
         targets: vec!["sm_90".into(), "compute_120".into()],
         toolkit_version: Some("13.0".into()),
         tracked_files: vec!["/src/k.cu".into()],
+        warnings: vec![],
         units: vec![],
         runtime_source: None,
     }
@@ -197,8 +198,8 @@ fn has(out: &str, needle: &str) -> bool {
     squash(out).contains(&squash(needle))
 }
 
-fn render(parts: &ModuleParts, opts: &CodegenOptions) -> String {
-    let tokens = generate_parts(parts, opts);
+fn render(parts: &BuiltModule, opts: &CodegenOptions) -> String {
+    let tokens = generate(parts, opts);
     let file = syn::parse2::<syn::File>(tokens.clone())
         .unwrap_or_else(|e| panic!("generated code does not parse: {e}\n{tokens}"));
     prettyplease::unparse(&file)
@@ -397,16 +398,16 @@ fn no_device_code_embeds_nothing_and_tracking_is_optional() {
     assert!(has(&out, "::core::option::Option::None"), "{out}");
     assert!(!has(&out, "include_bytes"), "{out}");
     let opts = CodegenOptions {
-        track_files: true,
-        tracked_env: vec!["KERNEL_BUILD_NO_DEVICE_CODE".into()],
+        track_inputs: true,
         ..CodegenOptions::default()
     };
     let out = render(&parts, &opts);
     assert!(has(&out, "include_bytes!(\"/src/k.cu\")"), "{out}");
-    assert!(
-        has(&out, "option_env!(\"KERNEL_BUILD_NO_DEVICE_CODE\")"),
-        "{out}"
-    );
+    // The macro's door tracks every variable the build reads.
+    for var in crate::env::Var::ALL {
+        let tracked = format!("option_env!(\"{}\")", var.name());
+        assert!(has(&out, &tracked), "{} is not tracked: {out}", var.name());
+    }
 }
 
 #[test]

@@ -5,7 +5,9 @@
 //! of each message live in the catalog submodules ([`front`] for the CUDA front end
 //! and the verification of compiled images); this module only carries and renders them.
 
+pub mod build;
 pub mod check;
+pub mod options;
 pub mod front;
 pub mod units;
 

@@ -53,11 +53,9 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
     };
     let sources = request::resolve_sources(req, cache.as_ref())?;
     if req.runtime != RuntimeCompile::Off && sources.len() != 1 {
-        return Err(Error::InvalidOption(format!(
-            "module `{}` is compiled at run time, which takes one source; it has {} files",
-            req.name,
-            sources.len()
-        )));
+        return Err(Error::InvalidOption(
+            crate::diagnostics::options::runtime_many_files(&req.name, sources.len()),
+        ));
     }
     let runtime = match (req.runtime, sources.as_slice()) {
         (RuntimeCompile::Only | RuntimeCompile::Fallback, [source]) => {
@@ -73,6 +71,7 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
         built.tracked_files.extend(files);
         built.runtime_source = Some(rt);
     }
+    req.check_kernel_names(&built.info)?;
     Ok(built)
 }
 

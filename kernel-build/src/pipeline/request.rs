@@ -71,6 +71,10 @@ pub struct ModuleRequest {
     pub link: LinkMode,
     /// Whether the module is compiled at run time by NVRTC, only or as a fallback.
     pub runtime: super::RuntimeCompile,
+    /// Rust names of kernels the user vouched for: their stubs are safe `fn`s.
+    pub safe_kernels: Vec<String>,
+    /// Generate stubs for these kernels only (Rust names); `None`: every kernel.
+    pub kernels: Option<Vec<String>>,
 }
 
 impl ModuleRequest {
@@ -99,8 +103,97 @@ impl ModuleRequest {
             require_every_target: false,
             link: LinkMode::Whole,
             runtime: super::RuntimeCompile::Off,
+            safe_kernels: Vec::new(),
+            kernels: None,
         }
     }
+
+    /// Adds a definition given as `NAME` or `NAME=VALUE` (the macro's `define = [...]`).
+    ///
+    /// ```
+    /// use kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
+    /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
+    /// req.define_text("N=4").unwrap();
+    /// assert!(req.define_text("4N").is_err());
+    /// assert_eq!(req.defines, [("N".to_owned(), Some("4".to_owned()))]);
+    /// ```
+    pub fn define_text(&mut self, text: &str) -> Result<(), String> {
+        match text.split_once('=') {
+            Some((name, value)) => self.define(name.trim(), Some(value)),
+            None => self.define(text.trim(), None),
+        }
+        .map_err(|_| crate::diagnostics::options::bad_define(text))
+    }
+
+    /// Adds a definition `NAME` or `NAME=VALUE` (`Build::define`); the name must be a
+    /// preprocessor identifier.
+    ///
+    /// ```
+    /// use kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
+    /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
+    /// assert!(req.define("BLOCK", Some("256")).is_ok());
+    /// assert!(req.define("BAD NAME", None).is_err());
+    /// ```
+    pub fn define(&mut self, name: &str, value: Option<&str>) -> Result<(), String> {
+        if !is_identifier(name) {
+            let text = match value {
+                Some(v) => format!("{name}={v}"),
+                None => name.to_owned(),
+            };
+            return Err(crate::diagnostics::options::bad_define(&text));
+        }
+        self.defines.push((name.to_owned(), value.map(str::to_owned)));
+        Ok(())
+    }
+
+    /// Sets the module name, which names the generated Rust module.
+    ///
+    /// ```
+    /// use kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
+    /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
+    /// assert!(req.set_name("my-mod").is_err());
+    /// assert!(req.set_name("my_mod").is_ok());
+    /// ```
+    pub fn set_name(&mut self, name: &str) -> Result<(), String> {
+        if !is_identifier(name) {
+            return Err(crate::diagnostics::options::bad_module_name(name));
+        }
+        self.name = name.to_owned();
+        Ok(())
+    }
+
+    /// What the options say about a built module's kernels: every name given to
+    /// `safe_kernels` and `kernels` must be a kernel (its Rust name) of `info`.
+    pub(crate) fn check_kernel_names(&self, info: &ModuleInfo) -> Result<(), Error> {
+        let names: Vec<String> = crate::codegen::method_names(info);
+        let mut problems = Vec::new();
+        let given = self
+            .safe_kernels
+            .iter()
+            .map(|k| ("safe_kernel", k))
+            .chain(self.kernels.iter().flatten().map(|k| ("kernels", k)));
+        for (option, name) in given {
+            if !names.contains(name) {
+                problems.push(crate::diagnostics::options::unknown_kernel(
+                    option, name, &self.name, &names,
+                ));
+            }
+        }
+        match problems.is_empty() {
+            true => Ok(()),
+            false => Err(Error::InvalidOption(problems.join("\n"))),
+        }
+    }
+}
+
+/// True for an identifier of Rust and of the C preprocessor (ASCII letters, digits and
+/// `_`, not starting with a digit).
+pub(crate) fn is_identifier(s: &str) -> bool {
+    let mut chars = s.chars();
+    chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// How and where a build runs.
@@ -266,20 +359,18 @@ pub(crate) fn resolve_sources(
     cache: Option<&Cache>,
 ) -> Result<Vec<Source>, Error> {
     match &req.source {
-        SourceInput::Files { paths } if paths.is_empty() => Err(Error::InvalidOption(format!(
-            "module `{}` has no files",
-            req.name
-        ))),
+        SourceInput::Files { paths } if paths.is_empty() => Err(Error::InvalidOption(
+            crate::diagnostics::options::no_files(&req.name),
+        )),
         SourceInput::Files { paths } => {
             let mut seen = std::collections::HashSet::new();
             let mut out = Vec::new();
             for path in paths {
                 let full = req.base_dir.join(path);
                 if !seen.insert(full) {
-                    return Err(Error::InvalidOption(format!(
-                        "module `{}` lists `{}` twice",
-                        req.name,
-                        path.display()
+                    return Err(Error::InvalidOption(crate::diagnostics::options::file_twice(
+                        &req.name,
+                        &path.display().to_string(),
                     )));
                 }
                 out.push(resolve_file(req, path)?);

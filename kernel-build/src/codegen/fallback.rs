@@ -1,0 +1,59 @@
+//! The module `cuda_module!` emits beside its errors when the module cannot be built: the
+//! generated module's whole shape (`load`, `library`, `Module` with its stream methods,
+//! `METADATA`), with one method per declared kernel that accepts any arguments, so that a
+//! failed build shows its own errors and no secondary ones at every call site.
+
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+
+use super::{CodegenOptions, shell};
+use crate::pipeline::BuiltModule;
+
+/// A kernel the macro declares (`fn name(...);`, `safe fn` in an `unsafe extern` block).
+#[derive(Clone, Debug)]
+pub struct Declared {
+    /// The Rust signature as written.
+    pub sig: syn::Signature,
+    /// Vouched for: the method is safe.
+    pub safe: bool,
+}
+
+/// The stand-in module for a module that failed to build.
+///
+/// ```
+/// use kernel_build::__private::codegen::{fallback, CodegenOptions, Declared};
+/// let decl = Declared { sig: syn::parse_quote!(fn scale(x: &mut [f32], n: i32)), safe: false };
+/// let tokens = fallback("k", &CodegenOptions::default(), &[decl]).to_string();
+/// assert!(tokens.contains("fn load") && tokens.contains("fn scale"));
+/// ```
+pub fn fallback(name: &str, opts: &CodegenOptions, declared: &[Declared]) -> TokenStream {
+    let empty = BuiltModule {
+        name: name.to_owned(),
+        info: Default::default(),
+        fatbin_path: None,
+        targets: Vec::new(),
+        toolkit_version: None,
+        tracked_files: Vec::new(),
+        warnings: Vec::new(),
+        units: Vec::new(),
+        runtime_source: None,
+    };
+    let rt = &opts.runtime;
+    let stubs = declared.iter().map(|d| {
+        let ident = &d.sig.ident;
+        let args = (0..d.sig.inputs.len()).map(|i| {
+            let arg = format_ident!("_arg{}", i);
+            quote!(#arg: impl ::core::marker::Sized)
+        });
+        let unsafety = (!d.safe).then(|| quote!(unsafe));
+        let generics = &d.sig.generics;
+        quote! {
+            /// Not available: the module failed to build.
+            pub #unsafety fn #ident #generics(&self, _cfg: &#rt::LaunchConfig, #(#args),*)
+                -> ::core::result::Result<(), #rt::Error> {
+                ::core::unreachable!("the module failed to build")
+            }
+        }
+    });
+    shell::module_with(&empty, opts, quote!(#(#stubs)*))
+}

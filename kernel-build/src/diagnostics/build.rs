@@ -1,0 +1,133 @@
+//! Messages about a build that failed outside the CUDA declarations: nvcc's own errors,
+//! calls between files without device linking, source files that cannot be read. The
+//! build script prints them through [`crate::Error`]'s `Display`; the macro words them
+//! for its own syntax with the same functions.
+
+/// How a door names the option that turns device linking on.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Door {
+    /// `Build` in a build script (and `kernel-inspect build`).
+    Build,
+    /// The `cuda_module!` macro.
+    Macro,
+}
+
+/// nvcc failed on `what` (`the inline CUDA source`, `` `k.cu` ``).
+///
+/// ```
+/// let m = kernel_build::__private::diagnostics::build::nvcc_failed_on("`k.cu`", "exit status: 1", "k.cu(3): error: x\n");
+/// assert_eq!(m, "nvcc failed to compile `k.cu` (exit status: 1):\nk.cu(3): error: x");
+/// ```
+pub fn nvcc_failed_on(what: &str, status: &str, output: &str) -> String {
+    format!("nvcc failed to compile {what} ({status}):\n{}", output.trim_end())
+}
+
+/// nvcc failed; the build script's message, with the command line.
+///
+/// ```
+/// let m = kernel_build::__private::diagnostics::build::nvcc_failed(Some("k.cu:3"), "exit status: 1", "nvcc k.cu", "boom");
+/// assert!(m.starts_with("nvcc failed at k.cu:3 (exit status: 1)\ncommand: nvcc k.cu"));
+/// ```
+pub fn nvcc_failed(location: Option<&str>, status: &str, command: &str, output: &str) -> String {
+    let at = location.map(|l| format!(" at {l}")).unwrap_or_default();
+    format!(
+        "nvcc failed{at} ({status})\ncommand: {command}\n{}",
+        output.trim_end()
+    )
+}
+
+/// A file calls a device function it does not define, in a module whose files are not
+/// device-linked.
+///
+/// ```
+/// use kernel_build::__private::diagnostics::build::{needs_rdc, Door};
+/// let m = needs_rdc("b.cu", "helper(float)", Door::Macro);
+/// assert!(m.ends_with("add `rdc = true;`"), "{m}");
+/// ```
+pub fn needs_rdc(file: &str, symbol: &str, door: Door) -> String {
+    let fix = match door {
+        Door::Build => {
+            "`Build::link(LinkMode::Rdc)` (macro: `rdc = true;`, kernel-inspect: `--rdc`)"
+        }
+        Door::Macro => "add `rdc = true;`",
+    };
+    format!(
+        "`{file}` calls the device function `{symbol}`, which it does not define; calling into \
+         another file needs device linking: {fix}"
+    )
+}
+
+/// A source file named by the user cannot be read.
+///
+/// ```
+/// let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+/// let m = kernel_build::__private::diagnostics::build::unreadable_source("kernels/k.cu", &io);
+/// assert!(m.starts_with("cannot read CUDA source `kernels/k.cu`: no such file"));
+/// ```
+pub fn unreadable_source(written: &str, io: &std::io::Error) -> String {
+    let kind = match io.kind() {
+        std::io::ErrorKind::NotFound => "no such file".to_owned(),
+        _ => io.to_string(),
+    };
+    format!(
+        "cannot read CUDA source `{written}`: {kind} (paths are relative to the crate root, the folder of Cargo.toml)"
+    )
+}
+
+/// An error and its causes, one per line, as anyhow prints them: for reports that show an
+/// error once, whatever it wraps.
+///
+/// ```
+/// let e = kernel_build::Error::InvalidOption("bad".into());
+/// assert_eq!(kernel_build::__private::diagnostics::build::report(&e), "bad");
+/// ```
+pub fn report(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(c) = cause {
+        text.push_str(&format!("\n\nCaused by:\n    {c}"));
+        cause = c.source();
+    }
+    text
+}
+
+/// The device link of a module's files failed for one target.
+///
+/// ```
+/// let m = kernel_build::__private::diagnostics::build::device_link_failed("rdc", "sm_90", &["`f` undefined".into()], "");
+/// assert_eq!(m, "device link (rdc) for sm_90 failed\n  - `f` undefined");
+/// ```
+pub fn device_link_failed(mode: &str, target: &str, problems: &[String], log: &str) -> String {
+    let mut s = format!("device link ({mode}) for {target} failed");
+    for p in problems {
+        s.push_str("\n  - ");
+        s.push_str(p);
+    }
+    if !log.is_empty() {
+        s.push('\n');
+        s.push_str(log.trim_end());
+    }
+    s
+}
+
+/// No nvcc anywhere: every place looked at, and how to get one.
+///
+/// ```
+/// let m = kernel_build::__private::diagnostics::build::nvcc_not_found(&["PATH: no nvcc".into()]);
+/// assert!(m.contains("kernel-inspect toolkit install"));
+/// ```
+pub fn nvcc_not_found(tried: &[String]) -> String {
+    let mut s = String::from("nvcc (the CUDA compiler) was not found. Looked in:\n");
+    for t in tried {
+        s.push_str("  - ");
+        s.push_str(t);
+        s.push('\n');
+    }
+    s.push_str(
+        "To fix: run `kernel-inspect toolkit install` (from `cargo install kernel-inspect`; installs \
+         NVIDIA's nvcc 13.0 pip wheels into a per-user folder, found automatically), or install \
+         the CUDA toolkit and set `NVCC` or `CUDA_PATH`; to build without device code set \
+         `KERNEL_BUILD_NO_DEVICE_CODE=1`",
+    );
+    s
+}

@@ -1,0 +1,146 @@
+//! Messages about the options of a module, the same for `Build`'s setters and the keys of
+//! `cuda_module!`.
+
+/// The keys of `cuda_module!`, each with what it does: the macro's "unknown option" message
+/// lists them, and its documentation's table is checked against them.
+pub const MACRO_KEYS: &[(&str, &str)] = &[
+    ("source", "the CUDA text (a raw string is convenient); it may `#include` headers relative to the crate root"),
+    ("file", "a CUDA file, relative to the crate root (the folder of `Cargo.toml`)"),
+    ("files", "several CUDA files forming one module, each its own translation unit"),
+    ("arch", "targets: SASS for `sm_*`, PTX for `compute_*`; default: SASS for every major arch the toolkit supports plus PTX for the newest (or `KERNEL_BUILD_ARCHS`)"),
+    ("include", "`-I` folders, relative to the crate root"),
+    ("define", "`-D` definitions, `NAME` or `NAME=VALUE`"),
+    ("flags", "extra nvcc flags"),
+    ("require_every_target", "`true`: a kernel missing from one target's image is an error, not a warning"),
+    ("rdc", "`true`: the files are device-linked, so kernels may call device functions of other files"),
+    ("lto", "`true`: as `rdc`, with link-time optimisation across files"),
+    ("compile", "`\"runtime\"`: compiled by NVRTC at run time only (no nvcc at build time); `\"build\"`: the default"),
+    ("fallback", "`\"runtime\"`: built by nvcc, and compiled by NVRTC at run time on a GPU the fatbin has no image for"),
+    ("kernels", "stubs only for these kernels (Rust names), for a crate that uses a few kernels of a large library"),
+];
+
+/// An unknown key of `cuda_module!`.
+///
+/// ```
+/// let m = kernel_build::__private::diagnostics::options::unknown_key("archs");
+/// assert!(m.starts_with("unknown option `archs`; expected one of `source`, `file`"));
+/// ```
+pub fn unknown_key(key: &str) -> String {
+    let keys: Vec<String> = MACRO_KEYS.iter().map(|(k, _)| format!("`{k}`")).collect();
+    format!(
+        "unknown option `{key}`; expected one of {}, or a kernel declaration `fn name(...);`",
+        keys.join(", ")
+    )
+}
+
+/// A module name that cannot name the generated Rust module.
+///
+/// ```
+/// let m = kernel_build::__private::diagnostics::options::bad_module_name("my-mod");
+/// assert!(m.contains("`my-mod` is not a Rust identifier"));
+/// ```
+pub fn bad_module_name(name: &str) -> String {
+    format!("module name `{name}` is not a Rust identifier (it names the generated module)")
+}
+
+/// A definition whose name is not a preprocessor identifier.
+///
+/// ```
+/// let m = kernel_build::__private::diagnostics::options::bad_define("4N=2");
+/// assert_eq!(m, "`4N=2` is not a definition: expected `NAME` or `NAME=VALUE`");
+/// ```
+pub fn bad_define(text: &str) -> String {
+    format!("`{text}` is not a definition: expected `NAME` or `NAME=VALUE`")
+}
+
+/// A `Build` given no file.
+///
+/// ```
+/// let m = kernel_build::__private::diagnostics::options::no_files("m");
+/// assert!(m.contains("no files"));
+/// ```
+pub fn no_files(module: &str) -> String {
+    format!("module `{module}` has no files: call `Build::file`")
+}
+
+/// The same file listed twice.
+///
+/// ```
+/// let m = kernel_build::__private::diagnostics::options::file_twice("m", "a.cu");
+/// assert_eq!(m, "module `m` lists `a.cu` twice");
+/// ```
+pub fn file_twice(module: &str, file: &str) -> String {
+    format!("module `{module}` lists `{file}` twice")
+}
+
+/// A module compiled at run time given several files.
+///
+/// ```
+/// let m = kernel_build::__private::diagnostics::options::runtime_many_files("m", 2);
+/// assert!(m.contains("2 files"));
+/// ```
+pub fn runtime_many_files(module: &str, files: usize) -> String {
+    format!(
+        "module `{module}` is compiled at run time, which takes one source; it has {files} files"
+    )
+}
+
+/// No `OUT_DIR` and no explicit output folder.
+///
+/// ```
+/// assert!(kernel_build::__private::diagnostics::options::no_out_dir().contains("OUT_DIR"));
+/// ```
+pub fn no_out_dir() -> String {
+    "OUT_DIR is not set: run from build.rs or call `out_dir`".to_owned()
+}
+
+/// A kernel named by an option (`safe_kernel`, `kernels`) that the module does not have.
+///
+/// ```
+/// let m = kernel_build::__private::diagnostics::options::unknown_kernel(
+///     "safe_kernel", "transpos", "m", &["transpose".into(), "scale".into()]);
+/// assert!(m.contains("did you mean `transpose`"), "{m}");
+/// ```
+pub fn unknown_kernel(option: &str, name: &str, module: &str, kernels: &[String]) -> String {
+    let mut text = format!("`{option}` names `{name}`, which is not a kernel of module `{module}`");
+    match closest(name, kernels) {
+        Some(near) => text.push_str(&format!("; did you mean `{near}`?")),
+        None if kernels.is_empty() => {}
+        None => text.push_str(&format!("; its kernels are: {}", kernels.join(", "))),
+    }
+    text
+}
+
+/// The kernel name nearest to `name` by edit distance, when it is near enough to be a typo.
+fn closest<'a>(name: &str, kernels: &'a [String]) -> Option<&'a str> {
+    kernels
+        .iter()
+        .map(|k| (edit_distance(name, k), k))
+        .filter(|(d, k)| *d <= 2.max(k.len() / 4))
+        .min_by_key(|(d, _)| *d)
+        .map(|(_, k)| k.as_str())
+}
+
+fn edit_distance(a: &str, b: &str) -> usize {
+    let b: Vec<char> = b.chars().collect();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, ca) in a.chars().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, cb) in b.iter().enumerate() {
+            let cur = row[j + 1];
+            row[j + 1] = (prev + usize::from(ca != *cb)).min(row[j] + 1).min(cur + 1);
+            prev = cur;
+        }
+    }
+    row[b.len()]
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn far_names_list_the_kernels() {
+        let m = super::unknown_kernel("kernels", "zzz", "m", &["scale".into()]);
+        assert!(m.ends_with("its kernels are: scale"), "{m}");
+    }
+}

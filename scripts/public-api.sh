@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Counts the public items of each published library crate (what rustdoc lists in its
+# all.html: structs, enums, traits, functions, macros, constants, type aliases, reachable
+# from the crate root; hidden items such as `__private` are not listed) and fails when a
+# crate exceeds its ceiling. A new public item is a decision: raise the ceiling in the same
+# change, and say why in the commit.
+#
+# Ceilings:
+#   kernel-build    30  Build and its outputs (Output, BuiltModule, Unit, Metadata, RuntimeSource),
+#                       the option enums (LinkMode, RuntimeCompile), the errors (Error,
+#                       Diagnostics, LinkLibraryError) and the 16 metadata types of `model`
+#                       that `<name>.kernels.json` holds: 27 today.
+#   kernel-objects  30  the object-code reader.
+#   kernel-runtime 120  the runtime: devices, memory kinds, code, launches, streams, textures.
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+declare -A ceiling=([kernel-build]=30 [kernel-objects]=30 [kernel-runtime]=120)
+status=0
+for crate in kernel-build kernel-objects kernel-runtime; do
+    cargo doc -q -p "$crate" --no-deps
+    page="${CARGO_TARGET_DIR:-target}/doc/${crate//-/_}/all.html"
+    count=$(grep -o '<li><a href="[^"]*">[^<]*</a></li>' "$page" | wc -l)
+    limit=${ceiling[$crate]}
+    if [ "$count" -gt "$limit" ]; then
+        echo "$crate: $count public items, over its ceiling of $limit" >&2
+        grep -o '<li><a href="[^"]*">[^<]*</a></li>' "$page" | sed 's/<[^>]*>//g; s/^/  /' >&2
+        status=1
+    else
+        echo "$crate: $count public items (ceiling $limit)"
+    fi
+done
+exit $status
