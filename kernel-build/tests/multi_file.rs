@@ -110,7 +110,7 @@ fn a_call_into_another_file_without_rdc_says_to_use_rdc() {
         text.starts_with("`poly.cu` calls the device function `poly(float, float)`"),
         "{text}"
     );
-    assert!(text.contains("Build::rdc(true)"), "{text}");
+    assert!(text.contains("Build::link(LinkMode::Rdc)"), "{text}");
 }
 
 #[test]

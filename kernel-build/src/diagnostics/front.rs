@@ -457,3 +457,122 @@ pub fn global_size(name: &str, target: &str, predicted: u64, found: u64) -> Diag
         "global `{name}` is {predicted} bytes in its declaration but {found} bytes in the {target} image"
     ))
 }
+
+/// Class templates instantiated inside each other beyond the front end's depth limit.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::front::templates_too_deep("vec<vec<int>>");
+/// assert_eq!(d.message, "templates nest too deeply at `vec<vec<int>>`");
+/// ```
+pub fn templates_too_deep(name: &str) -> Diagnostic {
+    Diagnostic::error(format!("templates nest too deeply at `{name}`"))
+}
+
+/// Structs or declarations nested beyond the parser's depth limit (`what`: `structs`,
+/// `declarations`).
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::front::nested_too_deeply("structs");
+/// assert_eq!(d.message, "structs are nested too deeply");
+/// ```
+pub fn nested_too_deeply(what: &str) -> Diagnostic {
+    Diagnostic::error(format!("{what} are nested too deeply"))
+}
+
+/// `#else`/`#elif` (`directive`) or `#endif` with no open `#if`, in the raw reading.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::front::directive_without_if("endif");
+/// assert_eq!(d.message, "`#endif` without `#if`");
+/// ```
+pub fn directive_without_if(directive: &str) -> Diagnostic {
+    Diagnostic::error(format!("`#{directive}` without `#if`"))
+}
+
+/// An `#if` still open at the end of the file, in the raw reading.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::front::unterminated_if();
+/// assert_eq!(d.message, "unterminated `#if`: missing `#endif`");
+/// ```
+pub fn unterminated_if() -> Diagnostic {
+    Diagnostic::error("unterminated `#if`: missing `#endif`")
+}
+
+/// A kernel instantiation launched by host code that cannot be typed: left out of the
+/// module, with why when the front end said.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::front::launched_left_out("_Z1kIiEvv", None);
+/// assert_eq!(d.message, "launched kernel `_Z1kIiEvv` left out: its declaration could not be read");
+/// ```
+pub fn launched_left_out(symbol: &str, why: Option<Diagnostic>) -> Diagnostic {
+    let (reason, loc) = match why {
+        Some(d) => (d.message, d.loc),
+        None => ("its declaration could not be read".to_owned(), None),
+    };
+    Diagnostic::error(format!("launched kernel `{symbol}` left out: {reason}")).at(loc)
+}
+
+/// A `__device__`/`__constant__` variable whose type could not be laid out, when the
+/// reason is not known more precisely.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::front::global_unreadable("table");
+/// assert_eq!(d.message, "the type of global `table` could not be read");
+/// ```
+pub fn global_unreadable(name: &str) -> Diagnostic {
+    Diagnostic::error(format!("the type of global `{name}` could not be read"))
+}
+
+/// A template parameter without a name.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::front::template_param_unnamed();
+/// assert_eq!(d.message, "template parameters need a name");
+/// ```
+pub fn template_param_unnamed() -> Diagnostic {
+    Diagnostic::error("template parameters need a name")
+}
+
+/// An attribute argument (`__launch_bounds__`, `__cluster_dims__`) that is not a constant.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::front::attr_not_constant("n", "__launch_bounds__");
+/// assert_eq!(d.message, "argument `n` of `__launch_bounds__` is not a non-negative integer constant");
+/// ```
+pub fn attr_not_constant(text: &str, attr: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "argument `{text}` of `{attr}` is not a non-negative integer constant"
+    ))
+}
+
+/// A declarator of function type where an object is declared.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::front::function_type_not_object();
+/// assert_eq!(d.message, "a function type is not an object type");
+/// ```
+pub fn function_type_not_object() -> Diagnostic {
+    Diagnostic::error("a function type is not an object type")
+}
+
+/// Not a `using` alias (the parser's signal to read the item another way; never shown).
+///
+/// ```
+/// assert_eq!(kernel_build::__private::diagnostics::front::not_an_alias().message, "not an alias");
+/// ```
+pub fn not_an_alias() -> Diagnostic {
+    Diagnostic::error("not an alias")
+}
+
+/// A kernel parameter form CUDA kernels cannot take (`what`: `variadic kernels`,
+/// `reference parameters`, `multi-dimensional array parameters`).
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::front::unsupported_param("variadic kernels");
+/// assert_eq!(d.message, "variadic kernels are not supported");
+/// ```
+pub fn unsupported_param(what: &str) -> Diagnostic {
+    Diagnostic::error(format!("{what} are not supported"))
+}

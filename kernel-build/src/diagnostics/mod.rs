@@ -20,10 +20,10 @@ use crate::model::SourceLoc;
 /// ```
 /// use kernel_build::__private::diagnostics::Diagnostic;
 /// use kernel_build::model::SourceLoc;
-/// let d = Diagnostic::error("unknown type `foo`")
+/// let d = kernel_build::__private::diagnostics::front::unterminated("comment")
 ///     .at(Some(SourceLoc { file: "k.cu".into(), line: 3, column: 7 }))
 ///     .note("declare it or include its header");
-/// assert_eq!(d.to_string(), "k.cu:3:7: error: unknown type `foo`\n  = note: declare it or include its header");
+/// assert_eq!(d.to_string(), "k.cu:3:7: error: unterminated comment\n  = note: declare it or include its header");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
@@ -39,10 +39,10 @@ impl Diagnostic {
     /// A diagnostic with a message and no location.
     ///
     /// ```
-    /// let d = kernel_build::__private::diagnostics::Diagnostic::error("no kernels");
+    /// let d = kernel_build::__private::diagnostics::front::unterminated("comment");
     /// assert!(d.loc.is_none());
     /// ```
-    pub fn error(message: impl Into<String>) -> Self {
+    pub(in crate::diagnostics) fn error(message: impl Into<String>) -> Self {
         Diagnostic {
             message: message.into(),
             loc: None,
@@ -53,8 +53,8 @@ impl Diagnostic {
     /// Sets the location.
     ///
     /// ```
-    /// use kernel_build::{diagnostics::Diagnostic, model::SourceLoc};
-    /// let d = Diagnostic::error("x").at(Some(SourceLoc { file: "a.cu".into(), line: 1, column: 1 }));
+    /// use kernel_build::model::SourceLoc;
+    /// let d = kernel_build::__private::diagnostics::front::unterminated("x").at(Some(SourceLoc { file: "a.cu".into(), line: 1, column: 1 }));
     /// assert_eq!(d.loc.unwrap().line, 1);
     /// ```
     pub fn at(mut self, loc: Option<SourceLoc>) -> Self {
@@ -65,7 +65,7 @@ impl Diagnostic {
     /// Appends a note.
     ///
     /// ```
-    /// let d = kernel_build::__private::diagnostics::Diagnostic::error("x").note("because");
+    /// let d = kernel_build::__private::diagnostics::front::unterminated("x").note("because");
     /// assert_eq!(d.notes, ["because"]);
     /// ```
     pub fn note(mut self, note: impl Into<String>) -> Self {
@@ -77,9 +77,9 @@ impl Diagnostic {
     /// to the message (a string literal has no finer stable span).
     ///
     /// ```
-    /// let d = kernel_build::__private::diagnostics::Diagnostic::error("bad");
+    /// let d = kernel_build::__private::diagnostics::front::unterminated("comment");
     /// let e = d.to_syn_error(proc_macro2::Span::call_site());
-    /// assert_eq!(e.to_string(), "bad");
+    /// assert_eq!(e.to_string(), "unterminated comment");
     /// ```
     pub fn to_syn_error(&self, span: proc_macro2::Span) -> syn::Error {
         let mut text = self.message.clone();
@@ -115,11 +115,11 @@ impl std::error::Error for Diagnostic {}
 /// use kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
 /// let mut all = Diagnostics::new();
 /// assert!(all.is_empty());
-/// all.push(Diagnostic::error("first"));
-/// all.push(Diagnostic::error("second"));
+/// all.push(kernel_build::__private::diagnostics::front::unterminated("comment"));
+/// all.push(kernel_build::__private::diagnostics::front::unterminated("string"));
 /// let err = all.into_result().unwrap_err();
 /// assert_eq!(err.len(), 2);
-/// assert_eq!(err.to_string(), "error: first\nerror: second");
+/// assert_eq!(err.to_string(), "error: unterminated comment\nerror: unterminated string");
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Diagnostics {
@@ -140,7 +140,7 @@ impl Diagnostics {
     ///
     /// ```
     /// let mut d = kernel_build::__private::diagnostics::Diagnostics::new();
-    /// d.push(kernel_build::__private::diagnostics::Diagnostic::error("x"));
+    /// d.push(kernel_build::__private::diagnostics::front::unterminated("x"));
     /// assert_eq!(d.len(), 1);
     /// ```
     pub fn push(&mut self, diagnostic: Diagnostic) {
@@ -152,7 +152,7 @@ impl Diagnostics {
     /// ```
     /// use kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
     /// let mut a = Diagnostics::new();
-    /// a.append(Diagnostics::from(Diagnostic::error("x")));
+    /// a.append(Diagnostics::from(kernel_build::__private::diagnostics::front::unterminated("x")));
     /// assert_eq!(a.len(), 1);
     /// ```
     pub fn append(&mut self, other: Diagnostics) {
@@ -202,8 +202,8 @@ impl Diagnostics {
     /// ```
     /// use kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
     /// let mut d = Diagnostics::new();
-    /// d.push(Diagnostic::error("a"));
-    /// d.push(Diagnostic::error("b"));
+    /// d.push(kernel_build::__private::diagnostics::front::unterminated("a"));
+    /// d.push(kernel_build::__private::diagnostics::front::unterminated("b"));
     /// let e = d.to_syn_error(proc_macro2::Span::call_site());
     /// assert_eq!(e.into_iter().count(), 2);
     /// ```

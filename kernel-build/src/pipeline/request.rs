@@ -199,7 +199,7 @@ pub(crate) fn is_identifier(s: &str) -> bool {
 /// How and where a build runs.
 ///
 /// ```
-/// use kernel_build::{env::Reporting, pipeline::Context};
+/// use kernel_build::__private::{env::Reporting, pipeline::Context};
 /// let cx = Context { reporting: Reporting::Cargo, ..Context::default() };
 /// assert!(cx.use_cache);
 /// ```

@@ -92,7 +92,7 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>, diags: &mut Diagnostic
                         None,
                         d.into_iter()
                             .next()
-                            .unwrap_or_else(|| Diagnostic::error("")),
+                            .unwrap_or_else(|| crate::diagnostics::front::global_unreadable(&v.name)),
                     )),
                 }
             }
@@ -110,18 +110,8 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>, diags: &mut Diagnostic
                         Ok(())
                     }
                     (Err(d), Some(symbol)) => {
-                        let why = d
-                            .into_iter()
-                            .next()
-                            .unwrap_or_else(|| Diagnostic::error(""));
-                        Err((
-                            None,
-                            Diagnostic::error(format!(
-                                "launched kernel `{symbol}` left out: {}",
-                                why.message
-                            ))
-                            .at(why.loc),
-                        ))
+                        let why = d.into_iter().next();
+                        Err((None, crate::diagnostics::front::launched_left_out(&symbol, why)))
                     }
                 }
             }

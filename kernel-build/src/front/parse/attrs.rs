@@ -6,7 +6,6 @@
 
 use super::cursor::{PResult, Parser};
 use super::decl::Specs;
-use crate::diagnostics::Diagnostic;
 use crate::front::expr::eval_const;
 
 /// Attribute words followed by a parenthesised argument group: what [`Parser::attribute`]
@@ -128,9 +127,7 @@ impl Parser<'_> {
                     return Ok(());
                 }
                 None if name == "aligned" => {
-                    return Err(Diagnostic::error(format!(
-                        "argument `{text}` of `{name}` is not a non-negative integer constant"
-                    ))
+                    return Err(crate::diagnostics::front::attr_not_constant(&text, name)
                     .at(loc.clone()));
                 }
                 None => {}

@@ -5,7 +5,7 @@ use super::cursor::{PResult, Parser};
 use super::decl::Specs;
 use super::keywords::is_keyword;
 use super::{BaseSyn, ParamSyn, TArgSyn, TypeSyn};
-use crate::diagnostics::{Diagnostic, front as msg};
+use crate::diagnostics::front as msg;
 use crate::front::lexer::TokKind;
 use crate::model::{Qualifiers, SourceLoc};
 
@@ -120,7 +120,7 @@ impl Parser<'_> {
             // A function's address: what it returns and takes does not change its layout.
             self.skip_group()?;
             if d.ptrs.is_empty() {
-                return Err(Diagnostic::error("a function type is not an object type").at(open));
+                return Err(crate::diagnostics::front::function_type_not_object().at(open));
             }
             d.ptrs.remove(0);
             sp.base = Some(BaseSyn::FnPtr);

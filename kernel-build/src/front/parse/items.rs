@@ -3,7 +3,7 @@
 
 use super::cursor::{MAX_DEPTH, PResult, Parser};
 use super::{Item, TParam};
-use crate::diagnostics::{Diagnostic, front as msg};
+use crate::diagnostics::front as msg;
 use crate::front::lexer::TokKind;
 use crate::model::Linkage;
 
@@ -66,7 +66,7 @@ impl Parser<'_> {
     /// Reads one declaration, or a namespace or linkage block with what it holds.
     fn item(&mut self, scope: &Scope, depth: usize) -> PResult<()> {
         if depth > MAX_DEPTH {
-            return Err(Diagnostic::error("declarations are nested too deeply").at(self.here()));
+            return Err(crate::diagnostics::front::nested_too_deeply("declarations").at(self.here()));
         }
         match self.text(0) {
             ";" => {

@@ -3,7 +3,7 @@
 
 use super::ParamSyn;
 use super::cursor::{PResult, Parser};
-use crate::diagnostics::{Diagnostic, front as msg};
+use crate::diagnostics::front as msg;
 use crate::model::Qualifiers;
 
 impl Parser<'_> {
@@ -20,7 +20,7 @@ impl Parser<'_> {
         }
         loop {
             if self.is(0, "...") {
-                return Err(Diagnostic::error("variadic kernels are not supported").at(self.here()));
+                return Err(crate::diagnostics::front::unsupported_param("variadic kernels").at(self.here()));
             }
             let start = self.pos;
             let mut sp = self.decl_specs(&[], 1)?;
@@ -30,15 +30,15 @@ impl Parser<'_> {
             let end = self.pos;
             if d.reference {
                 return Err(
-                    Diagnostic::error("reference parameters are not supported in kernels")
+                    crate::diagnostics::front::unsupported_param("reference parameters in kernels")
                         .at(self.loc_at(start)),
                 );
             }
             // An array parameter is a pointer to its element.
             if !d.extents.is_empty() {
                 if d.extents.len() > 1 {
-                    return Err(Diagnostic::error(
-                        "multi-dimensional array parameters are not supported",
+                    return Err(crate::diagnostics::front::unsupported_param(
+                        "multi-dimensional array parameters",
                     )
                     .at(self.loc_at(start)));
                 }

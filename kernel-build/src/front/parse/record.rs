@@ -18,7 +18,7 @@ impl Parser<'_> {
         depth: usize,
     ) -> PResult<StructSyn> {
         if depth > MAX_DEPTH {
-            return Err(Diagnostic::error("structs are nested too deeply").at(self.here()));
+            return Err(crate::diagnostics::front::nested_too_deeply("structs").at(self.here()));
         }
         let open = self.expect("{")?;
         let mut def = StructSyn {
@@ -62,7 +62,7 @@ impl Parser<'_> {
                     } else if self.is(2, "=") {
                         self.alias(&scope)
                     } else {
-                        Err(Diagnostic::error("not an alias"))
+                        Err(crate::diagnostics::front::not_an_alias())
                     };
                     if read.is_err() {
                         self.pos = before;

@@ -3,7 +3,7 @@
 
 use super::cursor::{PResult, Parser};
 use super::{TArgSyn, TParam};
-use crate::diagnostics::{Diagnostic, front as msg};
+use crate::diagnostics::front as msg;
 use crate::front::lexer::TokKind;
 
 impl Parser<'_> {
@@ -111,7 +111,7 @@ impl Parser<'_> {
             })
         });
         let Some(name_tok) = name_tok.filter(|_| decl_end - from >= 2) else {
-            return Err(Diagnostic::error("template parameters need a name")
+            return Err(crate::diagnostics::front::template_param_unnamed()
                 .at(self.loc_of(&self.toks[from])));
         };
         let default = match eq {

@@ -16,7 +16,7 @@ mod tests;
 use std::collections::HashMap;
 
 use super::lexer::{TokKind, Token, lex};
-use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
+use crate::diagnostics::{Diagnostics, front as msg};
 use crate::model::SourceLoc;
 use conditions::{Cond, eval_cond};
 use directive::{split_ident, split_word, strip_comments};
@@ -138,7 +138,7 @@ pub fn expand_for(
             }
             "elif" | "else" => {
                 let Some(top) = stack.last() else {
-                    diags.push(Diagnostic::error(format!("`#{name}` without `#if`")).at(loc(tok)));
+                    diags.push(crate::diagnostics::front::directive_without_if(name).at(loc(tok)));
                     continue;
                 };
                 let (parent, taken) = (top.parent, top.taken);
@@ -157,7 +157,7 @@ pub fn expand_for(
             "endif" => {
                 let closed = stack.pop();
                 closed.map_or_else(
-                    || diags.push(Diagnostic::error("`#endif` without `#if`").at(loc(tok))),
+                    || diags.push(crate::diagnostics::front::directive_without_if("endif").at(loc(tok))),
                     drop,
                 );
             }
@@ -198,7 +198,7 @@ pub fn expand_for(
     if let Some(_open) = stack.last() {
         let last = tokens.last().map(|t| t.line).unwrap_or(1);
         diags.push(
-            Diagnostic::error("unterminated `#if`: missing `#endif`").at(Some(SourceLoc {
+            crate::diagnostics::front::unterminated_if().at(Some(SourceLoc {
                 file: file.to_string(),
                 line: last,
                 column: 1,
