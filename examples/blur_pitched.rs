@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{Error, Gpu, LaunchConfig, Region, RegionMut, cuda_module};
+use kernel_runtime::{Error, Gpu, Launch, Region, RegionMut, cuda_module};
 
 cuda_module! {
     /// Image filters on pitched rows.
@@ -68,7 +68,7 @@ fn blur(gpu: &Gpu) -> Result<Report, Error> {
     let mut dst = gpu.pitched::<f32>(W, H)?;
     gpu.copy_2d(Region::host(&image, W), RegionMut::pitched(&mut src), W, H)?;
     let pitch = src.pitch_elems();
-    let cfg = LaunchConfig::new(((W as u32).div_ceil(32), (H as u32).div_ceil(8)), (32, 8));
+    let cfg = Launch::new(((W as u32).div_ceil(32), (H as u32).div_ceil(8)), (32, 8));
     let ((), took) = gpu.time(|| {
         // SAFETY: box_blur reads in[y * pitch + x] and writes out[y * pitch + x] for x < W,
         // y < H, inside both W × H pitched images (same pitch: same width and type).

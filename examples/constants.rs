@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use kernel_examples::{Comparison, NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{CudaSlice, Error, Gpu, LaunchConfig, cuda_module};
+use kernel_runtime::{CudaSlice, Error, Gpu, Launch, cuda_module};
 
 cuda_module! {
     /// Convolution with a filter in constant memory.
@@ -75,7 +75,7 @@ fn run_filter(
     bias: f32,
 ) -> Result<Comparison, Error> {
     // SAFETY: convolve reads x[s] for 0 <= s < n and writes y[i] for i < n; both hold n floats.
-    unsafe { k.convolve(&LaunchConfig::for_num_elems(N as u32), x, &mut *y, N as i32)? };
+    unsafe { k.convolve(&Launch::for_num_elems(N as u32), x, &mut *y, N as i32)? };
     let got = gpu.download(y)?;
     let want: Vec<f32> = (0..N)
         .map(|i| {

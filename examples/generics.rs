@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use kernel_examples::{Comparison, NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{DeviceRepr, Error, Gpu, LaunchConfig, ValidAsZeroBits, cuda_module};
+use kernel_runtime::{DeviceRepr, Error, Gpu, Launch, ValidAsZeroBits, cuda_module};
 
 cuda_module! {
     /// Generic vector kernels.
@@ -111,16 +111,7 @@ fn check<T: Element>(
     let x = gpu.upload(&xs)?;
     let mut y = gpu.upload(&ys)?;
     // SAFETY: axpby touches x[i] and y[i] for i < n only; both buffers hold n elements.
-    unsafe {
-        k.axpby::<T>(
-            &LaunchConfig::for_num_elems(N as u32),
-            a,
-            &x,
-            b,
-            &mut y,
-            N as i32,
-        )?
-    };
+    unsafe { k.axpby::<T>(&Launch::for_num_elems(N as u32), a, &x, b, &mut y, N as i32)? };
     let got = gpu.download(&y)?;
     let (af, bf) = (a.into(), b.into());
     let want: Vec<T> = xs

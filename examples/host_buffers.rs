@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{Error, Gpu, In, InOut, LaunchConfig, Out, cuda_module};
+use kernel_runtime::{Error, Gpu, In, InOut, Launch, Out, cuda_module};
 
 cuda_module! {
     /// Kernels with one parameter of each direction.
@@ -44,7 +44,7 @@ fn host_buffers(gpu: &Gpu) -> Result<Report, Error> {
 
     let k = directions::load(gpu)?;
     let w = gpu.upload(&ws)?; // a device buffer, for contrast
-    let cfg = LaunchConfig::for_num_elems(N as u32);
+    let cfg = Launch::for_num_elems(N as u32);
     // SAFETY: the kernel touches element i < n of each buffer; every buffer holds LEN >= n.
     unsafe {
         k.scale_accumulate(

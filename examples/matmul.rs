@@ -5,7 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{Error, Gpu, LaunchConfig, cuda_module};
+use kernel_runtime::{Error, Gpu, Launch, cuda_module};
 
 cuda_module! {
     /// Matrix products, row-major: a is m x k, b is k x n, c is m x n.
@@ -83,8 +83,8 @@ fn matmul(gpu: &Gpu) -> Result<Report, Error> {
     let mut c_tiled = gpu.zeros::<f32>(M * N)?;
     let (m, n, kk) = (M as i32, N as i32, K as i32);
 
-    let naive_cfg = LaunchConfig::new(((N as u32).div_ceil(16), (M as u32).div_ceil(16)), (16, 16));
-    let tiled_cfg = LaunchConfig::new(
+    let naive_cfg = Launch::new(((N as u32).div_ceil(16), (M as u32).div_ceil(16)), (16, 16));
+    let tiled_cfg = Launch::new(
         ((N as u32).div_ceil(TILE), (M as u32).div_ceil(TILE)),
         (TILE, ROWS),
     );

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 use kernel_runtime::cudarc::nccl::{self, Comm, ReduceOp};
-use kernel_runtime::{CudaSlice, CudaStream, Error, Gpu, LaunchConfig, cuda_module};
+use kernel_runtime::{CudaSlice, CudaStream, Error, Gpu, Launch, cuda_module};
 
 cuda_module! {
     /// The per-device work.
@@ -91,15 +91,7 @@ fn multi_gpu(_first: &Gpu) -> Result<Report, Failure> {
         let x = gpu.upload(xs)?;
         let mut y = gpu.zeros::<f32>(N)?;
         // SAFETY: scaled_square touches x[i] and y[i] for i < n; both hold n floats.
-        unsafe {
-            k.scaled_square(
-                &LaunchConfig::for_num_elems(N as u32),
-                &x,
-                &mut y,
-                s,
-                N as i32,
-            )?
-        };
+        unsafe { k.scaled_square(&Launch::for_num_elems(N as u32), &x, &mut y, s, N as i32)? };
         products.push(y);
         sums.push(gpu.zeros::<f32>(N)?);
     }

@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{Error, Gpu, LaunchConfig, cuda_module};
+use kernel_runtime::{Error, Gpu, Launch, cuda_module};
 
 cuda_module! {
     /// Block-wide sums.
@@ -60,18 +60,8 @@ fn reduction(gpu: &Gpu) -> Result<Report, Error> {
         // SAFETY: block_sum reads x[i] for i < n and writes partial[blockIdx.x]: x holds N
         // elements, partial one per block of the first launch, total one for the second.
         unsafe {
-            k.block_sum(
-                &LaunchConfig::new(BLOCKS, BLOCK),
-                &x,
-                &mut partial,
-                N as i32,
-            )?;
-            k.block_sum(
-                &LaunchConfig::new(1, BLOCK),
-                &partial,
-                &mut total,
-                BLOCKS as i32,
-            )
+            k.block_sum(&Launch::new(BLOCKS, BLOCK), &x, &mut partial, N as i32)?;
+            k.block_sum(&Launch::new(1, BLOCK), &partial, &mut total, BLOCKS as i32)
         }
     })?;
     let got = gpu.download(&total)?;

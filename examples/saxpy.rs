@@ -6,7 +6,7 @@
 
 use std::process::ExitCode;
 
-use kernel_runtime::{Error, Gpu, LaunchConfig, cuda_module};
+use kernel_runtime::{Error, Gpu, Launch, cuda_module};
 
 cuda_module! {
     /// Single-precision vector kernels.
@@ -56,7 +56,7 @@ fn saxpy(gpu: &Gpu) -> Result<bool, Error> {
     let k = vecmath::load(gpu)?;
     let x = gpu.upload(&xs)?;
     let mut y = gpu.upload(&ys)?;
-    let cfg = LaunchConfig::for_num_elems(N as u32);
+    let cfg = Launch::for_num_elems(N as u32);
     // SAFETY: `saxpy` touches x[i] and y[i] for i < n only, and both buffers hold n elements.
     let ((), took) = gpu.time(|| unsafe { k.saxpy(&cfg, a, &x, &mut y, N as i32) })?;
     let got = gpu.download(&y)?;

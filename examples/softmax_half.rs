@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{Error, Gpu, LaunchConfig, cuda_module, f16};
+use kernel_runtime::{Error, Gpu, Launch, cuda_module, f16};
 
 cuda_module! {
     /// Softmax in half precision.
@@ -79,7 +79,7 @@ fn softmax_half(gpu: &Gpu) -> Result<Report, Error> {
     let k = softmax::load(gpu)?;
     let x = gpu.upload(&xs)?;
     let mut y = gpu.zeros::<f16>(ROWS * COLS)?;
-    let cfg = LaunchConfig::new(ROWS as u32, 256);
+    let cfg = Launch::new(ROWS as u32, 256);
     // SAFETY: block r touches row r < rows of x and y only, columns < cols; both buffers hold
     // rows * cols halves.
     let ((), took) =

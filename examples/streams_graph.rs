@@ -10,7 +10,7 @@
 use std::process::ExitCode;
 
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{Error, Gpu, LaunchConfig, cuda_module};
+use kernel_runtime::{Error, Gpu, Launch, cuda_module};
 
 cuda_module! {
     /// One relaxation step.
@@ -41,7 +41,7 @@ fn streams_graph(gpu: &Gpu) -> Result<Report, Error> {
     let (xs, ys) = (rng.nonzero_f32s(N), rng.nonzero_f32s(N));
     let want = reference(&xs, &ys, a, STEPS * REPLAYS);
     let tol = Tolerance::new(1e-5, 1e-5);
-    let cfg = LaunchConfig::for_num_elems(N as u32);
+    let cfg = Launch::for_num_elems(N as u32);
     let n = N as i32;
     let k = relax::load(gpu)?;
     let x = gpu.upload(&xs)?;
@@ -87,7 +87,7 @@ fn streams_graph(gpu: &Gpu) -> Result<Report, Error> {
             let part = x.slice(i * chunk..(i + 1) * chunk);
             stream.join(main.stream())?;
             let on_stream = k.with_stream(stream);
-            let cfg = LaunchConfig::for_num_elems(chunk as u32);
+            let cfg = Launch::for_num_elems(chunk as u32);
             for _ in 0..STEPS * REPLAYS {
                 // SAFETY: both views hold `chunk` floats; relax stays below n = chunk.
                 unsafe { on_stream.relax(&cfg, &mut *y, &part, a, chunk as i32)? };

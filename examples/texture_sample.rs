@@ -7,7 +7,7 @@ use std::process::ExitCode;
 
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 use kernel_runtime::{
-    AddressMode, ArrayFormat, Error, FilterMode, Gpu, LaunchConfig, Region, RegionMut, TextureDesc,
+    AddressMode, ArrayFormat, Error, FilterMode, Gpu, Launch, Region, RegionMut, TextureDesc,
     cuda_module,
 };
 
@@ -82,7 +82,7 @@ fn sample(gpu: &Gpu) -> Result<Report, Error> {
     let texture = gpu.texture::<f32>(&array, &desc)?;
     let (c, s) = (10f32.to_radians().cos(), 10f32.to_radians().sin());
     let mut out = gpu.zeros::<f32>(OW * OH)?;
-    let cfg = LaunchConfig::new(
+    let cfg = Launch::new(
         ((OW as u32).div_ceil(16), (OH as u32).div_ceil(16)),
         (16, 16),
     );

@@ -8,7 +8,7 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{DeviceLimits, Error, Gpu, LaunchConfig, cuda_module};
+use kernel_runtime::{DeviceLimits, Error, Gpu, Launch, cuda_module};
 
 cuda_module! {
     /// `c = a * b`, row-major (a is m x k, b is k x n), in TILE x TILE tiles.
@@ -112,7 +112,7 @@ fn run(gpu: &Gpu) -> Result<Report, Error> {
         )?;
         let loaded = started.elapsed();
         let mut c = gpu.zeros::<f32>(M * N)?;
-        let cfg = LaunchConfig::new(
+        let cfg = Launch::new(
             ((N as u32).div_ceil(tile), (M as u32).div_ceil(tile)),
             (tile, tile / PER_THREAD),
         );

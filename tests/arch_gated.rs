@@ -10,7 +10,7 @@
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
 use kernel_runtime::fp::F8E4M3;
-use kernel_runtime::{Error, LaunchConfig, bf16, cuda_module, f16};
+use kernel_runtime::{Error, Launch, bf16, cuda_module, f16};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -31,8 +31,8 @@ cuda_module! {
 
 const N: usize = 4099;
 
-fn cfg(n: usize) -> LaunchConfig {
-    LaunchConfig::for_num_elems(n as u32)
+fn cfg(n: usize) -> Launch {
+    Launch::for_num_elems(n as u32)
 }
 
 #[test]
@@ -116,7 +116,7 @@ fn every_kernel_of_the_sm90_image_runs() -> Result<(), Error> {
 
     assert!(k.has_kernel("cluster_rank"));
     let mut ranks = gpu.zeros::<u32>(8)?;
-    let two_clusters = LaunchConfig::new(8, 32).with_cluster(2);
+    let two_clusters = Launch::new(8, 32).with_cluster(2);
     // SAFETY: thread 0 of each of the 8 blocks writes out[blockIdx.x]; out holds 8.
     unsafe { k.cluster_rank(&two_clusters, &mut ranks)? };
     assert_eq!(gpu.download(&ranks)?, [0, 1, 0, 1, 0, 1, 0, 1]);
@@ -144,7 +144,7 @@ fn a_kernel_missing_from_the_loaded_image_is_an_error_before_launch() -> Result<
     assert!(!k.has_kernel("cluster_rank"));
     assert!(k.has_kernel("scale_bf16"));
     let mut ranks = gpu.zeros::<u32>(8)?;
-    let cfg2 = LaunchConfig::new(8, 32).with_cluster(2);
+    let cfg2 = Launch::new(8, 32).with_cluster(2);
     // SAFETY: nothing launches: the kernel is not in the loaded image.
     let err = unsafe { k.cluster_rank(&cfg2, &mut ranks) }.unwrap_err();
     match &err {

@@ -9,7 +9,7 @@
 
 use kernel_runtime::cudarc::driver::sys::CUfunction_attribute as F;
 use kernel_runtime::{
-    CachePreference, Error, Gpu, LaunchConfig, Limit, MemoryType, Module, Program, RawDevicePtr,
+    CachePreference, ContextLimit, Error, Gpu, Launch, MemoryType, Program, RawDevicePtr, RawModule,
 };
 use kernel_test_support::gpu_or_skip;
 
@@ -29,7 +29,7 @@ extern "C" __global__ void hello(int tag) {
 }
 "#;
 
-fn module(gpu: &Gpu) -> Result<Module, Error> {
+fn module(gpu: &Gpu) -> Result<RawModule, Error> {
     Program::new(SOURCE)
         .name("config.cu")
         .compile_for(gpu)?
@@ -44,15 +44,15 @@ fn a_raised_heap_limit_serves_device_malloc() -> Result<(), Error> {
     let threads = 32usize;
     let per_thread = (1usize << 20) / 4; // 1 MiB per thread: 32 MiB, beyond the default 8 MiB
     let heap = 96usize << 20;
-    gpu.set_limit(Limit::MallocHeapSize, heap)?;
-    assert!(gpu.limit(Limit::MallocHeapSize)? >= heap);
+    gpu.set_limit(ContextLimit::MallocHeapSize, heap)?;
+    assert!(gpu.limit(ContextLimit::MallocHeapSize)? >= heap);
     let m = module(&gpu)?;
     let k = m.kernel("heap")?;
     let mut sums = gpu.zeros::<u64>(threads)?;
     // SAFETY: heap(unsigned long long* sums, int per_thread) writes sums[t] for t < 32.
     unsafe {
         k.launch(
-            &LaunchConfig::new(1, threads as u32),
+            &Launch::new(1, threads as u32),
             (&mut sums, per_thread as i32),
         )?
     };
@@ -69,8 +69,8 @@ fn limits_preferences_attributes_and_profiler() -> Result<(), Error> {
     let Some(gpu) = gpu_or_skip() else {
         return Ok(());
     };
-    gpu.set_limit(Limit::StackSize, 4096)?;
-    assert!(gpu.limit(Limit::StackSize)? >= 4096);
+    gpu.set_limit(ContextLimit::StackSize, 4096)?;
+    assert!(gpu.limit(ContextLimit::StackSize)? >= 4096);
     gpu.set_cache_preference(CachePreference::Shared)?;
     let m = module(&gpu)?;
     let k = m.kernel("heap")?;
@@ -127,13 +127,10 @@ fn device_printf_reaches_standard_output_after_a_synchronisation() {
 #[ignore = "a child process of device_printf_reaches_standard_output_after_a_synchronisation"]
 fn printf_child() -> Result<(), Error> {
     let gpu = Gpu::new(0)?;
-    gpu.set_limit(Limit::PrintfFifoSize, 1 << 20)?;
+    gpu.set_limit(ContextLimit::PrintfFifoSize, 1 << 20)?;
     let m = module(&gpu)?;
     // SAFETY: hello(int) only prints.
-    unsafe {
-        m.kernel("hello")?
-            .launch(&LaunchConfig::new(1, 4), (1234i32,))?
-    };
+    unsafe { m.kernel("hello")?.launch(&Launch::new(1, 4), (1234i32,))? };
     gpu.synchronize()?;
     Ok(())
 }

@@ -7,7 +7,7 @@
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
 use kernel_runtime::vector::{BFloat162, Double2, Float2, Half2, Int4, LongLong2, ULongLong4};
-use kernel_runtime::{Error, In, InOut, LaunchConfig, Out, bf16, cuda_module, f16};
+use kernel_runtime::{Error, In, InOut, Launch, Out, bf16, cuda_module, f16};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 /// The module is loaded once per context, so its `counter` global is shared by every
@@ -30,8 +30,8 @@ cuda_module! {
 
 const N: usize = 3000;
 
-fn cfg(n: usize) -> LaunchConfig {
-    LaunchConfig::for_num_elems(n as u32)
+fn cfg(n: usize) -> Launch {
+    Launch::for_num_elems(n as u32)
 }
 
 #[test]

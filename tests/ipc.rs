@@ -9,7 +9,7 @@
 
 use std::process::Command;
 
-use kernel_runtime::{Error, IpcEventHandle, IpcMemHandle, LaunchConfig, cuda_module};
+use kernel_runtime::{Error, IpcEventHandle, IpcMemHandle, Launch, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -48,7 +48,7 @@ fn a_second_process_reads_and_writes_shared_buffers() -> Result<(), Error> {
     let x = gpu.upload(&xs)?;
     let mut a = gpu.ipc_alloc::<f32>(N)?;
     let b = gpu.ipc_alloc::<f32>(N)?;
-    let cfg = LaunchConfig::for_num_elems(N as u32);
+    let cfg = Launch::for_num_elems(N as u32);
     // SAFETY: scale reads x and writes a, N elements each.
     unsafe { m.scale(&cfg, &x, &mut a, 3.0, N as i32)? };
     let written = gpu.ipc_event()?;
@@ -108,15 +108,7 @@ fn ipc_child() -> Result<(), Error> {
     let want: Vec<f32> = xs.iter().map(|v| 3.0 * v).collect();
     assert_close(&gpu.download(&a)?, &want, 1e-6);
     // SAFETY: scale reads a and writes b, N elements each (both the parent's).
-    unsafe {
-        m.scale(
-            &LaunchConfig::for_num_elems(N as u32),
-            &a,
-            &mut b,
-            0.5,
-            N as i32,
-        )?
-    };
+    unsafe { m.scale(&Launch::for_num_elems(N as u32), &a, &mut b, 0.5, N as i32)? };
     gpu.synchronize()?;
     println!("child: checked {} elements", a.len());
     Ok(())

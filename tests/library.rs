@@ -1,15 +1,15 @@
-//! `Library`: code loaded once for the process and used from every GPU's context (each GPU
+//! `RawLibrary`: code loaded once for the process and used from every GPU's context (each GPU
 //! the machine has: two on a two-GPU machine), against a CPU reference on random data; a
 //! `__device__` global per context; the name expressions of an `ObjectCode`; the code one
 //! context's `Module` resolves stays valid after another's is dropped.
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{Error, Gpu, LaunchConfig, Library, ObjectCode, cuda_module};
+use kernel_runtime::{Error, Gpu, Launch, ObjectCode, RawLibrary, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
-    /// One kernel and one global, for loading through a `Library`.
+    /// One kernel and one global, for loading through a `RawLibrary`.
     mod counted {
         source = r#"
             __device__ int calls;
@@ -39,7 +39,7 @@ fn one_library_serves_every_gpu() -> Result<(), Error> {
         return Ok(());
     };
     let image = counted::METADATA.image.expect("built with device code");
-    let lib = Library::load_bytes(image)?;
+    let lib = RawLibrary::load_bytes(image)?;
     let all = gpus(gpu)?;
     println!("{} GPU(s)", all.len());
     let modules: Vec<_> = all
@@ -58,12 +58,7 @@ fn one_library_serves_every_gpu() -> Result<(), Error> {
         let mut y = gpu.upload(&ys)?;
         let axpy = module.kernel("axpy")?;
         // SAFETY: axpy(float a, const float* x, float* y, int n) touches x[i], y[i] for i < n.
-        unsafe {
-            axpy.launch(
-                &LaunchConfig::for_num_elems(n as u32),
-                (a, &x, &mut y, n as i32),
-            )?
-        };
+        unsafe { axpy.launch(&Launch::for_num_elems(n as u32), (a, &x, &mut y, n as i32))? };
         let want: Vec<f32> = xs.iter().zip(&ys).map(|(x, y)| a.mul_add(*x, *y)).collect();
         assert_close(&gpu.download(&y)?, &want, 1e-6);
         // Each context has its own copy of the global.
@@ -94,12 +89,7 @@ fn object_code_loads_as_a_library_with_its_name_expressions() -> Result<(), Erro
         let xs = Rng::with_seed(60).nonzero_f32s(n);
         let mut x = gpu.upload(&xs)?;
         // SAFETY: scale<float>(float* x, float s, int n) touches x[i] for i < n.
-        unsafe {
-            scale.launch(
-                &LaunchConfig::for_num_elems(n as u32),
-                (&mut x, 3.0f32, n as i32),
-            )?
-        };
+        unsafe { scale.launch(&Launch::for_num_elems(n as u32), (&mut x, 3.0f32, n as i32))? };
         let want: Vec<f32> = xs.iter().map(|v| v * 3.0).collect();
         assert_close(&gpu.download(&x)?, &want, 0.0);
     }
@@ -123,15 +113,7 @@ fn a_generated_module_loads_once_for_every_gpu() -> Result<(), Error> {
         // The typed global accessor reaches this context's copy.
         k.calls()?.write(&(10 * i as i32))?;
         // SAFETY: axpy touches x[i] and y[i] for i < n; both hold n floats.
-        unsafe {
-            k.axpy(
-                &LaunchConfig::for_num_elems(n as u32),
-                a,
-                &x,
-                &mut y,
-                n as i32,
-            )?
-        };
+        unsafe { k.axpy(&Launch::for_num_elems(n as u32), a, &x, &mut y, n as i32)? };
         assert_eq!(k.calls()?.read()?, 10 * i as i32 + 1);
         let want: Vec<f32> = xs.iter().zip(&ys).map(|(x, y)| a.mul_add(*x, *y)).collect();
         assert_close(&gpu.download(&y)?, &want, 1e-6);
@@ -145,7 +127,7 @@ fn a_kernel_the_library_lacks_is_named() -> Result<(), Error> {
     let Some(gpu) = gpu_or_skip() else {
         return Ok(());
     };
-    let lib = Library::load_bytes(counted::METADATA.image.expect("device code"))?;
+    let lib = RawLibrary::load_bytes(counted::METADATA.image.expect("device code"))?;
     let module = lib.module(&gpu)?;
     assert!(!module.has_kernel("no_such_kernel"));
     match module.kernel("no_such_kernel") {

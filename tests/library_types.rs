@@ -6,7 +6,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{Error, LaunchConfig, RawDevicePtr, cuda_module};
+use kernel_runtime::{Error, Launch, RawDevicePtr, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -18,8 +18,8 @@ cuda_module! {
 
 const N: usize = 1000;
 
-fn cfg(n: usize) -> LaunchConfig {
-    LaunchConfig::for_num_elems(n as u32)
+fn cfg(n: usize) -> Launch {
+    Launch::for_num_elems(n as u32)
 }
 
 #[test]

@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kernel_runtime::{CodeKind, Error, LaunchConfig, LinkOptions, Linker, ObjectCode};
+use kernel_runtime::{CodeKind, Error, Launch, LinkOptions, Linker, ObjectCode};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 const KERNEL_LTO: &[u8] = include_bytes!("cuda/objects/lto_kernel.ltoir");
@@ -96,7 +96,7 @@ fn a_missing_nvjitlink_says_how_to_get_it() {
 /// Launches `apply_poly` of `module` on random data and checks it.
 fn check_apply_poly(
     gpu: &kernel_runtime::Gpu,
-    module: &kernel_runtime::Module,
+    module: &kernel_runtime::RawModule,
 ) -> Result<(), Error> {
     let n = 4096usize;
     let xs = Rng::with_seed(41).nonzero_f32s(n);
@@ -104,12 +104,7 @@ fn check_apply_poly(
     let mut y = gpu.zeros::<f32>(n)?;
     let k = module.kernel("apply_poly")?;
     // SAFETY: apply_poly(const float* x, float* y, int n) touches x[i], y[i] for i < n.
-    unsafe {
-        k.launch(
-            &LaunchConfig::for_num_elems(n as u32),
-            (&x, &mut y, n as i32),
-        )?
-    };
+    unsafe { k.launch(&Launch::for_num_elems(n as u32), (&x, &mut y, n as i32))? };
     let want: Vec<f32> = xs.iter().map(|&v| poly(v)).collect();
     assert_close(&gpu.download(&y)?, &want, 1e-5);
     Ok(())

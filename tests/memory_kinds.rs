@@ -6,9 +6,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{
-    Advice, Error, LaunchConfig, Location, MemoryType, Region, RegionMut, cuda_module,
-};
+use kernel_runtime::{Advice, Error, Launch, Location, MemoryType, Region, RegionMut, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -53,7 +51,7 @@ fn managed_buffers_pass_through_the_stubs_and_read_on_the_host() -> Result<(), E
     let addr = kernel_runtime::DevicePtr::device_ptr(&x, gpu.stream()).0;
     let at = gpu.pointer_attributes(addr)?;
     assert!(at.managed, "{at:?}");
-    let cfg = LaunchConfig::for_num_elems(n as u32);
+    let cfg = Launch::for_num_elems(n as u32);
     // SAFETY: axpy(float, const float*, float*, int) over n elements of both buffers.
     unsafe { m.axpy(&cfg, 2.0, &x, &mut y, n as i32)? };
     // No explicit synchronisation: the host accessor waits for the launch.
@@ -118,15 +116,7 @@ fn registered_host_memory_serves_async_copies() -> Result<(), Error> {
         gpu.upload_async(&xr, &mut x)?;
         gpu.upload_async(&yr, &mut y)?;
         // SAFETY: axpy over n elements of both buffers.
-        unsafe {
-            m.axpy(
-                &LaunchConfig::for_num_elems(n as u32),
-                1.5,
-                &x,
-                &mut y,
-                n as i32,
-            )?
-        };
+        unsafe { m.axpy(&Launch::for_num_elems(n as u32), 1.5, &x, &mut y, n as i32)? };
         gpu.download_async(&y, &mut yr)?;
         assert_close(yr.as_slice()?, &axpy_ref(1.5, &xs, &ys), 1e-6);
         yr.as_mut_slice()?.fill(0.0);
@@ -152,7 +142,7 @@ fn pitched_images_round_trip_through_2d_copies() -> Result<(), Error> {
     assert!(img.pitch_elems() >= w && img.pitch_bytes() % 4 == 0);
     gpu.copy_2d(Region::host(&host, w), RegionMut::pitched(&mut img), w, h)?;
     let pitch = img.pitch_elems();
-    let cfg = LaunchConfig::new(((w as u32).div_ceil(16), (h as u32).div_ceil(16)), (16, 16));
+    let cfg = Launch::new(((w as u32).div_ceil(16), (h as u32).div_ceil(16)), (16, 16));
     // SAFETY: scale_2d touches x < w, y < h of the pitched image.
     unsafe { m.scale_2d(&cfg, &mut img, pitch, w as i32, h as i32, -2.0)? };
     let want: Vec<f32> = host.iter().map(|v| -2.0 * v).collect();
@@ -214,7 +204,7 @@ fn pitched_volumes_round_trip_through_3d_copies() -> Result<(), Error> {
     let mut vol = gpu.pitched_3d::<f32>(w, h, d)?;
     let src = Region::host(&host, w).rows_per_plane(h);
     gpu.copy_3d(src, RegionMut::pitched(&mut vol), [w, h, d])?;
-    let cfg = LaunchConfig::new(
+    let cfg = Launch::new(
         ((w as u32).div_ceil(8), (h as u32).div_ceil(8), d as u32),
         (8, 8),
     );

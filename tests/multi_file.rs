@@ -6,7 +6,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{CudaSlice, Error, Gpu, LaunchConfig, cuda_module};
+use kernel_runtime::{CudaSlice, Error, Gpu, Launch, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -37,8 +37,8 @@ cuda_module! {
 
 const N: usize = 5003;
 
-fn cfg() -> LaunchConfig {
-    LaunchConfig::for_num_elems(N as u32)
+fn cfg() -> Launch {
+    Launch::for_num_elems(N as u32)
 }
 
 #[test]
@@ -116,7 +116,7 @@ fn rdc_module_calls_across_files() -> Result<(), Error> {
         },
         |m| {
             // SAFETY: one thread writes the counter.
-            unsafe { m.reset_calls(&LaunchConfig::new(1, 1)) }
+            unsafe { m.reset_calls(&Launch::new(1, 1)) }
         },
         |m| m.calls()?.read(),
     )
@@ -141,7 +141,7 @@ fn lto_module_calls_across_files() -> Result<(), Error> {
         },
         |m| {
             // SAFETY: one thread writes the counter.
-            unsafe { m.reset_calls(&LaunchConfig::new(1, 1)) }
+            unsafe { m.reset_calls(&Launch::new(1, 1)) }
         },
         |m| m.calls()?.read(),
     )
@@ -158,7 +158,7 @@ fn rdc_and_lto_kernel_times() -> Result<(), Error> {
     const BIG: usize = 1 << 24;
     let x = gpu.upload(&Rng::with_seed(23).nonzero_f32s(BIG))?;
     let mut y = gpu.zeros::<f32>(BIG)?;
-    let big = LaunchConfig::for_num_elems(BIG as u32);
+    let big = Launch::for_num_elems(BIG as u32);
     let rdc = linked::load(&gpu)?;
     let lto = optimised::load(&gpu)?;
     let mut time = |launch: &mut dyn FnMut(&mut CudaSlice<f32>) -> Result<(), Error>| {

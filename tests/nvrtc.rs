@@ -5,7 +5,7 @@
 //! `KERNEL_NVRTC_LIBRARY` set in `.cargo/config.toml`) or the system's. The GPU test skips
 //! (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{CodeKind, Error, LaunchConfig, Nvrtc, ObjectCode, Program};
+use kernel_runtime::{CodeKind, Error, Launch, Nvrtc, ObjectCode, Program};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 const AXPY: &str = r#"
@@ -128,12 +128,7 @@ fn a_program_runs_on_the_gpu() -> Result<(), Error> {
     let x = gpu.upload(&xs)?;
     let mut y = gpu.upload(&ys)?;
     // SAFETY: axpy<float>(float a, const float* x, float* y, int n); x and y hold n.
-    unsafe {
-        axpy.launch(
-            &LaunchConfig::for_num_elems(n as u32),
-            (a, &x, &mut y, n as i32),
-        )?
-    };
+    unsafe { axpy.launch(&Launch::for_num_elems(n as u32), (a, &x, &mut y, n as i32))? };
     let want: Vec<f32> = xs.iter().zip(&ys).map(|(x, y)| a * x + y).collect();
     assert_close(&gpu.download(&y)?, &want, 1e-5);
     Ok(())

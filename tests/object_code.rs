@@ -4,7 +4,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{CodeKind, Error, LaunchConfig, LoadingMode, ObjectCode, loading_mode};
+use kernel_runtime::{CodeKind, Error, Launch, LoadingMode, ObjectCode, loading_mode};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 const PTX: &str = include_str!("cuda/objects/scale_float.ptx");
@@ -40,12 +40,7 @@ fn a_name_expression_reaches_its_symbol_on_the_gpu() -> Result<(), Error> {
     let s = r.nonzero_f32();
     let mut x = gpu.upload(&xs)?;
     // SAFETY: `scale<float>(float* x, float s, int n)` touches x[i] for i < n; x holds n.
-    unsafe {
-        scale.launch(
-            &LaunchConfig::for_num_elems(n as u32),
-            (&mut x, s, n as i32),
-        )?
-    };
+    unsafe { scale.launch(&Launch::for_num_elems(n as u32), (&mut x, s, n as i32))? };
     let want: Vec<f32> = xs.iter().map(|v| v * s).collect();
     assert_close(&gpu.download(&x)?, &want, 0.0);
     // The symbol itself still works.

@@ -4,7 +4,7 @@
 //!
 //! Skips (with the reason) with fewer than two GPUs; fails when `KERNEL_REQUIRE_GPUS=2`.
 
-use kernel_runtime::{Error, LaunchConfig, cuda_module};
+use kernel_runtime::{Error, Launch, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, two_gpus_or_skip};
 
 cuda_module! {
@@ -42,7 +42,7 @@ fn buffers_move_between_two_gpus() -> Result<(), Error> {
     let mb = peer::load(&b)?;
     let mut scaled = b.zeros::<f32>(n)?;
     b.copy_peer_async(&on_a, &mut on_b)?;
-    let cfg = LaunchConfig::for_num_elems(n as u32);
+    let cfg = Launch::for_num_elems(n as u32);
     // SAFETY: scale reads on_b and writes scaled, n elements each.
     unsafe { mb.scale(&cfg, &on_b, &mut scaled, -2.0, n as i32)? };
     let mut back = a.zeros::<f32>(n)?;

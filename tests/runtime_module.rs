@@ -7,7 +7,7 @@
 //!
 //! GPU tests skip (with the reason) without a GPU; fail when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{Error, Gpu, LaunchConfig, cuda_module};
+use kernel_runtime::{Error, Gpu, Launch, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -175,8 +175,8 @@ fn check_transpose(
         (rows as u32).div_ceil(tile),
         1,
     );
-    let cfg = LaunchConfig::new(grid, (tile, tile, 1));
-    let one = LaunchConfig::for_num_elems(1);
+    let cfg = Launch::new(grid, (tile, tile, 1));
+    let one = Launch::for_num_elems(1);
     // SAFETY: transpose reads rows*cols from x and writes rows*cols to y, with blocks of
     // TILE×TILE threads; tile_size writes one int.
     unsafe {
@@ -207,9 +207,7 @@ fn variants_compiled_at_run_time_launch_through_the_same_stubs() -> Result<(), E
     let v = Rng::with_seed(2).nonzero_f32();
     let mut x = gpu.zeros::<f32>(n)?;
     // SAFETY: ops::fill<float>(float* x, float v, int n) writes x[i] for i < n; x holds n.
-    unsafe {
-        default.ops_fill::<f32>(&LaunchConfig::for_num_elems(n as u32), &mut x, v, n as i32)?
-    };
+    unsafe { default.ops_fill::<f32>(&Launch::for_num_elems(n as u32), &mut x, v, n as i32)? };
     assert_eq!(gpu.download(&x)?, vec![v; n]);
     for tile in [8u32, 32] {
         let value = tile.to_string();
@@ -256,15 +254,7 @@ fn a_struct_from_a_header_passes_by_value() -> Result<(), Error> {
     let x = gpu.upload(&xs)?;
     let mut out = gpu.zeros::<f32>(n)?;
     // SAFETY: blend reads x[i*4..i*4+4] and writes out[i] for i < n; the buffers hold that.
-    unsafe {
-        m.blend(
-            &LaunchConfig::for_num_elems(n as u32),
-            p,
-            &x,
-            &mut out,
-            n as i32,
-        )?
-    };
+    unsafe { m.blend(&Launch::for_num_elems(n as u32), p, &x, &mut out, n as i32)? };
     let want: Vec<f32> = (0..n)
         .map(|i| (0..4).fold(p.bias, |s, l| s + p.w[l] * xs[i * 4 + l]))
         .collect();
@@ -287,7 +277,7 @@ fn a_gpu_without_an_image_gets_the_fallback() -> Result<(), Error> {
     let (xs, a) = (r.nonzero_f32s(n), r.nonzero_f32());
     let mut x = gpu.upload(&xs)?;
     // SAFETY: scale(float* x, float a, int n) touches x[i] for i < n; x holds n.
-    unsafe { m.scale(&LaunchConfig::for_num_elems(n as u32), &mut x, a, n as i32)? };
+    unsafe { m.scale(&Launch::for_num_elems(n as u32), &mut x, a, n as i32)? };
     let want: Vec<f32> = xs.iter().map(|v| v * a).collect();
     assert_close(&gpu.download(&x)?, &want, 0.0);
     Ok(())

@@ -9,7 +9,7 @@
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
 use kernel_runtime::{
-    AddressMode, ArrayFormat, Error, FilterMode, LaunchConfig, Region, RegionMut, TextureDesc,
+    AddressMode, ArrayFormat, Error, FilterMode, Launch, Region, RegionMut, TextureDesc,
     cuda_module,
 };
 use kernel_test_support::{NonZeroData, Rng, gpu_or_skip};
@@ -148,7 +148,7 @@ fn a_linear_texture_matches_the_texture_units_arithmetic() -> Result<(), Error> 
     let (ow, oh) = (4 * w + 10, 4 * h + 6);
     let (sx, sy) = (0.25f32, 0.25f32);
     let mut out = gpu.zeros::<f32>(ow * oh)?;
-    let cfg = LaunchConfig::new(
+    let cfg = Launch::new(
         ((ow as u32).div_ceil(16), (oh as u32).div_ceil(16)),
         (16, 16),
     );
@@ -197,7 +197,7 @@ fn integer_texels_read_as_normalised_floats_and_3d_points() -> Result<(), Error>
     assert!(gpu.texture::<f32>(&arr, &TextureDesc::new()).is_err());
     let t = gpu.texture::<f32>(&arr, &TextureDesc::new().normalized_float(true))?;
     let mut out = gpu.zeros::<f32>(w * h)?;
-    let cfg = LaunchConfig::new(((w as u32).div_ceil(16), (h as u32).div_ceil(16)), (16, 16));
+    let cfg = Launch::new(((w as u32).div_ceil(16), (h as u32).div_ceil(16)), (16, 16));
     // SAFETY: point samples at texel centres, one per output element.
     unsafe { m.sample_2d(&cfg, &t, &mut out, w as i32, h as i32, 1.0, 1.0)? };
     let want: Vec<f32> = bytes.iter().map(|&b| f32::from(b) / 255.0).collect();
@@ -213,7 +213,7 @@ fn integer_texels_read_as_normalised_floats_and_3d_points() -> Result<(), Error>
     )?;
     let t3 = gpu.texture::<f32>(&a3, &TextureDesc::new())?;
     let mut out = gpu.zeros::<f32>(w * h * d)?;
-    let cfg = LaunchConfig::new((1, 2, d as u32), (16, 8));
+    let cfg = Launch::new((1, 2, d as u32), (16, 8));
     // SAFETY: sample_3d writes one element per (x, y, z) inside the volume.
     unsafe { m.sample_3d(&cfg, &t3, &mut out, w as i32, h as i32, d as i32)? };
     assert_eq!(gpu.download(&out)?, vol);
@@ -235,7 +235,7 @@ fn a_surface_is_read_and_written_by_a_kernel() -> Result<(), Error> {
         gpu.surface::<f64>(&arr).is_err(),
         "an 8-byte view of 4-byte elements"
     );
-    let cfg = LaunchConfig::new(((w as u32).div_ceil(16), (h as u32).div_ceil(16)), (16, 16));
+    let cfg = Launch::new(((w as u32).div_ceil(16), (h as u32).div_ceil(16)), (16, 16));
     // SAFETY: fill_surface touches x < w, y < h of the surface.
     unsafe { m.fill_surface(&cfg, &s, w as i32, h as i32, 0.25)? };
     let mut back = vec![0.0f32; w * h];

@@ -25,7 +25,7 @@
 //!         let xs = Rng::with_seed(1).nonzero_f32s(1000);
 //!         let mut ys = vec![0.0f32; xs.len()];
 //!         let k = scale::load(gpu)?;
-//!         let cfg = kernel_runtime::LaunchConfig::for_num_elems(1000);
+//!         let cfg = kernel_runtime::Launch::for_num_elems(1000);
 //!         // SAFETY: `twice` touches x[i] and y[i] for i < n only; both hold n elements.
 //!         unsafe { k.twice(&cfg, kernel_runtime::In(&xs), kernel_runtime::Out(&mut ys), 1000)? };
 //!         let want: Vec<f32> = xs.iter().map(|x| 2.0 * x).collect();

@@ -197,9 +197,7 @@ mod tests {
                 let path = entry.path();
                 if path.is_dir() && !path.ends_with("bin") {
                     dirs.push(path);
-                } else if path.extension().is_some_and(|e| e == "rs")
-                    && !path.ends_with("env.rs")
-                {
+                } else if path.extension().is_some_and(|e| e == "rs") && !path.ends_with("env.rs") {
                     let text = std::fs::read_to_string(&path).unwrap();
                     if text.contains("env::var_os(") || text.contains("env::var(\"") {
                         offenders.push(path.display().to_string());

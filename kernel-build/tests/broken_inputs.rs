@@ -379,7 +379,12 @@ fn two_processes_build_one_module_into_one_cache() {
     // Each build is this test binary again, running only the ignored child below.
     let child = |nvcc: &Path| {
         std::process::Command::new(std::env::current_exe().unwrap())
-            .args(["--exact", "child_build_into_shared_cache", "--ignored", "--nocapture"])
+            .args([
+                "--exact",
+                "child_build_into_shared_cache",
+                "--ignored",
+                "--nocapture",
+            ])
             .env("KERNEL_TEST_CHILD_PROJECT", project.path())
             .env("KERNEL_TEST_CHILD_CACHE", cache.path())
             .env("KERNEL_TEST_CHILD_NVCC", nvcc)
@@ -425,7 +430,10 @@ fn two_processes_build_one_module_into_one_cache() {
 #[test]
 #[ignore = "a child process of two_processes_build_one_module_into_one_cache"]
 fn child_build_into_shared_cache() {
-    #[allow(clippy::disallowed_methods, reason = "set by the parent test for this child")]
+    #[allow(
+        clippy::disallowed_methods,
+        reason = "set by the parent test for this child"
+    )]
     let var = |name: &str| std::env::var_os(name).map(std::path::PathBuf::from);
     let (Some(project), Some(cache), Some(nvcc)) = (
         var("KERNEL_TEST_CHILD_PROJECT"),
@@ -434,8 +442,11 @@ fn child_build_into_shared_cache() {
     ) else {
         panic!("run by two_processes_build_one_module_into_one_cache only");
     };
-    let built = build_no_panic(&request(&project, "k.cu", &["sm_80"]), &context(&nvcc, &cache))
-        .unwrap();
+    let built = build_no_panic(
+        &request(&project, "k.cu", &["sm_80"]),
+        &context(&nvcc, &cache),
+    )
+    .unwrap();
     let names: Vec<&str> = built.info.kernels.iter().map(|k| k.name.as_str()).collect();
     println!("kernels: {}", names.join(","));
 }

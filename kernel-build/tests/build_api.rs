@@ -3,9 +3,9 @@
 
 mod support;
 
-use kernel_objects::{self as fatbin, EntryKind};
 use kernel_build::__private::toolkit::Toolkit;
 use kernel_build::{Build, Metadata};
+use kernel_objects::{self as fatbin, EntryKind};
 use support::{project, real_nvcc};
 
 const A: &str = r#"#include "common.h"

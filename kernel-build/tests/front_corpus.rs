@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kernel_objects::{self as fatbin, Fatbin};
 use kernel_build::__private::front::{self, FrontInput};
 use kernel_build::model::{Linkage, ModuleInfo};
+use kernel_objects::{self as fatbin, Fatbin};
 
 const GENCODES: &[&str] = &[
     "-gencode=arch=compute_80,code=sm_80",
@@ -49,7 +49,9 @@ fn analyze_file(nvcc: &Path, name: &str) -> ModuleInfo {
     front::analyze(&input).unwrap_or_else(|d| panic!("{name}:\n{d}"))
 }
 
-fn analyze_raw(name: &str) -> Result<ModuleInfo, kernel_build::__private::diagnostics::Diagnostics> {
+fn analyze_raw(
+    name: &str,
+) -> Result<ModuleInfo, kernel_build::__private::diagnostics::Diagnostics> {
     let raw = std::fs::read_to_string(corpus_dir().join(name)).unwrap();
     front::analyze(&FrontInput::raw_only(name, &raw))
 }

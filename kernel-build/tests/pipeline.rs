@@ -5,8 +5,10 @@
 
 mod support;
 
+use kernel_build::__private::pipeline::{
+    BuiltModule, Context, ModuleRequest, SourceInput, build_module,
+};
 use kernel_build::Error;
-use kernel_build::__private::pipeline::{BuiltModule, Context, ModuleRequest, SourceInput, build_module};
 use std::path::Path;
 use support::{FakeNvcc, project, real_nvcc};
 

@@ -6,8 +6,10 @@
 
 mod support;
 
+use kernel_build::__private::pipeline::{
+    BuiltModule, Context, ModuleRequest, SourceInput, build_module,
+};
 use kernel_build::model::{CType, Kernel, ModuleInfo, Scalar};
-use kernel_build::__private::pipeline::{BuiltModule, Context, ModuleRequest, SourceInput, build_module};
 use std::path::Path;
 use support::real_nvcc;
 

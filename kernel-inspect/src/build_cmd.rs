@@ -10,8 +10,8 @@
 //!                                 [--out FILE.fatbin] [--require-every-target] [--json]
 //! ```
 
-use kernel_build::LinkMode;
 use kernel_build::__private::pipeline::{Context, ModuleRequest, SourceInput, build_module};
+use kernel_build::LinkMode;
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::PathBuf;

@@ -5,8 +5,8 @@ mod support;
 
 use std::process::Command;
 
-use support::{SM90_UP, compile, real_nvcc as nvcc, source};
 use serde_json::Value;
+use support::{SM90_UP, compile, real_nvcc as nvcc, source};
 
 /// Runs `kernel-inspect ARGS…`, requires success and returns stdout.
 fn inspect(args: &[&std::ffi::OsStr]) -> String {

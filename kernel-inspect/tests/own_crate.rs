@@ -35,7 +35,7 @@ const SCALE_CU: &str = r#"extern "C" __global__ void scale(float* x, float a, in
 }
 "#;
 
-const MAIN_RS: &str = r##"use kernel_runtime::{Gpu, LaunchConfig, cuda_module, include_kernels};
+const MAIN_RS: &str = r##"use kernel_runtime::{Gpu, Launch, cuda_module, include_kernels};
 
 include_kernels!(scale);
 
@@ -61,7 +61,7 @@ fn main() -> Result<(), kernel_runtime::Error> {
         }
     };
     let mut x = gpu.upload(&[1.0f32, 2.0, 3.0])?;
-    let cfg = LaunchConfig::for_num_elems(3);
+    let cfg = Launch::for_num_elems(3);
     // SAFETY: both kernels touch x[i] for i < 3 only; x holds 3.
     unsafe {
         scale::load(&gpu)?.scale(&cfg, &mut x, 2.0, 3)?;

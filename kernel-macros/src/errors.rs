@@ -2,8 +2,8 @@
 //! text, the file path, an arch name), with the CUDA file:line in the message.
 
 use crate::input::{ModuleInput, Source};
-use kernel_build::Error;
 use kernel_build::__private::diagnostics::build;
+use kernel_build::Error;
 
 /// The `syn::Error` (possibly several combined) for a failed build.
 pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
@@ -110,10 +110,18 @@ fn file_literal<'a>(input: &'a ModuleInput, text: &str) -> Option<&'a syn::LitSt
 /// absolute path), with the folder relative paths are resolved against.
 fn io_message(error: &Error, source: &Source) -> String {
     let written = match (error, source) {
-        (Error::Io { path, source: io, .. }, Source::File(lit)) if path.ends_with(lit.value()) => {
-            Some((lit, io))
-        }
-        (Error::Io { path, source: io, .. }, Source::Files(lits)) => lits
+        (
+            Error::Io {
+                path, source: io, ..
+            },
+            Source::File(lit),
+        ) if path.ends_with(lit.value()) => Some((lit, io)),
+        (
+            Error::Io {
+                path, source: io, ..
+            },
+            Source::Files(lits),
+        ) => lits
             .iter()
             .find(|l| path.ends_with(l.value()))
             .map(|lit| (lit, io)),

@@ -12,30 +12,10 @@ mod input;
 
 use proc_macro::TokenStream;
 
-#[cfg(test)]
-mod tests {
-    /// The options table of `cuda_module!`'s documentation lists exactly the keys the
-    /// library knows, in its order.
-    #[test]
-    fn the_documented_keys_are_the_librarys() {
-        let docs = include_str!("lib.rs");
-        let documented: Vec<&str> = docs
-            .lines()
-            .filter_map(|l| l.strip_prefix("/// | `"))
-            .filter_map(|l| l.split([' ', '`']).next())
-            .collect();
-        let known: Vec<&str> = kernel_build::__private::diagnostics::options::MACRO_KEYS
-            .iter()
-            .map(|(k, _)| *k)
-            .collect();
-        assert_eq!(documented, known);
-    }
-}
-
 /// Compiles CUDA C at build time and generates a typed Rust module for it.
 ///
 /// ```ignore
-/// use kernel_runtime::{cuda_module, Gpu, LaunchConfig};
+/// use kernel_runtime::{cuda_module, Gpu, Launch};
 ///
 /// cuda_module! {
 ///     /// Vector kernels.
@@ -59,7 +39,7 @@ mod tests {
 ///     let x = gpu.upload(&[1.0f32; 1024])?;
 ///     let mut y = gpu.upload(&[2.0f32; 1024])?;
 ///     // SAFETY: saxpy touches x[0..n] and y[0..n] only, and both hold n elements.
-///     unsafe { k.saxpy(&LaunchConfig::for_num_elems(1024), 2.0, &x, &mut y, 1024)? };
+///     unsafe { k.saxpy(&Launch::for_num_elems(1024), 2.0, &x, &mut y, 1024)? };
 ///     Ok(())
 /// }
 /// ```
@@ -88,7 +68,7 @@ mod tests {
 ///
 /// - `load(&Gpu) -> Result<Module, Error>`: loads the embedded fatbin into the
 ///   GPU's context and resolves every kernel.
-/// - `Module`: one method per kernel taking `&LaunchConfig` then the kernel's
+/// - `Module`: one method per kernel taking `&Launch` then the kernel's
 ///   parameters with exact types: scalars by value (`f32`, `i32`, `half::f16`, ...),
 ///   vector types (`kernel_runtime::vector::Float2`, ...), generated `#[repr(C)]`
 ///   structs for C structs by value, `impl ConstPtr<T>` for `const T*` (`&CudaSlice<T>`,
@@ -159,4 +139,24 @@ mod tests {
 pub fn cuda_module(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as input::ModuleInput);
     expand::cuda_module(&input).into()
+}
+
+#[cfg(test)]
+mod tests {
+    /// The options table of `cuda_module!`'s documentation lists exactly the keys the
+    /// library knows, in its order.
+    #[test]
+    fn the_documented_keys_are_the_librarys() {
+        let docs = include_str!("lib.rs");
+        let documented: Vec<&str> = docs
+            .lines()
+            .filter_map(|l| l.strip_prefix("/// | `"))
+            .filter_map(|l| l.split([' ', '`']).next())
+            .collect();
+        let known: Vec<&str> = kernel_build::__private::diagnostics::options::MACRO_KEYS
+            .iter()
+            .map(|(k, _)| *k)
+            .collect();
+        assert_eq!(documented, known);
+    }
 }

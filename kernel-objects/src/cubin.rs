@@ -141,10 +141,7 @@ fn defined(shndx: u16) -> Option<object::SectionIndex> {
         .then_some(object::SectionIndex(shndx.into()))
 }
 
-fn section_data<'a>(
-    section: &SectionHeader64<LE>,
-    bytes: &'a [u8],
-) -> Result<&'a [u8], Error> {
+fn section_data<'a>(section: &SectionHeader64<LE>, bytes: &'a [u8]) -> Result<&'a [u8], Error> {
     section.data(LE, bytes).map_err(|_| {
         let offset = usize::try_from(section.sh_offset(LE)).unwrap_or(usize::MAX);
         Error::BadCubin {

@@ -291,10 +291,7 @@ mod tests {
         assert_eq!(ok.image().unwrap().kernels().len(), 0);
         let bad = entry(EntryKind::Ptx, b".version 9.0\0x");
         let err = bad.image().unwrap_err();
-        assert!(
-            matches!(err, Error::InEntry { offset: 16, .. }),
-            "{err}"
-        );
+        assert!(matches!(err, Error::InEntry { offset: 16, .. }), "{err}");
         assert!(err.to_string().contains("compute_120"));
     }
 

@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use common::{FATBIN, SPEC, TestKernels, idx};
 use kernel_runtime::cudarc::driver::{PushKernelArg, result, sys};
-use kernel_runtime::{CudaSlice, Gpu, LaunchConfig, Module, RawDevicePtr};
+use kernel_runtime::{CudaSlice, Gpu, Launch, RawDevicePtr, RawModule};
 use kernel_test_support::bench::{fastest, median, per_call_us, report};
 
 const LAUNCHES: usize = 200_000;
@@ -63,7 +63,7 @@ fn bench_launch(gpu: &Gpu) -> f64 {
     let func = by_name.cu_function();
     let a = gpu.zeros::<f32>(1 << 18).unwrap();
     let mut b = gpu.zeros::<f32>(1 << 18).unwrap();
-    let cfg = LaunchConfig::new(1, 32);
+    let cfg = Launch::new(1, 32);
     let stream = gpu.stream().clone();
     let (mut pa, mut pb, mut n, mut s) = (RawDevicePtr::of(&a), RawDevicePtr::of(&b), 0i32, 1.0f32);
     let cudarc_fn = load_cudarc_fn(gpu);
@@ -151,7 +151,7 @@ fn load_cudarc_fn(gpu: &Gpu) -> kernel_runtime::cudarc::driver::CudaFunction {
         .unwrap()
 }
 
-/// Returns (Module::load_bytes / raw load, first load of the spec with all kernels / raw load + get functions).
+/// Returns (RawModule::load_bytes / raw load, first load of the spec with all kernels / raw load + get functions).
 fn bench_load(gpu: &Gpu) -> (f64, f64) {
     const ITERS: usize = 100;
     let image = &FATBIN.0;
@@ -163,7 +163,7 @@ fn bench_load(gpu: &Gpu) -> (f64, f64) {
     let (mut ours, mut raw, mut spec_ours, mut spec_raw) = (vec![], vec![], vec![], vec![]);
     for _ in 0..ITERS {
         let t = Instant::now();
-        let m = Module::load_bytes(gpu, image).unwrap();
+        let m = RawModule::load_bytes(gpu, image).unwrap();
         ours.push(t.elapsed().as_secs_f64() * 1e6);
         drop(m);
 
@@ -175,8 +175,8 @@ fn bench_load(gpu: &Gpu) -> (f64, f64) {
         unsafe { result::module::unload(m) }.unwrap();
 
         // A fresh spec each time, so the per-context cache misses: the first load as generated code sees it.
-        let spec: &'static kernel_runtime::__private::ModuleSpec =
-            Box::leak(Box::new(kernel_runtime::__private::ModuleSpec {
+        let spec: &'static kernel_runtime::spec::ModuleSpec =
+            Box::leak(Box::new(kernel_runtime::spec::ModuleSpec {
                 name: SPEC.name,
                 image: SPEC.image,
                 archs: SPEC.archs,
@@ -280,7 +280,7 @@ fn bench_graph(gpu: &Gpu) -> f64 {
     const REPLAYS: usize = 200;
     let a = gpu.zeros::<f32>(1024).unwrap();
     let mut b = gpu.zeros::<f32>(1024).unwrap();
-    let cfg = LaunchConfig::new(1, 32);
+    let cfg = Launch::new(1, 32);
     let graph = gpu
         .capture(|g| {
             let k = TestKernels::load(g)?;
@@ -365,7 +365,7 @@ fn bench_streams(gpu: &Gpu) -> f64 {
         .iter()
         .map(|s| TestKernels(k.0.with_stream(s)))
         .collect();
-    let cfg = LaunchConfig::new(1, 32);
+    let cfg = Launch::new(1, 32);
     // Host cost per launch: bursts short enough that the device's queue never fills (a full
     // queue would time the GPU's launch rate instead), the device drained between bursts
     // outside the timing.

@@ -26,7 +26,7 @@ use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 pub use float4::{E8M0, F4E2M1, F4E2M1x2};
 pub use float8::{F8E4M3, F8E5M2};
 
-use crate::value_args::value_arg;
+use crate::launch::args::values::value_arg;
 
 macro_rules! fp6 {
     ($(#[$doc:meta])* $name:ident, $cname:literal) => {

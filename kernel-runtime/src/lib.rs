@@ -7,15 +7,15 @@
 //! launches through a stack array of argument pointers: no heap allocation per launch.
 //!
 //! ```no_run
-//! use kernel_runtime::{Gpu, LaunchConfig, Module};
+//! use kernel_runtime::{Gpu, Launch, RawModule};
 //!
 //! let gpu = Gpu::new(0)?; // no driver or no device: an `Err`, never a panic
-//! let module = Module::load_file(&gpu, "saxpy.fatbin")?;
+//! let module = RawModule::load_file(&gpu, "saxpy.fatbin")?;
 //! let saxpy = module.kernel("saxpy")?;
 //! let x = gpu.upload(&[1.0f32; 1024])?;
 //! let mut y = gpu.upload(&[2.0f32; 1024])?;
 //! // SAFETY: saxpy(float a, const float* x, float* y, int n).
-//! unsafe { saxpy.launch(&LaunchConfig::for_num_elems(1024), (3.0f32, &x, &mut y, 1024i32))? };
+//! unsafe { saxpy.launch(&Launch::for_num_elems(1024), (3.0f32, &x, &mut y, 1024i32))? };
 //! assert_eq!(gpu.download(&y)?, vec![5.0f32; 1024]);
 //! # Ok::<(), kernel_runtime::Error>(())
 //! ```
@@ -56,74 +56,71 @@
 //! [`Gpu::order_streams_manually`] and joins streams with [`Gpu::wait_for`]; its launches on
 //! several streams then cost what launches on one stream cost.
 
-mod args;
-mod config;
-mod copy3d;
-mod culink;
-mod device_config;
-mod driver;
+// Where things live: one folder per concern, each with a `//!` head saying what it holds.
+mod code;
+mod device;
 mod env;
 mod error;
 pub mod fp;
-mod global;
-mod gpu;
-mod graph;
-mod host_args;
-mod image;
-mod include;
-mod ipc;
-mod kernel_args;
 mod launch;
-mod limits;
-mod linker;
-mod managed;
 mod memory;
-mod module;
-mod nvrtc;
-mod object_code;
-mod ordering;
-mod peer;
-mod pinned;
-mod pitched;
-mod pointer;
-mod registered;
+mod streams;
 mod texture;
-mod timing;
-mod validate;
-mod value_args;
 pub mod vector;
 
 #[doc(hidden)]
 #[path = "private.rs"]
 pub mod __private;
 
-pub use config::{IntoDim3, LaunchConfig};
-pub use copy3d::{Region, RegionMut};
-pub use device_config::{CachePreference, Limit};
-pub use error::Error;
-pub use global::Global;
-pub use gpu::Gpu;
-pub use graph::Graph;
-pub use host_args::{In, InOut, Out};
-pub use ipc::{IpcBuffer, IpcEvent, IpcEventHandle, IpcMemHandle};
-pub use kernel_args::KernelArgs;
-pub use limits::DeviceLimits;
-pub use linker::{LinkOptions, Linked, Linker};
-pub use managed::{Advice, Location};
-pub use module::{CompileOptions, Kernel, Library, LoadingMode, Module, loading_mode};
-pub use nvrtc::{Nvrtc, Program};
-pub use object_code::{CodeKernel, CodeKind, ObjectCode};
-pub use pinned::{PageLocked, PinnedBuffer};
-pub use pitched::Pitched;
-pub use pointer::{MemoryType, PointerAttributes};
-pub use registered::Registered;
+/// What a generated module says about itself: `m::METADATA` is a [`spec::ModuleSpec`]
+/// (kernels with their parameter layouts, compiled targets, the toolkit, the embedded image).
+/// Generated code builds these values as constants; a program reads them.
+pub mod spec {
+    pub use crate::code::module::spec::{
+        GlobalSpec, KernelSpec, ModuleSpec, ParamSpec, SourceSpec, UnitSpec,
+    };
+}
+
+// The device and its context.
+pub use device::config::{CachePreference, ContextLimit};
+pub use device::gpu::Gpu;
+pub use device::limits::DeviceLimits;
+
+// Memory, by kind.
+pub use memory::copy3d::{Region, RegionMut};
+pub use memory::ipc::{IpcBuffer, IpcEvent, IpcEventHandle, IpcMemHandle};
+pub use memory::managed::{Advice, Location};
+pub use memory::pinned::{PageLocked, PinnedBuffer};
+pub use memory::pitched::Pitched;
+pub use memory::pointer::{MemoryType, PointerAttributes};
+pub use memory::registered::Registered;
+
+// Code: modules, object code, linking, run-time compilation, globals.
+pub use code::global::Global;
+pub use code::linker::{LinkOptions, Linked, Linker};
+pub use code::module::{CompileOptions, Kernel, LoadingMode, RawLibrary, RawModule, loading_mode};
+pub use code::nvrtc::{Nvrtc, Program};
+pub use code::object_code::{CodeKernel, CodeKind, ObjectCode};
+
+// Launches: the configuration, its validation, and what may be passed.
+pub use launch::args::host::{In, InOut, Out};
+pub use launch::args::tuple::KernelArgs;
+pub use launch::args::values::{ByValue, RawDevicePtr};
+pub use launch::config::{IntoDim3, Launch};
+pub use launch::validate::ConfigError;
+
+// Order of work.
+pub use streams::graph::Graph;
+
+// Textures and surfaces.
 pub use texture::{
     AddressMode, Array, ArrayFormat, FilterMode, SurfaceHandle, SurfaceObject, TextureDesc,
     TextureHandle, TextureObject,
 };
-pub use validate::ConfigError;
-pub use value_args::{ByValue, RawDevicePtr};
 
+pub use error::Error;
+
+// The vocabulary this crate shares with cudarc (buffers, streams, contexts), and the macro.
 pub use cudarc;
 pub use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr,

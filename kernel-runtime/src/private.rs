@@ -6,20 +6,18 @@ use std::ffi::c_void;
 pub use ::cudarc;
 pub use ::half;
 
-pub use crate::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
-pub use crate::global::global;
-pub use crate::host_args::PreparedHost;
-pub use crate::module::spec::{
-    Aligned, GlobalSpec, KernelSpec, ModuleSpec, ParamSpec, SourceSpec, UnitSpec,
-};
-pub use crate::module::{
+pub use crate::code::global::global;
+pub use crate::code::module::spec::Aligned;
+pub use crate::code::module::{
     LoadedModule, compile_module, library_module, load_library, load_module, load_module_with,
 };
-pub use crate::value_args::PreparedValue;
+pub use crate::launch::args::host::PreparedHost;
+pub use crate::launch::args::values::PreparedValue;
+pub use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
 
-use crate::config::LaunchConfig;
 use crate::error::Error;
-use crate::launch::launch_kernel;
+use crate::launch::config::Launch;
+use crate::launch::core::launch_kernel;
 
 /// Launches kernel number `kernel` of `module` on the module's stream. Allocates nothing; the
 /// configuration is validated first.
@@ -31,21 +29,21 @@ use crate::launch::launch_kernel;
 ///
 /// ```no_run
 /// # use std::ffi::c_void;
-/// # use kernel_runtime::__private::{launch, load_module, ModuleSpec};
+/// # use kernel_runtime::__private::{launch, load_module}; use kernel_runtime::spec::ModuleSpec;
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// # let gpu = kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;
 /// let mut n = 0i32;
 /// let mut params = [(&raw mut n).cast::<c_void>()];
 /// // SAFETY: kernel 0 takes one `int`.
-/// unsafe { launch(&m, 0, &kernel_runtime::LaunchConfig::for_num_elems(1), &mut params)? };
+/// unsafe { launch(&m, 0, &kernel_runtime::Launch::for_num_elems(1), &mut params)? };
 /// # Ok::<(), kernel_runtime::Error>(())
 /// ```
 #[inline]
 pub unsafe fn launch<const N: usize>(
     module: &LoadedModule,
     kernel: usize,
-    cfg: &LaunchConfig,
+    cfg: &Launch,
     params: &mut [*mut c_void; N],
 ) -> Result<(), Error> {
     let m = module.module();

@@ -19,7 +19,7 @@
 
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 
-use crate::value_args::value_arg;
+use crate::launch::args::values::value_arg;
 
 macro_rules! vector {
     ($(#[$doc:meta])* $name:ident, $cname:expr, $elem:ty, $align:literal, $size:literal: $($f:ident)+) => {

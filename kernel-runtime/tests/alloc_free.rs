@@ -7,7 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{TestKernels, idx};
-use kernel_runtime::LaunchConfig;
+use kernel_runtime::Launch;
 use kernel_test_support::gpu_or_skip;
 
 struct Counting;
@@ -44,7 +44,7 @@ fn launches_do_not_allocate() {
     let by_name = k.0.kernel(idx::EMPTY4).unwrap();
     let a = gpu.zeros::<f32>(1024).unwrap();
     let mut b = gpu.zeros::<f32>(1024).unwrap();
-    let cfg = LaunchConfig::new(1, 32);
+    let cfg = Launch::new(1, 32);
     for _ in 0..100 {
         // SAFETY: empty4 does nothing with its arguments.
         unsafe {

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{TestKernels, idx};
-use kernel_runtime::{Error, LaunchConfig, RawDevicePtr};
+use kernel_runtime::{Error, Launch, RawDevicePtr};
 use kernel_test_support::gpu_or_skip;
 
 #[test]
@@ -19,7 +19,7 @@ fn illegal_address_is_reported_by_name() {
     let bad = RawDevicePtr::from_addr(0x10);
     // SAFETY: deliberately not: poke(int*) writes through an invalid address. The launch itself
     // succeeds; the fault is reported when the stream is synchronized.
-    unsafe { k.launch(&LaunchConfig::new(1, 1), (bad,)).unwrap() };
+    unsafe { k.launch(&Launch::new(1, 1), (bad,)).unwrap() };
     match gpu.synchronize() {
         Err(Error::KernelFault { name, .. }) => assert_eq!(name, "CUDA_ERROR_ILLEGAL_ADDRESS"),
         other => panic!("expected a KernelFault, got {other:?}"),

@@ -4,7 +4,7 @@
 mod common;
 
 use common::TestKernels;
-use kernel_runtime::LaunchConfig;
+use kernel_runtime::Launch;
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 #[test]
@@ -15,7 +15,7 @@ fn captured_launches_replay() {
     let (a, xs, ys) = (rng.nonzero_f32(), rng.nonzero_f32s(n), rng.nonzero_f32s(n));
     let x = gpu.upload(&xs).unwrap();
     let mut y = gpu.upload(&ys).unwrap();
-    let cfg = LaunchConfig::for_num_elems(n as u32);
+    let cfg = Launch::for_num_elems(n as u32);
     let graph = gpu
         .capture(|g| {
             let k = TestKernels::load(g)?;

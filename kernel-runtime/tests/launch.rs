@@ -6,7 +6,7 @@ mod common;
 
 use common::{TestKernels, idx};
 use kernel_runtime::vector::Float4;
-use kernel_runtime::{ConfigError, Error, In, InOut, LaunchConfig, Out};
+use kernel_runtime::{ConfigError, Error, In, InOut, Launch, Out};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 fn saxpy_ref(a: f32, x: &[f32], y: &[f32]) -> Vec<f32> {
@@ -24,14 +24,8 @@ fn stub_saxpy_matches_cpu() {
     let mut y = gpu.upload(&ys).unwrap();
     // SAFETY: both buffers hold n elements.
     unsafe {
-        k.saxpy(
-            &LaunchConfig::for_num_elems(n as u32),
-            a,
-            &x,
-            &mut y,
-            n as i32,
-        )
-        .unwrap()
+        k.saxpy(&Launch::for_num_elems(n as u32), a, &x, &mut y, n as i32)
+            .unwrap()
     };
     assert_close(&gpu.download(&y).unwrap(), &saxpy_ref(a, &xs, &ys), 1e-6);
 }
@@ -44,7 +38,7 @@ fn host_slices_as_arguments() {
     let n = 4099;
     let (a, xs, ys) = (rng.nonzero_f32(), rng.nonzero_f32s(n), rng.nonzero_f32s(n));
     let mut inout = ys.clone();
-    let cfg = LaunchConfig::for_num_elems(n as u32);
+    let cfg = Launch::for_num_elems(n as u32);
     // SAFETY: both slices hold n elements.
     unsafe {
         k.saxpy(&cfg, a, In(&xs), InOut(&mut inout), n as i32)
@@ -76,7 +70,7 @@ fn by_name_launch_with_views() {
         unsafe {
             saxpy
                 .launch(
-                    &LaunchConfig::for_num_elems(half as u32),
+                    &Launch::for_num_elems(half as u32),
                     (a, &xv, &mut yv, half as i32),
                 )
                 .unwrap()
@@ -94,7 +88,7 @@ fn invalid_configs_fail_before_the_driver() {
     let mut y = gpu.upload(&Rng::with_seed(13).nonzero_f32s(4096)).unwrap();
     let x = y.clone();
     // SAFETY: never reaches the device.
-    let e = unsafe { k.saxpy(&LaunchConfig::new(1, 2048), 1.0, &x, &mut y, 4096) }.unwrap_err();
+    let e = unsafe { k.saxpy(&Launch::new(1, 2048), 1.0, &x, &mut y, 4096) }.unwrap_err();
     let want = ConfigError::BlockDimTooLarge {
         which: "block.x",
         requested: 2048,
@@ -105,7 +99,7 @@ fn invalid_configs_fail_before_the_driver() {
         "{e}"
     );
     // SAFETY: never reaches the device.
-    let e = unsafe { k.saxpy(&LaunchConfig::new(1, (64, 32)), 1.0, &x, &mut y, 4096) }.unwrap_err();
+    let e = unsafe { k.saxpy(&Launch::new(1, (64, 32)), 1.0, &x, &mut y, 4096) }.unwrap_err();
     let want = ConfigError::TooManyThreads {
         requested: 2048,
         limit: 1024,
@@ -116,7 +110,7 @@ fn invalid_configs_fail_before_the_driver() {
         "{e}"
     );
     // SAFETY: as above.
-    let e = unsafe { k.bounded(&LaunchConfig::new(16, 256), &mut y, 4096) }.unwrap_err();
+    let e = unsafe { k.bounded(&Launch::new(16, 256), &mut y, 4096) }.unwrap_err();
     assert!(
         matches!(
             e,
@@ -128,7 +122,7 @@ fn invalid_configs_fail_before_the_driver() {
         "{e}"
     );
     // SAFETY: as above.
-    let e = unsafe { k.bounded(&LaunchConfig::new((1, 0), 32), &mut y, 4096) }.unwrap_err();
+    let e = unsafe { k.bounded(&Launch::new((1, 0), 32), &mut y, 4096) }.unwrap_err();
     assert!(
         matches!(
             e,
@@ -141,14 +135,8 @@ fn invalid_configs_fail_before_the_driver() {
     );
     let huge = gpu.limits().max_shared_per_block_optin + 1;
     // SAFETY: as above.
-    let e = unsafe {
-        k.bounded(
-            &LaunchConfig::new(1, 32).with_shared_mem(huge),
-            &mut y,
-            4096,
-        )
-    }
-    .unwrap_err();
+    let e =
+        unsafe { k.bounded(&Launch::new(1, 32).with_shared_mem(huge), &mut y, 4096) }.unwrap_err();
     assert!(
         matches!(
             e,
@@ -162,10 +150,7 @@ fn invalid_configs_fail_before_the_driver() {
     // Within the kernel's bound it runs and doubles.
     let before = gpu.download(&y).unwrap();
     // SAFETY: y holds 4096 elements.
-    unsafe {
-        k.bounded(&LaunchConfig::new(32, 128), &mut y, 4096)
-            .unwrap()
-    };
+    unsafe { k.bounded(&Launch::new(32, 128), &mut y, 4096).unwrap() };
     let want: Vec<f32> = before.iter().map(|v| v * 2.0).collect();
     assert_close(&gpu.download(&y).unwrap(), &want, 0.0);
 }
@@ -189,7 +174,7 @@ fn dynamic_shared_memory_above_48k_is_opted_in() {
     let mut y = gpu.zeros::<f32>(n).unwrap();
     let smem = 64 * 1024u32;
     let offset = (smem / 4 - block) as i32; // use the far end of the allocation
-    let cfg = LaunchConfig::new((n as u32).div_ceil(block), block).with_shared_mem(smem);
+    let cfg = Launch::new((n as u32).div_ceil(block), block).with_shared_mem(smem);
     // SAFETY: reverse_blocks(const float*, float*, int, int); the offset stays inside `smem`.
     unsafe { k.launch(&cfg, (&x, &mut y, n as i32, offset)).unwrap() };
     let got = gpu.download(&y).unwrap();
@@ -221,7 +206,7 @@ fn cooperative_grid_sum() {
     let blocks = gpu.limits().multiprocessors * per_sm.min(2);
     let x = gpu.upload(&xs).unwrap();
     let mut partial = gpu.zeros::<f32>(blocks as usize + 1).unwrap();
-    let cfg = LaunchConfig::new(blocks, 256).with_cooperative(true);
+    let cfg = Launch::new(blocks, 256).with_cooperative(true);
     // SAFETY: grid_sum(const float*, float*, int); partial holds blocks + 1 elements.
     unsafe { k.launch(&cfg, (&x, &mut partial, n as i32)).unwrap() };
     let got = gpu.download(&partial).unwrap()[blocks as usize];
@@ -232,7 +217,7 @@ fn cooperative_grid_sum() {
     );
     // A grid that cannot be resident at once is refused before launch.
     let too_many =
-        LaunchConfig::new(gpu.limits().multiprocessors * per_sm + 1, 256).with_cooperative(true);
+        Launch::new(gpu.limits().multiprocessors * per_sm + 1, 256).with_cooperative(true);
     // SAFETY: refused before launch.
     let e = unsafe { k.launch(&too_many, (&x, &mut partial, n as i32)) }.unwrap_err();
     assert!(
@@ -257,7 +242,7 @@ fn cluster_launch_reports_ranks() {
         .unwrap();
     let blocks = 16u32;
     let mut out = gpu.upload(&vec![-7i32; blocks as usize]).unwrap();
-    let cfg = LaunchConfig::new(blocks, 32).with_cluster(4);
+    let cfg = Launch::new(blocks, 32).with_cluster(4);
     if !gpu.limits().cluster_launch {
         // SAFETY: refused before launch.
         let e = unsafe { k.launch(&cfg, (&mut out,)) }.unwrap_err();
@@ -277,7 +262,7 @@ fn cluster_launch_reports_ranks() {
     unsafe { k.launch(&cfg, (&mut out,)).unwrap() };
     let want: Vec<i32> = (0..blocks as i32).map(|b| b % 4).collect();
     assert_eq!(gpu.download(&out).unwrap(), want);
-    let bad = LaunchConfig::new(18, 32).with_cluster(4);
+    let bad = Launch::new(18, 32).with_cluster(4);
     // SAFETY: refused before launch.
     let e = unsafe { k.launch(&bad, (&mut out,)) }.unwrap_err();
     assert!(
@@ -336,11 +321,8 @@ fn constant_and_device_globals() {
     let poly = k.0.kernel(idx::POLY).unwrap();
     // SAFETY: poly(const float*, float*, int).
     unsafe {
-        poly.launch(
-            &LaunchConfig::for_num_elems(n as u32),
-            (&x, &mut y, n as i32),
-        )
-        .unwrap()
+        poly.launch(&Launch::for_num_elems(n as u32), (&x, &mut y, n as i32))
+            .unwrap()
     };
     let want: Vec<f32> = xs
         .iter()
@@ -359,7 +341,7 @@ fn constant_and_device_globals() {
     // SAFETY: accumulate(const unsigned*, int).
     unsafe {
         acc.launch(
-            &LaunchConfig::for_num_elems(n as u32),
+            &Launch::for_num_elems(n as u32),
             (kernel_runtime::In(&vals), n as i32),
         )
         .unwrap()
@@ -401,7 +383,7 @@ fn vector_type_arguments() {
     // SAFETY: add4(const float4*, const float4*, float4*, int).
     unsafe {
         k.launch(
-            &LaunchConfig::for_num_elems(n as u32),
+            &Launch::for_num_elems(n as u32),
             (In(&a), In(&b), Out(&mut c), n as i32),
         )
         .unwrap()
@@ -429,7 +411,7 @@ fn launches_on_another_stream_are_ordered() {
     let (a, xs, ys) = (rng.nonzero_f32(), rng.nonzero_f32s(n), rng.nonzero_f32s(n));
     let x = gpu.upload(&xs).unwrap();
     let mut y = gpu.upload(&ys).unwrap();
-    let cfg = LaunchConfig::for_num_elems(n as u32);
+    let cfg = Launch::for_num_elems(n as u32);
     // SAFETY: both hold n elements; the side stream waits on the uploads through cudarc's events.
     unsafe { ks.saxpy(&cfg, a, &x, &mut y, n as i32).unwrap() };
     // And the default stream waits for the side stream's write before downloading.
@@ -444,7 +426,7 @@ fn timed_launch_reports_device_time() {
     let mut rng = Rng::with_seed(19);
     let x = gpu.upload(&rng.nonzero_f32s(n)).unwrap();
     let mut y = gpu.upload(&rng.nonzero_f32s(n)).unwrap();
-    let cfg = LaunchConfig::for_num_elems(n as u32);
+    let cfg = Launch::for_num_elems(n as u32);
     // SAFETY: both hold n elements.
     let ((), took) = gpu
         .time(|| unsafe { k.saxpy(&cfg, 2.0, &x, &mut y, n as i32) })

@@ -3,8 +3,9 @@
 mod common;
 
 use common::OLD_ARCH;
-use kernel_runtime::__private::{ModuleSpec, load_module};
-use kernel_runtime::{Error, Module};
+use kernel_runtime::__private::load_module;
+use kernel_runtime::spec::ModuleSpec;
+use kernel_runtime::{Error, RawModule};
 use kernel_test_support::gpu_or_skip;
 
 static OLD_SPEC: ModuleSpec = ModuleSpec {
@@ -51,7 +52,7 @@ fn no_binary_for_gpu_names_device_and_archs() {
         Ok(_) => panic!("an sm_75-only image loaded on {}", gpu.arch()),
     }
     // The same bytes from outside: the archs come from reading the image.
-    match Module::load_bytes(&gpu, &OLD_ARCH.0) {
+    match RawModule::load_bytes(&gpu, &OLD_ARCH.0) {
         Err(Error::NoBinaryForGpu { archs, .. }) => assert_eq!(archs, ["sm_75"]),
         Err(e) => panic!("expected NoBinaryForGpu, got {e}"),
         Ok(_) => panic!("loaded"),
@@ -62,7 +63,7 @@ fn no_binary_for_gpu_names_device_and_archs() {
 fn ptx_newer_than_driver_is_explained() {
     let Some(gpu) = gpu_or_skip() else { return };
     let ptx = include_bytes!("kernels/too_new.ptx");
-    match Module::load_bytes(&gpu, ptx) {
+    match RawModule::load_bytes(&gpu, ptx) {
         Err(Error::UnsupportedPtxVersion {
             ptx_isa, driver, ..
         }) => {
@@ -85,7 +86,7 @@ fn module_without_device_code() {
 #[test]
 fn unknown_kernel_and_missing_file() {
     let Some(gpu) = gpu_or_skip() else { return };
-    let m = Module::load_bytes(&gpu, &common::FATBIN.0).unwrap();
+    let m = RawModule::load_bytes(&gpu, &common::FATBIN.0).unwrap();
     assert!(matches!(
         m.kernel("no_such_kernel"),
         Err(Error::KernelNotFound { .. })
@@ -98,7 +99,7 @@ fn unknown_kernel_and_missing_file() {
         matches!(m.global::<f64>("coeffs"), Err(Error::Global { .. })),
         "coeffs is 16 bytes"
     );
-    let e = Module::load_file(&gpu, "definitely/not/here.fatbin")
+    let e = RawModule::load_file(&gpu, "definitely/not/here.fatbin")
         .err()
         .unwrap();
     assert!(matches!(e, Error::Io { .. }), "{e}");
@@ -121,12 +122,12 @@ fn external_ptx_loads_and_runs_through_jit() {
             st.global.u32 [%rd2], %r1;
             ret;
         }";
-    let m = Module::load_bytes(&gpu, ptx.as_bytes()).unwrap();
+    let m = RawModule::load_bytes(&gpu, ptx.as_bytes()).unwrap();
     let k = m.kernel("store7").unwrap();
     let mut out = gpu.zeros::<u32>(1).unwrap();
     // SAFETY: store7(unsigned* p) writes one element.
     unsafe {
-        k.launch(&kernel_runtime::LaunchConfig::new(1, 1), (&mut out,))
+        k.launch(&kernel_runtime::Launch::new(1, 1), (&mut out,))
             .unwrap()
     };
     assert_eq!(gpu.download(&out).unwrap(), [7]);

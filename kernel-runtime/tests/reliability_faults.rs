@@ -12,7 +12,7 @@ use std::process::Command;
 use std::sync::Mutex;
 
 use kernel_runtime::__private::load_module;
-use kernel_runtime::{ConfigError, Error, Gpu, LaunchConfig, Module};
+use kernel_runtime::{ConfigError, Error, Gpu, Launch, RawModule};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 use reliability_common::{SM80_ONLY, SM80_SPEC, SPEC, STATIC_SMEM_BYTES, expected_sass_arch, idx};
 
@@ -67,7 +67,7 @@ fn saxpy_checks_out(gpu: &Gpu, seed: u64) {
     let (a, xs, ys) = (rng.nonzero_f32(), rng.nonzero_f32s(n), rng.nonzero_f32s(n));
     let x = gpu.upload(&xs).unwrap();
     let mut y = gpu.upload(&ys).unwrap();
-    let cfg = LaunchConfig::for_num_elems(n as u32);
+    let cfg = Launch::for_num_elems(n as u32);
     // SAFETY: saxpy(float, const float*, float*, int) with n-element buffers.
     unsafe { k.launch(&cfg, (a, &x, &mut y, n as i32)).unwrap() };
     let want: Vec<f32> = xs.iter().zip(&ys).map(|(x, y)| a * x + y).collect();
@@ -121,12 +121,12 @@ fn launch_limits_at_the_exact_boundary() {
     let max = limits.max_threads_per_block;
     // SAFETY: add_u32(unsigned*, int, unsigned) on 1024 elements; blocks cover at most 1024.
     unsafe {
-        k.launch(&LaunchConfig::new(1, max), (&mut x, 1024i32, 2u32))
+        k.launch(&Launch::new(1, max), (&mut x, 1024i32, 2u32))
             .unwrap()
     };
     assert!(gpu.download(&x).unwrap().iter().all(|&v| v == 3));
     // SAFETY: rejected before the driver.
-    let e = unsafe { k.launch(&LaunchConfig::new(1, max + 1), (&mut x, 1024i32, 2u32)) };
+    let e = unsafe { k.launch(&Launch::new(1, max + 1), (&mut x, 1024i32, 2u32)) };
     assert!(
         matches!(e, Err(Error::InvalidConfig { .. })),
         "{:?}",
@@ -138,7 +138,7 @@ fn launch_limits_at_the_exact_boundary() {
         ((1, 1, gz + 1), "grid.z", gz),
     ] {
         // SAFETY: rejected before the driver.
-        let e = unsafe { k.launch(&LaunchConfig::new(grid, 32), (&mut x, 1024i32, 2u32)) };
+        let e = unsafe { k.launch(&Launch::new(grid, 32), (&mut x, 1024i32, 2u32)) };
         let want = ConfigError::GridDimTooLarge {
             which,
             requested: limit + 1,
@@ -174,7 +174,7 @@ fn static_plus_dynamic_shared_memory_at_and_over_the_limit() {
     let mut y = gpu.zeros::<f32>(n).unwrap();
     let floats = (dynamic / 4) as i32;
     // Exactly at the limit: opted in and run; the kernel touches the last dynamic float.
-    let cfg = LaunchConfig::new((n / 256) as u32, 256).with_shared_mem(dynamic);
+    let cfg = Launch::new((n / 256) as u32, 256).with_shared_mem(dynamic);
     // SAFETY: static_smem(const float*, float*, int, int) with n-element buffers and
     // `floats` floats of dynamic shared memory.
     unsafe { k.launch(&cfg, (&x, &mut y, n as i32, floats)).unwrap() };
@@ -210,7 +210,7 @@ fn sm80_only_fatbin_loads_only_on_sm_8x() {
             unsafe {
                 m.kernel(idx::ARCH_PROBE)
                     .unwrap()
-                    .launch(&LaunchConfig::new(1, 1), (&mut out,))
+                    .launch(&Launch::new(1, 1), (&mut out,))
                     .unwrap()
             };
             assert_eq!(gpu.download(&out).unwrap(), [800]);
@@ -226,7 +226,7 @@ fn sm80_only_fatbin_loads_only_on_sm_8x() {
                 ("sm80_only", &["sm_80".to_string()][..])
             );
             assert_eq!(device_arch, gpu.arch());
-            match Module::load_bytes(&gpu, &SM80_ONLY.0) {
+            match RawModule::load_bytes(&gpu, &SM80_ONLY.0) {
                 Err(Error::NoBinaryForGpu { archs, .. }) => assert_eq!(archs, ["sm_80"]),
                 other => panic!(
                     "expected NoBinaryForGpu from the bytes, got {:?}",
@@ -285,7 +285,7 @@ fn arch_probe_and_saxpy() {
     unsafe {
         m.kernel(idx::ARCH_PROBE)
             .unwrap()
-            .launch(&LaunchConfig::new(1, 1), (&mut out,))
+            .launch(&Launch::new(1, 1), (&mut out,))
             .unwrap()
     };
     let arch = gpu.download(&out).unwrap()[0];

@@ -11,7 +11,7 @@ use std::sync::{Barrier, Mutex};
 
 use kernel_runtime::__private::load_module;
 use kernel_runtime::cudarc::driver::CudaSlice;
-use kernel_runtime::{Gpu, LaunchConfig, Module};
+use kernel_runtime::{Gpu, Launch, RawModule};
 use kernel_test_support::{NonZeroData, Rng, gpu_or_skip};
 use reliability_common::{RELIABILITY, SPEC, idx, iterations, rss_bytes};
 
@@ -83,7 +83,7 @@ fn sixteen_threads_launch_100k_times_each_on_16_streams() {
                 let k = module.with_stream(&stream).kernel(idx::ADD_U32).unwrap();
                 let initial = Rng::with_seed(100 + t).nonzero_u32s(n);
                 let mut x = on.upload(&initial).unwrap();
-                let cfg = LaunchConfig::for_num_elems(n as u32);
+                let cfg = Launch::for_num_elems(n as u32);
                 start.wait();
                 let mut added = 0u32;
                 for i in 0..launches {
@@ -106,9 +106,9 @@ fn module_load_unload_cycles_keep_memory_flat() {
     let Some(gpu) = gpu_or_skip() else { return };
     let _turn = turn();
     let mut counter = gpu.zeros::<u32>(1).unwrap();
-    let cfg = LaunchConfig::new(1, 1);
+    let cfg = Launch::new(1, 1);
     let cycle = |counter: &mut CudaSlice<u32>| {
-        let m = Module::load_bytes(&gpu, &RELIABILITY.0).unwrap();
+        let m = RawModule::load_bytes(&gpu, &RELIABILITY.0).unwrap();
         let k = m.kernel("add_u32").unwrap();
         // SAFETY: add_u32(unsigned*, int, unsigned) on a 1-element buffer.
         unsafe { k.launch(&cfg, (counter, 1i32, 1u32)).unwrap() };

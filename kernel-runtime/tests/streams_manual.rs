@@ -8,7 +8,7 @@
 mod common;
 
 use common::TestKernels;
-use kernel_runtime::{Error, LaunchConfig};
+use kernel_runtime::{Error, Launch};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 #[test]
@@ -30,7 +30,7 @@ fn a_fork_and_a_join_order_two_streams_without_buffer_events() -> Result<(), Err
     let mut y = main.upload(&ys)?;
     side.wait_for(&main)?; // fork: the kernel starts after the uploads
     let k = TestKernels(TestKernels::load(&gpu)?.0.with_stream(side.stream()));
-    let cfg = LaunchConfig::for_num_elems(n as u32);
+    let cfg = Launch::for_num_elems(n as u32);
     for _ in 0..3 {
         // SAFETY: saxpy touches x[i] and y[i] for i < n; both hold n.
         unsafe { k.saxpy(&cfg, a, &x, &mut y, n as i32)? };

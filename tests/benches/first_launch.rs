@@ -1,6 +1,6 @@
 //! What lazy module loading changes for the first launch: a module of 12 kernels loaded with
-//! `Module::load_bytes` and its first kernel launched and synchronised, against the same
-//! with `Module::load_eager` between the load and the launch. Each figure is the median of 15
+//! `RawModule::load_bytes` and its first kernel launched and synchronised, against the same
+//! with `RawModule::load_eager` between the load and the launch. Each figure is the median of 15
 //! repetitions, the two paths alternating. Prints `BENCH {json}` lines and the driver's mode
 //! (`CUDA_MODULE_LOADING` sets it). Without a GPU it says why and exits successfully (unless
 //! `KERNEL_REQUIRE_GPU=1`).
@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use kernel_runtime::{LaunchConfig, Module, cuda_module, loading_mode};
+use kernel_runtime::{Launch, RawModule, cuda_module, loading_mode};
 use kernel_test_support::bench::{median, report};
 use kernel_test_support::gpu_or_skip;
 
@@ -40,9 +40,9 @@ fn main() {
     println!("loading mode: {:?}", loading_mode().unwrap());
     let image = twelve::METADATA.image.expect("built with device code");
     let mut x = gpu.zeros::<f32>(1024).unwrap();
-    let cfg = LaunchConfig::for_num_elems(1024);
+    let cfg = Launch::for_num_elems(1024);
     // Warm the driver and the context.
-    let warm = Module::load_bytes(&gpu, image).unwrap();
+    let warm = RawModule::load_bytes(&gpu, image).unwrap();
     unsafe {
         warm.kernel("k0")
             .unwrap()
@@ -56,7 +56,7 @@ fn main() {
         (vec![], vec![], vec![], vec![], vec![]);
     for _ in 0..REPS {
         let t = Instant::now();
-        let m = Module::load_bytes(&gpu, image).unwrap();
+        let m = RawModule::load_bytes(&gpu, image).unwrap();
         load.push(us(t));
         let t = Instant::now();
         let k = m.kernel("k0").unwrap();
@@ -70,7 +70,7 @@ fn main() {
         drop((k, m));
 
         let t = Instant::now();
-        let m = Module::load_bytes(&gpu, image).unwrap();
+        let m = RawModule::load_bytes(&gpu, image).unwrap();
         assert_eq!(m.load_eager().unwrap(), 12);
         eager_load.push(us(t));
         let t = Instant::now();

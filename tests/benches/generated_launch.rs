@@ -15,7 +15,7 @@
 use std::ffi::c_void;
 
 use kernel_runtime::cudarc::driver::result;
-use kernel_runtime::{LaunchConfig, Module, RawDevicePtr, cuda_module};
+use kernel_runtime::{Launch, RawDevicePtr, RawModule, cuda_module};
 use kernel_test_support::bench::{fastest, median, per_call_us, report};
 use kernel_test_support::gpu_or_skip;
 
@@ -36,14 +36,14 @@ fn main() {
     let stubs = bench::load(&gpu).unwrap();
     // The same image, loaded again through the runtime, for the raw function handle.
     let image = bench::METADATA.image.expect("built with device code");
-    let raw_module = Module::load_bytes(&gpu, image).unwrap();
+    let raw_module = RawModule::load_bytes(&gpu, image).unwrap();
     let func = raw_module.kernel("empty4").unwrap().cu_function();
     let stream = gpu.stream().clone();
     let a = gpu.zeros::<f32>(1024).unwrap();
     let mut b = gpu.zeros::<f32>(1024).unwrap();
     let c = gpu.zeros::<f32>(1024).unwrap();
     let (mut pa, mut pc, mut n, mut s) = (RawDevicePtr::of(&a), RawDevicePtr::of(&c), 0i32, 1.0f32);
-    let cfg = LaunchConfig::new(1, 32);
+    let cfg = Launch::new(1, 32);
 
     let mut stub = || unsafe { stubs.empty4(&cfg, &a, &mut b, 0, 1.0).unwrap() };
     let mut raw = || {

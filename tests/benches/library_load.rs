@@ -1,7 +1,7 @@
-//! One `Library` for every GPU against one `Module` load per GPU: the embedded fatbin of a
+//! One `RawLibrary` for every GPU against one `RawModule` load per GPU: the embedded fatbin of a
 //! 12-kernel module made usable on each GPU of the machine (and a first kernel resolved
-//! there), by `Library::load_bytes` + `library.module(&gpu)` per GPU, and by
-//! `Module::load_bytes(&gpu)` per GPU (`cuModuleLoadData` each time). Medians of 15, the two
+//! there), by `RawLibrary::load_bytes` + `library.module(&gpu)` per GPU, and by
+//! `RawModule::load_bytes(&gpu)` per GPU (`cuModuleLoadData` each time). Medians of 15, the two
 //! ways alternating. Prints `BENCH {json}` lines. Without a GPU it says why and exits
 //! successfully (unless `KERNEL_REQUIRE_GPU=1`).
 //!
@@ -12,7 +12,7 @@
 
 use std::time::Instant;
 
-use kernel_runtime::{Gpu, Library, Module, cuda_module};
+use kernel_runtime::{Gpu, RawLibrary, RawModule, cuda_module};
 use kernel_test_support::bench::{median, report};
 use kernel_test_support::gpu_or_skip;
 
@@ -44,14 +44,14 @@ fn main() {
     let image = twelve::METADATA.image.expect("built with device code");
     // Warm every context and the driver.
     for g in &gpus {
-        drop(Module::load_bytes(g, image).unwrap());
+        drop(RawModule::load_bytes(g, image).unwrap());
     }
     let (mut lib_ms, mut mod_ms) = (Vec::new(), Vec::new());
     for rep in 0..REPS {
         let mut run_library = || {
             let t = Instant::now();
-            let lib = Library::load_bytes(image).unwrap();
-            let modules: Vec<Module> = gpus.iter().map(|g| lib.module(g).unwrap()).collect();
+            let lib = RawLibrary::load_bytes(image).unwrap();
+            let modules: Vec<RawModule> = gpus.iter().map(|g| lib.module(g).unwrap()).collect();
             for m in &modules {
                 m.kernel("k0").unwrap();
             }
@@ -59,9 +59,9 @@ fn main() {
         };
         let mut run_modules = || {
             let t = Instant::now();
-            let modules: Vec<Module> = gpus
+            let modules: Vec<RawModule> = gpus
                 .iter()
-                .map(|g| Module::load_bytes(g, image).unwrap())
+                .map(|g| RawModule::load_bytes(g, image).unwrap())
                 .collect();
             for m in &modules {
                 m.kernel("k0").unwrap();
@@ -78,12 +78,12 @@ fn main() {
     }
     let n = gpus.len();
     report(
-        &format!("one Library, module on {n} GPU(s)"),
+        &format!("one RawLibrary, module on {n} GPU(s)"),
         median(lib_ms),
         "ms",
     );
     report(
-        &format!("Module::load_bytes on {n} GPU(s)"),
+        &format!("RawModule::load_bytes on {n} GPU(s)"),
         median(mod_ms),
         "ms",
     );

@@ -24,7 +24,7 @@ use std::ffi::c_void;
 use std::time::Instant;
 
 use kernel_runtime::cudarc::driver::sys;
-use kernel_runtime::{DevicePtr, Gpu, LaunchConfig, Location, Module, cuda_module};
+use kernel_runtime::{DevicePtr, Gpu, Launch, Location, RawModule, cuda_module};
 use kernel_test_support::bench::{median, report};
 use kernel_test_support::{NonZeroData, Rng, gpu_or_skip};
 
@@ -68,7 +68,7 @@ fn main() {
 fn managed(gpu: &Gpu) {
     let n = 32usize << 20; // 128 MiB per buffer
     let m = kinds::load(gpu).unwrap();
-    let cfg = LaunchConfig::for_num_elems(n as u32);
+    let cfg = Launch::for_num_elems(n as u32);
     let xs = Rng::with_seed(5).nonzero_f32s(n);
     let sync = || gpu.synchronize().unwrap();
 
@@ -117,7 +117,7 @@ fn managed(gpu: &Gpu) {
     // The same through the driver alone.
     let bytes = n * 4;
     let image = kinds::METADATA.image.expect("built with device code");
-    let plain = Module::load_bytes(gpu, image).unwrap();
+    let plain = RawModule::load_bytes(gpu, image).unwrap();
     let func = plain.kernel("axpy").unwrap().cu_function();
     let stream = gpu.stream().cu_stream();
     let (mut rx, mut ry) = (0u64, 0u64);

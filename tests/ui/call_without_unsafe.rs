@@ -1,6 +1,6 @@
 // Stubs are `unsafe fn` unless the crate vouches for the kernel in an
 // `unsafe extern` block with `safe fn`.
-use kernel_runtime::{cuda_module, CudaSlice, LaunchConfig};
+use kernel_runtime::{cuda_module, CudaSlice, Launch};
 
 cuda_module! {
     mod k {
@@ -22,7 +22,7 @@ cuda_module! {
 }
 
 fn run(m: &k::Module, x: &mut CudaSlice<f32>) {
-    let cfg = LaunchConfig::for_num_elems(8);
+    let cfg = Launch::for_num_elems(8);
     let _ = m.zero_checked(&cfg, &mut *x, 8);
     let _ = m.zero(&cfg, x, 8);
 }

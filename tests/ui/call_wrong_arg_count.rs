@@ -1,5 +1,5 @@
 // A stub takes the launch configuration plus one argument per CUDA parameter.
-use kernel_runtime::{cuda_module, CudaSlice, LaunchConfig};
+use kernel_runtime::{cuda_module, CudaSlice, Launch};
 
 cuda_module! {
     mod k {
@@ -14,7 +14,7 @@ cuda_module! {
 }
 
 fn run(m: &k::Module, x: &mut CudaSlice<f32>) {
-    let cfg = LaunchConfig::for_num_elems(8);
+    let cfg = Launch::for_num_elems(8);
     let _ = unsafe { m.scale(&cfg, x, 2.0) };
 }
 

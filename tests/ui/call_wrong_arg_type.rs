@@ -1,6 +1,6 @@
 // A stub takes exactly the Rust types of the CUDA parameters; a pointer argument that does
 // not fit is reported with the kernel, the parameter and its CUDA type as written.
-use kernel_runtime::{cuda_module, CudaSlice, LaunchConfig};
+use kernel_runtime::{cuda_module, CudaSlice, Launch};
 
 cuda_module! {
     mod k {
@@ -24,7 +24,7 @@ cuda_module! {
 }
 
 fn run(m: &k::Module, x: &mut CudaSlice<f32>, y: &CudaSlice<f64>, z: &mut CudaSlice<f32>) {
-    let cfg = LaunchConfig::for_num_elems(8);
+    let cfg = Launch::for_num_elems(8);
     unsafe {
         // `s` is `float`: an f64 is refused.
         let _ = m.scale(&cfg, x, 2.0f64, 8);

@@ -1,5 +1,5 @@
 // A `cudaTextureObject_t` parameter takes a `TextureObject`, never a plain integer handle.
-use kernel_runtime::{cuda_module, CudaSlice, LaunchConfig};
+use kernel_runtime::{cuda_module, CudaSlice, Launch};
 
 cuda_module! {
     mod k {
@@ -14,7 +14,7 @@ cuda_module! {
 }
 
 fn run(m: &k::Module, out: &mut CudaSlice<f32>) {
-    let cfg = LaunchConfig::for_num_elems(8);
+    let cfg = Launch::for_num_elems(8);
     unsafe {
         let _ = m.sample(&cfg, 42u64, out, 8);
     }

@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{Error, Gpu, LaunchConfig};
+use kernel_runtime::{Error, Gpu, Launch};
 
 kernel_runtime::include_kernels!(signal);
 
@@ -33,7 +33,7 @@ fn transform_then_blur(gpu: &Gpu) -> Result<Report, Error> {
     let x = gpu.upload(&xs)?;
     let mut mapped = gpu.zeros::<f32>(N)?;
     let mut blurred = gpu.zeros::<f32>(N)?;
-    let cfg = LaunchConfig::for_num_elems(N as u32);
+    let cfg = Launch::for_num_elems(N as u32);
     // SAFETY: both kernels touch elements i < n of their buffers only (the blur clamps its
     // neighbours into [0, n)); every buffer holds n floats.
     unsafe {

@@ -2,8 +2,8 @@
 //! pipeline, writing the outputs and telling Cargo what to watch.
 
 use super::outputs::{generate, mkdir, write_if_changed};
-use crate::diagnostics::options;
 use super::{Build, Metadata, Output};
+use crate::diagnostics::options;
 use crate::env::Reporting;
 use crate::error::Error;
 use crate::pipeline::{self, Context, SourceInput};

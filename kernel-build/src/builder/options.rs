@@ -250,7 +250,10 @@ impl Build {
     /// ```
     /// kernel_build::Build::new().file("kernels/lib.cu").kernels(["softmax", "layer_norm"]);
     /// ```
-    pub fn kernels<S: AsRef<str>>(&mut self, rust_names: impl IntoIterator<Item = S>) -> &mut Build {
+    pub fn kernels<S: AsRef<str>>(
+        &mut self,
+        rust_names: impl IntoIterator<Item = S>,
+    ) -> &mut Build {
         let list = self.req.kernels.get_or_insert_with(Vec::new);
         list.extend(rust_names.into_iter().map(|n| n.as_ref().to_owned()));
         self

@@ -14,12 +14,12 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-use crate::pipeline::BuiltModule;
 use super::docs::qualified_base;
 use super::names::param_ident;
 use super::templates::{Planned, plan};
 use super::types::{ParamKind, param_kind};
 use crate::model::Kernel;
+use crate::pipeline::BuiltModule;
 
 /// The bound of a pointer parameter: `__args::<method>::<param>` (generic over the element).
 pub(crate) fn bound(method: &Ident, param: &Ident) -> TokenStream {

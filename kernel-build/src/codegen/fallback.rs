@@ -49,7 +49,7 @@ pub fn fallback(name: &str, opts: &CodegenOptions, declared: &[Declared]) -> Tok
         let generics = &d.sig.generics;
         quote! {
             /// Not available: the module failed to build.
-            pub #unsafety fn #ident #generics(&self, _cfg: &#rt::LaunchConfig, #(#args),*)
+            pub #unsafety fn #ident #generics(&self, _cfg: &#rt::Launch, #(#args),*)
                 -> ::core::result::Result<(), #rt::Error> {
                 ::core::unreachable!("the module failed to build")
             }

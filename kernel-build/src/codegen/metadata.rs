@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::pipeline::BuiltModule;
 use crate::model::{Kernel, ModuleInfo};
+use crate::pipeline::BuiltModule;
 
 /// Kernels that get a stub and an entry in the spec, in spec order
 /// (`static` kernels cannot be reached from the host).
@@ -21,7 +21,7 @@ pub(crate) fn items(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     let kernels = launchable(&parts.info).map(|k| kernel_spec(k, &parts.targets, rt));
     let globals = parts.info.globals.iter().map(|g| {
         let (name, symbol, size) = (&g.name, &g.symbol, g.size as usize);
-        quote!(#rt::__private::GlobalSpec { name: #name, symbol: #symbol, size: #size })
+        quote!(#rt::spec::GlobalSpec { name: #name, symbol: #symbol, size: #size })
     });
     let registers = launchable(&parts.info).flat_map(|k| {
         k.images.iter().filter_map(move |img| {
@@ -34,7 +34,7 @@ pub(crate) fn items(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     quote! {
         /// What this module holds: kernels with their parameter layouts, compiled
         /// targets, the toolkit that compiled them, and the embedded image.
-        pub static METADATA: #rt::__private::ModuleSpec = #rt::__private::ModuleSpec {
+        pub static METADATA: #rt::spec::ModuleSpec = #rt::spec::ModuleSpec {
             name: #name,
             image: IMAGE,
             archs: &[#(#archs),*],
@@ -78,7 +78,7 @@ fn unit_specs<'a>(
         let k = index(&kernels, &u.kernels);
         let g = index(&globals, &u.globals);
         Some(quote! {
-            #rt::__private::UnitSpec { file: #file, offset: #offset, len: #len,
+            #rt::spec::UnitSpec { file: #file, offset: #offset, len: #len,
                 kernels: &[#(#k),*], globals: &[#(#g),*] }
         })
     })
@@ -97,7 +97,7 @@ fn source_spec(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     });
     let options = &src.options;
     quote! {
-        ::core::option::Option::Some(&#rt::__private::SourceSpec {
+        ::core::option::Option::Some(&#rt::spec::SourceSpec {
             name: #name,
             text: #text,
             headers: &[#(#headers),*],
@@ -118,7 +118,7 @@ fn kernel_spec(k: &Kernel, targets: &[String], rt: &TokenStream) -> TokenStream 
         let pname = p.name.clone().unwrap_or_else(|| format!("arg{i}"));
         let c_type = &p.written;
         let (offset, size) = (p.layout.offset as u32, p.layout.size as u32);
-        quote!(#rt::__private::ParamSpec { name: #pname, c_type: #c_type, offset: #offset, size: #size })
+        quote!(#rt::spec::ParamSpec { name: #pname, c_type: #c_type, offset: #offset, size: #size })
     });
     let max_threads = k
         .attrs
@@ -132,7 +132,7 @@ fn kernel_spec(k: &Kernel, targets: &[String], rt: &TokenStream) -> TokenStream 
         None => quote!(::core::option::Option::None),
     };
     quote! {
-        #rt::__private::KernelSpec {
+        #rt::spec::KernelSpec {
             name: #name,
             symbol: #symbol,
             params: &[#(#params),*],

@@ -12,7 +12,7 @@
 //!     pub const REGISTERS: &[(&str, &str, u32)] = ...;       // (kernel, target, registers)
 //!     pub fn load(gpu: &Gpu) -> Result<Module, Error>;
 //!     pub struct Module { .. }                               // Clone; with_stream()
-//!     impl Module { pub unsafe fn saxpy(&self, cfg: &LaunchConfig, a: f32,
+//!     impl Module { pub unsafe fn saxpy(&self, cfg: &Launch, a: f32,
 //!                       x: impl ConstPtr<f32>, y: impl MutPtr<f32>, n: i32) -> Result<(), Error>; }
 //!     #[repr(C)] pub struct P { .. }                          // C structs passed by value
 //! }
@@ -20,7 +20,7 @@
 //!
 //! Generated code names the runtime crate through [`CodegenOptions::runtime`]
 //! (`::kernel_runtime` by default): its public types (`Gpu`, `Error`,
-//! `LaunchConfig`, `Global`, `RawDevicePtr`, `vector::*`) by their public paths,
+//! `Launch`, `Global`, `RawDevicePtr`, `vector::*`) by their public paths,
 //! everything else only through its doc-hidden `__private` module. Every check
 //! happens before this phase, so nothing here returns an error.
 

@@ -3,10 +3,8 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
+use super::{CodegenOptions, arg_bounds, globals, metadata, path_literal, structs, stubs};
 use crate::pipeline::BuiltModule;
-use super::{
-    CodegenOptions, arg_bounds, globals, metadata, path_literal, structs, stubs,
-};
 
 /// The whole generated `mod` item.
 pub(crate) fn module(parts: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
@@ -140,7 +138,7 @@ fn library(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
         /// This module's code loaded once for every context of the process.
         #[derive(Clone)]
         pub struct Library {
-            inner: #rt::Library,
+            inner: #rt::RawLibrary,
         }
 
         impl Library {
@@ -234,13 +232,13 @@ fn handle(rt: &TokenStream) -> TokenStream {
             /// A handle to the same loaded module that launches on `stream`.
             pub fn with_stream(
                 &self,
-                stream: &::std::sync::Arc<#rt::__private::cudarc::driver::CudaStream>,
+                stream: &::std::sync::Arc<#rt::CudaStream>,
             ) -> Module {
                 Module { inner: self.inner.with_stream(stream) }
             }
 
             /// The stream launches go to.
-            pub fn stream(&self) -> &::std::sync::Arc<#rt::__private::cudarc::driver::CudaStream> {
+            pub fn stream(&self) -> &::std::sync::Arc<#rt::CudaStream> {
                 self.inner.stream()
             }
 

@@ -10,8 +10,8 @@ use quote::{format_ident, quote};
 use super::templates::{Member, Planned, kind_type, plan, shape};
 use super::types::{ParamKind, param_kind};
 use super::{CodegenOptions, arg_bounds, docs, names::param_ident};
-use crate::pipeline::BuiltModule;
 use crate::model::Kernel;
+use crate::pipeline::BuiltModule;
 
 /// A parameter as the stub passes it.
 struct StubParam {
@@ -247,7 +247,7 @@ fn method(
         #[allow(clippy::too_many_arguments, unused_mut)]
         pub #unsafety fn #name #generics(
             &self,
-            cfg: &#rt::LaunchConfig,
+            cfg: &#rt::Launch,
             #(#args),*
         ) -> ::core::result::Result<(), #rt::Error> {
             let #stream = self.inner.stream();

@@ -19,7 +19,10 @@ pub enum Door {
 /// assert_eq!(m, "nvcc failed to compile `k.cu` (exit status: 1):\nk.cu(3): error: x");
 /// ```
 pub fn nvcc_failed_on(what: &str, status: &str, output: &str) -> String {
-    format!("nvcc failed to compile {what} ({status}):\n{}", output.trim_end())
+    format!(
+        "nvcc failed to compile {what} ({status}):\n{}",
+        output.trim_end()
+    )
 }
 
 /// nvcc failed; the build script's message, with the command line.

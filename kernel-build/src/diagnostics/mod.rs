@@ -7,8 +7,8 @@
 
 pub mod build;
 pub mod check;
-pub mod options;
 pub mod front;
+pub mod options;
 pub mod units;
 
 use std::fmt;

@@ -4,19 +4,49 @@
 /// The keys of `cuda_module!`, each with what it does: the macro's "unknown option" message
 /// lists them, and its documentation's table is checked against them.
 pub const MACRO_KEYS: &[(&str, &str)] = &[
-    ("source", "the CUDA text (a raw string is convenient); it may `#include` headers relative to the crate root"),
-    ("file", "a CUDA file, relative to the crate root (the folder of `Cargo.toml`)"),
-    ("files", "several CUDA files forming one module, each its own translation unit"),
-    ("arch", "targets: SASS for `sm_*`, PTX for `compute_*`; default: SASS for every major arch the toolkit supports plus PTX for the newest (or `KERNEL_BUILD_ARCHS`)"),
+    (
+        "source",
+        "the CUDA text (a raw string is convenient); it may `#include` headers relative to the crate root",
+    ),
+    (
+        "file",
+        "a CUDA file, relative to the crate root (the folder of `Cargo.toml`)",
+    ),
+    (
+        "files",
+        "several CUDA files forming one module, each its own translation unit",
+    ),
+    (
+        "arch",
+        "targets: SASS for `sm_*`, PTX for `compute_*`; default: SASS for every major arch the toolkit supports plus PTX for the newest (or `KERNEL_BUILD_ARCHS`)",
+    ),
     ("include", "`-I` folders, relative to the crate root"),
     ("define", "`-D` definitions, `NAME` or `NAME=VALUE`"),
     ("flags", "extra nvcc flags"),
-    ("require_every_target", "`true`: a kernel missing from one target's image is an error, not a warning"),
-    ("rdc", "`true`: the files are device-linked, so kernels may call device functions of other files"),
-    ("lto", "`true`: as `rdc`, with link-time optimisation across files"),
-    ("compile", "`\"runtime\"`: compiled by NVRTC at run time only (no nvcc at build time); `\"build\"`: the default"),
-    ("fallback", "`\"runtime\"`: built by nvcc, and compiled by NVRTC at run time on a GPU the fatbin has no image for"),
-    ("kernels", "stubs only for these kernels (Rust names), for a crate that uses a few kernels of a large library"),
+    (
+        "require_every_target",
+        "`true`: a kernel missing from one target's image is an error, not a warning",
+    ),
+    (
+        "rdc",
+        "`true`: the files are device-linked, so kernels may call device functions of other files",
+    ),
+    (
+        "lto",
+        "`true`: as `rdc`, with link-time optimisation across files",
+    ),
+    (
+        "compile",
+        "`\"runtime\"`: compiled by NVRTC at run time only (no nvcc at build time); `\"build\"`: the default",
+    ),
+    (
+        "fallback",
+        "`\"runtime\"`: built by nvcc, and compiled by NVRTC at run time on a GPU the fatbin has no image for",
+    ),
+    (
+        "kernels",
+        "stubs only for these kernels (Rust names), for a crate that uses a few kernels of a large library",
+    ),
 ];
 
 /// An unknown key of `cuda_module!`.

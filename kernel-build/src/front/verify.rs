@@ -6,8 +6,8 @@
 //! The images decide where a kernel is available: [`Kernel::images`](crate::model::Kernel::images) lists them.
 
 use crate::diagnostics::{Diagnostics, front as msg};
-use kernel_objects::{EntryKind, Fatbin, Image};
 use crate::model::{ImageFacts, ModuleInfo};
+use kernel_objects::{EntryKind, Fatbin, Image};
 
 use super::names::resolve_symbols;
 use super::types::c_spelling;

@@ -7,8 +7,8 @@ use super::nvjitlink::{InputKind, LinkInput, NvJitLink};
 use super::symbols::{self, SymbolProblem};
 use crate::env::Reporting;
 use crate::error::Error;
-use kernel_objects::EntryKind;
 use crate::toolkit::{Target, TargetKind};
+use kernel_objects::EntryKind;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 

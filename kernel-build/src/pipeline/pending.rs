@@ -7,10 +7,10 @@ use super::unit::{Job, Shared, UnitBuilt};
 use crate::compile;
 use crate::diagnostics::Diagnostics;
 use crate::error::Error;
-use kernel_objects::EntryKind;
 use crate::front;
 use crate::link::{FatbinPart, NvFatbin};
 use crate::toolkit::Target;
+use kernel_objects::EntryKind;
 use std::path::PathBuf;
 use std::time::Instant;
 

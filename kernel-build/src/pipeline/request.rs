@@ -142,7 +142,8 @@ impl ModuleRequest {
             };
             return Err(crate::diagnostics::options::bad_define(&text));
         }
-        self.defines.push((name.to_owned(), value.map(str::to_owned)));
+        self.defines
+            .push((name.to_owned(), value.map(str::to_owned)));
         Ok(())
     }
 
@@ -368,10 +369,12 @@ pub(crate) fn resolve_sources(
             for path in paths {
                 let full = req.base_dir.join(path);
                 if !seen.insert(full) {
-                    return Err(Error::InvalidOption(crate::diagnostics::options::file_twice(
-                        &req.name,
-                        &path.display().to_string(),
-                    )));
+                    return Err(Error::InvalidOption(
+                        crate::diagnostics::options::file_twice(
+                            &req.name,
+                            &path.display().to_string(),
+                        ),
+                    ));
                 }
                 out.push(resolve_file(req, path)?);
             }

@@ -7,8 +7,10 @@
 
 #![allow(dead_code)]
 
+use kernel_build::__private::pipeline::{
+    BuiltModule, Context, ModuleRequest, SourceInput, build_module,
+};
 use kernel_build::Error;
-use kernel_build::__private::pipeline::{BuiltModule, Context, ModuleRequest, SourceInput, build_module};
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 

@@ -11,7 +11,7 @@ mod tests;
 
 pub(crate) use driver::DriverResultExt;
 
-use crate::validate::ConfigError;
+use crate::launch::validate::ConfigError;
 
 /// Everything that can go wrong in the runtime.
 ///

@@ -5,8 +5,8 @@ use std::sync::Arc;
 use cudarc::driver::CudaContext;
 use cudarc::driver::sys::{self, CUarray_format as F};
 
+use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
-use crate::gpu::Gpu;
 
 /// The channel type of an array's elements.
 ///

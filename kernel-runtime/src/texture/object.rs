@@ -7,8 +7,8 @@ use cudarc::driver::sys::{self, CUaddress_mode as Am, CUfilter_mode as Fm};
 use cudarc::driver::{CudaContext, DeviceRepr};
 
 use super::array::Array;
+use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
-use crate::gpu::Gpu;
 
 /// What a coordinate outside `[0, size)` reads.
 ///

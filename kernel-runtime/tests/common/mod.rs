@@ -6,10 +6,10 @@
 use std::ffi::c_void;
 
 use kernel_runtime::__private::{
-    Aligned, ConstPtr, GlobalSpec, KernelSpec, LoadedModule, ModuleSpec, MutPtr, ParamSpec,
-    PreparedArg, launch, load_module,
+    Aligned, ConstPtr, LoadedModule, MutPtr, PreparedArg, launch, load_module,
 };
-use kernel_runtime::{Error, Gpu, LaunchConfig};
+use kernel_runtime::spec::{GlobalSpec, KernelSpec, ModuleSpec, ParamSpec};
+use kernel_runtime::{Error, Gpu, Launch};
 
 pub static FATBIN: &Aligned<[u8]> = &Aligned(*include_bytes!("../kernels/runtime_test.fatbin"));
 pub static OLD_ARCH: &Aligned<[u8]> = &Aligned(*include_bytes!("../kernels/old_arch.fatbin"));
@@ -159,7 +159,7 @@ impl TestKernels {
     /// As for every generated stub: the kernel must stay within the buffers it is given.
     pub unsafe fn empty4(
         &self,
-        cfg: &LaunchConfig,
+        cfg: &Launch,
         mut a: impl ConstPtr<f32>,
         mut b: impl MutPtr<f32>,
         n: i32,
@@ -179,7 +179,7 @@ impl TestKernels {
     /// `x` and `y` hold at least `n` elements.
     pub unsafe fn saxpy(
         &self,
-        cfg: &LaunchConfig,
+        cfg: &Launch,
         a: f32,
         mut x: impl ConstPtr<f32>,
         mut y: impl MutPtr<f32>,
@@ -199,7 +199,7 @@ impl TestKernels {
     /// `y` holds at least `n` elements.
     pub unsafe fn bounded(
         &self,
-        cfg: &LaunchConfig,
+        cfg: &Launch,
         mut y: impl MutPtr<f32>,
         n: i32,
     ) -> Result<(), Error> {

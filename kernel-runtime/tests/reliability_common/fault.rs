@@ -5,7 +5,7 @@
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
 use kernel_runtime::__private::load_module;
-use kernel_runtime::{Error, Gpu, LaunchConfig, RawDevicePtr};
+use kernel_runtime::{Error, Gpu, Launch, RawDevicePtr};
 
 use super::{SPEC, idx};
 
@@ -30,7 +30,7 @@ pub fn fault_and_report(gpu: &Gpu) {
     let add = m.kernel(idx::ADD_U32).unwrap();
     let mut keep = gpu.upload(&[1u32, 2, 3]).unwrap();
     gpu.synchronize().unwrap();
-    let cfg = LaunchConfig::new(1, 1);
+    let cfg = Launch::new(1, 1);
     // SAFETY: deliberately not: add_u32 writes through an address no allocation can have.
     report(
         "faulting launch",

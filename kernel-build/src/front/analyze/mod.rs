@@ -90,9 +90,9 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>, diags: &mut Diagnostic
                     }
                     Err(d) => Err((
                         None,
-                        d.into_iter()
-                            .next()
-                            .unwrap_or_else(|| crate::diagnostics::front::global_unreadable(&v.name)),
+                        d.into_iter().next().unwrap_or_else(|| {
+                            crate::diagnostics::front::global_unreadable(&v.name)
+                        }),
                     )),
                 }
             }
@@ -111,7 +111,10 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>, diags: &mut Diagnostic
                     }
                     (Err(d), Some(symbol)) => {
                         let why = d.into_iter().next();
-                        Err((None, crate::diagnostics::front::launched_left_out(&symbol, why)))
+                        Err((
+                            None,
+                            crate::diagnostics::front::launched_left_out(&symbol, why),
+                        ))
                     }
                 }
             }

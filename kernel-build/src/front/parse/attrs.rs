@@ -127,8 +127,9 @@ impl Parser<'_> {
                     return Ok(());
                 }
                 None if name == "aligned" => {
-                    return Err(crate::diagnostics::front::attr_not_constant(&text, name)
-                    .at(loc.clone()));
+                    return Err(
+                        crate::diagnostics::front::attr_not_constant(text, name).at(loc.clone())
+                    );
                 }
                 None => {}
             }

@@ -66,7 +66,9 @@ impl Parser<'_> {
     /// Reads one declaration, or a namespace or linkage block with what it holds.
     fn item(&mut self, scope: &Scope, depth: usize) -> PResult<()> {
         if depth > MAX_DEPTH {
-            return Err(crate::diagnostics::front::nested_too_deeply("declarations").at(self.here()));
+            return Err(
+                crate::diagnostics::front::nested_too_deeply("declarations").at(self.here())
+            );
         }
         match self.text(0) {
             ";" => {

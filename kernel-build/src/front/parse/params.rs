@@ -20,7 +20,10 @@ impl Parser<'_> {
         }
         loop {
             if self.is(0, "...") {
-                return Err(crate::diagnostics::front::unsupported_param("variadic kernels").at(self.here()));
+                return Err(
+                    crate::diagnostics::front::unsupported_param("variadic kernels")
+                        .at(self.here()),
+                );
             }
             let start = self.pos;
             let mut sp = self.decl_specs(&[], 1)?;
@@ -29,10 +32,10 @@ impl Parser<'_> {
             let mut d = self.declarator(&mut sp)?;
             let end = self.pos;
             if d.reference {
-                return Err(
-                    crate::diagnostics::front::unsupported_param("reference parameters in kernels")
-                        .at(self.loc_at(start)),
-                );
+                return Err(crate::diagnostics::front::unsupported_param(
+                    "reference parameters in kernels",
+                )
+                .at(self.loc_at(start)));
             }
             // An array parameter is a pointer to its element.
             if !d.extents.is_empty() {

@@ -157,7 +157,11 @@ pub fn expand_for(
             "endif" => {
                 let closed = stack.pop();
                 closed.map_or_else(
-                    || diags.push(crate::diagnostics::front::directive_without_if("endif").at(loc(tok))),
+                    || {
+                        diags.push(
+                            crate::diagnostics::front::directive_without_if("endif").at(loc(tok)),
+                        )
+                    },
                     drop,
                 );
             }

@@ -246,7 +246,7 @@ impl TypeEnv {
             return Ok(());
         };
         if nesting > MAX_NESTING {
-            return Err(crate::diagnostics::front::templates_too_deep(&name));
+            return Err(crate::diagnostics::front::templates_too_deep(name));
         }
         // Arguments that are templates themselves come first.
         for a in &args {

@@ -1,0 +1,83 @@
+//! The driver's module loading mode, and loading a module's code before its first launch.
+//!
+//! With lazy loading (the driver's default since CUDA 12.2; `CUDA_MODULE_LOADING=LAZY`),
+//! `cuModuleLoadData` only registers the image: each function's code is loaded onto the GPU
+//! at its first `cuModuleGetFunction` or launch, which makes that first launch slower.
+//! `CUDA_MODULE_LOADING=EAGER` loads everything at module load. [`RawModule::load_eager`] does
+//! the eager part for one module whatever the mode, for code whose first launch must be fast.
+
+use cudarc::driver::sys;
+
+use super::RawModule;
+use crate::error::{DriverResultExt, Error};
+
+/// How the driver loads module code (`cuModuleGetLoadingMode`).
+///
+/// ```
+/// let m = kernel_runtime::LoadingMode::Lazy;
+/// assert_ne!(m, kernel_runtime::LoadingMode::Eager);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum LoadingMode {
+    /// Each function's code is loaded at its first use.
+    Lazy,
+    /// All code is loaded with its module.
+    Eager,
+}
+
+/// The driver's module loading mode, which `CUDA_MODULE_LOADING` (`LAZY` or `EAGER`) sets
+/// before the driver starts.
+///
+/// ```no_run
+/// if kernel_runtime::loading_mode()? == kernel_runtime::LoadingMode::Lazy {
+///     // first launches load their kernel's code: warm up, or use `RawModule::load_eager`
+/// }
+/// # Ok::<(), kernel_runtime::Error>(())
+/// ```
+pub fn loading_mode() -> Result<LoadingMode, Error> {
+    crate::device::driver::ensure_driver()?;
+    let mut mode = sys::CUmoduleLoadingMode::CU_MODULE_EAGER_LOADING;
+    // SAFETY: the driver is initialised; `mode` is a valid place for the answer.
+    unsafe { sys::cuModuleGetLoadingMode(&mut mode) }
+        .result()
+        .call("cuModuleGetLoadingMode")?;
+    Ok(match mode {
+        sys::CUmoduleLoadingMode::CU_MODULE_LAZY_LOADING => LoadingMode::Lazy,
+        _ => LoadingMode::Eager,
+    })
+}
+
+impl RawModule {
+    /// Loads the code of every function of the module onto the GPU now (`cuFuncLoad` on
+    /// each), so that no first launch pays for it; returns how many functions it holds.
+    /// Under eager loading this finds everything loaded already.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let m = kernel_runtime::RawModule::load_file(&gpu, "kernels.fatbin")?;
+    /// let n = m.load_eager()?;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn load_eager(&self) -> Result<usize, Error> {
+        self.inner.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        let mut total = 0;
+        for &m in &self.inner.cu_modules {
+            let mut count: std::ffi::c_uint = 0;
+            // SAFETY: `m` is a live module handle owned by this module.
+            unsafe { sys::cuModuleGetFunctionCount(&mut count, m) }
+                .result()
+                .call("cuModuleGetFunctionCount")?;
+            let mut functions: Vec<sys::CUfunction> = vec![std::ptr::null_mut(); count as usize];
+            // SAFETY: `functions` has room for `count` handles.
+            unsafe { sys::cuModuleEnumerateFunctions(functions.as_mut_ptr(), count, m) }
+                .result()
+                .call("cuModuleEnumerateFunctions")?;
+            for f in functions {
+                // SAFETY: `f` is a function of the live module `m`.
+                unsafe { sys::cuFuncLoad(f) }.result().call("cuFuncLoad")?;
+            }
+            total += count as usize;
+        }
+        Ok(total)
+    }
+}

@@ -1,0 +1,155 @@
+//! Static metadata that generated code emits for each module: what it contains and how it was
+//! built. Everything is `'static` and `const`-constructible.
+
+/// 8-byte aligned wrapper for an embedded fatbin, so its bytes can go to the driver as they lie
+/// in the binary, without a copy.
+///
+/// ```
+/// use kernel_runtime::__private::Aligned;
+/// static IMAGE: Aligned<[u8; 4]> = Aligned(*b"\x50\xed\x55\xba");
+/// assert_eq!(std::ptr::from_ref(&IMAGE.0).addr() % 8, 0);
+/// ```
+#[repr(C, align(8))]
+pub struct Aligned<T: ?Sized>(pub T);
+
+/// One module: its image, the archs it embeds, its kernels and globals.
+///
+/// ```
+/// use kernel_runtime::spec::ModuleSpec;
+/// static SPEC: ModuleSpec = ModuleSpec {
+///     name: "empty", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[],
+///     units: &[], source: None,
+/// };
+/// assert!(SPEC.image.is_none());
+/// ```
+#[derive(Debug)]
+pub struct ModuleSpec {
+    /// The module's name (as the user wrote it).
+    pub name: &'static str,
+    /// The fatbin; `None` when the module was built without device code.
+    pub image: Option<&'static [u8]>,
+    /// Targets in the image, e.g. `["sm_80", "sm_90", "compute_90"]`.
+    pub archs: &'static [&'static str],
+    /// Version of the CUDA toolkit that built the image, e.g. `"13.0"`.
+    pub toolkit: &'static str,
+    /// Kernels, in the order generated stubs index them.
+    pub kernels: &'static [KernelSpec],
+    /// `__constant__` and `__device__` variables, in the order generated accessors index them.
+    pub globals: &'static [GlobalSpec],
+    /// For a module of several files that are not device-linked: each file's own fatbin
+    /// inside `image`, loaded as a driver module of its own. Empty when `image` is one
+    /// module.
+    pub units: &'static [UnitSpec],
+    /// The source to compile at run time (instead of `image`, or when `image` has nothing
+    /// for the GPU), when the module carries it.
+    pub source: Option<&'static SourceSpec>,
+}
+
+/// The CUDA source a module compiled at run time carries.
+///
+/// ```
+/// use kernel_runtime::spec::SourceSpec;
+/// static SRC: SourceSpec = SourceSpec {
+///     name: "tile.cu", text: "#include \"tile.h\"\n", headers: &[("tile.h", "#define T 4\n")],
+///     defines: &[("TILE", "32")], options: &[], fallback: false,
+/// };
+/// assert_eq!(SRC.headers.len(), 1);
+/// ```
+#[derive(Debug)]
+pub struct SourceSpec {
+    /// The program's name in NVRTC's messages.
+    pub name: &'static str,
+    /// The source text.
+    pub text: &'static str,
+    /// The user's headers it includes, by their `#include` names.
+    pub headers: &'static [(&'static str, &'static str)],
+    /// `(name, value)` definitions; an empty value defines the name as `1`.
+    pub defines: &'static [(&'static str, &'static str)],
+    /// NVRTC options.
+    pub options: &'static [&'static str],
+    /// Compiled only when the embedded image has nothing for the GPU.
+    pub fallback: bool,
+}
+
+/// One file's image inside a module of several whole-program files.
+///
+/// ```
+/// use kernel_runtime::spec::UnitSpec;
+/// const U: UnitSpec = UnitSpec { file: "a.cu", offset: 0, len: 4096, kernels: &[0, 2], globals: &[] };
+/// assert_eq!(U.kernels.len(), 2);
+/// ```
+#[derive(Debug)]
+pub struct UnitSpec {
+    /// The `.cu` file.
+    pub file: &'static str,
+    /// Where its fatbin starts in the module's image (a multiple of 8).
+    pub offset: usize,
+    /// Its length in bytes.
+    pub len: usize,
+    /// Indices into [`ModuleSpec::kernels`] of the kernels it holds.
+    pub kernels: &'static [u16],
+    /// Indices into [`ModuleSpec::globals`] of the globals it holds.
+    pub globals: &'static [u16],
+}
+
+/// One `__global__` function.
+///
+/// ```
+/// use kernel_runtime::__private::{KernelSpec, ParamSpec};
+/// const K: KernelSpec = KernelSpec {
+///     name: "scale", symbol: "scale",
+///     params: &[ParamSpec { name: "x", c_type: "float*", offset: 0, size: 8 }],
+///     max_threads: 0, cluster_dims: None, available: None,
+/// };
+/// assert_eq!(K.params.len(), 1);
+/// ```
+#[derive(Debug)]
+pub struct KernelSpec {
+    /// The kernel's name in CUDA.
+    pub name: &'static str,
+    /// The symbol to look up in the image (the mangled name for C++ linkage).
+    pub symbol: &'static str,
+    /// Parameters in order.
+    pub params: &'static [ParamSpec],
+    /// Maximum threads per block from `__launch_bounds__`; 0 when unknown.
+    pub max_threads: u32,
+    /// Shape from `__cluster_dims__`.
+    pub cluster_dims: Option<[u32; 3]>,
+    /// The targets whose image holds the kernel, when some of the module's targets lack it
+    /// (declared inside `#if __CUDA_ARCH__ ...`); `None` when every image holds it.
+    pub available: Option<&'static [&'static str]>,
+}
+
+/// One kernel parameter.
+///
+/// ```
+/// let p = kernel_runtime::spec::ParamSpec { name: "n", c_type: "int", offset: 16, size: 4 };
+/// assert_eq!(p.offset + p.size, 20);
+/// ```
+#[derive(Debug)]
+pub struct ParamSpec {
+    /// Name in the CUDA declaration.
+    pub name: &'static str,
+    /// C type as declared.
+    pub c_type: &'static str,
+    /// Offset in the parameter buffer.
+    pub offset: u32,
+    /// Size in bytes.
+    pub size: u32,
+}
+
+/// One module global (`__constant__` or `__device__` variable).
+///
+/// ```
+/// let g = kernel_runtime::spec::GlobalSpec { name: "coeffs", symbol: "coeffs", size: 64 };
+/// assert_eq!(g.size, 64);
+/// ```
+#[derive(Debug)]
+pub struct GlobalSpec {
+    /// Name in CUDA.
+    pub name: &'static str,
+    /// Symbol to look up.
+    pub symbol: &'static str,
+    /// Size in bytes.
+    pub size: usize,
+}

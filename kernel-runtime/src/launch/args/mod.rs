@@ -1,0 +1,243 @@
+//! Kernel arguments for pointer parameters: cudarc buffers and views, with cudarc's cross-stream
+//! events honoured, and the markers that say which of them fit a `const T*` or a `T*`.
+//!
+//! A launch prepares every argument ([`DeviceArg::prepare`]: the stream waits on the buffer's
+//! pending work), takes each prepared value's parameter pointer into a stack array, launches, and
+//! finishes every argument ([`PreparedArg::finish`]: the buffer records the launch, so later work
+//! on other streams waits for it). In single-stream mode cudarc keeps no events and all of this
+//! is a few branches.
+
+use std::ffi::c_void;
+use std::sync::Arc;
+
+use cudarc::driver::sys::CUdeviceptr;
+use cudarc::driver::{
+    CudaEvent, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, SyncOnDrop,
+};
+
+use crate::error::{DriverResultExt, Error};
+
+/// A value that can be passed to a kernel parameter.
+///
+/// ```
+/// use kernel_runtime::__private::{DeviceArg, PreparedArg};
+/// fn takes_any_arg(_: impl DeviceArg) {}
+/// takes_any_arg(3.0f32);
+/// ```
+pub trait DeviceArg {
+    /// The argument, ready for the launch.
+    type Prepared<'a>: PreparedArg
+    where
+        Self: 'a;
+
+    /// Runs before the launch: uploads host data, makes `stream` wait on pending work.
+    fn prepare<'a>(&'a mut self, stream: &Arc<CudaStream>) -> Result<Self::Prepared<'a>, Error>;
+}
+
+/// An argument ready for the launch.
+///
+/// ```
+/// use kernel_runtime::__private::{DeviceArg, PreparedArg};
+/// # fn f(stream: &std::sync::Arc<kernel_runtime::CudaStream>) -> Result<(), kernel_runtime::Error> {
+/// let mut n = 7i32;
+/// let prepared = n.prepare(stream)?;
+/// assert!(!prepared.param_ptr().is_null());
+/// # Ok(()) }
+/// ```
+pub trait PreparedArg {
+    /// Pointer to the parameter value (what `cuLaunchKernel` reads); valid while `self` is
+    /// neither moved nor dropped.
+    fn param_ptr(&self) -> *mut c_void;
+
+    /// Runs after the launch: downloads results, records the buffer's use on `stream`.
+    fn finish(self, stream: &Arc<CudaStream>) -> Result<(), Error>;
+}
+
+/// May be passed for a `const T*` parameter.
+///
+/// ```
+/// use kernel_runtime::__private::ConstPtr;
+/// use kernel_runtime::{CudaSlice, In};
+/// fn wants_const_f32<'a>(_: impl ConstPtr<f32> + 'a) {}
+/// fn call(x: &CudaSlice<f32>, host: &[f32]) {
+///     wants_const_f32(x);
+///     wants_const_f32(In(host));
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a `const {T}*` kernel parameter",
+    label = "expected device memory holding `{T}`",
+    note = "pass `&CudaSlice<{T}>`, `&CudaView<{T}>`, `&mut CudaSlice<{T}>`, `&UnifiedSlice<{T}>`, `In(&[{T}])` or `InOut(&mut [{T}])`"
+)]
+pub trait ConstPtr<T>: DeviceArg {}
+
+/// May be passed for a `T*` parameter (the kernel may write through it).
+///
+/// ```
+/// use kernel_runtime::__private::MutPtr;
+/// use kernel_runtime::{CudaSlice, Out};
+/// fn wants_mut_f32<'a>(_: impl MutPtr<f32> + 'a) {}
+/// fn call(y: &mut CudaSlice<f32>, host: &mut [f32]) {
+///     wants_mut_f32(&mut *y);
+///     wants_mut_f32(Out(host));
+/// }
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a `{T}*` kernel parameter",
+    label = "expected mutable device memory holding `{T}`",
+    note = "pass `&mut CudaSlice<{T}>`, `&mut CudaViewMut<{T}>`, `&mut UnifiedSlice<{T}>`, `Out(&mut [{T}])` or `InOut(&mut [{T}])`"
+)]
+pub trait MutPtr<T>: DeviceArg {}
+
+/// A prepared device buffer: its address, and the event to record once the launch is queued.
+pub struct PreparedBuffer<'a> {
+    ptr: CUdeviceptr,
+    record: Option<&'a CudaEvent>,
+    /// Record even in single-stream mode: the buffer's host accessors wait on the event
+    /// (managed memory).
+    always: bool,
+}
+
+impl<'a> PreparedBuffer<'a> {
+    /// A buffer at `ptr` whose `record` event is recorded after the launch (in single-stream
+    /// mode too when `always`).
+    pub(crate) fn new(ptr: CUdeviceptr, record: Option<&'a CudaEvent>, always: bool) -> Self {
+        PreparedBuffer {
+            ptr,
+            record,
+            always,
+        }
+    }
+}
+
+impl PreparedArg for PreparedBuffer<'_> {
+    #[inline]
+    fn param_ptr(&self) -> *mut c_void {
+        std::ptr::from_ref(&self.ptr).cast_mut().cast()
+    }
+
+    #[inline]
+    fn finish(self, stream: &Arc<CudaStream>) -> Result<(), Error> {
+        match self.record {
+            Some(event) if self.always || stream.context().is_managing_stream_synchronization() => {
+                event.record(stream).call("cuEventRecord")
+            }
+            _ => Ok(()),
+        }
+    }
+}
+
+/// Takes the address and the event out of cudarc's guard, leaving the guard inert.
+///
+/// # Safety
+/// The event in `guard` must live for `'a`: it must belong to a buffer borrowed for `'a`.
+/// (cudarc ties the guard's lifetime to the stream's borrow as well, which is shorter here.)
+#[inline]
+pub(crate) unsafe fn split<'a>(ptr: CUdeviceptr, guard: SyncOnDrop<'_>) -> PreparedBuffer<'a> {
+    // SAFETY: forwarded to the caller.
+    unsafe { split_with(ptr, guard, false) }
+}
+
+/// [`split`], recording after the launch even in single-stream mode when `always`.
+///
+/// # Safety
+/// As [`split`].
+#[inline]
+pub(crate) unsafe fn split_with<'a>(
+    ptr: CUdeviceptr,
+    mut guard: SyncOnDrop<'_>,
+    always: bool,
+) -> PreparedBuffer<'a> {
+    let event = match &mut guard {
+        SyncOnDrop::Record(target) => target.take().map(|(event, _)| std::ptr::from_ref(event)),
+        SyncOnDrop::Sync(target) => {
+            target.take();
+            None
+        }
+    };
+    drop(guard);
+    // SAFETY: the caller guarantees the event outlives `'a`.
+    let record = event.map(|e| unsafe { &*e });
+    PreparedBuffer {
+        ptr,
+        record,
+        always,
+    }
+}
+
+/// Read access: waits on the last write, records a read.
+macro_rules! read_arg {
+    ($ty:ty, [$($lt:lifetime),*]) => {
+        impl<$($lt,)* T> DeviceArg for $ty {
+            type Prepared<'a> = PreparedBuffer<'a> where Self: 'a;
+
+            #[inline]
+            fn prepare<'a>(&'a mut self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'a>, Error> {
+                let buf = &*self;
+                let (ptr, guard) = DevicePtr::device_ptr(&**buf, stream);
+                // SAFETY: the event lives in the buffer (or its parent), borrowed for `'a`.
+                Ok(unsafe { split(ptr, guard) })
+            }
+        }
+        impl<$($lt,)* T> ConstPtr<T> for $ty {}
+    };
+}
+
+/// Write access: waits on the last read and write, records a write.
+macro_rules! write_arg {
+    ($ty:ty, [$($lt:lifetime),*]) => {
+        impl<$($lt,)* T> DeviceArg for $ty {
+            type Prepared<'a> = PreparedBuffer<'a> where Self: 'a;
+
+            #[inline]
+            fn prepare<'a>(&'a mut self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'a>, Error> {
+                let (ptr, guard) = DevicePtrMut::device_ptr_mut(&mut **self, stream);
+                // SAFETY: the event lives in the buffer (or its parent), mutably borrowed for `'a`.
+                Ok(unsafe { split(ptr, guard) })
+            }
+        }
+        impl<$($lt,)* T> ConstPtr<T> for $ty {}
+        impl<$($lt,)* T> MutPtr<T> for $ty {}
+    };
+}
+
+read_arg!(&'s CudaSlice<T>, ['s]);
+read_arg!(&'s CudaView<'v, T>, ['s, 'v]);
+read_arg!(&'s CudaViewMut<'v, T>, ['s, 'v]);
+write_arg!(&'s mut CudaSlice<T>, ['s]);
+write_arg!(&'s mut CudaViewMut<'v, T>, ['s, 'v]);
+
+impl<'v, T> DeviceArg for CudaView<'v, T> {
+    type Prepared<'a>
+        = PreparedBuffer<'a>
+    where
+        Self: 'a;
+
+    #[inline]
+    fn prepare<'a>(&'a mut self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'a>, Error> {
+        let (ptr, guard) = DevicePtr::device_ptr(&*self, stream);
+        // SAFETY: the event lives in the parent buffer, borrowed for `'v: 'a`.
+        Ok(unsafe { split(ptr, guard) })
+    }
+}
+impl<T> ConstPtr<T> for CudaView<'_, T> {}
+
+impl<'v, T> DeviceArg for CudaViewMut<'v, T> {
+    type Prepared<'a>
+        = PreparedBuffer<'a>
+    where
+        Self: 'a;
+
+    #[inline]
+    fn prepare<'a>(&'a mut self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'a>, Error> {
+        let (ptr, guard) = DevicePtrMut::device_ptr_mut(self, stream);
+        // SAFETY: the event lives in the parent buffer, mutably borrowed for `'v: 'a`.
+        Ok(unsafe { split(ptr, guard) })
+    }
+}
+impl<T> ConstPtr<T> for CudaViewMut<'_, T> {}
+impl<T> MutPtr<T> for CudaViewMut<'_, T> {}
+
+pub(crate) mod host;
+pub(crate) mod tuple;
+pub(crate) mod values;

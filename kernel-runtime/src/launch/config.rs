@@ -1,0 +1,185 @@
+//! [`Launch`]: grid, block, dynamic shared memory, cluster shape and cooperative launch.
+
+/// How a kernel is launched.
+///
+/// ```
+/// use kernel_runtime::Launch;
+/// let cfg = Launch::new((64, 2), 256).with_shared_mem(4096);
+/// assert_eq!(cfg.grid, (64, 2, 1));
+/// assert_eq!(cfg.threads_per_block(), 256);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Launch {
+    /// Blocks in the grid `(x, y, z)`.
+    pub grid: (u32, u32, u32),
+    /// Threads in a block `(x, y, z)`.
+    pub block: (u32, u32, u32),
+    /// Dynamic shared memory per block, in bytes (`extern __shared__`).
+    pub shared_mem_bytes: u32,
+    /// Thread-block cluster shape (compute capability 9.0 and later); `None` for none, or for the
+    /// shape the kernel was compiled with (`__cluster_dims__`).
+    pub cluster: Option<(u32, u32, u32)>,
+    /// Launch cooperatively (grid-wide synchronization with `cooperative_groups::this_grid()`).
+    pub cooperative: bool,
+}
+
+/// Block size [`Launch::for_num_elems`] uses.
+pub const DEFAULT_BLOCK: u32 = 256;
+
+/// Something that names a 1-, 2- or 3-dimensional extent: `u32`, `(u32, u32)`, `(u32, u32, u32)`.
+///
+/// ```
+/// use kernel_runtime::IntoDim3;
+/// assert_eq!((4u32, 2u32).into_dim3(), (4, 2, 1));
+/// ```
+pub trait IntoDim3 {
+    /// The extent as `(x, y, z)`, missing dimensions set to 1.
+    fn into_dim3(self) -> (u32, u32, u32);
+}
+
+impl IntoDim3 for u32 {
+    fn into_dim3(self) -> (u32, u32, u32) {
+        (self, 1, 1)
+    }
+}
+
+impl IntoDim3 for (u32, u32) {
+    fn into_dim3(self) -> (u32, u32, u32) {
+        (self.0, self.1, 1)
+    }
+}
+
+impl IntoDim3 for (u32, u32, u32) {
+    fn into_dim3(self) -> (u32, u32, u32) {
+        self
+    }
+}
+
+impl Launch {
+    /// A configuration with `grid` blocks of `block` threads, no dynamic shared memory.
+    ///
+    /// ```
+    /// let cfg = kernel_runtime::Launch::new(10, (16, 16));
+    /// assert_eq!(cfg.block, (16, 16, 1));
+    /// ```
+    pub fn new(grid: impl IntoDim3, block: impl IntoDim3) -> Self {
+        Launch {
+            grid: grid.into_dim3(),
+            block: block.into_dim3(),
+            shared_mem_bytes: 0,
+            cluster: None,
+            cooperative: false,
+        }
+    }
+
+    /// One thread per element: blocks of 256 threads, enough blocks to cover `n` (at least one).
+    ///
+    /// ```
+    /// let cfg = kernel_runtime::Launch::for_num_elems(1000);
+    /// assert_eq!((cfg.grid.0, cfg.block.0), (4, 256));
+    /// ```
+    pub const fn for_num_elems(n: u32) -> Self {
+        let blocks = n.div_ceil(DEFAULT_BLOCK);
+        Launch {
+            grid: (if blocks == 0 { 1 } else { blocks }, 1, 1),
+            block: (DEFAULT_BLOCK, 1, 1),
+            shared_mem_bytes: 0,
+            cluster: None,
+            cooperative: false,
+        }
+    }
+
+    /// Sets the dynamic shared memory per block. Above 48 KiB the runtime opts the kernel in
+    /// (up to the device's limit) before launching.
+    ///
+    /// ```
+    /// let cfg = kernel_runtime::Launch::for_num_elems(64).with_shared_mem(1024);
+    /// assert_eq!(cfg.shared_mem_bytes, 1024);
+    /// ```
+    pub const fn with_shared_mem(mut self, bytes: u32) -> Self {
+        self.shared_mem_bytes = bytes;
+        self
+    }
+
+    /// Sets the cluster shape (launches through `cuLaunchKernelEx`).
+    ///
+    /// ```
+    /// let cfg = kernel_runtime::Launch::new(8, 128).with_cluster(2);
+    /// assert_eq!(cfg.cluster, Some((2, 1, 1)));
+    /// ```
+    pub fn with_cluster(mut self, cluster: impl IntoDim3) -> Self {
+        self.cluster = Some(cluster.into_dim3());
+        self
+    }
+
+    /// Sets cooperative launch on or off.
+    ///
+    /// ```
+    /// let cfg = kernel_runtime::Launch::new(8, 128).with_cooperative(true);
+    /// assert!(cfg.cooperative);
+    /// ```
+    pub const fn with_cooperative(mut self, cooperative: bool) -> Self {
+        self.cooperative = cooperative;
+        self
+    }
+
+    /// Threads in one block.
+    ///
+    /// ```
+    /// assert_eq!(kernel_runtime::Launch::new(1, (8, 8, 2)).threads_per_block(), 128);
+    /// ```
+    pub const fn threads_per_block(&self) -> u64 {
+        self.block.0 as u64 * self.block.1 as u64 * self.block.2 as u64
+    }
+
+    /// Blocks in the grid.
+    ///
+    /// ```
+    /// assert_eq!(kernel_runtime::Launch::new((3, 2), 32).num_blocks(), 6);
+    /// ```
+    pub const fn num_blocks(&self) -> u64 {
+        self.grid.0 as u64 * self.grid.1 as u64 * self.grid.2 as u64
+    }
+}
+
+impl From<cudarc::driver::LaunchConfig> for Launch {
+    /// Converts cudarc's configuration (grid, block, shared memory).
+    fn from(c: cudarc::driver::LaunchConfig) -> Self {
+        Launch::new(c.grid_dim, c.block_dim).with_shared_mem(c.shared_mem_bytes)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn for_num_elems_covers_every_element() {
+        for n in [1u32, 255, 256, 257, 1 << 20, u32::MAX] {
+            let c = Launch::for_num_elems(n);
+            assert!(
+                c.num_blocks() * c.threads_per_block() >= u64::from(n),
+                "n = {n}"
+            );
+            assert!(
+                (c.num_blocks() - 1) * c.threads_per_block() < u64::from(n),
+                "n = {n}"
+            );
+        }
+        assert_eq!(Launch::for_num_elems(0).grid, (1, 1, 1));
+    }
+
+    #[test]
+    fn from_cudarc_keeps_dims() {
+        let c: Launch = cudarc::driver::LaunchConfig {
+            grid_dim: (3, 4, 5),
+            block_dim: (32, 2, 1),
+            shared_mem_bytes: 100,
+        }
+        .into();
+        assert_eq!(
+            (c.grid, c.block, c.shared_mem_bytes),
+            ((3, 4, 5), (32, 2, 1), 100)
+        );
+    }
+}

@@ -1,0 +1,170 @@
+//! Unit tests of launch validation: one per limit, each naming what it reports.
+
+use super::*;
+
+fn hopper() -> DeviceLimits {
+    DeviceLimits {
+        compute_capability: (9, 0),
+        max_shared_per_block_optin: 227 * 1024,
+        cluster_launch: true,
+        multiprocessors: 132,
+        ..DeviceLimits::default()
+    }
+}
+
+fn kernel() -> KernelLimits {
+    KernelLimits {
+        max_threads: 1024,
+        ..Default::default()
+    }
+}
+
+fn check(cfg: Launch) -> Result<(), ConfigError> {
+    validate(&cfg, &kernel(), &hopper())
+}
+
+#[test]
+fn ordinary_configs_pass() {
+    assert_eq!(check(Launch::for_num_elems(1 << 20)), Ok(()));
+    assert_eq!(
+        check(Launch::new((65535, 65535, 65535), (1024, 1, 1))),
+        Ok(())
+    );
+    assert_eq!(check(Launch::new(8, 128).with_cluster(2)), Ok(()));
+    assert_eq!(
+        check(Launch::new(1, 32).with_shared_mem(200 * 1024)),
+        Ok(())
+    );
+}
+
+#[test]
+fn zero_dims_are_named() {
+    assert_eq!(
+        check(Launch::new((1, 0), 32)),
+        Err(ConfigError::ZeroDim { which: "grid.y" })
+    );
+    assert_eq!(
+        check(Launch::new(1, (32, 1, 0))),
+        Err(ConfigError::ZeroDim { which: "block.z" })
+    );
+}
+
+#[test]
+fn oversized_dims_name_the_axis_and_limit() {
+    let e = check(Launch::new(1, (1, 1, 65))).unwrap_err();
+    assert_eq!(
+        e,
+        ConfigError::BlockDimTooLarge {
+            which: "block.z",
+            requested: 65,
+            limit: 64
+        }
+    );
+    let e = check(Launch::new((1, 70000), 32)).unwrap_err();
+    assert_eq!(
+        e,
+        ConfigError::GridDimTooLarge {
+            which: "grid.y",
+            requested: 70000,
+            limit: 65535
+        }
+    );
+}
+
+#[test]
+fn thread_limits_say_whose_limit() {
+    let e = check(Launch::new(1, (64, 32))).unwrap_err();
+    assert!(
+        matches!(e, ConfigError::TooManyThreads { requested: 2048, limit: 1024, by } if by.contains("device"))
+    );
+    let k = KernelLimits {
+        max_threads: 1024,
+        launch_bounds: 128,
+        ..Default::default()
+    };
+    let e = validate(&Launch::new(1, 256), &k, &hopper()).unwrap_err();
+    assert!(
+        matches!(e, ConfigError::TooManyThreads { limit: 128, by, .. } if by.contains("__launch_bounds__"))
+    );
+    let k = KernelLimits {
+        max_threads: 640,
+        ..Default::default()
+    };
+    let e = validate(&Launch::new(1, 768), &k, &hopper()).unwrap_err();
+    assert!(
+        matches!(e, ConfigError::TooManyThreads { limit: 640, by, .. } if by.contains("register"))
+    );
+}
+
+#[test]
+fn shared_memory_counts_static_bytes() {
+    let k = KernelLimits {
+        max_threads: 1024,
+        static_shared: 4096,
+        ..Default::default()
+    };
+    let cfg = Launch::new(1, 32).with_shared_mem(227 * 1024 - 4096);
+    assert_eq!(validate(&cfg, &k, &hopper()), Ok(()));
+    let e = validate(&cfg.with_shared_mem(227 * 1024), &k, &hopper()).unwrap_err();
+    assert!(matches!(
+        e,
+        ConfigError::SharedMemTooLarge {
+            static_bytes: 4096,
+            ..
+        }
+    ));
+}
+
+#[test]
+fn cluster_rules() {
+    let old = DeviceLimits::default();
+    let e = validate(&Launch::new(8, 32).with_cluster(2), &kernel(), &old).unwrap_err();
+    assert_eq!(
+        e,
+        ConfigError::ClusterUnsupported {
+            arch: "sm_75".into()
+        }
+    );
+    let e = check(Launch::new(9, 32).with_cluster(2)).unwrap_err();
+    assert_eq!(
+        e,
+        ConfigError::ClusterNotDivisor {
+            which: "cluster.x",
+            cluster: 2,
+            grid: 9
+        }
+    );
+    let e = check(Launch::new(16, 32).with_cluster(16)).unwrap_err();
+    assert_eq!(
+        e,
+        ConfigError::ClusterTooLarge {
+            blocks: 16,
+            limit: 8
+        }
+    );
+    let k = KernelLimits {
+        cluster_dims: Some([4, 1, 1]),
+        ..kernel()
+    };
+    let e = validate(&Launch::new(8, 32).with_cluster(2), &k, &hopper()).unwrap_err();
+    assert!(matches!(
+        e,
+        ConfigError::ClusterConflict {
+            compiled: [4, 1, 1],
+            ..
+        }
+    ));
+}
+
+#[test]
+fn cooperative_needs_support() {
+    let dev = DeviceLimits {
+        cooperative_launch: false,
+        ..hopper()
+    };
+    let cfg = Launch::new(1, 32).with_cooperative(true);
+    assert_eq!(
+        validate(&cfg, &kernel(), &dev),
+        Err(ConfigError::CooperativeUnsupported)
+    );
+}

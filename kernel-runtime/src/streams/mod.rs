@@ -1,0 +1,7 @@
+//! Order of work: streams ordered by cudarc's per-buffer events or by the program itself
+//! (`ordering`), CUDA graphs captured from a stream (`graph`), and timing with events
+//! (`timing`).
+
+pub(crate) mod graph;
+pub(crate) mod ordering;
+pub(crate) mod timing;
