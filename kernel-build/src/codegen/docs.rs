@@ -6,22 +6,32 @@ use quote::quote;
 use super::templates::Member;
 use crate::model::Kernel;
 
-/// What an unsafe stub's caller must uphold.
+/// What an unsafe stub's caller must uphold; the whole text is in the module's docs.
 const SAFETY: &str = "\
 # Safety
 
-A kernel can read and write any device memory its arguments lead it to. The caller
-must ensure that, for this launch configuration and these scalar arguments, the
-kernel stays inside the buffers it is given, that it does not write memory other
-work reads or writes at the same time, and that it ends without a device fault
-(a fault poisons the whole context).";
+The kernel must stay inside the buffers it is given and end without a fault: see the
+module's launch contract.";
 
 const ERRORS: &str = "\
 # Errors
 
-When the launch configuration is invalid for this kernel, when preparing or
-finishing an argument fails (a copy for `In`/`Out`/`InOut`), or when the driver
-rejects the launch.";
+An invalid launch configuration, a failed argument copy, or the driver's refusal.";
+
+/// The launch contract, once per module (each unsafe stub points at it).
+pub(crate) const CONTRACT: &str = "\
+# Launch contract
+
+A kernel can read and write any device memory its arguments lead it to. The caller of an
+`unsafe` launch method must ensure that, for that launch configuration and those scalar
+arguments, the kernel stays inside the buffers it is given, that it does not write memory
+other work reads or writes at the same time, and that it ends without a device fault (a
+fault poisons the whole context). A method is safe only where the crate vouched for its
+kernel (`safe fn` in an `unsafe extern` block, or `Build::safe_kernel`).
+
+Launch methods return an error when the launch configuration is invalid for the kernel,
+when preparing or finishing an argument fails (a copy for `In`/`Out`/`InOut`), or when the
+driver rejects the launch.";
 
 /// Rustdoc of a one-kernel stub.
 pub(crate) fn kernel_doc(kernel: &Kernel, targets: &[String], safe: bool) -> TokenStream {

@@ -25,6 +25,8 @@ pub(crate) fn module_with(
         let doc = format!(" CUDA kernels of module `{}`.", parts.name);
         quote!(#[doc = #doc])
     });
+    let contract = super::docs::CONTRACT.lines().map(|l| format!(" {l}"));
+    let contract = quote!(#(#[doc = #contract])*);
     let tracking = tracking(parts, opts);
     let image = image(parts, &rt);
     let metadata = metadata::items(parts, &rt);
@@ -39,6 +41,8 @@ pub(crate) fn module_with(
     quote! {
         #(#attrs)*
         #default_doc
+        ///
+        #contract
         #vis mod #name {
             #![allow(
                 dead_code,

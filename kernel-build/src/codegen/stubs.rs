@@ -5,7 +5,7 @@
 //! stack in the verified order, launches, then finishes each prepared argument.
 
 use proc_macro2::{Ident, TokenStream};
-use quote::{format_ident, quote};
+use quote::quote;
 
 use super::templates::{Member, Planned, kind_type, plan, shape};
 use super::types::{ParamKind, param_kind};
@@ -112,9 +112,12 @@ fn family_trait(
             Some(p) => format!(" The Rust type of parameter `{p}` in this instantiation."),
             None => format!(" The Rust type of parameter {i} in this instantiation."),
         };
+        // A value parameter's type is passed as it is, so it must be plain device data.
+        let bound =
+            (shape(&param_kind(&first.params[i].ty, rt)) == 0).then(|| quote!(: #rt::DeviceRepr));
         Some(quote! {
             #[doc = #doc]
-            type #id;
+            type #id #bound;
         })
     });
     let impls = members.iter().map(|m| {
@@ -205,58 +208,37 @@ fn method(
             ParamKind::Value(t) => quote!(#id: #t),
             ParamKind::ConstPtr(t) | ParamKind::MutPtr(t) => {
                 let bound = &p.bound;
-                quote!(mut #id: impl #bound<#t>)
+                quote!(#id: impl #bound<#t>)
             }
             ParamKind::Object { object, .. } => {
                 quote!(#id: &#object<impl ::core::marker::Sized>)
             }
         }
     });
-    let prepared: Vec<&Ident> = params
-        .iter()
-        .filter(|p| matches!(p.kind, ParamKind::ConstPtr(_) | ParamKind::MutPtr(_)))
-        .map(|p| &p.ident)
-        .collect();
-    // A texture or surface object is passed as its handle, a value on the stack.
-    let handles = params.iter().filter_map(|p| {
+    // Every argument goes to the runtime as one tuple, in the verified parameter order:
+    // values (a texture or surface object as its handle) wrapped to be passed as they are,
+    // pointer arguments as given.
+    let values = params.iter().map(|p| {
         let id = &p.ident;
         match &p.kind {
-            ParamKind::Object { handle, .. } => Some(quote!(let #id: #handle = #id.handle();)),
-            _ => None,
+            ParamKind::Value(_) => quote!(#rt::ByValue(#id)),
+            ParamKind::Object { .. } => quote!(#rt::ByValue(#id.handle())),
+            ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(#id),
         }
     });
-    let pointers = params.iter().map(|p| {
-        let id = &p.ident;
-        match &p.kind {
-            ParamKind::Value(_) | ParamKind::Object { .. } => {
-                quote!(::core::ptr::from_ref(&#id).cast_mut().cast::<::core::ffi::c_void>())
-            }
-            _ => quote!(#rt::__private::PreparedArg::param_ptr(&#id)),
-        }
-    });
-    let count = params.len();
-    let params_var = format_ident!("__kernel_params");
-    let stream = format_ident!("__kernel_stream");
     let unsafety = if safe { quote!() } else { quote!(unsafe) };
     // The `unsafe` block below is sound: an unsafe stub's caller upholds the
     // kernel's contract (its `# Safety` section); a safe stub's crate vouched for
-    // the kernel in an `unsafe extern` block. The parameter array follows the
-    // verified layout and every pointer in it outlives the launch.
+    // the kernel in an `unsafe extern` block. The tuple follows the verified layout.
     quote! {
         #doc
-        #[allow(clippy::too_many_arguments, unused_mut)]
+        #[allow(clippy::too_many_arguments)]
         pub #unsafety fn #name #generics(
             &self,
             cfg: &#rt::Launch,
             #(#args),*
         ) -> ::core::result::Result<(), #rt::Error> {
-            let #stream = self.inner.stream();
-            #(#handles)*
-            #(let #prepared = #rt::__private::DeviceArg::prepare(&mut #prepared, #stream)?;)*
-            let mut #params_var: [*mut ::core::ffi::c_void; #count] = [#(#pointers),*];
-            unsafe { #rt::__private::launch(&self.inner, #index, cfg, &mut #params_var)? };
-            #(#rt::__private::PreparedArg::finish(#prepared, #stream)?;)*
-            ::core::result::Result::Ok(())
+            unsafe { #rt::__private::launch_args(&self.inner, #index, cfg, (#(#values,)*)) }
         }
     }
 }

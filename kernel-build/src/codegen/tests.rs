@@ -212,8 +212,16 @@ fn plain_stub_takes_exact_types_and_is_unsafe() {
     assert!(has(&out, "a: f32,"), "{out}");
     // Pointer parameters take a per-parameter bound over ConstPtr / MutPtr whose
     // diagnostic names the kernel, the parameter and its CUDA type.
-    assert!(has(&out, "mut x: impl __args::saxpy::x<f32>"), "{out}");
-    assert!(has(&out, "mut y: impl __args::saxpy::y<f32>"), "{out}");
+    assert!(has(&out, "x: impl __args::saxpy::x<f32>"), "{out}");
+    assert!(has(&out, "y: impl __args::saxpy::y<f32>"), "{out}");
+    // The body is one call: every argument in one tuple, values passed as they are.
+    assert!(
+        has(
+            &out,
+            "::kernel_runtime::__private::launch_args(&self.inner, 0usize, cfg, (::kernel_runtime::ByValue(a), x, y, ::kernel_runtime::ByValue(n)"
+        ),
+        "{out}"
+    );
     assert!(
         has(
             &out,
@@ -273,12 +281,9 @@ fn texture_and_surface_parameters_take_the_runtime_objects() {
         ),
         "{out}"
     );
-    // The handle is passed by value from the stack.
+    // The handle is passed by value.
     assert!(
-        has(
-            &out,
-            "let tex: ::kernel_runtime::TextureHandle = tex.handle();"
-        ),
+        has(&out, "::kernel_runtime::ByValue(tex.handle())"),
         "{out}"
     );
     assert!(!has(&out, "__args::sample::tex"), "{out}");
@@ -429,10 +434,9 @@ fn module_attributes_and_visibility_are_kept() {
         ..CodegenOptions::default()
     };
     let out = render(&fixture(), &opts);
-    assert!(
-        has(&out, "/// My kernels.\npub(crate) mod vecmath {"),
-        "{out}"
-    );
+    assert!(has(&out, "/// My kernels."), "{out}");
+    assert!(has(&out, "/// # Launch contract"), "{out}");
+    assert!(has(&out, "pub(crate) mod vecmath {"), "{out}");
 }
 
 /// C++ gives an empty struct size 1; the Rust twin gets a one-byte filler.

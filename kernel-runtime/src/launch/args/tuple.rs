@@ -9,7 +9,7 @@ use cudarc::driver::CudaStream;
 use crate::error::Error;
 use crate::launch::args::{DeviceArg, PreparedArg};
 
-/// A tuple of kernel arguments, each a [`DeviceArg`]: device buffers (`&CudaSlice<T>`,
+/// A tuple of up to 32 kernel arguments, each a [`DeviceArg`]: device buffers (`&CudaSlice<T>`,
 /// `&mut CudaSlice<T>`, views), host slices (`In`, `Out`, `InOut`), scalars, vector types,
 /// [`RawDevicePtr`](crate::RawDevicePtr) and [`ByValue`](crate::ByValue) structs.
 ///
@@ -69,3 +69,23 @@ tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6
 tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9);
 tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10);
 tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18, A19 a19 p19);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18, A19 a19 p19, A20 a20 p20);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18, A19 a19 p19, A20 a20 p20, A21 a21 p21);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18, A19 a19 p19, A20 a20 p20, A21 a21 p21, A22 a22 p22);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18, A19 a19 p19, A20 a20 p20, A21 a21 p21, A22 a22 p22, A23 a23 p23);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18, A19 a19 p19, A20 a20 p20, A21 a21 p21, A22 a22 p22, A23 a23 p23, A24 a24 p24);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18, A19 a19 p19, A20 a20 p20, A21 a21 p21, A22 a22 p22, A23 a23 p23, A24 a24 p24, A25 a25 p25);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18, A19 a19 p19, A20 a20 p20, A21 a21 p21, A22 a22 p22, A23 a23 p23, A24 a24 p24, A25 a25 p25, A26 a26 p26);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18, A19 a19 p19, A20 a20 p20, A21 a21 p21, A22 a22 p22, A23 a23 p23, A24 a24 p24, A25 a25 p25, A26 a26 p26, A27 a27 p27);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18, A19 a19 p19, A20 a20 p20, A21 a21 p21, A22 a22 p22, A23 a23 p23, A24 a24 p24, A25 a25 p25, A26 a26 p26, A27 a27 p27, A28 a28 p28);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18, A19 a19 p19, A20 a20 p20, A21 a21 p21, A22 a22 p22, A23 a23 p23, A24 a24 p24, A25 a25 p25, A26 a26 p26, A27 a27 p27, A28 a28 p28, A29 a29 p29);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18, A19 a19 p19, A20 a20 p20, A21 a21 p21, A22 a22 p22, A23 a23 p23, A24 a24 p24, A25 a25 p25, A26 a26 p26, A27 a27 p27, A28 a28 p28, A29 a29 p29, A30 a30 p30);
+tuple_args!(A0 a0 p0, A1 a1 p1, A2 a2 p2, A3 a3 p3, A4 a4 p4, A5 a5 p5, A6 a6 p6, A7 a7 p7, A8 a8 p8, A9 a9 p9, A10 a10 p10, A11 a11 p11, A12 a12 p12, A13 a13 p13, A14 a14 p14, A15 a15 p15, A16 a16 p16, A17 a17 p17, A18 a18 p18, A19 a19 p19, A20 a20 p20, A21 a21 p21, A22 a22 p22, A23 a23 p23, A24 a24 p24, A25 a25 p25, A26 a26 p26, A27 a27 p27, A28 a28 p28, A29 a29 p29, A30 a30 p30, A31 a31 p31);
