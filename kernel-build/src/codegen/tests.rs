@@ -236,7 +236,7 @@ fn plain_stub_takes_exact_types_and_is_unsafe() {
         ),
         "{out}"
     );
-    assert!(has(&out, "launch(&self.inner, 0usize, cfg"), "{out}");
+    assert!(has(&out, "launch_args(&self.inner, 0usize, cfg"), "{out}");
     assert!(has(&out, "/// # Safety"), "{out}");
     assert!(has(&out, "registers"), "{out}");
 }
