@@ -9,7 +9,7 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 runs="${1:-7}"
 "$root/scripts/ensure-nvcc.sh" >/dev/null
-cargo build --release -q -p kernel-build --bin kernel-inspect
+cargo build --release -q -p kernel-inspect
 inspect="${CARGO_TARGET_DIR:-$root/target}/release/kernel-inspect"
 src="$root/kernel-build/benches/cuda/k15.cu"
 work="$(mktemp -d)"

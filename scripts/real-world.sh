@@ -13,7 +13,7 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 inspect="${KERNEL_INSPECT:-}"
 if [ -z "$inspect" ]; then
-    cargo build --release --quiet --manifest-path "$root/Cargo.toml" -p kernel-build --bin kernel-inspect
+    cargo build --release --quiet --manifest-path "$root/Cargo.toml" -p kernel-inspect
     inspect="$root/target/release/kernel-inspect"
 fi
 nvcc="${NVCC:-}"
