@@ -57,18 +57,15 @@ impl Build {
         };
         let gen_dir = out_dir.join("kernel-build");
         mkdir(&gen_dir)?;
-        let files = match &req.source {
-            SourceInput::Files { paths } => paths.clone(),
-            _ => Vec::new(),
-        };
-        req.source = match files.as_slice() {
+        req.source = match self.files.as_slice() {
             [] => return Err(Error::InvalidOption(options::no_files(name))),
             [one] => SourceInput::File { path: one.clone() },
             many => SourceInput::Files {
                 paths: many.to_vec(),
             },
         };
-        req.user_dirs = files
+        req.user_dirs = self
+            .files
             .iter()
             .filter_map(|f| f.parent().map(Path::to_path_buf))
             .collect();

@@ -41,7 +41,9 @@ use std::path::PathBuf;
 /// ```
 #[derive(Clone, Debug)]
 pub struct Build {
-    /// The options shared with the macro; its source collects the files.
+    /// The `.cu` files; they become the request's source when the build runs.
+    files: Vec<PathBuf>,
+    /// The options shared with the macro.
     req: ModuleRequest,
     /// Problems found by setters, reported by `try_compile` (setters cannot fail, as in cc).
     problems: Vec<String>,
@@ -105,6 +107,7 @@ impl Build {
     /// ```
     pub fn new() -> Build {
         Build {
+            files: Vec::new(),
             req: ModuleRequest::new("", SourceInput::Files { paths: Vec::new() }),
             problems: Vec::new(),
             nvcc: None,

@@ -3,8 +3,8 @@
 
 use super::Build;
 use crate::link::LinkMode;
-use crate::pipeline::{RuntimeCompile, SourceInput};
-use std::path::{Path, PathBuf};
+use crate::pipeline::RuntimeCompile;
+use std::path::Path;
 
 impl Build {
     /// Adds a `.cu` file (relative to the crate root). Several files form one module,
@@ -14,7 +14,7 @@ impl Build {
     /// kernel_build::Build::new().file("kernels/a.cu").file("kernels/b.cu");
     /// ```
     pub fn file(&mut self, path: impl AsRef<Path>) -> &mut Build {
-        self.files_mut().push(path.as_ref().to_path_buf());
+        self.files.push(path.as_ref().to_path_buf());
         self
     }
 
@@ -24,23 +24,9 @@ impl Build {
     /// kernel_build::Build::new().files(["kernels/a.cu", "kernels/b.cu"]);
     /// ```
     pub fn files<P: AsRef<Path>>(&mut self, paths: impl IntoIterator<Item = P>) -> &mut Build {
-        let list = self.files_mut();
-        list.extend(paths.into_iter().map(|p| p.as_ref().to_path_buf()));
+        self.files
+            .extend(paths.into_iter().map(|p| p.as_ref().to_path_buf()));
         self
-    }
-
-    /// The file list of the request's source.
-    fn files_mut(&mut self) -> &mut Vec<PathBuf> {
-        match &mut self.req.source {
-            SourceInput::Files { paths } => paths,
-            other => {
-                *other = SourceInput::Files { paths: Vec::new() };
-                match other {
-                    SourceInput::Files { paths } => paths,
-                    _ => unreachable!("just set"),
-                }
-            }
-        }
     }
 
     /// How the files' device code is joined: each file a whole program
