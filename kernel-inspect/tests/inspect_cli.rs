@@ -1,12 +1,13 @@
 //! `kernel-inspect fatbin`, `kernel-inspect binary` and `kernel-inspect build` of several
 //! files, on files built by the real nvcc.
 
-mod support;
+#[path = "../../kernel-build/tests/fatbin_support/mod.rs"]
+mod fatbin_support;
 
 use std::process::Command;
 
+use fatbin_support::{SM90_UP, compile, nvcc, source};
 use serde_json::Value;
-use support::{SM90_UP, compile, real_nvcc as nvcc, source};
 
 /// Runs `kernel-inspect ARGS…`, requires success and returns stdout.
 fn inspect(args: &[&std::ffi::OsStr]) -> String {

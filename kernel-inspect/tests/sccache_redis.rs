@@ -16,8 +16,11 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
+#[path = "../../kernel-build/tests/fatbin_support/mod.rs"]
+mod fatbin_support;
 mod support;
-use support::{CountingNvcc, real_nvcc};
+use fatbin_support::nvcc as real_nvcc;
+use support::CountingNvcc;
 
 const SOURCE: &str = r#"
 template <typename T>
