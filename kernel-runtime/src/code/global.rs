@@ -118,7 +118,7 @@ fn size_error<T>(module: &RawModule, global: &str, size: usize, whose: &str) -> 
 /// and the loaded image.
 ///
 /// ```no_run
-/// # use kernel_runtime::__private::{global, load_module, ModuleSpec};
+/// # use kernel_runtime::{__private::{global, load_module}, spec::ModuleSpec};
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// # let gpu = kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;

@@ -14,7 +14,7 @@ use crate::error::Error;
 /// An embedded module loaded into a device, with the stream its launches go to. Cheap to clone.
 ///
 /// ```no_run
-/// use kernel_runtime::__private::{load_module, ModuleSpec};
+/// use kernel_runtime::{__private::load_module, spec::ModuleSpec};
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// let gpu = kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;
@@ -74,7 +74,7 @@ impl LoadedModule {
 /// Returns [`Error::NoDeviceCode`] when the module was built without device code.
 ///
 /// ```no_run
-/// # use kernel_runtime::__private::{load_module, ModuleSpec};
+/// # use kernel_runtime::{__private::load_module, spec::ModuleSpec};
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// let gpu = kernel_runtime::Gpu::new(0)?;
 /// let a = load_module(&gpu, &SPEC)?;
@@ -119,7 +119,7 @@ pub fn load_module(gpu: &Gpu, spec: &'static ModuleSpec) -> Result<LoadedModule,
 /// variant.
 ///
 /// ```no_run
-/// # use kernel_runtime::{CompileOptions, __private::{load_module_with, ModuleSpec}};
+/// # use kernel_runtime::{CompileOptions, __private::load_module_with, spec::ModuleSpec};
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// let gpu = kernel_runtime::Gpu::new(0)?;
 /// let m = load_module_with(&gpu, &SPEC, &CompileOptions { defines: &[("TILE", "32")], options: &[] })?;
@@ -147,7 +147,7 @@ pub fn load_module_with(
 /// stubs'.
 ///
 /// ```no_run
-/// # use kernel_runtime::{CompileOptions, __private::{compile_module, ModuleSpec}};
+/// # use kernel_runtime::{CompileOptions, __private::compile_module, spec::ModuleSpec};
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// let code = compile_module(&SPEC, "sm_90", &CompileOptions::default())?;
 /// # Ok::<(), kernel_runtime::Error>(())
@@ -171,7 +171,7 @@ fn carried_source(spec: &'static ModuleSpec) -> Result<&'static SourceSpec, Erro
 /// thread) return the same library.
 ///
 /// ```no_run
-/// # use kernel_runtime::__private::{load_library, library_module, ModuleSpec};
+/// # use kernel_runtime::{__private::{load_library, library_module}, spec::ModuleSpec};
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// let lib = load_library(&SPEC)?;
 /// let m = library_module(&kernel_runtime::Gpu::new(0)?, &SPEC, &lib)?;

@@ -95,7 +95,7 @@ pub struct UnitSpec {
 /// One `__global__` function.
 ///
 /// ```
-/// use kernel_runtime::__private::{KernelSpec, ParamSpec};
+/// use kernel_runtime::spec::{KernelSpec, ParamSpec};
 /// const K: KernelSpec = KernelSpec {
 ///     name: "scale", symbol: "scale",
 ///     params: &[ParamSpec { name: "x", c_type: "float*", offset: 0, size: 8 }],
