@@ -207,6 +207,36 @@ fn struct_by_value_with_host_buffers() -> Result<(), Error> {
 }
 
 #[test]
+fn unions_by_value() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let k = shapes::load(&gpu)?;
+    let mut r = Rng::with_seed(10);
+    let (f, g) = (r.nonzero_f32(), r.nonzero_f32());
+    let h = f16::from_f32(r.nonzero_f32());
+    let tag = (r.u64(1..127)) as i8;
+    let t = shapes::Tagged {
+        tag,
+        w: shapes::Word { f: g },
+    };
+    let mut out = gpu.zeros::<u32>(4)?;
+    // SAFETY: `unions` writes out[0..4] from every thread; out holds 4 words.
+    unsafe {
+        k.unions(
+            &Launch::for_num_elems(1),
+            shapes::Word { f },
+            shapes::HalfBits { h },
+            t,
+            &mut out,
+        )?
+    };
+    let want = [f.to_bits(), u32::from(h.to_bits()), tag as u32, g.to_bits()];
+    assert_eq!(gpu.download(&out)?, want);
+    Ok(())
+}
+
+#[test]
 fn globals_and_const_pointers() -> Result<(), Error> {
     let Some(gpu) = gpu_or_skip() else {
         return Ok(());

@@ -351,10 +351,10 @@ pub struct Field {
     pub layout: Layout,
 }
 
-/// A struct definition (also a typedef'd anonymous struct, under the typedef name).
+/// A struct or union definition (also a typedef'd anonymous one, under the typedef name).
 ///
 /// ```
-/// let s = kernel_build::model::StructDef { name: "P".into(), fields: vec![], size: 0, align: 1, loc: None };
+/// let s = kernel_build::model::StructDef { name: "P".into(), fields: vec![], size: 0, align: 1, is_union: false, loc: None };
 /// assert_eq!(s.name, "P");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -367,6 +367,9 @@ pub struct StructDef {
     pub size: u64,
     /// `alignof`.
     pub align: u64,
+    /// A `union`: every field at offset 0.
+    #[serde(default)]
+    pub is_union: bool,
     /// Where it is defined.
     pub loc: Option<SourceLoc>,
 }

@@ -9,6 +9,17 @@ struct Affine {
     double bias;
 };
 
+// Unions, named and typedef'd anonymous, alone and inside a struct.
+union Word {
+    float f;
+    unsigned int u;
+};
+typedef union { __half h; unsigned short u; } HalfBits;
+struct Tagged {
+    char tag;
+    Word w;
+};
+
 __constant__ float coeffs[4];
 __device__ int counter;
 
@@ -59,6 +70,14 @@ extern "C" __global__ void poly(const float* x, float* y, int n) {
         y[k] = acc;
         atomicAdd(&counter, 1);
     }
+}
+
+// Each union read through its other member: the bits the host wrote.
+extern "C" __global__ void unions(Word w, HalfBits h, Tagged t, unsigned int* out) {
+    out[0] = w.u;
+    out[1] = h.u;
+    out[2] = (unsigned int)t.tag;
+    out[3] = t.w.u;
 }
 
 extern "C" __global__ void noparams() {

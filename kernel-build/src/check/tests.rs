@@ -95,6 +95,7 @@ fn info() -> ModuleInfo {
             fields: vec![],
             size: 4,
             align: 4,
+            is_union: false,
             loc: None,
         }],
         ..Default::default()

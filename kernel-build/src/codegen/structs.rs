@@ -1,20 +1,41 @@
-//! `#[repr(C)]` Rust structs for the C structs of a module, with compile-time
-//! assertions that their size, alignment and field offsets match the C layout.
+//! `#[repr(C)]` Rust structs and unions for the C structs and unions of a module, with
+//! compile-time assertions that their size, alignment and field offsets match the C layout.
 
 use proc_macro2::TokenStream;
 use quote::quote;
 
 use super::names::rust_ident;
 use super::types::{c_spelling, value_tokens};
-use crate::model::{ModuleInfo, StructDef};
+use crate::model::{CType, ModuleInfo, StructDef};
 
 /// Every struct of the module.
 pub(crate) fn items(info: &ModuleInfo, rt: &TokenStream) -> TokenStream {
-    let items = info.structs.iter().map(|s| item(s, rt));
+    let items = info
+        .structs
+        .iter()
+        .map(|s| item(s, has_union(s, &info.structs, 0), rt));
     quote!(#(#items)*)
 }
 
-fn item(def: &StructDef, rt: &TokenStream) -> TokenStream {
+/// A union (the struct itself, or in a field, an array element, a nested struct): Rust
+/// cannot compare it as a whole, so such a struct does not derive `PartialEq`.
+fn has_union(def: &StructDef, all: &[StructDef], depth: usize) -> bool {
+    fn in_type(ty: &CType, all: &[StructDef], depth: usize) -> bool {
+        match ty {
+            CType::Struct(name) => all
+                .iter()
+                .find(|s| &s.name == name)
+                .is_some_and(|s| has_union(s, all, depth + 1)),
+            CType::Array { elem, .. } => in_type(elem, all, depth),
+            _ => false,
+        }
+    }
+    // Nesting is finite in C; the bound only guards against a malformed model.
+    (def.is_union && !def.fields.is_empty())
+        || (depth < 64 && def.fields.iter().any(|f| in_type(&f.ty, all, depth)))
+}
+
+fn item(def: &StructDef, holds_union: bool, rt: &TokenStream) -> TokenStream {
     let name = rust_ident(&def.name);
     let natural_align = def.fields.iter().map(|f| f.layout.align).max().unwrap_or(1);
     let repr = if def.align > natural_align {
@@ -58,19 +79,48 @@ fn item(def: &StructDef, rt: &TokenStream) -> TokenStream {
         );
         quote!(::core::assert!(::core::mem::offset_of!(#name, #id) == #offset, #msg);)
     });
-    let mut doc = format!(" The CUDA struct `{cname}` ({size} bytes, aligned to {align})");
+    let what = if def.is_union && !def.fields.is_empty() {
+        "union"
+    } else {
+        "struct"
+    };
+    let mut doc = format!(" The CUDA {what} `{cname}` ({size} bytes, aligned to {align})");
     if let Some(loc) = &def.loc {
         doc.push_str(&format!(", declared at `{loc}`"));
     }
     doc.push('.');
+    // A union has no field to compare or print as a whole: Debug names it only.
+    let decl = if def.is_union && !def.fields.is_empty() {
+        let debug = format!("{cname} {{ .. }}");
+        quote! {
+            #[derive(Clone, Copy)]
+            pub union #name {
+                #(#fields,)*
+            }
+            impl ::core::fmt::Debug for #name {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(#debug)
+                }
+            }
+        }
+    } else {
+        let derives = if holds_union {
+            quote!(#[derive(Clone, Copy, Debug)])
+        } else {
+            quote!(#[derive(Clone, Copy, Debug, PartialEq)])
+        };
+        quote! {
+            #derives
+            pub struct #name {
+                #(#fields,)*
+                #filler
+            }
+        }
+    };
     quote! {
         #[doc = #doc]
         #repr
-        #[derive(Clone, Copy, Debug, PartialEq)]
-        pub struct #name {
-            #(#fields,)*
-            #filler
-        }
+        #decl
 
         const _: () = {
             ::core::assert!(::core::mem::size_of::<#name>() == #size, #size_msg);
@@ -78,7 +128,7 @@ fn item(def: &StructDef, rt: &TokenStream) -> TokenStream {
             #(#offsets)*
         };
 
-        // SAFETY: `#[repr(C)]` with the layout of the CUDA struct (asserted above),
+        // SAFETY: `#[repr(C)]` with the layout of the CUDA type (asserted above),
         // made only of types that are themselves valid on the device.
         unsafe impl #rt::__private::cudarc::driver::DeviceRepr for #name {}
 

@@ -151,6 +151,7 @@ fn fixture() -> BuiltModule {
         ],
         size: 24,
         align: 8,
+        is_union: false,
         loc: None,
     };
     let coeffs = Global {
@@ -448,6 +449,7 @@ fn empty_structs_get_a_filler_byte() {
         fields: vec![],
         size: 1,
         align: 1,
+        is_union: false,
         loc: None,
     });
     let out = render(&parts, &CodegenOptions::default());
@@ -458,6 +460,56 @@ fn empty_structs_get_a_filler_byte() {
         ),
         "{out}"
     );
+}
+
+/// A C union becomes a Rust union (no field compares or prints as a whole), and a struct
+/// holding one, even in an array, does not derive `PartialEq`.
+#[test]
+fn unions_become_rust_unions() {
+    let field = |name: &str, ty: CType, size: u64| Field {
+        name: name.into(),
+        ty,
+        layout: Layout {
+            offset: 0,
+            size,
+            align: size,
+        },
+    };
+    let mut parts = fixture();
+    parts.info.structs.push(StructDef {
+        name: "Word".into(),
+        fields: vec![field("f", F32, 4), field("u", I32, 4)],
+        size: 4,
+        align: 4,
+        is_union: true,
+        loc: None,
+    });
+    let words = CType::Array {
+        elem: Box::new(CType::Struct("Word".into())),
+        len: 2,
+    };
+    parts.info.structs.push(StructDef {
+        name: "Pair".into(),
+        fields: vec![field("w", words, 8)],
+        size: 8,
+        align: 4,
+        is_union: false,
+        loc: None,
+    });
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(
+        has(
+            &out,
+            "#[derive(Clone, Copy)] pub union Word { /// `float` at offset 0. pub f: f32,"
+        ),
+        "{out}"
+    );
+    assert!(has(&out, "impl ::core::fmt::Debug for Word"), "{out}");
+    assert!(
+        has(&out, "#[derive(Clone, Copy, Debug)] pub struct Pair {"),
+        "{out}"
+    );
+    assert!(out.contains("The CUDA union `Word` (4 bytes"), "{out}");
 }
 
 #[test]

@@ -109,6 +109,7 @@ mod tests {
             fields,
             size: offset,
             align: 4,
+            is_union: false,
             loc: None,
         }
     }

@@ -175,6 +175,7 @@ impl TypeEnv {
             fields,
             size,
             align,
+            is_union: def.is_union,
             loc: def.loc.clone(),
         });
         Ok(())
