@@ -20,7 +20,8 @@ use crate::launch::config::Launch;
 use crate::launch::core::launch_kernel;
 
 /// Launches kernel number `kernel` of `module` on the module's stream. Allocates nothing; the
-/// configuration is validated first.
+/// configuration is validated first. Not generic and not inlined: compiled once here, whatever
+/// the number of stubs calling it.
 ///
 /// # Safety
 /// `params` must hold one pointer per parameter of the kernel, each to a value of exactly that
@@ -39,7 +40,6 @@ use crate::launch::core::launch_kernel;
 /// unsafe { launch(&m, 0, &kernel_runtime::Launch::for_num_elems(1), &mut params)? };
 /// # Ok::<(), kernel_runtime::Error>(())
 /// ```
-#[inline]
 pub unsafe fn launch(
     module: &LoadedModule,
     kernel: usize,
@@ -57,36 +57,4 @@ pub unsafe fn launch(
     let info = slot.get(&m.inner)?;
     // SAFETY: forwarded to the caller.
     unsafe { launch_kernel(&m.inner, info, m.gpu().stream(), cfg, params) }
-}
-
-/// Launches kernel number `kernel` of `module` with `args`, one tuple element per parameter
-/// in order: each is prepared (stream ordering, copies in), its parameter pointer goes into a
-/// stack array, the kernel is launched, and each is finished (events recorded, copies out).
-/// What every generated stub calls.
-///
-/// # Safety
-/// As [`launch`]: each element must be of exactly its parameter's type, which generated
-/// stubs guarantee by their signatures.
-///
-/// ```no_run
-/// # use kernel_runtime::__private::{launch_args, load_module};
-/// # use kernel_runtime::spec::ModuleSpec;
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
-/// let m = load_module(&gpu, &SPEC)?;
-/// // SAFETY: kernel 0 takes `(float, int)`.
-/// unsafe { launch_args(&m, 0, &kernel_runtime::Launch::for_num_elems(1), (1.0f32, 3i32))? };
-/// # Ok::<(), kernel_runtime::Error>(())
-/// ```
-#[inline]
-pub unsafe fn launch_args<A: crate::KernelArgs>(
-    module: &LoadedModule,
-    kernel: usize,
-    cfg: &Launch,
-    args: A,
-) -> Result<(), Error> {
-    args.with_params(module.stream(), |params| {
-        // SAFETY: forwarded to the caller; `params` holds one pointer per element.
-        unsafe { launch(module, kernel, cfg, params) }
-    })
 }

@@ -1,106 +1,206 @@
 //! The bound each pointer parameter of a stub takes, so that a wrong argument is reported
 //! in the kernel's own terms.
 //!
-//! A stub does not take `impl MutPtr<f32>` directly: for parameter `x` of kernel `scale` it
-//! takes `impl __args::scale::x<f32>`, a hidden trait implemented for everything that is
-//! `MutPtr<f32>`. When an argument does not fit, rustc reports the outermost unmet bound with
-//! that trait's `#[diagnostic::on_unimplemented]` text, which names the kernel, the parameter
-//! and its CUDA type as written:
+//! A stub does not take `impl MutPtr<f32>` directly: for parameter `x` (`float*`) of kernel
+//! `scale` it takes `impl __args::x<f32, __args::__k::scale>`, a hidden trait implemented for
+//! everything that is `MutPtr<f32>`. When an argument does not fit, rustc reports the
+//! outermost unmet bound with that trait's `#[diagnostic::on_unimplemented]` text, which
+//! names the parameter and its CUDA type as written, and the kernel through the marker type
+//! `K` (`{K}` prints as the marker's name, which is the kernel's):
 //!
 //! ```text
 //! error[E0277]: `&CudaSlice<f64>` cannot be passed for parameter `x` (`float*`) of kernel `scale`
 //! ```
+//!
+//! One trait serves every parameter with the same name, CUDA type and direction, in every
+//! kernel: a thousand-kernel library has a few hundred such traits, not one per parameter,
+//! and one empty marker type per kernel. A kernel whose name is not its method's (a
+//! namespace, a template family) has its name written into the message instead.
+
+use std::collections::{BTreeSet, HashMap};
 
 use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+use quote::{format_ident, quote};
 
 use super::docs::qualified_base;
 use super::names::param_ident;
 use super::templates::{Planned, plan};
 use super::types::{ParamKind, param_kind};
-use crate::model::Kernel;
 use crate::pipeline::BuiltModule;
 
-/// The bound of a pointer parameter: `__args::<method>::<param>` (generic over the element).
-pub(crate) fn bound(method: &Ident, param: &Ident) -> TokenStream {
-    quote!(__args::#method::#param)
+/// The module's argument bounds: the shared traits, and which one each pointer parameter
+/// of each method takes.
+pub(crate) struct ArgBounds {
+    /// Shared traits in order of first use.
+    traits: Vec<BoundTrait>,
+    /// `(method, parameter index)` → index into `traits`.
+    by_param: HashMap<(String, usize), usize>,
+    /// Methods with at least one pointer parameter, each with a marker type.
+    markers: Vec<Ident>,
 }
 
-/// The hidden `__args` module: one trait per pointer parameter of every stub.
-pub(crate) fn module(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
-    let kernels: Vec<TokenStream> = plan(&parts.info, rt)
-        .into_iter()
-        .filter_map(|planned| {
-            let (method, kernel, what) = match planned {
+struct BoundTrait {
+    ident: Ident,
+    message: String,
+    mutable: bool,
+}
+
+impl ArgBounds {
+    /// Plans the traits of every method of `parts`.
+    pub(crate) fn new(parts: &BuiltModule, rt: &TokenStream) -> ArgBounds {
+        let mut bounds = ArgBounds {
+            traits: Vec::new(),
+            by_param: HashMap::new(),
+            markers: Vec::new(),
+        };
+        // `__k` is the markers' module.
+        let mut taken: BTreeSet<String> = BTreeSet::from(["__k".to_owned()]);
+        let mut by_message: HashMap<(String, bool), usize> = HashMap::new();
+        for planned in plan(&parts.info, rt) {
+            // `shared`: the message names the kernel through `{K}`, so kernels share the trait.
+            let (method, kernel, what, shared) = match planned {
                 Planned::Single { name, kernel, .. } => {
-                    (name, kernel, format!("kernel `{}`", kernel.name))
+                    if name == kernel.name.as_str() {
+                        (name, kernel, "kernel `{K}`".to_owned(), true)
+                    } else {
+                        let what = format!("kernel `{}`", escape(&kernel.name));
+                        (name, kernel, what, false)
+                    }
                 }
                 Planned::Family { name, members, .. } => {
                     let kernel = members[0].kernel;
-                    let what = format!("kernel template `{}`", qualified_base(kernel));
-                    (name, kernel, what)
+                    let what = format!("kernel template `{}`", escape(&qualified_base(kernel)));
+                    (name, kernel, what, false)
                 }
             };
-            let traits = param_traits(kernel, &what, rt);
-            let doc = format!(" Argument bounds of {what}.");
-            (!traits.is_empty()).then(|| {
-                quote! {
-                    #[doc = #doc]
-                    pub mod #method {
-                        #(#traits)*
-                    }
-                }
-            })
-        })
-        .collect();
-    if kernels.is_empty() {
-        return quote!();
+            let mut any = false;
+            for (i, p) in kernel.params.iter().enumerate() {
+                let mutable = match param_kind(&p.ty, rt) {
+                    ParamKind::ConstPtr(_) => false,
+                    ParamKind::MutPtr(_) => true,
+                    ParamKind::Value(_) | ParamKind::Object { .. } => continue,
+                };
+                let written = escape(&p.written);
+                let param = match p.name.as_deref() {
+                    Some(n) if !n.is_empty() => format!("parameter `{n}` (`{written}`)"),
+                    _ => format!("parameter {} (`{written}`)", i + 1),
+                };
+                let message = format!("`{{Self}}` cannot be passed for {param} of {what}");
+                let slot = *by_message
+                    .entry((message.clone(), mutable))
+                    .or_insert_with(|| {
+                        // A trait of one kernel's own is named after both (`ops_axpy_x`).
+                        let param = param_ident(p.name.as_deref(), i);
+                        let base = if shared {
+                            param
+                        } else {
+                            let param = param.to_string();
+                            let method = method.to_string();
+                            format_ident!(
+                                "{}_{}",
+                                method.trim_start_matches("r#"),
+                                param.trim_start_matches("r#")
+                            )
+                        };
+                        let ident = free_name(&base, &mut taken);
+                        bounds.traits.push(BoundTrait {
+                            ident,
+                            message,
+                            mutable,
+                        });
+                        bounds.traits.len() - 1
+                    });
+                bounds.by_param.insert((method.to_string(), i), slot);
+                any = true;
+            }
+            if any {
+                bounds.markers.push(method);
+            }
+        }
+        bounds
     }
-    quote! {
-        /// Argument bounds of the launch methods (see `kernel_build::__private::codegen`): one trait per
-        /// pointer parameter, so that a mismatch names the kernel and the parameter.
-        #[doc(hidden)]
-        pub mod __args {
-            #(#kernels)*
+
+    /// The bound of pointer parameter `index` of `method`, over element type `elem`:
+    /// `__args::x<elem, __args::__k::method>`.
+    pub(crate) fn bound(
+        &self,
+        method: &Ident,
+        index: usize,
+        kind: &ParamKind,
+        rt: &TokenStream,
+    ) -> TokenStream {
+        let (elem, base) = match kind {
+            ParamKind::ConstPtr(elem) => (elem, quote!(ConstPtr)),
+            ParamKind::MutPtr(elem) => (elem, quote!(MutPtr)),
+            ParamKind::Value(ty) => return ty.clone(),
+            ParamKind::Object { .. } => return quote!(::core::marker::Sized),
+        };
+        match self.by_param.get(&(method.to_string(), index)) {
+            Some(&slot) => {
+                let ident = &self.traits[slot].ident;
+                quote!(__args::#ident<#elem, __args::__k::#method>)
+            }
+            // `new` gave every pointer parameter of every planned method a trait; this arm
+            // only keeps codegen total.
+            None => quote!(#rt::__private::#base<#elem>),
+        }
+    }
+
+    /// The hidden `__args` module: the shared traits and the kernels' marker types.
+    pub(crate) fn module(&self, rt: &TokenStream) -> TokenStream {
+        if self.traits.is_empty() {
+            return quote!();
+        }
+        let traits = self.traits.iter().map(|t| {
+            let (ident, message) = (&t.ident, &t.message);
+            let (base, label, note) = if t.mutable {
+                (
+                    quote!(#rt::__private::MutPtr<E>),
+                    "expected mutable device memory holding `{E}`",
+                    "pass `&mut CudaSlice<{E}>`, `&mut CudaViewMut<{E}>`, `&mut UnifiedSlice<{E}>`, `Out(&mut [{E}])` or `InOut(&mut [{E}])`",
+                )
+            } else {
+                (
+                    quote!(#rt::__private::ConstPtr<E>),
+                    "expected device memory holding `{E}`",
+                    "pass `&CudaSlice<{E}>`, `&CudaView<{E}>`, `&mut CudaSlice<{E}>`, `&UnifiedSlice<{E}>`, `In(&[{E}])` or `InOut(&mut [{E}])`",
+                )
+            };
+            quote! {
+                #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
+                pub trait #ident<E, K>: #base {}
+                impl<E, K, A: #base> #ident<E, K> for A {}
+            }
+        });
+        let markers = &self.markers;
+        quote! {
+            /// Argument bounds of the launch methods (see `kernel_build::__private::codegen`):
+            /// one trait per parameter name, CUDA type and direction, and one marker type per
+            /// kernel, so that a mismatch names the kernel and the parameter.
+            #[doc(hidden)]
+            pub mod __args {
+                #(#traits)*
+                /// One marker per launch method, named after it.
+                pub mod __k {
+                    #(pub enum #markers {})*
+                }
+            }
         }
     }
 }
 
-fn param_traits(kernel: &Kernel, what: &str, rt: &TokenStream) -> Vec<TokenStream> {
-    kernel
-        .params
-        .iter()
-        .enumerate()
-        .filter_map(|(i, p)| {
-            let (base, label, note) = match param_kind(&p.ty, rt) {
-                ParamKind::Value(_) | ParamKind::Object { .. } => return None,
-                ParamKind::ConstPtr(_) => (
-                    quote!(#rt::__private::ConstPtr<E>),
-                    "expected device memory holding `{E}`",
-                    "pass `&CudaSlice<{E}>`, `&CudaView<{E}>`, `&mut CudaSlice<{E}>`, `&UnifiedSlice<{E}>`, `In(&[{E}])` or `InOut(&mut [{E}])`",
-                ),
-                ParamKind::MutPtr(_) => (
-                    quote!(#rt::__private::MutPtr<E>),
-                    "expected mutable device memory holding `{E}`",
-                    "pass `&mut CudaSlice<{E}>`, `&mut CudaViewMut<{E}>`, `&mut UnifiedSlice<{E}>`, `Out(&mut [{E}])` or `InOut(&mut [{E}])`",
-                ),
-            };
-            let ident = param_ident(p.name.as_deref(), i);
-            let written = escape(&p.written);
-            let param = match p.name.as_deref() {
-                Some(n) if !n.is_empty() => format!("parameter `{n}` (`{written}`)"),
-                _ => format!("parameter {} (`{written}`)", i + 1),
-            };
-            let message = format!("`{{Self}}` cannot be passed for {param} of {}", escape(what));
-            let doc = format!(" What may be passed for {param} of {what}.");
-            Some(quote! {
-                #[doc = #doc]
-                #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-                pub trait #ident<E>: #base {}
-                impl<E, A: #base> #ident<E> for A {}
-            })
-        })
-        .collect()
+/// `base`, or `base_2`, `base_3`, ... : the first not yet taken.
+fn free_name(base: &Ident, taken: &mut BTreeSet<String>) -> Ident {
+    let text = base.to_string();
+    if taken.insert(text.clone()) {
+        return base.clone();
+    }
+    let stem = text.trim_start_matches("r#");
+    (2..)
+        .map(|n| format!("{stem}_{n}"))
+        .find(|candidate| taken.insert(candidate.clone()))
+        .map(|name| format_ident!("{name}"))
+        .unwrap_or_else(|| base.clone())
 }
 
 /// Braces are format syntax in `on_unimplemented` strings.

@@ -6,17 +6,12 @@ use quote::quote;
 use super::templates::Member;
 use crate::model::Kernel;
 
-/// What an unsafe stub's caller must uphold; the whole text is in the module's docs.
+/// What an unsafe stub's caller must uphold; the whole text, and the errors every stub
+/// returns, are in the module's docs.
 const SAFETY: &str = "\
 # Safety
 
-The kernel must stay inside the buffers it is given and end without a fault: see the
-module's launch contract.";
-
-const ERRORS: &str = "\
-# Errors
-
-An invalid launch configuration, a failed argument copy, or the driver's refusal.";
+The module's launch contract: in bounds, no race, no fault.";
 
 /// The launch contract, once per module (each unsafe stub points at it).
 pub(crate) const CONTRACT: &str = "\
@@ -37,8 +32,9 @@ driver rejects the launch.";
 pub(crate) fn kernel_doc(kernel: &Kernel, targets: &[String], safe: bool) -> TokenStream {
     let mut text = user_doc(kernel);
     text.push_str(&declaration(kernel));
-    text.push_str(&availability(kernel, targets));
     text.push_str(&registers(kernel));
+    text.push_str(".\n\n");
+    text.push_str(&availability(kernel, targets));
     finish(text, safe)
 }
 
@@ -81,6 +77,8 @@ pub(crate) fn family_doc(
     text.push('\n');
     for m in members {
         text.push_str(&declaration(m.kernel));
+        text.push_str(&registers(m.kernel));
+        text.push_str(".\n\n");
     }
     for m in members {
         let note = availability(m.kernel, targets);
@@ -101,10 +99,8 @@ pub(crate) fn qualified_base(kernel: &Kernel) -> String {
 fn finish(mut text: String, safe: bool) -> TokenStream {
     if !safe {
         text.push_str(SAFETY);
-        text.push_str("\n\n");
     }
-    text.push_str(ERRORS);
-    let lines = text.lines().map(|l| format!(" {l}"));
+    let lines = text.trim_end().lines().map(|l| format!(" {l}"));
     quote!(#(#[doc = #lines])*)
 }
 
@@ -159,8 +155,8 @@ fn escape_brackets(line: &str) -> String {
         .join("`")
 }
 
-/// The CUDA declaration and where it is; an instantiation's parameters with the template's
-/// arguments in place (`float a`, not `T a`).
+/// The CUDA declaration and where it is, without the closing full stop; an instantiation's
+/// parameters with the template's arguments in place (`float a`, not `T a`).
 fn declaration(kernel: &Kernel) -> String {
     let params: Vec<String> = kernel
         .params
@@ -185,19 +181,27 @@ fn declaration(kernel: &Kernel) -> String {
     if let Some(loc) = &kernel.loc {
         text.push_str(&format!(" at `{loc}`"));
     }
-    text.push_str(&format!(", symbol `{}`.\n\n", kernel.symbol));
+    text.push_str(&format!(", symbol `{}`", kernel.symbol));
     text
 }
 
-/// A table of registers per SASS image, when known.
+/// Registers per thread in each SASS image, when known (`; 26 registers per thread on
+/// sm_90, 32 on sm_80`).
 fn registers(kernel: &Kernel) -> String {
-    let rows: Vec<String> = kernel
+    let counts: Vec<String> = kernel
         .images
         .iter()
-        .filter_map(|i| i.registers.map(|r| format!("| {} | {r} |", i.target)))
+        .filter_map(|i| i.registers.map(|r| format!("{r} on {}", i.target)))
         .collect();
-    if rows.is_empty() {
-        return String::new();
+    match counts.split_first() {
+        None => String::new(),
+        Some((first, rest)) => {
+            let first = first.replacen(" on ", " registers per thread on ", 1);
+            let mut text = format!("; {first}");
+            for c in rest {
+                text.push_str(&format!(", {c}"));
+            }
+            text
+        }
     }
-    format!("| target | registers |\n|---|---|\n{}\n\n", rows.join("\n"))
 }

@@ -18,7 +18,7 @@ pub(crate) fn items(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     let name = &parts.name;
     let archs = &parts.targets;
     let toolkit = parts.toolkit_version.clone().unwrap_or_default();
-    let kernels = launchable(&parts.info).map(|k| kernel_spec(k, &parts.targets, rt));
+    let kernels = launchable(&parts.info).map(|k| kernel_spec(k, &parts.targets));
     let globals = parts.info.globals.iter().map(|g| {
         let (name, symbol, size) = (&g.name, &g.symbol, g.size as usize);
         quote!(#rt::spec::GlobalSpec { name: #name, symbol: #symbol, size: #size })
@@ -34,15 +34,19 @@ pub(crate) fn items(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     quote! {
         /// What this module holds: kernels with their parameter layouts, compiled
         /// targets, the toolkit that compiled them, and the embedded image.
-        pub static METADATA: #rt::spec::ModuleSpec = #rt::spec::ModuleSpec {
-            name: #name,
-            image: IMAGE,
-            archs: &[#(#archs),*],
-            toolkit: #toolkit,
-            kernels: &[#(#kernels),*],
-            globals: &[#(#globals),*],
-            units: &[#(#units),*],
-            source: #source,
+        pub static METADATA: #rt::spec::ModuleSpec = {
+            use #rt::spec::{KernelSpec as K, ParamSpec as P};
+            use ::core::option::Option::None;
+            #rt::spec::ModuleSpec {
+                name: #name,
+                image: IMAGE,
+                archs: &[#(#archs),*],
+                toolkit: #toolkit,
+                kernels: &[#(#kernels),*],
+                globals: &[#(#globals),*],
+                units: &[#(#units),*],
+                source: #source,
+            }
         };
 
         /// Registers per thread of each kernel in each SASS image, as
@@ -108,17 +112,21 @@ fn source_spec(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     }
 }
 
-fn kernel_spec(k: &Kernel, targets: &[String], rt: &TokenStream) -> TokenStream {
+fn kernel_spec(k: &Kernel, targets: &[String]) -> TokenStream {
     let available = match k.on_some_targets(targets) {
         Some(on) => quote!(::core::option::Option::Some(&[#(#on),*])),
-        None => quote!(::core::option::Option::None),
+        None => quote!(None),
     };
     let (name, symbol) = (&k.name, &k.symbol);
     let params = k.params.iter().enumerate().map(|(i, p)| {
         let pname = p.name.clone().unwrap_or_else(|| format!("arg{i}"));
         let c_type = &p.written;
         let (offset, size) = (p.layout.offset as u32, p.layout.size as u32);
-        quote!(#rt::spec::ParamSpec { name: #pname, c_type: #c_type, offset: #offset, size: #size })
+        let (offset, size) = (
+            proc_macro2::Literal::u32_unsuffixed(offset),
+            proc_macro2::Literal::u32_unsuffixed(size),
+        );
+        quote!(P::new(#pname, #c_type, #offset, #size))
     });
     let max_threads = k
         .attrs
@@ -129,10 +137,11 @@ fn kernel_spec(k: &Kernel, targets: &[String], rt: &TokenStream) -> TokenStream 
         .unwrap_or(0);
     let cluster = match k.attrs.cluster_dims {
         Some([x, y, z]) => quote!(::core::option::Option::Some([#x, #y, #z])),
-        None => quote!(::core::option::Option::None),
+        None => quote!(None),
     };
+    let max_threads = proc_macro2::Literal::u32_unsuffixed(max_threads);
     quote! {
-        #rt::spec::KernelSpec {
+        K {
             name: #name,
             symbol: #symbol,
             params: &[#(#params),*],

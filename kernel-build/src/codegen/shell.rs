@@ -33,11 +33,12 @@ pub(crate) fn module_with(
     let handle = handle(&rt);
     let library = library(parts, &rt);
     let runtime = runtime_compiled(parts, &rt);
-    let stubs = stubs::methods(parts, opts, &rt);
+    let bounds = arg_bounds::ArgBounds::new(parts, &rt);
+    let stubs = stubs::methods(parts, opts, &bounds, &rt);
     let globals = globals::methods(&parts.info, &rt);
     let structs = structs::items(&parts.info, &rt);
     let templates = stubs::template_traits(parts, &rt);
-    let arg_bounds = arg_bounds::module(parts, &rt);
+    let arg_bounds = bounds.module(&rt);
     quote! {
         #(#attrs)*
         #default_doc

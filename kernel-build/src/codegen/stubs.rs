@@ -1,15 +1,17 @@
 //! One launch method per kernel (or per template family) on the `Module` handle.
 //!
-//! A stub prepares each pointer argument (stream ordering for cudarc buffers,
-//! copies for `In`/`Out`/`InOut`), builds an array of parameter pointers on the
-//! stack in the verified order, launches, then finishes each prepared argument.
+//! A stub is one call: `self.inner.launch(index, cfg, (args...))` with its arguments in the
+//! verified parameter order. The runtime prepares each pointer argument (stream ordering for
+//! cudarc buffers, copies for `In`/`Out`/`InOut`), builds an array of parameter pointers on
+//! the stack, launches, then finishes each prepared argument.
 
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
+use super::arg_bounds::ArgBounds;
 use super::templates::{Member, Planned, kind_type, plan, shape};
-use super::types::{ParamKind, param_kind};
-use super::{CodegenOptions, arg_bounds, docs, names::param_ident};
+use super::types::{ParamKind, param_kind, passes_bare};
+use super::{CodegenOptions, docs, names::param_ident};
 use crate::model::Kernel;
 use crate::pipeline::BuiltModule;
 
@@ -17,12 +19,20 @@ use crate::pipeline::BuiltModule;
 struct StubParam {
     ident: Ident,
     kind: ParamKind,
-    /// The bound a pointer argument meets (see [`arg_bounds`]).
+    /// The bound a pointer argument meets (see [`ArgBounds`]).
     bound: TokenStream,
+    /// A value the runtime takes as it is (a scalar, a vector type, a raw pointer): no
+    /// `ByValue` wrapper.
+    bare: bool,
 }
 
 /// Every launch method of the module.
-pub(crate) fn methods(parts: &BuiltModule, opts: &CodegenOptions, rt: &TokenStream) -> TokenStream {
+pub(crate) fn methods(
+    parts: &BuiltModule,
+    opts: &CodegenOptions,
+    bounds: &ArgBounds,
+    rt: &TokenStream,
+) -> TokenStream {
     let methods = plan(&parts.info, rt)
         .into_iter()
         .map(|planned| match planned {
@@ -36,16 +46,18 @@ pub(crate) fn methods(parts: &BuiltModule, opts: &CodegenOptions, rt: &TokenStre
                     .iter()
                     .enumerate()
                     .map(|(i, p)| {
-                        let ident = param_ident(p.name.as_deref(), i);
+                        let kind = param_kind(&p.ty, rt);
                         StubParam {
-                            bound: arg_bounds::bound(&name, &ident),
-                            ident,
-                            kind: param_kind(&p.ty, rt),
+                            ident: param_ident(p.name.as_deref(), i),
+                            bound: bounds.bound(&name, i, &kind, rt),
+                            kind,
+                            bare: passes_bare(&p.ty),
                         }
                     })
                     .collect::<Vec<_>>();
                 let safe = opts.safe_kernels.contains(&name.to_string());
                 let doc = docs::kernel_doc(kernel, &parts.targets, safe);
+                let index = proc_macro2::Literal::usize_unsuffixed(index);
                 method(&name, &quote!(), &params, &quote!(#index), safe, &doc, rt)
             }
             Planned::Family {
@@ -55,15 +67,13 @@ pub(crate) fn methods(parts: &BuiltModule, opts: &CodegenOptions, rt: &TokenStre
                 assoc,
             } => {
                 let safe = opts.safe_kernels.contains(&name.to_string());
-                family_method(
-                    &name,
-                    &trait_name,
-                    &members,
-                    &assoc,
-                    &parts.targets,
-                    safe,
-                    rt,
-                )
+                let family = Family {
+                    name: &name,
+                    trait_name: &trait_name,
+                    members: &members,
+                    assoc: &assoc,
+                };
+                family_method(&family, &parts.targets, safe, bounds, rt)
             }
         });
     quote!(#(#methods)*)
@@ -153,15 +163,27 @@ fn family_trait(
     }
 }
 
+/// A template family's parts, as planned.
+struct Family<'p, 'a> {
+    name: &'p Ident,
+    trait_name: &'p Ident,
+    members: &'p [Member<'a>],
+    assoc: &'p [Option<Ident>],
+}
+
 fn family_method(
-    name: &Ident,
-    trait_name: &Ident,
-    members: &[Member<'_>],
-    assoc: &[Option<Ident>],
+    family: &Family<'_, '_>,
     targets: &[String],
     safe: bool,
+    bounds: &ArgBounds,
     rt: &TokenStream,
 ) -> TokenStream {
+    let Family {
+        name,
+        trait_name,
+        members,
+        assoc,
+    } = *family;
     let first: &Kernel = members[0].kernel;
     let params = first
         .params
@@ -169,21 +191,23 @@ fn family_method(
         .enumerate()
         .map(|(i, p)| {
             let kind = param_kind(&p.ty, rt);
-            let kind = if let Some(id) = &assoc[i] {
+            // A value whose type varies is only known to be `DeviceRepr`: it goes wrapped.
+            let (kind, bare) = if let Some(id) = &assoc[i] {
                 let ty = quote!(<T as templates::#trait_name>::#id);
-                match shape(&kind) {
+                let kind = match shape(&kind) {
                     0 => ParamKind::Value(ty),
                     1 => ParamKind::ConstPtr(ty),
                     _ => ParamKind::MutPtr(ty),
-                }
+                };
+                (kind, false)
             } else {
-                kind
+                (kind, passes_bare(&p.ty))
             };
-            let ident = param_ident(p.name.as_deref(), i);
             StubParam {
-                bound: arg_bounds::bound(name, &ident),
-                ident,
+                ident: param_ident(p.name.as_deref(), i),
+                bound: bounds.bound(name, i, &kind, rt),
                 kind,
+                bare,
             }
         })
         .collect::<Vec<_>>();
@@ -206,9 +230,9 @@ fn method(
         let id = &p.ident;
         match &p.kind {
             ParamKind::Value(t) => quote!(#id: #t),
-            ParamKind::ConstPtr(t) | ParamKind::MutPtr(t) => {
+            ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => {
                 let bound = &p.bound;
-                quote!(#id: impl #bound<#t>)
+                quote!(#id: impl #bound)
             }
             ParamKind::Object { object, .. } => {
                 quote!(#id: &#object<impl ::core::marker::Sized>)
@@ -216,11 +240,12 @@ fn method(
         }
     });
     // Every argument goes to the runtime as one tuple, in the verified parameter order:
-    // values (a texture or surface object as its handle) wrapped to be passed as they are,
-    // pointer arguments as given.
+    // scalars, vector types and raw pointers as they are, other values (structs, a texture
+    // or surface object's handle) wrapped to be passed as they are, pointer arguments as given.
     let values = params.iter().map(|p| {
         let id = &p.ident;
         match &p.kind {
+            ParamKind::Value(_) if p.bare => quote!(#id),
             ParamKind::Value(_) => quote!(#rt::ByValue(#id)),
             ParamKind::Object { .. } => quote!(#rt::ByValue(#id.handle())),
             ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(#id),
@@ -232,13 +257,12 @@ fn method(
     // the kernel in an `unsafe extern` block. The tuple follows the verified layout.
     quote! {
         #doc
-        #[allow(clippy::too_many_arguments)]
         pub #unsafety fn #name #generics(
             &self,
             cfg: &#rt::Launch,
             #(#args),*
         ) -> ::core::result::Result<(), #rt::Error> {
-            unsafe { #rt::__private::launch_args(&self.inner, #index, cfg, (#(#values,)*)) }
+            unsafe { self.inner.launch(#index, cfg, (#(#values,)*)) }
         }
     }
 }

@@ -211,35 +211,41 @@ fn plain_stub_takes_exact_types_and_is_unsafe() {
     let out = render(&fixture(), &CodegenOptions::default());
     assert!(has(&out, "pub unsafe fn saxpy("), "{out}");
     assert!(has(&out, "a: f32,"), "{out}");
-    // Pointer parameters take a per-parameter bound over ConstPtr / MutPtr whose
-    // diagnostic names the kernel, the parameter and its CUDA type.
-    assert!(has(&out, "x: impl __args::saxpy::x<f32>"), "{out}");
-    assert!(has(&out, "y: impl __args::saxpy::y<f32>"), "{out}");
-    // The body is one call: every argument in one tuple, values passed as they are.
+    // Pointer parameters take a shared bound over ConstPtr / MutPtr whose diagnostic names
+    // the parameter and its CUDA type, and the kernel through its marker type.
+    assert!(
+        has(&out, "x: impl __args::x<f32, __args::__k::saxpy>"),
+        "{out}"
+    );
+    assert!(
+        has(&out, "y: impl __args::y<f32, __args::__k::saxpy>"),
+        "{out}"
+    );
+    // The body is one call: every argument in one tuple, scalars as they are.
+    assert!(
+        has(&out, "unsafe { self.inner.launch(0, cfg, (a, x, y, n)) }"),
+        "{out}"
+    );
     assert!(
         has(
             &out,
-            "::kernel_runtime::__private::launch_args(&self.inner, 0usize, cfg, (::kernel_runtime::ByValue(a), x, y, ::kernel_runtime::ByValue(n)"
+            "pub trait x<E, K>: ::kernel_runtime::__private::ConstPtr<E> {}"
         ),
         "{out}"
     );
     assert!(
         has(
             &out,
-            "pub trait x<E>: ::kernel_runtime::__private::ConstPtr<E> {}"
+            "message = \"`{Self}` cannot be passed for parameter `y` (`float*`) of kernel `{K}`\""
         ),
         "{out}"
     );
     assert!(
-        has(
-            &out,
-            "message = \"`{Self}` cannot be passed for parameter `y` (`float*`) of kernel `saxpy`\""
-        ),
+        has(&out, "pub mod __k { pub enum saxpy {} pub enum axpy {} }"),
         "{out}"
     );
-    assert!(has(&out, "launch_args(&self.inner, 0usize, cfg"), "{out}");
     assert!(has(&out, "/// # Safety"), "{out}");
-    assert!(has(&out, "registers"), "{out}");
+    assert!(has(&out, "; 12 registers per thread on sm_90."), "{out}");
 }
 
 #[test]
@@ -393,7 +399,7 @@ fn globals_metadata_and_image() {
     assert!(has(&out, "archs: &[\"sm_90\", \"compute_120\"]"), "{out}");
     assert!(has(&out, "toolkit: \"13.0\""), "{out}");
     assert!(has(&out, "(\"saxpy\", \"sm_90\", 12u32)"), "{out}");
-    assert!(has(&out, "c_type: \"const float*\""), "{out}");
+    assert!(has(&out, "P::new(\"x\", \"const float*\", 8, 8)"), "{out}");
 }
 
 #[test]

@@ -13,7 +13,7 @@
 //! | `cudaSurfaceObject_t` | `&SurfaceObject<impl Sized>` | `SurfaceHandle` |
 //! | `T[N]` | (not a parameter) | `[T; N]` |
 //!
-//! A pointer parameter's bound is spelled through a per-parameter trait over `ConstPtr<T>` /
+//! A pointer parameter's bound is spelled through a hidden trait over `ConstPtr<T>` /
 //! `MutPtr<T>` (see `arg_bounds`), so that a mismatch names the kernel and the parameter.
 
 use proc_macro2::TokenStream;
@@ -82,6 +82,21 @@ pub(crate) fn value_tokens(ty: &CType, rt: &TokenStream) -> TokenStream {
         CType::Pointer { .. } => quote!(#rt::RawDevicePtr),
         // `void` by value cannot occur after the front end; a unit keeps codegen total.
         CType::Void => quote!(()),
+    }
+}
+
+/// Whether the runtime takes a by-value parameter of type `ty` as it is: scalars, vector
+/// types and raw device pointers are kernel arguments of their own; structs and texture or
+/// surface handles go wrapped in `ByValue`.
+pub(crate) fn passes_bare(ty: &CType) -> bool {
+    match ty {
+        CType::Scalar(Scalar::TexObject | Scalar::SurfObject) => false,
+        CType::Scalar(_) | CType::Vector { .. } => true,
+        CType::Pointer { pointee, .. } => matches!(
+            pointee.as_ref(),
+            CType::Void | CType::Pointer { .. } | CType::Array { .. }
+        ),
+        CType::Struct(_) | CType::Array { .. } | CType::Void => false,
     }
 }
 

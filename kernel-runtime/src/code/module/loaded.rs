@@ -66,6 +66,38 @@ impl LoadedModule {
     pub fn has_kernel(&self, name: &str) -> bool {
         self.module.has_kernel(name)
     }
+
+    /// Launches kernel number `kernel` with `args`, one tuple element per parameter in order:
+    /// each is prepared (stream ordering, copies in), its parameter pointer goes into a stack
+    /// array, the kernel is launched, and each is finished (events recorded, copies out).
+    /// What every generated stub calls; the generic part is this thin, the launch itself is
+    /// compiled once in this crate.
+    ///
+    /// # Safety
+    /// As [`launch`](crate::__private::launch): each element must be of exactly its
+    /// parameter's type, which generated stubs guarantee by their signatures.
+    ///
+    /// ```no_run
+    /// # use kernel_runtime::{__private::load_module, spec::ModuleSpec};
+    /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let m = load_module(&gpu, &SPEC)?;
+    /// // SAFETY: kernel 0 takes `(float, int)`.
+    /// unsafe { m.launch(0, &kernel_runtime::Launch::for_num_elems(1), (1.0f32, 3i32))? };
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    #[inline]
+    pub unsafe fn launch<A: crate::KernelArgs>(
+        &self,
+        kernel: usize,
+        cfg: &crate::Launch,
+        args: A,
+    ) -> Result<(), Error> {
+        args.with_params(self.stream(), |params| {
+            // SAFETY: forwarded to the caller; `params` holds one pointer per element.
+            unsafe { crate::__private::launch(self, kernel, cfg, params) }
+        })
+    }
 }
 
 /// Loads `spec`'s image into `gpu`'s context, once per context: later calls (from any thread)

@@ -138,6 +138,25 @@ pub struct ParamSpec {
     pub size: u32,
 }
 
+impl ParamSpec {
+    /// A parameter named `name`, of C type `c_type`, at `offset` in the parameter buffer,
+    /// `size` bytes long (what generated specs are written with, one line per parameter).
+    ///
+    /// ```
+    /// use kernel_runtime::spec::ParamSpec;
+    /// const P: ParamSpec = ParamSpec::new("n", "int", 16, 4);
+    /// assert_eq!((P.name, P.offset + P.size), ("n", 20));
+    /// ```
+    pub const fn new(name: &'static str, c_type: &'static str, offset: u32, size: u32) -> Self {
+        ParamSpec {
+            name,
+            c_type,
+            offset,
+            size,
+        }
+    }
+}
+
 /// One module global (`__constant__` or `__device__` variable).
 ///
 /// ```
