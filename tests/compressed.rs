@@ -25,6 +25,9 @@ cuda_module! {
     }
 }
 
+/// Each kernel's symbol and parameter layout, sorted.
+type Layouts = Vec<(String, Vec<(u32, u32)>)>;
+
 fn image(spec: &kernel_runtime::spec::ModuleSpec) -> &'static [u8] {
     spec.image.expect("built with nvcc")
 }
@@ -38,7 +41,7 @@ fn compressed_image_is_smaller_and_holds_the_same_kernels() -> Result<(), Error>
         packed.len(),
         plain.len()
     );
-    let names = |bytes: &[u8]| -> Result<Vec<(String, Vec<(u32, u32)>)>, Error> {
+    let names = |bytes: &[u8]| -> Result<Layouts, Error> {
         let mut k: Vec<_> = ObjectCode::from_bytes(bytes)?
             .kernels()?
             .into_iter()
