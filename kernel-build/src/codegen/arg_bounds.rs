@@ -2,7 +2,7 @@
 //! in the kernel's own terms.
 //!
 //! A stub does not take `impl MutPtr<f32>` directly: for parameter `x` (`float*`) of kernel
-//! `scale` it takes `impl __args::x<f32, __args::__k::scale>`, a hidden trait implemented for
+//! `scale` it takes `impl __args::x<f32, __k::scale>`, a hidden trait implemented for
 //! everything that is `MutPtr<f32>`. When an argument does not fit, rustc reports the
 //! outermost unmet bound with that trait's `#[diagnostic::on_unimplemented]` text, which
 //! names the parameter and its CUDA type as written, and the kernel through the marker type
@@ -53,8 +53,7 @@ impl ArgBounds {
             by_param: HashMap::new(),
             markers: Vec::new(),
         };
-        // `__k` is the markers' module.
-        let mut taken: BTreeSet<String> = BTreeSet::from(["__k".to_owned()]);
+        let mut taken: BTreeSet<String> = BTreeSet::new();
         let mut by_message: HashMap<(String, bool), usize> = HashMap::new();
         for planned in plan(&parts.info, rt) {
             // `shared`: the message names the kernel through `{K}`, so kernels share the trait.
@@ -121,7 +120,7 @@ impl ArgBounds {
     }
 
     /// The bound of pointer parameter `index` of `method`, over element type `elem`:
-    /// `__args::x<elem, __args::__k::method>`.
+    /// `__args::x<elem, __k::method>`.
     pub(crate) fn bound(
         &self,
         method: &Ident,
@@ -138,7 +137,7 @@ impl ArgBounds {
         match self.by_param.get(&(method.to_string(), index)) {
             Some(&slot) => {
                 let ident = &self.traits[slot].ident;
-                quote!(__args::#ident<#elem, __args::__k::#method>)
+                quote!(__args::#ident<#elem, __k::#method>)
             }
             // `new` gave every pointer parameter of every planned method a trait; this arm
             // only keeps codegen total.
@@ -146,7 +145,8 @@ impl ArgBounds {
         }
     }
 
-    /// The hidden `__args` module: the shared traits and the kernels' marker types.
+    /// The hidden `__args` module of the shared traits, and the `__k` module of the kernels'
+    /// marker types.
     pub(crate) fn module(&self, rt: &TokenStream) -> TokenStream {
         if self.traits.is_empty() {
             return quote!();
@@ -180,10 +180,11 @@ impl ArgBounds {
             #[doc(hidden)]
             pub mod __args {
                 #(#traits)*
-                /// One marker per launch method, named after it.
-                pub mod __k {
-                    #(pub enum #markers {})*
-                }
+            }
+            /// One marker type per launch method, named after it (see `__args`).
+            #[doc(hidden)]
+            pub mod __k {
+                #(pub enum #markers {})*
             }
         }
     }

@@ -10,7 +10,6 @@ use crate::model::Kernel;
 /// returns, are in the module's docs.
 const SAFETY: &str = "\
 # Safety
-
 The module's launch contract: in bounds, no race, no fault.";
 
 /// The launch contract, once per module (each unsafe stub points at it).

@@ -36,7 +36,6 @@ pub(crate) fn items(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
         /// targets, the toolkit that compiled them, and the embedded image.
         pub static METADATA: #rt::spec::ModuleSpec = {
             use #rt::spec::{KernelSpec as K, ParamSpec as P};
-            use ::core::option::Option::None;
             #rt::spec::ModuleSpec {
                 name: #name,
                 image: IMAGE,
@@ -113,18 +112,13 @@ fn source_spec(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
 }
 
 fn kernel_spec(k: &Kernel, targets: &[String]) -> TokenStream {
-    let available = match k.on_some_targets(targets) {
-        Some(on) => quote!(::core::option::Option::Some(&[#(#on),*])),
-        None => quote!(None),
-    };
     let (name, symbol) = (&k.name, &k.symbol);
     let params = k.params.iter().enumerate().map(|(i, p)| {
         let pname = p.name.clone().unwrap_or_else(|| format!("arg{i}"));
         let c_type = &p.written;
-        let (offset, size) = (p.layout.offset as u32, p.layout.size as u32);
         let (offset, size) = (
-            proc_macro2::Literal::u32_unsuffixed(offset),
-            proc_macro2::Literal::u32_unsuffixed(size),
+            proc_macro2::Literal::u32_unsuffixed(p.layout.offset as u32),
+            proc_macro2::Literal::u32_unsuffixed(p.layout.size as u32),
         );
         quote!(P::new(#pname, #c_type, #offset, #size))
     });
@@ -134,20 +128,22 @@ fn kernel_spec(k: &Kernel, targets: &[String]) -> TokenStream {
         .as_ref()
         .and_then(|b| b.first().copied())
         .or_else(|| k.images.iter().find_map(|i| i.max_threads))
-        .unwrap_or(0);
-    let cluster = match k.attrs.cluster_dims {
-        Some([x, y, z]) => quote!(::core::option::Option::Some([#x, #y, #z])),
-        None => quote!(None),
+        .filter(|&n| n > 0)
+        .map(|n| {
+            let n = proc_macro2::Literal::u32_unsuffixed(n);
+            quote!(.with_max_threads(#n))
+        });
+    let cluster = k.attrs.cluster_dims.map(|[x, y, z]| {
+        let [x, y, z] = [x, y, z].map(proc_macro2::Literal::u32_unsuffixed);
+        quote!(.with_cluster_dims([#x, #y, #z]))
+    });
+    let available = k
+        .on_some_targets(targets)
+        .map(|on| quote!(.with_available(&[#(#on),*])));
+    let spec = if name == symbol {
+        quote!(K::extern_c(#name, &[#(#params),*]))
+    } else {
+        quote!(K::new(#name, #symbol, &[#(#params),*]))
     };
-    let max_threads = proc_macro2::Literal::u32_unsuffixed(max_threads);
-    quote! {
-        K {
-            name: #name,
-            symbol: #symbol,
-            params: &[#(#params),*],
-            max_threads: #max_threads,
-            cluster_dims: #cluster,
-            available: #available,
-        }
-    }
+    quote!(#spec #max_threads #cluster #available)
 }

@@ -213,14 +213,8 @@ fn plain_stub_takes_exact_types_and_is_unsafe() {
     assert!(has(&out, "a: f32,"), "{out}");
     // Pointer parameters take a shared bound over ConstPtr / MutPtr whose diagnostic names
     // the parameter and its CUDA type, and the kernel through its marker type.
-    assert!(
-        has(&out, "x: impl __args::x<f32, __args::__k::saxpy>"),
-        "{out}"
-    );
-    assert!(
-        has(&out, "y: impl __args::y<f32, __args::__k::saxpy>"),
-        "{out}"
-    );
+    assert!(has(&out, "x: impl __args::x<f32, __k::saxpy>"), "{out}");
+    assert!(has(&out, "y: impl __args::y<f32, __k::saxpy>"), "{out}");
     // The body is one call: every argument in one tuple, scalars as they are.
     assert!(
         has(&out, "unsafe { self.inner.launch(0, cfg, (a, x, y, n)) }"),
@@ -383,10 +377,7 @@ fn structs_get_repr_c_and_layout_assertions() {
     );
     assert!(has(&out, "p: P,"), "{out}");
     assert!(has(&out, "v: ::kernel_runtime::vector::Float2"), "{out}");
-    assert!(
-        has(&out, "h: ::kernel_runtime::__private::half::f16"),
-        "{out}"
-    );
+    assert!(has(&out, "h: ::kernel_runtime::f16"), "{out}");
     assert!(has(&out, "raw: ::kernel_runtime::RawDevicePtr"), "{out}");
 }
 
@@ -399,7 +390,19 @@ fn globals_metadata_and_image() {
     assert!(has(&out, "archs: &[\"sm_90\", \"compute_120\"]"), "{out}");
     assert!(has(&out, "toolkit: \"13.0\""), "{out}");
     assert!(has(&out, "(\"saxpy\", \"sm_90\", 12u32)"), "{out}");
-    assert!(has(&out, "P::new(\"x\", \"const float*\", 8, 8)"), "{out}");
+    assert!(
+        has(
+            &out,
+            "K::new(\"saxpy\", \"sym_saxpy\", &[P::new(\"a\", \"float\", 0, 4), P::new(\"x\", \"const float*\", 8, 8)"
+        ),
+        "{out}"
+    );
+    assert!(has(&out, ".with_available(&[\"sm_90\"])"), "{out}");
+    // A kernel with C linkage is found by its name.
+    let mut parts = fixture();
+    parts.info.kernels[0].symbol = parts.info.kernels[0].name.clone();
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(has(&out, "K::extern_c(\"saxpy\", &[P::new("), "{out}");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 //! | CUDA C | stub parameter | struct field / global |
 //! |---|---|---|
 //! | scalars | `f32`, `i32`, `usize`, `bool`, ... | same |
-//! | `__half`, `__nv_bfloat16` | `half::f16`, `half::bf16` | same |
+//! | `__half`, `__nv_bfloat16` | `f16`, `bf16` (the `half` crate's, re-exported by the runtime) | same |
 //! | `float2`, `int4`, `longlong2`, ... | `vector::Float2`, `vector::Int4`, `vector::LongLong2`, ... | same |
 //! | `struct S` | the generated `S` | same |
 //! | `const T*` | `impl ConstPtr<T>` | `RawDevicePtr` |
@@ -46,7 +46,7 @@ pub(crate) enum ParamKind {
 pub(crate) fn scalar_tokens(s: Scalar, rt: &TokenStream) -> TokenStream {
     let id = format_ident!("{}", scalar_name(s));
     match s {
-        Scalar::F16 | Scalar::BF16 => quote!(#rt::__private::half::#id),
+        Scalar::F16 | Scalar::BF16 => quote!(#rt::#id),
         Scalar::Fp8E4M3
         | Scalar::Fp8E5M2
         | Scalar::Fp8E8M0
@@ -179,7 +179,7 @@ mod tests {
         };
         assert_eq!(
             value_tokens(&a, &rt).to_string(),
-            "[[rt :: __private :: half :: f16 ; 2usize] ; 3usize]"
+            "[[rt :: f16 ; 2usize] ; 3usize]"
         );
         assert_eq!(c_spelling(&a), "__half[3][2]");
     }

@@ -120,6 +120,77 @@ pub struct KernelSpec {
     pub available: Option<&'static [&'static str]>,
 }
 
+impl KernelSpec {
+    /// Kernel `name`, found in the image as `symbol`, taking `params`; no launch bounds, no
+    /// cluster shape, in every image (the `with_` methods set those).
+    ///
+    /// ```
+    /// use kernel_runtime::spec::{KernelSpec, ParamSpec};
+    /// const K: KernelSpec = KernelSpec::new("scale", "scale", &[ParamSpec::new("n", "int", 0, 4)])
+    ///     .with_max_threads(256)
+    ///     .with_cluster_dims([2, 1, 1])
+    ///     .with_available(&["sm_90"]);
+    /// assert_eq!((K.max_threads, K.cluster_dims, K.available), (256, Some([2, 1, 1]), Some(&["sm_90"][..])));
+    /// ```
+    pub const fn new(
+        name: &'static str,
+        symbol: &'static str,
+        params: &'static [ParamSpec],
+    ) -> Self {
+        KernelSpec {
+            name,
+            symbol,
+            params,
+            max_threads: 0,
+            cluster_dims: None,
+            available: None,
+        }
+    }
+
+    /// A kernel with C linkage (`extern "C"`), whose symbol is its name.
+    ///
+    /// ```
+    /// let k = kernel_runtime::spec::KernelSpec::extern_c("scale", &[]);
+    /// assert_eq!(k.symbol, "scale");
+    /// ```
+    pub const fn extern_c(name: &'static str, params: &'static [ParamSpec]) -> Self {
+        KernelSpec::new(name, name, params)
+    }
+
+    /// The same kernel with `__launch_bounds__` of `max_threads`.
+    ///
+    /// ```
+    /// let k = kernel_runtime::spec::KernelSpec::new("k", "k", &[]).with_max_threads(128);
+    /// assert_eq!(k.max_threads, 128);
+    /// ```
+    pub const fn with_max_threads(mut self, max_threads: u32) -> Self {
+        self.max_threads = max_threads;
+        self
+    }
+
+    /// The same kernel with `__cluster_dims__(x, y, z)`.
+    ///
+    /// ```
+    /// let k = kernel_runtime::spec::KernelSpec::new("k", "k", &[]).with_cluster_dims([2, 1, 1]);
+    /// assert_eq!(k.cluster_dims, Some([2, 1, 1]));
+    /// ```
+    pub const fn with_cluster_dims(mut self, dims: [u32; 3]) -> Self {
+        self.cluster_dims = Some(dims);
+        self
+    }
+
+    /// The same kernel, held by the images of `targets` only.
+    ///
+    /// ```
+    /// let k = kernel_runtime::spec::KernelSpec::new("k", "k", &[]).with_available(&["sm_90"]);
+    /// assert_eq!(k.available, Some(&["sm_90"][..]));
+    /// ```
+    pub const fn with_available(mut self, targets: &'static [&'static str]) -> Self {
+        self.available = Some(targets);
+        self
+    }
+}
+
 /// One kernel parameter.
 ///
 /// ```
