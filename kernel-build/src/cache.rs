@@ -37,7 +37,7 @@ use std::path::{Path, PathBuf};
 
 /// Bumped whenever the layout or the meaning of entries changes. Keys also hold the
 /// crate's version: a newer front end never reuses what an older one read.
-pub(crate) const FORMAT_VERSION: &str = "kernel-build-cache-v5";
+pub(crate) const FORMAT_VERSION: &str = "kernel-build-cache-v6";
 
 /// A cache directory.
 ///

@@ -322,3 +322,35 @@ fn templates_instantiated_by_host_launches() {
     // Located at the template's definition.
     assert_eq!(r.loc.as_ref().map(|l| l.line), Some(11));
 }
+
+/// Array extents and template arguments that name `constexpr` integers and enumerators
+/// (scoped, unscoped, implicit values): the structs are laid out and the instantiations
+/// found, named as the compiler's demangler shows them.
+#[test]
+fn named_constants_in_extents_and_template_arguments() {
+    let Some(built) = build("named_constants.cu") else {
+        return;
+    };
+    let info = &built.info;
+    assert_eq!(
+        names(info),
+        [
+            "fill<(Op)1>",
+            "fill<(Op)2>",
+            "wide<16, (cfg::Mode)4>",
+            "tab",
+            "blocks"
+        ]
+    );
+    let table = info.structs.iter().find(|s| s.name == "Table").unwrap();
+    assert_eq!((table.size, table.fields[1].layout.offset), (24, 20));
+    let block = info.structs.iter().find(|s| s.name == "Block").unwrap();
+    assert_eq!(
+        block.fields[0].ty,
+        CType::Array {
+            elem: Box::new(CType::Scalar(Scalar::U8)),
+            len: 32
+        }
+    );
+    assert_eq!((block.size, block.fields[1].layout.offset), (36, 32));
+}

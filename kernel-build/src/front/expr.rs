@@ -13,6 +13,7 @@
 /// assert_eq!(eval_pp("(1 + 2) * 4 >= 12 && !0", &mut |_, _| None), Some(1));
 /// assert_eq!(eval_pp("defined(X) || N == 3", &mut |n, d| Some(if d { 0 } else if n == "N" { 3 } else { 0 })), Some(1));
 /// assert_eq!(eval_pp("1 +", &mut |_, _| None), None);
+/// assert_eq!(eval_pp("::cfg::W * 2", &mut |n, _| (n == "cfg::W").then_some(8)), Some(16));
 /// ```
 pub fn eval_pp(text: &str, lookup: &mut dyn FnMut(&str, bool) -> Option<i64>) -> Option<i64> {
     let toks = tokenize(text)?;
@@ -65,12 +66,23 @@ fn tokenize(text: &str) -> Option<Vec<Tok>> {
                 i += 1;
             }
             out.push(Tok::Num(parse_int(&text[start..i])?));
-        } else if c.is_ascii_alphabetic() || c == b'_' {
+        } else if c.is_ascii_alphabetic() || c == b'_' || text[i..].starts_with("::") {
+            // A qualified name (`cfg::Mode::B`, `::N`) is one identifier.
             let start = i;
-            while i < b.len() && (b[i].is_ascii_alphanumeric() || b[i] == b'_') {
-                i += 1;
+            while i < b.len() {
+                if b[i].is_ascii_alphanumeric() || b[i] == b'_' {
+                    i += 1;
+                } else if text[i..].starts_with("::") {
+                    i += 2;
+                } else {
+                    break;
+                }
             }
-            out.push(Tok::Ident(text[start..i].to_string()));
+            let name = text[start..i].trim_start_matches("::");
+            if name.is_empty() || name.ends_with("::") {
+                return None;
+            }
+            out.push(Tok::Ident(name.to_string()));
         } else {
             let op = OPS.iter().find(|op| b[i..].starts_with(op.as_bytes()))?;
             i += op.len();

@@ -12,7 +12,7 @@ use crate::model::{Global, GlobalSpace, Linkage};
 /// Resolves a module global; its symbol is mangled unless it has C linkage or no namespace.
 pub(super) fn global(env: &TypeEnv, v: &VarSyn, space: GlobalSpace) -> Result<Global, Diagnostics> {
     let (ty, _) = env.resolve(&v.ty, &v.namespace, &HashMap::new())?;
-    let ty = TypeEnv::with_extents(ty, &v.extents, &v.name, v.loc.clone())?;
+    let ty = env.with_extents(ty, &v.extents, &v.name, v.loc.clone(), &v.namespace)?;
     let size = size_align(&ty, &env.structs)
         .map(|(s, _)| s)
         .ok_or_else(|| {

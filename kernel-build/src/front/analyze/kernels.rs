@@ -11,6 +11,10 @@ use crate::model::{CType, Kernel, Layout, Linkage, ModuleInfo, Param, TemplateAr
 
 /// Merges a declaration and a later definition of the same kernel.
 pub(super) fn add_kernel(info: &mut ModuleInfo, k: Kernel) -> Result<(), Diagnostics> {
+    // The same instantiation seen twice (explicitly, and launched from host code).
+    if !k.symbol.is_empty() && info.kernels.iter().any(|p| p.symbol == k.symbol) {
+        return Ok(());
+    }
     let same_sig = |a: &Kernel| {
         a.params.len() == k.params.len()
             && a.params.iter().zip(&k.params).all(|(x, y)| x.ty == y.ty)

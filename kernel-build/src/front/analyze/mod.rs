@@ -73,7 +73,13 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>, diags: &mut Diagnostic
             }
             Item::Enum(e) => {
                 let name = qualify(&e.namespace, &e.name);
+                env.add_enum(name.clone());
                 enumeration(&mut env, e).map_err(|d| (Some(name), d))
+            }
+            Item::Constant(c) => {
+                // One that does not evaluate (a `sizeof`, a call) is simply not known.
+                env.add_constant(&c.name, &c.namespace, &c.value);
+                Ok(())
             }
             Item::Var(v) => {
                 let space = if v.constant {
@@ -271,7 +277,7 @@ fn typedef(env: &mut TypeEnv, mut t: TypedefSyn) -> Result<(), Diagnostic> {
         ty.base = BaseSyn::Named(sname);
     }
     let (cty, quals) = env.resolve(&ty, &t.namespace, &HashMap::new())?;
-    let cty = TypeEnv::with_extents(cty, &t.extents, &t.name, t.loc.clone())?;
+    let cty = env.with_extents(cty, &t.extents, &t.name, t.loc.clone(), &t.namespace)?;
     env.add_typedef(qname, (cty, quals));
     Ok(())
 }

@@ -6,7 +6,6 @@ use std::collections::HashMap;
 use super::kernels::make_kernel;
 use super::qualify;
 use crate::diagnostics::{Diagnostics, front as msg};
-use crate::front::expr::eval_const;
 use crate::front::parse::{BaseSyn, KernelSyn, TypeSyn};
 use crate::front::types::{Resolved, TypeEnv, c_spelling, replace_words};
 use crate::model::{CType, Kernel, TemplateArg};
@@ -84,16 +83,30 @@ pub(super) fn instantiate(
             let text = arg
                 .map(|a| a.text.clone())
                 .ok_or_else(|| err(format!("no argument for `{}`", tp.name)))?;
-            let shown = match eval_const(&text) {
+            // An enumeration's value is shown as the compiler's demangler shows it, `(Op)1`.
+            let enum_type = tp
+                .value_type
+                .as_deref()
+                .and_then(|t| env.enum_named(t, &tmpl.namespace));
+            let evaluated = env
+                .eval(&text, &inst.namespace)
+                .or_else(|| env.eval(&text, &tmpl.namespace));
+            let shown = match evaluated {
                 _ if matches!(text.as_str(), "true" | "false") => text.clone(),
-                Some(value) => value.to_string(),
+                Some(value) => {
+                    values.insert(tp.name.clone(), value.to_string());
+                    let shown = match &enum_type {
+                        Some(e) => format!("({e}){value}"),
+                        None => value.to_string(),
+                    };
+                    args.push((shown, TemplateArg::Value(value.to_string())));
+                    continue;
+                }
                 // An instantiation whose symbol is known (launched from host code):
                 // any argument (a function, an enumerator) is kept as written.
-                None if inst.symbol.is_some() => text
-                    .trim_start_matches('&')
-                    .trim()
-                    .trim_start_matches("::")
-                    .to_owned(),
+                None if inst.symbol.is_some() => {
+                    canonical_cast(text.trim_start_matches('&').trim().trim_start_matches("::"))
+                }
                 None => {
                     return Err(err(format!(
                         "`{text}` for `{}` is not an integer constant",
@@ -174,12 +187,16 @@ pub(super) fn from_stub(
             match resolved {
                 Some((ty, _)) => (c_spelling(&ty), TemplateArg::Type(ty)),
                 None => {
-                    let v = a
-                        .text
-                        .trim_start_matches('&')
-                        .trim()
-                        .trim_start_matches("::");
-                    let v = eval_const(v).map_or_else(|| v.to_owned(), |n| n.to_string());
+                    let v = canonical_cast(
+                        a.text
+                            .trim_start_matches('&')
+                            .trim()
+                            .trim_start_matches("::"),
+                    );
+                    let v = v.as_str();
+                    let v = env
+                        .eval(v, &inst.namespace)
+                        .map_or_else(|| v.to_owned(), |n| n.to_string());
                     (v.clone(), TemplateArg::Value(v))
                 }
             }
@@ -268,4 +285,36 @@ fn deduce(
         quals = Default::default();
     }
     out.entry(tname.clone()).or_insert((ty, quals));
+}
+
+/// A value argument the host stub spells as a cast, `(::Op) 1`, as the demangler shows it,
+/// `(Op)1`; any other text as it is.
+fn canonical_cast(text: &str) -> String {
+    let cast = text.strip_prefix('(').and_then(|rest| rest.split_once(')'));
+    match cast {
+        Some((ty, value))
+            if !ty.is_empty()
+                && ty
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == ':')
+                && value.trim().parse::<i64>().is_ok() =>
+        {
+            format!("({}){}", ty.trim_start_matches("::"), value.trim())
+        }
+        _ => text.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod cast_tests {
+    use super::canonical_cast;
+
+    #[test]
+    fn stub_casts_read_as_the_demangler_writes_them() {
+        assert_eq!(canonical_cast("(::Op) 1"), "(Op)1");
+        assert_eq!(canonical_cast("(::cfg::Mode) 4"), "(cfg::Mode)4");
+        assert_eq!(canonical_cast("(int)-3"), "(int)-3");
+        assert_eq!(canonical_cast("(a + b)"), "(a + b)");
+        assert_eq!(canonical_cast("16"), "16");
+    }
 }

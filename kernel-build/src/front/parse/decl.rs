@@ -3,7 +3,7 @@
 
 use super::cursor::{PResult, Parser};
 use super::keywords::{IGNORED, TYPE_WORDS, builtin, is_keyword};
-use super::{BaseSyn, EnumSyn, Item};
+use super::{BaseSyn, ConstSyn, EnumSyn, Item};
 use crate::diagnostics::front as msg;
 use crate::front::lexer::TokKind;
 use crate::model::{KernelAttrs, Linkage, Qualifiers};
@@ -130,7 +130,9 @@ impl Parser<'_> {
             };
         }
         if self.is(0, "{") {
+            let open = self.pos;
             self.skip_group()?;
+            self.enumerators(open, self.pos, name.as_deref(), namespace);
         }
         let Some(name) = name else {
             return Ok(underlying);
@@ -142,6 +144,73 @@ impl Parser<'_> {
             loc: self.loc_at(start),
         }));
         Ok(BaseSyn::Named(name))
+    }
+
+    /// Records the enumerators of the body between `open` (`{`) and `end` (after `}`) as
+    /// constants: each with its value as written, or one more than the one before. Those of
+    /// a scoped enum (`enum class Mode`) are named `Mode::A`; those of an unscoped one are
+    /// also reachable that way.
+    fn enumerators(&mut self, open: usize, end: usize, name: Option<&str>, namespace: &[String]) {
+        let scoped = open >= 2 && {
+            let before: Vec<&str> = (open.saturating_sub(6)..open)
+                .map(|i| self.toks[i].text(self.src))
+                .collect();
+            before
+                .windows(2)
+                .any(|w| w[0] == "enum" && matches!(w[1], "class" | "struct"))
+        };
+        let mut previous: Option<String> = None;
+        let mut i = open + 1;
+        let close = end.saturating_sub(1);
+        while i < close {
+            // One enumerator: `NAME [= value]` up to a comma at depth 0.
+            let from = i;
+            let mut depth = 0usize;
+            while i < close {
+                match self.toks[i].text(self.src) {
+                    "(" | "[" | "{" => depth += 1,
+                    ")" | "]" | "}" => depth = depth.saturating_sub(1),
+                    "," if depth == 0 => break,
+                    _ => {}
+                }
+                i += 1;
+            }
+            let to = i;
+            i += 1;
+            if from >= to || self.toks[from].kind != TokKind::Ident {
+                continue;
+            }
+            let ident = self.toks[from].text(self.src).to_owned();
+            let value = if to > from + 2 && self.toks[from + 1].text(self.src) == "=" {
+                self.spelled(from + 2, to)
+            } else {
+                match &previous {
+                    Some(p) => format!("({p}) + 1"),
+                    None => "0".to_owned(),
+                }
+            };
+            let qualified = name.map(|n| format!("{n}::{ident}"));
+            let own = if scoped {
+                qualified.clone()
+            } else {
+                Some(ident.clone())
+            };
+            if let Some(own) = &own {
+                self.items.push(Item::Constant(ConstSyn {
+                    name: own.clone(),
+                    namespace: namespace.to_vec(),
+                    value: value.clone(),
+                }));
+            }
+            if !scoped && let Some(q) = &qualified {
+                self.items.push(Item::Constant(ConstSyn {
+                    name: q.clone(),
+                    namespace: namespace.to_vec(),
+                    value: value.clone(),
+                }));
+            }
+            previous = own;
+        }
     }
 
     /// Reads `: public B, C<int>` up to the body: the base classes' names, or why they

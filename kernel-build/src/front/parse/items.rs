@@ -190,8 +190,56 @@ impl Parser<'_> {
             let mut sp = self.decl_specs(&scope.namespace, depth + 1)?;
             let _ = self.declarator(&mut sp);
         }
+        let from = self.pos;
         self.skip_decl();
+        self.integer_constant(scope, from, self.pos);
         Ok(())
+    }
+
+    /// Records `[static] const[expr] <integer type> NAME = value;` (tokens `from..to`) as a
+    /// named constant, for array extents and template arguments that name it.
+    fn integer_constant(&mut self, scope: &Scope, from: usize, to: usize) {
+        let words: Vec<&str> = (from..to).map(|i| self.toks[i].text(self.src)).collect();
+        let Some(eq) = words.iter().position(|w| *w == "=") else {
+            return;
+        };
+        let constant = words[..eq]
+            .iter()
+            .any(|w| matches!(*w, "const" | "constexpr"));
+        let name_at = eq.checked_sub(1);
+        let Some(name_at) = name_at.filter(|&n| n > 0 && constant) else {
+            return;
+        };
+        let integral = words[..name_at].iter().all(|w| {
+            matches!(
+                *w,
+                "static"
+                    | "inline"
+                    | "const"
+                    | "constexpr"
+                    | "__device__"
+                    | "__host__"
+                    | "__attribute__"
+                    | "unsigned"
+                    | "signed"
+                    | "int"
+                    | "long"
+                    | "short"
+                    | "char"
+                    | "bool"
+                    | "size_t"
+                    | "auto"
+            ) || (w.ends_with("_t") && (w.starts_with("int") || w.starts_with("uint")))
+        });
+        let end = words.iter().rposition(|w| *w == ";").unwrap_or(words.len());
+        if !integral || self.toks[from + name_at].kind != TokKind::Ident || end <= eq + 1 {
+            return;
+        }
+        self.items.push(Item::Constant(super::ConstSyn {
+            name: words[name_at].to_owned(),
+            namespace: scope.namespace.clone(),
+            value: self.spelled(from + eq + 1, from + end),
+        }));
     }
 
     /// Reads `template <...> struct name { ... };` (a class template) and

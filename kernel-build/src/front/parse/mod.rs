@@ -85,6 +85,8 @@ pub struct TParam {
     pub name: String,
     /// True for `typename T` / `class T`; false for non-type parameters.
     pub is_type: bool,
+    /// A non-type parameter's type as written (`Op` in `template <Op F>`).
+    pub value_type: Option<String>,
     /// Its default argument, if any.
     pub default: Option<TArgSyn>,
 }
@@ -191,6 +193,18 @@ pub struct EnumSyn {
     pub loc: Option<SourceLoc>,
 }
 
+/// A named integer constant, its value as written (evaluated when the module is analysed,
+/// since it may name earlier constants).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ConstSyn {
+    /// Its name (an enumerator of a scoped enum is named `Mode::A`).
+    pub name: String,
+    /// Enclosing namespaces.
+    pub namespace: Vec<String>,
+    /// The expression it is initialised with.
+    pub value: String,
+}
+
 /// A `__constant__` or `__device__` variable.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VarSyn {
@@ -231,6 +245,9 @@ pub enum Item {
     },
     /// A module global.
     Var(VarSyn),
+    /// A named integer constant: an enumerator, or a `const`/`constexpr` integer variable
+    /// at namespace scope (`static constexpr unsigned N = 4;`).
+    Constant(ConstSyn),
     /// A class template (`template <typename T> struct pair { T a, b; };`), laid out
     /// for each argument list a kernel names.
     StructTemplate {

@@ -129,9 +129,20 @@ impl Parser<'_> {
             }
             _ => None,
         };
+        // The words before the name (`unsigned int`, `Op`, `cfg::Mode`), for a value parameter.
+        let value_type = (!is_type && fn_ptr_name.is_none())
+            .then(|| {
+                let name_at = (from..decl_end).rev().find(|&i| {
+                    self.toks[i].kind == TokKind::Ident
+                        && self.toks[i].text(self.src) == name_tok.text(self.src)
+                })?;
+                (name_at > from).then(|| self.spelled(from, name_at))
+            })
+            .flatten();
         Ok(TParam {
             name: name_tok.text(self.src).to_string(),
             is_type,
+            value_type,
             default,
         })
     }

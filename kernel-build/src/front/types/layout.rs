@@ -5,7 +5,6 @@ use std::collections::HashMap;
 
 use super::TypeEnv;
 use crate::diagnostics::{Diagnostic, front as msg};
-use crate::front::expr::eval_const;
 use crate::front::parse::{BaseSyn, FieldSyn, StructSyn, TypeSyn};
 use crate::model::{CType, Field, Layout, SourceLoc, StructDef};
 
@@ -45,14 +44,17 @@ pub fn size_align(ty: &CType, structs: &[StructDef]) -> Option<(u64, u64)> {
 impl TypeEnv {
     /// Wraps `ty` in arrays for `extents` (outermost first); `what` names the declaration.
     pub fn with_extents(
+        &self,
         ty: CType,
         extents: &[String],
         what: &str,
         loc: Option<SourceLoc>,
+        namespace: &[String],
     ) -> Result<CType, Diagnostic> {
         let mut out = ty;
         for e in extents.iter().rev() {
-            let len = eval_const(e)
+            let len = self
+                .eval(e, namespace)
                 .and_then(|v| u64::try_from(v).ok())
                 .ok_or_else(|| msg::bad_array_extent(what, e).at(loc.clone()))?;
             out = CType::Array {
@@ -144,7 +146,7 @@ impl TypeEnv {
                 self.instantiate_in(&fty, &scope, tparams);
             }
             let (ty, _) = self.resolve(&fty, &scope, tparams)?;
-            let ty = Self::with_extents(ty, &f.extents, &f.name, f.loc.clone())?;
+            let ty = self.with_extents(ty, &f.extents, &f.name, f.loc.clone(), &scope)?;
             let (fsize, falign) = size_align(&ty, &self.structs).ok_or_else(|| {
                 msg::unsupported_type(&f.ty.written, &format!("field `{}` has no size", f.name))
                     .at(f.loc.clone())

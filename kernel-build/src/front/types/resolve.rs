@@ -23,9 +23,58 @@ pub struct TypeEnv {
     pub(super) aliases: Vec<super::templates::AliasTemplate>,
     /// Template instances being laid out (a field naming its own struct stops here).
     pub(super) in_progress: Vec<String>,
+    /// Named integer constants (enumerators, `constexpr` integers), qualified.
+    constants: HashMap<String, i64>,
+    /// Qualified names of the enumerations.
+    enums: std::collections::HashSet<String>,
 }
 
 impl TypeEnv {
+    /// Records constant `name` (declared in `namespace`) with the value of `value`, which
+    /// may name constants recorded before; `false` when it does not evaluate.
+    pub fn add_constant(&mut self, name: &str, namespace: &[String], value: &str) -> bool {
+        match self.eval(value, namespace) {
+            Some(v) => {
+                let qualified = if namespace.is_empty() {
+                    name.to_owned()
+                } else {
+                    format!("{}::{name}", namespace.join("::"))
+                };
+                self.constants.insert(qualified, v);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Records that `qualified` names an enumeration (its values are shown as `(E)1`).
+    pub fn add_enum(&mut self, qualified: String) {
+        self.enums.insert(qualified);
+    }
+
+    /// The enumeration `name` stands for, seen inside `namespace`, qualified.
+    pub fn enum_named(&self, name: &str, namespace: &[String]) -> Option<String> {
+        let name = name.trim().trim_start_matches("::");
+        let name = name.strip_prefix("enum ").unwrap_or(name).trim();
+        (0..=namespace.len())
+            .rev()
+            .map(|n| qualified_in(&namespace[..n], name))
+            .find(|q| self.enums.contains(q))
+    }
+
+    /// Evaluates an integer constant expression seen inside `namespace`: literals,
+    /// operators, and the constants recorded so far (looked up from the innermost
+    /// namespace outwards).
+    pub fn eval(&self, text: &str, namespace: &[String]) -> Option<i64> {
+        crate::front::expr::eval_pp(text, &mut |name, _| match name {
+            "true" => Some(1),
+            "false" => Some(0),
+            _ => (0..=namespace.len())
+                .rev()
+                .find_map(|n| self.constants.get(&qualified_in(&namespace[..n], name)))
+                .copied(),
+        })
+    }
     /// Resolves `ty` seen inside `namespace`; `tparams` binds template type parameters.
     pub fn resolve(
         &self,
@@ -51,7 +100,8 @@ impl TypeEnv {
             BaseSyn::Array { elem, extents } => {
                 // The elements' qualifiers are the array's (`const float (*)[2]`).
                 let (inner, quals) = self.resolve(elem, namespace, tparams)?;
-                let arr = TypeEnv::with_extents(inner, extents, &ty.written, ty.loc.clone())?;
+                let arr =
+                    self.with_extents(inner, extents, &ty.written, ty.loc.clone(), namespace)?;
                 (arr, quals)
             }
             BaseSyn::Inline(def) => {
@@ -153,5 +203,14 @@ impl TypeEnv {
     /// Records `typedef <ty> name<extents>` declared in `namespace`.
     pub fn add_typedef(&mut self, qualified: String, resolved: Resolved) {
         self.typedefs.insert(qualified, resolved);
+    }
+}
+
+/// `name` inside `namespace` (`a::b::name`).
+fn qualified_in(namespace: &[String], name: &str) -> String {
+    if namespace.is_empty() {
+        name.to_owned()
+    } else {
+        format!("{}::{name}", namespace.join("::"))
     }
 }
