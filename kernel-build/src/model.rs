@@ -438,6 +438,46 @@ pub struct ModuleInfo {
     /// file of a module of several (another file defines them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub elsewhere: Vec<Kernel>,
+    /// Kernels of the images without a typed declaration (a type the front end cannot
+    /// read, a closure, a layout that differs): in the module, launchable by name only.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub untyped: Vec<UntypedKernel>,
+}
+
+/// A kernel of the compiled images that has no typed declaration: the module lists it with
+/// its parameter layout from the image, and the generated code gives its by-name handle
+/// instead of a typed stub.
+///
+/// ```
+/// use kernel_build::model::{Layout, UntypedKernel};
+/// let k = UntypedKernel {
+///     name: "each<go(float*)::{lambda(unsigned int)#1}>".into(),
+///     symbol: "_Z4eachIZ2goPfEUljE_EvT_".into(),
+///     params: vec![Layout { offset: 0, size: 8, align: 1 }],
+///     param_types: vec!["go(float*)::{lambda(unsigned int)#1}".into()],
+///     why: "its parameter is a closure".into(),
+///     loc: None,
+///     images: vec![],
+/// };
+/// assert_eq!(k.params[0].size, 8);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UntypedKernel {
+    /// The kernel's C++ name, demangled from its symbol (or the symbol itself).
+    pub name: String,
+    /// Its symbol in the images; empty while only a declaration the front end could not
+    /// read is known (verification fills it from the images).
+    pub symbol: String,
+    /// Offset and size of each parameter, from the image.
+    pub params: Vec<Layout>,
+    /// Each parameter's C++ type as the symbol spells it, when it is mangled.
+    pub param_types: Vec<String>,
+    /// Why it has no typed declaration.
+    pub why: String,
+    /// The declaration it comes from, when one was found.
+    pub loc: Option<SourceLoc>,
+    /// Facts per compiled image.
+    pub images: Vec<ImageFacts>,
 }
 
 impl Kernel {

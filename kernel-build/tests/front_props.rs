@@ -141,10 +141,8 @@ fn malformed_declarations_report_their_line() {
         ("extern \"C\" __global__ void k(int n", 1),
         ("\n\n__global__ void k(float* x,, int n) {}", 3),
         ("struct S { int a : 3; };\n", 1),
-        ("\n__global__ void k(unknown_t u);", 2),
         ("\n\n\n/* never closed", 4),
         ("#if 1\n__global__ void k();\n", 2),
-        ("__global__ int k(int* p) {}", 1),
         ("__constant__ float c[N];", 1),
     ];
     for (src, line) in cases {
@@ -155,5 +153,21 @@ fn malformed_declarations_report_their_line() {
             Some(line),
             "{src:?}: {err}"
         );
+    }
+    // A kernel whose signature cannot be typed is not an error: it stays untyped, with
+    // where and why.
+    let untyped = [
+        (
+            "\n__global__ void k(unknown_t u);",
+            2,
+            "unknown type `unknown_t`",
+        ),
+        ("__global__ int k(int* p) {}", 1, "must return `void`"),
+    ];
+    for (src, line, why) in untyped {
+        let info = analyze(&FrontInput::raw_only("m.cu", src)).expect(src);
+        let k = &info.untyped[0];
+        assert_eq!(k.loc.as_ref().map(|l| l.line), Some(line), "{src:?}: {k:?}");
+        assert!(k.why.contains(why), "{src:?}: {k:?}");
     }
 }

@@ -102,9 +102,11 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
     let mut text = String::new();
     let _ = writeln!(
         text,
-        "module `{}`: {} kernels, targets {}, nvcc {}, {:.1} ms",
+        "module `{}`: {} kernels ({} typed, {} by name only), targets {}, nvcc {}, {:.1} ms",
         built.name,
+        built.info.kernels.len() + built.info.untyped.len(),
         built.info.kernels.len(),
+        built.info.untyped.len(),
         built.targets.join(" "),
         built.toolkit_version.as_deref().unwrap_or("-"),
         elapsed.as_secs_f64() * 1e3
@@ -127,6 +129,15 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
             k.name,
             k.params.len(),
             regs.join(" ")
+        );
+    }
+    for k in &built.info.untyped {
+        let _ = writeln!(
+            text,
+            "  {} ({} params) by name only: {}",
+            k.name,
+            k.params.len(),
+            k.why.lines().next().unwrap_or_default()
         );
     }
     if let Some(p) = &built.fatbin_path {

@@ -4,7 +4,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::templates::Member;
-use crate::model::Kernel;
+use crate::model::{Kernel, UntypedKernel};
 
 /// What an unsafe stub's caller must uphold; the whole text, and the errors every stub
 /// returns, are in the module's docs.
@@ -26,6 +26,32 @@ kernel (`safe fn` in an `unsafe extern` block, or `Build::safe_kernel`).
 Launch methods return an error when the launch configuration is invalid for the kernel,
 when preparing or finishing an argument fails (a copy for `In`/`Out`/`InOut`), or when the
 driver rejects the launch.";
+
+/// The module docs' list of the kernels without a typed stub, each with where and why.
+pub(crate) fn untyped_section(untyped: &[UntypedKernel]) -> TokenStream {
+    if untyped.is_empty() {
+        return quote!();
+    }
+    let mut text = String::from(
+        "\n# Kernels without a typed stub\n\nIn the module, launched by name: \
+         `Module::by_name(name)` gives the `Kernel`, whose `launch` takes arguments of exactly \
+         the sizes `METADATA` lists.\n",
+    );
+    for k in untyped {
+        let at = k
+            .loc
+            .as_ref()
+            .map(|l| format!(" at `{l}`"))
+            .unwrap_or_default();
+        text.push_str(&format!(
+            "\n- `{}`{at}: {}",
+            k.name.replace('`', "'"),
+            escape_brackets(&k.why)
+        ));
+    }
+    let lines = text.lines().map(|l| format!(" {l}"));
+    quote!(#(#[doc = #lines])*)
+}
 
 /// Rustdoc of a one-kernel stub.
 pub(crate) fn kernel_doc(kernel: &Kernel, targets: &[String], safe: bool) -> TokenStream {

@@ -4,7 +4,7 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::model::{Kernel, ModuleInfo};
+use crate::model::{Kernel, ModuleInfo, UntypedKernel};
 use crate::pipeline::BuiltModule;
 
 /// Kernels that get a stub and an entry in the spec, in spec order
@@ -18,17 +18,28 @@ pub(crate) fn items(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     let name = &parts.name;
     let archs = &parts.targets;
     let toolkit = parts.toolkit_version.clone().unwrap_or_default();
-    let kernels = launchable(&parts.info).map(|k| kernel_spec(k, &parts.targets));
+    let kernels = launchable(&parts.info)
+        .map(|k| kernel_spec(k, &parts.targets))
+        .chain(
+            parts
+                .info
+                .untyped
+                .iter()
+                .map(|k| untyped_spec(k, &parts.targets)),
+        );
     let globals = parts.info.globals.iter().map(|g| {
         let (name, symbol, size) = (&g.name, &g.symbol, g.size as usize);
         quote!(#rt::spec::GlobalSpec { name: #name, symbol: #symbol, size: #size })
     });
-    let registers = launchable(&parts.info).flat_map(|k| {
-        k.images.iter().filter_map(move |img| {
-            let (kernel, target) = (&k.name, &img.target);
-            img.registers.map(|r| quote!((#kernel, #target, #r)))
-        })
-    });
+    let registers = launchable(&parts.info)
+        .map(|k| (&k.name, &k.images))
+        .chain(parts.info.untyped.iter().map(|k| (&k.name, &k.images)))
+        .flat_map(|(kernel, images)| {
+            images.iter().filter_map(move |img| {
+                let target = &img.target;
+                img.registers.map(|r| quote!((#kernel, #target, #r)))
+            })
+        });
     let units = unit_specs(parts, rt);
     let source = source_spec(parts, rt);
     quote! {
@@ -60,7 +71,10 @@ fn unit_specs<'a>(
     parts: &'a BuiltModule,
     rt: &'a TokenStream,
 ) -> impl Iterator<Item = TokenStream> + 'a {
-    let kernels: Vec<&str> = launchable(&parts.info).map(|k| k.symbol.as_str()).collect();
+    let kernels: Vec<&str> = launchable(&parts.info)
+        .map(|k| k.symbol.as_str())
+        .chain(parts.info.untyped.iter().map(|k| k.symbol.as_str()))
+        .collect();
     let globals: Vec<&str> = parts
         .info
         .globals
@@ -109,6 +123,24 @@ fn source_spec(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
             fallback: #fallback,
         })
     }
+}
+
+/// The spec of a kernel without a typed declaration: its parameters as the image lays them
+/// out, each typed as the symbol spells it (or not at all).
+fn untyped_spec(k: &UntypedKernel, targets: &[String]) -> TokenStream {
+    let (name, symbol) = (&k.name, &k.symbol);
+    let params = k.params.iter().enumerate().map(|(i, l)| {
+        let pname = format!("arg{i}");
+        let c_type = k.param_types.get(i).cloned().unwrap_or_default();
+        let (offset, size) = (
+            proc_macro2::Literal::u32_unsuffixed(l.offset as u32),
+            proc_macro2::Literal::u32_unsuffixed(l.size as u32),
+        );
+        quote!(P::new(#pname, #c_type, #offset, #size))
+    });
+    let on: Vec<&str> = k.images.iter().map(|i| i.target.as_str()).collect();
+    let available = (on.len() < targets.len()).then(|| quote!(.with_available(&[#(#on),*])));
+    quote!(K::new(#name, #symbol, &[#(#params),*]) #available)
 }
 
 fn kernel_spec(k: &Kernel, targets: &[String]) -> TokenStream {

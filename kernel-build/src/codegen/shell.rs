@@ -27,6 +27,7 @@ pub(crate) fn module_with(
     });
     let contract = super::docs::CONTRACT.lines().map(|l| format!(" {l}"));
     let contract = quote!(#(#[doc = #contract])*);
+    let untyped = super::docs::untyped_section(&parts.info.untyped);
     let tracking = tracking(parts, opts);
     let image = image(parts, &rt);
     let metadata = metadata::items(parts, &rt);
@@ -44,6 +45,7 @@ pub(crate) fn module_with(
         #default_doc
         ///
         #contract
+        #untyped
         #vis mod #name {
             #![allow(
                 dead_code,
@@ -253,6 +255,18 @@ fn handle(rt: &TokenStream) -> TokenStream {
             /// one this is `false` for returns `Error::KernelNotInImage`.
             pub fn has_kernel(&self, name: &str) -> bool {
                 self.inner.has_kernel(name)
+            }
+
+            /// The by-name handle of kernel `name` (its CUDA name, as `METADATA` lists it):
+            /// how a kernel without a typed stub (the module's docs list them, with why)
+            /// is launched, through `Kernel::launch` with arguments of exactly the sizes
+            /// `METADATA` gives for its parameters.
+            ///
+            /// # Errors
+            ///
+            /// When the module has no kernel of that name, or the driver fails.
+            pub fn by_name(&self, name: &str) -> ::core::result::Result<#rt::Kernel, #rt::Error> {
+                self.inner.module().kernel(name)
             }
         }
     }

@@ -24,7 +24,7 @@ use crate::front::rust_type::{scalar_name, vector_name};
 use crate::model::{CType, Kernel, ModuleInfo, TemplateArg};
 
 /// Methods of the handle type that kernels must not shadow.
-const RESERVED: &[&str] = &["with_stream", "stream"];
+const RESERVED: &[&str] = &["with_stream", "stream", "has_kernel", "by_name"];
 
 /// One kernel of a family, with its index in the spec.
 pub(crate) struct Member<'a> {

@@ -179,6 +179,7 @@ fn fixture() -> BuiltModule {
         notes: vec![],
         skipped: vec![],
         elsewhere: vec![],
+        untyped: vec![],
     };
     BuiltModule {
         name: "vecmath".into(),

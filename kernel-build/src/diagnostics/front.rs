@@ -329,6 +329,41 @@ pub fn kernels_on_some_targets(
     )
 }
 
+/// The warnings of a module some of whose kernels have no typed stub (each with why),
+/// the first few one by one, the rest counted.
+///
+/// ```
+/// let w = kernel_build::__private::diagnostics::front::kernels_untyped(
+///     "ops", &[("tab".into(), "unknown type `Table`".into(), Some("k.cu:6:1".into()))]);
+/// assert_eq!(w, ["module `ops`: kernel `tab` has no typed stub (at k.cu:6:1): unknown type `Table`; \
+///     it is in the module: launch it by name with `Module::by_name(\"tab\")`"]);
+/// ```
+pub fn kernels_untyped(module: &str, kernels: &[(String, String, Option<String>)]) -> Vec<String> {
+    const SHOWN: usize = 16;
+    let mut out: Vec<String> = kernels
+        .iter()
+        .take(SHOWN)
+        .map(|(name, why, at)| {
+            let at = at
+                .as_ref()
+                .map(|l| format!(" (at {l})"))
+                .unwrap_or_default();
+            format!(
+                "module `{module}`: kernel `{name}` has no typed stub{at}: {why}; it is in the \
+                 module: launch it by name with `Module::by_name(\"{name}\")`"
+            )
+        })
+        .collect();
+    if kernels.len() > SHOWN {
+        out.push(format!(
+            "module `{module}`: {} more kernels have no typed stub (`kernel-inspect build` lists \
+             them, and the module's documentation says why for each)",
+            kernels.len() - SHOWN
+        ));
+    }
+    out
+}
+
 /// No compiled symbol matches a C++ kernel.
 ///
 /// ```

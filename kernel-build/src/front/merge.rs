@@ -54,7 +54,12 @@ pub(super) fn merge(views: Vec<(String, ModuleInfo)>, diags: &mut Diagnostics) -
     let mut kernel_from: Vec<((String, usize), String)> = Vec::new();
     let mut struct_from: Vec<String> = Vec::new();
     let mut global_from: Vec<String> = Vec::new();
-    for (arch, info) in views {
+    for (arch, mut info) in views {
+        for u in std::mem::take(&mut info.untyped) {
+            if !out.untyped.iter().any(|x| x.name == u.name) {
+                out.untyped.push(u);
+            }
+        }
         let view_keys = keys(&info.kernels);
         for (kernel, key) in info.kernels.into_iter().zip(view_keys) {
             let Some(i) = kernel_from.iter().position(|(k, _)| *k == key) else {

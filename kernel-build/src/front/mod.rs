@@ -88,7 +88,8 @@ impl<'a> FrontInput<'a> {
     }
 }
 
-/// Parses and types the declarations of one source; collects every error.
+/// Parses and types the declarations of one source; collects every error (a kernel whose
+/// signature cannot be typed is not one: it goes to [`ModuleInfo::untyped`]).
 ///
 /// C++ kernels get their [`symbol`](crate::model::Kernel::symbol) from [`verify()`],
 /// which matches them against the compiled images; `extern "C"` kernels already
@@ -107,8 +108,9 @@ impl<'a> FrontInput<'a> {
 /// assert_eq!(slots, [(0, 24), (24, 8)]);
 /// assert!(!info.preprocessed);
 ///
-/// let err = analyze(&FrontInput::raw_only("k.cu", "\n__global__ void k(mystery_t m);")).unwrap_err();
-/// assert!(err.to_string().starts_with("k.cu:2:19: error: unknown type `mystery_t`"));
+/// // A kernel whose signature cannot be typed stays in the module untyped, with why.
+/// let info = analyze(&FrontInput::raw_only("k.cu", "\n__global__ void k(mystery_t m);")).unwrap();
+/// assert!(info.untyped[0].why.starts_with("unknown type `mystery_t`"));
 ///
 /// // A source without a kernel is an error located at its start.
 /// let err = analyze(&FrontInput::raw_only("k.cu", "// nothing yet\n")).unwrap_err();
@@ -175,12 +177,10 @@ fn analyze_parts_for(input: &FrontInput<'_>, cuda_arch: Option<i64>) -> (ModuleI
     let mut info = match input.preprocessed {
         // Read the library headers only when a kernel needs a type they may define.
         Some(pre) => {
-            let mut first = Diagnostics::new();
-            let info = analyze::build(items.clone(), Vec::new(), &mut first);
-            if analyze::met_unknown_type(&info, &first) {
-                analyze::build(items, library_items(pre, input), &mut diags)
+            let info = analyze::build(items.clone(), Vec::new());
+            if analyze::met_unknown_type(&info) {
+                analyze::build(items, library_items(pre, input))
             } else {
-                diags.append(first);
                 info
             }
         }
@@ -195,7 +195,7 @@ fn analyze_parts_for(input: &FrontInput<'_>, cuda_arch: Option<i64>) -> (ModuleI
                         .any(|(h, _)| n.contains(&format!("\"{h}\"")))
                 });
             }
-            analyze::build(items, headers, &mut diags)
+            analyze::build(items, headers)
         }
     };
     if let Some(stub) = input.host_stub {
@@ -308,7 +308,7 @@ pub(crate) fn finish(
     mut diags: Diagnostics,
     require_kernel: bool,
 ) -> Result<ModuleInfo, Diagnostics> {
-    if require_kernel && diags.is_empty() && info.kernels.is_empty() {
+    if require_kernel && diags.is_empty() && info.kernels.is_empty() && info.untyped.is_empty() {
         let start = SourceLoc {
             file: display_name.to_string(),
             line: 1,

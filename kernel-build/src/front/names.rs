@@ -13,7 +13,7 @@ use super::lexer::lex;
 use super::linemap::LineMap;
 use super::parse::{Item, parse};
 use super::types::{TypeEnv, c_spelling};
-use crate::diagnostics::{Diagnostics, front as msg};
+use crate::diagnostics::front as msg;
 use crate::model::{CType, Kernel, Linkage, ModuleInfo, Scalar, TemplateArg};
 
 const ANON: &str = "(anonymous namespace)";
@@ -216,24 +216,25 @@ fn matches(k: &Kernel, d: &Demangled, env: &TypeEnv, loose: bool) -> bool {
 }
 
 /// Sets the symbol of every C++ kernel of `info` from the compiled entry `symbols`.
-/// A kernel that no symbol (or more than one) matches is an error naming it.
+/// A kernel that no symbol (or more than one) matches moves to [`ModuleInfo::untyped`]
+/// with why (verification then types it by the images alone).
 ///
 /// ```
 /// use kernel_build::__private::front::{analyze, names::resolve_symbols, FrontInput};
 /// let src = "template<typename T> __global__ void scale(T* x, T s, unsigned n) {}\n\
 ///            template __global__ void scale<float>(float*, float, unsigned);";
 /// let mut info = analyze(&FrontInput::raw_only("k.cu", src)).unwrap();
-/// resolve_symbols(&mut info, &["_Z5scaleIfEvPT_S0_j".to_string(), "_Z5scaleIdEvPT_S0_j".to_string()]).unwrap();
+/// resolve_symbols(&mut info, &["_Z5scaleIfEvPT_S0_j".to_string(), "_Z5scaleIdEvPT_S0_j".to_string()]);
 /// assert_eq!(info.kernels[0].symbol, "_Z5scaleIfEvPT_S0_j");
 /// ```
-pub fn resolve_symbols(info: &mut ModuleInfo, symbols: &[String]) -> Result<(), Diagnostics> {
+pub fn resolve_symbols(info: &mut ModuleInfo, symbols: &[String]) {
     let env = TypeEnv::with_structs(info.structs.clone());
     let demangled: Vec<(&String, Demangled)> = symbols
         .iter()
         .filter_map(|s| Some((s, demangle(s)?)))
         .collect();
-    let mut diags = Diagnostics::new();
     let mut elsewhere: Vec<usize> = Vec::new();
+    let mut unmatched: Vec<(usize, crate::diagnostics::Diagnostic)> = Vec::new();
     for (index, k) in info
         .kernels
         .iter_mut()
@@ -274,20 +275,50 @@ pub fn resolve_symbols(info: &mut ModuleInfo, symbols: &[String]) -> Result<(), 
                     elsewhere.push(index);
                     continue;
                 }
-                diags.push(msg::symbol_not_found(&k.name, &signature(k), &near).at(k.loc.clone()));
+                let d = msg::symbol_not_found(&k.name, &signature(k), &near);
+                unmatched.push((index, d.at(k.loc.clone())));
             }
-            many => diags.push(msg::symbol_ambiguous(&k.name, many).at(k.loc.clone())),
+            many => unmatched.push((
+                index,
+                msg::symbol_ambiguous(&k.name, many).at(k.loc.clone()),
+            )),
         }
     }
-    for index in elsewhere.into_iter().rev() {
+    // A declaration that matches no compiled symbol, or several, leaves the kernel typed
+    // by the images alone (verification lists the images' kernels it does not cover); one
+    // declared in a header but compiled elsewhere is left out. Removed from the last.
+    let mut removed: Vec<(usize, Option<crate::diagnostics::Diagnostic>)> = unmatched
+        .into_iter()
+        .map(|(i, d)| (i, Some(d)))
+        .chain(elsewhere.into_iter().map(|i| (i, None)))
+        .collect();
+    removed.sort_by_key(|(i, _)| std::cmp::Reverse(*i));
+    for (index, d) in removed {
         let k = info.kernels.remove(index);
-        let at = k.loc.as_ref().map(|l| format!("{l}: ")).unwrap_or_default();
-        info.skipped.push(format!(
-            "{at}kernel `{}` is declared but no image of this module holds it (defined in another file?): left out",
-            k.name
-        ));
+        match d {
+            Some(d) => {
+                if info.untyped.iter().any(|u| u.name == k.name) {
+                    continue;
+                }
+                info.untyped.push(crate::model::UntypedKernel {
+                    name: k.name,
+                    symbol: String::new(),
+                    params: Vec::new(),
+                    param_types: Vec::new(),
+                    why: super::analyze::reason(&d),
+                    loc: d.loc,
+                    images: Vec::new(),
+                });
+            }
+            None => {
+                let at = k.loc.as_ref().map(|l| format!("{l}: ")).unwrap_or_default();
+                info.skipped.push(format!(
+                    "{at}kernel `{}` is declared but no image of this module holds it (defined in another file?): left out",
+                    k.name
+                ));
+            }
+        }
     }
-    diags.into_result()
 }
 
 #[cfg(test)]

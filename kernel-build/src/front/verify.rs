@@ -113,21 +113,15 @@ pub fn verify_with(
             }
         }
     }
-    if let Err(d) = resolve_symbols(info, &symbols) {
-        diags.append(d);
-    }
-    // An `extern "C"` kernel that only the device passes saw would silently vanish
-    // from the module: report it. (Mangled symbols may come from library headers.)
-    for (target, image) in &images {
-        for k in image.kernels() {
-            let unmangled = !k.symbol.starts_with("_Z");
-            if unmangled && !k.is_local && !info.kernels.iter().any(|d| d.symbol == k.symbol) {
-                let loc = source.and_then(|(file, text)| locate_identifier(file, text, &k.symbol));
-                diags.push(msg::kernel_hidden_from_host(&k.symbol, target).at(loc));
-            }
-        }
-    }
-    for kernel in info.kernels.iter_mut().filter(|k| !k.symbol.is_empty()) {
+    resolve_symbols(info, &symbols);
+    // A declared kernel whose layout differs from an image's is typed by the images alone.
+    let mut degraded: Vec<(usize, crate::diagnostics::Diagnostic)> = Vec::new();
+    for (index, kernel) in info
+        .kernels
+        .iter_mut()
+        .enumerate()
+        .filter(|(_, k)| !k.symbol.is_empty())
+    {
         kernel.images.clear();
         let predicted: Vec<(u64, u64)> = kernel
             .params
@@ -144,47 +138,26 @@ pub fn verify_with(
                 }
                 continue;
             };
-            let mut slots = found.params.clone();
-            slots.sort_by_key(|s| s.ordinal);
-            let actual: Vec<(u64, u64)> = slots
-                .iter()
-                .map(|s| (u64::from(s.offset), u64::from(s.size)))
-                .collect();
+            let actual = layout_of(found);
             if actual.len() != predicted.len() {
-                diags.push(
-                    msg::param_count(&kernel.name, target, &predicted, &actual)
-                        .at(kernel.loc.clone()),
+                let d = msg::param_count(&kernel.name, target, &predicted, &actual);
+                degraded.push((index, d.at(kernel.loc.clone())));
+            } else if let Some(i) = (0..actual.len()).find(|&i| predicted[i] != actual[i]) {
+                let p = &kernel.params[i];
+                let name = p.name.clone().unwrap_or_else(|| format!("#{i}"));
+                let d = msg::param_layout(
+                    &kernel.name,
+                    &name,
+                    &c_spelling(&p.ty),
+                    target,
+                    predicted[i],
+                    actual[i],
+                    &predicted,
+                    &actual,
                 );
-            } else {
-                for ((p, want), got) in kernel.params.iter().zip(&predicted).zip(&actual) {
-                    if want != got {
-                        let name = p.name.clone().unwrap_or_else(|| {
-                            format!(
-                                "#{}",
-                                kernel.params.iter().position(|q| q == p).unwrap_or(0)
-                            )
-                        });
-                        let d = msg::param_layout(
-                            &kernel.name,
-                            &name,
-                            &c_spelling(&p.ty),
-                            target,
-                            *want,
-                            *got,
-                            &predicted,
-                            &actual,
-                        );
-                        diags.push(d.at(p.loc.clone().or_else(|| kernel.loc.clone())));
-                    }
-                }
+                degraded.push((index, d.at(p.loc.clone().or_else(|| kernel.loc.clone()))));
             }
-            kernel.images.push(ImageFacts {
-                target: target.clone(),
-                registers: found.registers,
-                max_threads: found
-                    .max_threads
-                    .map(|[x, y, z]| x.saturating_mul(y).saturating_mul(z)),
-            });
+            kernel.images.push(facts(target, found));
         }
         if kernel.images.is_empty() && !images.is_empty() && opts.part_of_module {
             continue;
@@ -197,6 +170,21 @@ pub fn verify_with(
             );
         }
     }
+    degraded.dedup_by_key(|(i, _)| *i);
+    for (index, d) in degraded.into_iter().rev() {
+        let k = info.kernels.remove(index);
+        info.untyped.retain(|u| u.name != k.name);
+        info.untyped.push(crate::model::UntypedKernel {
+            name: k.name,
+            symbol: k.symbol,
+            params: Vec::new(),
+            param_types: Vec::new(),
+            why: super::analyze::reason(&d),
+            loc: d.loc,
+            images: Vec::new(),
+        });
+    }
+    untyped_from_images(info, &images, source);
     if opts.part_of_module && !images.is_empty() {
         let (here, elsewhere): (Vec<_>, Vec<_>) = std::mem::take(&mut info.kernels)
             .into_iter()
@@ -237,4 +225,117 @@ fn locate_identifier(file: &str, text: &str, ident: &str) -> Option<crate::model
         }
     }
     None
+}
+
+/// A kernel's `(offset, size)` parameter list in an image, in parameter order.
+fn layout_of(found: &kernel_objects::KernelImage) -> Vec<(u64, u64)> {
+    let mut slots = found.params.clone();
+    slots.sort_by_key(|s| s.ordinal);
+    slots
+        .iter()
+        .map(|s| (u64::from(s.offset), u64::from(s.size)))
+        .collect()
+}
+
+fn facts(target: &str, found: &kernel_objects::KernelImage) -> ImageFacts {
+    ImageFacts {
+        target: target.to_owned(),
+        registers: found.registers,
+        max_threads: found
+            .max_threads
+            .map(|[x, y, z]| x.saturating_mul(y).saturating_mul(z)),
+    }
+}
+
+/// Every kernel of the images that no typed kernel covers goes into
+/// [`ModuleInfo::untyped`], with its layout from the images and why it has no typed
+/// declaration: the front end's reason for a declaration it could not read (matched by
+/// name), or what the images and the source tell. Reasons without a kernel in any image
+/// are dropped (noted in [`ModuleInfo::skipped`]).
+fn untyped_from_images(
+    info: &mut ModuleInfo,
+    images: &[(String, Image)],
+    source: Option<(&str, &str)>,
+) {
+    let reasons: Vec<crate::model::UntypedKernel> = info
+        .untyped
+        .iter()
+        .filter(|u| u.params.is_empty() && u.images.is_empty())
+        .cloned()
+        .collect();
+    info.untyped.retain(|u| !u.images.is_empty());
+    let mut used = vec![false; reasons.len()];
+    for (target, image) in images {
+        for k in image.kernels().iter().filter(|k| !k.is_local) {
+            if info.kernels.iter().any(|d| d.symbol == k.symbol) {
+                continue;
+            }
+            if let Some(u) = info.untyped.iter_mut().find(|u| u.symbol == k.symbol) {
+                u.images.push(facts(target, k));
+                continue;
+            }
+            let demangled = super::names::demangle(&k.symbol);
+            let (name, base, param_types) = match &demangled {
+                Some(d) if d.template_args.is_empty() => {
+                    (d.name.clone(), d.name.clone(), d.params.clone())
+                }
+                Some(d) => (
+                    format!("{}<{}>", d.name, d.template_args.join(", ")),
+                    d.name.clone(),
+                    d.params.clone(),
+                ),
+                None => (k.symbol.clone(), k.symbol.clone(), Vec::new()),
+            };
+            let bare = |n: &str| n.split('<').next().unwrap_or(n).to_owned();
+            let reason = reasons.iter().enumerate().find(|(_, r)| {
+                r.symbol == k.symbol || (r.symbol.is_empty() && bare(&r.name) == base)
+            });
+            let (why, loc) = match reason {
+                Some((i, r)) => {
+                    used[i] = true;
+                    (r.why.clone(), r.loc.clone())
+                }
+                None => {
+                    let left_out = info.skipped.iter().find(|s| s.contains(&k.symbol));
+                    let loc = source.and_then(|(file, text)| locate_identifier(file, text, &base));
+                    let why = match left_out {
+                        Some(line) => line.clone(),
+                        None if name.contains("{lambda") => {
+                            "it takes a closure (a lambda), which only host C++ can build".to_owned()
+                        }
+                        None if demangled.is_none() => {
+                            "declared where only the device compilation sees it (inside `#ifdef __CUDA_ARCH__`)".to_owned()
+                        }
+                        None => "no declaration the front end read names it (a kernel generated by code it does not follow)".to_owned(),
+                    };
+                    (why, loc)
+                }
+            };
+            info.untyped.push(crate::model::UntypedKernel {
+                name,
+                symbol: k.symbol.clone(),
+                params: layout_of(k)
+                    .into_iter()
+                    .map(|(offset, size)| crate::model::Layout {
+                        offset,
+                        size,
+                        align: 1,
+                    })
+                    .collect(),
+                param_types,
+                why,
+                loc,
+                images: vec![facts(target, k)],
+            });
+        }
+    }
+    for (r, used) in reasons.into_iter().zip(used) {
+        if !used {
+            let at = r.loc.as_ref().map(|l| format!("{l}: ")).unwrap_or_default();
+            info.skipped.push(format!(
+                "{at}kernel `{}` could not be read ({}) and no image holds a kernel of that name: left out",
+                r.name, r.why
+            ));
+        }
+    }
 }

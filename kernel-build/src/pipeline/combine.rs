@@ -90,6 +90,15 @@ pub(crate) fn combine(
     for (k, &i) in info.kernels.iter().zip(&owner) {
         units[i].kernels.push(k.symbol.clone());
     }
+    // Kernels without a typed declaration, once (a header's template seen by two files).
+    for (i, part) in parts.iter().enumerate() {
+        for k in &part.info.untyped {
+            if !info.untyped.iter().any(|m| m.symbol == k.symbol) {
+                info.untyped.push(k.clone());
+                units[i].kernels.push(k.symbol.clone());
+            }
+        }
+    }
     // Kernels some file declares and no file's images hold (whole programs only; a
     // device-linked module finds these in its verification).
     let mut nowhere: Vec<(String, Vec<String>)> = Vec::new();

@@ -248,6 +248,22 @@ pub(crate) fn availability_warning(
     })
 }
 
+/// The warnings of a module's kernels without a typed stub.
+pub(crate) fn untyped_warnings(module: &str, info: &crate::model::ModuleInfo) -> Vec<String> {
+    let kernels: Vec<(String, String, Option<String>)> = info
+        .untyped
+        .iter()
+        .map(|k| {
+            (
+                k.name.clone(),
+                k.why.clone(),
+                k.loc.as_ref().map(ToString::to_string),
+            )
+        })
+        .collect();
+    crate::diagnostics::front::kernels_untyped(module, &kernels)
+}
+
 /// Diagnostics collected by the front end, as an error.
 impl From<crate::diagnostics::Diagnostics> for Error {
     fn from(d: crate::diagnostics::Diagnostics) -> Self {

@@ -244,6 +244,7 @@ impl Job<'_> {
             .collect();
         if s.alone {
             warnings.extend(super::availability_warning(&s.req.name, s.targets, &info));
+            warnings.extend(super::untyped_warnings(&s.req.name, &info));
         }
         Ok(cached::Fresh {
             staging,

@@ -160,7 +160,7 @@ fn assemble(
         warnings.extend(notes);
         linked
     };
-    if info.kernels.is_empty() {
+    if info.kernels.is_empty() && info.untyped.is_empty() {
         let names: Vec<&str> = sources.iter().map(|s| s.display_name.as_str()).collect();
         return Err(Error::Diagnostics(Diagnostics::from(
             crate::diagnostics::front::no_kernels(&names.join(", ")),
@@ -184,6 +184,7 @@ fn assemble(
         shared.targets,
         &info,
     ));
+    warnings.extend(super::untyped_warnings(&shared.req.name, &info));
     let staging = Staging::new(shared.cache)?;
     let path = staging.path().join("module.fatbin");
     std::fs::write(&path, &bytes).map_err(|e| Error::io("failed to write", &path, e))?;

@@ -12,7 +12,7 @@ use std::collections::HashMap;
 use super::parse::{BaseSyn, EnumSyn, Item, KernelSyn, TypeSyn, TypedefSyn};
 use super::types::TypeEnv;
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::model::{GlobalSpace, ModuleInfo, Qualifiers, StructDef};
+use crate::model::{GlobalSpace, ModuleInfo, Qualifiers, StructDef, UntypedKernel};
 use globals::global;
 use kernels::{add_kernel, make_kernel};
 use templates::{from_stub, instantiate};
@@ -26,17 +26,18 @@ fn qualify(namespace: &[String], name: &str) -> String {
     }
 }
 
-/// Builds the module model from `items`, pushing every problem into `diags`.
+/// Builds the module model from `items`.
 ///
-/// Only kernels must be understood: a struct, typedef, enumeration or global that cannot
-/// be laid out is skipped (kept in [`ModuleInfo::skipped`]), and becomes an error only
-/// through a kernel that uses it, as a note on that kernel's `unknown type`.
+/// Nothing here is an error: a struct, typedef, enumeration or global that cannot be laid
+/// out is skipped (kept in [`ModuleInfo::skipped`]), and a kernel whose signature cannot
+/// be read is kept in [`ModuleInfo::untyped`] with why (a note says why a type it uses
+/// was skipped); verification finds its symbol and layout in the images.
 ///
 /// `library` holds the declarations of the toolkit and system headers the source
 /// includes (empty unless a kernel needs a type only they define): they are known
 /// before the user's, and the structs among them that nothing of the module uses are
 /// left out of it.
-pub(super) fn build(items: Vec<Item>, library: Vec<Item>, diags: &mut Diagnostics) -> ModuleInfo {
+pub(super) fn build(items: Vec<Item>, library: Vec<Item>) -> ModuleInfo {
     let mut env = TypeEnv::default();
     library::declare(&mut env, library);
     let from_library: Vec<StructDef> = env.structs.clone();
@@ -45,6 +46,8 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>, diags: &mut Diagnostic
     // Names whose declaration was skipped, with why.
     let mut broken: Vec<(String, Diagnostic)> = Vec::new();
     let mut kernel_diags = Diagnostics::new();
+    // The kernel (qualified name, location) each of `kernel_diags` is about.
+    let mut unread: Vec<(String, Option<crate::model::SourceLoc>)> = Vec::new();
     for item in items {
         let soft = match item {
             Item::Skipped { name, why } => Err((name, why)),
@@ -106,13 +109,17 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>, diags: &mut Diagnostic
                 // An instantiation read from the host stub is not the user's declaration:
                 // one that cannot be typed leaves the kernel out instead of failing.
                 let implicit = k.symbol.clone();
+                let declared = (qualify(&k.namespace, &k.name), k.loc.clone());
                 match (
                     kernel_item(&mut env, &mut templates, &mut info, k),
                     implicit,
                 ) {
                     (Ok(()), _) => Ok(()),
                     (Err(d), None) => {
-                        kernel_diags.append(d);
+                        for d in d {
+                            kernel_diags.push(d);
+                            unread.push(declared.clone());
+                        }
                         Ok(())
                     }
                     (Err(d), Some(symbol)) => {
@@ -132,8 +139,22 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>, diags: &mut Diagnostic
             }
         }
     }
-    for d in kernel_diags {
-        diags.push(explain_unknown(d, &broken, &info.skipped));
+    // A kernel the front end cannot read is not an error: it stays in the module untyped
+    // (verification finds it in the images), with why.
+    for (d, (name, loc)) in kernel_diags.into_iter().zip(unread) {
+        let d = explain_unknown(d, &broken, &info.skipped);
+        if info.untyped.iter().any(|u| u.name == name) {
+            continue;
+        }
+        info.untyped.push(UntypedKernel {
+            name,
+            symbol: String::new(),
+            params: Vec::new(),
+            param_types: Vec::new(),
+            why: reason(&d),
+            loc: d.loc.clone().or(loc),
+            images: Vec::new(),
+        });
     }
     info.structs = env.structs;
     library::keep_used(&mut info, &from_library);
@@ -142,9 +163,24 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>, diags: &mut Diagnostic
 
 /// Whether a kernel of `info` (or one launched from host code) failed on a type the
 /// user's files do not define: the library headers may.
-pub(super) fn met_unknown_type(info: &ModuleInfo, diags: &Diagnostics) -> bool {
+pub(super) fn met_unknown_type(info: &ModuleInfo) -> bool {
     let unknown = |m: &str| m.contains("unknown type `");
-    diags.iter().any(|d| unknown(&d.message)) || info.skipped.iter().any(|s| unknown(s))
+    info.skipped.iter().any(|s| unknown(s)) || info.untyped.iter().any(|u| unknown(&u.why))
+}
+
+/// A diagnostic as one line of why: its message and its specific notes (not the general
+/// list of supported types).
+pub(crate) fn reason(d: &Diagnostic) -> String {
+    let mut why = d.message.clone();
+    for note in d
+        .notes
+        .iter()
+        .filter(|n| !n.starts_with("kernel parameters, struct fields and globals need"))
+    {
+        why.push_str("; ");
+        why.push_str(note);
+    }
+    why
 }
 
 /// An `unknown type` of a kernel, with why its declaration was skipped (when it was).
