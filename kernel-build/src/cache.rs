@@ -36,7 +36,8 @@ use serde::{Serialize, de::DeserializeOwned};
 use std::path::{Path, PathBuf};
 
 /// Bumped whenever the layout or the meaning of entries changes. Keys also hold the
-/// crate's version: a newer front end never reuses what an older one read.
+/// crate's version and a fingerprint of its sources (`build.rs`): a newer front end never
+/// reuses what an older one read.
 pub(crate) const FORMAT_VERSION: &str = "kernel-build-cache-v6";
 
 /// A cache directory.
@@ -189,6 +190,7 @@ impl KeyHasher {
         let mut h = blake3::Hasher::new();
         h.update(FORMAT_VERSION.as_bytes());
         h.update(env!("CARGO_PKG_VERSION").as_bytes());
+        h.update(env!("KERNEL_BUILD_SOURCE_FINGERPRINT").as_bytes());
         let mut k = KeyHasher(h);
         k.field(domain.as_bytes());
         k

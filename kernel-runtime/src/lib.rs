@@ -104,6 +104,7 @@ pub use code::object_code::{CodeKernel, CodeKind, ObjectCode};
 
 // Launches: the configuration, its validation, and what may be passed.
 pub use launch::args::host::{In, InOut, Out};
+pub use launch::args::null::Null;
 pub use launch::args::tuple::KernelArgs;
 pub use launch::args::values::{ByValue, RawDevicePtr};
 pub use launch::config::{IntoDim3, Launch};

@@ -12,6 +12,7 @@ pub use crate::code::module::{
     LoadedModule, compile_module, library_module, load_library, load_module, load_module_with,
 };
 pub use crate::launch::args::host::PreparedHost;
+pub use crate::launch::args::null::{PreparedNull, PreparedOption};
 pub use crate::launch::args::values::PreparedValue;
 pub use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
 

@@ -157,13 +157,13 @@ impl ArgBounds {
                 (
                     quote!(#rt::__private::MutPtr<E>),
                     "expected mutable device memory holding `{E}`",
-                    "pass `&mut CudaSlice<{E}>`, `&mut CudaViewMut<{E}>`, `&mut UnifiedSlice<{E}>`, `Out(&mut [{E}])` or `InOut(&mut [{E}])`",
+                    "pass `&mut CudaSlice<{E}>`, `&mut CudaViewMut<{E}>`, `&mut UnifiedSlice<{E}>`, `Out(&mut [{E}])`, `InOut(&mut [{E}])` or `Null`",
                 )
             } else {
                 (
                     quote!(#rt::__private::ConstPtr<E>),
                     "expected device memory holding `{E}`",
-                    "pass `&CudaSlice<{E}>`, `&CudaView<{E}>`, `&mut CudaSlice<{E}>`, `&UnifiedSlice<{E}>`, `In(&[{E}])` or `InOut(&mut [{E}])`",
+                    "pass `&CudaSlice<{E}>`, `&CudaView<{E}>`, `&mut CudaSlice<{E}>`, `&UnifiedSlice<{E}>`, `In(&[{E}])`, `InOut(&mut [{E}])` or `Null`",
                 )
             };
             quote! {

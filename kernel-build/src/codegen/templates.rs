@@ -191,7 +191,13 @@ fn suffix(kernel: &Kernel, ordinal: usize) -> String {
         .iter()
         .map(|a| match a {
             TemplateArg::Type(t) => type_word(t),
-            TemplateArg::Value(v) => v.replace('-', "m"),
+            // `(Op)2` → `Op_2`, `(cfg::Mode)4` → `cfg_Mode_4`, `-3` → `m3`.
+            TemplateArg::Value(v) => v
+                .replace('-', "m")
+                .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join("_"),
         })
         .collect();
     rust_ident(&parts.join("_"))

@@ -522,6 +522,57 @@ fn unions_become_rust_unions() {
     assert!(out.contains("The CUDA union `Word` (4 bytes"), "{out}");
 }
 
+/// A kernel without a typed declaration is in `METADATA` with its image layout and in the
+/// module docs with why, and gets no stub: `by_name` reaches it.
+#[test]
+fn untyped_kernels_are_listed_and_reached_by_name() {
+    let mut parts = fixture();
+    parts.info.untyped.push(crate::model::UntypedKernel {
+        name: "apply".into(),
+        symbol: "apply".into(),
+        params: vec![
+            Layout {
+                offset: 0,
+                size: 8,
+                align: 1,
+            },
+            Layout {
+                offset: 8,
+                size: 4,
+                align: 1,
+            },
+        ],
+        param_types: vec![],
+        why: "unknown type `Flags`".into(),
+        loc: Some(SourceLoc {
+            file: "k.cu".into(),
+            line: 7,
+            column: 1,
+        }),
+        images: vec![ImageFacts {
+            target: "sm_90".into(),
+            registers: Some(9),
+            max_threads: None,
+        }],
+    });
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(
+        has(
+            &out,
+            "K::new(\"apply\", \"apply\", &[P::new(\"arg0\", \"\", 0, 8), P::new(\"arg1\", \"\", 8, 4)],).with_available(&[\"sm_90\"])"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("/// # Kernels without a typed stub"), "{out}");
+    assert!(
+        out.contains("/// - `apply` at `k.cu:7:1`: unknown type `Flags`"),
+        "{out}"
+    );
+    assert!(has(&out, "pub fn by_name("), "{out}");
+    assert!(!out.contains("fn apply("), "{out}");
+    assert!(has(&out, "(\"apply\", \"sm_90\", 9u32)"), "{out}");
+}
+
 #[test]
 fn template_docs_name_the_template_and_the_instantiated_types() {
     let as_written = |t: CType, size: u64| {

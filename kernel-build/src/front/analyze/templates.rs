@@ -99,7 +99,7 @@ pub(super) fn instantiate(
                         Some(e) => format!("({e}){value}"),
                         None => value.to_string(),
                     };
-                    args.push((shown, TemplateArg::Value(value.to_string())));
+                    args.push((shown.clone(), TemplateArg::Value(shown)));
                     continue;
                 }
                 // An instantiation whose symbol is known (launched from host code):
