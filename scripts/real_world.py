@@ -127,9 +127,19 @@ def measure(args, path, root):
             }
             equal = [s for s, slots in kernels.items() if declared.get(s) == slots]
             row["declared"] = len(equal)
-            missing = [s for s in kernels if s not in equal]
+            # Kernels without a typed declaration: in the module with the image's layout.
+            untyped = {
+                canonical(u["symbol"]): [(l["offset"], l["size"]) for l in u["params"]]
+                for u in info.get("untyped", [])
+            }
+            by_name = [s for s, slots in kernels.items() if s not in equal and untyped.get(s) == slots]
+            row["untyped"] = len(by_name)
+            missing = [s for s in kernels if s not in equal and s not in by_name]
             if missing:
-                row["note"] = f"{len(missing)} not declared, e.g. {missing[0][:80]}"
+                row["note"] = f"{len(missing)} missing, e.g. {missing[0][:80]}"
+            elif by_name:
+                why = next(u["why"] for u in info["untyped"] if canonical(u["symbol"]) == by_name[0])
+                row["note"] = f"by name only, e.g. {by_name[0][:60]}: {why[:100]}"
             if info.get("skipped"):
                 row["skipped"] = len(info["skipped"])
         if args.default_targets:
@@ -140,29 +150,34 @@ def measure(args, path, root):
 
 def report(results, dirs):
     """Prints a Markdown table per directory and the total."""
-    grand = [0, 0, 0, 0]
+    grand = [0, 0, 0, 0, 0]
     for d in dirs:
         rows = sorted(results.get(d, []), key=lambda r: r["file"])
         print(f"\n### `{d}`\n")
-        print("| file | cubin kernels | declared, equal layouts | library kernels | sm_90 build | default targets | note |")
-        print("|---|---:|---:|---:|---|---|---|")
+        print("| file | cubin kernels | typed, equal layouts | by name only | library kernels | sm_90 build | default targets | note |")
+        print("|---|---:|---:|---:|---:|---|---|---|")
         for r in rows:
             note = r["note"].replace("|", "\\|")
             if r.get("skipped"):
                 note = (note + "; " if note else "") + f"{r['skipped']} declaration(s) skipped"
-            print(f"| {r['file']} | {r['cubin']} | {r['declared']} | {r.get('library', 0)} | {r['sm90']} | {r['default'] or '-'} | {note} |")
+            print(f"| {r['file']} | {r['cubin']} | {r['declared']} | {r.get('untyped', 0)} | {r.get('library', 0)} | {r['sm90']} | {r['default'] or '-'} | {note} |")
         counted = [r for r in rows if r["sm90"] != "n/a"]
         cubin = sum(r["cubin"] for r in counted)
         declared = sum(r["declared"] for r in counted)
+        untyped = sum(r.get("untyped", 0) for r in counted)
         ok = sum(1 for r in counted if r["sm90"] in ("ok", "no kernels"))
         library = sum(r.get("library", 0) for r in counted)
-        pct = 100.0 * declared / cubin if cubin else 100.0
+        pct = 100.0 * (declared + untyped) / cubin if cubin else 100.0
+        typed_pct = 100.0 * declared / cubin if cubin else 100.0
         print(f"\n**{d}**: {len(rows)} files, {len(rows) - len(counted)} not compilable by nvcc alone; "
-              f"{ok}/{len(counted)} build (or have no kernel of their own); {declared}/{cubin} cubin kernels declared "
-              f"with equal layouts ({pct:.2f}%); {library} toolkit-library kernels not counted")
-        grand = [grand[0] + len(counted), grand[1] + ok, grand[2] + declared, grand[3] + cubin]
-    pct = 100.0 * grand[2] / grand[3] if grand[3] else 100.0
-    print(f"\n**total**: {grand[1]}/{grand[0]} files build; {grand[2]}/{grand[3]} cubin kernels declared with equal layouts ({pct:.2f}%)")
+              f"{ok}/{len(counted)} build (or have no kernel of their own); {declared + untyped}/{cubin} cubin kernels "
+              f"in the module with equal layouts ({pct:.2f}%), {declared} typed ({typed_pct:.2f}%), {untyped} by name only; "
+              f"{library} toolkit-library kernels not counted")
+        grand = [grand[0] + len(counted), grand[1] + ok, grand[2] + declared, grand[3] + cubin, grand[4] + untyped]
+    pct = 100.0 * (grand[2] + grand[4]) / grand[3] if grand[3] else 100.0
+    typed_pct = 100.0 * grand[2] / grand[3] if grand[3] else 100.0
+    print(f"\n**total**: {grand[1]}/{grand[0]} files build; {grand[2] + grand[4]}/{grand[3]} cubin kernels in the module "
+          f"with equal layouts ({pct:.2f}%), {grand[2]} typed ({typed_pct:.2f}%)")
 
 
 def main():

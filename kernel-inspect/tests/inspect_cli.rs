@@ -148,7 +148,7 @@ fn build_of_several_files_names_the_file_of_each_kernel() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        text.starts_with("module `two`: 2 kernels, targets sm_80"),
+        text.starts_with("module `two`: 2 kernels (2 typed, 0 by name only), targets sm_80"),
         "{text}"
     );
     assert!(
