@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Measures the CUDA front end on third-party sources (kept outside the repository):
 # every `.cu` file is compiled by plain nvcc for sm_90, built through `kernel-inspect build`,
-# and every kernel of the reference cubin must be declared with equal parameter layouts.
+# and every kernel of the reference cubin must be in the module with equal parameter layouts
+# (typed, or by name only with the image's layout).
 #
-#   scripts/real-world.sh [-j N] [--default-targets] [-I DIR]... [-D NAME=VALUE]... DIR...
+#   scripts/real-world.sh [-j N] [--default-targets] [-I DIR]... [-D NAME=VALUE]... [--nvcc-flag=F]... DIR...
 #
 # Prints a Markdown table per directory and a total (docs/REAL_WORLD.md records them).
 # KERNEL_INSPECT names a prebuilt kernel-inspect (otherwise it is built here, release);

@@ -6,8 +6,9 @@ For every `.cu` file under the given directories:
      listed as such and not counted),
   2. `kernel-inspect fatbin --json` reads the reference cubin's own kernel records,
   3. `kernel-inspect build FILE --arch sm_90 --json` runs the whole pipeline,
-  4. every kernel of the cubin must be declared by the build with the same symbol and the
-     same (offset, size) list; the table counts those,
+  4. every kernel of the cubin must be in the built module with the same symbol and the
+     same (offset, size) list: typed (declared by the front end, layouts predicted and
+     equal) or by name only (untyped, with the image's layout); the table counts each,
   5. with --default-targets, the build is repeated for the default target list.
 
 Prints a Markdown table per directory and a total; --json-out writes every result.
@@ -90,7 +91,7 @@ def measure(args, path, root):
         t0 = time.time()
         code, _, err = run(
             [args.nvcc, "-fatbin", "-gencode", "arch=compute_90,code=sm_90", "-std=c++17",
-             *inc, *args.define_flags, str(path), "-o", str(ref)], args.timeout)
+             *inc, *args.define_flags, *args.nvcc_flag, str(path), "-o", str(ref)], args.timeout)
         row["nvcc_s"] = round(time.time() - t0, 1)
         if code != 0:
             row["sm90"] = "n/a"
@@ -107,6 +108,8 @@ def measure(args, path, root):
         row["cubin"] = len(kernels)
         build = [args.inspect, "build", str(path), "--no-cache", "--json",
                  "--flag", "-std=c++17", *inc]
+        for f in args.nvcc_flag:
+            build += ["--flag", f]
         for d in args.define:
             build += ["-D", d]
         t0 = time.time()
@@ -185,6 +188,7 @@ def main():
     ap.add_argument("dirs", nargs="*", help="directories (or single files) of third-party CUDA sources")
     ap.add_argument("-I", "--include", action="append", default=[], help="include directory for every file")
     ap.add_argument("-D", "--define", action="append", default=[], help="NAME[=VALUE] for every file")
+    ap.add_argument("--nvcc-flag", action="append", default=[], help="an nvcc flag for every file (both compiles)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--default-targets", action="store_true", help="also build for the default targets")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per compile")

@@ -225,19 +225,6 @@ pub fn kernel_in_no_image(kernel: &str, symbol: &str, targets: &[String]) -> Dia
     .note("a kernel that is declared but never defined is not compiled; define it in this module")
 }
 
-/// A kernel compiled into an image that no device view of the source declares.
-///
-/// ```
-/// let d = kernel_build::__private::diagnostics::front::kernel_hidden_from_host("only90", "sm_90");
-/// assert_eq!(d.message, "kernel `only90` is compiled into the sm_90 image but the front end found no declaration of it");
-/// ```
-pub fn kernel_hidden_from_host(symbol: &str, target: &str) -> Diagnostic {
-    Diagnostic::error(format!(
-        "kernel `{symbol}` is compiled into the {target} image but the front end found no declaration of it"
-    ))
-    .note("the declarations are read from what each target's device pass compiled; a kernel that only a header outside the module's folders declares is not part of the module")
-}
-
 /// One kernel declared with different parameters by the device passes of two targets.
 ///
 /// ```
