@@ -299,7 +299,7 @@ fn untyped_from_images(
                     let left_out = info.skipped.iter().find(|s| s.contains(&k.symbol));
                     let loc = source.and_then(|(file, text)| locate_identifier(file, text, &base));
                     let why = match left_out {
-                        Some(line) => line.clone(),
+                        Some(line) => readable(line),
                         None if name.contains("{lambda") => {
                             "it takes a closure (a lambda), which only host C++ can build".to_owned()
                         }
@@ -337,5 +337,38 @@ fn untyped_from_images(
                 r.name, r.why
             ));
         }
+    }
+}
+
+/// Why the front end left out a kernel host code launches, from its `skipped` line: the
+/// reason alone, with the type names the host stub spells mangled demangled.
+fn readable(line: &str) -> String {
+    let why = line.split_once(" left out: ").map_or(line, |(_, why)| why);
+    why.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 && part.starts_with("_Z") {
+                super::types::demangled_type(part).unwrap_or_else(|| part.to_owned())
+            } else {
+                part.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::readable;
+
+    #[test]
+    fn launched_kernels_left_out_say_why_with_types_demangled() {
+        let line = "<launch>:1:229: error: launched kernel `_Z1kIfEvT_` left out: unknown type \
+                    `_ZN10flashinfer20BatchDecodeParamsMLAIfffiEE`";
+        assert_eq!(
+            readable(line),
+            "unknown type `flashinfer::BatchDecodeParamsMLA<float, float, float, int>`"
+        );
+        assert_eq!(readable("something else"), "something else");
     }
 }

@@ -18,4 +18,5 @@ pub use headers::header_type;
 pub use layout::size_align;
 pub use resolve::{Resolved, TypeEnv};
 pub use spelling::{c_spelling, scalar_spelling};
+pub(crate) use templates::demangled_type;
 pub use templates::replace_words;

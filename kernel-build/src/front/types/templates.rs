@@ -69,7 +69,7 @@ pub fn replace_words(text: &str, map: &HashMap<String, String>) -> String {
 /// The C++ spelling of a type nvcc's host stub writes mangled (`_Z11AsianOptionIfE`,
 /// an instance of a class, alias or member template): demangled as the parameter of a
 /// made-up function.
-pub(super) fn demangled_type(name: &str) -> Option<String> {
+pub(crate) fn demangled_type(name: &str) -> Option<String> {
     let mangled = name.strip_prefix("_Z")?;
     let d = crate::front::names::demangle(&format!("_Z1f{mangled}"))?;
     match d.params.as_slice() {
