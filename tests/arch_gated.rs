@@ -15,6 +15,8 @@ use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
     /// Arch-gated kernels for sm_80 and sm_90.
+    // The build's warning that a kernel is on some targets only is what this test is about.
+    #[allow(deprecated)]
     mod gated {
         file = "cuda/arch_gated.cu";
         arch = ["sm_80", "sm_90"];
@@ -23,6 +25,7 @@ cuda_module! {
 
 cuda_module! {
     /// The same source as PTX for compute_80 and SASS for sm_100.
+    #[allow(deprecated)]
     mod gated_ptx80 {
         file = "cuda/arch_gated.cu";
         arch = ["compute_80", "sm_100"];

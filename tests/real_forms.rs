@@ -11,6 +11,8 @@ use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
     /// Reproductions of library forms.
+    // `apply` has no typed stub on purpose: the build's warning saying so is expected.
+    #[allow(deprecated)]
     mod forms {
         file = "cuda/real_forms.cu";
         arch = ["sm_80", "sm_90"];

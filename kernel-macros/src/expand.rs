@@ -88,6 +88,7 @@ fn options(input: &ModuleInput, req: &ModuleRequest) -> CodegenOptions {
         .map(|d| d.sig.ident.to_string())
         .collect();
     opts.track_inputs = true;
+    opts.warn_in_code = true;
     opts
 }
 

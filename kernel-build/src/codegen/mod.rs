@@ -71,6 +71,10 @@ pub struct CodegenOptions {
     /// every variable the build reads ([`crate::env::Var::ALL`]), so that rustc
     /// re-expands the macro when one changes. A build script tells Cargo instead.
     pub track_inputs: bool,
+    /// Inside a macro: the build's warnings (nvcc's, kernels on some targets only, kernels
+    /// without a typed stub) become compiler warnings at the macro, which cannot print them
+    /// otherwise on stable Rust. A build script prints them as `cargo:warning=` instead.
+    pub warn_in_code: bool,
     /// Path of the runtime crate (`::kernel_runtime`); internals are reached
     /// through its `__private` module.
     pub runtime: syn::Path,
@@ -84,6 +88,7 @@ impl Default for CodegenOptions {
             safe_kernels: BTreeSet::new(),
             kernels: None,
             track_inputs: false,
+            warn_in_code: false,
             runtime: syn::parse_quote!(::kernel_runtime),
         }
     }

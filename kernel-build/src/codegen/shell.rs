@@ -29,6 +29,7 @@ pub(crate) fn module_with(
     let contract = quote!(#(#[doc = #contract])*);
     let untyped = super::docs::untyped_section(&parts.info.untyped);
     let tracking = tracking(parts, opts);
+    let warnings = warnings(parts, opts);
     let image = image(parts, &rt);
     let metadata = metadata::items(parts, &rt);
     let handle = handle(&rt);
@@ -57,6 +58,7 @@ pub(crate) fn module_with(
                 clippy::undocumented_unsafe_blocks,
             )]
             #tracking
+            #warnings
             #image
             #metadata
             #handle
@@ -78,6 +80,31 @@ pub(crate) fn module_with(
 pub(crate) fn runtime_tokens(opts: &CodegenOptions) -> TokenStream {
     let rt = &opts.runtime;
     quote!(#rt)
+}
+
+/// The build's warnings as compiler warnings at the macro (deprecation notes, the one way
+/// a macro warns on stable Rust), the first few one by one, the rest counted.
+fn warnings(parts: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
+    const SHOWN: usize = 24;
+    if !opts.warn_in_code || parts.warnings.is_empty() {
+        return quote!();
+    }
+    let mut notes: Vec<String> = parts.warnings.iter().take(SHOWN).cloned().collect();
+    if parts.warnings.len() > SHOWN {
+        notes.push(format!(
+            "{} more warnings of module `{}` (a build script prints them all)",
+            parts.warnings.len() - SHOWN,
+            parts.name
+        ));
+    }
+    let warnings = notes.into_iter().enumerate().map(|(i, note)| {
+        proc_macro_warning::FormattedWarning::new_deprecated(
+            format!("__kernel_build_warning_{i}"),
+            note,
+            proc_macro2::Span::call_site(),
+        )
+    });
+    quote!(#(#warnings)*)
 }
 
 /// `option_env!` for every variable and `include_bytes!` for every tracked file.

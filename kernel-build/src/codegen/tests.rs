@@ -426,6 +426,34 @@ fn no_device_code_embeds_nothing_and_tracking_is_optional() {
     }
 }
 
+/// Inside a macro the build's warnings become compiler warnings (deprecation notes); a
+/// build script's module carries none (it printed them as `cargo:warning=`).
+#[test]
+fn macro_modules_carry_the_build_warnings() {
+    let mut parts = fixture();
+    parts.warnings = (0..30).map(|i| format!("warning number {i}")).collect();
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(!out.contains("deprecated"), "{out}");
+    let opts = CodegenOptions {
+        warn_in_code: true,
+        ..CodegenOptions::default()
+    };
+    let out = render(&parts, &opts);
+    assert!(
+        has(&out, "#[deprecated(note = \"warning number 0\")]"),
+        "{out}"
+    );
+    assert!(
+        has(&out, "#[deprecated(note = \"warning number 23\")]"),
+        "{out}"
+    );
+    assert!(!out.contains("warning number 24\""), "{out}");
+    assert!(
+        out.contains("6 more warnings of module `vecmath` (a build script prints them all)"),
+        "{out}"
+    );
+}
+
 #[test]
 fn kernel_comments_cannot_become_doctests() {
     let out = render(&fixture(), &CodegenOptions::default());
