@@ -354,3 +354,29 @@ fn named_constants_in_extents_and_template_arguments() {
     );
     assert_eq!((block.size, block.fields[1].layout.offset), (36, 32));
 }
+
+/// A class template whose fields name its member types, launched from host code only: the
+/// instances are laid out with those types bound, so the kernels are typed, not by name only.
+#[test]
+fn class_templates_with_member_types_are_typed() {
+    let Some(built) = build("member_types.cu") else {
+        return;
+    };
+    let info = &built.info;
+    assert!(info.untyped.is_empty(), "{:?}", info.untyped);
+    assert_eq!(
+        names(info),
+        [
+            "Decode<4, Params<float, float, int>>",
+            "Decode<4, Params<double, double, int>>"
+        ]
+    );
+    let p = info
+        .structs
+        .iter()
+        .find(|s| s.name == "Params<double, double, int>")
+        .unwrap();
+    let offsets: Vec<u64> = p.fields.iter().map(|f| f.layout.offset).collect();
+    assert_eq!(offsets, [0, 8, 32, 36]);
+    assert_eq!(p.size, 40);
+}

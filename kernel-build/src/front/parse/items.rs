@@ -265,13 +265,23 @@ impl Parser<'_> {
         match (def, params.is_empty(), specialized) {
             // A full specialization is a struct like any other, member types included.
             (Some(def), true, true) => self.items.push(Item::Struct(def)),
-            (Some(def), false, false) => {
-                // Enumerations nested in it do not depend on its parameters: keep them.
-                let nested: Vec<Item> = self
-                    .items
-                    .drain(first..)
-                    .filter(|i| matches!(i, Item::Enum(_)))
-                    .collect();
+            (Some(mut def), false, false) => {
+                // Enumerations nested in it do not depend on its parameters: keep them. Its
+                // member types may (`using DTypeQ = DTypeQ_;`): they go with the template,
+                // bound when an instance is laid out.
+                let own = def.name.clone().unwrap_or_default();
+                let mut nested: Vec<Item> = Vec::new();
+                for item in self.items.drain(first..) {
+                    match item {
+                        Item::Enum(_) => nested.push(item),
+                        Item::Typedef(t)
+                            if t.extents.is_empty() && t.namespace.last() == Some(&own) =>
+                        {
+                            def.member_types.push((t.name, t.ty));
+                        }
+                        _ => {}
+                    }
+                }
                 self.items.extend(nested);
                 self.items.push(Item::StructTemplate { params, def });
             }

@@ -161,6 +161,9 @@ pub struct StructSyn {
     /// Why it has no C layout the front end can give (a virtual base, a virtual
     /// function: a hidden table pointer), when it has none.
     pub no_layout: Option<String>,
+    /// A class template's member types (`using DTypeQ = DTypeQ_;`), which its fields may
+    /// name: bound with the template's arguments when an instance is laid out.
+    pub member_types: Vec<(String, TypeSyn)>,
     /// Where it is defined.
     pub loc: Option<SourceLoc>,
 }

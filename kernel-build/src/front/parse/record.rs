@@ -29,6 +29,7 @@ impl Parser<'_> {
             fields: Vec::new(),
             bases: Vec::new(),
             no_layout: None,
+            member_types: Vec::new(),
             loc,
         };
         let mut inner_ns = namespace.to_vec();

@@ -318,6 +318,12 @@ impl TypeEnv {
                 values.insert(tp.name.clone(), v);
             }
         }
+        // Member types the fields may name, in declaration order (one may name another).
+        for (name, ty) in &t.def.member_types {
+            if let Ok(r) = self.resolve(ty, &t.def.namespace, &bound) {
+                bound.insert(name.clone(), r);
+            }
+        }
         let mut def = t.def.clone();
         def.name = Some(key.clone());
         for f in &mut def.fields {
