@@ -26,8 +26,17 @@ fn cfg(n: usize) -> Launch {
 #[test]
 fn every_kernel_is_in_the_module_the_untyped_one_with_its_image_layout() {
     let names: Vec<&str> = forms::METADATA.kernels.iter().map(|k| k.name).collect();
-    assert_eq!(names, ["tab", "fill<(Op)2>", "copy2", "apply"]);
-    let apply = &forms::METADATA.kernels[3];
+    assert_eq!(
+        names,
+        [
+            "tab",
+            "fill<(Op)2>",
+            "scaled_iota<Params<float, int>>",
+            "copy2",
+            "apply"
+        ]
+    );
+    let apply = &forms::METADATA.kernels[4];
     let layout: Vec<(u32, u32)> = apply.params.iter().map(|p| (p.offset, p.size)).collect();
     assert_eq!(layout, [(0, 8), (8, 4), (12, 4)]);
     assert_eq!(std::mem::size_of::<forms::Table>(), 24);
@@ -57,6 +66,27 @@ fn named_constants_and_enumerators_on_the_gpu() -> Result<(), Error> {
     unsafe { k.fill_Op_2(&cfg(n), &mut a, n as i32)? };
     let want: Vec<f32> = (0..n).map(|i| 2.0 * i as f32 + 1.0).collect();
     assert_close(&gpu.download(&a)?, &want, 1e-6);
+    Ok(())
+}
+
+#[test]
+fn a_params_template_naming_its_member_types_is_typed_on_the_gpu() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let k = forms::load(&gpu)?;
+    let n = 5003usize;
+    let scale = Rng::with_seed(54).nonzero_f32();
+    let out = gpu.zeros::<f32>(n)?;
+    let p = forms::Params_float_int {
+        out: kernel_runtime::RawDevicePtr::of(&out),
+        n: n as i32,
+        scale,
+    };
+    // SAFETY: `scaled_iota` writes out[i] for i < n through `p.out`; out holds n.
+    unsafe { k.scaled_iota::<forms::Params_float_int>(&cfg(n), p)? };
+    let want: Vec<f32> = (0..n).map(|i| scale * i as f32).collect();
+    assert_close(&gpu.download(&out)?, &want, 1e-6);
     Ok(())
 }
 

@@ -26,6 +26,25 @@ template <Op F> __global__ void fill(float* a, int n) {
 }
 template __global__ void fill<SCALE>(float*, int);
 
+// A params class template whose fields name its own member types, as attention libraries
+// write theirs.
+template <typename DType_, typename IdType_>
+struct Params {
+    using DType = DType_;
+    typedef IdType_ IdType;
+    DType* out;
+    IdType n;
+    DType scale;
+};
+
+// out[i] = scale * i for i < n.
+template <typename P>
+__global__ void scaled_iota(const __grid_constant__ P p) {
+    typename P::IdType i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < p.n) p.out[i] = p.scale * (typename P::DType)i;
+}
+template __global__ void scaled_iota<Params<float, int>>(const __grid_constant__ Params<float, int>);
+
 struct Flags {
     unsigned mode : 3;
     unsigned on : 1;
