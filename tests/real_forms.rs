@@ -66,6 +66,14 @@ fn named_constants_and_enumerators_on_the_gpu() -> Result<(), Error> {
     unsafe { k.fill_Op_2(&cfg(n), &mut a, n as i32)? };
     let want: Vec<f32> = (0..n).map(|i| 2.0 * i as f32 + 1.0).collect();
     assert_close(&gpu.download(&a)?, &want, 1e-6);
+
+    // The same instantiation by its symbol, through its by-name handle.
+    let symbol = forms::METADATA.kernels[1].symbol;
+    assert!(symbol.starts_with("_Z"), "{symbol}");
+    let mut b = gpu.zeros::<f32>(n)?;
+    // SAFETY: `fill<(Op)2>` takes (float*, int) and writes b[i] for i < n; b holds n.
+    unsafe { k.by_name(symbol)?.launch(&cfg(n), (&mut b, n as i32))? };
+    assert_close(&gpu.download(&b)?, &want, 1e-6);
     Ok(())
 }
 

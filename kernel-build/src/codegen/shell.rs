@@ -284,10 +284,10 @@ fn handle(rt: &TokenStream) -> TokenStream {
                 self.inner.has_kernel(name)
             }
 
-            /// The by-name handle of kernel `name` (its CUDA name, as `METADATA` lists it):
-            /// how a kernel without a typed stub (the module's docs list them, with why)
-            /// is launched, through `Kernel::launch` with arguments of exactly the sizes
-            /// `METADATA` gives for its parameters.
+            /// The by-name handle of kernel `name` (its CUDA name as `METADATA` lists it, or
+            /// its symbol): how a kernel without a typed stub (the module's docs list them,
+            /// with why) is launched, through `Kernel::launch` with arguments of exactly the
+            /// sizes `METADATA` gives for its parameters.
             ///
             /// # Errors
             ///
