@@ -125,18 +125,20 @@ fn source_spec(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     }
 }
 
+/// One parameter's spec, one line: `P::new(name, c_type, offset, size)`.
+fn param_spec(name: &str, c_type: &str, layout: &crate::model::Layout) -> TokenStream {
+    let offset = proc_macro2::Literal::u32_unsuffixed(layout.offset as u32);
+    let size = proc_macro2::Literal::u32_unsuffixed(layout.size as u32);
+    quote!(P::new(#name, #c_type, #offset, #size))
+}
+
 /// The spec of a kernel without a typed declaration: its parameters as the image lays them
 /// out, each typed as the symbol spells it (or not at all).
 fn untyped_spec(k: &UntypedKernel, targets: &[String]) -> TokenStream {
     let (name, symbol) = (&k.name, &k.symbol);
     let params = k.params.iter().enumerate().map(|(i, l)| {
-        let pname = format!("arg{i}");
-        let c_type = k.param_types.get(i).cloned().unwrap_or_default();
-        let (offset, size) = (
-            proc_macro2::Literal::u32_unsuffixed(l.offset as u32),
-            proc_macro2::Literal::u32_unsuffixed(l.size as u32),
-        );
-        quote!(P::new(#pname, #c_type, #offset, #size))
+        let c_type = k.param_types.get(i).map_or("", String::as_str);
+        param_spec(&format!("arg{i}"), c_type, l)
     });
     let on: Vec<&str> = k.images.iter().map(|i| i.target.as_str()).collect();
     let available = (on.len() < targets.len()).then(|| quote!(.with_available(&[#(#on),*])));
@@ -147,12 +149,7 @@ fn kernel_spec(k: &Kernel, targets: &[String]) -> TokenStream {
     let (name, symbol) = (&k.name, &k.symbol);
     let params = k.params.iter().enumerate().map(|(i, p)| {
         let pname = p.name.clone().unwrap_or_else(|| format!("arg{i}"));
-        let c_type = &p.written;
-        let (offset, size) = (
-            proc_macro2::Literal::u32_unsuffixed(p.layout.offset as u32),
-            proc_macro2::Literal::u32_unsuffixed(p.layout.size as u32),
-        );
-        quote!(P::new(#pname, #c_type, #offset, #size))
+        param_spec(&pname, &p.written, &p.layout)
     });
     let max_threads = k
         .attrs

@@ -300,15 +300,8 @@ pub fn resolve_symbols(info: &mut ModuleInfo, symbols: &[String]) {
                 if info.untyped.iter().any(|u| u.name == k.name) {
                     continue;
                 }
-                info.untyped.push(crate::model::UntypedKernel {
-                    name: k.name,
-                    symbol: String::new(),
-                    params: Vec::new(),
-                    param_types: Vec::new(),
-                    why: super::analyze::reason(&d),
-                    loc: d.loc,
-                    images: Vec::new(),
-                });
+                info.untyped
+                    .push(super::analyze::unread(k.name, String::new(), &d, None));
             }
             None => {
                 let at = k.loc.as_ref().map(|l| format!("{l}: ")).unwrap_or_default();

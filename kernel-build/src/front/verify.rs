@@ -174,15 +174,8 @@ pub fn verify_with(
     for (index, d) in degraded.into_iter().rev() {
         let k = info.kernels.remove(index);
         info.untyped.retain(|u| u.name != k.name);
-        info.untyped.push(crate::model::UntypedKernel {
-            name: k.name,
-            symbol: k.symbol,
-            params: Vec::new(),
-            param_types: Vec::new(),
-            why: super::analyze::reason(&d),
-            loc: d.loc,
-            images: Vec::new(),
-        });
+        info.untyped
+            .push(super::analyze::unread(k.name, k.symbol, &d, None));
     }
     untyped_from_images(info, &images, source);
     if opts.part_of_module && !images.is_empty() {

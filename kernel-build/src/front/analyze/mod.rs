@@ -47,7 +47,7 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>) -> ModuleInfo {
     let mut broken: Vec<(String, Diagnostic)> = Vec::new();
     let mut kernel_diags = Diagnostics::new();
     // The kernel (qualified name, location) each of `kernel_diags` is about.
-    let mut unread: Vec<(String, Option<crate::model::SourceLoc>)> = Vec::new();
+    let mut about: Vec<(String, Option<crate::model::SourceLoc>)> = Vec::new();
     for item in items {
         let soft = match item {
             Item::Skipped { name, why } => Err((name, why)),
@@ -118,7 +118,7 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>) -> ModuleInfo {
                     (Err(d), None) => {
                         for d in d {
                             kernel_diags.push(d);
-                            unread.push(declared.clone());
+                            about.push(declared.clone());
                         }
                         Ok(())
                     }
@@ -141,20 +141,12 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>) -> ModuleInfo {
     }
     // A kernel the front end cannot read is not an error: it stays in the module untyped
     // (verification finds it in the images), with why.
-    for (d, (name, loc)) in kernel_diags.into_iter().zip(unread) {
+    for (d, (name, loc)) in kernel_diags.into_iter().zip(about) {
         let d = explain_unknown(d, &broken, &info.skipped);
         if info.untyped.iter().any(|u| u.name == name) {
             continue;
         }
-        info.untyped.push(UntypedKernel {
-            name,
-            symbol: String::new(),
-            params: Vec::new(),
-            param_types: Vec::new(),
-            why: reason(&d),
-            loc: d.loc.clone().or(loc),
-            images: Vec::new(),
-        });
+        info.untyped.push(unread(name, String::new(), &d, loc));
     }
     info.structs = env.structs;
     library::keep_used(&mut info, &from_library);
@@ -166,6 +158,25 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>) -> ModuleInfo {
 pub(super) fn met_unknown_type(info: &ModuleInfo) -> bool {
     let unknown = |m: &str| m.contains("unknown type `");
     info.skipped.iter().any(|s| unknown(s)) || info.untyped.iter().any(|u| unknown(&u.why))
+}
+
+/// A kernel whose declaration could not be typed, with why (`d`) and where (`d`'s location,
+/// else `loc`); verification gives it its layout and images from the compiled code.
+pub(crate) fn unread(
+    name: String,
+    symbol: String,
+    d: &Diagnostic,
+    loc: Option<crate::model::SourceLoc>,
+) -> UntypedKernel {
+    UntypedKernel {
+        name,
+        symbol,
+        params: Vec::new(),
+        param_types: Vec::new(),
+        why: reason(d),
+        loc: d.loc.clone().or(loc),
+        images: Vec::new(),
+    }
 }
 
 /// A diagnostic as one line of why: its message and its specific notes (not the general
