@@ -130,6 +130,22 @@ def measure(args, path, root):
             }
             equal = [s for s, slots in kernels.items() if declared.get(s) == slots]
             row["declared"] = len(equal)
+            # Typed kernels with a parameter of an opaque type (measured by nvcc).
+            opaque_types = {st["name"] for st in info.get("structs", []) if st.get("opaque")}
+
+            def names_opaque(ty):
+                if isinstance(ty, dict):
+                    if "Struct" in ty:
+                        return ty["Struct"] in opaque_types
+                    inner = ty.get("Pointer", {}).get("pointee") or ty.get("Array", {}).get("elem")
+                    return inner is not None and names_opaque(inner)
+                return False
+
+            with_opaque = {
+                canonical(k["symbol"]) for k in info["kernels"]
+                if any(names_opaque(p["ty"]) for p in k["params"])
+            }
+            row["opaque"] = len([s for s in equal if s in with_opaque])
             # Kernels without a typed declaration: in the module with the image's layout.
             untyped = {
                 canonical(u["symbol"]): [(l["offset"], l["size"]) for l in u["params"]]
@@ -157,24 +173,25 @@ def report(results, dirs):
     for d in dirs:
         rows = sorted(results.get(d, []), key=lambda r: r["file"])
         print(f"\n### `{d}`\n")
-        print("| file | cubin kernels | typed, equal layouts | by name only | library kernels | sm_90 build | default targets | note |")
-        print("|---|---:|---:|---:|---:|---|---|---|")
+        print("| file | cubin kernels | typed, equal layouts | of which opaque parameters | by name only | library kernels | sm_90 build | default targets | note |")
+        print("|---|---:|---:|---:|---:|---:|---|---|---|")
         for r in rows:
             note = r["note"].replace("|", "\\|")
             if r.get("skipped"):
                 note = (note + "; " if note else "") + f"{r['skipped']} declaration(s) skipped"
-            print(f"| {r['file']} | {r['cubin']} | {r['declared']} | {r.get('untyped', 0)} | {r.get('library', 0)} | {r['sm90']} | {r['default'] or '-'} | {note} |")
+            print(f"| {r['file']} | {r['cubin']} | {r['declared']} | {r.get('opaque', 0)} | {r.get('untyped', 0)} | {r.get('library', 0)} | {r['sm90']} | {r['default'] or '-'} | {note} |")
         counted = [r for r in rows if r["sm90"] != "n/a"]
         cubin = sum(r["cubin"] for r in counted)
         declared = sum(r["declared"] for r in counted)
         untyped = sum(r.get("untyped", 0) for r in counted)
+        opaque = sum(r.get("opaque", 0) for r in counted)
         ok = sum(1 for r in counted if r["sm90"] in ("ok", "no kernels"))
         library = sum(r.get("library", 0) for r in counted)
         pct = 100.0 * (declared + untyped) / cubin if cubin else 100.0
         typed_pct = 100.0 * declared / cubin if cubin else 100.0
         print(f"\n**{d}**: {len(rows)} files, {len(rows) - len(counted)} not compilable by nvcc alone; "
               f"{ok}/{len(counted)} build (or have no kernel of their own); {declared + untyped}/{cubin} cubin kernels "
-              f"in the module with equal layouts ({pct:.2f}%), {declared} typed ({typed_pct:.2f}%), {untyped} by name only; "
+              f"in the module with equal layouts ({pct:.2f}%), {declared} typed ({typed_pct:.2f}%; {opaque} of them with opaque parameters), {untyped} by name only; "
               f"{library} toolkit-library kernels not counted")
         grand = [grand[0] + len(counted), grand[1] + ok, grand[2] + declared, grand[3] + cubin, grand[4] + untyped]
     pct = 100.0 * (grand[2] + grand[4]) / grand[3] if grand[3] else 100.0

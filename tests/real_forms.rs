@@ -1,21 +1,25 @@
 //! Forms of real kernel libraries on the GPU, each against a CPU reference on random
 //! non-zero data: a struct whose array bound is a named constant, an instantiation by an
-//! enumerator, a kernel without a typed stub (its parameter type has a bit-field) launched
-//! by name with bytes built by hand, and null for optional pointer parameters (`Null`,
-//! `None`), as candle's strided kernels take them.
+//! enumerator, kernels whose parameter types the front end cannot lay out (a bit-field
+//! struct; a library operator's `typename Op::Params`, as CUTLASS's kernels take theirs)
+//! typed as opaque structs of the size and alignment nvcc measured, with bytes built by
+//! hand, a kernel taking a closure launched by name, and null for optional pointer
+//! parameters (`Null`, `None`), as candle's strided kernels take them.
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{CudaSlice, Error, Launch, Null, cuda_module};
+use kernel_runtime::{CudaSlice, Error, Launch, Null, RawDevicePtr, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
     /// Reproductions of library forms.
-    // `apply` has no typed stub on purpose: the build's warning saying so is expected.
+    // `each` takes a closure and has no typed stub on purpose: the build's warning saying
+    // so is expected.
     #[allow(deprecated)]
     mod forms {
         file = "cuda/real_forms.cu";
         arch = ["sm_80", "sm_90"];
+        flags = ["--extended-lambda"];
     }
 }
 
@@ -27,19 +31,43 @@ fn cfg(n: usize) -> Launch {
 fn every_kernel_is_in_the_module_the_untyped_one_with_its_image_layout() {
     let names: Vec<&str> = forms::METADATA.kernels.iter().map(|k| k.name).collect();
     assert_eq!(
-        names,
+        names[..4],
         [
             "tab",
             "fill<(Op)2>",
             "scaled_iota<Params<float, int>>",
             "copy2",
-            "apply"
         ]
     );
-    let apply = &forms::METADATA.kernels[4];
-    let layout: Vec<(u32, u32)> = apply.params.iter().map(|p| (p.offset, p.size)).collect();
-    assert_eq!(layout, [(0, 8), (8, 4), (12, 4)]);
+    let mut opaque = names[4..8].to_vec();
+    opaque.sort_unstable();
+    assert_eq!(
+        opaque,
+        [
+            "apply",
+            "count_on",
+            "lib::Kernel<lib::Axpy<double>>",
+            "lib::Kernel<lib::Axpy<float>>"
+        ]
+    );
+    // The closure's kernel comes last, by name only, with its image layout: the closure
+    // holds the captured pointer.
+    assert_eq!(names.len(), 9);
+    let each = &forms::METADATA.kernels[8];
+    assert!(
+        each.name.starts_with("each<triple(float*, int)::{lambda"),
+        "{}",
+        each.name
+    );
+    let layout: Vec<(u32, u32)> = each.params.iter().map(|p| (p.offset, p.size)).collect();
+    assert_eq!(layout, [(0, 8), (8, 4)]);
     assert_eq!(std::mem::size_of::<forms::Table>(), 24);
+    // Opaque types: the size and alignment nvcc measured, made from bytes.
+    assert_eq!(std::mem::size_of::<forms::Flags>(), 4);
+    assert_eq!(std::mem::align_of::<forms::lib_Axpy_float_Params>(), 8);
+    assert_eq!(std::mem::size_of::<forms::lib_Axpy_double_Params>(), 32);
+    assert_eq!(forms::Flags::CUDA_TYPE, "Flags");
+    assert_eq!(forms::Flags::zeroed().as_bytes(), &[0; 4]);
 }
 
 #[test]
@@ -98,8 +126,13 @@ fn a_params_template_naming_its_member_types_is_typed_on_the_gpu() -> Result<(),
     Ok(())
 }
 
+/// `Flags { unsigned mode : 3; unsigned on : 1; }` as the compiler packs it.
+fn flags(mode: u32, on: bool) -> forms::Flags {
+    forms::Flags::from_bytes((mode | u32::from(on) << 3).to_le_bytes())
+}
+
 #[test]
-fn a_kernel_without_a_typed_stub_launches_by_name() -> Result<(), Error> {
+fn a_bit_field_struct_is_an_opaque_argument() -> Result<(), Error> {
     let Some(gpu) = gpu_or_skip() else {
         return Ok(());
     };
@@ -108,14 +141,69 @@ fn a_kernel_without_a_typed_stub_launches_by_name() -> Result<(), Error> {
     let mut r = Rng::with_seed(52);
     let xs = r.nonzero_f32s(n);
     let mode = r.u32(1..8);
-    // `Flags { unsigned mode : 3; unsigned on : 1; }` as the compiler packs it.
-    let flags: u32 = mode | 1 << 3;
     let mut x = gpu.upload(&xs)?;
-    let apply = k.by_name("apply")?;
-    // SAFETY: `apply` takes (float*, Flags (4 bytes), int) and touches x[i] for i < n.
-    unsafe { apply.launch(&cfg(n), (&mut x, flags, n as i32))? };
+    // SAFETY: `apply` touches x[i] for i < n; x holds n.
+    unsafe { k.apply(&cfg(n), &mut x, flags(mode, true), n as i32)? };
     let want: Vec<f32> = xs.iter().map(|v| v + mode as f32).collect();
     assert_close(&gpu.download(&x)?, &want, 1e-6);
+
+    // A buffer of them: the sum of `mode` over the flags that are on.
+    let m = 3001usize;
+    let fs: Vec<(u32, bool)> = (0..m).map(|_| (r.u32(0..8), r.bool())).collect();
+    let on = gpu.upload(&fs.iter().map(|&(mo, o)| flags(mo, o)).collect::<Vec<_>>())?;
+    let mut total = gpu.zeros::<i32>(1)?;
+    // SAFETY: `count_on` reads fs[i] for i < m and adds to total[0].
+    unsafe { k.count_on(&cfg(m), &on, m as i32, &mut total)? };
+    let want: i32 = fs.iter().filter(|f| f.1).map(|f| f.0 as i32).sum();
+    assert_eq!(gpu.download(&total)?, [want]);
+    Ok(())
+}
+
+#[test]
+fn a_library_operators_params_are_an_opaque_argument() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let k = forms::load(&gpu)?;
+    let n = 4099usize;
+    let mut r = Rng::with_seed(55);
+    let (xs, ys) = (r.nonzero_f32s(n), r.nonzero_f32s(n));
+    let alpha = r.nonzero_f32();
+    let x = gpu.upload(&xs)?;
+    let y = gpu.upload(&ys)?;
+    // `lib::Axpy<float>::Params { float alpha; const float* x; float* y; int n; }` laid out
+    // by hand: 4 bytes, padding to 8, two pointers, an int, padding to 32.
+    let mut bytes = [0u8; 32];
+    bytes[0..4].copy_from_slice(&alpha.to_le_bytes());
+    bytes[8..16].copy_from_slice(&RawDevicePtr::of(&x).addr().to_le_bytes());
+    bytes[16..24].copy_from_slice(&RawDevicePtr::of(&y).addr().to_le_bytes());
+    bytes[24..28].copy_from_slice(&(n as i32).to_le_bytes());
+    let params = forms::lib_Axpy_float_Params::from_bytes(bytes);
+    // SAFETY: the params point at x and y, which hold n floats each; the kernel writes y.
+    unsafe { k.lib_Kernel::<forms::lib_Axpy_float>(&cfg(n), params)? };
+    gpu.synchronize()?;
+    let want: Vec<f32> = xs.iter().zip(&ys).map(|(a, b)| alpha * a + b).collect();
+    assert_close(&gpu.download(&y)?, &want, 1e-5);
+    Ok(())
+}
+
+#[test]
+fn a_kernel_taking_a_closure_launches_by_name() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let k = forms::load(&gpu)?;
+    let n = 2053usize;
+    let xs = Rng::with_seed(56).nonzero_f32s(n);
+    let p = gpu.upload(&xs)?;
+    let each = forms::METADATA.kernels[8].name;
+    let launched = k.by_name(each)?;
+    // SAFETY: the closure is its captured `float* p` (8 bytes, as the image says); the
+    // kernel multiplies p[i] by 3 for i < n, and p holds n.
+    unsafe { launched.launch(&cfg(n), (RawDevicePtr::of(&p), n as i32))? };
+    gpu.synchronize()?;
+    let want: Vec<f32> = xs.iter().map(|v| 3.0 * v).collect();
+    assert_close(&gpu.download(&p)?, &want, 1e-6);
     assert!(k.by_name("no_such_kernel").is_err());
     Ok(())
 }

@@ -354,7 +354,9 @@ pub struct Field {
 /// A struct or union definition (also a typedef'd anonymous one, under the typedef name).
 ///
 /// ```
-/// let s = kernel_build::model::StructDef { name: "P".into(), fields: vec![], size: 0, align: 1, is_union: false, loc: None };
+/// let s = kernel_build::model::StructDef {
+///     name: "P".into(), fields: vec![], size: 0, align: 1, is_union: false, opaque: false, loc: None,
+/// };
 /// assert_eq!(s.name, "P");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -370,6 +372,11 @@ pub struct StructDef {
     /// A `union`: every field at offset 0.
     #[serde(default)]
     pub is_union: bool,
+    /// Opaque: a type the front end can name but not lay out (bit-fields, a member type it
+    /// cannot read, a class of a library it does not follow). It has no fields; `size` and
+    /// `align` were measured by the compiler, and the Rust type is that many bytes.
+    #[serde(default)]
+    pub opaque: bool,
     /// Where it is defined.
     pub loc: Option<SourceLoc>,
 }
@@ -455,6 +462,7 @@ pub struct ModuleInfo {
 ///     symbol: "_Z4eachIZ2goPfEUljE_EvT_".into(),
 ///     params: vec![Layout { offset: 0, size: 8, align: 1 }],
 ///     param_types: vec!["go(float*)::{lambda(unsigned int)#1}".into()],
+///     param_names: vec![Some("f".into())],
 ///     why: "its parameter is a closure".into(),
 ///     loc: None,
 ///     images: vec![],
@@ -472,6 +480,9 @@ pub struct UntypedKernel {
     pub params: Vec<Layout>,
     /// Each parameter's C++ type as the symbol spells it, when it is mangled.
     pub param_types: Vec<String>,
+    /// Each parameter's name, from the declaration when one was read (else empty).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub param_names: Vec<Option<String>>,
     /// Why it has no typed declaration.
     pub why: String,
     /// The declaration it comes from, when one was found.

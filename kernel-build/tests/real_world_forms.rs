@@ -15,6 +15,11 @@ use support::real_nvcc;
 
 /// Builds `tests/real_world_forms/<file>` for sm_80 and sm_90.
 fn build(file: &str) -> Option<BuiltModule> {
+    build_with(file, &[])
+}
+
+/// [`build`] with nvcc flags.
+fn build_with(file: &str, flags: &[&str]) -> Option<BuiltModule> {
     let nvcc = real_nvcc()?;
     let cache = tempfile::tempdir().unwrap();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real_world_forms");
@@ -24,6 +29,7 @@ fn build(file: &str) -> Option<BuiltModule> {
     );
     req.base_dir = dir;
     req.archs = Some(vec!["sm_80".into(), "sm_90".into()]);
+    req.flags = flags.iter().map(|f| (*f).to_owned()).collect();
     let cx = Context {
         nvcc: Some(nvcc),
         cache_dir: Some(cache.path().to_path_buf()),
@@ -34,15 +40,18 @@ fn build(file: &str) -> Option<BuiltModule> {
     Some(built)
 }
 
-/// Every kernel symbol of every image is a declared kernel's symbol.
+/// Every kernel symbol of every image is in the module: a typed kernel's symbol, or one
+/// launched by name only.
 fn assert_every_image_kernel_declared(built: &BuiltModule) {
     let bytes = std::fs::read(built.fatbin_path.as_ref().unwrap()).unwrap();
     let fatbin = kernel_objects::parse(&bytes).unwrap();
     for entry in &fatbin.entries {
         let image = entry.image().unwrap();
         for k in image.kernels() {
+            let info = &built.info;
             assert!(
-                built.info.kernels.iter().any(|d| d.symbol == k.symbol),
+                info.kernels.iter().any(|d| d.symbol == k.symbol)
+                    || info.untyped.iter().any(|u| u.symbol == k.symbol),
                 "{}: `{}` of the {} image is not declared",
                 built.name,
                 k.symbol,
@@ -379,4 +388,79 @@ fn class_templates_with_member_types_are_typed() {
     let offsets: Vec<u64> = p.fields.iter().map(|f| f.layout.offset).collect();
     assert_eq!(offsets, [0, 8, 32, 36]);
     assert_eq!(p.size, 40);
+}
+
+/// Parameter types the front end can name but not lay out (a bit-field struct, a library
+/// operator's `typename Op::Params` instantiated by an explicit instantiation and by a host
+/// launch, a pointer to such a type) are measured by nvcc and typed as opaque structs; a
+/// closure stays launchable by name only, with why.
+#[test]
+fn types_the_front_end_cannot_lay_out_are_measured_and_opaque() {
+    let Some(built) = build_with("opaque_params.cu", &["--extended-lambda"]) else {
+        return;
+    };
+    let info = &built.info;
+    let mut got = names(info);
+    got.sort_unstable();
+    assert_eq!(
+        got,
+        [
+            "count_on",
+            "layout_of",
+            "lib::Kernel<lib::Axpy<double>>",
+            "lib::Kernel<lib::Axpy<float>>",
+            "with_bits"
+        ]
+    );
+    let opaque = |name: &str| {
+        info.structs
+            .iter()
+            .find(|s| s.name == name)
+            .unwrap_or_else(|| panic!("no struct `{name}` in {:?}", info.structs))
+    };
+    let flags = opaque("Flags");
+    assert!(flags.opaque && flags.fields.is_empty());
+    assert_eq!((flags.size, flags.align), (4, 4));
+    let p = opaque("lib::Axpy<double>::Params");
+    assert!(p.opaque);
+    assert_eq!((p.size, p.align), (32, 8));
+    assert_eq!(opaque("lib::Axpy<float>::Params").size, 32);
+    let k = kernel(info, "lib::Kernel<lib::Axpy<double>>");
+    assert_eq!(k.params[0].name.as_deref(), Some("params"));
+    assert_eq!(
+        k.params[0].ty,
+        CType::Struct("lib::Axpy<double>::Params".into())
+    );
+    let with_bits = kernel(info, "with_bits");
+    let slots: Vec<(u64, u64)> = with_bits
+        .params
+        .iter()
+        .map(|p| (p.layout.offset, p.layout.size))
+        .collect();
+    assert_eq!(slots, [(0, 8), (8, 4), (12, 4)]);
+    assert!(matches!(
+        &kernel(info, "count_on").params[0].ty,
+        CType::Pointer { pointee, pointee_quals } if **pointee == CType::Struct("Flags".into()) && pointee_quals.is_const
+    ));
+    // The toolkit's enumerations are read as integers, not measured.
+    assert!(
+        kernel(info, "layout_of")
+            .params
+            .iter()
+            .all(|p| !matches!(p.ty, CType::Struct(_)))
+    );
+    assert_eq!(info.untyped.len(), 1, "{:?}", info.untyped);
+    let closure = &info.untyped[0];
+    assert!(
+        closure.name.starts_with("each<twice(float*, int)::{lambda"),
+        "{}",
+        closure.name
+    );
+    assert!(closure.why.contains("closure"), "{}", closure.why);
+    // Nothing left noted as skipped about the kernels now typed.
+    assert!(
+        !info.skipped.iter().any(|s| s.contains("lib6Kernel")),
+        "{:?}",
+        info.skipped
+    );
 }

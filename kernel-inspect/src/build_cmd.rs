@@ -102,10 +102,20 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
     let mut text = String::new();
     let _ = writeln!(
         text,
-        "module `{}`: {} kernels ({} typed, {} by name only), targets {}, nvcc {}, {:.1} ms",
+        "module `{}`: {} kernels ({} typed{}, {} by name only), targets {}, nvcc {}, {:.1} ms",
         built.name,
         built.info.kernels.len() + built.info.untyped.len(),
         built.info.kernels.len(),
+        match built
+            .info
+            .kernels
+            .iter()
+            .filter(|k| !opaque_params(&built.info, k).is_empty())
+            .count()
+        {
+            0 => String::new(),
+            n => format!(", {n} with opaque parameters"),
+        },
         built.info.untyped.len(),
         built.targets.join(" "),
         built.toolkit_version.as_deref().unwrap_or("-"),
@@ -123,9 +133,15 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
             .find(|u| u.kernels.contains(&k.symbol))
             .map(|u| format!(" from {}", u.file))
             .unwrap_or_default();
+        let opaque = opaque_params(&built.info, k);
+        let opaque = if opaque.is_empty() {
+            String::new()
+        } else {
+            format!(" opaque: {}", opaque.join(", "))
+        };
         let _ = writeln!(
             text,
-            "  {} ({} params) registers {}{from}",
+            "  {} ({} params) registers {}{from}{opaque}",
             k.name,
             k.params.len(),
             regs.join(" ")
@@ -165,4 +181,30 @@ fn split_define(s: &str) -> (String, Option<String>) {
         Some((n, v)) => (n.to_string(), Some(v.to_string())),
         None => (s.to_string(), None),
     }
+}
+
+/// The parameters of `k` whose type is (or points to) an opaque struct, as `name: Type`.
+fn opaque_params(
+    info: &kernel_build::model::ModuleInfo,
+    k: &kernel_build::model::Kernel,
+) -> Vec<String> {
+    use kernel_build::model::CType;
+    fn named(t: &CType) -> Option<&str> {
+        match t {
+            CType::Struct(n) => Some(n),
+            CType::Pointer { pointee, .. } => named(pointee),
+            CType::Array { elem, .. } => named(elem),
+            _ => None,
+        }
+    }
+    k.params
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| {
+            let n = named(&p.ty)?;
+            info.structs.iter().find(|s| s.name == n && s.opaque)?;
+            let pname = p.name.clone().unwrap_or_else(|| format!("#{i}"));
+            Some(format!("{pname}: {}", p.written))
+        })
+        .collect()
 }

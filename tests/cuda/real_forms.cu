@@ -1,7 +1,9 @@
 // Forms of real kernel libraries (reproductions of our own): named constants in array
-// bounds and template arguments, a kernel taking a type the front end cannot lay out (a
-// bit-field struct), and optional pointers that may be null (as candle's strided kernels
-// take a null `info` for contiguous tensors and a null `inp` for in-place).
+// bounds and template arguments, kernels taking types the front end cannot lay out (a
+// bit-field struct, by value and behind a pointer; a library operator's
+// `typename Op::Params`, as CUTLASS's kernels take theirs), a kernel taking a closure,
+// and optional pointers that may be null (as candle's strided kernels take a null `info`
+// for contiguous tensors and a null `inp` for in-place).
 #include <stddef.h>
 
 static constexpr unsigned QK = 4;
@@ -64,4 +66,53 @@ extern "C" __global__ void copy2(size_t n, const size_t* strides, const float* i
     const float* src = inp ? inp : out;
     size_t from = strides ? strides[i] : i;
     out[i] = 2.0f * src[from];
+}
+
+// The number of flags with `on` set, added to out[0]: a pointer to the opaque type.
+extern "C" __global__ void count_on(const Flags* fs, int n, int* out) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && fs[i].on) atomicAdd(out, (int)fs[i].mode);
+}
+
+// A library operator whose kernel takes `typename Op::Params`: y = alpha * x + y.
+namespace lib {
+template <typename T>
+struct Axpy {
+    struct Params {
+        T alpha;
+        const T* x;
+        T* y;
+        int n;
+        Params() = default;
+        __host__ __device__ Params(T a, const T* x_, T* y_, int n_) : alpha(a), x(x_), y(y_), n(n_) {}
+    };
+    __device__ void operator()(Params const& p) const {
+        int i = blockIdx.x * blockDim.x + threadIdx.x;
+        if (i < p.n) p.y[i] = p.alpha * p.x[i] + p.y[i];
+    }
+};
+
+template <typename Op>
+__global__ void Kernel(typename Op::Params params) {
+    Op op;
+    op(params);
+}
+}  // namespace lib
+
+template __global__ void lib::Kernel<lib::Axpy<float>>(lib::Axpy<float>::Params);
+
+// Instantiated by host code only.
+void run_axpy(double a, const double* x, double* y, int n) {
+    lib::Kernel<lib::Axpy<double>><<<(n + 255) / 256, 256>>>(lib::Axpy<double>::Params(a, x, y, n));
+}
+
+// A kernel taking a closure: its type exists only in C++ (here the closure captures `p`).
+template <typename F>
+__global__ void each(F f, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) f(i);
+}
+
+void triple(float* p, int n) {
+    each<<<(n + 255) / 256, 256>>>([=] __device__ (int i) { p[i] *= 3.0f; }, n);
 }

@@ -96,6 +96,7 @@ fn info() -> ModuleInfo {
             size: 4,
             align: 4,
             is_union: false,
+            opaque: false,
             loc: None,
         }],
         ..Default::default()

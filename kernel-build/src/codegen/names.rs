@@ -33,6 +33,10 @@ use crate::model::{Kernel, ModuleInfo};
 /// assert_eq!(rust_ident("type").to_string(), "r#type");
 /// assert_eq!(rust_ident("self").to_string(), "self_");
 /// assert_eq!(rust_ident("std::integral_constant<bool, true>").to_string(), "std_integral_constant_bool_true");
+/// // Longer than 64 characters: the names outside template arguments and a hash.
+/// let long = "lib::gemm::Kernel<lib::gemm::Tile<128, 256, 64>, lib::epilogue::Linear<float, 8>>::Params";
+/// let id = rust_ident(long).to_string();
+/// assert!(id.starts_with("lib_gemm_Kernel_Params_") && id.len() == 31, "{id}");
 /// ```
 pub fn rust_ident(c_name: &str) -> Ident {
     let joined = c_name.replace("::", "_");
@@ -40,7 +44,7 @@ pub fn rust_ident(c_name: &str) -> Ident {
         // A class template's instance (`pair<const float*, 4>` → `pair_const_float_4`):
         // each run of punctuation is one `_`, none at the end.
         let mut out = String::new();
-        for c in joined.chars() {
+        for c in c_name.chars() {
             if c.is_ascii_alphanumeric() || c == '_' {
                 out.push(c);
             } else if !out.ends_with('_') {
@@ -60,6 +64,11 @@ pub fn rust_ident(c_name: &str) -> Ident {
             })
             .collect()
     };
+    let name = if name.len() > LONGEST {
+        shortened(c_name)
+    } else {
+        name
+    };
     let name = match name.chars().next() {
         None => "_".to_owned(),
         Some(c) if c.is_ascii_digit() => format!("_{name}"),
@@ -73,6 +82,38 @@ pub fn rust_ident(c_name: &str) -> Ident {
     } else {
         Ident::new_raw(&name, Span::call_site())
     }
+}
+
+/// The longest identifier made from a C++ name word for word; longer ones (the instances
+/// of a library's deeply nested templates) are [`shortened`].
+const LONGEST: usize = 64;
+
+/// A C++ name too long to spell word for word: its names outside template arguments
+/// (`cutlass::gemm::kernel::GemmUniversal<...>::Params` → `cutlass_gemm_kernel_GemmUniversal_Params`,
+/// the last 48 characters of that at most) and 8 hex digits of a hash of the whole name,
+/// so that two instances stay two types.
+fn shortened(c_name: &str) -> String {
+    let mut outside = String::new();
+    let mut depth = 0i32;
+    for c in c_name.chars() {
+        match c {
+            '<' | '(' => depth += 1,
+            '>' | ')' => depth -= 1,
+            _ if depth == 0 => {
+                if c.is_ascii_alphanumeric() || c == '_' {
+                    outside.push(c);
+                } else if !outside.ends_with('_') {
+                    outside.push('_');
+                }
+            }
+            _ => {}
+        }
+    }
+    let outside = outside.trim_matches('_');
+    let tail = &outside[outside.len().saturating_sub(48)..];
+    let tail = tail.trim_start_matches(|c: char| c == '_' || c.is_ascii_digit());
+    let hash = blake3::hash(c_name.as_bytes()).to_hex();
+    format!("{tail}_{}", &hash[..8])
 }
 
 /// The Rust name of a kernel family: its namespaces and base name joined by `_`

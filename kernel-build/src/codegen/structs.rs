@@ -36,6 +36,9 @@ fn has_union(def: &StructDef, all: &[StructDef], depth: usize) -> bool {
 }
 
 fn item(def: &StructDef, holds_union: bool, rt: &TokenStream) -> TokenStream {
+    if def.opaque {
+        return opaque(def, rt);
+    }
     let name = rust_ident(&def.name);
     let natural_align = def.fields.iter().map(|f| f.layout.align).max().unwrap_or(1);
     let repr = if def.align > natural_align {
@@ -133,5 +136,63 @@ fn item(def: &StructDef, holds_union: bool, rt: &TokenStream) -> TokenStream {
         unsafe impl #rt::__private::cudarc::driver::DeviceRepr for #name {}
 
         #default
+    }
+}
+
+/// A type the front end can name but not lay out: its bytes, with the size and alignment
+/// the compiler measured, made from bytes (as host C++ or the user lays them out).
+fn opaque(def: &StructDef, rt: &TokenStream) -> TokenStream {
+    let name = rust_ident(&def.name);
+    let cname = &def.name;
+    let (size, align) = (def.size as usize, def.align as usize);
+    let align_lit = proc_macro2::Literal::u64_unsuffixed(def.align.max(1));
+    let doc = format!(
+        " The CUDA type `{cname}`, opaque: the front end cannot lay out its fields, so it is \
+         its {size} bytes, aligned to {align} (both measured by nvcc). Build it with \
+         [`from_bytes`](Self::from_bytes) from the bytes host C++ gives \
+         (`memcpy(out, &value, sizeof value)`) or that you lay out by hand."
+    );
+    let debug = format!("{cname} {{ {size} bytes }}");
+    let size_msg = format!("`{cname}`: Rust size differs from the CUDA type ({size} bytes)");
+    let align_msg = format!("`{cname}`: Rust alignment differs from the CUDA type ({align})");
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, PartialEq, Eq)]
+        #[repr(C, align(#align_lit))]
+        pub struct #name([u8; #size]);
+
+        impl #name {
+            /// The C++ type, as the compiled symbols name it.
+            pub const CUDA_TYPE: &'static str = #cname;
+
+            /// The value whose bytes are `bytes`.
+            pub const fn from_bytes(bytes: [u8; #size]) -> Self {
+                Self(bytes)
+            }
+
+            /// Its bytes.
+            pub const fn as_bytes(&self) -> &[u8; #size] {
+                &self.0
+            }
+
+            /// Every byte zero.
+            pub const fn zeroed() -> Self {
+                Self([0; #size])
+            }
+        }
+
+        impl ::core::fmt::Debug for #name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(#debug)
+            }
+        }
+
+        const _: () = {
+            ::core::assert!(::core::mem::size_of::<#name>() == #size, #size_msg);
+            ::core::assert!(::core::mem::align_of::<#name>() == #align, #align_msg);
+        };
+
+        // SAFETY: plain bytes with the size and alignment of the CUDA type (asserted above).
+        unsafe impl #rt::__private::cudarc::driver::DeviceRepr for #name {}
     }
 }

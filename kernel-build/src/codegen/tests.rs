@@ -152,6 +152,7 @@ fn fixture() -> BuiltModule {
         size: 24,
         align: 8,
         is_union: false,
+        opaque: false,
         loc: None,
     };
     let coeffs = Global {
@@ -488,6 +489,7 @@ fn empty_structs_get_a_filler_byte() {
         size: 1,
         align: 1,
         is_union: false,
+        opaque: false,
         loc: None,
     });
     let out = render(&parts, &CodegenOptions::default());
@@ -495,6 +497,58 @@ fn empty_structs_get_a_filler_byte() {
         has(
             &out,
             "pub struct E { #[doc(hidden)] pub __reserved: [u8; 1usize], }"
+        ),
+        "{out}"
+    );
+}
+
+/// A type the compiler measured but the front end cannot lay out is that many bytes at that
+/// alignment, made from bytes, with its C++ name; a long C++ name is shortened with a hash.
+#[test]
+fn opaque_types_are_bytes_of_the_measured_size_and_alignment() {
+    let mut parts = fixture();
+    let long =
+        "lib::gemm::Kernel<lib::gemm::Tile<128, 256, 64>, lib::epilogue::Linear<float, 8>>::Params";
+    for (name, size, align) in [("lib::Axpy<float>::Params", 32, 8), (long, 48, 16)] {
+        parts.info.structs.push(StructDef {
+            name: name.into(),
+            fields: vec![],
+            size,
+            align,
+            is_union: false,
+            opaque: true,
+            loc: None,
+        });
+    }
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(
+        has(
+            &out,
+            "#[derive(Clone, Copy, PartialEq, Eq)] #[repr(C, align(8))] pub struct lib_Axpy_float_Params([u8; 32usize]);"
+        ),
+        "{out}"
+    );
+    assert!(
+        has(
+            &out,
+            "pub const fn from_bytes(bytes: [u8; 32usize]) -> Self"
+        ),
+        "{out}"
+    );
+    assert!(
+        has(
+            &out,
+            "pub const CUDA_TYPE: &'static str = \"lib::Axpy<float>::Params\";"
+        ),
+        "{out}"
+    );
+    assert!(out.contains("measured by nvcc"), "{out}");
+    let short = rust_ident(long).to_string();
+    assert!(short.starts_with("lib_gemm_Kernel_Params_"), "{short}");
+    assert!(
+        has(
+            &out,
+            &format!("#[repr(C, align(16))] pub struct {short}([u8; 48usize]);")
         ),
         "{out}"
     );
@@ -520,6 +574,7 @@ fn unions_become_rust_unions() {
         size: 4,
         align: 4,
         is_union: true,
+        opaque: false,
         loc: None,
     });
     let words = CType::Array {
@@ -532,6 +587,7 @@ fn unions_become_rust_unions() {
         size: 8,
         align: 4,
         is_union: false,
+        opaque: false,
         loc: None,
     });
     let out = render(&parts, &CodegenOptions::default());
@@ -571,6 +627,7 @@ fn untyped_kernels_are_listed_and_reached_by_name() {
             },
         ],
         param_types: vec![],
+        param_names: vec![],
         why: "unknown type `Flags`".into(),
         loc: Some(SourceLoc {
             file: "k.cu".into(),

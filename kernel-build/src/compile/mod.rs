@@ -6,6 +6,7 @@
 pub mod depfile;
 pub mod messages;
 mod object;
+pub(crate) mod probe;
 
 pub(crate) use object::fatbin_from_object;
 

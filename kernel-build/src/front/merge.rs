@@ -56,7 +56,11 @@ pub(super) fn merge(views: Vec<(String, ModuleInfo)>, diags: &mut Diagnostics) -
     let mut global_from: Vec<String> = Vec::new();
     for (arch, mut info) in views {
         for u in std::mem::take(&mut info.untyped) {
-            if !out.untyped.iter().any(|x| x.name == u.name) {
+            if !out
+                .untyped
+                .iter()
+                .any(|x| x.name == u.name && x.symbol == u.symbol)
+            {
                 out.untyped.push(u);
             }
         }

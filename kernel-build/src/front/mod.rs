@@ -27,6 +27,7 @@ mod analyze;
 mod docs;
 mod launched;
 mod merge;
+pub(crate) mod opaque;
 mod preprocess;
 mod views;
 

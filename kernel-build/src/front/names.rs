@@ -121,7 +121,7 @@ fn split_list(s: &str) -> Vec<String> {
 
 /// Reads a C type printed by the demangler (`float const*`, `geo::Pt`) with the
 /// module's structs.
-fn read_type(text: &str, env: &TypeEnv) -> Option<CType> {
+pub(crate) fn read_type(text: &str, env: &TypeEnv) -> Option<CType> {
     let src = format!("__global__ void f({text});");
     let lexed = lex(&src);
     let (items, diags) = parse(&src, &lexed.tokens, &LineMap::default());
@@ -156,7 +156,7 @@ fn normalize(t: &CType) -> CType {
 }
 
 /// An integer printed as a template argument (`4`, `8u`, `-1`, `true`, `(char)65`).
-fn int_value(text: &str) -> Option<i64> {
+pub(crate) fn int_value(text: &str) -> Option<i64> {
     let t = text.trim();
     let t = if t.starts_with('(') {
         t.split_once(')').map(|(_, v)| v)?
@@ -300,8 +300,9 @@ pub fn resolve_symbols(info: &mut ModuleInfo, symbols: &[String]) {
                 if info.untyped.iter().any(|u| u.name == k.name) {
                     continue;
                 }
-                info.untyped
-                    .push(super::analyze::unread(k.name, String::new(), &d, None));
+                let mut u = super::analyze::unread(k.name, String::new(), &d, None);
+                u.param_names = k.params.iter().map(|p| p.name.clone()).collect();
+                info.untyped.push(u);
             }
             None => {
                 let at = k.loc.as_ref().map(|l| format!("{l}: ")).unwrap_or_default();

@@ -6,6 +6,7 @@
 
 mod cached;
 mod combine;
+mod opaque;
 mod pending;
 mod queue;
 mod renames;

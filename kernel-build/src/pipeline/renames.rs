@@ -110,6 +110,7 @@ mod tests {
             size: offset,
             align: 4,
             is_union: false,
+            opaque: false,
             loc: None,
         }
     }

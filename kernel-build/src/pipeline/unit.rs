@@ -233,6 +233,7 @@ impl Job<'_> {
                 part_of_module: !s.alone,
             };
             front::verify_with(&mut info, &fatbin, &opts).map_err(Error::Diagnostics)?;
+            super::opaque::type_opaque(s, &[self.source], &mut info);
         }
         let deps = std::fs::read_to_string(staging.path().join("module.d"))
             .map(|t| compile::depfile::parse(&t))

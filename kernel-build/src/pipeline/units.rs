@@ -157,6 +157,8 @@ fn assemble(
             ..front::VerifyOptions::default()
         };
         front::verify_with(&mut info, &fatbin, &opts).map_err(Error::Diagnostics)?;
+        let files: Vec<&Source> = sources.iter().collect();
+        super::opaque::type_opaque(shared, &files, &mut info);
         warnings.extend(notes);
         linked
     };

@@ -46,8 +46,14 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>) -> ModuleInfo {
     // Names whose declaration was skipped, with why.
     let mut broken: Vec<(String, Diagnostic)> = Vec::new();
     let mut kernel_diags = Diagnostics::new();
-    // The kernel (qualified name, location) each of `kernel_diags` is about.
-    let mut about: Vec<(String, Option<crate::model::SourceLoc>)> = Vec::new();
+    // The kernel (qualified name, location, parameter names) each of `kernel_diags` is about.
+    type About = (
+        String,
+        Option<crate::model::SourceLoc>,
+        Vec<Option<String>>,
+        Vec<String>,
+    );
+    let mut about: Vec<About> = Vec::new();
     for item in items {
         let soft = match item {
             Item::Skipped { name, why } => Err((name, why)),
@@ -109,7 +115,21 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>) -> ModuleInfo {
                 // An instantiation read from the host stub is not the user's declaration:
                 // one that cannot be typed leaves the kernel out instead of failing.
                 let implicit = k.symbol.clone();
-                let declared = (qualify(&k.namespace, &k.name), k.loc.clone());
+                // An `extern "C"` symbol names no types: the declaration's spellings
+                // stand in for the demangled ones.
+                let written: Vec<String> =
+                    if k.linkage == crate::model::Linkage::C && k.template.is_none() {
+                        k.params.iter().map(|p| p.ty.written.clone()).collect()
+                    } else {
+                        Vec::new()
+                    };
+                let (base, base_ns) = (k.name.clone(), k.namespace.clone());
+                let declared = (
+                    qualify(&k.namespace, &k.name),
+                    k.loc.clone(),
+                    k.params.iter().map(|p| p.name.clone()).collect(),
+                    written,
+                );
                 match (
                     kernel_item(&mut env, &mut templates, &mut info, k),
                     implicit,
@@ -124,10 +144,21 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>) -> ModuleInfo {
                     }
                     (Err(d), Some(symbol)) => {
                         let why = d.into_iter().next();
-                        Err((
-                            None,
-                            crate::diagnostics::front::launched_left_out(&symbol, why),
-                        ))
+                        let d = crate::diagnostics::front::launched_left_out(&symbol, why);
+                        // Its template's parameter names, and why, for the kernel the
+                        // images hold under this symbol.
+                        let tmpl = templates
+                            .iter()
+                            .rev()
+                            .find(|t| t.name == base && t.namespace.starts_with(&base_ns));
+                        if let Some(t) = tmpl.filter(|t| !t.params.iter().any(|p| p.pack)) {
+                            let mut u =
+                                unread(qualify(&t.namespace, &t.name), symbol, &d, t.loc.clone());
+                            u.why = readable(&u.why);
+                            u.param_names = t.params.iter().map(|p| p.name.clone()).collect();
+                            info.untyped.push(u);
+                        }
+                        Err((None, d))
                     }
                 }
             }
@@ -141,12 +172,15 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>) -> ModuleInfo {
     }
     // A kernel the front end cannot read is not an error: it stays in the module untyped
     // (verification finds it in the images), with why.
-    for (d, (name, loc)) in kernel_diags.into_iter().zip(about) {
+    for (d, (name, loc, names, written)) in kernel_diags.into_iter().zip(about) {
         let d = explain_unknown(d, &broken, &info.skipped);
         if info.untyped.iter().any(|u| u.name == name) {
             continue;
         }
-        info.untyped.push(unread(name, String::new(), &d, loc));
+        let mut u = unread(name, String::new(), &d, loc);
+        u.param_names = names;
+        u.param_types = written;
+        info.untyped.push(u);
     }
     info.structs = env.structs;
     library::keep_used(&mut info, &from_library);
@@ -173,10 +207,28 @@ pub(crate) fn unread(
         symbol,
         params: Vec::new(),
         param_types: Vec::new(),
+        param_names: Vec::new(),
         why: reason(d),
         loc: d.loc.clone().or(loc),
         images: Vec::new(),
     }
+}
+
+/// Why the front end left out a kernel host code launches, from its message: the reason
+/// alone, with the type names the host stub spells mangled demangled.
+pub(crate) fn readable(line: &str) -> String {
+    let why = line.split_once(" left out: ").map_or(line, |(_, why)| why);
+    why.split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            if i % 2 == 1 && part.starts_with("_Z") {
+                super::types::demangled_type(part).unwrap_or_else(|| part.to_owned())
+            } else {
+                part.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
 }
 
 /// A diagnostic as one line of why: its message and its specific notes (not the general

@@ -178,6 +178,7 @@ impl TypeEnv {
             size,
             align,
             is_union: def.is_union,
+            opaque: false,
             loc: def.loc.clone(),
         });
         Ok(())

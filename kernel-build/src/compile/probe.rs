@@ -1,0 +1,223 @@
+//! Measuring types with the compiler: the size and alignment of the types the front end
+//! can name but not lay out (see `front::opaque`) are asked of nvcc itself, never guessed.
+//!
+//! The probe is a file that includes the user's `.cu` (so every type it names means what
+//! it means there) and explicitly instantiates one empty kernel per type,
+//! `kernel_build_probe_<index, sizeof(T), alignof(T)>`; nvcc compiles it to PTX for one
+//! virtual architecture with the unit's includes, defines and flags, and the mangled
+//! names of the entries carry the answers. A type the compiler rejects (private, not
+//! complete) is named by its line of the probe in nvcc's errors; the probe runs once more
+//! without it, and it stays unmeasured with nvcc's reason.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use super::messages::{self, Severity};
+use crate::front::opaque::{Measured, probe_spelling, read_probe_symbol};
+
+/// The name the probe's lines carry in nvcc's messages (`#line`).
+const PROBE_FILE: &str = "kernel-build-probe";
+
+/// One probe of one translation unit.
+pub(crate) struct Probe<'a> {
+    pub nvcc: &'a Path,
+    /// The user's file, included by the probe.
+    pub source: &'a Path,
+    pub includes: &'a [PathBuf],
+    pub defines: &'a [(String, Option<String>)],
+    pub flags: &'a [String],
+    /// The virtual architecture the probe compiles for (`compute_90`).
+    pub arch: String,
+    /// The unit is compiled for device linking (`-rdc=true`).
+    pub rdc: bool,
+    pub debug: bool,
+}
+
+/// What the compiler measured, and the types it could not measure with why.
+#[derive(Debug, Default)]
+pub(crate) struct Measurements {
+    pub measured: Vec<Measured>,
+    pub failed: Vec<(String, String)>,
+}
+
+impl Probe<'_> {
+    /// Measures `types` (C++ spellings as the demangler prints them): at most two nvcc
+    /// runs, the second without the types the first one rejected.
+    pub(crate) fn measure(&self, types: &[String]) -> Measurements {
+        let mut out = Measurements::default();
+        let mut left: Vec<usize> = (0..types.len()).collect();
+        for attempt in 0..2 {
+            if left.is_empty() {
+                break;
+            }
+            match self.run(types, &left) {
+                Ok(found) => {
+                    for (index, size, align) in found {
+                        if let Some(name) = types.get(index) {
+                            out.measured.push(Measured {
+                                name: name.clone(),
+                                size,
+                                align,
+                            });
+                        }
+                    }
+                    left.retain(|i| !out.measured.iter().any(|m| m.name == types[*i]));
+                    for i in left.drain(..) {
+                        out.failed
+                            .push((types[i].clone(), "the probe's entry is missing".into()));
+                    }
+                }
+                Err(output) => {
+                    let rejected = rejected_lines(&output, left.len());
+                    if rejected.is_empty() || attempt == 1 {
+                        let why = first_error(&output);
+                        out.failed
+                            .extend(left.drain(..).map(|i| (types[i].clone(), why.clone())));
+                        break;
+                    }
+                    // Lines are 1-based positions in `left`.
+                    let mut keep = Vec::new();
+                    for (pos, &i) in left.iter().enumerate() {
+                        match rejected.iter().find(|(line, _)| *line == pos + 1) {
+                            Some((_, why)) => out.failed.push((types[i].clone(), why.clone())),
+                            None => keep.push(i),
+                        }
+                    }
+                    left = keep;
+                }
+            }
+        }
+        out
+    }
+
+    /// One nvcc run over the types at `which`: the entries' `(index, size, align)`, or
+    /// everything nvcc printed when it failed.
+    fn run(&self, types: &[String], which: &[usize]) -> Result<Vec<(usize, u64, u64)>, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("kernel-build-probe-")
+            .tempdir()
+            .map_err(|e| format!("cannot make a folder for the probe: {e}"))?;
+        let file = dir.path().join("probe.cu");
+        let ptx = dir.path().join("probe.ptx");
+        std::fs::write(&file, source(self.source, types, which))
+            .map_err(|e| format!("cannot write the probe: {e}"))?;
+        let mut args: Vec<OsString> = vec!["-ptx".into(), format!("-arch={}", self.arch).into()];
+        if self.rdc {
+            args.push("-rdc=true".into());
+        }
+        args.extend(super::include_and_define_args(self.includes, self.defines));
+        args.extend(self.flags.iter().map(OsString::from));
+        args.extend(["-o".into(), ptx.as_os_str().to_owned()]);
+        args.extend(["-x".into(), "cu".into(), file.as_os_str().to_owned()]);
+        match super::run(self.nvcc, &args, self.debug) {
+            Ok(_) => {
+                let text = std::fs::read_to_string(&ptx)
+                    .map_err(|e| format!("cannot read the probe's PTX: {e}"))?;
+                Ok(entries(&text))
+            }
+            Err(crate::error::Error::NvccFailed { output, .. }) => Err(output),
+            Err(e) => Err(e.to_string()),
+        }
+    }
+}
+
+/// The probe's text: the user's file, the probe template, one instantiation per line.
+fn source(user: &Path, types: &[String], which: &[usize]) -> String {
+    let path = user.display().to_string();
+    let quoted = path.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut s = format!(
+        "#include \"{quoted}\"\n\
+         template <unsigned long long I, unsigned long long S, unsigned long long A>\n\
+         __global__ void kernel_build_probe_() {{}}\n\
+         #line 1 \"{PROBE_FILE}\"\n"
+    );
+    for &i in which {
+        let t = probe_spelling(&types[i]);
+        s.push_str(&format!(
+            "template __global__ void kernel_build_probe_<{i}ull, sizeof({t}), alignof({t})>();\n"
+        ));
+    }
+    s
+}
+
+/// The `.entry` names of a PTX text that are probes.
+fn entries(ptx: &str) -> Vec<(usize, u64, u64)> {
+    ptx.lines()
+        .filter_map(|l| l.split_once(".entry ").map(|(_, rest)| rest))
+        .filter_map(|rest| {
+            let name = rest.trim().split(['(', ' ', '\t']).next()?;
+            read_probe_symbol(name)
+        })
+        .collect()
+}
+
+/// The probe lines (1-based, at most `count`) nvcc's errors point at, with the error.
+fn rejected_lines(output: &str, count: usize) -> Vec<(usize, String)> {
+    let mut out: Vec<(usize, String)> = Vec::new();
+    for m in messages::parse(output)
+        .into_iter()
+        .filter(|m| m.severity == Severity::Error)
+    {
+        let Some(file) = m.file.as_deref() else {
+            continue;
+        };
+        if !file.ends_with(PROBE_FILE) {
+            continue;
+        }
+        let Some(line) = m.line.and_then(|l| usize::try_from(l).ok()) else {
+            continue;
+        };
+        if (1..=count).contains(&line) && !out.iter().any(|(l, _)| *l == line) {
+            out.push((line, m.text.clone()));
+        }
+    }
+    out
+}
+
+/// nvcc's first error, for types that stay unmeasured.
+fn first_error(output: &str) -> String {
+    messages::parse(output)
+        .into_iter()
+        .find(|m| m.severity == Severity::Error)
+        .map(|m| m.text)
+        .or_else(|| {
+            output
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "nvcc failed without a message".into())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_probe_names_each_type_on_its_own_line() {
+        let types = vec!["Flags".to_owned(), "__anonymous_namespace__::P".to_owned()];
+        let s = source(Path::new("/src/k.cu"), &types, &[0, 1]);
+        let lines: Vec<&str> = s.lines().collect();
+        assert_eq!(lines[0], "#include \"/src/k.cu\"");
+        assert_eq!(lines[3], "#line 1 \"kernel-build-probe\"");
+        assert_eq!(
+            lines[4],
+            "template __global__ void kernel_build_probe_<0ull, sizeof(Flags), alignof(Flags)>();"
+        );
+        assert!(lines[5].contains("sizeof(P), alignof(P)"), "{}", lines[5]);
+    }
+
+    #[test]
+    fn entries_and_rejected_lines_are_read_back() {
+        let ptx = ".visible .entry _Z19kernel_build_probe_ILy1ELy48ELy16EEvv()\n{\n}\n\
+                   .visible .entry _Z1kPf(\n";
+        assert_eq!(entries(ptx), [(1, 48, 16)]);
+        let out = "kernel-build-probe(2): error: incomplete type \"Fwd\" is not allowed\n\
+                   1 error detected in the compilation of \"probe.cu\".\n";
+        let r = rejected_lines(out, 2);
+        assert_eq!(r.len(), 1);
+        assert_eq!(r[0].0, 2);
+        assert!(r[0].1.contains("incomplete type"), "{}", r[0].1);
+        assert!(rejected_lines(out, 1).is_empty());
+    }
+}

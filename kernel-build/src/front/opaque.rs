@@ -1,0 +1,562 @@
+//! Opaque parameter types: the second level of typing.
+//!
+//! A kernel left untyped by the front end (a parameter type it cannot lay out: bit-fields,
+//! `typename Op::Params` of a library's operator class, a class it does not follow) still
+//! has a symbol that names every parameter type. When each of those types is either one
+//! the front end reads (`float*`, a struct of the module) or one C++ can name at the end
+//! of the file, the kernel becomes typed all the same: every named type it cannot lay
+//! out is measured by the compiler (`sizeof`/`alignof`, [`crate::compile::probe`]) and
+//! becomes an opaque struct of that many bytes and that alignment, and the parameter
+//! list is verified against the image again before the kernel is promoted. Closures and
+//! unnamed types stay untyped (the third level: launched by name).
+//!
+//! ```text
+//! untyped (symbol + image layout) ──wanted──▶ types to measure ──probe──▶ (size, align)
+//!     ──promote──▶ Kernel with Struct(opaque) params, checked against the image layout
+//! ```
+
+use super::names::{Demangled, demangle, int_value, read_type};
+use super::types::{TypeEnv, size_align};
+use crate::model::{
+    CType, Kernel, KernelAttrs, Layout, Linkage, ModuleInfo, Param, Qualifiers, StructDef,
+    TemplateArg, UntypedKernel,
+};
+
+/// A type measured by the compiler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Measured {
+    /// The C++ spelling as the symbol's demangling prints it (the opaque struct's name).
+    pub name: String,
+    pub size: u64,
+    pub align: u64,
+}
+
+/// One parameter or template argument of an untyped kernel, as it would be typed.
+#[derive(Clone, Debug, PartialEq)]
+enum Plan {
+    /// The front end types it.
+    Typed(CType),
+    /// A named type (`base`), behind `levels` pointers (each with its pointee's
+    /// qualifiers, innermost first), that the compiler must measure.
+    Opaque {
+        base: String,
+        levels: Vec<Qualifiers>,
+    },
+    /// Nothing C++ can name at the end of the file (a closure, an unnamed type).
+    Unnameable,
+}
+
+/// The types the module's untyped kernels need measured, each once, in order of first use.
+///
+/// ```ignore
+/// // an untyped kernel `k(Flags, float*)` whose `Flags` has bit-fields:
+/// assert_eq!(wanted(&info), ["Flags"]);
+/// ```
+pub(crate) fn wanted(info: &ModuleInfo) -> Vec<String> {
+    let env = TypeEnv::with_structs(info.structs.clone());
+    let mut out: Vec<String> = Vec::new();
+    for u in info.untyped.iter().filter(|u| promotable(u)) {
+        let Some(plans) = param_plans(u, &env, info) else {
+            continue;
+        };
+        let args = demangle(&u.symbol)
+            .map(|d| d.template_args)
+            .unwrap_or_default();
+        let arg_types = args
+            .iter()
+            .filter(|a| !is_value(a))
+            .map(|a| plan(a, &env, info));
+        for p in plans.into_iter().chain(arg_types) {
+            if let Plan::Opaque { base, .. } = p
+                && !out.contains(&base)
+            {
+                out.push(base);
+            }
+        }
+    }
+    out
+}
+
+/// The C++ spelling a probe at the end of the file names `ty` by: the demangler's
+/// spelling without the anonymous namespace (the probe is in the same file).
+pub(crate) fn probe_spelling(ty: &str) -> String {
+    ty.replace("__anonymous_namespace__::", "")
+}
+
+/// Promotes every untyped kernel whose parameters are all typed or measured: its opaque
+/// types join [`ModuleInfo::structs`] (marked [`StructDef::opaque`]), and the kernel
+/// joins [`ModuleInfo::kernels`] when its parameter list, laid out with the measured
+/// sizes and alignments, is the image's. `failed` holds the types the compiler could not
+/// measure with why; the kernels that need them say so in their reason.
+pub(crate) fn promote(info: &mut ModuleInfo, measured: &[Measured], failed: &[(String, String)]) {
+    let mut structs = info.structs.clone();
+    for m in measured {
+        if !structs.iter().any(|s| s.name == m.name) {
+            structs.push(StructDef {
+                name: m.name.clone(),
+                fields: Vec::new(),
+                size: m.size,
+                align: m.align,
+                is_union: false,
+                opaque: true,
+                loc: None,
+            });
+        }
+    }
+    let env = TypeEnv::with_structs(info.structs.clone());
+    let mut used: Vec<String> = Vec::new();
+    let mut kept: Vec<UntypedKernel> = Vec::new();
+    let mut promoted: Vec<Kernel> = Vec::new();
+    for mut u in std::mem::take(&mut info.untyped) {
+        let plans = if promotable(&u) {
+            param_plans(&u, &env, info)
+        } else {
+            None
+        };
+        let Some(plans) = plans else {
+            kept.push(u);
+            continue;
+        };
+        let mut types: Vec<CType> = Vec::new();
+        let mut missing: Option<String> = None;
+        for p in &plans {
+            match p {
+                Plan::Typed(t) => types.push(t.clone()),
+                Plan::Opaque { base, levels } => {
+                    if measured.iter().any(|m| m.name == *base) {
+                        types.push(wrap(base, levels));
+                    } else {
+                        missing = Some(base.clone());
+                        break;
+                    }
+                }
+                // `param_plans` leaves out kernels with these.
+                Plan::Unnameable => {
+                    missing = Some(String::new());
+                    break;
+                }
+            }
+        }
+        if let Some(base) = missing {
+            if let Some((_, why)) = failed.iter().find(|(n, _)| *n == base) {
+                u.why
+                    .push_str(&format!("; the compiler could not measure `{base}`: {why}"));
+            }
+            kept.push(u);
+            continue;
+        }
+        let layouts = match lay_out(&types, &structs) {
+            Some(l) if same_layout(&l, &u.params) => l,
+            _ => {
+                u.why.push_str(
+                    "; laid out with the sizes the compiler measured, its parameters still differ from the image",
+                );
+                kept.push(u);
+                continue;
+            }
+        };
+        let kernel = kernel_of(&u, types, layouts, &env, info, measured);
+        for p in &kernel.params {
+            collect_structs(&p.ty, &mut used);
+        }
+        for a in &kernel.template_args {
+            if let TemplateArg::Type(t) = a {
+                collect_structs(t, &mut used);
+            }
+        }
+        promoted.push(kernel);
+    }
+    // The opaque types a promoted kernel uses join the module's structs.
+    for s in structs.into_iter().filter(|s| s.opaque) {
+        if used.contains(&s.name) && !info.structs.iter().any(|x| x.name == s.name) {
+            info.structs.push(s);
+        }
+    }
+    info.untyped = kept;
+    // What the front end noted about a kernel it left out is no longer true of one promoted.
+    info.skipped.retain(|line| {
+        !promoted
+            .iter()
+            .any(|k| line.contains(&format!("`{}`", k.symbol)))
+    });
+    info.kernels.extend(promoted);
+}
+
+/// An untyped kernel the images describe fully: a C++ symbol whose demangled parameter
+/// list has one type per parameter slot of the image.
+fn promotable(u: &UntypedKernel) -> bool {
+    let named = u.symbol.starts_with("_Z") || !u.param_types.is_empty();
+    named && !u.images.is_empty() && u.param_types.len() == u.params.len()
+}
+
+/// Every parameter's plan, or `None` when one is not nameable.
+fn param_plans(u: &UntypedKernel, env: &TypeEnv, info: &ModuleInfo) -> Option<Vec<Plan>> {
+    let plans: Vec<Plan> = u.param_types.iter().map(|t| plan(t, env, info)).collect();
+    if plans.contains(&Plan::Unnameable) {
+        None
+    } else {
+        Some(plans)
+    }
+}
+
+/// How a type printed by the demangler would be typed.
+fn plan(spelling: &str, env: &TypeEnv, info: &ModuleInfo) -> Plan {
+    if let Some(t) = read_type(spelling, env) {
+        return Plan::Typed(t);
+    }
+    let Some((base, levels)) = split_pointers(spelling) else {
+        return Plan::Unnameable;
+    };
+    let unnameable = ["{lambda", "{unnamed", "{parm#", "[abi:", "'"]
+        .iter()
+        .any(|m| base.contains(m));
+    // A struct the front end laid out but that the image contradicts is not re-typed
+    // under the same name.
+    let laid_out = info.structs.iter().any(|s| s.name == base && !s.opaque);
+    if unnameable || laid_out || base.is_empty() || base == "void" {
+        Plan::Unnameable
+    } else {
+        Plan::Opaque { base, levels }
+    }
+}
+
+/// Splits `T const* volatile*` into `T` and its pointer levels: for each `*`, the
+/// qualifiers of what it points to (innermost first). `None` for references and other
+/// declarators a kernel parameter cannot have.
+fn split_pointers(spelling: &str) -> Option<(String, Vec<Qualifiers>)> {
+    let s = spelling.trim();
+    let mut depth = 0i32;
+    let mut end = s.len();
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' | '(' | '[' => depth += 1,
+            '>' | ')' | ']' => depth -= 1,
+            '*' | '&' if depth == 0 => {
+                end = i;
+                break;
+            }
+            _ => {}
+        }
+    }
+    let (head, tail) = s.split_at(end);
+    let (mut base, mut quals) = (head.trim(), Qualifiers::default());
+    loop {
+        // A declaration's spelling (`const struct Flags`) as well as the demangler's.
+        if let Some(b) = base.strip_prefix("const ") {
+            quals.is_const = true;
+            base = b.trim_start();
+        } else if let Some(b) = base.strip_prefix("volatile ") {
+            quals.is_volatile = true;
+            base = b.trim_start();
+        } else if let Some(b) = ["struct ", "union ", "class ", "enum "]
+            .iter()
+            .find_map(|k| base.strip_prefix(k))
+        {
+            base = b.trim_start();
+        } else if let Some(b) = base.strip_suffix(" const") {
+            quals.is_const = true;
+            base = b.trim_end();
+        } else if let Some(b) = base.strip_suffix(" volatile") {
+            quals.is_volatile = true;
+            base = b.trim_end();
+        } else {
+            break;
+        }
+    }
+    let mut levels = Vec::new();
+    let mut rest = tail.trim();
+    while let Some(r) = rest.strip_prefix('*') {
+        levels.push(quals);
+        quals = Qualifiers::default();
+        rest = r.trim_start();
+        loop {
+            if let Some(r) = rest.strip_prefix("const") {
+                quals.is_const = true;
+                rest = r.trim_start();
+            } else if let Some(r) = rest.strip_prefix("volatile") {
+                quals.is_volatile = true;
+                rest = r.trim_start();
+            } else if let Some(r) = ["__restrict__", "__restrict"]
+                .iter()
+                .find_map(|k| rest.strip_prefix(k))
+            {
+                rest = r.trim_start();
+            } else {
+                break;
+            }
+        }
+    }
+    rest.is_empty().then(|| (base.to_owned(), levels))
+}
+
+/// The opaque struct `base` behind its pointer levels.
+fn wrap(base: &str, levels: &[Qualifiers]) -> CType {
+    let mut t = CType::Struct(base.to_owned());
+    for q in levels {
+        t = CType::Pointer {
+            pointee: Box::new(t),
+            pointee_quals: *q,
+        };
+    }
+    t
+}
+
+/// Parameter layouts in the kernel parameter buffer (each at its alignment, in order).
+fn lay_out(types: &[CType], structs: &[StructDef]) -> Option<Vec<Layout>> {
+    let mut offset = 0u64;
+    let mut out = Vec::new();
+    for t in types {
+        let (size, align) = size_align(t, structs)?;
+        let at = offset.next_multiple_of(align.max(1));
+        out.push(Layout {
+            offset: at,
+            size,
+            align,
+        });
+        offset = at + size;
+    }
+    Some(out)
+}
+
+fn same_layout(ours: &[Layout], image: &[Layout]) -> bool {
+    ours.len() == image.len()
+        && ours
+            .iter()
+            .zip(image)
+            .all(|(a, b)| a.offset == b.offset && a.size == b.size)
+}
+
+/// The names of the structs `ty` uses (through pointers and arrays).
+fn collect_structs(ty: &CType, out: &mut Vec<String>) {
+    match ty {
+        CType::Struct(n) if !out.contains(n) => out.push(n.clone()),
+        CType::Pointer { pointee, .. } => collect_structs(pointee, out),
+        CType::Array { elem, .. } => collect_structs(elem, out),
+        _ => {}
+    }
+}
+
+/// Whether a demangled template argument is a value (`4`, `8u`, `(Op)1`, `true`).
+fn is_value(arg: &str) -> bool {
+    let a = arg.trim();
+    a == "true"
+        || a == "false"
+        || a.starts_with('(')
+        || a.starts_with('-')
+        || a.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// The typed kernel an untyped one becomes.
+fn kernel_of(
+    u: &UntypedKernel,
+    types: Vec<CType>,
+    layouts: Vec<Layout>,
+    env: &TypeEnv,
+    info: &ModuleInfo,
+    measured: &[Measured],
+) -> Kernel {
+    let linkage = if u.symbol.starts_with("_Z") {
+        Linkage::Cxx
+    } else {
+        Linkage::C
+    };
+    let d = demangle(&u.symbol).unwrap_or(Demangled {
+        name: u.name.clone(),
+        template_args: Vec::new(),
+        params: Vec::new(),
+    });
+    let mut namespace: Vec<String> = d.name.split("::").map(str::to_owned).collect();
+    let base_name = namespace.pop().unwrap_or_default();
+    let template_args = d
+        .template_args
+        .iter()
+        .map(|a| {
+            if is_value(a) {
+                return TemplateArg::Value(a.clone());
+            }
+            match plan(a, env, info) {
+                Plan::Typed(t) => TemplateArg::Type(t),
+                Plan::Opaque { base, levels } if measured.iter().any(|m| m.name == base) => {
+                    TemplateArg::Type(wrap(&base, &levels))
+                }
+                _ => TemplateArg::Value(a.clone()),
+            }
+        })
+        .collect();
+    let params = types
+        .into_iter()
+        .zip(layouts)
+        .enumerate()
+        .map(|(i, (ty, layout))| Param {
+            name: u.param_names.get(i).cloned().flatten(),
+            written: u.param_types[i].clone(),
+            ty,
+            grid_constant: false,
+            layout,
+            loc: None,
+        })
+        .collect();
+    Kernel {
+        name: u.name.clone(),
+        base_name,
+        namespace,
+        template_args,
+        symbol: u.symbol.clone(),
+        linkage,
+        is_static: false,
+        params,
+        attrs: KernelAttrs::default(),
+        doc: None,
+        loc: u.loc.clone(),
+        images: u.images.clone(),
+    }
+}
+
+/// The measurements a probe's kernel names carry: `kernel_build_probe_<I, S, A>`.
+pub(crate) fn read_probe_symbol(symbol: &str) -> Option<(usize, u64, u64)> {
+    let d = demangle(symbol)?;
+    if d.name != "kernel_build_probe_" || d.template_args.len() != 3 {
+        return None;
+    }
+    let num = |s: &str| -> Option<u64> { u64::try_from(int_value(s)?).ok() };
+    Some((
+        usize::try_from(num(&d.template_args[0])?).ok()?,
+        num(&d.template_args[1])?,
+        num(&d.template_args[2])?,
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pointer_levels_split_from_the_named_type() {
+        let (b, l) = split_pointers("Axpy<float>::Params").unwrap();
+        assert_eq!((b.as_str(), l.len()), ("Axpy<float>::Params", 0));
+        let (b, l) = split_pointers("Flags const*").unwrap();
+        assert_eq!(b, "Flags");
+        assert!(l[0].is_const);
+        let (b, l) = split_pointers("cfg<int (*)(int)> volatile* const*").unwrap();
+        assert_eq!(b, "cfg<int (*)(int)>");
+        assert!(l[0].is_volatile && l[1].is_const && !l[1].is_volatile);
+        assert!(split_pointers("Flags&").is_none());
+        let (b, l) = split_pointers("const struct Flags* __restrict__").unwrap();
+        assert_eq!(b, "Flags");
+        assert!(l[0].is_const && l.len() == 1);
+    }
+
+    #[test]
+    fn closures_are_not_named_and_library_types_are() {
+        let info = ModuleInfo::default();
+        let env = TypeEnv::default();
+        assert_eq!(
+            plan("go(float*)::{lambda(unsigned int)#1}", &env, &info),
+            Plan::Unnameable
+        );
+        assert_eq!(plan("float const*", &env, &info), {
+            Plan::Typed(read_type("float const*", &env).unwrap())
+        });
+        assert!(matches!(
+            plan("cutlass::gemm::kernel::Gemm<int, 2>::Params", &env, &info),
+            Plan::Opaque { ref base, ref levels } if base == "cutlass::gemm::kernel::Gemm<int, 2>::Params" && levels.is_empty()
+        ));
+        assert_eq!(probe_spelling("__anonymous_namespace__::P"), "P");
+    }
+
+    #[test]
+    fn probe_symbols_carry_index_size_and_alignment() {
+        // kernel_build_probe_<3ull, 48ull, 16ull>()
+        assert_eq!(
+            read_probe_symbol("_Z19kernel_build_probe_ILy3ELy48ELy16EEvv"),
+            Some((3, 48, 16))
+        );
+        assert_eq!(read_probe_symbol("_Z1kv"), None);
+    }
+
+    fn untyped(symbol: &str, types: &[&str], layouts: &[(u64, u64)]) -> UntypedKernel {
+        UntypedKernel {
+            name: demangle(symbol).unwrap().name,
+            symbol: symbol.into(),
+            params: layouts
+                .iter()
+                .map(|&(offset, size)| Layout {
+                    offset,
+                    size,
+                    align: 1,
+                })
+                .collect(),
+            param_types: types.iter().map(|t| (*t).to_owned()).collect(),
+            param_names: vec![Some("f".into()), Some("out".into())],
+            why: "unknown type `Flags`".into(),
+            loc: None,
+            images: vec![crate::model::ImageFacts {
+                target: "sm_90".into(),
+                registers: None,
+                max_threads: None,
+            }],
+        }
+    }
+
+    #[test]
+    fn measured_types_promote_a_kernel_whose_layout_then_agrees() {
+        // with_bits(Flags, float*): Flags is 8 bytes aligned to 4.
+        let mut info = ModuleInfo::default();
+        info.untyped.push(untyped(
+            "_Z9with_bits5FlagsPf",
+            &["Flags", "float*"],
+            &[(0, 8), (8, 8)],
+        ));
+        assert_eq!(wanted(&info), ["Flags"]);
+        let m = Measured {
+            name: "Flags".into(),
+            size: 8,
+            align: 4,
+        };
+        promote(&mut info, &[m], &[]);
+        assert!(info.untyped.is_empty());
+        let k = &info.kernels[0];
+        assert_eq!(k.base_name, "with_bits");
+        assert_eq!(k.params[0].ty, CType::Struct("Flags".into()));
+        assert_eq!(k.params[0].name.as_deref(), Some("f"));
+        assert!(info.structs[0].opaque && info.structs[0].size == 8);
+    }
+
+    #[test]
+    fn a_measurement_the_image_contradicts_leaves_the_kernel_untyped() {
+        let mut info = ModuleInfo::default();
+        info.untyped.push(untyped(
+            "_Z9with_bits5FlagsPf",
+            &["Flags", "float*"],
+            &[(0, 8), (16, 8)],
+        ));
+        let m = Measured {
+            name: "Flags".into(),
+            size: 12,
+            align: 4,
+        };
+        promote(&mut info, &[m], &[]);
+        assert!(info.kernels.is_empty() && info.structs.is_empty());
+        assert!(
+            info.untyped[0].why.contains("still differ"),
+            "{}",
+            info.untyped[0].why
+        );
+        let mut info = ModuleInfo::default();
+        info.untyped.push(untyped(
+            "_Z9with_bits5FlagsPf",
+            &["Flags", "float*"],
+            &[(0, 8), (8, 8)],
+        ));
+        promote(
+            &mut info,
+            &[],
+            &[("Flags".into(), "incomplete type".into())],
+        );
+        let why = &info.untyped[0].why;
+        assert!(
+            why.ends_with("could not measure `Flags`: incomplete type"),
+            "{why}"
+        );
+    }
+}
