@@ -31,15 +31,16 @@ fn cfg(n: usize) -> Launch {
 fn every_kernel_is_in_the_module_the_untyped_one_with_its_image_layout() {
     let names: Vec<&str> = forms::METADATA.kernels.iter().map(|k| k.name).collect();
     assert_eq!(
-        names[..4],
+        names[..5],
         [
             "tab",
             "fill<(Op)2>",
             "scaled_iota<Params<float, int>>",
+            "halve",
             "copy2",
         ]
     );
-    let mut opaque = names[4..8].to_vec();
+    let mut opaque = names[5..9].to_vec();
     opaque.sort_unstable();
     assert_eq!(
         opaque,
@@ -52,8 +53,8 @@ fn every_kernel_is_in_the_module_the_untyped_one_with_its_image_layout() {
     );
     // The closure's kernel comes last, by name only, with its image layout: the closure
     // holds the captured pointer.
-    assert_eq!(names.len(), 9);
-    let each = &forms::METADATA.kernels[8];
+    assert_eq!(names.len(), 10);
+    let each = &forms::METADATA.kernels[9];
     assert!(
         each.name.starts_with("each<triple(float*, int)::{lambda"),
         "{}",
@@ -188,6 +189,22 @@ fn a_library_operators_params_are_an_opaque_argument() -> Result<(), Error> {
 }
 
 #[test]
+fn a_static_kernel_launches() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let k = forms::load(&gpu)?;
+    let n = 1025usize;
+    let xs = Rng::with_seed(57).nonzero_f32s(n);
+    let mut x = gpu.upload(&xs)?;
+    // SAFETY: `halve` touches x[i] for i < n; x holds n.
+    unsafe { k.halve(&cfg(n), &mut x, n as i32)? };
+    let want: Vec<f32> = xs.iter().map(|v| 0.5 * v).collect();
+    assert_close(&gpu.download(&x)?, &want, 1e-6);
+    Ok(())
+}
+
+#[test]
 fn a_kernel_taking_a_closure_launches_by_name() -> Result<(), Error> {
     let Some(gpu) = gpu_or_skip() else {
         return Ok(());
@@ -196,7 +213,7 @@ fn a_kernel_taking_a_closure_launches_by_name() -> Result<(), Error> {
     let n = 2053usize;
     let xs = Rng::with_seed(56).nonzero_f32s(n);
     let p = gpu.upload(&xs)?;
-    let each = forms::METADATA.kernels[8].name;
+    let each = forms::METADATA.kernels[9].name;
     let launched = k.by_name(each)?;
     // SAFETY: the closure is its captured `float* p` (8 bytes, as the image says); the
     // kernel multiplies p[i] by 3 for i < n, and p holds n.

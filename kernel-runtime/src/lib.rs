@@ -107,7 +107,7 @@ pub use launch::args::host::{In, InOut, Out};
 pub use launch::args::null::Null;
 pub use launch::args::tuple::KernelArgs;
 pub use launch::args::values::{ByValue, RawDevicePtr};
-pub use launch::config::{IntoDim3, Launch};
+pub use launch::config::{IntoDim3, Launch, MemSyncDomain};
 pub use launch::validate::ConfigError;
 
 // Order of work.

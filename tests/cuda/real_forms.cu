@@ -47,6 +47,12 @@ __global__ void scaled_iota(const __grid_constant__ P p) {
 }
 template __global__ void scaled_iota<Params<float, int>>(const __grid_constant__ Params<float, int>);
 
+// A kernel of internal linkage (a local symbol of the image): x[i] = x[i] / 2.
+static __global__ void halve(float* x, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= 0.5f;
+}
+
 struct Flags {
     unsigned mode : 3;
     unsigned on : 1;

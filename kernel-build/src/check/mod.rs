@@ -53,12 +53,13 @@ fn check_one(info: &ModuleInfo, sig: &syn::Signature, errors: &mut Vec<syn::Erro
         errors.push(spanned(ty, &msg::returns_value(&name)));
     }
     let structs: Vec<String> = info.structs.iter().map(|s| s.name.clone()).collect();
-    let launchable = || info.kernels.iter().filter(|k| !k.is_static);
-    let candidates: Vec<&Kernel> = launchable()
+    let candidates: Vec<&Kernel> = info
+        .kernels
+        .iter()
         .filter(|k| kernel_rust_name(k) == name)
         .collect();
     if candidates.is_empty() {
-        let mut available: Vec<String> = launchable().map(kernel_rust_name).collect();
+        let mut available: Vec<String> = info.kernels.iter().map(kernel_rust_name).collect();
         available.dedup();
         errors.push(msg::kernel_not_found(&name, &available).to_syn_error(sig.ident.span()));
         return;

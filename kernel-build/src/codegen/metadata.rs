@@ -7,10 +7,11 @@ use quote::quote;
 use crate::model::{Kernel, ModuleInfo, UntypedKernel};
 use crate::pipeline::BuiltModule;
 
-/// Kernels that get a stub and an entry in the spec, in spec order
-/// (`static` kernels cannot be reached from the host).
+/// Kernels that get a stub and an entry in the spec, in spec order: every typed kernel,
+/// `static` ones too (a local symbol of the image, which the driver finds by name as it
+/// does for CUDA 13's template kernels, internal by default).
 pub(crate) fn launchable(info: &ModuleInfo) -> impl Iterator<Item = &Kernel> {
-    info.kernels.iter().filter(|k| !k.is_static)
+    info.kernels.iter()
 }
 
 /// `METADATA` and `REGISTERS`.

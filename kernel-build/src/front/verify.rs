@@ -260,7 +260,7 @@ fn untyped_from_images(
     info.untyped.retain(|u| !u.images.is_empty());
     let mut used = vec![false; reasons.len()];
     for (target, image) in images {
-        for k in image.kernels().iter().filter(|k| !k.is_local) {
+        for k in image.kernels() {
             if info.kernels.iter().any(|d| d.symbol == k.symbol) {
                 continue;
             }

@@ -139,6 +139,32 @@ impl Gpu {
         self.inner.ctx.new_stream().call("cuStreamCreate")
     }
 
+    /// Creates a new non-blocking stream whose work the device schedules with `priority`
+    /// (lower numbers are higher priorities, within
+    /// [`DeviceLimits::stream_priorities`](crate::DeviceLimits::stream_priorities)); a priority
+    /// outside the range is an error naming it, not clamped.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let (_, greatest) = gpu.limits().stream_priorities;
+    /// let urgent = gpu.new_stream_with_priority(greatest)?;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn new_stream_with_priority(&self, priority: i32) -> Result<Arc<CudaStream>, Error> {
+        let (least, greatest) = self.inner.limits.stream_priorities;
+        if priority < greatest || priority > least {
+            return Err(Error::StreamPriority {
+                requested: priority,
+                greatest,
+                least,
+            });
+        }
+        self.inner
+            .ctx
+            .new_stream_with_priority(priority)
+            .call("cuStreamCreateWithPriority")
+    }
+
     /// The stream this handle's work goes to.
     ///
     /// ```no_run

@@ -34,6 +34,9 @@ pub struct DeviceLimits {
     pub cooperative_launch: bool,
     /// Whether thread-block clusters are supported.
     pub cluster_launch: bool,
+    /// Stream and launch priorities `(least, greatest)` (`cuCtxGetStreamPriorityRange`): the
+    /// greatest priority is the lowest number (`(0, -5)` on current GPUs).
+    pub stream_priorities: (i32, i32),
 }
 
 impl Default for DeviceLimits {
@@ -50,6 +53,7 @@ impl Default for DeviceLimits {
             warp_size: 32,
             cooperative_launch: true,
             cluster_launch: false,
+            stream_priorities: (0, -5),
         }
     }
 }
@@ -86,6 +90,7 @@ impl DeviceLimits {
             warp_size: get(A::CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
             cooperative_launch: get(A::CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH)? != 0,
             cluster_launch: get(A::CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH)? != 0,
+            stream_priorities: priority_range(ctx)?,
         })
     }
 
@@ -99,4 +104,15 @@ impl DeviceLimits {
         let (major, minor) = self.compute_capability;
         format!("sm_{major}{minor}")
     }
+}
+
+/// `cuCtxGetStreamPriorityRange` of the context: `(least, greatest)`.
+fn priority_range(ctx: &CudaContext) -> Result<(i32, i32), Error> {
+    ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+    let (mut least, mut greatest) = (0i32, 0i32);
+    // SAFETY: two valid out-pointers; the context is current on this thread.
+    unsafe { cudarc::driver::sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) }
+        .result()
+        .call("cuCtxGetStreamPriorityRange")?;
+    Ok((least, greatest))
 }

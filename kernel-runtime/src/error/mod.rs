@@ -127,6 +127,18 @@ pub enum Error {
         /// The index given.
         index: usize,
     },
+    /// A stream priority outside the device's range.
+    #[error(
+        "stream priority {requested} is outside the device's range: {greatest} (highest) to {least} (lowest)"
+    )]
+    StreamPriority {
+        /// The priority asked for.
+        requested: i32,
+        /// The highest priority (the lowest number).
+        greatest: i32,
+        /// The lowest priority (the highest number).
+        least: i32,
+    },
     /// A launch configuration the device or the kernel cannot run; checked before the driver sees it.
     #[error("kernel `{kernel}`: {problem}")]
     InvalidConfig {

@@ -1,4 +1,6 @@
-//! [`Launch`]: grid, block, dynamic shared memory, cluster shape and cooperative launch.
+//! [`Launch`]: grid, block, dynamic shared memory, cluster shape, cooperative launch, and the
+//! launch attributes of current GPUs (programmatic dependent launch, priority, preferred
+//! cluster shape, memory synchronization domain).
 
 /// How a kernel is launched.
 ///
@@ -21,6 +23,39 @@ pub struct Launch {
     pub cluster: Option<(u32, u32, u32)>,
     /// Launch cooperatively (grid-wide synchronization with `cooperative_groups::this_grid()`).
     pub cooperative: bool,
+    /// Programmatic dependent launch (compute capability 9.0 and later): this kernel may start
+    /// while the previous kernel of its stream is still running, once every block of that one
+    /// has called `cudaTriggerProgrammaticLaunchCompletion()` (or exited); it must call
+    /// `cudaGridDependencySynchronize()` before reading what that kernel wrote.
+    pub programmatic: bool,
+    /// Scheduling priority of this launch, in the device's range
+    /// ([`DeviceLimits::stream_priorities`](crate::DeviceLimits::stream_priorities): lower
+    /// numbers are higher priorities); `None` for the stream's own.
+    pub priority: Option<i32>,
+    /// Preferred cluster shape (compute capability 10.0 and later): the hardware uses it where
+    /// it fits and [`cluster`](Self::cluster) elsewhere, so each dimension must be a multiple
+    /// of the cluster's.
+    pub preferred_cluster: Option<(u32, u32, u32)>,
+    /// The memory synchronization domain of the kernel's fences; `None` for the default.
+    pub mem_sync_domain: Option<MemSyncDomain>,
+}
+
+/// Which memory synchronization domain a kernel's memory fences order (compute capability
+/// 9.0 and later): kernels that only talk to each other through memory on this GPU use
+/// `Default`; communication kernels (NCCL-style, ordering with other devices) use `Remote`,
+/// so their fences do not wait on the compute kernels' traffic and the other way round.
+///
+/// ```
+/// use kernel_runtime::{Launch, MemSyncDomain};
+/// let cfg = Launch::new(8, 128).with_mem_sync_domain(MemSyncDomain::Remote);
+/// assert_eq!(cfg.mem_sync_domain, Some(MemSyncDomain::Remote));
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MemSyncDomain {
+    /// The default domain.
+    Default,
+    /// The remote domain.
+    Remote,
 }
 
 /// Block size [`Launch::for_num_elems`] uses.
@@ -69,6 +104,10 @@ impl Launch {
             shared_mem_bytes: 0,
             cluster: None,
             cooperative: false,
+            programmatic: false,
+            priority: None,
+            preferred_cluster: None,
+            mem_sync_domain: None,
         }
     }
 
@@ -86,6 +125,10 @@ impl Launch {
             shared_mem_bytes: 0,
             cluster: None,
             cooperative: false,
+            programmatic: false,
+            priority: None,
+            preferred_cluster: None,
+            mem_sync_domain: None,
         }
     }
 
@@ -121,6 +164,63 @@ impl Launch {
     pub const fn with_cooperative(mut self, cooperative: bool) -> Self {
         self.cooperative = cooperative;
         self
+    }
+
+    /// Sets programmatic dependent launch on or off: the kernel may overlap the end of the
+    /// previous kernel on its stream (see [`programmatic`](Self::programmatic)).
+    ///
+    /// ```
+    /// let cfg = kernel_runtime::Launch::new(8, 128).with_programmatic(true);
+    /// assert!(cfg.programmatic);
+    /// ```
+    pub const fn with_programmatic(mut self, programmatic: bool) -> Self {
+        self.programmatic = programmatic;
+        self
+    }
+
+    /// Sets the launch's scheduling priority (lower numbers are higher priorities).
+    ///
+    /// ```
+    /// let cfg = kernel_runtime::Launch::new(8, 128).with_priority(-1);
+    /// assert_eq!(cfg.priority, Some(-1));
+    /// ```
+    pub const fn with_priority(mut self, priority: i32) -> Self {
+        self.priority = Some(priority);
+        self
+    }
+
+    /// Sets the preferred cluster shape (compute capability 10.0 and later; needs a cluster
+    /// shape of which it is a multiple).
+    ///
+    /// ```
+    /// let cfg = kernel_runtime::Launch::new(16, 128).with_cluster(2).with_preferred_cluster(4);
+    /// assert_eq!(cfg.preferred_cluster, Some((4, 1, 1)));
+    /// ```
+    pub fn with_preferred_cluster(mut self, cluster: impl IntoDim3) -> Self {
+        self.preferred_cluster = Some(cluster.into_dim3());
+        self
+    }
+
+    /// Sets the memory synchronization domain.
+    ///
+    /// ```
+    /// use kernel_runtime::{Launch, MemSyncDomain};
+    /// let cfg = Launch::new(8, 128).with_mem_sync_domain(MemSyncDomain::Default);
+    /// assert!(cfg.mem_sync_domain.is_some());
+    /// ```
+    pub const fn with_mem_sync_domain(mut self, domain: MemSyncDomain) -> Self {
+        self.mem_sync_domain = Some(domain);
+        self
+    }
+
+    /// Whether any attribute asks for `cuLaunchKernelEx` rather than `cuLaunchKernel`.
+    pub(crate) const fn needs_ex(&self) -> bool {
+        self.cluster.is_some()
+            || self.cooperative
+            || self.programmatic
+            || self.priority.is_some()
+            || self.preferred_cluster.is_some()
+            || self.mem_sync_domain.is_some()
     }
 
     /// Threads in one block.

@@ -1,7 +1,8 @@
 //! The launch core: validate, bind the context, launch. No heap allocation on success.
 //!
-//! Plain launches go through `cuLaunchKernel`; cluster and cooperative launches through
-//! `cuLaunchKernelEx` with the attributes on the stack.
+//! Plain launches go through `cuLaunchKernel`; launches with attributes (cluster shape,
+//! cooperative, programmatic dependent launch, priority, preferred cluster shape, memory
+//! synchronization domain) through `cuLaunchKernelEx` with the attributes on the stack.
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
@@ -11,7 +12,7 @@ use cudarc::driver::{CudaStream, result};
 
 use crate::code::module::{KernelInfo, ModuleInner};
 use crate::error::{DriverResultExt, Error};
-use crate::launch::config::Launch;
+use crate::launch::config::{Launch, MemSyncDomain};
 use crate::launch::validate::{ConfigError, validate};
 
 /// Launches `kernel` of `module` on `stream` with `params` (one pointer per kernel parameter).
@@ -35,7 +36,7 @@ pub(crate) unsafe fn launch_kernel(
     if cfg.shared_mem_bytes > kernel.max_dynamic_shared.load(Ordering::Relaxed) {
         raise_dynamic_shared(kernel, cfg.shared_mem_bytes)?;
     }
-    if cfg.cluster.is_none() && !cfg.cooperative {
+    if !cfg.needs_ex() {
         // SAFETY: the caller guarantees `params`; `function` is live while `module` is.
         return unsafe {
             result::launch_kernel(
@@ -52,11 +53,14 @@ pub(crate) unsafe fn launch_kernel(
     if cfg.cooperative {
         check_cooperative_grid(module, kernel, cfg)?;
     }
+    if let Some(cluster) = cfg.cluster {
+        check_cluster_fit(kernel, stream, cfg, cluster)?;
+    }
     // SAFETY: as above.
     unsafe { launch_ex(kernel, stream, cfg, params) }
 }
 
-/// `cuLaunchKernelEx` with cluster and cooperative attributes.
+/// `cuLaunchKernelEx` with the configuration's attributes.
 ///
 /// # Safety
 /// As for [`launch_kernel`].
@@ -67,7 +71,7 @@ unsafe fn launch_ex(
     params: &mut [*mut c_void],
 ) -> Result<(), Error> {
     // SAFETY: an all-zero attribute is a valid (ignored) value of this plain C union.
-    let mut attrs: [sys::CUlaunchAttribute; 2] = unsafe { std::mem::zeroed() };
+    let mut attrs: [sys::CUlaunchAttribute; 6] = unsafe { std::mem::zeroed() };
     let mut n = 0;
     if let Some((x, y, z)) = cfg.cluster {
         attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -79,6 +83,31 @@ unsafe fn launch_ex(
     if cfg.cooperative {
         attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
         attrs[n].value.cooperative = 1;
+        n += 1;
+    }
+    if cfg.programmatic {
+        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
+        attrs[n].value.programmaticStreamSerializationAllowed = 1;
+        n += 1;
+    }
+    if let Some(p) = cfg.priority {
+        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_PRIORITY;
+        attrs[n].value.priority = p;
+        n += 1;
+    }
+    if let Some((x, y, z)) = cfg.preferred_cluster {
+        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION;
+        attrs[n].value.preferredClusterDim.x = x;
+        attrs[n].value.preferredClusterDim.y = y;
+        attrs[n].value.preferredClusterDim.z = z;
+        n += 1;
+    }
+    if let Some(domain) = cfg.mem_sync_domain {
+        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN;
+        attrs[n].value.memSyncDomain = match domain {
+            MemSyncDomain::Default => sys::CUlaunchMemSyncDomain::CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT,
+            MemSyncDomain::Remote => sys::CUlaunchMemSyncDomain::CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE,
+        };
         n += 1;
     }
     let config = sys::CUlaunchConfig {
@@ -144,6 +173,58 @@ fn check_cooperative_grid(
         ));
     }
     Ok(())
+}
+
+/// A cluster must fit on the device with this block size and shared memory: the driver's
+/// occupancy query, remembered per kernel for the last block size and shared memory asked.
+fn check_cluster_fit(
+    kernel: &KernelInfo,
+    stream: &CudaStream,
+    cfg: &Launch,
+    cluster: (u32, u32, u32),
+) -> Result<(), Error> {
+    let blocks = u64::from(cluster.0) * u64::from(cluster.1) * u64::from(cluster.2);
+    let key = cfg.threads_per_block() | (u64::from(cfg.shared_mem_bytes) << 16);
+    let seen = kernel.cluster_fit.load(Ordering::Relaxed);
+    let limit = if seen != 0 && seen >> 8 == key {
+        seen & 0xff
+    } else {
+        let limit = max_cluster_size(kernel, stream, cfg)?;
+        kernel
+            .cluster_fit
+            .store((key << 8) | limit.min(0xff), Ordering::Relaxed);
+        limit
+    };
+    if blocks > limit {
+        return Err(invalid(
+            kernel,
+            ConfigError::ClusterExceedsOccupancy { blocks, limit },
+        ));
+    }
+    Ok(())
+}
+
+/// `cuOccupancyMaxPotentialClusterSize` for this configuration.
+#[cold]
+fn max_cluster_size(kernel: &KernelInfo, stream: &CudaStream, cfg: &Launch) -> Result<u64, Error> {
+    let config = sys::CUlaunchConfig {
+        gridDimX: cfg.grid.0,
+        gridDimY: cfg.grid.1,
+        gridDimZ: cfg.grid.2,
+        blockDimX: cfg.block.0,
+        blockDimY: cfg.block.1,
+        blockDimZ: cfg.block.2,
+        sharedMemBytes: cfg.shared_mem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: std::ptr::null_mut(),
+        numAttrs: 0,
+    };
+    let mut size = 0i32;
+    // SAFETY: valid out-pointer and configuration; `function` is live, the context bound.
+    unsafe { sys::cuOccupancyMaxPotentialClusterSize(&mut size, kernel.function, &config) }
+        .result()
+        .call("cuOccupancyMaxPotentialClusterSize")?;
+    Ok(u64::try_from(size).unwrap_or(0))
 }
 
 /// Blocks of this size that fit on one multiprocessor.

@@ -17,7 +17,7 @@ pub(crate) mod spec;
 
 use std::ffi::{CString, c_void};
 use std::sync::Arc;
-use std::sync::atomic::AtomicU32;
+use std::sync::atomic::{AtomicU32, AtomicU64};
 
 use cudarc::driver::sys::{self, CUfunction_attribute as F, CUresult};
 use cudarc::driver::{CudaContext, DriverError, result};
@@ -117,6 +117,9 @@ pub(crate) struct KernelInfo {
     pub(crate) limits: KernelLimits,
     /// Current `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, raised on demand.
     pub(crate) max_dynamic_shared: AtomicU32,
+    /// The last cluster occupancy query: `(threads | shared << 16) << 8 | largest cluster`,
+    /// 0 before any.
+    pub(crate) cluster_fit: AtomicU64,
 }
 
 // SAFETY: a CUfunction is a driver handle usable from any thread with the context current.
@@ -258,6 +261,7 @@ impl ModuleInner {
             max_dynamic_shared: AtomicU32::new(attr(
                 F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             )?),
+            cluster_fit: AtomicU64::new(0),
         })
     }
 

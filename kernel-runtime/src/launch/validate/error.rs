@@ -94,6 +94,71 @@ pub enum ConfigError {
         /// The shape asked for.
         requested: (u32, u32, u32),
     },
+    /// The cluster cannot be resident with this block size and shared memory.
+    #[error(
+        "a cluster of {blocks} blocks cannot be resident with this block size and shared memory: \
+         the driver's occupancy query (cuOccupancyMaxPotentialClusterSize) allows at most {limit}"
+    )]
+    ClusterExceedsOccupancy {
+        /// Blocks per cluster asked for.
+        blocks: u64,
+        /// What the occupancy query allows.
+        limit: u64,
+    },
+    /// Programmatic dependent launch needs compute capability 9.0.
+    #[error(
+        "programmatic dependent launch needs compute capability 9.0 or later; this device is {arch}"
+    )]
+    ProgrammaticUnsupported {
+        /// The device's architecture.
+        arch: String,
+    },
+    /// A memory synchronization domain needs compute capability 9.0.
+    #[error(
+        "memory synchronization domains need compute capability 9.0 or later; this device is {arch}"
+    )]
+    MemSyncDomainUnsupported {
+        /// The device's architecture.
+        arch: String,
+    },
+    /// A priority outside the device's range.
+    #[error(
+        "priority {requested} is outside the device's range: {greatest} (highest) to {least} (lowest)"
+    )]
+    PriorityOutOfRange {
+        /// The priority asked for.
+        requested: i32,
+        /// The highest priority (the lowest number).
+        greatest: i32,
+        /// The lowest priority (the highest number).
+        least: i32,
+    },
+    /// A preferred cluster shape needs compute capability 10.0.
+    #[error(
+        "a preferred cluster shape needs compute capability 10.0 or later; this device is {arch}"
+    )]
+    PreferredClusterUnsupported {
+        /// The device's architecture.
+        arch: String,
+    },
+    /// A preferred cluster shape without a cluster shape.
+    #[error(
+        "a preferred cluster shape needs a cluster shape too (`Launch::with_cluster`, or the \
+         kernel's __cluster_dims__)"
+    )]
+    PreferredClusterWithoutCluster,
+    /// A preferred cluster dimension that is not a multiple of the cluster's.
+    #[error(
+        "{which} = {preferred} of the preferred cluster is not a multiple of the cluster's {cluster}"
+    )]
+    PreferredClusterNotMultiple {
+        /// `preferred_cluster.x`, `.y` or `.z`.
+        which: &'static str,
+        /// The preferred dimension.
+        preferred: u32,
+        /// The cluster dimension.
+        cluster: u32,
+    },
     /// The device cannot launch cooperatively.
     #[error("this device does not support cooperative launches")]
     CooperativeUnsupported,

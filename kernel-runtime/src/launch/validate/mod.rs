@@ -109,5 +109,65 @@ pub(crate) fn validate(
     if cfg.cooperative && !dev.cooperative_launch {
         return Err(ConfigError::CooperativeUnsupported);
     }
+    if cfg.needs_ex() {
+        validate_attributes(cfg, k, dev)?;
+    }
+    Ok(())
+}
+
+/// The attributes of current GPUs: programmatic dependent launch, memory synchronization
+/// domain, priority, preferred cluster shape.
+fn validate_attributes(
+    cfg: &Launch,
+    k: &KernelLimits,
+    dev: &DeviceLimits,
+) -> Result<(), ConfigError> {
+    let major = dev.compute_capability.0;
+    if cfg.programmatic && major < 9 {
+        return Err(ConfigError::ProgrammaticUnsupported { arch: dev.arch() });
+    }
+    if cfg.mem_sync_domain.is_some() && major < 9 {
+        return Err(ConfigError::MemSyncDomainUnsupported { arch: dev.arch() });
+    }
+    if let Some(p) = cfg.priority {
+        let (least, greatest) = dev.stream_priorities;
+        if p < greatest || p > least {
+            return Err(ConfigError::PriorityOutOfRange {
+                requested: p,
+                greatest,
+                least,
+            });
+        }
+    }
+    if let Some(preferred) = cfg.preferred_cluster {
+        if major < 10 {
+            return Err(ConfigError::PreferredClusterUnsupported { arch: dev.arch() });
+        }
+        let cluster = cfg
+            .cluster
+            .map(dims)
+            .or(k.cluster_dims)
+            .ok_or(ConfigError::PreferredClusterWithoutCluster)?;
+        let p = dims(preferred);
+        const PREFERRED: [&str; 3] = [
+            "preferred_cluster.x",
+            "preferred_cluster.y",
+            "preferred_cluster.z",
+        ];
+        for i in 0..3 {
+            if p[i] == 0 {
+                return Err(ConfigError::ZeroDim {
+                    which: PREFERRED[i],
+                });
+            }
+            if !p[i].is_multiple_of(cluster[i].max(1)) {
+                return Err(ConfigError::PreferredClusterNotMultiple {
+                    which: PREFERRED[i],
+                    preferred: p[i],
+                    cluster: cluster[i],
+                });
+            }
+        }
+    }
     Ok(())
 }

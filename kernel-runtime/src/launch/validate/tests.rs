@@ -1,6 +1,7 @@
 //! Unit tests of launch validation: one per limit, each naming what it reports.
 
 use super::*;
+use crate::launch::config::MemSyncDomain;
 
 fn hopper() -> DeviceLimits {
     DeviceLimits {
@@ -166,5 +167,69 @@ fn cooperative_needs_support() {
     assert_eq!(
         validate(&cfg, &kernel(), &dev),
         Err(ConfigError::CooperativeUnsupported)
+    );
+}
+
+#[test]
+fn launch_attributes_of_current_gpus_are_checked_against_the_device() {
+    let ampere = DeviceLimits {
+        compute_capability: (8, 0),
+        ..DeviceLimits::default()
+    };
+    let pdl = Launch::new(8, 128).with_programmatic(true);
+    assert_eq!(check(pdl), Ok(()));
+    let err = validate(&pdl, &kernel(), &ampere).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "programmatic dependent launch needs compute capability 9.0 or later; this device is sm_80"
+    );
+    let remote = Launch::new(8, 128).with_mem_sync_domain(MemSyncDomain::Remote);
+    assert_eq!(check(remote), Ok(()));
+    assert!(matches!(
+        validate(&remote, &kernel(), &ampere),
+        Err(ConfigError::MemSyncDomainUnsupported { .. })
+    ));
+    // Priorities: (least, greatest) = (0, -5).
+    assert_eq!(check(Launch::new(8, 128).with_priority(-5)), Ok(()));
+    let err = check(Launch::new(8, 128).with_priority(1)).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "priority 1 is outside the device's range: -5 (highest) to 0 (lowest)"
+    );
+    assert!(check(Launch::new(8, 128).with_priority(-6)).is_err());
+}
+
+#[test]
+fn a_preferred_cluster_needs_blackwell_a_cluster_and_a_multiple_of_it() {
+    let blackwell = DeviceLimits {
+        compute_capability: (10, 0),
+        ..hopper()
+    };
+    let ok = Launch::new(16, 128)
+        .with_cluster(2)
+        .with_preferred_cluster(4);
+    assert_eq!(validate(&ok, &kernel(), &blackwell), Ok(()));
+    assert!(matches!(
+        check(ok),
+        Err(ConfigError::PreferredClusterUnsupported { .. })
+    ));
+    let alone = Launch::new(16, 128).with_preferred_cluster(4);
+    assert_eq!(
+        validate(&alone, &kernel(), &blackwell),
+        Err(ConfigError::PreferredClusterWithoutCluster)
+    );
+    // The kernel's __cluster_dims__ count as its cluster shape.
+    let compiled = KernelLimits {
+        cluster_dims: Some([2, 1, 1]),
+        ..kernel()
+    };
+    assert_eq!(validate(&alone, &compiled, &blackwell), Ok(()));
+    let odd = Launch::new(16, 128)
+        .with_cluster(2)
+        .with_preferred_cluster(3);
+    let err = validate(&odd, &kernel(), &blackwell).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "preferred_cluster.x = 3 of the preferred cluster is not a multiple of the cluster's 2"
     );
 }
