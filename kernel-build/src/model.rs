@@ -87,10 +87,13 @@ pub enum Scalar {
     TexObject,
     /// `cudaSurfaceObject_t` / `CUsurfObject`: a surface object's 8-byte handle.
     SurfObject,
+    /// `CUtensorMap`: a TMA descriptor, 128 bytes aligned to 128 (compute capability 9.0
+    /// and later), passed as `const __grid_constant__ CUtensorMap`.
+    TensorMap,
 }
 
 impl Scalar {
-    /// Size in bytes (equal to the alignment for every scalar).
+    /// Size in bytes (equal to the alignment for every scalar; a `CUtensorMap` is 128 and 128).
     ///
     /// ```
     /// assert_eq!(kernel_build::model::Scalar::Usize.size(), 8);
@@ -117,6 +120,7 @@ impl Scalar {
             | Scalar::DeviceFn
             | Scalar::TexObject
             | Scalar::SurfObject => 8,
+            Scalar::TensorMap => 128,
         }
     }
 }

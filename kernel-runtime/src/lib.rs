@@ -66,6 +66,7 @@ mod launch;
 mod memory;
 mod streams;
 mod texture;
+mod tma;
 pub mod vector;
 
 #[doc(hidden)]
@@ -112,6 +113,11 @@ pub use launch::validate::ConfigError;
 
 // Order of work.
 pub use streams::graph::Graph;
+
+// TMA tensor maps.
+pub use tma::{
+    Interleave, Swizzle, TensorMap, TensorMapError, TensorMapHandle, TiledOptions, TmaElement,
+};
 
 // Textures and surfaces.
 pub use texture::{

@@ -48,6 +48,7 @@ const SCALARS: &[Scalar] = &[
     Scalar::Fp4x2E2M1,
     Scalar::TexObject,
     Scalar::SurfObject,
+    Scalar::TensorMap,
 ];
 
 /// Classifies a type as written in a declaration.
@@ -63,6 +64,7 @@ pub(crate) fn classify(ty: &Type) -> RustType {
                 match last.ident.to_string().as_str() {
                     "TextureObject" => return RustType::Scalar(Scalar::TexObject),
                     "SurfaceObject" => return RustType::Scalar(Scalar::SurfObject),
+                    "TensorMap" => return RustType::Scalar(Scalar::TensorMap),
                     _ => {}
                 }
             }

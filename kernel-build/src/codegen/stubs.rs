@@ -234,9 +234,7 @@ fn method(
                 let bound = &p.bound;
                 quote!(#id: impl #bound)
             }
-            ParamKind::Object { object, .. } => {
-                quote!(#id: &#object<impl ::core::marker::Sized>)
-            }
+            ParamKind::Object { object, .. } => quote!(#id: &#object),
         }
     });
     // Every argument goes to the runtime as one tuple, in the verified parameter order:

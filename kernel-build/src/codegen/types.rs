@@ -11,6 +11,7 @@
 //! | `void*`, `T**` | `RawDevicePtr` | `RawDevicePtr` |
 //! | `cudaTextureObject_t` | `&TextureObject<impl Sized>` | `TextureHandle` |
 //! | `cudaSurfaceObject_t` | `&SurfaceObject<impl Sized>` | `SurfaceHandle` |
+//! | `CUtensorMap` | `&TensorMap<'_, impl Sized>` | `TensorMapHandle` |
 //! | `T[N]` | (not a parameter) | `[T; N]` |
 //!
 //! A pointer parameter's bound is spelled through a hidden trait over `ConstPtr<T>` /
@@ -32,10 +33,11 @@ pub(crate) enum ParamKind {
     ConstPtr(TokenStream),
     /// `T*`: the stub takes `impl MutPtr<T>`.
     MutPtr(TokenStream),
-    /// A texture or surface object handle: the stub takes `&Object<impl Sized>` (the
-    /// runtime's `TextureObject` / `SurfaceObject`) and passes its handle, of the type given.
+    /// A texture or surface object or a TMA tensor map: the stub takes `&Object<impl Sized>`
+    /// (the runtime's `TextureObject` / `SurfaceObject` / `TensorMap`) and passes its
+    /// handle, of the type given.
     Object {
-        /// `TextureObject` or `SurfaceObject`.
+        /// The object's type, its element type left to the caller.
         object: TokenStream,
         /// `TextureHandle` or `SurfaceHandle`.
         handle: TokenStream,
@@ -58,6 +60,7 @@ pub(crate) fn scalar_tokens(s: Scalar, rt: &TokenStream) -> TokenStream {
         Scalar::DeviceFn => quote!(#rt::RawDevicePtr),
         Scalar::TexObject => quote!(#rt::TextureHandle),
         Scalar::SurfObject => quote!(#rt::SurfaceHandle),
+        Scalar::TensorMap => quote!(#rt::TensorMapHandle),
         _ => quote!(#id),
     }
 }
@@ -90,7 +93,7 @@ pub(crate) fn value_tokens(ty: &CType, rt: &TokenStream) -> TokenStream {
 /// surface handles go wrapped in `ByValue`.
 pub(crate) fn passes_bare(ty: &CType) -> bool {
     match ty {
-        CType::Scalar(Scalar::TexObject | Scalar::SurfObject) => false,
+        CType::Scalar(Scalar::TexObject | Scalar::SurfObject | Scalar::TensorMap) => false,
         CType::Scalar(_) | CType::Vector { .. } => true,
         CType::Pointer { pointee, .. } => matches!(
             pointee.as_ref(),
@@ -120,12 +123,16 @@ pub(crate) fn param_kind(ty: &CType, rt: &TokenStream) -> ParamKind {
             }
         },
         CType::Scalar(Scalar::TexObject) => ParamKind::Object {
-            object: quote!(#rt::TextureObject),
+            object: quote!(#rt::TextureObject<impl ::core::marker::Sized>),
             handle: quote!(#rt::TextureHandle),
         },
         CType::Scalar(Scalar::SurfObject) => ParamKind::Object {
-            object: quote!(#rt::SurfaceObject),
+            object: quote!(#rt::SurfaceObject<impl ::core::marker::Sized>),
             handle: quote!(#rt::SurfaceHandle),
+        },
+        CType::Scalar(Scalar::TensorMap) => ParamKind::Object {
+            object: quote!(#rt::TensorMap<'_, impl ::core::marker::Sized>),
+            handle: quote!(#rt::TensorMapHandle),
         },
         other => ParamKind::Value(value_tokens(other, rt)),
     }

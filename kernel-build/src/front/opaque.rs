@@ -145,8 +145,16 @@ pub(crate) fn promote(info: &mut ModuleInfo, measured: &[Measured], failed: &[(S
             kept.push(u);
             continue;
         }
+        let image: Vec<(u64, u64)> = u.params.iter().map(|l| (l.offset, l.size)).collect();
         let layouts = match lay_out(&types, &structs) {
-            Some(l) if same_layout(&l, &u.params) => l,
+            Some(l)
+                if super::param_buffer::agrees(
+                    &l.iter().map(|l| (l.size, l.align)).collect::<Vec<_>>(),
+                    &image,
+                ) =>
+            {
+                l
+            }
             _ => {
                 u.why.push_str(
                     "; laid out with the sizes the compiler measured, its parameters still differ from the image",
@@ -316,14 +324,6 @@ fn lay_out(types: &[CType], structs: &[StructDef]) -> Option<Vec<Layout>> {
         offset = at + size;
     }
     Some(out)
-}
-
-fn same_layout(ours: &[Layout], image: &[Layout]) -> bool {
-    ours.len() == image.len()
-        && ours
-            .iter()
-            .zip(image)
-            .all(|(a, b)| a.offset == b.offset && a.size == b.size)
 }
 
 /// The names of the structs `ty` uses (through pointers and arrays).

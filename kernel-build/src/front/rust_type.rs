@@ -132,6 +132,7 @@ pub fn scalar_name(s: Scalar) -> &'static str {
         Scalar::DeviceFn => "RawDevicePtr",
         Scalar::TexObject => "TextureHandle",
         Scalar::SurfObject => "SurfaceHandle",
+        Scalar::TensorMap => "TensorMapHandle",
     }
 }
 
@@ -158,6 +159,7 @@ pub fn scalar_path(s: Scalar) -> &'static str {
         Scalar::DeviceFn => "kernel_runtime::RawDevicePtr",
         Scalar::TexObject => "kernel_runtime::TextureHandle",
         Scalar::SurfObject => "kernel_runtime::SurfaceHandle",
+        Scalar::TensorMap => "kernel_runtime::TensorMapHandle",
         other => scalar_name(other),
     }
 }

@@ -139,6 +139,17 @@ pub fn verify_with(
                 continue;
             };
             let actual = layout_of(found);
+            let sizes: Vec<(u64, u64)> = kernel
+                .params
+                .iter()
+                .map(|p| (p.layout.size, p.layout.align))
+                .collect();
+            // Equal, or over-aligned parameters placed for this target's bank position.
+            let agrees = super::param_buffer::agrees(&sizes, &actual);
+            if agrees {
+                kernel.images.push(facts(target, found));
+                continue;
+            }
             if actual.len() != predicted.len() {
                 let d = msg::param_count(&kernel.name, target, &predicted, &actual);
                 degraded.push((index, d.at(kernel.loc.clone())));

@@ -127,6 +127,9 @@ pub enum Error {
         /// The index given.
         index: usize,
     },
+    /// A TMA tensor map the driver would refuse, or one reaching past its buffer.
+    #[error("tensor map: {0}")]
+    TensorMap(#[from] crate::TensorMapError),
     /// A stream priority outside the device's range.
     #[error(
         "stream priority {requested} is outside the device's range: {greatest} (highest) to {least} (lowest)"

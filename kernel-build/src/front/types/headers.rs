@@ -52,6 +52,8 @@ pub fn header_type(name: &str) -> Option<CType> {
         // `surface_types.h`) keep their identity: stubs take the runtime's objects.
         "cudaTextureObject_t" | "CUtexObject" => Some(Scalar::TexObject),
         "cudaSurfaceObject_t" | "CUsurfObject" => Some(Scalar::SurfObject),
+        // TMA descriptors (`cuda.h`, `alignas(128)`): stubs take the runtime's `TensorMap`.
+        "CUtensorMap" | "CUtensorMap_st" => Some(Scalar::TensorMap),
         // Graph conditional handles are plain `unsigned long long`.
         "cudaGraphConditionalHandle" => Some(Scalar::U64),
         // `long` on 64-bit Linux.
@@ -173,6 +175,7 @@ mod tests {
             ("cuDoubleComplex", 16, 16),
             ("dim3", 12, 4),
             ("cudaTextureObject_t", 8, 8),
+            ("CUtensorMap", 128, 128),
             ("clock_t", 8, 8),
             ("cufftComplex", 8, 8),
         ];

@@ -101,6 +101,7 @@ pub fn scalar_spelling(s: Scalar) -> &'static str {
         Scalar::DeviceFn => "void (*)(...)",
         Scalar::TexObject => "cudaTextureObject_t",
         Scalar::SurfObject => "cudaSurfaceObject_t",
+        Scalar::TensorMap => "CUtensorMap",
     }
 }
 

@@ -1,0 +1,326 @@
+//! [`TensorMap`]: a tiled TMA descriptor of a device buffer, encoded by
+//! `cuTensorMapEncodeTiled` after [`super::rules`] has checked it.
+
+use std::marker::PhantomData;
+
+use cudarc::driver::sys::{
+    self, CUtensorMapDataType as D, CUtensorMapFloatOOBfill as Fill, CUtensorMapInterleave as I,
+    CUtensorMapL2promotion as L2, CUtensorMapSwizzle as S,
+};
+use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr};
+
+use super::rules::{Shape, check};
+use crate::error::{DriverResultExt, Error};
+
+/// An element type TMA can move, with its `CUtensorMapDataType`.
+///
+/// ```
+/// fn takes<T: kernel_runtime::TmaElement>() {}
+/// takes::<f32>();
+/// takes::<kernel_runtime::bf16>();
+/// ```
+pub trait TmaElement: DeviceRepr {
+    /// The driver's data type for it.
+    #[doc(hidden)]
+    const DATA_TYPE: D;
+}
+
+macro_rules! elements {
+    ($($t:ty => $d:ident),* $(,)?) => {
+        $(impl TmaElement for $t {
+            const DATA_TYPE: D = D::$d;
+        })*
+    };
+}
+
+elements! {
+    u8 => CU_TENSOR_MAP_DATA_TYPE_UINT8,
+    u16 => CU_TENSOR_MAP_DATA_TYPE_UINT16,
+    u32 => CU_TENSOR_MAP_DATA_TYPE_UINT32,
+    i32 => CU_TENSOR_MAP_DATA_TYPE_INT32,
+    u64 => CU_TENSOR_MAP_DATA_TYPE_UINT64,
+    i64 => CU_TENSOR_MAP_DATA_TYPE_INT64,
+    half::f16 => CU_TENSOR_MAP_DATA_TYPE_FLOAT16,
+    f32 => CU_TENSOR_MAP_DATA_TYPE_FLOAT32,
+    f64 => CU_TENSOR_MAP_DATA_TYPE_FLOAT64,
+    half::bf16 => CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
+}
+
+/// How shared memory tiles are swizzled to avoid bank conflicts (the span in bytes within
+/// which 16-byte chunks are permuted).
+///
+/// ```
+/// assert_eq!(kernel_runtime::Swizzle::default(), kernel_runtime::Swizzle::None);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Swizzle {
+    /// No swizzle.
+    #[default]
+    None,
+    /// 16-byte chunks within 32 bytes.
+    B32,
+    /// 16-byte chunks within 64 bytes.
+    B64,
+    /// 16-byte chunks within 128 bytes.
+    B128,
+}
+
+impl Swizzle {
+    /// The span in bytes, `None` without swizzle.
+    pub(super) fn span(self) -> Option<u64> {
+        match self {
+            Swizzle::None => None,
+            Swizzle::B32 => Some(32),
+            Swizzle::B64 => Some(64),
+            Swizzle::B128 => Some(128),
+        }
+    }
+
+    fn raw(self) -> S {
+        match self {
+            Swizzle::None => S::CU_TENSOR_MAP_SWIZZLE_NONE,
+            Swizzle::B32 => S::CU_TENSOR_MAP_SWIZZLE_32B,
+            Swizzle::B64 => S::CU_TENSOR_MAP_SWIZZLE_64B,
+            Swizzle::B128 => S::CU_TENSOR_MAP_SWIZZLE_128B,
+        }
+    }
+}
+
+/// Interleaved layouts (`NC/8HWC8`-style tensors): rank 3 or more.
+///
+/// ```
+/// assert_eq!(kernel_runtime::Interleave::default(), kernel_runtime::Interleave::None);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Interleave {
+    /// Not interleaved.
+    #[default]
+    None,
+    /// 16-byte interleave.
+    B16,
+    /// 32-byte interleave (the global address 32-byte aligned, swizzle `B32`).
+    B32,
+}
+
+impl Interleave {
+    fn raw(self) -> I {
+        match self {
+            Interleave::None => I::CU_TENSOR_MAP_INTERLEAVE_NONE,
+            Interleave::B16 => I::CU_TENSOR_MAP_INTERLEAVE_16B,
+            Interleave::B32 => I::CU_TENSOR_MAP_INTERLEAVE_32B,
+        }
+    }
+}
+
+/// The choices of a tiled tensor map besides its shape; `Default` is contiguous rows (strides
+/// from the dimensions), element strides of 1, no interleave, no swizzle, no L2 promotion,
+/// zeros outside the tensor.
+///
+/// ```
+/// use kernel_runtime::{Swizzle, TiledOptions};
+/// let o = TiledOptions { swizzle: Swizzle::B128, ..TiledOptions::default() };
+/// assert!(o.strides.is_none());
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TiledOptions {
+    /// Bytes between consecutive indices of dimensions 1 to rank - 1 (dimension 0 is
+    /// contiguous); `None` packs the dimensions.
+    pub strides: Option<Vec<u64>>,
+    /// Every `n`-th element of each box dimension; `None` for 1s.
+    pub element_strides: Option<Vec<u32>>,
+    /// Interleave.
+    pub interleave: Interleave,
+    /// Swizzle of the shared memory tile.
+    pub swizzle: Swizzle,
+    /// Promote loads to 256-byte L2 sectors.
+    pub l2_promotion_256: bool,
+}
+
+/// The 128-byte `CUtensorMap` a kernel takes as `const __grid_constant__ CUtensorMap`, as a
+/// stub passes it.
+///
+/// ```
+/// assert_eq!(std::mem::size_of::<kernel_runtime::TensorMapHandle>(), 128);
+/// assert_eq!(std::mem::align_of::<kernel_runtime::TensorMapHandle>(), 128);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(128))]
+pub struct TensorMapHandle([u64; 16]);
+
+// SAFETY: the 128 bytes of a `CUtensorMap`, laid out as the driver writes them.
+unsafe impl DeviceRepr for TensorMapHandle {}
+
+/// A tiled TMA descriptor of a device buffer of `T`, borrowed for as long as the descriptor
+/// lives. Dimensions are innermost first (a row-major `rows × cols` matrix is `[cols, rows]`);
+/// the box is the tile one copy moves to shared memory.
+///
+/// ```no_run
+/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// use kernel_runtime::TensorMap;
+/// let (rows, cols) = (700u64, 1000u64);
+/// let m = gpu.zeros::<f32>((rows * cols) as usize)?;
+/// let map = TensorMap::tiled(&m, &[cols, rows], &[32, 32])?;
+/// assert_eq!(map.rank(), 2);
+/// # Ok::<(), kernel_runtime::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct TensorMap<'a, T> {
+    handle: TensorMapHandle,
+    rank: usize,
+    dims: Vec<u64>,
+    box_dims: Vec<u32>,
+    _buffer: PhantomData<&'a CudaSlice<T>>,
+}
+
+impl<'a, T: TmaElement> TensorMap<'a, T> {
+    /// A tiled map of `buffer` with `dims` (innermost first, packed) and tiles of `box_dims`.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let v = gpu.zeros::<u16>(4096)?;
+    /// let map = kernel_runtime::TensorMap::tiled(&v, &[4096], &[256])?;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn tiled(buffer: &'a CudaSlice<T>, dims: &[u64], box_dims: &[u32]) -> Result<Self, Error> {
+        Self::tiled_with(buffer, dims, box_dims, &TiledOptions::default())
+    }
+
+    /// [`tiled`](Self::tiled) with strides, element strides, interleave, swizzle and L2
+    /// promotion; every rule is checked before the driver sees it
+    /// ([`TensorMapError`](crate::TensorMapError) names the one broken).
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use kernel_runtime::{Swizzle, TensorMap, TiledOptions};
+    /// let m = gpu.zeros::<half::bf16>(64 * 1024)?;
+    /// let opts = TiledOptions { swizzle: Swizzle::B128, ..TiledOptions::default() };
+    /// let map = TensorMap::tiled_with(&m, &[1024, 64], &[64, 64], &opts)?;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn tiled_with(
+        buffer: &'a CudaSlice<T>,
+        dims: &[u64],
+        box_dims: &[u32],
+        opts: &TiledOptions,
+    ) -> Result<Self, Error> {
+        let elem = std::mem::size_of::<T>() as u64;
+        let strides: Vec<u64> = match &opts.strides {
+            Some(s) => s.clone(),
+            None => dims
+                .iter()
+                .scan(elem, |acc, &d| {
+                    *acc *= d;
+                    Some(*acc)
+                })
+                .take(dims.len().saturating_sub(1))
+                .collect(),
+        };
+        let element_strides = opts
+            .element_strides
+            .clone()
+            .unwrap_or_else(|| vec![1; dims.len()]);
+        let (addr, _record) = buffer.device_ptr(buffer.stream());
+        check(&Shape {
+            addr,
+            buffer_bytes: buffer.len() as u64 * elem,
+            elem,
+            dims,
+            strides: &strides,
+            box_dims,
+            element_strides: &element_strides,
+            interleave: opts.interleave,
+            swizzle: opts.swizzle,
+        })?;
+        let mut raw = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
+        let l2 = if opts.l2_promotion_256 {
+            L2::CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+        } else {
+            L2::CU_TENSOR_MAP_L2_PROMOTION_NONE
+        };
+        // SAFETY: every array has the length the rank asks for (checked above); the
+        // address is the live buffer's; `raw` is a writable, 64-byte aligned CUtensorMap.
+        unsafe {
+            sys::cuTensorMapEncodeTiled(
+                raw.as_mut_ptr(),
+                T::DATA_TYPE,
+                dims.len() as u32,
+                addr as *mut std::ffi::c_void,
+                dims.as_ptr(),
+                strides.as_ptr(),
+                box_dims.as_ptr(),
+                element_strides.as_ptr(),
+                opts.interleave.raw(),
+                opts.swizzle.raw(),
+                l2,
+                Fill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
+            )
+        }
+        .result()
+        .call("cuTensorMapEncodeTiled")?;
+        // SAFETY: the driver wrote the whole descriptor.
+        let raw = unsafe { raw.assume_init() };
+        // SAFETY: both are 128 bytes of plain data.
+        let words: [u64; 16] = unsafe { std::mem::transmute_copy(&raw) };
+        Ok(TensorMap {
+            handle: TensorMapHandle(words),
+            rank: dims.len(),
+            dims: dims.to_vec(),
+            box_dims: box_dims.to_vec(),
+            _buffer: PhantomData,
+        })
+    }
+}
+
+impl<T> TensorMap<'_, T> {
+    /// The descriptor a stub passes for a `CUtensorMap` parameter.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let v = gpu.zeros::<f32>(64)?;
+    /// # let map = kernel_runtime::TensorMap::tiled(&v, &[64], &[16])?;
+    /// let h = map.handle();
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn handle(&self) -> TensorMapHandle {
+        self.handle
+    }
+
+    /// Number of dimensions.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let v = gpu.zeros::<f32>(64)?;
+    /// let map = kernel_runtime::TensorMap::tiled(&v, &[64], &[16])?;
+    /// assert_eq!(map.rank(), 1);
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// The tensor's dimensions, innermost first.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let v = gpu.zeros::<f32>(64)?;
+    /// let map = kernel_runtime::TensorMap::tiled(&v, &[64], &[16])?;
+    /// assert_eq!(map.dims(), [64]);
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn dims(&self) -> &[u64] {
+        &self.dims
+    }
+
+    /// The box (tile) dimensions, innermost first.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let v = gpu.zeros::<f32>(64)?;
+    /// let map = kernel_runtime::TensorMap::tiled(&v, &[64], &[16])?;
+    /// assert_eq!(map.box_dims(), [16]);
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn box_dims(&self) -> &[u32] {
+        &self.box_dims
+    }
+}
