@@ -464,3 +464,24 @@ fn types_the_front_end_cannot_lay_out_are_measured_and_opaque() {
         info.skipped
     );
 }
+
+/// Parameters aligned to 128 (`CUtensorMap`, and a struct holding two) sit where each target's
+/// constant bank puts them: both images are verified, the kernels typed, the struct laid out
+/// with the descriptor's size and alignment.
+#[test]
+fn tensor_maps_and_structs_holding_them_are_typed_on_every_target() {
+    let Some(built) = build("tensor_maps.cu") else {
+        return;
+    };
+    let info = &built.info;
+    assert!(info.untyped.is_empty(), "{:?}", info.untyped);
+    let loads = info.structs.iter().find(|s| s.name == "Loads").unwrap();
+    assert_eq!((loads.size, loads.align), (384, 128));
+    let after = kernel(info, "map_after");
+    assert_eq!(after.params[1].ty, CType::Scalar(Scalar::TensorMap));
+    assert_eq!(after.params[1].layout.size, 128);
+    // Past the int, at the 128-byte boundary of the first image's bank (sm_80's).
+    assert!(after.params[1].layout.offset >= 16, "{:?}", after.params);
+    assert_eq!(after.targets(), ["sm_80", "sm_90"]);
+    assert_eq!(kernel(info, "two_maps").targets(), ["sm_80", "sm_90"]);
+}

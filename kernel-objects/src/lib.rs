@@ -41,6 +41,7 @@ mod image;
 mod kind;
 mod nvinfo;
 pub mod nvjitlink;
+mod params;
 mod ptx;
 mod ptx_decl;
 mod ptx_lex;
@@ -51,6 +52,7 @@ pub use entry::{ArchVariant, Compression, Entry, EntryKind};
 pub use error::Error;
 pub use image::{GlobalImage, Image, KernelImage, ParamSlot};
 pub use kind::{CodeKind, is_relocatable_cubin};
+pub use params::param_layout_agrees;
 pub use ptx::{PtxModule, parse_ptx};
 pub use scan::find_containers;
 

@@ -130,6 +130,11 @@ fn source_spec(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
 fn param_spec(name: &str, c_type: &str, layout: &crate::model::Layout) -> TokenStream {
     let offset = proc_macro2::Literal::u32_unsuffixed(layout.offset as u32);
     let size = proc_macro2::Literal::u32_unsuffixed(layout.size as u32);
+    if layout.align > 16 {
+        // Where the target puts it depends on its bank: the check at load allows for it.
+        let align = proc_macro2::Literal::u32_unsuffixed(layout.align as u32);
+        return quote!(P::new(#name, #c_type, #offset, #size).with_align(#align));
+    }
     quote!(P::new(#name, #c_type, #offset, #size))
 }
 

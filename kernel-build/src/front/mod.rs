@@ -28,7 +28,6 @@ mod docs;
 mod launched;
 mod merge;
 pub(crate) mod opaque;
-mod param_buffer;
 mod preprocess;
 mod views;
 

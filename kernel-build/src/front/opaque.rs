@@ -148,12 +148,16 @@ pub(crate) fn promote(info: &mut ModuleInfo, measured: &[Measured], failed: &[(S
         let image: Vec<(u64, u64)> = u.params.iter().map(|l| (l.offset, l.size)).collect();
         let layouts = match lay_out(&types, &structs) {
             Some(l)
-                if super::param_buffer::agrees(
+                if kernel_objects::param_layout_agrees(
                     &l.iter().map(|l| (l.size, l.align)).collect::<Vec<_>>(),
                     &image,
                 ) =>
             {
-                l
+                // Where the image puts them (over-aligned ones depend on the target).
+                l.into_iter()
+                    .zip(&image)
+                    .map(|(l, &(offset, _))| Layout { offset, ..l })
+                    .collect::<Vec<_>>()
             }
             _ => {
                 u.why.push_str(

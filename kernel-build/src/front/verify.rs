@@ -145,8 +145,14 @@ pub fn verify_with(
                 .map(|p| (p.layout.size, p.layout.align))
                 .collect();
             // Equal, or over-aligned parameters placed for this target's bank position.
-            let agrees = super::param_buffer::agrees(&sizes, &actual);
+            let agrees = kernel_objects::param_layout_agrees(&sizes, &actual);
             if agrees {
+                // Over-aligned parameters: the model records where the first image puts them.
+                if kernel.images.is_empty() {
+                    for (p, &(offset, _)) in kernel.params.iter_mut().zip(&actual) {
+                        p.layout.offset = offset;
+                    }
+                }
                 kernel.images.push(facts(target, found));
                 continue;
             }

@@ -15,12 +15,7 @@ pub static FATBIN: &Aligned<[u8]> = &Aligned(*include_bytes!("../kernels/runtime
 pub static OLD_ARCH: &Aligned<[u8]> = &Aligned(*include_bytes!("../kernels/old_arch.fatbin"));
 
 const fn p(name: &'static str, c_type: &'static str, offset: u32, size: u32) -> ParamSpec {
-    ParamSpec {
-        name,
-        c_type,
-        offset,
-        size,
-    }
+    ParamSpec::new(name, c_type, offset, size)
 }
 
 const fn k(name: &'static str, params: &'static [ParamSpec], max_threads: u32) -> KernelSpec {

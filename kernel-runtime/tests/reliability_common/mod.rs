@@ -22,12 +22,7 @@ pub mod idx {
 pub const STATIC_SMEM_BYTES: u32 = 4096 * 4;
 
 const fn p(name: &'static str, c_type: &'static str, offset: u32, size: u32) -> ParamSpec {
-    ParamSpec {
-        name,
-        c_type,
-        offset,
-        size,
-    }
+    ParamSpec::new(name, c_type, offset, size)
 }
 
 const fn k(name: &'static str, params: &'static [ParamSpec]) -> KernelSpec {

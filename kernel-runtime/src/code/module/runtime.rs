@@ -159,7 +159,18 @@ fn verify(spec: &ModuleSpec, code: &ObjectCode, variant: &str) -> Result<(), Err
             });
         };
         let declared: Vec<(u32, u32)> = k.params.iter().map(|p| (p.offset, p.size)).collect();
-        if declared != found.params {
+        // Sizes and alignments: an over-aligned parameter sits where the target puts it.
+        let predicted: Vec<(u64, u64)> = k
+            .params
+            .iter()
+            .map(|p| (u64::from(p.size), u64::from(p.align.max(1))))
+            .collect();
+        let compiled: Vec<(u64, u64)> = found
+            .params
+            .iter()
+            .map(|&(o, s)| (u64::from(o), u64::from(s)))
+            .collect();
+        if declared != found.params && !kernel_objects::param_layout_agrees(&predicted, &compiled) {
             return Err(Error::LayoutMismatch {
                 module: spec.name.to_owned(),
                 kernel: k.name.to_owned(),

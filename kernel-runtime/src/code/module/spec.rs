@@ -98,7 +98,7 @@ pub struct UnitSpec {
 /// use kernel_runtime::spec::{KernelSpec, ParamSpec};
 /// const K: KernelSpec = KernelSpec {
 ///     name: "scale", symbol: "scale",
-///     params: &[ParamSpec { name: "x", c_type: "float*", offset: 0, size: 8 }],
+///     params: &[ParamSpec::new("x", "float*", 0, 8)],
 ///     max_threads: 0, cluster_dims: None, available: None,
 /// };
 /// assert_eq!(K.params.len(), 1);
@@ -194,7 +194,7 @@ impl KernelSpec {
 /// One kernel parameter.
 ///
 /// ```
-/// let p = kernel_runtime::spec::ParamSpec { name: "n", c_type: "int", offset: 16, size: 4 };
+/// let p = kernel_runtime::spec::ParamSpec { name: "n", c_type: "int", offset: 16, size: 4, align: 0 };
 /// assert_eq!(p.offset + p.size, 20);
 /// ```
 #[derive(Debug)]
@@ -207,6 +207,10 @@ pub struct ParamSpec {
     pub offset: u32,
     /// Size in bytes.
     pub size: u32,
+    /// Alignment in bytes when it is more than the parameter buffer's 16 (a `CUtensorMap`,
+    /// a struct holding one): such a parameter's offset depends on the target, so a check
+    /// of a compiled image allows for it; 0 otherwise.
+    pub align: u32,
 }
 
 impl ParamSpec {
@@ -224,7 +228,20 @@ impl ParamSpec {
             c_type,
             offset,
             size,
+            align: 0,
         }
+    }
+
+    /// The same parameter, aligned to `align` bytes (written for alignments above 16).
+    ///
+    /// ```
+    /// use kernel_runtime::spec::ParamSpec;
+    /// const M: ParamSpec = ParamSpec::new("m", "CUtensorMap", 112, 128).with_align(128);
+    /// assert_eq!(M.align, 128);
+    /// ```
+    pub const fn with_align(mut self, align: u32) -> Self {
+        self.align = align;
+        self
     }
 }
 

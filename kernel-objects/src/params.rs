@@ -12,14 +12,16 @@
 /// The alignment of the parameter buffer's start in the constant bank.
 const BUFFER_ALIGN: u64 = 16;
 
-/// Whether the image's `(offset, size)` list is the one `(size, align)` per parameter
-/// predicts.
+/// Whether an image's `(offset, size)` parameter list is the one `(size, align)` per
+/// parameter predicts.
 ///
-/// ```ignore
-/// // A 128-byte-aligned CUtensorMap first, then a pointer, as sm_90 places them.
-/// assert!(agrees(&[(128, 128), (8, 8)], &[(112, 128), (240, 8)]));
 /// ```
-pub(crate) fn agrees(params: &[(u64, u64)], image: &[(u64, u64)]) -> bool {
+/// use kernel_objects::param_layout_agrees;
+/// // A 128-byte-aligned CUtensorMap first, then a pointer, as sm_90 places them.
+/// assert!(param_layout_agrees(&[(128, 128), (8, 8)], &[(112, 128), (240, 8)]));
+/// assert!(!param_layout_agrees(&[(4, 4), (8, 8)], &[(0, 4), (4, 8)]));
+/// ```
+pub fn param_layout_agrees(params: &[(u64, u64)], image: &[(u64, u64)]) -> bool {
     if params.len() != image.len() {
         return false;
     }
@@ -62,7 +64,7 @@ pub(crate) fn agrees(params: &[(u64, u64)], image: &[(u64, u64)]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::agrees;
+    use super::param_layout_agrees as agrees;
 
     #[test]
     fn ordinary_parameters_sit_at_their_alignment() {
