@@ -130,6 +130,10 @@ pub enum Error {
     /// A TMA tensor map the driver would refuse, or one reaching past its buffer.
     #[error("tensor map: {0}")]
     TensorMap(#[from] crate::TensorMapError),
+    /// A graph node update that cannot be made (no such launch, or not exactly one launch
+    /// recorded for it).
+    #[error("graph update: {0}")]
+    GraphUpdate(String),
     /// A stream priority outside the device's range.
     #[error(
         "stream priority {requested} is outside the device's range: {greatest} (highest) to {least} (lowest)"

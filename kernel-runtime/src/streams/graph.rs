@@ -5,10 +5,15 @@
 //! there. Inside the capture, use device buffers: copies from pageable host memory (`In`, `Out`,
 //! `upload`) cannot be captured. In cudarc's multi-stream mode, buffers last used on other
 //! streams make the capture fail (their events were recorded outside it).
+//!
+//! A kernel node of an instantiated graph is updated in place ([`Graph::update_kernel`]): the
+//! new launch is made through the same typed stub on the graph's capture stream, captured
+//! alone, and its arguments and configuration are copied into the executable graph
+//! (`cuGraphExecKernelNodeSetParams`) — no re-capture and no re-instantiation of the rest.
 
 use std::sync::Arc;
 
-use cudarc::driver::sys::{CUgraphInstantiate_flags, CUstreamCaptureMode};
+use cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUgraphNodeType, CUstreamCaptureMode};
 use cudarc::driver::{CudaGraph, CudaStream, result};
 
 use crate::device::gpu::Gpu;
@@ -30,7 +35,9 @@ use crate::error::{DriverResultExt, Error};
 pub struct Graph {
     graph: CudaGraph,
     replay: Arc<CudaStream>,
-    _capture: CaptureStream,
+    /// The handle the graph was captured from, on the capture stream (for updates).
+    captured_on: Gpu,
+    capture: CaptureStream,
 }
 
 /// A stream made for one capture, destroyed after the graph.
@@ -90,7 +97,8 @@ impl Gpu {
         Ok(Graph {
             graph,
             replay: self.stream().clone(),
-            _capture: capture,
+            captured_on: self.with_stream(&capture.stream),
+            capture,
         })
     }
 }
@@ -119,4 +127,140 @@ impl Graph {
         unsafe { result::graph::upload(self.graph.cu_graph_exec(), self.replay.cu_stream()) }
             .call("cuGraphUpload")
     }
+}
+
+impl Graph {
+    /// The number of kernel launches in the graph.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let mut x = gpu.zeros::<u8>(1)?;
+    /// let graph = gpu.capture(|g| g.memset_zeros(&mut x))?;
+    /// assert_eq!(graph.kernel_count()?, 0);
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn kernel_count(&self) -> Result<usize, Error> {
+        Ok(kernel_nodes(self.graph.cu_graph())?.len())
+    }
+
+    /// Replaces the arguments and launch configuration of the graph's `index`-th kernel launch
+    /// (in capture order) with those of the one launch `record` makes on the `Gpu` it is
+    /// handed, through the same typed stub (load or rebind the module with
+    /// `with_stream(g.stream())`), without re-capturing or re-instantiating the graph. The
+    /// new launch may be of another kernel of the same context. Later launches of the graph
+    /// use the new values; the buffers it names must outlive them.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let mut x = gpu.zeros::<u8>(1)?;
+    /// # let graph = gpu.capture(|g| g.memset_zeros(&mut x))?;
+    /// // `m.scale(&cfg, &mut y, 2.0)` was the first kernel captured; now scale by 3.
+    /// # let record = |_g: &kernel_runtime::Gpu| Ok(());
+    /// graph.update_kernel(0, record)?;
+    /// graph.launch()?;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn update_kernel(
+        &self,
+        index: usize,
+        record: impl FnOnce(&Gpu) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        let targets = kernel_nodes(self.graph.cu_graph())?;
+        let Some(&target) = targets.get(index) else {
+            return Err(Error::GraphUpdate(format!(
+                "the graph has {} kernel launch(es); there is no launch {index}",
+                targets.len()
+            )));
+        };
+        let stream = &self.capture.stream;
+        stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
+        stream
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .call("cuStreamBeginCapture")?;
+        let recorded = record(&self.captured_on);
+        let mut one: sys::CUgraph = std::ptr::null_mut();
+        // SAFETY: the stream is capturing (begun above); `one` receives the captured graph.
+        let ended = unsafe { sys::cuStreamEndCapture(stream.cu_stream(), &mut one) }
+            .result()
+            .call("cuStreamEndCapture");
+        let captured = OwnedGraph(one);
+        recorded?;
+        ended?;
+        let nodes = kernel_nodes(captured.0)?;
+        let all = node_count(captured.0)?;
+        if nodes.len() != 1 || all != 1 {
+            return Err(Error::GraphUpdate(format!(
+                "the update must make exactly one kernel launch; it queued {all} operation(s), {} of them launches",
+                nodes.len()
+            )));
+        }
+        // SAFETY: an all-zero parameter block is a valid out-value for the query.
+        let mut params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
+        // SAFETY: `nodes[0]` is a kernel node of the live captured graph.
+        unsafe { sys::cuGraphKernelNodeGetParams_v2(nodes[0], &mut params) }
+            .result()
+            .call("cuGraphKernelNodeGetParams")?;
+        // SAFETY: the parameters point into the captured graph, alive until the call returns;
+        // `target` is a kernel node of this graph's template, `exec` its instantiation.
+        unsafe {
+            sys::cuGraphExecKernelNodeSetParams_v2(self.graph.cu_graph_exec(), target, &params)
+        }
+        .result()
+        .call("cuGraphExecKernelNodeSetParams")
+    }
+}
+
+/// A graph made by a capture for an update, destroyed after it.
+struct OwnedGraph(sys::CUgraph);
+
+impl Drop for OwnedGraph {
+    fn drop(&mut self) {
+        if !self.0.is_null() {
+            // SAFETY: created by `cuStreamEndCapture` for this update and destroyed once.
+            let _ = unsafe { sys::cuGraphDestroy(self.0) };
+        }
+    }
+}
+
+/// The graph's nodes, in the order the driver lists them (creation order).
+fn nodes(graph: sys::CUgraph) -> Result<Vec<sys::CUgraphNode>, Error> {
+    let mut n = node_count(graph)?;
+    let mut out = vec![std::ptr::null_mut(); n];
+    // SAFETY: `out` holds `n` slots; the driver writes at most `n`.
+    unsafe { sys::cuGraphGetNodes(graph, out.as_mut_ptr(), &mut n) }
+        .result()
+        .call("cuGraphGetNodes")?;
+    out.truncate(n);
+    Ok(out)
+}
+
+fn node_count(graph: sys::CUgraph) -> Result<usize, Error> {
+    if graph.is_null() {
+        return Ok(0);
+    }
+    let mut n = 0usize;
+    // SAFETY: a null array asks for the count only.
+    unsafe { sys::cuGraphGetNodes(graph, std::ptr::null_mut(), &mut n) }
+        .result()
+        .call("cuGraphGetNodes")?;
+    Ok(n)
+}
+
+/// The kernel nodes of a graph, in creation (capture) order.
+fn kernel_nodes(graph: sys::CUgraph) -> Result<Vec<sys::CUgraphNode>, Error> {
+    if graph.is_null() {
+        return Ok(Vec::new());
+    }
+    let mut out = Vec::new();
+    for node in nodes(graph)? {
+        let mut kind = CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
+        // SAFETY: `node` belongs to the live graph.
+        unsafe { sys::cuGraphNodeGetType(node, &mut kind) }
+            .result()
+            .call("cuGraphNodeGetType")?;
+        if kind == CUgraphNodeType::CU_GRAPH_NODE_TYPE_KERNEL {
+            out.push(node);
+        }
+    }
+    Ok(out)
 }
