@@ -225,6 +225,9 @@ impl Drop for OwnedGraph {
 /// The graph's nodes, in the order the driver lists them (creation order).
 fn nodes(graph: sys::CUgraph) -> Result<Vec<sys::CUgraphNode>, Error> {
     let mut n = node_count(graph)?;
+    if n == 0 {
+        return Ok(Vec::new());
+    }
     let mut out = vec![std::ptr::null_mut(); n];
     // SAFETY: `out` holds `n` slots; the driver writes at most `n`.
     unsafe { sys::cuGraphGetNodes(graph, out.as_mut_ptr(), &mut n) }
