@@ -136,6 +136,17 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// A file launches kernels from device code (dynamic parallelism) without device linking.
+    #[error("{}", crate::diagnostics::build::needs_device_runtime(.at, crate::diagnostics::build::Door::Build))]
+    NeedsDeviceRuntime {
+        /// The file.
+        file: String,
+        /// `file:line` of the first launch nvcc names.
+        at: String,
+        /// nvcc's error.
+        #[source]
+        source: Box<Error>,
+    },
 }
 
 impl Error {

@@ -68,6 +68,15 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
             let text = build::needs_rdc(file, symbol, build::Door::Macro);
             syn::Error::new(span, format!("{text}\n{output}"))
         }
+        Error::NeedsDeviceRuntime { file, at, source } => {
+            let span = file_literal(input, file).map_or(source_span, syn::LitStr::span);
+            let output = match source.as_ref() {
+                Error::NvccFailed { output, .. } => output.trim_end().to_owned(),
+                other => other.to_string(),
+            };
+            let text = build::needs_device_runtime(at, build::Door::Macro);
+            syn::Error::new(span, format!("{text}\n{output}"))
+        }
         Error::DeviceLink { .. } | Error::LinkLibrary(_) => {
             let span = input
                 .link

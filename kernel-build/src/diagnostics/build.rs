@@ -60,6 +60,28 @@ pub fn needs_rdc(file: &str, symbol: &str, door: Door) -> String {
     )
 }
 
+/// A file launches kernels from device code (`<<<...>>>` in a kernel: dynamic
+/// parallelism), which needs device linking with the CUDA device runtime.
+///
+/// ```
+/// use kernel_build::__private::diagnostics::build::{needs_device_runtime, Door};
+/// let m = needs_device_runtime("tree.cu:8", Door::Macro);
+/// assert!(m.starts_with("`tree.cu:8` launches a kernel from device code"), "{m}");
+/// ```
+pub fn needs_device_runtime(at: &str, door: Door) -> String {
+    let fix = match door {
+        Door::Build => {
+            "`Build::link(LinkMode::Rdc)` (macro: `rdc = true;`, kernel-inspect: `--rdc`)"
+        }
+        Door::Macro => "add `rdc = true;`",
+    };
+    format!(
+        "`{at}` launches a kernel from device code (dynamic parallelism), which needs \
+         relocatable device code linked with the CUDA device runtime (libcudadevrt, linked \
+         by the build when a file uses it): {fix}"
+    )
+}
+
 /// A source file named by the user cannot be read.
 ///
 /// ```

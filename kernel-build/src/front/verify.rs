@@ -218,6 +218,10 @@ pub fn verify_with(
     diags.into_result()
 }
 
+/// What the device runtime's internal symbols carry: its source file's name, as nvcc
+/// prefixes internal-linkage symbols (`__nv_static_<n>__<hash>_<len>_cuda_device_runtime_cu_…`).
+const DEVICE_RUNTIME_UNIT: &str = "_cuda_device_runtime_cu_";
+
 /// The first line of `text` where `ident` appears as a whole identifier followed by `(`.
 fn locate_identifier(file: &str, text: &str, ident: &str) -> Option<crate::model::SourceLoc> {
     let is_ident = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
@@ -276,9 +280,18 @@ fn untyped_from_images(
         .collect();
     info.untyped.retain(|u| !u.images.is_empty());
     let mut used = vec![false; reasons.len()];
+    let mut runtime_kernels: Vec<&str> = Vec::new();
     for (target, image) in images {
         for k in image.kernels() {
             if info.kernels.iter().any(|d| d.symbol == k.symbol) {
+                continue;
+            }
+            // The device runtime's own kernels (linked for dynamic parallelism): internal
+            // symbols of its translation unit, not part of the module's API.
+            if k.is_local && k.symbol.contains(DEVICE_RUNTIME_UNIT) {
+                if !runtime_kernels.contains(&k.symbol.as_str()) {
+                    runtime_kernels.push(&k.symbol);
+                }
                 continue;
             }
             if let Some(u) = info.untyped.iter_mut().find(|u| u.symbol == k.symbol) {
@@ -352,6 +365,12 @@ fn untyped_from_images(
                 images: vec![facts(target, k)],
             });
         }
+    }
+    if !runtime_kernels.is_empty() {
+        info.skipped.push(format!(
+            "{} kernel(s) of the CUDA device runtime (libcudadevrt, linked for kernels launched from device code) are in the images but not part of the module",
+            runtime_kernels.len()
+        ));
     }
     for (r, used) in reasons.into_iter().zip(used) {
         // One about a launched instantiation whose symbol no image holds is already

@@ -152,11 +152,18 @@ impl DeviceLink<'_> {
         if self.mode == LinkMode::Rdc {
             self.check_duplicates()?;
         }
+        // Kernels launching kernels: the device runtime joins the SASS links.
+        let devrt = if self.units.iter().any(|u| super::devrt::used_by(u.fatbin)) {
+            Some(super::devrt::read(self.nvcc, self.reporting)?)
+        } else {
+            None
+        };
+        let devrt = devrt.as_deref();
         let images: Vec<Result<(Vec<u8>, String), Error>> = std::thread::scope(|s| {
             let handles: Vec<_> = self
                 .targets
                 .iter()
-                .map(|t| s.spawn(|| self.link_target(&jit, t)))
+                .map(|t| s.spawn(|| self.link_target(&jit, t, devrt)))
                 .collect();
             handles
                 .into_iter()
@@ -196,7 +203,12 @@ impl DeviceLink<'_> {
         Ok((fatbin.assemble(&parts)?, notes))
     }
 
-    fn link_target(&self, jit: &NvJitLink, t: &Target) -> Result<(Vec<u8>, String), Error> {
+    fn link_target(
+        &self,
+        jit: &NvJitLink,
+        t: &Target,
+        devrt: Option<&[u8]>,
+    ) -> Result<(Vec<u8>, String), Error> {
         let ptx = t.kind == TargetKind::Ptx;
         let mut options = vec![format!(
             "-arch={}",
@@ -208,7 +220,7 @@ impl DeviceLink<'_> {
         if ptx {
             options.push("-ptx".to_owned());
         }
-        let inputs: Vec<LinkInput<'_>> = self
+        let mut inputs: Vec<LinkInput<'_>> = self
             .units
             .iter()
             .map(|u| LinkInput {
@@ -217,6 +229,15 @@ impl DeviceLink<'_> {
                 bytes: u.code_for(t),
             })
             .collect();
+        // The device runtime holds SASS: the PTX target's calls stay external (a driver
+        // that JIT-compiles it needs the runtime's `Linker` to add the library).
+        if let Some(bytes) = devrt.filter(|_| !ptx) {
+            inputs.push(LinkInput {
+                name: "libcudadevrt.a",
+                kind: InputKind::Library,
+                bytes,
+            });
+        }
         match jit.link(&options, &inputs, ptx) {
             Ok(linked) => Ok((linked.image, linked.info_log)),
             Err(failure) => Err(Error::DeviceLink {

@@ -7,12 +7,14 @@
 //! |---|---|---|---|
 //! | `libnvJitLink.so.13` | `nvidia-nvjitlink==13.0.*` | `<toolkit>/lib`, `<toolkit>/lib64` | `KERNEL_BUILD_NVJITLINK` |
 //! | `libnvfatbin.so.13` | `nvidia-nvfatbin==13.0.*` | `<toolkit>/lib`, `<toolkit>/lib64` | `KERNEL_BUILD_NVFATBIN` |
+//! | `libcudadevrt.a` (only for kernels launching kernels) | `nvidia-cuda-runtime==13.0.*` | `<toolkit>/lib`, `<toolkit>/lib64` | — |
 //!
 //! `<toolkit>` is the folder above nvcc's `bin/` (the `.cuda-toolkit` wheels, or a
 //! system toolkit such as `/usr/local/cuda`). `kernel-inspect toolkit install` (and the repository's `scripts/install-cuda-toolkit.sh`) install
 //! both wheels beside nvcc.
 
 mod device;
+mod devrt;
 mod library;
 mod nvfatbin;
 mod nvjitlink;

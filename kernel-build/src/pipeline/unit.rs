@@ -267,9 +267,22 @@ impl Job<'_> {
 /// A call to a device function defined in another file, without device linking: ptxas
 /// says `Unresolved extern function`; the error says how to allow it.
 fn needs_rdc(e: Error, file: &str, mode: LinkMode) -> Error {
-    let Error::NvccFailed { output, .. } = &e else {
+    let Error::NvccFailed {
+        output, location, ..
+    } = &e
+    else {
         return e;
     };
+    if mode == LinkMode::Whole
+        && output.contains("kernel launch from __device__ or __global__ functions requires separate compilation mode")
+    {
+        let at = location.clone().unwrap_or_else(|| file.to_owned());
+        return Error::NeedsDeviceRuntime {
+            file: file.to_owned(),
+            at,
+            source: Box::new(e),
+        };
+    }
     let marker = "Unresolved extern function '";
     let symbol = match output.find(marker) {
         Some(i) if mode == LinkMode::Whole => {
