@@ -15,7 +15,8 @@
 #                       type; the rest devices, memory kinds, code, launches (with their
 #                       attributes: MemSyncDomain), TMA tensor maps (TensorMap, its handle,
 #                       options, swizzle, interleave, element trait, error: 7), streams,
-#                       textures, spec::* and the cudarc vocabulary it re-exports.
+#                       graphs (GraphBuilder, Condition, ConditionHandle), textures, spec::*
+#                       and the cudarc vocabulary it re-exports.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"

@@ -90,6 +90,9 @@ pub enum Scalar {
     /// `CUtensorMap`: a TMA descriptor, 128 bytes aligned to 128 (compute capability 9.0
     /// and later), passed as `const __grid_constant__ CUtensorMap`.
     TensorMap,
+    /// `cudaGraphConditionalHandle` / `CUgraphConditionalHandle`: a conditional handle of the
+    /// graph a kernel runs in, 8 bytes.
+    GraphCondition,
 }
 
 impl Scalar {
@@ -119,7 +122,8 @@ impl Scalar {
             | Scalar::F64
             | Scalar::DeviceFn
             | Scalar::TexObject
-            | Scalar::SurfObject => 8,
+            | Scalar::SurfObject
+            | Scalar::GraphCondition => 8,
             Scalar::TensorMap => 128,
         }
     }

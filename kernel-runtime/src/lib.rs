@@ -113,6 +113,7 @@ pub use launch::validate::ConfigError;
 
 // Order of work.
 pub use streams::graph::Graph;
+pub use streams::graph_build::{Condition, ConditionHandle, GraphBuilder};
 
 // TMA tensor maps.
 pub use tma::{

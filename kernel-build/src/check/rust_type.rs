@@ -49,6 +49,7 @@ const SCALARS: &[Scalar] = &[
     Scalar::TexObject,
     Scalar::SurfObject,
     Scalar::TensorMap,
+    Scalar::GraphCondition,
 ];
 
 /// Classifies a type as written in a declaration.
@@ -65,6 +66,7 @@ pub(crate) fn classify(ty: &Type) -> RustType {
                     "TextureObject" => return RustType::Scalar(Scalar::TexObject),
                     "SurfaceObject" => return RustType::Scalar(Scalar::SurfObject),
                     "TensorMap" => return RustType::Scalar(Scalar::TensorMap),
+                    "Condition" => return RustType::Scalar(Scalar::GraphCondition),
                     _ => {}
                 }
             }

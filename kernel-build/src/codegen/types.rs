@@ -12,6 +12,7 @@
 //! | `cudaTextureObject_t` | `&TextureObject<impl Sized>` | `TextureHandle` |
 //! | `cudaSurfaceObject_t` | `&SurfaceObject<impl Sized>` | `SurfaceHandle` |
 //! | `CUtensorMap` | `&TensorMap<'_, impl Sized>` | `TensorMapHandle` |
+//! | `cudaGraphConditionalHandle` | `&Condition<'_>` | `ConditionHandle` |
 //! | `T[N]` | (not a parameter) | `[T; N]` |
 //!
 //! A pointer parameter's bound is spelled through a hidden trait over `ConstPtr<T>` /
@@ -61,6 +62,7 @@ pub(crate) fn scalar_tokens(s: Scalar, rt: &TokenStream) -> TokenStream {
         Scalar::TexObject => quote!(#rt::TextureHandle),
         Scalar::SurfObject => quote!(#rt::SurfaceHandle),
         Scalar::TensorMap => quote!(#rt::TensorMapHandle),
+        Scalar::GraphCondition => quote!(#rt::ConditionHandle),
         _ => quote!(#id),
     }
 }
@@ -93,7 +95,9 @@ pub(crate) fn value_tokens(ty: &CType, rt: &TokenStream) -> TokenStream {
 /// surface handles go wrapped in `ByValue`.
 pub(crate) fn passes_bare(ty: &CType) -> bool {
     match ty {
-        CType::Scalar(Scalar::TexObject | Scalar::SurfObject | Scalar::TensorMap) => false,
+        CType::Scalar(
+            Scalar::TexObject | Scalar::SurfObject | Scalar::TensorMap | Scalar::GraphCondition,
+        ) => false,
         CType::Scalar(_) | CType::Vector { .. } => true,
         CType::Pointer { pointee, .. } => matches!(
             pointee.as_ref(),
@@ -133,6 +137,10 @@ pub(crate) fn param_kind(ty: &CType, rt: &TokenStream) -> ParamKind {
         CType::Scalar(Scalar::TensorMap) => ParamKind::Object {
             object: quote!(#rt::TensorMap<'_, impl ::core::marker::Sized>),
             handle: quote!(#rt::TensorMapHandle),
+        },
+        CType::Scalar(Scalar::GraphCondition) => ParamKind::Object {
+            object: quote!(#rt::Condition<'_>),
+            handle: quote!(#rt::ConditionHandle),
         },
         other => ParamKind::Value(value_tokens(other, rt)),
     }

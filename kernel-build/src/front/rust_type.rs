@@ -133,6 +133,7 @@ pub fn scalar_name(s: Scalar) -> &'static str {
         Scalar::TexObject => "TextureHandle",
         Scalar::SurfObject => "SurfaceHandle",
         Scalar::TensorMap => "TensorMapHandle",
+        Scalar::GraphCondition => "ConditionHandle",
     }
 }
 
@@ -160,6 +161,7 @@ pub fn scalar_path(s: Scalar) -> &'static str {
         Scalar::TexObject => "kernel_runtime::TextureHandle",
         Scalar::SurfObject => "kernel_runtime::SurfaceHandle",
         Scalar::TensorMap => "kernel_runtime::TensorMapHandle",
+        Scalar::GraphCondition => "kernel_runtime::ConditionHandle",
         other => scalar_name(other),
     }
 }

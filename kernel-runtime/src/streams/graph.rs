@@ -33,24 +33,76 @@ use crate::error::{DriverResultExt, Error};
 /// # Ok::<(), kernel_runtime::Error>(())
 /// ```
 pub struct Graph {
-    graph: CudaGraph,
+    exec: Exec,
     replay: Arc<CudaStream>,
     /// The handle the graph was captured from, on the capture stream (for updates).
     captured_on: Gpu,
     capture: CaptureStream,
 }
 
-/// A stream made for one capture, destroyed after the graph.
-struct CaptureStream {
-    stream: Arc<CudaStream>,
+/// The executable graph and its template: captured through cudarc, or built step by step.
+enum Exec {
+    Captured(CudaGraph),
+    Built {
+        // Field order: the executable graph goes before its template.
+        exec: OwnedExec,
+        graph: OwnedGraph,
+    },
+}
+
+impl Exec {
+    fn template(&self) -> sys::CUgraph {
+        match self {
+            Exec::Captured(g) => g.cu_graph(),
+            Exec::Built { graph, .. } => graph.0,
+        }
+    }
+
+    fn exec(&self) -> sys::CUgraphExec {
+        match self {
+            Exec::Captured(g) => g.cu_graph_exec(),
+            Exec::Built { exec, .. } => exec.0,
+        }
+    }
+}
+
+/// An executable graph instantiated here, destroyed with the [`Graph`].
+struct OwnedExec(sys::CUgraphExec);
+
+impl Drop for OwnedExec {
+    fn drop(&mut self) {
+        if !self.0.is_null() {
+            // SAFETY: instantiated by `Graph::instantiate` and destroyed once.
+            let _ = unsafe { sys::cuGraphExecDestroy(self.0) };
+        }
+    }
+}
+
+/// A stream made for one graph's captures, destroyed after the graph.
+pub(super) struct CaptureStream {
+    pub(super) stream: Arc<CudaStream>,
+}
+
+impl CaptureStream {
+    /// A new non-blocking stream of `gpu`'s context.
+    pub(super) fn new(gpu: &Gpu) -> Result<Self, Error> {
+        let ctx = gpu.context();
+        ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        let raw = result::stream::create(result::stream::StreamKind::NonBlocking)
+            .call("cuStreamCreate")?;
+        // SAFETY: `raw` is a live stream of this context; `CaptureStream` destroys it after
+        // every user of the wrapper (the graph and the handles given out) is gone.
+        let stream = unsafe { ctx.wrap_borrowed_stream(raw) };
+        Ok(CaptureStream { stream })
+    }
 }
 
 impl Drop for CaptureStream {
     fn drop(&mut self) {
         let ctx = self.stream.context();
         ctx.record_err(ctx.bind_to_thread());
-        // SAFETY: the stream was created by `Gpu::capture` and is destroyed once, after the graph
-        // (field order) and after every wrapper that could queue work on it is gone.
+        // SAFETY: the stream was created by `CaptureStream::new` and is destroyed once, after
+        // the graph (field order) and after every wrapper that could queue work on it is gone.
         ctx.record_err(unsafe { result::stream::destroy(self.stream.cu_stream()) });
     }
 }
@@ -71,14 +123,7 @@ impl Gpu {
     /// # Ok::<(), kernel_runtime::Error>(())
     /// ```
     pub fn capture(&self, record: impl FnOnce(&Gpu) -> Result<(), Error>) -> Result<Graph, Error> {
-        let ctx = self.context();
-        ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        let raw = result::stream::create(result::stream::StreamKind::NonBlocking)
-            .call("cuStreamCreate")?;
-        // SAFETY: `raw` is a live stream of this context; `CaptureStream` destroys it after every
-        // user of the wrapper (the graph and the handed `Gpu`) is gone.
-        let stream = unsafe { ctx.wrap_borrowed_stream(raw) };
-        let capture = CaptureStream { stream };
+        let capture = CaptureStream::new(self)?;
         let ready = self.stream().record_event(None).call("cuEventRecord")?;
         capture.stream.wait(&ready).call("cuStreamWaitEvent")?;
         capture
@@ -95,7 +140,7 @@ impl Gpu {
             message: "the capture produced no graph".to_owned(),
         })?;
         Ok(Graph {
-            graph,
+            exec: Exec::Captured(graph),
             replay: self.stream().clone(),
             captured_on: self.with_stream(&capture.stream),
             capture,
@@ -104,6 +149,30 @@ impl Gpu {
 }
 
 impl Graph {
+    /// Instantiates a graph built step by step (`Gpu::build_graph`), replayed on `gpu`'s
+    /// stream.
+    pub(super) fn instantiate(
+        gpu: &Gpu,
+        graph: OwnedGraph,
+        capture: CaptureStream,
+    ) -> Result<Graph, Error> {
+        gpu.context().bind_to_thread().call("cuCtxSetCurrent")?;
+        let mut exec: sys::CUgraphExec = std::ptr::null_mut();
+        // SAFETY: `graph` is a live, complete graph of this context.
+        unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, graph.0, 0) }
+            .result()
+            .call("cuGraphInstantiate")?;
+        Ok(Graph {
+            exec: Exec::Built {
+                exec: OwnedExec(exec),
+                graph,
+            },
+            replay: gpu.stream().clone(),
+            captured_on: gpu.with_stream(&capture.stream),
+            capture,
+        })
+    }
+
     /// Replays the graph on the capturing handle's stream.
     pub fn launch(&self) -> Result<(), Error> {
         self.launch_on(&self.replay)
@@ -113,8 +182,7 @@ impl Graph {
     pub fn launch_on(&self, stream: &CudaStream) -> Result<(), Error> {
         stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: the executable graph is live while `self` is; the stream belongs to a live context.
-        unsafe { result::graph::launch(self.graph.cu_graph_exec(), stream.cu_stream()) }
-            .call("cuGraphLaunch")
+        unsafe { result::graph::launch(self.exec.exec(), stream.cu_stream()) }.call("cuGraphLaunch")
     }
 
     /// Uploads the graph to the device ahead of its first launch.
@@ -124,7 +192,7 @@ impl Graph {
             .bind_to_thread()
             .call("cuCtxSetCurrent")?;
         // SAFETY: as for `launch_on`.
-        unsafe { result::graph::upload(self.graph.cu_graph_exec(), self.replay.cu_stream()) }
+        unsafe { result::graph::upload(self.exec.exec(), self.replay.cu_stream()) }
             .call("cuGraphUpload")
     }
 }
@@ -140,7 +208,7 @@ impl Graph {
     /// # Ok::<(), kernel_runtime::Error>(())
     /// ```
     pub fn kernel_count(&self) -> Result<usize, Error> {
-        Ok(kernel_nodes(self.graph.cu_graph())?.len())
+        Ok(kernel_nodes(self.exec.template())?.len())
     }
 
     /// Replaces the arguments and launch configuration of the graph's `index`-th kernel launch
@@ -165,7 +233,7 @@ impl Graph {
         index: usize,
         record: impl FnOnce(&Gpu) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let targets = kernel_nodes(self.graph.cu_graph())?;
+        let targets = kernel_nodes(self.exec.template())?;
         let Some(&target) = targets.get(index) else {
             return Err(Error::GraphUpdate(format!(
                 "the graph has {} kernel launch(es); there is no launch {index}",
@@ -202,21 +270,19 @@ impl Graph {
             .call("cuGraphKernelNodeGetParams")?;
         // SAFETY: the parameters point into the captured graph, alive until the call returns;
         // `target` is a kernel node of this graph's template, `exec` its instantiation.
-        unsafe {
-            sys::cuGraphExecKernelNodeSetParams_v2(self.graph.cu_graph_exec(), target, &params)
-        }
-        .result()
-        .call("cuGraphExecKernelNodeSetParams")
+        unsafe { sys::cuGraphExecKernelNodeSetParams_v2(self.exec.exec(), target, &params) }
+            .result()
+            .call("cuGraphExecKernelNodeSetParams")
     }
 }
 
-/// A graph made by a capture for an update, destroyed after it.
-struct OwnedGraph(sys::CUgraph);
+/// A graph made here (a capture for an update, a graph being built), destroyed with its owner.
+pub(super) struct OwnedGraph(pub(super) sys::CUgraph);
 
 impl Drop for OwnedGraph {
     fn drop(&mut self) {
         if !self.0.is_null() {
-            // SAFETY: created by `cuStreamEndCapture` for this update and destroyed once.
+            // SAFETY: created here (`cuStreamEndCapture`, `cuGraphCreate`) and destroyed once.
             let _ = unsafe { sys::cuGraphDestroy(self.0) };
         }
     }

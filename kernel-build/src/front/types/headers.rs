@@ -54,8 +54,9 @@ pub fn header_type(name: &str) -> Option<CType> {
         "cudaSurfaceObject_t" | "CUsurfObject" => Some(Scalar::SurfObject),
         // TMA descriptors (`cuda.h`, `alignas(128)`): stubs take the runtime's `TensorMap`.
         "CUtensorMap" | "CUtensorMap_st" => Some(Scalar::TensorMap),
-        // Graph conditional handles are plain `unsigned long long`.
-        "cudaGraphConditionalHandle" => Some(Scalar::U64),
+        // Graph conditional handles (`unsigned long long`): stubs take the runtime's
+        // `Condition` of the graph being built.
+        "cudaGraphConditionalHandle" | "CUgraphConditionalHandle" => Some(Scalar::GraphCondition),
         // `long` on 64-bit Linux.
         "clock_t" | "time_t" => Some(Scalar::I64),
         // `cufft.h`: `cufftReal` is `float`, `cufftDoubleReal` is `double`.

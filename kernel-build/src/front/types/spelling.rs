@@ -102,6 +102,7 @@ pub fn scalar_spelling(s: Scalar) -> &'static str {
         Scalar::TexObject => "cudaTextureObject_t",
         Scalar::SurfObject => "cudaSurfaceObject_t",
         Scalar::TensorMap => "CUtensorMap",
+        Scalar::GraphCondition => "cudaGraphConditionalHandle",
     }
 }
 
