@@ -221,7 +221,6 @@ impl<'id> GraphBuilder<'id> {
         kind: CondType,
         body: impl FnOnce(&Gpu) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let mut bodies: [sys::CUgraph; 1] = [std::ptr::null_mut()];
         // SAFETY: an all-zero parameter block is valid before its fields are set.
         let mut params: sys::CUgraphNodeParams = unsafe { std::mem::zeroed() };
         params.type_ = sys::CUgraphNodeType::CU_GRAPH_NODE_TYPE_CONDITIONAL;
@@ -229,13 +228,14 @@ impl<'id> GraphBuilder<'id> {
             handle: cond.handle.0,
             type_: kind,
             size: 1,
-            phGraph_out: bodies.as_mut_ptr(),
+            // The driver points it at the node's own array of body graphs.
+            phGraph_out: std::ptr::null_mut(),
             ctx: self.gpu.context().cu_ctx(),
         };
         let deps = self.deps();
         let mut node: sys::CUgraphNode = std::ptr::null_mut();
-        // SAFETY: `params` is a conditional node's, `bodies` receives its body graph (owned
-        // by the node); `deps` are nodes of this graph.
+        // SAFETY: `params` is a conditional node's (the driver sets its array of body graphs,
+        // owned by the node); `deps` are nodes of this graph.
         unsafe {
             sys::cuGraphAddNode_v2(
                 &mut node,
@@ -249,7 +249,16 @@ impl<'id> GraphBuilder<'id> {
         .result()
         .call("cuGraphAddNode")?;
         self.tail.set(node);
-        self.capture_into(bodies[0], body)
+        // SAFETY: the node was created with one body graph; the driver filled the array.
+        let body_graph = unsafe {
+            let out = params.__bindgen_anon_1.conditional.phGraph_out;
+            if out.is_null() {
+                std::ptr::null_mut()
+            } else {
+                *out
+            }
+        };
+        self.capture_into(body_graph, body)
     }
 
     /// The next step's dependencies: the last step, if any.
