@@ -15,7 +15,8 @@
 #                       type; the rest devices, memory kinds, code, launches (with their
 #                       attributes: MemSyncDomain), TMA tensor maps (TensorMap, its handle,
 #                       options, swizzle, interleave, element trait, error: 7), streams,
-#                       graphs (GraphBuilder, Condition, ConditionHandle), textures, spec::*
+#                       graphs (GraphBuilder, Condition, ConditionHandle, DeviceGraph,
+#                       GraphExecHandle), textures, spec::*
 #                       and the cudarc vocabulary it re-exports.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -93,6 +93,9 @@ pub enum Scalar {
     /// `cudaGraphConditionalHandle` / `CUgraphConditionalHandle`: a conditional handle of the
     /// graph a kernel runs in, 8 bytes.
     GraphCondition,
+    /// `cudaGraphExec_t` / `CUgraphExec`: an executable graph a kernel launches from device
+    /// code (`cudaGraphLaunch`), 8 bytes.
+    GraphExec,
 }
 
 impl Scalar {
@@ -123,7 +126,8 @@ impl Scalar {
             | Scalar::DeviceFn
             | Scalar::TexObject
             | Scalar::SurfObject
-            | Scalar::GraphCondition => 8,
+            | Scalar::GraphCondition
+            | Scalar::GraphExec => 8,
             Scalar::TensorMap => 128,
         }
     }

@@ -112,7 +112,7 @@ pub use launch::config::{IntoDim3, Launch, MemSyncDomain};
 pub use launch::validate::ConfigError;
 
 // Order of work.
-pub use streams::graph::Graph;
+pub use streams::graph::{DeviceGraph, Graph, GraphExecHandle};
 pub use streams::graph_build::{Condition, ConditionHandle, GraphBuilder};
 
 // TMA tensor maps.

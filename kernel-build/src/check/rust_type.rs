@@ -50,6 +50,7 @@ const SCALARS: &[Scalar] = &[
     Scalar::SurfObject,
     Scalar::TensorMap,
     Scalar::GraphCondition,
+    Scalar::GraphExec,
 ];
 
 /// Classifies a type as written in a declaration.
@@ -67,6 +68,7 @@ pub(crate) fn classify(ty: &Type) -> RustType {
                     "SurfaceObject" => return RustType::Scalar(Scalar::SurfObject),
                     "TensorMap" => return RustType::Scalar(Scalar::TensorMap),
                     "Condition" => return RustType::Scalar(Scalar::GraphCondition),
+                    "DeviceGraph" => return RustType::Scalar(Scalar::GraphExec),
                     _ => {}
                 }
             }

@@ -13,6 +13,7 @@
 //! | `cudaSurfaceObject_t` | `&SurfaceObject<impl Sized>` | `SurfaceHandle` |
 //! | `CUtensorMap` | `&TensorMap<'_, impl Sized>` | `TensorMapHandle` |
 //! | `cudaGraphConditionalHandle` | `&Condition<'_>` | `ConditionHandle` |
+//! | `cudaGraphExec_t` | `&DeviceGraph<'_>` | `GraphExecHandle` |
 //! | `T[N]` | (not a parameter) | `[T; N]` |
 //!
 //! A pointer parameter's bound is spelled through a hidden trait over `ConstPtr<T>` /
@@ -63,6 +64,7 @@ pub(crate) fn scalar_tokens(s: Scalar, rt: &TokenStream) -> TokenStream {
         Scalar::SurfObject => quote!(#rt::SurfaceHandle),
         Scalar::TensorMap => quote!(#rt::TensorMapHandle),
         Scalar::GraphCondition => quote!(#rt::ConditionHandle),
+        Scalar::GraphExec => quote!(#rt::GraphExecHandle),
         _ => quote!(#id),
     }
 }
@@ -96,7 +98,11 @@ pub(crate) fn value_tokens(ty: &CType, rt: &TokenStream) -> TokenStream {
 pub(crate) fn passes_bare(ty: &CType) -> bool {
     match ty {
         CType::Scalar(
-            Scalar::TexObject | Scalar::SurfObject | Scalar::TensorMap | Scalar::GraphCondition,
+            Scalar::TexObject
+            | Scalar::SurfObject
+            | Scalar::TensorMap
+            | Scalar::GraphCondition
+            | Scalar::GraphExec,
         ) => false,
         CType::Scalar(_) | CType::Vector { .. } => true,
         CType::Pointer { pointee, .. } => matches!(
@@ -141,6 +147,10 @@ pub(crate) fn param_kind(ty: &CType, rt: &TokenStream) -> ParamKind {
         CType::Scalar(Scalar::GraphCondition) => ParamKind::Object {
             object: quote!(#rt::Condition<'_>),
             handle: quote!(#rt::ConditionHandle),
+        },
+        CType::Scalar(Scalar::GraphExec) => ParamKind::Object {
+            object: quote!(#rt::DeviceGraph<'_>),
+            handle: quote!(#rt::GraphExecHandle),
         },
         other => ParamKind::Value(value_tokens(other, rt)),
     }

@@ -134,6 +134,7 @@ pub fn scalar_name(s: Scalar) -> &'static str {
         Scalar::SurfObject => "SurfaceHandle",
         Scalar::TensorMap => "TensorMapHandle",
         Scalar::GraphCondition => "ConditionHandle",
+        Scalar::GraphExec => "GraphExecHandle",
     }
 }
 
@@ -162,6 +163,7 @@ pub fn scalar_path(s: Scalar) -> &'static str {
         Scalar::SurfObject => "kernel_runtime::SurfaceHandle",
         Scalar::TensorMap => "kernel_runtime::TensorMapHandle",
         Scalar::GraphCondition => "kernel_runtime::ConditionHandle",
+        Scalar::GraphExec => "kernel_runtime::GraphExecHandle",
         other => scalar_name(other),
     }
 }

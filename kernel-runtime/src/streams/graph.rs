@@ -333,3 +333,77 @@ fn kernel_nodes(graph: sys::CUgraph) -> Result<Vec<sys::CUgraphNode>, Error> {
     }
     Ok(out)
 }
+
+/// A graph instantiated for launches from device code: a kernel taking `cudaGraphExec_t`
+/// launches it with `cudaGraphLaunch(graph, cudaStreamGraphFireAndForget)` (or
+/// `...AsSibling`, or `cudaStreamGraphTailLaunch`). The driver allows such launches only
+/// from kernels that themselves run in a graph, in modules built with `rdc` (the device
+/// runtime); the instantiation is uploaded to the device when made.
+pub struct DeviceGraph<'g> {
+    exec: OwnedExec,
+    _graph: std::marker::PhantomData<&'g Graph>,
+}
+
+/// The 8-byte `cudaGraphExec_t` a stub passes for a [`DeviceGraph`].
+///
+/// ```
+/// assert_eq!(std::mem::size_of::<kernel_runtime::GraphExecHandle>(), 8);
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(transparent)]
+pub struct GraphExecHandle(u64);
+
+// SAFETY: an executable graph's handle is a plain 64-bit value, as the parameter is.
+unsafe impl cudarc::driver::DeviceRepr for GraphExecHandle {}
+
+impl Graph {
+    /// This graph instantiated again for launches from device code (the flag
+    /// `CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH`) and uploaded; the driver refuses graphs
+    /// it cannot launch from the device (nodes other than kernels, memcpy and memset, or
+    /// several devices), named in the error.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let mut x = gpu.zeros::<u8>(1)?;
+    /// let graph = gpu.capture(|g| g.memset_zeros(&mut x))?;
+    /// let on_device = graph.for_device()?;
+    /// let _handle = on_device.handle();
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn for_device(&self) -> Result<DeviceGraph<'_>, Error> {
+        self.replay
+            .context()
+            .bind_to_thread()
+            .call("cuCtxSetCurrent")?;
+        let mut exec: sys::CUgraphExec = std::ptr::null_mut();
+        let flags = sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH.0;
+        // SAFETY: the template is live while `self` is; a valid out-pointer.
+        unsafe {
+            sys::cuGraphInstantiateWithFlags(&mut exec, self.exec.template(), u64::from(flags))
+        }
+        .result()
+        .call("cuGraphInstantiate")?;
+        let exec = OwnedExec(exec);
+        // SAFETY: a live executable graph and stream of this context.
+        unsafe { result::graph::upload(exec.0, self.replay.cu_stream()) }.call("cuGraphUpload")?;
+        Ok(DeviceGraph {
+            exec,
+            _graph: std::marker::PhantomData,
+        })
+    }
+}
+
+impl DeviceGraph<'_> {
+    /// The handle a stub passes for a `cudaGraphExec_t` parameter.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let mut x = gpu.zeros::<u8>(1)?;
+    /// # let graph = gpu.capture(|g| g.memset_zeros(&mut x))?;
+    /// let h = graph.for_device()?.handle();
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn handle(&self) -> GraphExecHandle {
+        GraphExecHandle(self.exec.0 as u64)
+    }
+}

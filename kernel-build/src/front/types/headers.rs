@@ -57,6 +57,9 @@ pub fn header_type(name: &str) -> Option<CType> {
         // Graph conditional handles (`unsigned long long`): stubs take the runtime's
         // `Condition` of the graph being built.
         "cudaGraphConditionalHandle" | "CUgraphConditionalHandle" => Some(Scalar::GraphCondition),
+        // Executable graphs (`struct CUgraphExec_st*`) launched from device code: stubs take
+        // the runtime's `DeviceGraph`.
+        "cudaGraphExec_t" | "CUgraphExec" => Some(Scalar::GraphExec),
         // `long` on 64-bit Linux.
         "clock_t" | "time_t" => Some(Scalar::I64),
         // `cufft.h`: `cufftReal` is `float`, `cufftDoubleReal` is `double`.

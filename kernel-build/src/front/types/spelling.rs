@@ -103,6 +103,7 @@ pub fn scalar_spelling(s: Scalar) -> &'static str {
         Scalar::SurfObject => "cudaSurfaceObject_t",
         Scalar::TensorMap => "CUtensorMap",
         Scalar::GraphCondition => "cudaGraphConditionalHandle",
+        Scalar::GraphExec => "cudaGraphExec_t",
     }
 }
 
