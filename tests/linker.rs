@@ -217,3 +217,63 @@ fn lto_ir_newer_than_the_linker_is_named() -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// Kernels launching kernels, compiled at run time with `-rdc=true` (NVRTC) and linked with
+/// the CUDA device runtime (`libcudadevrt.a`, an archive input) by the runtime's `Linker`.
+const TREE: &str = r#"
+extern "C" __global__ void child(float* x, int from, int to) {
+    int i = from + blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < to) x[i] = 3.0f * x[i] - 1.0f;
+}
+extern "C" __global__ void parent(float* x, int n, int chunk) {
+    int from = (blockIdx.x * blockDim.x + threadIdx.x) * chunk;
+    if (from < n) child<<<(chunk + 127) / 128, 128>>>(x, from, min(n, from + chunk));
+}
+"#;
+
+/// The device runtime of the project's toolkit or of a system one in `/usr/local/cuda`.
+fn device_runtime() -> Option<PathBuf> {
+    let dirs = [
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../.cuda-toolkit/nvidia/cu13/lib"),
+        PathBuf::from("/usr/local/cuda/lib64"),
+        PathBuf::from("/usr/local/cuda/targets/x86_64-linux/lib"),
+    ];
+    dirs.into_iter()
+        .map(|d| d.join("libcudadevrt.a"))
+        .find(|p| p.is_file())
+}
+
+#[test]
+fn kernels_launching_kernels_link_the_device_runtime_at_run_time() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let Some(devrt) = device_runtime() else {
+        println!("skipped: no libcudadevrt.a (a CUDA toolkit's) to link");
+        return Ok(());
+    };
+    let arch = gpu.arch();
+    // A relocatable cubin for this GPU.
+    let rdc = kernel_runtime::Program::new(TREE)
+        .name("tree.cu")
+        .option("-rdc=true")
+        .compile(&arch)?;
+    let library = ObjectCode::from_file(&devrt)?;
+    assert_eq!(library.kind(), CodeKind::Library);
+    let (module, _) = linker().input(rdc).input(library).link(&gpu)?;
+    let (n, chunk) = (50_001usize, 500usize);
+    let xs = Rng::with_seed(101).nonzero_f32s(n);
+    let mut x = gpu.upload(&xs)?;
+    let threads = n.div_ceil(chunk) as u32;
+    // SAFETY: parent(float* x, int n, int chunk): each thread launches a child over its chunk
+    // of x[0..n); x holds n.
+    unsafe {
+        module.kernel("parent")?.launch(
+            &Launch::new(threads.div_ceil(64), 64),
+            (&mut x, n as i32, chunk as i32),
+        )?
+    };
+    let want: Vec<f32> = xs.iter().map(|v| 3.0 * v - 1.0).collect();
+    assert_close(&gpu.download(&x)?, &want, 1e-5);
+    Ok(())
+}
