@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{CudaSlice, Error, Gpu, Launch, TensorMap, cuda_module};
+use kernel_runtime::{CudaSlice, Error, Gpu, Launch, TensorMap, TiledOptions, cuda_module};
 
 cuda_module! {
     /// Tile copies through TMA.
@@ -73,7 +73,7 @@ fn tma_copy(gpu: &Gpu) -> Result<Report, Error> {
     }
     let host = Rng::with_seed(97).nonzero_f32s(ROWS * COLS);
     let a = gpu.upload(&host)?;
-    let b = gpu.zeros::<f32>(ROWS * COLS)?;
+    let mut b = gpu.zeros::<f32>(ROWS * COLS)?;
     let mut c = gpu.zeros::<f32>(ROWS * COLS)?;
     let dims = [COLS as u64, ROWS as u64];
     let k = tma::load(gpu)?;
@@ -83,10 +83,8 @@ fn tma_copy(gpu: &Gpu) -> Result<Report, Error> {
     let bytes = 2.0 * (ROWS * COLS * 4) as f64; // read + written
 
     let one = {
-        let (ma, mb) = (
-            TensorMap::tiled(&a, &dims, &[BW, BH])?,
-            TensorMap::tiled(&b, &dims, &[BW, BH])?,
-        );
+        let ma = TensorMap::tiled(&a, &dims, &[BW, BH])?;
+        let mb = TensorMap::tiled_mut(&mut b, &dims, &[BW, BH], &TiledOptions::default())?;
         timed(gpu, || {
             // SAFETY: both maps describe ROWS x COLS floats of buffers that hold them.
             unsafe { k.tma_copy(&cfg, &ma, &mb) }
@@ -95,25 +93,25 @@ fn tma_copy(gpu: &Gpu) -> Result<Report, Error> {
     let memcpy = timed(gpu, || gpu.copy(&a, &mut c))?;
 
     // a → b, then b → c with programmatic dependent launch.
-    let chained = |c: &CudaSlice<f32>, pdl: bool| -> Result<Duration, Error> {
-        let (ma, mb, mc) = (
-            TensorMap::tiled(&a, &dims, &[BW, BH])?,
-            TensorMap::tiled(&b, &dims, &[BW, BH])?,
-            TensorMap::tiled(c, &dims, &[BW, BH])?,
-        );
-        let second = cfg.with_programmatic(pdl);
-        timed(gpu, || {
-            // SAFETY: as above; the second waits for the first before reading b.
-            unsafe {
-                k.tma_copy(&cfg, &ma, &mb)?;
-                k.tma_copy(&second, &mb, &mc)
-            }
-        })
-    };
+    // b is written by the first copy and read by the second: a shared map of it serves both.
+    let chained =
+        |b: &CudaSlice<f32>, c: &mut CudaSlice<f32>, pdl: bool| -> Result<Duration, Error> {
+            let ma = TensorMap::tiled(&a, &dims, &[BW, BH])?;
+            let mb = TensorMap::tiled(b, &dims, &[BW, BH])?;
+            let mc = TensorMap::tiled_mut(c, &dims, &[BW, BH], &TiledOptions::default())?;
+            let second = cfg.with_programmatic(pdl);
+            timed(gpu, || {
+                // SAFETY: as above; the second waits for the first before reading b.
+                unsafe {
+                    k.tma_copy(&cfg, &ma, &mb)?;
+                    k.tma_copy(&second, &mb, &mc)
+                }
+            })
+        };
     gpu.memset_zeros(&mut c)?;
-    let plain_pair = chained(&c, false)?;
+    let plain_pair = chained(&b, &mut c, false)?;
     gpu.memset_zeros(&mut c)?;
-    let pdl_pair = chained(&c, true)?;
+    let pdl_pair = chained(&b, &mut c, true)?;
     let got = gpu.download(&c)?;
 
     let gbs = |t: Duration| bytes / t.as_secs_f64() / 1e9;

@@ -271,6 +271,28 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     }
 }
 
+impl<'a, T: TmaElement> TensorMap<'a, T> {
+    /// A map a kernel stores through (TMA `cp.async.bulk.tensor` from shared to global
+    /// memory): the same descriptor as [`tiled_with`](Self::tiled_with), borrowing the
+    /// buffer mutably so that nothing else reads or writes it while the map lives.
+    ///
+    /// ```no_run
+    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use kernel_runtime::{TensorMap, TiledOptions};
+    /// let mut out = gpu.zeros::<f32>(64 * 64)?;
+    /// let map = TensorMap::tiled_mut(&mut out, &[64, 64], &[32, 32], &TiledOptions::default())?;
+    /// # Ok::<(), kernel_runtime::Error>(())
+    /// ```
+    pub fn tiled_mut(
+        buffer: &'a mut CudaSlice<T>,
+        dims: &[u64],
+        box_dims: &[u32],
+        opts: &TiledOptions,
+    ) -> Result<Self, Error> {
+        Self::tiled_with(buffer, dims, box_dims, opts)
+    }
+}
+
 impl<T> TensorMap<'_, T> {
     /// The descriptor a stub passes for a `CUtensorMap` parameter.
     ///
