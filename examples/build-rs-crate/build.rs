@@ -1,5 +1,6 @@
 //! Compiles `kernels/*.cu` (which share `kernels/signal.h`) into one module, `signal`, with
-//! its fatbin, metadata and typed Rust stubs in `$OUT_DIR`.
+//! its fatbin, metadata and typed Rust stubs in `$OUT_DIR`; and `kernels/hosted.cu`, whose
+//! host functions (a launcher, CUB calls) are compiled into the crate too (`host_code`).
 
 fn main() {
     kernel_build::Build::new()
@@ -8,4 +9,9 @@ fn main() {
         .include("kernels")
         .define("BLOCK", "256")
         .compile("signal");
+    kernel_build::Build::new()
+        .file("kernels/hosted.cu")
+        .archs(["sm_80", "sm_90"])
+        .host_code(true)
+        .compile("hosted");
 }

@@ -136,6 +136,14 @@ pub enum Error {
         #[source]
         source: Box<Error>,
     },
+    /// The host code of a module (`Build::host_code`) did not compile.
+    #[error("module `{module}`: the host code did not compile:\n{message}")]
+    HostCode {
+        /// The module.
+        module: String,
+        /// What `cc` (nvcc) said.
+        message: String,
+    },
     /// A file launches kernels from device code (dynamic parallelism) without device linking.
     #[error("{}", crate::diagnostics::build::needs_device_runtime(.at, crate::diagnostics::build::Door::Build))]
     NeedsDeviceRuntime {

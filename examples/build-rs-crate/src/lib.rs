@@ -65,3 +65,29 @@ fn transform_then_blur(gpu: &Gpu) -> Result<Report, Error> {
         );
     Ok(report)
 }
+
+/// The host functions of `kernels/hosted.cu` (C linkage), compiled into this crate by
+/// `build.rs` (`Build::host_code`) and linked with the static CUDA runtime. They take device
+/// addresses and a stream of the runtime's `Gpu` (one primary context), and return a
+/// `cudaError_t` (0 for success).
+pub mod host {
+    use kernel_runtime::cudarc::driver::sys::CUstream;
+
+    kernel_runtime::include_kernels!(hosted);
+
+    unsafe extern "C" {
+        /// Launches `scale` (x[i] *= s for i < n) through the CUDA runtime on `stream`.
+        pub fn hosted_scale(x: u64, s: f32, n: i32, stream: CUstream) -> i32;
+        /// Sorts n (key, value) pairs by key with CUB's radix sort on `stream`.
+        pub fn hosted_sort_pairs(
+            keys_in: u64,
+            keys_out: u64,
+            values_in: u64,
+            values_out: u64,
+            n: i32,
+            stream: CUstream,
+        ) -> i32;
+        /// Writes the sum of input[0..n) to out[0] with CUB on `stream`.
+        pub fn hosted_sum(input: u64, out: u64, n: i32, stream: CUstream) -> i32;
+    }
+}

@@ -78,6 +78,24 @@ impl Build {
             ..Context::default()
         };
         let module = pipeline::build_module(&req, &cx)?;
+        if self.host_code && module.fatbin_path.is_some() {
+            let toolkit =
+                crate::toolkit::Toolkit::discover_with(&crate::toolkit::DiscoverOptions {
+                    nvcc: self.nvcc.clone(),
+                    reporting,
+                    ..crate::toolkit::DiscoverOptions::default()
+                })?;
+            super::host::HostCode {
+                nvcc: toolkit.nvcc(),
+                files: &self.files,
+                req: &req,
+                targets: &module.targets,
+                out_dir: &out_dir,
+                name,
+                cargo_metadata: self.cargo_metadata,
+            }
+            .compile()?;
+        }
 
         let fatbin = out_dir.join(format!("{name}.fatbin"));
         if let Some(src) = &module.fatbin_path {

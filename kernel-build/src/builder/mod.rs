@@ -17,6 +17,7 @@
 //! validating method, so both doors accept and refuse the same options with the same words.
 
 mod compile;
+mod host;
 mod options;
 mod outputs;
 
@@ -54,6 +55,8 @@ pub struct Build {
     warnings: bool,
     jobs: Option<usize>,
     nvcc_wrapper: Option<PathBuf>,
+    /// Also compile the files' host code into a static library linked into the crate.
+    host_code: bool,
 }
 
 /// What [`Build::try_compile`] produced.
@@ -117,6 +120,7 @@ impl Build {
             warnings: true,
             jobs: None,
             nvcc_wrapper: None,
+            host_code: false,
         }
     }
 }

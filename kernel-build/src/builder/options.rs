@@ -45,6 +45,23 @@ impl Build {
         self
     }
 
+    /// Also compiles the host side of the module's files — host functions next to the kernels,
+    /// launchers calling `kernel<<<...>>>`, CUB, Thrust — with nvcc through `cc`, archives it as
+    /// `lib<name>_host.a` and links it into the crate with the static CUDA runtime
+    /// (`cudart_static`, from the toolkit) and the C++ runtime, so the binary still needs only
+    /// the driver. Declare the host functions in Rust with `extern "C"` (C linkage in the
+    /// `.cu`); the CUDA runtime works in the device's primary context, the one
+    /// `kernel_runtime::Gpu` opens, so buffers and streams cross freely. Off by default;
+    /// skipped without device code (`KERNEL_BUILD_NO_DEVICE_CODE`, docs.rs).
+    ///
+    /// ```
+    /// kernel_build::Build::new().file("kernels/sort.cu").host_code(true);
+    /// ```
+    pub fn host_code(&mut self, on: bool) -> &mut Build {
+        self.host_code = on;
+        self
+    }
+
     /// The most nvcc runs at once. By default a build script follows Cargo (`-j`, through
     /// its jobserver) and other callers use every core.
     ///

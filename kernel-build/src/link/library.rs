@@ -140,7 +140,7 @@ pub(crate) fn locate(
 }
 
 /// The library folders of the toolkit that `nvcc` belongs to (`<root>/bin/nvcc`).
-fn library_dirs(nvcc: &Path) -> Vec<PathBuf> {
+pub(crate) fn library_dirs(nvcc: &Path) -> Vec<PathBuf> {
     let real = std::fs::canonicalize(nvcc).unwrap_or_else(|_| nvcc.to_path_buf());
     let mut dirs = Vec::new();
     for n in [nvcc, real.as_path()] {

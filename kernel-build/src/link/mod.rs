@@ -22,5 +22,6 @@ mod symbols;
 
 pub use device::LinkMode;
 pub(crate) use device::{DeviceLink, UnitCode};
+pub(crate) use library::library_dirs;
 pub use library::{LinkLibraryError, companion_libraries};
 pub(crate) use nvfatbin::{FatbinPart, NvFatbin};
