@@ -3,11 +3,13 @@
 //!
 //! The probe is a file that includes the user's `.cu` (so every type it names means what
 //! it means there) and explicitly instantiates one empty kernel per type,
-//! `kernel_build_probe_<index, sizeof(T), alignof(T)>`; nvcc compiles it to PTX for one
-//! virtual architecture with the unit's includes, defines and flags, and the mangled
-//! names of the entries carry the answers. A type the compiler rejects (private, not
-//! complete) is named by its line of the probe in nvcc's errors; the probe runs once more
-//! without it, and it stays unmeasured with nvcc's reason.
+//! `kernel_build_probe_<index, sizeof(T), alignof(T)>`; nvcc compiles it to PTX for the
+//! module's virtual architectures (all of them: libraries such as CUB name their inline
+//! namespaces after the architecture list, `cub::CUB_300001_SM_800_900`) with the unit's
+//! includes, defines and flags, and the mangled names of the entries carry the answers. A
+//! type the compiler rejects (private, not complete) is named by its line of the probe in
+//! nvcc's errors; the probe runs once more without it, and it stays unmeasured with nvcc's
+//! reason.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -26,8 +28,9 @@ pub(crate) struct Probe<'a> {
     pub includes: &'a [PathBuf],
     pub defines: &'a [(String, Option<String>)],
     pub flags: &'a [String],
-    /// The virtual architecture the probe compiles for (`compute_90`).
-    pub arch: String,
+    /// The virtual architectures the probe compiles for (`compute_80`, `compute_90`), those
+    /// of the module's targets.
+    pub archs: Vec<String>,
     /// The unit is compiled for device linking (`-rdc=true`).
     pub rdc: bool,
     pub debug: bool,
@@ -98,22 +101,39 @@ impl Probe<'_> {
             .tempdir()
             .map_err(|e| format!("cannot make a folder for the probe: {e}"))?;
         let file = dir.path().join("probe.cu");
-        let ptx = dir.path().join("probe.ptx");
+        let out = dir.path().join("probe.fatbin");
         std::fs::write(&file, source(self.source, types, which))
             .map_err(|e| format!("cannot write the probe: {e}"))?;
-        let mut args: Vec<OsString> = vec!["-ptx".into(), format!("-arch={}", self.arch).into()];
+        let mut args: Vec<OsString> = vec!["-fatbin".into()];
+        for arch in &self.archs {
+            args.push(format!("-gencode=arch={arch},code={arch}").into());
+        }
         if self.rdc {
             args.push("-rdc=true".into());
         }
         args.extend(super::include_and_define_args(self.includes, self.defines));
         args.extend(self.flags.iter().map(OsString::from));
-        args.extend(["-o".into(), ptx.as_os_str().to_owned()]);
+        args.extend(["-o".into(), out.as_os_str().to_owned()]);
         args.extend(["-x".into(), "cu".into(), file.as_os_str().to_owned()]);
         match super::run(self.nvcc, &args, self.debug) {
             Ok(_) => {
-                let text = std::fs::read_to_string(&ptx)
-                    .map_err(|e| format!("cannot read the probe's PTX: {e}"))?;
-                Ok(entries(&text))
+                let bytes = std::fs::read(&out)
+                    .map_err(|e| format!("cannot read the probe's fatbin: {e}"))?;
+                let fatbin = kernel_objects::parse(&bytes)
+                    .map_err(|e| format!("cannot read the probe's fatbin: {e}"))?;
+                let mut found = Vec::new();
+                for entry in &fatbin.entries {
+                    if let Ok(image) = entry.image() {
+                        for k in image.kernels() {
+                            if let Some(m) = read_probe_symbol(&k.symbol)
+                                && !found.contains(&m)
+                            {
+                                found.push(m);
+                            }
+                        }
+                    }
+                }
+                Ok(found)
             }
             Err(crate::error::Error::NvccFailed { output, .. }) => Err(output),
             Err(e) => Err(e.to_string()),
@@ -138,17 +158,6 @@ fn source(user: &Path, types: &[String], which: &[usize]) -> String {
         ));
     }
     s
-}
-
-/// The `.entry` names of a PTX text that are probes.
-fn entries(ptx: &str) -> Vec<(usize, u64, u64)> {
-    ptx.lines()
-        .filter_map(|l| l.split_once(".entry ").map(|(_, rest)| rest))
-        .filter_map(|rest| {
-            let name = rest.trim().split(['(', ' ', '\t']).next()?;
-            read_probe_symbol(name)
-        })
-        .collect()
 }
 
 /// The probe lines (1-based, at most `count`) nvcc's errors point at, with the error.
@@ -208,10 +217,7 @@ mod tests {
     }
 
     #[test]
-    fn entries_and_rejected_lines_are_read_back() {
-        let ptx = ".visible .entry _Z19kernel_build_probe_ILy1ELy48ELy16EEvv()\n{\n}\n\
-                   .visible .entry _Z1kPf(\n";
-        assert_eq!(entries(ptx), [(1, 48, 16)]);
+    fn rejected_lines_are_read_back() {
         let out = "kernel-build-probe(2): error: incomplete type \"Fwd\" is not allowed\n\
                    1 error detected in the compilation of \"probe.cu\".\n";
         let r = rejected_lines(out, 2);

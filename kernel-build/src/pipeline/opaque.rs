@@ -18,9 +18,11 @@ pub(crate) fn type_opaque(shared: &Shared<'_>, sources: &[&Source], info: &mut M
     if wanted.is_empty() {
         return;
     }
-    let Some(arch) = shared.targets.iter().min_by_key(|t| t.number) else {
+    let mut archs: Vec<String> = shared.targets.iter().map(|t| t.virtual_arch()).collect();
+    archs.dedup();
+    if archs.is_empty() {
         return;
-    };
+    }
     let mut all = Measurements::default();
     for source in sources {
         let probe = Probe {
@@ -29,7 +31,7 @@ pub(crate) fn type_opaque(shared: &Shared<'_>, sources: &[&Source], info: &mut M
             includes: &source.includes,
             defines: &shared.req.defines,
             flags: shared.flags,
-            arch: arch.virtual_arch(),
+            archs: archs.clone(),
             rdc: shared.mode != LinkMode::Whole,
             debug: shared.debug,
         };
