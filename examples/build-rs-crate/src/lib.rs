@@ -76,7 +76,7 @@ pub mod host {
     kernel_runtime::include_kernels!(hosted);
 
     unsafe extern "C" {
-        /// Launches `scale` (x[i] *= s for i < n) through the CUDA runtime on `stream`.
+        /// Launches `scale` (`x[i] *= s` for `i < n`) through the CUDA runtime on `stream`.
         pub fn hosted_scale(x: u64, s: f32, n: i32, stream: CUstream) -> i32;
         /// Sorts n (key, value) pairs by key with CUB's radix sort on `stream`.
         pub fn hosted_sort_pairs(
@@ -87,7 +87,7 @@ pub mod host {
             n: i32,
             stream: CUstream,
         ) -> i32;
-        /// Writes the sum of input[0..n) to out[0] with CUB on `stream`.
+        /// Writes the sum of `input[0..n)` to `out[0]` with CUB on `stream`.
         pub fn hosted_sum(input: u64, out: u64, n: i32, stream: CUstream) -> i32;
     }
 }
