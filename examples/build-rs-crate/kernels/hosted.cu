@@ -1,9 +1,15 @@
 // Host code next to kernels, compiled into the crate by `Build::host_code`: a launcher that
-// launches a kernel of this file with `<<<...>>>` on the caller's stream, and CUB's
-// device-wide radix sort of pairs and sum, all on buffers the Rust side allocated.
+// launches a kernel of this file with `<<<...>>>` on the caller's stream, CUB's device-wide
+// radix sort of pairs, sum, exclusive scan and segmented sum, and Thrust's sort_by_key, all
+// on buffers the Rust side allocated.
 #include <cuda_runtime.h>
 #include <cub/device/device_radix_sort.cuh>
 #include <cub/device/device_reduce.cuh>
+#include <cub/device/device_scan.cuh>
+#include <cub/device/device_segmented_reduce.cuh>
+#include <thrust/device_ptr.h>
+#include <thrust/execution_policy.h>
+#include <thrust/sort.h>
 
 // x[i] = s * x[i] for i < n.
 extern "C" __global__ void scale(float* x, float s, int n) {
@@ -45,4 +51,41 @@ extern "C" int hosted_sum(const float* in, float* out, int n, cudaStream_t strea
     e = cub::DeviceReduce::Sum(scratch, bytes, in, out, n, stream);
     cudaError_t freed = cudaFreeAsync(scratch, stream);
     return (int)(e != cudaSuccess ? e : freed);
+}
+
+// out[i] = the sum of in[0..i) (exclusive prefix sum) with CUB on `stream`.
+extern "C" int hosted_exclusive_scan(const int* in, int* out, int n, cudaStream_t stream) {
+    size_t bytes = 0;
+    cudaError_t e = cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, stream);
+    if (e != cudaSuccess) return (int)e;
+    void* scratch = nullptr;
+    e = cudaMallocAsync(&scratch, bytes, stream);
+    if (e != cudaSuccess) return (int)e;
+    e = cub::DeviceScan::ExclusiveSum(scratch, bytes, in, out, n, stream);
+    cudaError_t freed = cudaFreeAsync(scratch, stream);
+    return (int)(e != cudaSuccess ? e : freed);
+}
+
+// out[s] = the sum of in[offsets[s]..offsets[s + 1]) for s < segments, with CUB on `stream`.
+extern "C" int hosted_segmented_sum(const float* in, float* out, int segments, const int* offsets,
+                                    cudaStream_t stream) {
+    size_t bytes = 0;
+    cudaError_t e = cub::DeviceSegmentedReduce::Sum(nullptr, bytes, in, out, segments, offsets,
+                                                    offsets + 1, stream);
+    if (e != cudaSuccess) return (int)e;
+    void* scratch = nullptr;
+    e = cudaMallocAsync(&scratch, bytes, stream);
+    if (e != cudaSuccess) return (int)e;
+    e = cub::DeviceSegmentedReduce::Sum(scratch, bytes, in, out, segments, offsets, offsets + 1,
+                                        stream);
+    cudaError_t freed = cudaFreeAsync(scratch, stream);
+    return (int)(e != cudaSuccess ? e : freed);
+}
+
+// Sorts values by keys in place with Thrust on `stream`.
+extern "C" int hosted_thrust_sort_by_key(unsigned* keys, float* values, int n, cudaStream_t stream) {
+    thrust::device_ptr<unsigned> k(keys);
+    thrust::device_ptr<float> v(values);
+    thrust::sort_by_key(thrust::cuda::par.on(stream), k, k + n, v);
+    return (int)cudaGetLastError();
 }

@@ -89,5 +89,17 @@ pub mod host {
         ) -> i32;
         /// Writes the sum of `input[0..n)` to `out[0]` with CUB on `stream`.
         pub fn hosted_sum(input: u64, out: u64, n: i32, stream: CUstream) -> i32;
+        /// `out[i]` = the sum of `input[0..i)`, with CUB on `stream`.
+        pub fn hosted_exclusive_scan(input: u64, out: u64, n: i32, stream: CUstream) -> i32;
+        /// `out[s]` = the sum of `input[offsets[s]..offsets[s + 1])`, with CUB on `stream`.
+        pub fn hosted_segmented_sum(
+            input: u64,
+            out: u64,
+            segments: i32,
+            offsets: u64,
+            stream: CUstream,
+        ) -> i32;
+        /// Sorts `values` by `keys` in place with Thrust on `stream`.
+        pub fn hosted_thrust_sort_by_key(keys: u64, values: u64, n: i32, stream: CUstream) -> i32;
     }
 }

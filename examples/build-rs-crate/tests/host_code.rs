@@ -1,14 +1,18 @@
 //! Host C++ compiled into the crate (`Build::host_code`) working on the runtime's buffers
 //! and stream, on the GPU against CPU references on random data of awkward sizes: a
-//! launcher calling `kernel<<<...>>>` on our stream, CUB's radix sort of pairs and sum; the
-//! same kernel through its typed stub on the same buffer (one primary context for both).
+//! launcher calling `kernel<<<...>>>` on our stream, CUB's radix sort of pairs, sum,
+//! exclusive scan and segmented sum, Thrust's sort_by_key; the same kernel through its typed
+//! stub on the same buffer (one primary context for both).
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
 use kernel_runtime::{Error, Launch, RawDevicePtr};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
-use kernel_example_buildrs::host::{hosted, hosted_scale, hosted_sort_pairs, hosted_sum};
+use kernel_example_buildrs::host::{
+    hosted, hosted_exclusive_scan, hosted_scale, hosted_segmented_sum, hosted_sort_pairs,
+    hosted_sum, hosted_thrust_sort_by_key,
+};
 
 #[test]
 fn host_code_and_stubs_share_buffers_and_streams() -> Result<(), Error> {
@@ -75,5 +79,87 @@ fn host_code_and_stubs_share_buffers_and_streams() -> Result<(), Error> {
         (got - want).abs() <= 1e-3 * want.abs().max(1.0),
         "{got} vs {want}"
     );
+
+    // CUB: exclusive scan of integers (exact).
+    let ints: Vec<i32> = (0..m).map(|_| r.i32(-1000..1000)).collect();
+    let (si, so) = (gpu.upload(&ints)?, gpu.zeros::<i32>(m)?);
+    // SAFETY: both hold m ints.
+    let rc = unsafe {
+        hosted_exclusive_scan(
+            RawDevicePtr::of(&si).addr(),
+            RawDevicePtr::of(&so).addr(),
+            m as i32,
+            stream,
+        )
+    };
+    assert_eq!(rc, 0, "cudaError_t {rc}");
+    let want: Vec<i32> = ints
+        .iter()
+        .scan(0i32, |acc, &v| {
+            let before = *acc;
+            *acc += v;
+            Some(before)
+        })
+        .collect();
+    assert_eq!(gpu.download(&so)?, want);
+
+    // CUB: segmented sum over segments of random lengths (some empty).
+    let mut offsets = vec![0i32];
+    while (*offsets.last().unwrap() as usize) < m {
+        let next = (*offsets.last().unwrap() as usize + r.usize(0..300)).min(m);
+        offsets.push(next as i32);
+    }
+    let segments = offsets.len() - 1;
+    let (off, seg_out) = (gpu.upload(&offsets)?, gpu.zeros::<f32>(segments)?);
+    // SAFETY: input holds m floats, offsets segments + 1 ascending ints <= m, out segments.
+    let rc = unsafe {
+        hosted_segmented_sum(
+            RawDevicePtr::of(&input).addr(),
+            RawDevicePtr::of(&seg_out).addr(),
+            segments as i32,
+            RawDevicePtr::of(&off).addr(),
+            stream,
+        )
+    };
+    assert_eq!(rc, 0, "cudaError_t {rc}");
+    let want: Vec<f32> = offsets
+        .windows(2)
+        .map(|w| {
+            s[w[0] as usize..w[1] as usize]
+                .iter()
+                .map(|&v| f64::from(v))
+                .sum::<f64>() as f32
+        })
+        .collect();
+    assert_close(&gpu.download(&seg_out)?, &want, 1e-3);
+
+    // Thrust: sort_by_key in place.
+    let (tk, tv) = (gpu.upload(&keys)?, gpu.upload(&values)?);
+    // SAFETY: both hold m elements; sorted in place on our stream.
+    let rc = unsafe {
+        hosted_thrust_sort_by_key(
+            RawDevicePtr::of(&tk).addr(),
+            RawDevicePtr::of(&tv).addr(),
+            m as i32,
+            stream,
+        )
+    };
+    assert_eq!(rc, 0, "cudaError_t {rc}");
+    assert_eq!(gpu.download(&tk)?, want_k);
+    // Thrust's sort_by_key need not be stable: the values per key as multisets.
+    let got_v = gpu.download(&tv)?;
+    let mut got_pairs: Vec<(u32, u32)> = want_k
+        .iter()
+        .copied()
+        .zip(got_v.iter().map(|v| v.to_bits()))
+        .collect();
+    let mut want_pairs: Vec<(u32, u32)> = want_k
+        .iter()
+        .copied()
+        .zip(want_v.iter().map(|v| v.to_bits()))
+        .collect();
+    got_pairs.sort_unstable();
+    want_pairs.sort_unstable();
+    assert_eq!(got_pairs, want_pairs);
     Ok(())
 }
