@@ -18,18 +18,9 @@ use kernel_test_support::bench::{median, report};
 use kernel_test_support::gpu_or_skip;
 
 cuda_module! {
-    /// y = a * x + y, and y = s * y.
+    /// y = a * x + y, and y = s * y (the kernels of the graph-update test).
     mod ops {
-        source = r#"
-            extern "C" __global__ void axpy(float a, const float* x, float* y, int n) {
-                int i = blockIdx.x * blockDim.x + threadIdx.x;
-                if (i < n) y[i] = a * x[i] + y[i];
-            }
-            extern "C" __global__ void scale(float* y, float s, int n) {
-                int i = blockIdx.x * blockDim.x + threadIdx.x;
-                if (i < n) y[i] *= s;
-            }
-        "#;
+        file = "cuda/graph_update.cu";
     }
 }
 

@@ -110,18 +110,7 @@ unsafe fn launch_ex(
         };
         n += 1;
     }
-    let config = sys::CUlaunchConfig {
-        gridDimX: cfg.grid.0,
-        gridDimY: cfg.grid.1,
-        gridDimZ: cfg.grid.2,
-        blockDimX: cfg.block.0,
-        blockDimY: cfg.block.1,
-        blockDimZ: cfg.block.2,
-        sharedMemBytes: cfg.shared_mem_bytes,
-        hStream: stream.cu_stream(),
-        attrs: attrs.as_mut_ptr(),
-        numAttrs: n as u32,
-    };
+    let config = launch_config(cfg, stream, &mut attrs[..n]);
     // SAFETY: `config` and `attrs` live across the call; the caller guarantees `params`.
     unsafe {
         sys::cuLaunchKernelEx(
@@ -133,6 +122,31 @@ unsafe fn launch_ex(
     }
     .result()
     .call("cuLaunchKernelEx")
+}
+
+/// The driver's launch configuration for `cfg` on `stream` with `attrs` (which must outlive
+/// its use).
+fn launch_config(
+    cfg: &Launch,
+    stream: &CudaStream,
+    attrs: &mut [sys::CUlaunchAttribute],
+) -> sys::CUlaunchConfig {
+    sys::CUlaunchConfig {
+        gridDimX: cfg.grid.0,
+        gridDimY: cfg.grid.1,
+        gridDimZ: cfg.grid.2,
+        blockDimX: cfg.block.0,
+        blockDimY: cfg.block.1,
+        blockDimZ: cfg.block.2,
+        sharedMemBytes: cfg.shared_mem_bytes,
+        hStream: stream.cu_stream(),
+        attrs: if attrs.is_empty() {
+            std::ptr::null_mut()
+        } else {
+            attrs.as_mut_ptr()
+        },
+        numAttrs: attrs.len() as u32,
+    }
 }
 
 /// Opts the kernel in to more dynamic shared memory (validation has checked the device limit).
@@ -207,18 +221,7 @@ fn check_cluster_fit(
 /// `cuOccupancyMaxPotentialClusterSize` for this configuration.
 #[cold]
 fn max_cluster_size(kernel: &KernelInfo, stream: &CudaStream, cfg: &Launch) -> Result<u64, Error> {
-    let config = sys::CUlaunchConfig {
-        gridDimX: cfg.grid.0,
-        gridDimY: cfg.grid.1,
-        gridDimZ: cfg.grid.2,
-        blockDimX: cfg.block.0,
-        blockDimY: cfg.block.1,
-        blockDimZ: cfg.block.2,
-        sharedMemBytes: cfg.shared_mem_bytes,
-        hStream: stream.cu_stream(),
-        attrs: std::ptr::null_mut(),
-        numAttrs: 0,
-    };
+    let config = launch_config(cfg, stream, &mut []);
     let mut size = 0i32;
     // SAFETY: valid out-pointer and configuration; `function` is live, the context bound.
     unsafe { sys::cuOccupancyMaxPotentialClusterSize(&mut size, kernel.function, &config) }
