@@ -23,63 +23,51 @@ extern "C" int hosted_scale(float* x, float s, int n, cudaStream_t stream) {
     return (int)cudaGetLastError();
 }
 
-// Sorts n (key, value) pairs by key with CUB on `stream` (temporary storage from the
-// stream-ordered allocator).
-extern "C" int hosted_sort_pairs(const unsigned* keys_in, unsigned* keys_out, const float* values_in,
-                                 float* values_out, int n, cudaStream_t stream) {
+// Runs a CUB device-wide algorithm as CUB asks: once to size its scratch memory, once with
+// it (from the stream-ordered allocator, freed after on the same stream).
+template <typename Algorithm>
+static cudaError_t with_scratch(cudaStream_t stream, Algorithm run) {
     size_t bytes = 0;
-    cudaError_t e = cub::DeviceRadixSort::SortPairs(nullptr, bytes, keys_in, keys_out, values_in,
-                                                    values_out, n, 0, 32, stream);
-    if (e != cudaSuccess) return (int)e;
+    cudaError_t e = run(nullptr, bytes);
+    if (e != cudaSuccess) return e;
     void* scratch = nullptr;
     e = cudaMallocAsync(&scratch, bytes, stream);
-    if (e != cudaSuccess) return (int)e;
-    e = cub::DeviceRadixSort::SortPairs(scratch, bytes, keys_in, keys_out, values_in, values_out, n,
-                                        0, 32, stream);
+    if (e != cudaSuccess) return e;
+    e = run(scratch, bytes);
     cudaError_t freed = cudaFreeAsync(scratch, stream);
-    return (int)(e != cudaSuccess ? e : freed);
+    return e != cudaSuccess ? e : freed;
+}
+
+// Sorts n (key, value) pairs by key with CUB on `stream`.
+extern "C" int hosted_sort_pairs(const unsigned* keys_in, unsigned* keys_out, const float* values_in,
+                                 float* values_out, int n, cudaStream_t stream) {
+    return (int)with_scratch(stream, [&](void* scratch, size_t& bytes) {
+        return cub::DeviceRadixSort::SortPairs(scratch, bytes, keys_in, keys_out, values_in,
+                                               values_out, n, 0, 32, stream);
+    });
 }
 
 // out[0] = the sum of in[0..n) with CUB on `stream`.
 extern "C" int hosted_sum(const float* in, float* out, int n, cudaStream_t stream) {
-    size_t bytes = 0;
-    cudaError_t e = cub::DeviceReduce::Sum(nullptr, bytes, in, out, n, stream);
-    if (e != cudaSuccess) return (int)e;
-    void* scratch = nullptr;
-    e = cudaMallocAsync(&scratch, bytes, stream);
-    if (e != cudaSuccess) return (int)e;
-    e = cub::DeviceReduce::Sum(scratch, bytes, in, out, n, stream);
-    cudaError_t freed = cudaFreeAsync(scratch, stream);
-    return (int)(e != cudaSuccess ? e : freed);
+    return (int)with_scratch(stream, [&](void* scratch, size_t& bytes) {
+        return cub::DeviceReduce::Sum(scratch, bytes, in, out, n, stream);
+    });
 }
 
 // out[i] = the sum of in[0..i) (exclusive prefix sum) with CUB on `stream`.
 extern "C" int hosted_exclusive_scan(const int* in, int* out, int n, cudaStream_t stream) {
-    size_t bytes = 0;
-    cudaError_t e = cub::DeviceScan::ExclusiveSum(nullptr, bytes, in, out, n, stream);
-    if (e != cudaSuccess) return (int)e;
-    void* scratch = nullptr;
-    e = cudaMallocAsync(&scratch, bytes, stream);
-    if (e != cudaSuccess) return (int)e;
-    e = cub::DeviceScan::ExclusiveSum(scratch, bytes, in, out, n, stream);
-    cudaError_t freed = cudaFreeAsync(scratch, stream);
-    return (int)(e != cudaSuccess ? e : freed);
+    return (int)with_scratch(stream, [&](void* scratch, size_t& bytes) {
+        return cub::DeviceScan::ExclusiveSum(scratch, bytes, in, out, n, stream);
+    });
 }
 
 // out[s] = the sum of in[offsets[s]..offsets[s + 1]) for s < segments, with CUB on `stream`.
 extern "C" int hosted_segmented_sum(const float* in, float* out, int segments, const int* offsets,
                                     cudaStream_t stream) {
-    size_t bytes = 0;
-    cudaError_t e = cub::DeviceSegmentedReduce::Sum(nullptr, bytes, in, out, segments, offsets,
-                                                    offsets + 1, stream);
-    if (e != cudaSuccess) return (int)e;
-    void* scratch = nullptr;
-    e = cudaMallocAsync(&scratch, bytes, stream);
-    if (e != cudaSuccess) return (int)e;
-    e = cub::DeviceSegmentedReduce::Sum(scratch, bytes, in, out, segments, offsets, offsets + 1,
-                                        stream);
-    cudaError_t freed = cudaFreeAsync(scratch, stream);
-    return (int)(e != cudaSuccess ? e : freed);
+    return (int)with_scratch(stream, [&](void* scratch, size_t& bytes) {
+        return cub::DeviceSegmentedReduce::Sum(scratch, bytes, in, out, segments, offsets,
+                                               offsets + 1, stream);
+    });
 }
 
 // Sorts values by keys in place with Thrust on `stream`.
