@@ -46,12 +46,9 @@ enum Plan {
     Unnameable,
 }
 
-/// The types the module's untyped kernels need measured, each once, in order of first use.
-///
-/// ```ignore
-/// // an untyped kernel `k(Flags, float*)` whose `Flags` has bit-fields:
-/// assert_eq!(wanted(&info), ["Flags"]);
-/// ```
+/// The types the module's untyped kernels need measured, each once, in order of first use:
+/// for an untyped kernel `k(Flags, float*)` whose `Flags` has bit-fields, `["Flags"]` (the
+/// unit test `measured_types_promote_a_kernel_whose_layout_then_agrees` shows it).
 pub(crate) fn wanted(info: &ModuleInfo) -> Vec<String> {
     let env = TypeEnv::with_structs(info.structs.clone());
     let mut out: Vec<String> = Vec::new();
