@@ -16,6 +16,25 @@ use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
+/// What `kernel-inspect build --help` prints.
+const HELP: &str = "\
+usage: kernel-inspect build FILE.cu... [options]
+builds and verifies a module outside Cargo (several files form one module) and reports its
+kernels (typed, with opaque parameters, by name only), targets and warnings
+
+  --arch TARGET           a target (sm_90, compute_120); repeat for several (default: the
+                          toolkit's default list, or KERNEL_BUILD_ARCHS)
+  -I DIR, -D NAME[=VALUE] include folders and definitions, as for nvcc
+  --flag NVCC_FLAG        an extra nvcc flag; repeat for several
+  --rdc | --lto           device-link the files (relocatable code, or link-time optimisation)
+  --name NAME             the module's name (default: the first file's stem)
+  --out FILE.fatbin       where to copy the fatbin
+  --cache-dir DIR         the build cache (default: the per-user one), or --no-cache
+  -j N                    at most N nvcc runs at once
+  --require-every-target  a kernel missing from an image is an error
+  --json                  the built module as JSON (model, fatbin path, warnings)
+";
+
 /// Runs the subcommand: the report to print, or the message of what failed.
 pub fn run(args: &[OsString]) -> Result<String, String> {
     let args: Vec<String> = args
@@ -49,6 +68,7 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
             "--rdc" => link = LinkMode::Rdc,
             "--lto" => link = LinkMode::Lto,
             "--name" => name = Some(value("--name")?),
+            "-h" | "--help" => return Ok(HELP.to_owned()),
             "-j" | "--jobs" => {
                 let n = value("-j")?;
                 cx.jobs = Some(

@@ -115,6 +115,13 @@ fn errors_are_messages_not_panics() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown subcommand"));
+    // Each subcommand's help is help, not an unknown option.
+    let help = inspect(&["build".as_ref(), "--help".as_ref()]);
+    assert!(
+        help.starts_with("usage: kernel-inspect build FILE.cu..."),
+        "{help}"
+    );
+    assert!(help.contains("--require-every-target"), "{help}");
 }
 
 #[test]
