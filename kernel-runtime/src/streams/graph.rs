@@ -97,6 +97,44 @@ impl CaptureStream {
     }
 }
 
+impl CaptureStream {
+    /// Captures what `record` queues on `gpu` (a handle on this stream) into a new graph,
+    /// not instantiated.
+    pub(super) fn capture(
+        &self,
+        gpu: &Gpu,
+        record: impl FnOnce(&Gpu) -> Result<(), Error>,
+    ) -> Result<OwnedGraph, Error> {
+        self.stream
+            .context()
+            .bind_to_thread()
+            .call("cuCtxSetCurrent")?;
+        self.stream
+            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
+            .call("cuStreamBeginCapture")?;
+        self.finish(gpu, record)
+    }
+
+    /// Runs `record` on `gpu` (a handle on this stream, which the caller set capturing) and
+    /// ends the capture: the captured graph, or the first error.
+    pub(super) fn finish(
+        &self,
+        gpu: &Gpu,
+        record: impl FnOnce(&Gpu) -> Result<(), Error>,
+    ) -> Result<OwnedGraph, Error> {
+        let recorded = record(gpu);
+        let mut out: sys::CUgraph = std::ptr::null_mut();
+        // SAFETY: the stream is capturing; `out` receives the captured graph.
+        let ended = unsafe { sys::cuStreamEndCapture(self.stream.cu_stream(), &mut out) }
+            .result()
+            .call("cuStreamEndCapture");
+        let graph = OwnedGraph(out);
+        recorded?;
+        ended?;
+        Ok(graph)
+    }
+}
+
 impl Drop for CaptureStream {
     fn drop(&mut self) {
         let ctx = self.stream.context();
@@ -240,20 +278,7 @@ impl Graph {
                 targets.len()
             )));
         };
-        let stream = &self.capture.stream;
-        stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
-        stream
-            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-            .call("cuStreamBeginCapture")?;
-        let recorded = record(&self.captured_on);
-        let mut one: sys::CUgraph = std::ptr::null_mut();
-        // SAFETY: the stream is capturing (begun above); `one` receives the captured graph.
-        let ended = unsafe { sys::cuStreamEndCapture(stream.cu_stream(), &mut one) }
-            .result()
-            .call("cuStreamEndCapture");
-        let captured = OwnedGraph(one);
-        recorded?;
-        ended?;
+        let captured = self.capture.capture(&self.captured_on, record)?;
         let nodes = kernel_nodes(captured.0)?;
         let all = node_count(captured.0)?;
         if nodes.len() != 1 || all != 1 {

@@ -8,10 +8,9 @@
 
 use std::cell::Cell;
 use std::marker::PhantomData;
-use std::sync::Arc;
 
+use cudarc::driver::DeviceRepr;
 use cudarc::driver::sys::{self, CUgraphConditionalNodeType as CondType, CUstreamCaptureMode};
-use cudarc::driver::{CudaStream, DeviceRepr};
 
 use super::graph::{CaptureStream, Graph, OwnedGraph};
 use crate::device::gpu::Gpu;
@@ -129,7 +128,7 @@ impl<'id> GraphBuilder<'id> {
     /// # Ok::<(), kernel_runtime::Error>(())
     /// ```
     pub fn record(&self, record: impl FnOnce(&Gpu) -> Result<(), Error>) -> Result<(), Error> {
-        let child = self.capture_new(record)?;
+        let child = self.capture.capture(&self.gpu, record)?;
         let deps = self.deps();
         let mut node: sys::CUgraphNode = std::ptr::null_mut();
         // SAFETY: `child` is a live graph (cloned into this one); `deps` are nodes of it.
@@ -271,30 +270,13 @@ impl<'id> GraphBuilder<'id> {
         }
     }
 
-    fn stream(&self) -> &Arc<CudaStream> {
-        &self.capture.stream
-    }
-
-    /// Captures `record` into a new graph.
-    fn capture_new(
-        &self,
-        record: impl FnOnce(&Gpu) -> Result<(), Error>,
-    ) -> Result<OwnedGraph, Error> {
-        let stream = self.stream();
-        stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
-        stream
-            .begin_capture(CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL)
-            .call("cuStreamBeginCapture")?;
-        self.end(record)
-    }
-
     /// Captures `record` into `graph` (a conditional node's body).
     fn capture_into(
         &self,
         graph: sys::CUgraph,
         record: impl FnOnce(&Gpu) -> Result<(), Error>,
     ) -> Result<(), Error> {
-        let stream = self.stream();
+        let stream = &self.capture.stream;
         stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: `graph` is the live body graph of a node of this graph; no dependencies.
         unsafe {
@@ -309,23 +291,9 @@ impl<'id> GraphBuilder<'id> {
         }
         .result()
         .call("cuStreamBeginCaptureToGraph")?;
-        let captured = self.end(record)?;
+        let captured = self.capture.finish(&self.gpu, record)?;
         // The body graph belongs to its node: not destroyed here.
         std::mem::forget(captured);
         Ok(())
-    }
-
-    /// Runs `record` on the capturing stream and ends the capture.
-    fn end(&self, record: impl FnOnce(&Gpu) -> Result<(), Error>) -> Result<OwnedGraph, Error> {
-        let recorded = record(&self.gpu);
-        let mut out: sys::CUgraph = std::ptr::null_mut();
-        // SAFETY: the stream is capturing (begun by the caller).
-        let ended = unsafe { sys::cuStreamEndCapture(self.stream().cu_stream(), &mut out) }
-            .result()
-            .call("cuStreamEndCapture");
-        let graph = OwnedGraph(out);
-        recorded?;
-        ended?;
-        Ok(graph)
     }
 }
