@@ -189,6 +189,29 @@ pub enum CType {
     },
 }
 
+impl CType {
+    /// The struct this type names, directly or behind pointers and arrays (`const P*`,
+    /// `P[4]` name `P`); `None` for scalars, vectors and `void`.
+    ///
+    /// ```
+    /// use kernel_build::model::{CType, Qualifiers};
+    /// let p = CType::Pointer {
+    ///     pointee: Box::new(CType::Struct("Flags".into())),
+    ///     pointee_quals: Qualifiers::default(),
+    /// };
+    /// assert_eq!(p.struct_name(), Some("Flags"));
+    /// assert_eq!(CType::Void.struct_name(), None);
+    /// ```
+    pub fn struct_name(&self) -> Option<&str> {
+        match self {
+            CType::Struct(name) => Some(name),
+            CType::Pointer { pointee, .. } => pointee.struct_name(),
+            CType::Array { elem, .. } => elem.struct_name(),
+            _ => None,
+        }
+    }
+}
+
 /// Size, alignment and offset of a parameter or field.
 ///
 /// ```

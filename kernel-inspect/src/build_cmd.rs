@@ -208,20 +208,11 @@ fn opaque_params(
     info: &kernel_build::model::ModuleInfo,
     k: &kernel_build::model::Kernel,
 ) -> Vec<String> {
-    use kernel_build::model::CType;
-    fn named(t: &CType) -> Option<&str> {
-        match t {
-            CType::Struct(n) => Some(n),
-            CType::Pointer { pointee, .. } => named(pointee),
-            CType::Array { elem, .. } => named(elem),
-            _ => None,
-        }
-    }
     k.params
         .iter()
         .enumerate()
         .filter_map(|(i, p)| {
-            let n = named(&p.ty)?;
+            let n = p.ty.struct_name()?;
             info.structs.iter().find(|s| s.name == n && s.opaque)?;
             let pname = p.name.clone().unwrap_or_else(|| format!("#{i}"));
             Some(format!("{pname}: {}", p.written))

@@ -165,12 +165,19 @@ pub(crate) fn promote(info: &mut ModuleInfo, measured: &[Measured], failed: &[(S
             }
         };
         let kernel = kernel_of(&u, types, layouts, &env, info, measured);
-        for p in &kernel.params {
-            collect_structs(&p.ty, &mut used);
-        }
-        for a in &kernel.template_args {
-            if let TemplateArg::Type(t) = a {
-                collect_structs(t, &mut used);
+        let arg_types = kernel.template_args.iter().filter_map(|a| match a {
+            TemplateArg::Type(t) => Some(t),
+            TemplateArg::Value(_) => None,
+        });
+        for name in kernel
+            .params
+            .iter()
+            .map(|p| &p.ty)
+            .chain(arg_types)
+            .filter_map(CType::struct_name)
+        {
+            if !used.iter().any(|u| u == name) {
+                used.push(name.to_owned());
             }
         }
         promoted.push(kernel);
@@ -325,16 +332,6 @@ fn lay_out(types: &[CType], structs: &[StructDef]) -> Option<Vec<Layout>> {
         offset = at + size;
     }
     Some(out)
-}
-
-/// The names of the structs `ty` uses (through pointers and arrays).
-fn collect_structs(ty: &CType, out: &mut Vec<String>) {
-    match ty {
-        CType::Struct(n) if !out.contains(n) => out.push(n.clone()),
-        CType::Pointer { pointee, .. } => collect_structs(pointee, out),
-        CType::Array { elem, .. } => collect_structs(elem, out),
-        _ => {}
-    }
 }
 
 /// Whether a demangled template argument is a value (`4`, `8u`, `(Op)1`, `true`).

@@ -65,15 +65,11 @@ pub(super) fn keep_used(info: &mut ModuleInfo, library: &[StructDef]) {
         todo.extend(s.fields.iter().map(|f| &f.ty));
     }
     while let Some(ty) = todo.pop() {
-        match ty {
-            CType::Struct(name) if used.insert(name.clone()) => {
-                if let Some(s) = info.structs.iter().find(|s| s.name == *name) {
-                    todo.extend(s.fields.iter().map(|f| &f.ty));
-                }
-            }
-            CType::Pointer { pointee, .. } => todo.push(pointee),
-            CType::Array { elem, .. } => todo.push(elem),
-            _ => {}
+        if let Some(name) = ty.struct_name()
+            && used.insert(name.to_owned())
+            && let Some(s) = info.structs.iter().find(|s| s.name == name)
+        {
+            todo.extend(s.fields.iter().map(|f| &f.ty));
         }
     }
     info.structs.retain(|s| used.contains(&s.name));
