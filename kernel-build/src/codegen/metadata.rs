@@ -4,22 +4,18 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use crate::model::{Kernel, ModuleInfo, UntypedKernel};
+use crate::model::{Kernel, UntypedKernel};
 use crate::pipeline::BuiltModule;
-
-/// Kernels that get a stub and an entry in the spec, in spec order: every typed kernel,
-/// `static` ones too (a local symbol of the image, which the driver finds by name as it
-/// does for CUDA 13's template kernels, internal by default).
-pub(crate) fn launchable(info: &ModuleInfo) -> impl Iterator<Item = &Kernel> {
-    info.kernels.iter()
-}
 
 /// `METADATA` and `REGISTERS`.
 pub(crate) fn items(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
     let name = &parts.name;
     let archs = &parts.targets;
     let toolkit = parts.toolkit_version.clone().unwrap_or_default();
-    let kernels = launchable(&parts.info)
+    let kernels = parts
+        .info
+        .kernels
+        .iter()
         .map(|k| kernel_spec(k, &parts.targets))
         .chain(
             parts
@@ -32,7 +28,10 @@ pub(crate) fn items(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
         let (name, symbol, size) = (&g.name, &g.symbol, g.size as usize);
         quote!(#rt::spec::GlobalSpec { name: #name, symbol: #symbol, size: #size })
     });
-    let registers = launchable(&parts.info)
+    let registers = parts
+        .info
+        .kernels
+        .iter()
         .map(|k| (&k.name, &k.images))
         .chain(parts.info.untyped.iter().map(|k| (&k.name, &k.images)))
         .flat_map(|(kernel, images)| {
@@ -72,7 +71,10 @@ fn unit_specs<'a>(
     parts: &'a BuiltModule,
     rt: &'a TokenStream,
 ) -> impl Iterator<Item = TokenStream> + 'a {
-    let kernels: Vec<&str> = launchable(&parts.info)
+    let kernels: Vec<&str> = parts
+        .info
+        .kernels
+        .iter()
         .map(|k| k.symbol.as_str())
         .chain(parts.info.untyped.iter().map(|k| k.symbol.as_str()))
         .collect();

@@ -140,7 +140,7 @@ pub fn generate(module: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
 /// The Rust names a module's kernels go by: each kernel's (a template family's) method
 /// name, and the names of the methods it gets.
 pub(crate) fn method_names(info: &ModuleInfo) -> Vec<String> {
-    let mut names: BTreeSet<String> = metadata::launchable(info).map(kernel_rust_name).collect();
+    let mut names: BTreeSet<String> = info.kernels.iter().map(kernel_rust_name).collect();
     let rt = quote::quote!(::kernel_runtime);
     names.extend(templates::plan(info, &rt).iter().map(|p| match p {
         templates::Planned::Single { name, .. } | templates::Planned::Family { name, .. } => {

@@ -17,7 +17,6 @@ use std::collections::BTreeSet;
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-use super::metadata::launchable;
 use super::names::{assoc_idents, kernel_rust_name, rust_ident, trait_ident};
 use super::types::{ParamKind, param_kind, value_tokens};
 use crate::front::rust_type::{scalar_name, vector_name};
@@ -57,7 +56,7 @@ pub(crate) enum Planned<'a> {
 /// Plans the methods of a module, in source order of first appearance.
 pub(crate) fn plan<'a>(info: &'a ModuleInfo, rt: &TokenStream) -> Vec<Planned<'a>> {
     let mut groups: Vec<(String, Vec<(usize, &'a Kernel)>)> = Vec::new();
-    for (index, kernel) in launchable(info).enumerate() {
+    for (index, kernel) in info.kernels.iter().enumerate() {
         let mut name = kernel_rust_name(kernel);
         if RESERVED.contains(&name.as_str()) {
             name.push_str("_kernel");

@@ -128,6 +128,11 @@ pub fn verify_with(
             .iter()
             .map(|p| (p.layout.offset, p.layout.size))
             .collect();
+        let sizes: Vec<(u64, u64)> = kernel
+            .params
+            .iter()
+            .map(|p| (p.layout.size, p.layout.align))
+            .collect();
         for (target, image) in &images {
             let Some(found) = image.kernels().iter().find(|k| k.symbol == kernel.symbol) else {
                 if opts.require_every_target {
@@ -139,11 +144,6 @@ pub fn verify_with(
                 continue;
             };
             let actual = layout_of(found);
-            let sizes: Vec<(u64, u64)> = kernel
-                .params
-                .iter()
-                .map(|p| (p.layout.size, p.layout.align))
-                .collect();
             // Equal, or over-aligned parameters placed for this target's bank position.
             let agrees = kernel_objects::param_layout_agrees(&sizes, &actual);
             if agrees {
