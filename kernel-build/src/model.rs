@@ -484,6 +484,60 @@ pub struct ModuleInfo {
     /// read, a closure, a layout that differs): in the module, launchable by name only.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub untyped: Vec<UntypedKernel>,
+    /// Host functions with C linkage that the module's files define (`extern "C"` functions
+    /// with a body, neither `__global__` nor `__device__`): what `host_functions!`
+    /// declarations are checked against when the module is built with host code.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub host_functions: Vec<HostFunction>,
+}
+
+/// A host function of the module's files, callable from Rust through a checked binding.
+///
+/// ```
+/// use kernel_build::model::{CType, HostFunction, Scalar};
+/// let f = HostFunction {
+///     name: "sort_pairs".into(),
+///     params: vec![],
+///     ret: CType::Scalar(Scalar::I32),
+///     ret_written: "cudaError_t".into(),
+///     loc: None,
+///     unreadable: None,
+/// };
+/// assert!(f.returns_cuda_error());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostFunction {
+    /// Its name (the symbol: C linkage).
+    pub name: String,
+    /// Its parameters (the layout is C's; `cudaStream_t` is a pointer to `CUstream_st`).
+    pub params: Vec<Param>,
+    /// The return type (`void`, a scalar; `cudaError_t` is an `int`).
+    pub ret: CType,
+    /// The return type as written (`cudaError_t`).
+    pub ret_written: String,
+    /// Where it is defined.
+    pub loc: Option<SourceLoc>,
+    /// Why its declaration could not be read, when it could not (its parameters are then
+    /// empty).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub unreadable: Option<String>,
+}
+
+impl HostFunction {
+    /// True when it returns a `cudaError_t` (its binding returns `Result`).
+    ///
+    /// ```
+    /// use kernel_build::model::{CType, HostFunction};
+    /// let f = HostFunction { name: "f".into(), params: vec![], ret: CType::Void,
+    ///     ret_written: "void".into(), loc: None, unreadable: None };
+    /// assert!(!f.returns_cuda_error());
+    /// ```
+    pub fn returns_cuda_error(&self) -> bool {
+        matches!(
+            self.ret_written.trim(),
+            "cudaError_t" | "cudaError" | "enum cudaError"
+        )
+    }
 }
 
 /// A kernel of the compiled images that has no typed declaration: the module lists it with

@@ -255,6 +255,27 @@ fn extern_block(input: ParseStream<'_>) -> syn::Result<Vec<Decl>> {
     Ok(decls)
 }
 
+/// `host_functions!(module { fn ...; ... })`.
+pub(crate) struct HostInput {
+    /// The module (as `Build::compile` named it).
+    pub(crate) module: syn::Ident,
+    /// The declarations.
+    pub(crate) decls: Vec<syn::ForeignItemFn>,
+}
+
+impl syn::parse::Parse for HostInput {
+    fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Self> {
+        let module: syn::Ident = input.parse()?;
+        let body;
+        syn::braced!(body in input);
+        let mut decls = Vec::new();
+        while !body.is_empty() {
+            decls.push(body.parse()?);
+        }
+        Ok(HostInput { module, decls })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -141,6 +141,48 @@ pub fn cuda_module(input: TokenStream) -> TokenStream {
     expand::cuda_module(&input).into()
 }
 
+/// Checked bindings of the host functions of a module built with host code in `build.rs`
+/// (`kernel_build::Build::host_code`).
+///
+/// ```ignore
+/// use std::sync::Arc;
+/// use kernel_runtime::{CudaSlice, CudaStream, Error};
+///
+/// kernel_runtime::host_functions!(hosted {
+///     /// Sorts `n` keys with CUB on `stream`.
+///     pub fn sort_keys(keys: &CudaSlice<u32>, out: &mut CudaSlice<u32>, n: i32,
+///                      stream: &Arc<CudaStream>) -> Result<(), Error>;
+/// });
+/// ```
+///
+/// Each declaration names a host function that a file of the module defines with C linkage
+/// (`extern "C" cudaError_t sort_keys(const unsigned* keys, unsigned* out, int n,
+/// cudaStream_t stream) { ... }`) and is checked against it: the number of parameters, each
+/// type, the const-ness of each pointer, the identity of each struct, the return type. The
+/// Rust side says which memory a pointer holds: `&CudaSlice<T>` / `&CudaView<T>` (device,
+/// `const T*`), `&mut CudaSlice<T>` / `&mut CudaViewMut<T>` (device, `T*`), `&[T]` /
+/// `&mut [T]` (host), `*const T` / `*mut T` (as they are); `cudaStream_t` is
+/// `&Arc<CudaStream>`; a `cudaError_t` return is `Result<(), Error>` (the error names the
+/// CUDA error); a function that takes device memory returns a `Result` (ordering its
+/// buffers can fail). A mismatch is a compile error at the Rust type naming the function,
+/// the parameter, both types and the C file:line.
+///
+/// Each binding is an `unsafe fn` with the declared signature: the C function can do
+/// anything with the addresses it is given. Device buffers are ordered on the call's stream
+/// as a kernel launch orders them (the stream waits on their pending work, and their later
+/// users wait on the call); a function without a `cudaStream_t` runs on the legacy default
+/// stream, and its buffers are ordered there.
+#[proc_macro]
+pub fn host_functions(input: TokenStream) -> TokenStream {
+    let input = syn::parse_macro_input!(input as input::HostInput);
+    kernel_build::__private::codegen::expand_host_functions(
+        &input.module,
+        &input.decls,
+        &syn::parse_quote!(::kernel_runtime),
+    )
+    .into()
+}
+
 #[cfg(test)]
 mod tests {
     /// The options table of `cuda_module!`'s documentation lists exactly the keys the

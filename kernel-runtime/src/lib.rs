@@ -135,4 +135,4 @@ pub use cudarc::driver::{
     PinnedHostSlice, UnifiedSlice, UnifiedView, UnifiedViewMut, ValidAsZeroBits,
 };
 pub use half::{bf16, f16};
-pub use kernel_macros::cuda_module;
+pub use kernel_macros::{cuda_module, host_functions};

@@ -17,6 +17,11 @@ pub use crate::launch::args::values::PreparedValue;
 pub use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
 
 use crate::error::Error;
+
+/// Calls of host functions from `host_functions!` bindings.
+pub mod host {
+    pub use crate::launch::host_fn::*;
+}
 use crate::launch::config::Launch;
 use crate::launch::core::launch_kernel;
 

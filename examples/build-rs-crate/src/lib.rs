@@ -67,39 +67,56 @@ fn transform_then_blur(gpu: &Gpu) -> Result<Report, Error> {
 }
 
 /// The host functions of `kernels/hosted.cu` (C linkage), compiled into this crate by
-/// `build.rs` (`Build::host_code`) and linked with the static CUDA runtime. They take device
-/// addresses and a stream of the runtime's `Gpu` (one primary context), and return a
-/// `cudaError_t` (0 for success).
+/// `build.rs` (`Build::host_code`) and linked with the static CUDA runtime, with checked
+/// bindings: each declaration below is checked against the C one when this crate compiles.
+/// They work on the runtime's buffers and streams (one primary context), ordered with kernel
+/// launches by the buffers' events.
 pub mod host {
-    use kernel_runtime::cudarc::driver::sys::CUstream;
+    use std::sync::Arc;
+
+    use kernel_runtime::{CudaSlice, CudaStream, Error};
 
     kernel_runtime::include_kernels!(hosted);
 
-    unsafe extern "C" {
+    kernel_runtime::host_functions!(hosted {
         /// Launches `scale` (`x[i] *= s` for `i < n`) through the CUDA runtime on `stream`.
-        pub fn hosted_scale(x: u64, s: f32, n: i32, stream: CUstream) -> i32;
+        pub fn hosted_scale(x: &mut CudaSlice<f32>, s: f32, n: i32, stream: &Arc<CudaStream>)
+            -> Result<(), Error>;
+        /// Copies `host[0..n)` into `dev` and scales it there, on the legacy default stream.
+        pub fn hosted_upload_scaled(host: &[f32], dev: &mut CudaSlice<f32>, s: f32, n: i32)
+            -> Result<(), Error>;
+        /// Sets `x[0..n)` to zero on `stream`.
+        pub fn hosted_clear(x: &mut CudaSlice<f32>, n: i32, stream: &Arc<CudaStream>)
+            -> Result<(), Error>;
+        /// Makes `ordinal` the CUDA runtime's current device.
+        pub fn hosted_select_device(ordinal: i32) -> Result<(), Error>;
+        /// The version of the CUDA runtime linked into the binary.
+        pub fn hosted_runtime_version() -> i32;
         /// Sorts n (key, value) pairs by key with CUB's radix sort on `stream`.
         pub fn hosted_sort_pairs(
-            keys_in: u64,
-            keys_out: u64,
-            values_in: u64,
-            values_out: u64,
+            keys_in: &CudaSlice<u32>,
+            keys_out: &mut CudaSlice<u32>,
+            values_in: &CudaSlice<f32>,
+            values_out: &mut CudaSlice<f32>,
             n: i32,
-            stream: CUstream,
-        ) -> i32;
+            stream: &Arc<CudaStream>,
+        ) -> Result<(), Error>;
         /// Writes the sum of `input[0..n)` to `out[0]` with CUB on `stream`.
-        pub fn hosted_sum(input: u64, out: u64, n: i32, stream: CUstream) -> i32;
+        pub fn hosted_sum(input: &CudaSlice<f32>, out: &mut CudaSlice<f32>, n: i32,
+            stream: &Arc<CudaStream>) -> Result<(), Error>;
         /// `out[i]` = the sum of `input[0..i)`, with CUB on `stream`.
-        pub fn hosted_exclusive_scan(input: u64, out: u64, n: i32, stream: CUstream) -> i32;
+        pub fn hosted_exclusive_scan(input: &CudaSlice<i32>, out: &mut CudaSlice<i32>, n: i32,
+            stream: &Arc<CudaStream>) -> Result<(), Error>;
         /// `out[s]` = the sum of `input[offsets[s]..offsets[s + 1])`, with CUB on `stream`.
         pub fn hosted_segmented_sum(
-            input: u64,
-            out: u64,
+            input: &CudaSlice<f32>,
+            out: &mut CudaSlice<f32>,
             segments: i32,
-            offsets: u64,
-            stream: CUstream,
-        ) -> i32;
+            offsets: &CudaSlice<i32>,
+            stream: &Arc<CudaStream>,
+        ) -> Result<(), Error>;
         /// Sorts `values` by `keys` in place with Thrust on `stream`.
-        pub fn hosted_thrust_sort_by_key(keys: u64, values: u64, n: i32, stream: CUstream) -> i32;
-    }
+        pub fn hosted_thrust_sort_by_key(keys: &mut CudaSlice<u32>, values: &mut CudaSlice<f32>,
+            n: i32, stream: &Arc<CudaStream>) -> Result<(), Error>;
+    });
 }

@@ -1,17 +1,20 @@
-//! Host C++ compiled into the crate (`Build::host_code`) working on the runtime's buffers
-//! and stream, on the GPU against CPU references on random data of awkward sizes: a
-//! launcher calling `kernel<<<...>>>` on our stream, CUB's radix sort of pairs, sum,
-//! exclusive scan and segmented sum, Thrust's sort_by_key; the same kernel through its typed
-//! stub on the same buffer (one primary context for both).
+//! Host C++ compiled into the crate (`Build::host_code`), called through its checked
+//! bindings (`host_functions!`) on the runtime's buffers and stream, on the GPU against CPU
+//! references on random data of awkward sizes: a launcher calling `kernel<<<...>>>` on our
+//! stream, CUB's radix sort of pairs, sum, exclusive scan and segmented sum, Thrust's
+//! sort_by_key; the same kernel through its typed stub on the same buffer (one primary
+//! context for both); host memory and the legacy default stream; a CUDA error named; a host
+//! function and a kernel sharing a buffer on two streams, ordered by the buffer's events.
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{Error, Launch, RawDevicePtr};
+use kernel_runtime::{Error, Launch};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 use kernel_example_buildrs::host::{
-    hosted, hosted_exclusive_scan, hosted_scale, hosted_segmented_sum, hosted_sort_pairs,
-    hosted_sum, hosted_thrust_sort_by_key,
+    hosted, hosted_clear, hosted_exclusive_scan, hosted_runtime_version, hosted_scale,
+    hosted_segmented_sum, hosted_select_device, hosted_sort_pairs, hosted_sum,
+    hosted_thrust_sort_by_key, hosted_upload_scaled,
 };
 
 #[test]
@@ -19,7 +22,7 @@ fn host_code_and_stubs_share_buffers_and_streams() -> Result<(), Error> {
     let Some(gpu) = gpu_or_skip() else {
         return Ok(());
     };
-    let stream = gpu.stream().cu_stream();
+    let stream = gpu.stream();
     let mut r = Rng::with_seed(111);
 
     // A launcher in host C++, then the same kernel through its typed stub.
@@ -27,8 +30,7 @@ fn host_code_and_stubs_share_buffers_and_streams() -> Result<(), Error> {
     let xs = r.nonzero_f32s(n);
     let mut x = gpu.upload(&xs)?;
     // SAFETY: hosted_scale launches scale over x[0..n) on our stream; x holds n floats.
-    let rc = unsafe { hosted_scale(RawDevicePtr::of(&x).addr(), 2.0, n as i32, stream) };
-    assert_eq!(rc, 0, "cudaError_t {rc}");
+    unsafe { hosted_scale(&mut x, 2.0, n as i32, stream)? };
     let k = hosted::load(&gpu)?;
     // SAFETY: as above, through the stub.
     unsafe { k.scale(&Launch::for_num_elems(n as u32), &mut x, 1.5, n as i32)? };
@@ -40,19 +42,9 @@ fn host_code_and_stubs_share_buffers_and_streams() -> Result<(), Error> {
     let keys: Vec<u32> = (0..m).map(|_| r.u32(..)).collect();
     let values = r.nonzero_f32s(m);
     let (ki, vi) = (gpu.upload(&keys)?, gpu.upload(&values)?);
-    let (ko, vo) = (gpu.zeros::<u32>(m)?, gpu.zeros::<f32>(m)?);
+    let (mut ko, mut vo) = (gpu.zeros::<u32>(m)?, gpu.zeros::<f32>(m)?);
     // SAFETY: every buffer holds m elements; the sort runs on our stream.
-    let rc = unsafe {
-        hosted_sort_pairs(
-            RawDevicePtr::of(&ki).addr(),
-            RawDevicePtr::of(&ko).addr(),
-            RawDevicePtr::of(&vi).addr(),
-            RawDevicePtr::of(&vo).addr(),
-            m as i32,
-            stream,
-        )
-    };
-    assert_eq!(rc, 0, "cudaError_t {rc}");
+    unsafe { hosted_sort_pairs(&ki, &mut ko, &vi, &mut vo, m as i32, stream)? };
     let mut pairs: Vec<(u32, f32)> = keys.iter().copied().zip(values.iter().copied()).collect();
     pairs.sort_by_key(|p| p.0); // stable, as CUB's radix sort is
     let (want_k, want_v): (Vec<u32>, Vec<f32>) = pairs.into_iter().unzip();
@@ -62,17 +54,9 @@ fn host_code_and_stubs_share_buffers_and_streams() -> Result<(), Error> {
     // CUB: sum.
     let s = r.nonzero_f32s(m);
     let input = gpu.upload(&s)?;
-    let out = gpu.zeros::<f32>(1)?;
+    let mut out = gpu.zeros::<f32>(1)?;
     // SAFETY: input holds m floats, out one.
-    let rc = unsafe {
-        hosted_sum(
-            RawDevicePtr::of(&input).addr(),
-            RawDevicePtr::of(&out).addr(),
-            m as i32,
-            stream,
-        )
-    };
-    assert_eq!(rc, 0, "cudaError_t {rc}");
+    unsafe { hosted_sum(&input, &mut out, m as i32, stream)? };
     let want: f64 = s.iter().map(|&v| f64::from(v)).sum();
     let got = f64::from(gpu.download(&out)?[0]);
     assert!(
@@ -82,17 +66,9 @@ fn host_code_and_stubs_share_buffers_and_streams() -> Result<(), Error> {
 
     // CUB: exclusive scan of integers (exact).
     let ints: Vec<i32> = (0..m).map(|_| r.i32(-1000..1000)).collect();
-    let (si, so) = (gpu.upload(&ints)?, gpu.zeros::<i32>(m)?);
+    let (si, mut so) = (gpu.upload(&ints)?, gpu.zeros::<i32>(m)?);
     // SAFETY: both hold m ints.
-    let rc = unsafe {
-        hosted_exclusive_scan(
-            RawDevicePtr::of(&si).addr(),
-            RawDevicePtr::of(&so).addr(),
-            m as i32,
-            stream,
-        )
-    };
-    assert_eq!(rc, 0, "cudaError_t {rc}");
+    unsafe { hosted_exclusive_scan(&si, &mut so, m as i32, stream)? };
     let want: Vec<i32> = ints
         .iter()
         .scan(0i32, |acc, &v| {
@@ -110,18 +86,9 @@ fn host_code_and_stubs_share_buffers_and_streams() -> Result<(), Error> {
         offsets.push(next as i32);
     }
     let segments = offsets.len() - 1;
-    let (off, seg_out) = (gpu.upload(&offsets)?, gpu.zeros::<f32>(segments)?);
+    let (off, mut seg_out) = (gpu.upload(&offsets)?, gpu.zeros::<f32>(segments)?);
     // SAFETY: input holds m floats, offsets segments + 1 ascending ints <= m, out segments.
-    let rc = unsafe {
-        hosted_segmented_sum(
-            RawDevicePtr::of(&input).addr(),
-            RawDevicePtr::of(&seg_out).addr(),
-            segments as i32,
-            RawDevicePtr::of(&off).addr(),
-            stream,
-        )
-    };
-    assert_eq!(rc, 0, "cudaError_t {rc}");
+    unsafe { hosted_segmented_sum(&input, &mut seg_out, segments as i32, &off, stream)? };
     let want: Vec<f32> = offsets
         .windows(2)
         .map(|w| {
@@ -134,17 +101,9 @@ fn host_code_and_stubs_share_buffers_and_streams() -> Result<(), Error> {
     assert_close(&gpu.download(&seg_out)?, &want, 1e-3);
 
     // Thrust: sort_by_key in place.
-    let (tk, tv) = (gpu.upload(&keys)?, gpu.upload(&values)?);
+    let (mut tk, mut tv) = (gpu.upload(&keys)?, gpu.upload(&values)?);
     // SAFETY: both hold m elements; sorted in place on our stream.
-    let rc = unsafe {
-        hosted_thrust_sort_by_key(
-            RawDevicePtr::of(&tk).addr(),
-            RawDevicePtr::of(&tv).addr(),
-            m as i32,
-            stream,
-        )
-    };
-    assert_eq!(rc, 0, "cudaError_t {rc}");
+    unsafe { hosted_thrust_sort_by_key(&mut tk, &mut tv, m as i32, stream)? };
     assert_eq!(gpu.download(&tk)?, want_k);
     // Thrust's sort_by_key need not be stable: the values per key as multisets.
     let got_v = gpu.download(&tv)?;
@@ -161,5 +120,86 @@ fn host_code_and_stubs_share_buffers_and_streams() -> Result<(), Error> {
     got_pairs.sort_unstable();
     want_pairs.sort_unstable();
     assert_eq!(got_pairs, want_pairs);
+    Ok(())
+}
+
+#[test]
+fn host_memory_default_stream_errors_and_values() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let mut r = Rng::with_seed(112);
+    let n = 4099usize;
+    let xs = r.nonzero_f32s(n);
+    let mut dev = gpu.zeros::<f32>(n)?;
+    // SAFETY: xs and dev hold n floats; the copy and the launch run on the default stream,
+    // which the binding orders dev on.
+    unsafe { hosted_upload_scaled(&xs, &mut dev, -0.5, n as i32)? };
+    let want: Vec<f32> = xs.iter().map(|v| -0.5 * v).collect();
+    assert_close(&gpu.download(&dev)?, &want, 1e-6);
+    // A function returning nothing, bound as `Result<(), Error>` (its buffer is ordered).
+    // SAFETY: dev holds n floats.
+    unsafe { hosted_clear(&mut dev, n as i32 - 1, gpu.stream())? };
+    let got = gpu.download(&dev)?;
+    assert!(got[..n - 1].iter().all(|&v| v == 0.0));
+    assert_eq!(got[n - 1], want[n - 1]);
+
+    // SAFETY: no memory involved.
+    let version = unsafe { hosted_runtime_version() };
+    assert!(version >= 13_000, "runtime version {version}");
+
+    // A CUDA error comes back as an `Error` naming it.
+    // SAFETY: as above.
+    let err = unsafe { hosted_select_device(1 << 20) }.unwrap_err();
+    match &err {
+        Error::HostFunction { function, name, .. } => {
+            assert_eq!(*function, "hosted_select_device");
+            assert_eq!(name, "cudaErrorInvalidDevice");
+        }
+        other => panic!("unexpected error {other}"),
+    }
+    assert!(
+        err.to_string()
+            .contains("host function `hosted_select_device` failed: cudaErrorInvalidDevice"),
+        "{err}"
+    );
+    Ok(())
+}
+
+/// A slow kernel writes a buffer on one stream; a host function (CUB's sum) reads it on
+/// another stream right after, with no ordering by the test: the binding makes its stream
+/// wait on the buffer's last write, so the sum sees the written values.
+#[test]
+fn a_host_function_waits_for_a_kernel_on_another_stream() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let k = hosted::load(&gpu)?;
+    let (writer, reader) = (gpu.new_stream()?, gpu.new_stream()?);
+    let n = 1 << 16;
+    let mut r = Rng::with_seed(113);
+    let v = r.nonzero_f32();
+    for round in 0..3 {
+        let mut x = gpu.upload(&vec![0.0f32; n])?;
+        let mut sum = gpu.zeros::<f32>(1)?;
+        // SAFETY: x holds n floats; about 20 ms of spinning (at ~2 GHz) before the stores.
+        unsafe {
+            k.with_stream(&writer).spin_then_fill(
+                &Launch::for_num_elems(n as u32),
+                &mut x,
+                v,
+                n as i32,
+                40_000_000,
+            )?
+        };
+        // SAFETY: x holds n floats, sum one.
+        unsafe { hosted_sum(&x, &mut sum, n as i32, &reader)? };
+        let got = gpu.download(&sum)?[0];
+        let want = v * n as f32;
+        assert!(
+            (got - want).abs() <= 1e-4 * want.abs(),
+            "round {round}: sum {got}, want {want} (the reader did not wait for the writer)"
+        );
+    }
     Ok(())
 }

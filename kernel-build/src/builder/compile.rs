@@ -108,6 +108,7 @@ impl Build {
         let json = serde_json::to_vec_pretty(&Metadata {
             format: 1,
             module: published.clone(),
+            host_code: self.host_code,
         })
         .map_err(std::io::Error::other)
         .map_err(|e| Error::io("failed to write", &metadata, e))?;

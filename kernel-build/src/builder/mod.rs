@@ -94,6 +94,10 @@ pub struct Metadata {
     /// The module: kernels with parameters and per-image registers, structs, globals,
     /// targets, toolkit version, tracked files, warnings.
     pub module: BuiltModule,
+    /// True when the module's host code was compiled into the crate (`Build::host_code`):
+    /// `host_functions!` bindings of it link.
+    #[serde(default)]
+    pub host_code: bool,
 }
 
 impl Default for Build {

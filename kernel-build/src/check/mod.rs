@@ -14,6 +14,7 @@
 //! span of the Rust type, with the CUDA file and line; nothing stops at the first.
 
 mod compare;
+mod host;
 mod rust_type;
 
 use std::collections::HashMap;
@@ -23,6 +24,9 @@ use crate::diagnostics::check as msg;
 use crate::model::{CType, Kernel, ModuleInfo, TemplateArg};
 use compare::{Mismatch, compare, expected_rust, type_text};
 use rust_type::classify;
+
+pub(crate) use host::result_ok;
+pub use host::{HostArg, HostBinding, HostRet, check_host_declarations};
 
 /// Checks every declaration; the error combines every mismatch found.
 ///

@@ -134,7 +134,7 @@ fn ptr(mutable: bool, elem: RustType) -> RustType {
 }
 
 /// cudarc's buffer types, which stand for their elements behind a reference.
-fn is_buffer(name: &str) -> bool {
+pub(crate) fn is_buffer(name: &str) -> bool {
     matches!(
         name,
         "CudaSlice"
@@ -148,7 +148,7 @@ fn is_buffer(name: &str) -> bool {
 }
 
 /// `Name<T>` → (`Name`, `T`) for a path whose last segment has one type argument.
-fn wrapper(p: &syn::TypePath) -> Option<(String, &Type)> {
+pub(crate) fn wrapper(p: &syn::TypePath) -> Option<(String, &Type)> {
     let last = p.path.segments.last()?;
     let PathArguments::AngleBracketed(args) = &last.arguments else {
         return None;

@@ -27,6 +27,8 @@
 mod arg_bounds;
 mod docs;
 mod globals;
+mod host;
+mod host_macro;
 mod metadata;
 mod names;
 mod shell;
@@ -43,6 +45,8 @@ use std::path::Path;
 use proc_macro2::TokenStream;
 
 pub use fallback::{Declared, fallback};
+pub use host::{error_name_functions, host_bindings};
+pub use host_macro::expand_host_functions;
 pub use names::{kernel_rust_name, param_ident, rust_ident};
 pub use types::c_spelling;
 

@@ -181,6 +181,7 @@ fn fixture() -> BuiltModule {
         skipped: vec![],
         elsewhere: vec![],
         untyped: vec![],
+        host_functions: vec![],
     };
     BuiltModule {
         name: "vecmath".into(),

@@ -122,6 +122,11 @@ pub(super) fn merge(views: Vec<(String, ModuleInfo)>, diags: &mut Diagnostics) -
                 }
             }
         }
+        for h in info.host_functions {
+            if !out.host_functions.iter().any(|x| x.name == h.name) {
+                out.host_functions.push(h);
+            }
+        }
         for n in info.notes {
             if !out.notes.contains(&n) {
                 out.notes.push(n);

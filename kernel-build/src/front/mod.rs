@@ -36,6 +36,7 @@ use std::path::{Path, PathBuf};
 use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
 use crate::model::{ModuleInfo, SourceLoc};
 
+pub(crate) use analyze::is_stream;
 pub use launched::{Launched, launched_templates};
 pub use preprocess::preprocess;
 pub use verify::{VerifyOptions, verify, verify_with, verify_with_source};

@@ -117,6 +117,13 @@ pub(crate) fn combine(
         diags.push(msg::kernel_defined_nowhere(name, files));
     }
     combine_structs(parts, &mut info);
+    for part in parts {
+        for h in &part.info.host_functions {
+            if !info.host_functions.iter().any(|m| m.name == h.name) {
+                info.host_functions.push(h.clone());
+            }
+        }
+    }
     info.notes.extend(renamings);
     combine_globals(parts, mode, &mut info, &mut units, &mut diags);
     for part in parts {

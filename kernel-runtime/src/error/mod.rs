@@ -189,6 +189,18 @@ pub enum Error {
         /// The driver's description.
         message: String,
     },
+    /// A host function of a module (a `host_functions!` binding) returned a CUDA error.
+    #[error("host function `{function}` failed: {name} ({message})")]
+    HostFunction {
+        /// The C function.
+        function: &'static str,
+        /// Its `cudaError_t`.
+        code: i32,
+        /// The code's name, e.g. `cudaErrorInvalidValue`.
+        name: String,
+        /// The CUDA runtime's description of the code.
+        message: String,
+    },
     /// Any other driver failure.
     #[error("{call} failed: {name} ({message})")]
     Driver {

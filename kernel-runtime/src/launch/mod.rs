@@ -7,4 +7,5 @@
 pub(crate) mod args;
 pub(crate) mod config;
 pub(crate) mod core;
+pub(crate) mod host_fn;
 pub(crate) mod validate;

@@ -2,6 +2,8 @@
 //! order, kernels with their parameter layouts, template instantiations, globals.
 
 mod globals;
+mod host;
+pub(crate) use host::is_stream;
 mod kernels;
 mod templates;
 
@@ -110,6 +112,10 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>) -> ModuleInfo {
                         }),
                     )),
                 }
+            }
+            Item::HostFn(f) => {
+                host::add_host_fn(&env, &mut info, &f);
+                Ok(())
             }
             Item::Kernel(k) => {
                 // An instantiation read from the host stub is not the user's declaration:

@@ -178,6 +178,14 @@ impl Parser<'_> {
         {
             return self.struct_template(scope, params, depth);
         }
+        if h.function && template.is_none() && !h.space_var && self.defines_c_function(scope) {
+            let start = self.pos;
+            if let Ok(f) = self.kernel(scope, None, false, start) {
+                self.items.push(Item::HostFn(f));
+                return Ok(());
+            }
+            self.pos = start;
+        }
         if h.function || template.is_some() {
             self.skip_decl();
             return Ok(());
@@ -194,6 +202,29 @@ impl Parser<'_> {
         self.skip_decl();
         self.integer_constant(scope, from, self.pos);
         Ok(())
+    }
+
+    /// True when the function declaration at the cursor has C linkage (its block's, or its
+    /// own `extern "C"`) and a body: a host function the module defines.
+    fn defines_c_function(&self, scope: &Scope) -> bool {
+        let mut c = scope.linkage == Linkage::C;
+        let mut i = self.pos;
+        let mut depth = 0usize;
+        while let Some(t) = self.toks.get(i) {
+            match t.text(self.src) {
+                "extern" if depth == 0 => {
+                    c |= self.toks.get(i + 1).map(|t| t.text(self.src)) == Some("\"C\"");
+                }
+                "static" | "inline" if depth == 0 => return false,
+                "(" | "[" => depth += 1,
+                ")" | "]" => depth = depth.saturating_sub(1),
+                "{" if depth == 0 => return c,
+                ";" | "=" | "}" if depth == 0 => return false,
+                _ => {}
+            }
+            i += 1;
+        }
+        false
     }
 
     /// Records `[static] const[expr] <integer type> NAME = value;` (tokens `from..to`) as a

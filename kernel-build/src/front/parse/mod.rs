@@ -232,6 +232,8 @@ pub struct VarSyn {
 pub enum Item {
     /// A kernel (template or not) or an explicit instantiation.
     Kernel(KernelSyn),
+    /// A host function with C linkage defined here (read like a kernel's declaration).
+    HostFn(KernelSyn),
     /// A struct definition.
     Struct(StructSyn),
     /// A typedef.

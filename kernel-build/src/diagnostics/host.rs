@@ -1,0 +1,218 @@
+//! The words of every message about a Rust declaration of a host function (`host_functions!`)
+//! that does not match the C declaration, or names a module or function that is not there.
+//!
+//! Each function returns a [`Diagnostic`]; the caller sets the CUDA location with
+//! [`Diagnostic::at`] and renders it at the span of the Rust declaration.
+
+use super::Diagnostic;
+
+/// A host function declared in Rust that the module's files do not define with C linkage.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::host::not_found("sort", "hosted", &["sort_pairs".into()]);
+/// assert_eq!(d.message, "host function `sort` is declared in Rust but module `hosted` does not define it");
+/// assert_eq!(d.notes[0], "module `hosted` defines: `sort_pairs`");
+/// ```
+pub fn not_found(name: &str, module: &str, available: &[String]) -> Diagnostic {
+    let d = Diagnostic::error(format!(
+        "host function `{name}` is declared in Rust but module `{module}` does not define it"
+    ));
+    let d = if available.is_empty() {
+        d.note(format!("module `{module}` defines no host function"))
+    } else {
+        let list: Vec<String> = available.iter().map(|k| format!("`{k}`")).collect();
+        d.note(format!("module `{module}` defines: {}", list.join(", ")))
+    };
+    d.note("a host function is bindable when a file of the module defines it (with a body) with C linkage: `extern \"C\" cudaError_t name(...) { ... }`")
+}
+
+/// A host function whose C declaration the front end could not read.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::host::unreadable("f", "parameter `m` (`Mystery`): unknown type `Mystery`");
+/// assert!(d.message.contains("`f`"));
+/// ```
+pub fn unreadable(name: &str, why: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "host function `{name}`: its C declaration could not be read: {why}"
+    ))
+}
+
+/// Parameter counts differ.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::host::param_count("sum", 4, 3);
+/// assert_eq!(d.message, "host function `sum` takes 4 parameters in CUDA but 3 in the Rust declaration");
+/// ```
+pub fn param_count(name: &str, cuda: usize, rust: usize) -> Diagnostic {
+    let plural = |n: usize| if n == 1 { "" } else { "s" };
+    Diagnostic::error(format!(
+        "host function `{name}` takes {cuda} parameter{} in CUDA but {rust} in the Rust declaration",
+        plural(cuda)
+    ))
+}
+
+/// A parameter's Rust type is not one the CUDA type maps to.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::host::type_mismatch("sum", "n", "u32", "int", "i32");
+/// assert_eq!(d.message, "host function `sum`, parameter `n`: Rust type `u32` does not match CUDA type `int`");
+/// assert_eq!(d.notes, ["CUDA `int` is `i32` in Rust"]);
+/// ```
+pub fn type_mismatch(
+    name: &str,
+    param: &str,
+    rust: &str,
+    cuda: &str,
+    expected: &str,
+) -> Diagnostic {
+    Diagnostic::error(format!(
+        "host function `{name}`, parameter `{param}`: Rust type `{rust}` does not match CUDA type `{cuda}`"
+    ))
+    .note(format!("CUDA `{cuda}` is `{expected}` in Rust"))
+}
+
+/// A pointer parameter declared with a Rust type that is no memory.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::host::memory_mismatch("sort", "out", "u64", "float*", "&mut CudaSlice<f32>", "&mut [f32]");
+/// assert_eq!(d.message, "host function `sort`, parameter `out`: Rust type `u64` does not match CUDA type `float*`");
+/// assert_eq!(d.notes, ["CUDA `float*` is `&mut CudaSlice<f32>` (device memory) or `&mut [f32]` (host memory) in Rust"]);
+/// ```
+pub fn memory_mismatch(
+    name: &str,
+    param: &str,
+    rust: &str,
+    cuda: &str,
+    device: &str,
+    host: &str,
+) -> Diagnostic {
+    Diagnostic::error(format!(
+        "host function `{name}`, parameter `{param}`: Rust type `{rust}` does not match CUDA type `{cuda}`"
+    ))
+    .note(format!(
+        "CUDA `{cuda}` is `{device}` (device memory) or `{host}` (host memory) in Rust"
+    ))
+}
+
+/// Const-ness differs between a borrow and the pointer it stands for.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::host::const_mismatch("sort", "out", "&CudaSlice<u32>", "unsigned int*", "&mut CudaSlice<u32>");
+/// assert!(d.message.contains("may write through it"), "{}", d.message);
+/// ```
+pub fn const_mismatch(
+    name: &str,
+    param: &str,
+    rust: &str,
+    cuda: &str,
+    expected: &str,
+) -> Diagnostic {
+    let why = if expected.starts_with("&mut") || expected.starts_with("*mut") {
+        format!(
+            "`{rust}` is read-only but CUDA `{cuda}` is not const (the function may write through it)"
+        )
+    } else {
+        format!(
+            "`{rust}` is exclusive but CUDA `{cuda}` is const (the function only reads through it)"
+        )
+    };
+    Diagnostic::error(format!(
+        "host function `{name}`, parameter `{param}`: const-ness differs: {why}"
+    ))
+    .note(format!("declare it as `{expected}`"))
+}
+
+/// A struct parameter declared with a Rust type that is not the struct's.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::host::struct_mismatch("f", "p", "Params", "P");
+/// assert_eq!(d.message, "host function `f`, parameter `p`: Rust type `Params` is not CUDA struct `P`");
+/// ```
+pub fn struct_mismatch(name: &str, param: &str, rust: &str, cuda: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "host function `{name}`, parameter `{param}`: Rust type `{rust}` is not CUDA struct `{cuda}`"
+    ))
+    .note(format!(
+        "use the generated `{}` of the module, which has the CUDA layout",
+        cuda.replace("::", "_")
+    ))
+}
+
+/// A Rust type that no parameter of a host function can have.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::host::unsupported_rust_type("f", "s", "String");
+/// assert!(d.message.contains("`String`"));
+/// ```
+pub fn unsupported_rust_type(name: &str, param: &str, rust: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "host function `{name}`, parameter `{param}`: Rust type `{rust}` cannot be passed to a host function"
+    ))
+    .note(
+        "use a scalar, a vector type, a generated struct, `&CudaSlice<T>` / `&mut CudaSlice<T>` (or views) \
+         for device memory, `&[T]` / `&mut [T]` for host memory, `*const T` / `*mut T` as is, \
+         or `&Arc<CudaStream>` for `cudaStream_t`",
+    )
+}
+
+/// The return types differ.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::host::return_mismatch("sum", "()", "cudaError_t", "Result<(), Error>");
+/// assert_eq!(d.message, "host function `sum` returns `cudaError_t` in CUDA but `()` in the Rust declaration");
+/// assert_eq!(d.notes, ["declare it as `-> Result<(), Error>`"]);
+/// ```
+pub fn return_mismatch(name: &str, rust: &str, cuda: &str, expected: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "host function `{name}` returns `{cuda}` in CUDA but `{rust}` in the Rust declaration"
+    ))
+    .note(format!("declare it as `-> {expected}`"))
+}
+
+/// The module's metadata is not where the build writes it.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::host::no_module("hosted", "target/out/hosted.kernels.json");
+/// assert!(d.message.contains("`hosted`"));
+/// ```
+pub fn no_module(module: &str, path: &str) -> Diagnostic {
+    let file = std::path::Path::new(path)
+        .file_name()
+        .map_or(path.into(), |f| f.to_string_lossy());
+    Diagnostic::error(format!(
+        "no module `{module}` was built for this crate (its `OUT_DIR` has no `{file}`)"
+    ))
+    .note(format!(
+        "build it in build.rs: `kernel_build::Build::new().file(\"kernels/{module}.cu\").host_code(true).compile(\"{module}\")`"
+    ))
+}
+
+/// A module built without host code.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::host::no_host_code("signal");
+/// assert!(d.message.contains("without host code"));
+/// ```
+pub fn no_host_code(module: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "module `{module}` was built without host code: its host functions are not linked into the crate"
+    ))
+    .note(format!(
+        "add `.host_code(true)` to the `Build` that compiles `{module}` in build.rs"
+    ))
+}
+
+/// A binding taking device memory declared without `Result`: ordering its buffers on the
+/// stream (waiting on their pending work, recording its use) may fail.
+///
+/// ```
+/// let d = kernel_build::__private::diagnostics::host::needs_result("fill");
+/// assert_eq!(d.message, "host function `fill` takes device memory: declare it to return `Result<(), Error>` (or `Result<T, Error>` for a C function returning `T`)");
+/// ```
+pub fn needs_result(name: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "host function `{name}` takes device memory: declare it to return `Result<(), Error>` (or `Result<T, Error>` for a C function returning `T`)"
+    ))
+    .note("its binding orders the buffers on the stream (waiting on their pending work, recording its own), which can fail")
+}
