@@ -37,4 +37,9 @@ fn main() {
         "cargo:rustc-env=KERNEL_BUILD_SOURCE_FINGERPRINT={:016x}",
         h.finish()
     );
+    // The target this crate runs on: host code compiled outside a build script (no `TARGET`
+    // from Cargo) is compiled for it.
+    #[allow(clippy::disallowed_methods)] // Cargo-provided to build scripts, never tracked
+    let target = std::env::var("TARGET").unwrap_or_default();
+    println!("cargo:rustc-env=KERNEL_BUILD_RUNS_ON={target}");
 }

@@ -183,6 +183,7 @@ impl Cache {
 /// k.field(b"sm_90");
 /// let key = k.finish();
 /// ```
+#[derive(Clone)]
 pub(crate) struct KeyHasher(blake3::Hasher);
 
 impl KeyHasher {

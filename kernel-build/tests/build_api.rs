@@ -249,3 +249,63 @@ fn nvcc_runs_through_the_wrapper_given() {
     let targets: Vec<String> = fatbin.entries.iter().map(|e| e.target()).collect();
     assert!(targets.contains(&"sm_90".to_string()), "{targets:?}");
 }
+
+/// Host code joins the cache: a cold build compiles each host file once (plus the file
+/// naming CUDA errors), a warm one compiles nothing, and editing one file compiles that
+/// file only; the archive is there each time.
+#[test]
+fn host_code_objects_are_cached_per_file() {
+    let Some(nvcc) = real_nvcc() else { return };
+    let fake = support::FakeNvcc::with_libraries("real", &nvcc);
+    let a = "extern \"C\" __global__ void k(int* p) { *p = 1; }\n\
+             extern \"C\" cudaError_t launch_k(int* p, cudaStream_t s) { k<<<1, 1, 0, s>>>(p); return cudaGetLastError(); }\n";
+    let b = "extern \"C\" int twice(int x) { return 2 * x; }\n";
+    let dir = project(&[("h/a.cu", a), ("h/b.cu", b)]);
+    let out = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let build = || {
+        Build::new()
+            .file(dir.path().join("h/a.cu"))
+            .file(dir.path().join("h/b.cu"))
+            .arch("sm_90")
+            .host_code(true)
+            .nvcc(&fake.path)
+            .out_dir(out.path())
+            .cache_dir(cache.path())
+            .cargo_metadata(false)
+            .try_compile("hc")
+            .unwrap()
+    };
+    let host_compiles = || {
+        fake.runs()
+            .iter()
+            .filter(|l| l.split(' ').any(|w| w == "-c") && !l.contains("-fatbin"))
+            .count()
+    };
+    let built = build();
+    let names: Vec<&str> = built
+        .module
+        .info
+        .host_functions
+        .iter()
+        .map(|h| h.name.as_str())
+        .collect();
+    assert_eq!(names, ["launch_k", "twice"]);
+    assert_eq!(host_compiles(), 3, "{:#?}", fake.runs());
+    assert!(out.path().join("libhc_host.a").is_file());
+
+    let before = fake.runs().len();
+    build();
+    assert_eq!(host_compiles(), 3, "a warm build compiled host code");
+    assert_eq!(
+        fake.runs().len(),
+        before,
+        "a warm build ran nvcc: {:#?}",
+        &fake.runs()[before..]
+    );
+
+    std::fs::write(dir.path().join("h/b.cu"), b.replace("2 * x", "3 * x")).unwrap();
+    build();
+    assert_eq!(host_compiles(), 4, "editing b.cu recompiles b.cu only");
+    assert!(out.path().join("libhc_host.a").is_file());
+}

@@ -85,14 +85,23 @@ impl Build {
                     reporting,
                     ..crate::toolkit::DiscoverOptions::default()
                 })?;
+            let cache = match &self.cache_dir {
+                Some(dir) => Some(crate::cache::Cache::at(dir)),
+                None => crate::cache::Cache::locate(reporting),
+            };
             super::host::HostCode {
                 nvcc: toolkit.nvcc(),
+                toolkit_version: module.toolkit_version.as_deref(),
                 files: &self.files,
+                tracked: &module.tracked_files,
                 req: &req,
                 targets: &module.targets,
                 out_dir: &out_dir,
                 name,
                 cargo_metadata: self.cargo_metadata,
+                cache: cache.as_ref(),
+                jobs: self.jobs,
+                reporting,
             }
             .compile()?;
         }
