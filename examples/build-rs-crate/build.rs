@@ -1,6 +1,7 @@
 //! Compiles `kernels/*.cu` (which share `kernels/signal.h`) into one module, `signal`, with
 //! its fatbin, metadata and typed Rust stubs in `$OUT_DIR`; and `kernels/hosted.cu`, whose
-//! host functions (a launcher, CUB calls) are compiled into the crate too (`host_code`).
+//! host functions (a launcher, CUB calls) are compiled into the crate too (`host_code`); and
+//! `kernels/gemm.cu`, CUTLASS matrix products called from host functions.
 
 fn main() {
     kernel_build::Build::new()
@@ -14,4 +15,12 @@ fn main() {
         .archs(["sm_80", "sm_90"])
         .host_code(true)
         .compile("hosted");
+    // CUTLASS matrix products (headers from `kernel-inspect toolkit install --with cutlass`).
+    kernel_build::Build::new()
+        .file("kernels/gemm.cu")
+        .archs(["sm_80", "sm_90"])
+        // As CUTLASS's own build: its headers call constexpr host functions from device code.
+        .flag("--expt-relaxed-constexpr")
+        .host_code(true)
+        .compile("gemm");
 }

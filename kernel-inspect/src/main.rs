@@ -5,7 +5,8 @@
 //! kernel-inspect binary PATH [--json]   the fatbins embedded in an executable or object
 //! kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]   kernel declarations of a CUDA source
 //! kernel-inspect toolkit                what toolkit discovery finds, and why
-//! kernel-inspect toolkit install [--dir DIR]   NVIDIA's nvcc wheels into the per-user folder
+//! kernel-inspect toolkit install [--dir DIR] [--with curand,cublas,cutlass]
+//!                                              NVIDIA's nvcc wheels (and libraries) into the per-user folder
 //! ```
 //!
 //! The JSON output is described in `docs/INSPECT.md`.
@@ -28,8 +29,9 @@ const USAGE: &str = "usage:
   kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]
                                         kernel declarations of a CUDA source
   kernel-inspect toolkit                what toolkit discovery finds, and why
-  kernel-inspect toolkit install [--dir DIR]
-                                        install NVIDIA's nvcc 13.0 wheels (per user by default)";
+  kernel-inspect toolkit install [--dir DIR] [--with curand,cublas,cutlass]
+                                        install NVIDIA's nvcc 13.0 wheels (per user by default),
+                                        and the headers and libraries named";
 
 fn main() -> ExitCode {
     let args: Vec<OsString> = std::env::args_os().skip(1).collect();

@@ -1,11 +1,11 @@
-//! `kernel-inspect toolkit [install [--dir DIR]]`: what toolkit discovery finds and why, and
+//! `kernel-inspect toolkit [install [--dir DIR] [--with LIB,...]]`: what toolkit discovery finds and why, and
 //! installing NVIDIA's nvcc wheels where it looks.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use kernel_build::__private::toolkit::{DiscoverOptions, Toolkit, install, user_toolkit_dir};
+use kernel_build::__private::toolkit::{DiscoverOptions, Toolkit, install_with, user_toolkit_dir};
 
 /// Runs `toolkit` or `toolkit install`.
 pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
@@ -16,13 +16,31 @@ pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
     match words.first().map(String::as_str) {
         None => report(),
         Some("install") => {
-            let dir = match words.get(1..).unwrap_or_default() {
-                [] => user_toolkit_dir()
+            const USAGE: &str = "usage: kernel-inspect toolkit install [--dir DIR] [--with LIB,...] (LIB: curand, cublas, cutlass)";
+            let mut dir = None;
+            let mut with: Vec<String> = Vec::new();
+            let mut rest = words.get(1..).unwrap_or_default().iter();
+            while let Some(w) = rest.next() {
+                match w.as_str() {
+                    "--dir" => dir = Some(PathBuf::from(rest.next().ok_or(USAGE)?)),
+                    "--with" => with.extend(
+                        rest.next()
+                            .ok_or(USAGE)?
+                            .split(',')
+                            .filter(|s| !s.is_empty())
+                            .map(str::to_owned),
+                    ),
+                    _ => return Err(USAGE.to_owned()),
+                }
+            }
+            let dir = match dir {
+                Some(d) => d,
+                None => user_toolkit_dir()
                     .ok_or("neither XDG_CACHE_HOME nor HOME is set: give --dir")?,
-                [flag, dir] if flag == "--dir" => PathBuf::from(dir),
-                _ => return Err("usage: kernel-inspect toolkit install [--dir DIR]".to_owned()),
             };
-            let done = install(&dir, &mut |line| println!("{line}")).map_err(|e| e.to_string())?;
+            let with: Vec<&str> = with.iter().map(String::as_str).collect();
+            let done = install_with(&dir, &with, &mut |line| println!("{line}"))
+                .map_err(|e| e.to_string())?;
             let mut out = String::new();
             let _ = writeln!(
                 out,
@@ -38,7 +56,7 @@ pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
             Ok(out)
         }
         Some(other) => Err(format!(
-            "unknown `toolkit` argument `{other}`; usage: kernel-inspect toolkit [install [--dir DIR]]"
+            "unknown `toolkit` argument `{other}`; usage: kernel-inspect toolkit [install [--dir DIR] [--with LIB,...]]"
         )),
     }
 }

@@ -120,3 +120,25 @@ pub mod host {
             n: i32, stream: &Arc<CudaStream>) -> Result<(), Error>;
     });
 }
+
+/// Matrix products with CUTLASS (`kernels/gemm.cu`), column-major as cuBLAS's, f32 accumulation;
+/// and `relu_f16`, a kernel of the same module, through its typed stub.
+pub mod gemm {
+    use std::sync::Arc;
+
+    use kernel_runtime::{CudaSlice, CudaStream, Error, bf16, f16};
+
+    kernel_runtime::include_kernels!(gemm);
+
+    kernel_runtime::host_functions!(gemm {
+        /// `c = alpha * a * b + beta * c` in f16 (a: m x k, b: k x n, c: m x n, column-major;
+        /// m, n, k multiples of 8) on `stream`.
+        pub fn gemm_f16(m: i32, n: i32, k: i32, alpha: f32, a: &CudaSlice<f16>,
+            b: &CudaSlice<f16>, beta: f32, c: &mut CudaSlice<f16>, stream: &Arc<CudaStream>)
+            -> Result<(), Error>;
+        /// As [`gemm_f16`], in bf16.
+        pub fn gemm_bf16(m: i32, n: i32, k: i32, alpha: f32, a: &CudaSlice<bf16>,
+            b: &CudaSlice<bf16>, beta: f32, c: &mut CudaSlice<bf16>, stream: &Arc<CudaStream>)
+            -> Result<(), Error>;
+    });
+}

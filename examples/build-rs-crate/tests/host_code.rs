@@ -203,3 +203,190 @@ fn a_host_function_waits_for_a_kernel_on_another_stream() -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// CUTLASS's products (host functions of module `gemm`) against cuBLAS in the same process and
+/// against the CPU (f32 accumulation of the same rounded inputs), f16 and bf16, on sizes that
+/// are multiples of 8 but of no tile; then `relu_f16` through its typed stub on the product.
+#[test]
+fn cutlass_gemm_matches_cublas_and_the_cpu() -> Result<(), Error> {
+    use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, sys::cublasOperation_t};
+    use kernel_example_buildrs::gemm::{self, gemm_bf16, gemm_f16};
+    use kernel_runtime::{bf16, f16};
+
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let (m, n, k) = (520usize, 264usize, 136usize);
+    let mut r = Rng::with_seed(114);
+    let a32: Vec<f32> = (0..m * k).map(|_| r.f32() * 2.0 - 1.0).collect();
+    let b32: Vec<f32> = (0..k * n).map(|_| r.f32() * 2.0 - 1.0).collect();
+    // Column-major: element (i, j) of an m-row matrix is at i + j * m.
+    let reference = |a: &[f32], b: &[f32]| -> Vec<f32> {
+        let mut c = vec![0.0f32; m * n];
+        for j in 0..n {
+            for p in 0..k {
+                let bv = b[p + j * k];
+                for i in 0..m {
+                    c[i + j * m] += a[i + p * m] * bv;
+                }
+            }
+        }
+        c
+    };
+    let blas = CudaBlas::new(gpu.stream().clone()).expect("cuBLAS loads");
+    fn column_major<T>(m: usize, n: usize, k: usize, alpha: T, beta: T) -> GemmConfig<T> {
+        GemmConfig {
+            transa: cublasOperation_t::CUBLAS_OP_N,
+            transb: cublasOperation_t::CUBLAS_OP_N,
+            m: m as i32,
+            n: n as i32,
+            k: k as i32,
+            alpha,
+            lda: m as i32,
+            ldb: k as i32,
+            beta,
+            ldc: m as i32,
+        }
+    }
+    let cfg = |alpha, beta| column_major(m, n, k, alpha, beta);
+    let cfg_bf16 = |alpha, beta| column_major(m, n, k, alpha, beta);
+    let close = |got: &[f32], want: &[f32], what: &str| {
+        for (i, (g, w)) in got.iter().zip(want).enumerate() {
+            assert!(
+                (g - w).abs() <= 2e-2 * w.abs().max(1.0),
+                "{what}: element {i}: {g} vs {w}"
+            );
+        }
+    };
+
+    // f16.
+    let (a, b): (Vec<f16>, Vec<f16>) = (
+        a32.iter().map(|&v| f16::from_f32(v)).collect(),
+        b32.iter().map(|&v| f16::from_f32(v)).collect(),
+    );
+    let want = reference(
+        &a.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+        &b.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+    );
+    let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
+    let (mut cutlass_c, mut cublas_c) = (gpu.zeros::<f16>(m * n)?, gpu.zeros::<f16>(m * n)?);
+    // SAFETY: a is m x k, b k x n, c m x n, column-major; m, n, k are multiples of 8.
+    unsafe {
+        gemm_f16(
+            m as i32,
+            n as i32,
+            k as i32,
+            1.0,
+            &da,
+            &db,
+            0.0,
+            &mut cutlass_c,
+            gpu.stream(),
+        )?;
+        blas.gemm(cfg(f16::ONE, f16::ZERO), &da, &db, &mut cublas_c)
+            .expect("cuBLAS gemm");
+    }
+    let got: Vec<f32> = gpu
+        .download(&cutlass_c)?
+        .iter()
+        .map(|v| v.to_f32())
+        .collect();
+    let blas_got: Vec<f32> = gpu
+        .download(&cublas_c)?
+        .iter()
+        .map(|v| v.to_f32())
+        .collect();
+    close(&got, &want, "CUTLASS f16 vs CPU");
+    close(&blas_got, &want, "cuBLAS f16 vs CPU");
+    close(&got, &blas_got, "CUTLASS f16 vs cuBLAS");
+
+    // Our kernel on CUTLASS's product, on the same stream.
+    let g = gemm::gemm::load(&gpu)?;
+    // SAFETY: c holds m * n halves.
+    unsafe {
+        g.relu_f16(
+            &Launch::for_num_elems((m * n) as u32),
+            &mut cutlass_c,
+            (m * n) as i32,
+        )?
+    };
+    let relu: Vec<f32> = gpu
+        .download(&cutlass_c)?
+        .iter()
+        .map(|v| v.to_f32())
+        .collect();
+    let want_relu: Vec<f32> = got.iter().map(|&v| v.max(0.0)).collect();
+    assert_eq!(relu, want_relu);
+
+    // bf16, with beta: c = 0.5 * a * b + 2 * c.
+    let (a, b): (Vec<bf16>, Vec<bf16>) = (
+        a32.iter().map(|&v| bf16::from_f32(v)).collect(),
+        b32.iter().map(|&v| bf16::from_f32(v)).collect(),
+    );
+    let c0: Vec<bf16> = (0..m * n)
+        .map(|_| bf16::from_f32(r.f32() * 2.0 - 1.0))
+        .collect();
+    let prod = reference(
+        &a.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+        &b.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
+    );
+    let want: Vec<f32> = prod
+        .iter()
+        .zip(&c0)
+        .map(|(p, c)| 0.5 * p + 2.0 * c.to_f32())
+        .collect();
+    let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
+    let (mut cutlass_c, mut cublas_c) = (gpu.upload(&c0)?, gpu.upload(&c0)?);
+    // SAFETY: as above.
+    unsafe {
+        gemm_bf16(
+            m as i32,
+            n as i32,
+            k as i32,
+            0.5,
+            &da,
+            &db,
+            2.0,
+            &mut cutlass_c,
+            gpu.stream(),
+        )?;
+        blas.gemm(
+            cfg_bf16(bf16::from_f32(0.5), bf16::from_f32(2.0)),
+            &da,
+            &db,
+            &mut cublas_c,
+        )
+        .expect("cuBLAS gemm");
+    }
+    let got: Vec<f32> = gpu
+        .download(&cutlass_c)?
+        .iter()
+        .map(|v| v.to_f32())
+        .collect();
+    let blas_got: Vec<f32> = gpu
+        .download(&cublas_c)?
+        .iter()
+        .map(|v| v.to_f32())
+        .collect();
+    close(&got, &want, "CUTLASS bf16 vs CPU");
+    close(&blas_got, &want, "cuBLAS bf16 vs CPU");
+
+    // A size CUTLASS cannot do (k not a multiple of 8) is an error naming it, not a fault.
+    // SAFETY: rejected before any access.
+    let err = unsafe {
+        gemm_f16(
+            8,
+            8,
+            7,
+            1.0,
+            &gpu.zeros::<f16>(64)?,
+            &gpu.zeros::<f16>(64)?,
+            0.0,
+            &mut gpu.zeros::<f16>(64)?,
+            gpu.stream(),
+        )
+    }
+    .unwrap_err();
+    assert!(err.to_string().contains("cudaErrorInvalidValue"), "{err}");
+    Ok(())
+}

@@ -152,6 +152,9 @@ impl HostCode<'_> {
         for dir in &self.req.includes {
             b.include(self.req.base_dir.join(dir));
         }
+        for dir in crate::toolkit::library_includes_beside(self.nvcc) {
+            b.include(dir);
+        }
         for (name, value) in &self.req.defines {
             b.define(name, value.as_deref());
         }
@@ -171,6 +174,9 @@ impl HostCode<'_> {
         }
         for dir in &self.req.includes {
             k.field(self.req.base_dir.join(dir).as_os_str().as_encoded_bytes());
+        }
+        for dir in crate::toolkit::library_includes_beside(self.nvcc) {
+            k.field(dir.as_os_str().as_encoded_bytes());
         }
         for (name, value) in &self.req.defines {
             k.field(name.as_bytes())

@@ -101,6 +101,22 @@ fn build_sources(
         cache: cache.cloned(),
     };
     let toolkit = Toolkit::discover_with(&opts)?;
+    // Libraries installed beside nvcc (CUTLASS) are searched after the module's own folders.
+    let libraries = toolkit.library_includes();
+    let with_libraries: Vec<request::Source>;
+    let sources = if libraries.is_empty() {
+        sources
+    } else {
+        with_libraries = sources
+            .iter()
+            .cloned()
+            .map(|mut s| {
+                s.includes.extend(libraries.iter().cloned());
+                s
+            })
+            .collect();
+        &with_libraries
+    };
     let targets = choose_targets(req, &toolkit, reporting)?;
     let mut flags = req.flags.clone();
     if let Some(extra) = env::var(crate::env::Var::NVCC_FLAGS, reporting) {

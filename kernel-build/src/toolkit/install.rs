@@ -29,6 +29,27 @@ pub const WHEELS: [&str; 8] = [
 /// The release installed: 13.0, which the r580 driver loads (a newer nvvm emits PTX it cannot).
 pub const WHEEL_VERSION: &str = "13.0.*";
 
+/// The libraries [`install_with`] adds on request: name, pip wheel and version, what it
+/// brings. Their headers land in the toolkit's own include folder (cuRAND, cuBLAS), which
+/// nvcc searches, or in a folder discovery adds to every compile (CUTLASS and CuTe).
+pub const LIBRARIES: [(&str, &str, &str); 3] = [
+    (
+        "curand",
+        "nvidia-curand==10.4.0.*",
+        "cuRAND 10.4 (CUDA 13.0): curand_kernel.h, libcurand",
+    ),
+    (
+        "cublas",
+        "nvidia-cublas==13.0.*",
+        "cuBLAS 13.0: cublas_v2.h, libcublas",
+    ),
+    (
+        "cutlass",
+        "nvidia-cutlass==4.2.*",
+        "CUTLASS 4.2 and CuTe C++ headers",
+    ),
+];
+
 /// What [`install`] did.
 ///
 /// ```no_run
@@ -74,9 +95,52 @@ pub(crate) fn user_toolkit_dir_reported(reporting: Reporting) -> Option<PathBuf>
 /// [`Error::ToolkitInstall`] naming the step that failed (no python3, no pip, pip's output, or
 /// an nvcc that does not run).
 pub fn install(dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Installed, Error> {
-    let want = stamp_text();
+    install_with(dir, &[], log)
+}
+
+/// Installs the wheels and the libraries named in `with` (see [`LIBRARIES`]) into `dir`
+/// (idempotent: libraries installed before are kept).
+///
+/// ```no_run
+/// let dir = kernel_build::__private::toolkit::user_toolkit_dir().unwrap();
+/// kernel_build::__private::toolkit::install_with(&dir, &["cutlass"], &mut |l| println!("{l}"))?;
+/// # Ok::<(), kernel_build::Error>(())
+/// ```
+///
+/// # Errors
+///
+/// As [`install`]; a name that is not one of [`LIBRARIES`] is an error naming them.
+pub fn install_with(
+    dir: &Path,
+    with: &[&str],
+    log: &mut dyn FnMut(&str),
+) -> Result<Installed, Error> {
+    let fail = |step: &str, detail: String| Error::ToolkitInstall {
+        step: step.to_owned(),
+        detail,
+    };
+    for w in with {
+        if !LIBRARIES.iter().any(|(name, _, _)| name == w) {
+            let known: Vec<&str> = LIBRARIES.iter().map(|l| l.0).collect();
+            return Err(fail(
+                "reading --with",
+                format!("unknown library `{w}`; known: {}", known.join(", ")),
+            ));
+        }
+    }
     let stamp = dir.join(".installed");
-    if std::fs::read_to_string(&stamp).is_ok_and(|s| s.trim() == want)
+    let stamped = std::fs::read_to_string(&stamp).unwrap_or_default();
+    let (base, had) = read_stamp(&stamped);
+    // Libraries installed before stay; the new ones join them.
+    let mut libraries: Vec<&str> = LIBRARIES
+        .iter()
+        .map(|l| l.0)
+        .filter(|name| had.contains(name) || with.contains(name))
+        .collect();
+    libraries.dedup();
+    let want = stamp_text_with(&libraries);
+    if base == stamp_text()
+        && with.iter().all(|w| had.contains(w))
         && let Some(nvcc) = runs(dir)
     {
         log(&format!("already installed: {}", nvcc.display()));
@@ -86,10 +150,6 @@ pub fn install(dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Installed, Error
             already_installed: true,
         });
     }
-    let fail = |step: &str, detail: String| Error::ToolkitInstall {
-        step: step.to_owned(),
-        detail,
-    };
     let python = which::which("python3")
         .map_err(|_| fail("finding python3", "no python3 on PATH".to_owned()))?;
     let pip_ok = Command::new(&python)
@@ -111,10 +171,13 @@ pub fn install(dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Installed, Error
         .prefix(".cuda-toolkit.tmp.")
         .tempdir_in(parent)
         .map_err(|e| fail("creating a staging folder", e.to_string()))?;
-    let specs: Vec<String> = WHEELS
+    let mut specs: Vec<String> = WHEELS
         .iter()
         .map(|w| format!("{w}=={WHEEL_VERSION}"))
         .collect();
+    for (_, wheel, _) in LIBRARIES.iter().filter(|l| libraries.contains(&l.0)) {
+        specs.push((*wheel).to_owned());
+    }
     log(&format!(
         "installing {} into {}",
         specs.join(" "),
@@ -129,6 +192,13 @@ pub fn install(dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Installed, Error
             "--disable-pip-version-check",
         ])
         .arg("--no-warn-script-location")
+        // Every wheel is named: the libraries' Python dependencies (CUTLASS's code generator)
+        // are not needed for their headers.
+        .args(if libraries.is_empty() {
+            None
+        } else {
+            Some("--no-deps")
+        })
         .arg("--target")
         .arg(staging.path())
         .args(&specs)
@@ -165,6 +235,26 @@ pub fn install(dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Installed, Error
 /// What the stamp says for the current wheel list and version.
 fn stamp_text() -> String {
     format!("{} =={WHEEL_VERSION}", WHEELS.join(" "))
+}
+
+/// The stamp for the wheels and `libraries`: the first line, then `with NAME` per library.
+fn stamp_text_with(libraries: &[&str]) -> String {
+    let mut s = stamp_text();
+    for l in libraries {
+        s.push_str("\nwith ");
+        s.push_str(l);
+    }
+    s
+}
+
+/// The first line of a stamp, and the libraries it lists.
+fn read_stamp(text: &str) -> (&str, Vec<&str>) {
+    let mut lines = text.lines();
+    let base = lines.next().unwrap_or_default().trim();
+    let with = lines
+        .filter_map(|l| l.trim().strip_prefix("with "))
+        .collect();
+    (base, with)
 }
 
 /// The folder's nvcc, when it runs.
@@ -233,5 +323,27 @@ mod tests {
         assert!(done.already_installed);
         assert_eq!(done.nvcc, nvcc);
         assert!(lines[0].starts_with("already installed"), "{lines:?}");
+        // A library installed before is enough for a request of it; an unknown one is named.
+        std::fs::write(
+            dir.path().join(".installed"),
+            format!("{}\n", stamp_text_with(&["cutlass"])),
+        )
+        .unwrap();
+        let done = install_with(dir.path(), &["cutlass"], &mut |_| {}).unwrap();
+        assert!(done.already_installed);
+        let err = install_with(dir.path(), &["cudnn"], &mut |_| {}).unwrap_err();
+        assert!(
+            err.to_string()
+                .contains("unknown library `cudnn`; known: curand, cublas, cutlass"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn stamps_list_their_libraries() {
+        let text = stamp_text_with(&["curand", "cutlass"]);
+        let (base, with) = read_stamp(&text);
+        assert_eq!(base, stamp_text());
+        assert_eq!(with, ["curand", "cutlass"]);
     }
 }

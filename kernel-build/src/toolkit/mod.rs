@@ -10,7 +10,9 @@ mod install;
 mod version;
 
 pub use archs::{BadTargetName, Target, TargetKind, default_targets, parse_target_list};
-pub use install::{Installed, WHEEL_VERSION, WHEELS, install, user_toolkit_dir};
+pub use install::{
+    Installed, LIBRARIES, WHEEL_VERSION, WHEELS, install, install_with, user_toolkit_dir,
+};
 pub use version::NvccVersion;
 
 use crate::cache::Cache;
@@ -156,6 +158,13 @@ impl Toolkit {
         &self.nvcc
     }
 
+    /// Header folders of libraries installed beside nvcc that nvcc does not search itself:
+    /// CUTLASS and CuTe from the `nvidia-cutlass` wheel (`toolkit install --with cutlass`).
+    /// Every compile of a module gets them after its own `-I` folders.
+    pub fn library_includes(&self) -> Vec<PathBuf> {
+        library_includes_beside(&self.nvcc)
+    }
+
     /// How it was found.
     pub fn found_via(&self) -> FoundVia {
         self.found_via
@@ -265,4 +274,19 @@ fn probe_cached(nvcc: &Path, cache: Option<&Cache>) -> Result<Probe, Error> {
         cache.write_json("toolkits", key, &p);
     }
     Ok(p)
+}
+
+/// The library header folders of the wheel folder holding `nvcc` (`<root>/nvidia/cu13/bin/nvcc`).
+pub(crate) fn library_includes_beside(nvcc: &Path) -> Vec<PathBuf> {
+    let Some(root) = nvcc.ancestors().nth(4) else {
+        return Vec::new();
+    };
+    let cutlass = root.join("cutlass_library").join("source");
+    if !cutlass.join("include/cutlass/cutlass.h").is_file() {
+        return Vec::new();
+    }
+    [cutlass.join("include"), cutlass.join("tools/util/include")]
+        .into_iter()
+        .filter(|d| d.is_dir())
+        .collect()
 }
