@@ -75,7 +75,7 @@ fn main() -> Result<(), Error> {
                 beta: <$t>::from_f32(0.0),
                 ldc: m as i32,
             };
-            let mut time = |which: &str, c: &mut kernel_runtime::CudaSlice<$t>| -> Result<f64, Error> {
+            let time = |which: &str, c: &mut kernel_runtime::CudaSlice<$t>| -> Result<f64, Error> {
                 let run = |c: &mut kernel_runtime::CudaSlice<$t>| -> Result<(), Error> {
                     if which == "cutlass" {
                         // SAFETY: a is m x k, b k x n, c m x n, multiples of 8.
