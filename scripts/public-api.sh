@@ -8,8 +8,8 @@
 # Ceilings:
 #   kernel-build    30  Build and its outputs (Output, BuiltModule, Unit, Metadata, RuntimeSource),
 #                       the option enums (LinkMode, RuntimeCompile), the errors (Error,
-#                       Diagnostics, LinkLibraryError) and the 16 metadata types of `model`
-#                       that `<name>.kernels.json` holds: 27 today.
+#                       Diagnostics, LinkLibraryError) and the 17 metadata types of `model`
+#                       that `<name>.kernels.json` holds (HostFunction among them): 28 today.
 #   kernel-objects  30  the object-code reader.
 #   kernel-runtime 170  the runtime: 83 are CUDA value types (vector::*, fp::*), one per CUDA
 #                       type; the rest devices, memory kinds, code, launches (with their
@@ -17,6 +17,7 @@
 #                       options, swizzle, interleave, element trait, error: 7), streams,
 #                       graphs (GraphBuilder, Condition, ConditionHandle, DeviceGraph,
 #                       GraphExecHandle), textures, spec::*
+#                       the macros (cuda_module, host_functions, include_kernels)
 #                       and the cudarc vocabulary it re-exports.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"

@@ -3,8 +3,10 @@
 //! only in the per-user folder `kernel-inspect toolkit install` fills (here: the folder made to
 //! lead to the project's installed wheels, with `XDG_CACHE_HOME` pointing at it), no `NVCC`,
 //! `CUDA_PATH`, nvcc on `PATH` or `.cuda-toolkit` above the crate. The crate has a build.rs
-//! module and a `cuda_module!`; it must build, run (its GPU part skips without a GPU) and
-//! report the device code it embeds. `kernel-inspect toolkit` must say it found the per-user
+//! module with host code and a checked binding of it, and a `cuda_module!`; it must build, link
+//! the host code with the static CUDA runtime, run (its GPU part skips without a GPU) and
+//! report the device code it embeds; with no toolkit and `KERNEL_BUILD_NO_DEVICE_CODE=1`,
+//! `cargo check` and `cargo doc` must pass. `kernel-inspect toolkit` must say it found the per-user
 //! wheels.
 //!
 //! Builds into `target/own-crate` (kept between runs), offline, with this workspace's lock file.
@@ -25,7 +27,7 @@ kernel-build = { path = "@ROOT@/kernel-build" }
 "#;
 
 const BUILD_RS: &str = r#"fn main() {
-    kernel_build::Build::new().file("kernels/scale.cu").compile("scale");
+    kernel_build::Build::new().file("kernels/scale.cu").host_code(true).compile("scale");
 }
 "#;
 
@@ -33,11 +35,24 @@ const SCALE_CU: &str = r#"extern "C" __global__ void scale(float* x, float a, in
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) x[i] *= a;
 }
+
+extern "C" cudaError_t launch_scale(float* x, float a, int n, cudaStream_t s) {
+    scale<<<(n + 255) / 256, 256, 0, s>>>(x, a, n);
+    return cudaGetLastError();
+}
 "#;
 
-const MAIN_RS: &str = r##"use kernel_runtime::{Gpu, Launch, cuda_module, include_kernels};
+const MAIN_RS: &str = r##"use std::sync::Arc;
+
+use kernel_runtime::{CudaSlice, CudaStream, Error, Gpu, Launch, cuda_module, include_kernels};
 
 include_kernels!(scale);
+
+kernel_runtime::host_functions!(scale {
+    /// Scales `x[0..n)` by `a` with a launch from host code.
+    pub fn launch_scale(x: &mut CudaSlice<f32>, a: f32, n: i32, s: &Arc<CudaStream>)
+        -> Result<(), Error>;
+});
 
 cuda_module! {
     mod inline {
@@ -66,8 +81,9 @@ fn main() -> Result<(), kernel_runtime::Error> {
     unsafe {
         scale::load(&gpu)?.scale(&cfg, &mut x, 2.0, 3)?;
         inline::load(&gpu)?.add(&cfg, &mut x, 1.0, 3)?;
+        launch_scale(&mut x, 10.0, 3, gpu.stream())?;
     }
-    assert_eq!(gpu.download(&x)?, [3.0, 5.0, 7.0]);
+    assert_eq!(gpu.download(&x)?, [30.0, 50.0, 70.0]);
     println!("GPU result checked");
     Ok(())
 }
@@ -181,4 +197,24 @@ fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
         stdout.contains("no GPU:") || stdout.contains("GPU result checked"),
         "{stdout}"
     );
+
+    // With no toolkit at all and no device code: check and doc still pass (bindings from
+    // the declarations, nothing linked).
+    let empty = tmp.path().join("empty-cache");
+    std::fs::create_dir_all(&empty).unwrap();
+    for args in [["check", "--offline"], ["doc", "--offline"]] {
+        let out = user_command(&cargo, &empty)
+            .args(args)
+            .arg("--quiet")
+            .env("KERNEL_BUILD_NO_DEVICE_CODE", "1")
+            .env("CARGO_TARGET_DIR", root.join("target/own-crate"))
+            .current_dir(&krate)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "cargo {args:?} without nvcc: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }
