@@ -9,7 +9,7 @@
 #   kernel-build    30  Build and its outputs (Output, BuiltModule, Unit, Metadata, RuntimeSource),
 #                       the option enums (LinkMode, RuntimeCompile), the errors (Error,
 #                       Diagnostics, LinkLibraryError) and the 17 metadata types of `model`
-#                       that `<name>.kernels.json` holds (HostFunction among them): 28 today.
+#                       that `<name>.kernels.json` holds (HostFunction among them): 29 today.
 #   kernel-objects  30  the object-code reader.
 #   kernel-runtime 170  the runtime: 83 are CUDA value types (vector::*, fp::*), one per CUDA
 #                       type; the rest devices, memory kinds, code, launches (with their
