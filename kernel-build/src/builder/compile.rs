@@ -91,6 +91,7 @@ impl Build {
             };
             super::host::HostCode {
                 nvcc: toolkit.nvcc(),
+                library_includes: &toolkit.library_includes(),
                 toolkit_version: module.toolkit_version.as_deref(),
                 files: &self.files,
                 tracked: &module.tracked_files,

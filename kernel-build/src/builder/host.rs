@@ -22,6 +22,8 @@ use crate::pipeline::ModuleRequest;
 /// What the host compile needs.
 pub(crate) struct HostCode<'a> {
     pub nvcc: &'a Path,
+    /// Header folders of libraries beside nvcc (CUTLASS), searched after the module's own.
+    pub library_includes: &'a [PathBuf],
     pub toolkit_version: Option<&'a str>,
     pub files: &'a [PathBuf],
     /// Every file the module's compile read (sources and user headers).
@@ -156,7 +158,7 @@ impl HostCode<'_> {
         for dir in &self.req.includes {
             b.include(self.req.base_dir.join(dir));
         }
-        for dir in crate::toolkit::library_includes_beside(self.nvcc) {
+        for dir in self.library_includes {
             b.include(dir);
         }
         for (name, value) in &self.req.defines {
@@ -179,7 +181,7 @@ impl HostCode<'_> {
         for dir in &self.req.includes {
             k.field(self.req.base_dir.join(dir).as_os_str().as_encoded_bytes());
         }
-        for dir in crate::toolkit::library_includes_beside(self.nvcc) {
+        for dir in self.library_includes {
             k.field(dir.as_os_str().as_encoded_bytes());
         }
         for (name, value) in &self.req.defines {

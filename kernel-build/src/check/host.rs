@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 
 use super::compare::{Mismatch, compare, expected_rust, type_text};
-use super::rust_type::{RustType, classify, is_buffer, wrapper};
+use super::rust_type::{RustType, classify, wrapper};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::host as msg;
 use crate::front::is_stream;
@@ -377,9 +377,7 @@ fn memory(ty: &syn::Type) -> Option<(HostArg, bool, Option<syn::Type>)> {
                 }
                 syn::Type::Path(p) => {
                     let (name, inner) = wrapper(p)?;
-                    if !matches!(name.as_str(), "CudaSlice" | "CudaView" | "CudaViewMut")
-                        || !is_buffer(&name)
-                    {
+                    if !matches!(name.as_str(), "CudaSlice" | "CudaView" | "CudaViewMut") {
                         return None;
                     }
                     // `&CudaViewMut<T>` only reads.

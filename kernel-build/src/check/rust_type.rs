@@ -134,7 +134,7 @@ fn ptr(mutable: bool, elem: RustType) -> RustType {
 }
 
 /// cudarc's buffer types, which stand for their elements behind a reference.
-pub(crate) fn is_buffer(name: &str) -> bool {
+fn is_buffer(name: &str) -> bool {
     matches!(
         name,
         "CudaSlice"

@@ -32,10 +32,41 @@ pub fn kernel_not_found(name: &str, available: &[String]) -> Diagnostic {
 /// assert_eq!(d.message, "kernel `saxpy` takes 4 parameters in CUDA but 3 in the Rust declaration");
 /// ```
 pub fn param_count(kernel: &str, cuda: usize, rust: usize) -> Diagnostic {
+    param_count_of(Callee::KERNEL, kernel, cuda, rust)
+}
+
+/// What a declaration declares, as the messages name it: a kernel (here) or a host function
+/// (`host_functions!`, [`super::host`]); the messages of both are these.
+#[derive(Clone, Copy)]
+pub(super) struct Callee {
+    /// `kernel`, `host function`.
+    pub(super) what: &'static str,
+    /// Who writes through a pointer: `the kernel`, `the function`.
+    pub(super) who: &'static str,
+}
+
+impl Callee {
+    pub(super) const KERNEL: Callee = Callee {
+        what: "kernel",
+        who: "the kernel",
+    };
+}
+
+pub(super) fn param_count_of(c: Callee, name: &str, cuda: usize, rust: usize) -> Diagnostic {
     let plural = |n: usize| if n == 1 { "" } else { "s" };
     Diagnostic::error(format!(
-        "kernel `{kernel}` takes {cuda} parameter{} in CUDA but {rust} in the Rust declaration",
+        "{} `{name}` takes {cuda} parameter{} in CUDA but {rust} in the Rust declaration",
+        c.what,
         plural(cuda)
+    ))
+}
+
+/// `<what> `name`, parameter `param`: Rust type `rust` does not match CUDA type `cuda``, with no
+/// note.
+pub(super) fn differs_of(c: Callee, name: &str, param: &str, rust: &str, cuda: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "{} `{name}`, parameter `{param}`: Rust type `{rust}` does not match CUDA type `{cuda}`",
+        c.what
     ))
 }
 
@@ -53,10 +84,8 @@ pub fn type_mismatch(
     cuda: &str,
     expected: &str,
 ) -> Diagnostic {
-    Diagnostic::error(format!(
-        "kernel `{kernel}`, parameter `{param}`: Rust type `{rust}` does not match CUDA type `{cuda}`"
-    ))
-    .note(format!("CUDA `{cuda}` is `{expected}` in Rust"))
+    differs_of(Callee::KERNEL, kernel, param, rust, cuda)
+        .note(format!("CUDA `{cuda}` is `{expected}` in Rust"))
 }
 
 /// Const-ness differs: a shared borrow for a pointer the kernel may write through,
@@ -74,17 +103,26 @@ pub fn const_mismatch(
     cuda: &str,
     expected: &str,
 ) -> Diagnostic {
+    const_mismatch_of(Callee::KERNEL, kernel, param, rust, cuda, expected)
+}
+
+pub(super) fn const_mismatch_of(
+    c: Callee,
+    name: &str,
+    param: &str,
+    rust: &str,
+    cuda: &str,
+    expected: &str,
+) -> Diagnostic {
+    let who = c.who;
     let why = if expected.starts_with("&mut") || expected.starts_with("*mut") {
-        format!(
-            "`{rust}` is read-only but CUDA `{cuda}` is not const (the kernel may write through it)"
-        )
+        format!("`{rust}` is read-only but CUDA `{cuda}` is not const ({who} may write through it)")
     } else {
-        format!(
-            "`{rust}` is exclusive but CUDA `{cuda}` is const (the kernel only reads through it)"
-        )
+        format!("`{rust}` is exclusive but CUDA `{cuda}` is const ({who} only reads through it)")
     };
     Diagnostic::error(format!(
-        "kernel `{kernel}`, parameter `{param}`: const-ness differs: {why}"
+        "{} `{name}`, parameter `{param}`: const-ness differs: {why}",
+        c.what
     ))
     .note(format!("declare it as `{expected}`"))
 }
@@ -96,12 +134,23 @@ pub fn const_mismatch(
 /// assert_eq!(d.message, "kernel `k`, parameter `p`: Rust type `Params` is not CUDA struct `P`");
 /// ```
 pub fn struct_mismatch(kernel: &str, param: &str, rust: &str, cuda: &str) -> Diagnostic {
-    Diagnostic::error(format!(
-        "kernel `{kernel}`, parameter `{param}`: Rust type `{rust}` is not CUDA struct `{cuda}`"
-    ))
-    .note(format!(
+    not_struct_of(Callee::KERNEL, kernel, param, rust, cuda).note(format!(
         "use the generated `{}`, which has the CUDA layout",
         cuda.replace("::", "_")
+    ))
+}
+
+/// `<what> `name`, parameter `param`: Rust type `rust` is not CUDA struct `cuda``, with no note.
+pub(super) fn not_struct_of(
+    c: Callee,
+    name: &str,
+    param: &str,
+    rust: &str,
+    cuda: &str,
+) -> Diagnostic {
+    Diagnostic::error(format!(
+        "{} `{name}`, parameter `{param}`: Rust type `{rust}` is not CUDA struct `{cuda}`",
+        c.what
     ))
 }
 

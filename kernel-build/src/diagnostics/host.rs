@@ -5,6 +5,12 @@
 //! [`Diagnostic::at`] and renders it at the span of the Rust declaration.
 
 use super::Diagnostic;
+use super::check::{Callee, const_mismatch_of, differs_of, not_struct_of, param_count_of};
+
+const HOST: Callee = Callee {
+    what: "host function",
+    who: "the function",
+};
 
 /// A host function declared in Rust that the module's files do not define with C linkage.
 ///
@@ -45,11 +51,7 @@ pub fn unreadable(name: &str, why: &str) -> Diagnostic {
 /// assert_eq!(d.message, "host function `sum` takes 4 parameters in CUDA but 3 in the Rust declaration");
 /// ```
 pub fn param_count(name: &str, cuda: usize, rust: usize) -> Diagnostic {
-    let plural = |n: usize| if n == 1 { "" } else { "s" };
-    Diagnostic::error(format!(
-        "host function `{name}` takes {cuda} parameter{} in CUDA but {rust} in the Rust declaration",
-        plural(cuda)
-    ))
+    param_count_of(HOST, name, cuda, rust)
 }
 
 /// A parameter's Rust type is not one the CUDA type maps to.
@@ -66,10 +68,7 @@ pub fn type_mismatch(
     cuda: &str,
     expected: &str,
 ) -> Diagnostic {
-    Diagnostic::error(format!(
-        "host function `{name}`, parameter `{param}`: Rust type `{rust}` does not match CUDA type `{cuda}`"
-    ))
-    .note(format!("CUDA `{cuda}` is `{expected}` in Rust"))
+    differs_of(HOST, name, param, rust, cuda).note(format!("CUDA `{cuda}` is `{expected}` in Rust"))
 }
 
 /// A pointer parameter declared with a Rust type that is no memory.
@@ -87,10 +86,7 @@ pub fn memory_mismatch(
     device: &str,
     host: &str,
 ) -> Diagnostic {
-    Diagnostic::error(format!(
-        "host function `{name}`, parameter `{param}`: Rust type `{rust}` does not match CUDA type `{cuda}`"
-    ))
-    .note(format!(
+    differs_of(HOST, name, param, rust, cuda).note(format!(
         "CUDA `{cuda}` is `{device}` (device memory) or `{host}` (host memory) in Rust"
     ))
 }
@@ -108,19 +104,7 @@ pub fn const_mismatch(
     cuda: &str,
     expected: &str,
 ) -> Diagnostic {
-    let why = if expected.starts_with("&mut") || expected.starts_with("*mut") {
-        format!(
-            "`{rust}` is read-only but CUDA `{cuda}` is not const (the function may write through it)"
-        )
-    } else {
-        format!(
-            "`{rust}` is exclusive but CUDA `{cuda}` is const (the function only reads through it)"
-        )
-    };
-    Diagnostic::error(format!(
-        "host function `{name}`, parameter `{param}`: const-ness differs: {why}"
-    ))
-    .note(format!("declare it as `{expected}`"))
+    const_mismatch_of(HOST, name, param, rust, cuda, expected)
 }
 
 /// A struct parameter declared with a Rust type that is not the struct's.
@@ -130,10 +114,7 @@ pub fn const_mismatch(
 /// assert_eq!(d.message, "host function `f`, parameter `p`: Rust type `Params` is not CUDA struct `P`");
 /// ```
 pub fn struct_mismatch(name: &str, param: &str, rust: &str, cuda: &str) -> Diagnostic {
-    Diagnostic::error(format!(
-        "host function `{name}`, parameter `{param}`: Rust type `{rust}` is not CUDA struct `{cuda}`"
-    ))
-    .note(format!(
+    not_struct_of(HOST, name, param, rust, cuda).note(format!(
         "use the generated `{}` of the module, which has the CUDA layout",
         cuda.replace("::", "_")
     ))

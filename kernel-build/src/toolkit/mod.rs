@@ -277,7 +277,7 @@ fn probe_cached(nvcc: &Path, cache: Option<&Cache>) -> Result<Probe, Error> {
 }
 
 /// The library header folders of the wheel folder holding `nvcc` (`<root>/nvidia/cu13/bin/nvcc`).
-pub(crate) fn library_includes_beside(nvcc: &Path) -> Vec<PathBuf> {
+fn library_includes_beside(nvcc: &Path) -> Vec<PathBuf> {
     let Some(root) = nvcc.ancestors().nth(4) else {
         return Vec::new();
     };
