@@ -5,8 +5,8 @@
 
 use std::process::ExitCode;
 
+use cuda_kernel_runtime::{Error, Gpu, Launch, Region, RegionMut, cuda_module};
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{Error, Gpu, Launch, Region, RegionMut, cuda_module};
 
 cuda_module! {
     /// Image filters on pitched rows.

@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
+use cuda_kernel_runtime::{CudaSlice, Error, Gpu, Launch, cuda_module};
 use kernel_examples::{Comparison, NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{CudaSlice, Error, Gpu, Launch, cuda_module};
 
 cuda_module! {
     /// Convolution with a filter in constant memory.

@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
+use cuda_kernel_runtime::{DeviceRepr, Error, Gpu, Launch, ValidAsZeroBits, cuda_module};
 use kernel_examples::{Comparison, NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{DeviceRepr, Error, Gpu, Launch, ValidAsZeroBits, cuda_module};
 
 cuda_module! {
     /// Generic vector kernels.

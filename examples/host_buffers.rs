@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
+use cuda_kernel_runtime::{Error, Gpu, In, InOut, Launch, Out, cuda_module};
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{Error, Gpu, In, InOut, Launch, Out, cuda_module};
 
 cuda_module! {
     /// Kernels with one parameter of each direction.

@@ -4,8 +4,8 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use cuda_kernel_runtime::{Error, Gpu, Launch, cuda_module};
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{Error, Gpu, Launch, cuda_module};
 
 cuda_module! {
     /// Matrix products, row-major: a is m x k, b is k x n, c is m x n.

@@ -9,9 +9,9 @@ use std::fmt;
 use std::process::ExitCode;
 use std::sync::Arc;
 
+use cuda_kernel_runtime::cudarc::nccl::{self, Comm, ReduceOp};
+use cuda_kernel_runtime::{CudaSlice, CudaStream, Error, Gpu, Launch, cuda_module};
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::cudarc::nccl::{self, Comm, ReduceOp};
-use kernel_runtime::{CudaSlice, CudaStream, Error, Gpu, Launch, cuda_module};
 
 cuda_module! {
     /// The per-device work.

@@ -1,12 +1,12 @@
 //! `y = a*x + y` on 16M floats: the quick-start example. It needs nothing but
-//! `kernel-runtime`, as a program of your own would.
+//! `cuda-kernel-runtime`, as a program of your own would.
 //!
 //! Exit status: 0 when the result matches the CPU's, 1 when it does not or a call fails, 2
 //! when no GPU can be opened (after printing what the binary embeds).
 
 use std::process::ExitCode;
 
-use kernel_runtime::{Error, Gpu, Launch, cuda_module};
+use cuda_kernel_runtime::{Error, Gpu, Launch, cuda_module};
 
 cuda_module! {
     /// Single-precision vector kernels.

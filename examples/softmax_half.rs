@@ -3,8 +3,8 @@
 
 use std::process::ExitCode;
 
+use cuda_kernel_runtime::{Error, Gpu, Launch, cuda_module, f16};
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{Error, Gpu, Launch, cuda_module, f16};
 
 cuda_module! {
     /// Softmax in half precision.

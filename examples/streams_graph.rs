@@ -9,8 +9,8 @@
 
 use std::process::ExitCode;
 
+use cuda_kernel_runtime::{Error, Gpu, Launch, cuda_module};
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{Error, Gpu, Launch, cuda_module};
 
 cuda_module! {
     /// One relaxation step.

@@ -5,11 +5,11 @@
 
 use std::process::ExitCode;
 
-use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{
+use cuda_kernel_runtime::{
     AddressMode, ArrayFormat, Error, FilterMode, Gpu, Launch, Region, RegionMut, TextureDesc,
     cuda_module,
 };
+use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 
 cuda_module! {
     /// Texture sampling.

@@ -7,8 +7,8 @@
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
+use cuda_kernel_runtime::{DeviceLimits, Error, Gpu, Launch, cuda_module};
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{DeviceLimits, Error, Gpu, Launch, cuda_module};
 
 cuda_module! {
     /// `c = a * b`, row-major (a is m x k, b is k x n), in TILE x TILE tiles.

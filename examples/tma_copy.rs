@@ -8,8 +8,8 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
+use cuda_kernel_runtime::{CudaSlice, Error, Gpu, Launch, TensorMap, TiledOptions, cuda_module};
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{CudaSlice, Error, Gpu, Launch, TensorMap, TiledOptions, cuda_module};
 
 cuda_module! {
     /// Tile copies through TMA.

@@ -9,14 +9,14 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 runs="${1:-7}"
 "$root/scripts/ensure-nvcc.sh" >/dev/null
-cargo build --release -q -p kernel-inspect
-inspect="${CARGO_TARGET_DIR:-$root/target}/release/kernel-inspect"
+cargo build --release -q -p cuda-kernel-inspect
+inspect="${CARGO_TARGET_DIR:-$root/target}/release/cuda-kernel-inspect"
 src="$root/kernel-build/benches/cuda/k15.cu"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 # The nvcc our pipeline uses, and the gencode list it passes (from its own report).
 json=$("$inspect" build "$src" --no-cache --json)
-nvcc=$(KERNEL_BUILD_DEBUG=1 "$inspect" build "$src" --no-cache 2>&1 >/dev/null | sed -n 's/^kernel-build: running \([^ ]*\) -fatbin.*/\1/p' | head -n1)
+nvcc=$(KERNEL_BUILD_DEBUG=1 "$inspect" build "$src" --no-cache 2>&1 >/dev/null | sed -n 's/^cuda-kernel-build: running \([^ ]*\) -fatbin.*/\1/p' | head -n1)
 targets=$(python3 -c 'import json,sys; print(" ".join(json.load(sys.stdin)["targets"]))' <<<"$json")
 gencodes=()
 for t in $targets; do

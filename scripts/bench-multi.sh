@@ -8,15 +8,15 @@
 # file already defines, or that needs NCCL or MPI, is left out (named in the report), so
 # that the rest forms one module. Every command uses the toolkit's default targets.
 #
-#   (a) ours, cold        kernel-inspect build FILES... (empty cache, -j CORES)
+#   (a) ours, cold        cuda-kernel-inspect build FILES... (empty cache, -j CORES)
 #   (b) nvcc, one by one  nvcc -fatbin per file, one after another (a naive build script)
 #   (c) nvcc, parallel    nvcc -fatbin --threads 0 per file, files run by xargs -P CORES
 #   then: no-op rebuild, one file touched but unchanged, one file edited (vs its nvcc time)
 #   with --repeat N: (a) and (c) run N times, interleaved, and their medians are reported
 #   with --link-modes: (a) again cold with --rdc and with --lto (build time, registers)
 #
-# KERNEL_INSPECT (default: target/release/kernel-inspect) and NVCC (default: the nvcc
-# kernel-inspect finds) select the tools.
+# KERNEL_INSPECT (default: target/release/cuda-kernel-inspect) and NVCC (default: the nvcc
+# cuda-kernel-inspect finds) select the tools.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 dir="${1:?usage: scripts/bench-multi.sh DIR [-I DIR]... [--cores N] [--out FILE.json]}"
@@ -32,8 +32,8 @@ while [ $# -gt 0 ]; do
         *) echo "bench-multi: unknown argument $1" >&2; exit 2 ;;
     esac
 done
-inspect="${KERNEL_INSPECT:-$root/target/release/kernel-inspect}"
-[ -x "$inspect" ] || { echo "bench-multi: no kernel-inspect at $inspect (cargo build --release -p kernel-build)" >&2; exit 1; }
+inspect="${KERNEL_INSPECT:-$root/target/release/cuda-kernel-inspect}"
+[ -x "$inspect" ] || { echo "bench-multi: no cuda-kernel-inspect at $inspect (cargo build --release -p cuda-kernel-build)" >&2; exit 1; }
 exec python3 - "$dir" "$inspect" "$cores" "$out" "$modes" "$repeat" "${includes[@]}" <<'PY'
 import json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 src_dir, inspect, cores, out, modes, repeat, includes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1", int(sys.argv[6]), sys.argv[7:]
@@ -75,7 +75,7 @@ _, p = run([inspect, "build", tiny, "--no-cache", "--json"])
 targets = json.loads(p.stdout)["targets"]
 env = dict(os.environ, KERNEL_BUILD_DEBUG="1")
 _, p = run([inspect, "build", tiny, "--no-cache"], env=env)
-nvcc = os.environ.get("NVCC") or re.search(r"kernel-build: running (\S+) -fatbin", p.stderr).group(1)
+nvcc = os.environ.get("NVCC") or re.search(r"cuda-kernel-build: running (\S+) -fatbin", p.stderr).group(1)
 gencodes = []
 for t in targets:
     n = t.split("_", 1)[1]

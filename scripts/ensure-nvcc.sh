@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs the project-local nvcc wheels unless an nvcc is already findable the way
-# kernel-build looks for one (NVCC, CUDA_PATH/CUDA_HOME, PATH, /usr/local/cuda).
+# cuda-kernel-build looks for one (NVCC, CUDA_PATH/CUDA_HOME, PATH, /usr/local/cuda).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 if [ -n "${NVCC:-}" ] && [ -x "${NVCC}" ]; then exit 0; fi

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # Installs NVIDIA's nvcc 13.0 pip wheels into a project-local directory, so that
-# kernel-build finds nvcc with no configuration on a machine without a CUDA toolkit.
+# cuda-kernel-build finds nvcc with no configuration on a machine without a CUDA toolkit.
 #
 #   scripts/install-cuda-toolkit.sh            # into ./.cuda-toolkit (next to this repo's Cargo.toml)
 #   scripts/install-cuda-toolkit.sh --with cutlass,curand   # and these libraries' wheels
 #   KERNEL_CUDA_TOOLKIT_DIR=/opt/tk scripts/install-cuda-toolkit.sh
 #
-# Libraries (as `kernel-inspect toolkit install --with`): curand, cublas, cutlass. Those
+# Libraries (as `cuda-kernel-inspect toolkit install --with`): curand, cublas, cutlass. Those
 # installed before are kept.
 #
 # Idempotent: when the requested versions are already installed it only checks that

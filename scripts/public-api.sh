@@ -6,12 +6,12 @@
 # change, and say why in the commit.
 #
 # Ceilings:
-#   kernel-build    30  Build and its outputs (Output, BuiltModule, Unit, Metadata, RuntimeSource),
+#   cuda-kernel-build    30  Build and its outputs (Output, BuiltModule, Unit, Metadata, RuntimeSource),
 #                       the option enums (LinkMode, RuntimeCompile), the errors (Error,
 #                       Diagnostics, LinkLibraryError) and the 17 metadata types of `model`
 #                       that `<name>.kernels.json` holds (HostFunction among them): 29 today.
-#   kernel-objects  30  the object-code reader.
-#   kernel-runtime 170  the runtime: 83 are CUDA value types (vector::*, fp::*), one per CUDA
+#   cuda-kernel-objects  30  the object-code reader.
+#   cuda-kernel-runtime 170  the runtime: 83 are CUDA value types (vector::*, fp::*), one per CUDA
 #                       type; the rest devices, memory kinds, code, launches (with their
 #                       attributes: MemSyncDomain), TMA tensor maps (TensorMap, its handle,
 #                       options, swizzle, interleave, element trait, error: 7), streams,
@@ -22,9 +22,9 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-declare -A ceiling=([kernel-build]=30 [kernel-objects]=30 [kernel-runtime]=170)
+declare -A ceiling=([cuda-kernel-build]=30 [cuda-kernel-objects]=30 [cuda-kernel-runtime]=170)
 status=0
-for crate in kernel-build kernel-objects kernel-runtime; do
+for crate in cuda-kernel-build cuda-kernel-objects cuda-kernel-runtime; do
     cargo doc -q -p "$crate" --no-deps
     page="${CARGO_TARGET_DIR:-target}/doc/${crate//-/_}/all.html"
     count=$(grep -o '<li><a href="[^"]*">[^<]*</a></li>' "$page" | wc -l)

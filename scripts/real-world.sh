@@ -1,21 +1,21 @@
 #!/usr/bin/env bash
 # Measures the CUDA front end on third-party sources (kept outside the repository):
-# every `.cu` file is compiled by plain nvcc for sm_90, built through `kernel-inspect build`,
+# every `.cu` file is compiled by plain nvcc for sm_90, built through `cuda-kernel-inspect build`,
 # and every kernel of the reference cubin must be in the module with equal parameter layouts
 # (typed, or by name only with the image's layout).
 #
 #   scripts/real-world.sh [-j N] [--default-targets] [-I DIR]... [-D NAME=VALUE]... [--nvcc-flag=F]... DIR...
 #
 # Prints a Markdown table per directory and a total (docs/REAL_WORLD.md records them).
-# KERNEL_INSPECT names a prebuilt kernel-inspect (otherwise it is built here, release);
-# NVCC names the reference nvcc (otherwise the one kernel-build discovers: CUDA_PATH,
+# KERNEL_INSPECT names a prebuilt cuda-kernel-inspect (otherwise it is built here, release);
+# NVCC names the reference nvcc (otherwise the one cuda-kernel-build discovers: CUDA_PATH,
 # PATH, /usr/local/cuda, the project's wheels).
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 inspect="${KERNEL_INSPECT:-}"
 if [ -z "$inspect" ]; then
-    cargo build --release --quiet --manifest-path "$root/Cargo.toml" -p kernel-inspect
-    inspect="$root/target/release/kernel-inspect"
+    cargo build --release --quiet --manifest-path "$root/Cargo.toml" -p cuda-kernel-inspect
+    inspect="$root/target/release/cuda-kernel-inspect"
 fi
 nvcc="${NVCC:-}"
 if [ -z "$nvcc" ]; then

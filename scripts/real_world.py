@@ -4,8 +4,8 @@
 For every `.cu` file under the given directories:
   1. plain nvcc compiles it for sm_90 (the reference; a file nvcc alone cannot compile is
      listed as such and not counted),
-  2. `kernel-inspect fatbin --json` reads the reference cubin's own kernel records,
-  3. `kernel-inspect build FILE --arch sm_90 --json` runs the whole pipeline,
+  2. `cuda-kernel-inspect fatbin --json` reads the reference cubin's own kernel records,
+  3. `cuda-kernel-inspect build FILE --arch sm_90 --json` runs the whole pipeline,
   4. every kernel of the cubin must be in the built module with the same symbol and the
      same (offset, size) list: typed (declared by the front end, layouts predicted and
      equal) or by name only (untyped, with the image's layout); the table counts each,
@@ -209,7 +209,7 @@ def main():
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--default-targets", action="store_true", help="also build for the default targets")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per compile")
-    ap.add_argument("--inspect", help="the kernel-inspect binary")
+    ap.add_argument("--inspect", help="the cuda-kernel-inspect binary")
     ap.add_argument("--nvcc", help="the nvcc for the reference compile")
     ap.add_argument("--json-out", help="write every result here")
     ap.add_argument("--from-json", help="print the tables of a result written by --json-out, and stop")

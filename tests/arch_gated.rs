@@ -9,8 +9,8 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::fp::F8E4M3;
-use kernel_runtime::{Error, Launch, bf16, cuda_module, f16};
+use cuda_kernel_runtime::fp::F8E4M3;
+use cuda_kernel_runtime::{Error, Launch, bf16, cuda_module, f16};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {

@@ -5,7 +5,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{Error, Launch, ObjectCode, cuda_module};
+use cuda_kernel_runtime::{Error, Launch, ObjectCode, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -28,7 +28,7 @@ cuda_module! {
 /// Each kernel's symbol and parameter layout, sorted.
 type Layouts = Vec<(String, Vec<(u32, u32)>)>;
 
-fn image(spec: &kernel_runtime::spec::ModuleSpec) -> &'static [u8] {
+fn image(spec: &cuda_kernel_runtime::spec::ModuleSpec) -> &'static [u8] {
     spec.image.expect("built with nvcc")
 }
 

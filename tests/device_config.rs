@@ -7,8 +7,8 @@
 //! The kernels are compiled with NVRTC (`Program`). Skips (with the reason) without a GPU;
 //! fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::cudarc::driver::sys::CUfunction_attribute as F;
-use kernel_runtime::{
+use cuda_kernel_runtime::cudarc::driver::sys::CUfunction_attribute as F;
+use cuda_kernel_runtime::{
     CachePreference, ContextLimit, Error, Gpu, Launch, MemoryType, Program, RawDevicePtr, RawModule,
 };
 use kernel_test_support::gpu_or_skip;

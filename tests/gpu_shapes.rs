@@ -6,8 +6,8 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::vector::{BFloat162, Double2, Float2, Half2, Int4, LongLong2, ULongLong4};
-use kernel_runtime::{Error, In, InOut, Launch, Out, bf16, cuda_module, f16};
+use cuda_kernel_runtime::vector::{BFloat162, Double2, Float2, Half2, Int4, LongLong2, ULongLong4};
+use cuda_kernel_runtime::{Error, In, InOut, Launch, Out, bf16, cuda_module, f16};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 /// The module is loaded once per context, so its `counter` global is shared by every

@@ -6,7 +6,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{CudaSlice, Error, Gpu, Launch, cuda_module};
+use cuda_kernel_runtime::{CudaSlice, Error, Gpu, Launch, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {

@@ -9,7 +9,7 @@
 
 use std::process::Command;
 
-use kernel_runtime::{Error, IpcEventHandle, IpcMemHandle, Launch, cuda_module};
+use cuda_kernel_runtime::{Error, IpcEventHandle, IpcMemHandle, Launch, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -90,7 +90,7 @@ fn ipc_child() -> Result<(), Error> {
     #[allow(clippy::disallowed_methods)] // set by the parent test, not a build input
     let handles = std::env::var(VAR).expect("started by the parent test");
     let parts: Vec<Vec<u8>> = handles.split(':').map(unhex).collect();
-    let gpu = kernel_runtime::Gpu::new(0)?;
+    let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     let m = shared::load(&gpu)?;
     let a = gpu.open_ipc(&IpcMemHandle::<f32>::from_bytes(&parts[0])?)?;
     let mut b = gpu.open_ipc(&IpcMemHandle::<f32>::from_bytes(&parts[1])?)?;

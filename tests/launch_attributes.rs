@@ -7,7 +7,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{ConfigError, Error, Launch, MemSyncDomain, cuda_module};
+use cuda_kernel_runtime::{ConfigError, Error, Launch, MemSyncDomain, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {

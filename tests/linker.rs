@@ -9,7 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
-use kernel_runtime::{CodeKind, Error, Launch, LinkOptions, Linker, ObjectCode};
+use cuda_kernel_runtime::{CodeKind, Error, Launch, LinkOptions, Linker, ObjectCode};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 const KERNEL_LTO: &[u8] = include_bytes!("cuda/objects/lto_kernel.ltoir");
@@ -95,8 +95,8 @@ fn a_missing_nvjitlink_says_how_to_get_it() {
 
 /// Launches `apply_poly` of `module` on random data and checks it.
 fn check_apply_poly(
-    gpu: &kernel_runtime::Gpu,
-    module: &kernel_runtime::RawModule,
+    gpu: &cuda_kernel_runtime::Gpu,
+    module: &cuda_kernel_runtime::RawModule,
 ) -> Result<(), Error> {
     let n = 4096usize;
     let xs = Rng::with_seed(41).nonzero_f32s(n);
@@ -254,7 +254,7 @@ fn kernels_launching_kernels_link_the_device_runtime_at_run_time() -> Result<(),
     };
     let arch = gpu.arch();
     // A relocatable cubin for this GPU.
-    let rdc = kernel_runtime::Program::new(TREE)
+    let rdc = cuda_kernel_runtime::Program::new(TREE)
         .name("tree.cu")
         .option("-rdc=true")
         .compile(&arch)?;

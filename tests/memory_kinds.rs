@@ -6,7 +6,9 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{Advice, Error, Launch, Location, MemoryType, Region, RegionMut, cuda_module};
+use cuda_kernel_runtime::{
+    Advice, Error, Launch, Location, MemoryType, Region, RegionMut, cuda_module,
+};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -48,7 +50,7 @@ fn managed_buffers_pass_through_the_stubs_and_read_on_the_host() -> Result<(), E
     let (xs, ys) = (rng.nonzero_f32s(n), rng.nonzero_f32s(n));
     let x = gpu.managed_from(&xs)?;
     let mut y = gpu.managed_from(&ys)?;
-    let addr = kernel_runtime::DevicePtr::device_ptr(&x, gpu.stream()).0;
+    let addr = cuda_kernel_runtime::DevicePtr::device_ptr(&x, gpu.stream()).0;
     let at = gpu.pointer_attributes(addr)?;
     assert!(at.managed, "{at:?}");
     let cfg = Launch::for_num_elems(n as u32);

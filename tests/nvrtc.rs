@@ -5,7 +5,7 @@
 //! `KERNEL_NVRTC_LIBRARY` set in `.cargo/config.toml`) or the system's. The GPU test skips
 //! (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{CodeKind, Error, Launch, Nvrtc, ObjectCode, Program};
+use cuda_kernel_runtime::{CodeKind, Error, Launch, Nvrtc, ObjectCode, Program};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 const AXPY: &str = r#"

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kernel_runtime::{Error, Nvrtc, Program};
+use cuda_kernel_runtime::{Error, Nvrtc, Program};
 
 /// Fifteen kernels, so that a compilation takes long enough for two processes to overlap.
 fn source() -> String {

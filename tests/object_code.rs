@@ -4,7 +4,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{CodeKind, Error, Launch, LoadingMode, ObjectCode, loading_mode};
+use cuda_kernel_runtime::{CodeKind, Error, Launch, LoadingMode, ObjectCode, loading_mode};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 const PTX: &str = include_str!("cuda/objects/scale_float.ptx");

@@ -4,7 +4,7 @@
 //!
 //! Skips (with the reason) with fewer than two GPUs; fails when `KERNEL_REQUIRE_GPUS=2`.
 
-use kernel_runtime::{Error, Launch, cuda_module};
+use cuda_kernel_runtime::{Error, Launch, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, two_gpus_or_skip};
 
 cuda_module! {

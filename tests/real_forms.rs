@@ -8,7 +8,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{CudaSlice, Error, Launch, Null, RawDevicePtr, cuda_module};
+use cuda_kernel_runtime::{CudaSlice, Error, Launch, Null, RawDevicePtr, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -116,7 +116,7 @@ fn a_params_template_naming_its_member_types_is_typed_on_the_gpu() -> Result<(),
     let scale = Rng::with_seed(54).nonzero_f32();
     let out = gpu.zeros::<f32>(n)?;
     let p = forms::Params_float_int {
-        out: kernel_runtime::RawDevicePtr::of(&out),
+        out: cuda_kernel_runtime::RawDevicePtr::of(&out),
         n: n as i32,
         scale,
     };

@@ -7,7 +7,7 @@
 //!
 //! GPU tests skip (with the reason) without a GPU; fail when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{Error, Gpu, Launch, cuda_module};
+use cuda_kernel_runtime::{Error, Gpu, Launch, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -85,7 +85,7 @@ cuda_module! {
 #[test]
 fn the_module_compiles_without_a_gpu_and_checks_layouts() -> Result<(), Error> {
     let code = tiled::compile("sm_90", &tiled::Options::default())?;
-    assert_eq!(code.kind(), kernel_runtime::CodeKind::Cubin);
+    assert_eq!(code.kind(), cuda_kernel_runtime::CodeKind::Cubin);
     assert_eq!(code.kernels()?.len(), 4);
     tiled::compile(
         "sm_90",

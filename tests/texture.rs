@@ -8,7 +8,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{
+use cuda_kernel_runtime::{
     AddressMode, ArrayFormat, Error, FilterMode, Launch, Region, RegionMut, TextureDesc,
     cuda_module,
 };

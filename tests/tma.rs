@@ -7,7 +7,7 @@
 //! Skips (with the reason) without a GPU or below compute capability 9.0; fails when
 //! `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{Error, Launch, TensorMap, TensorMapError, TiledOptions, cuda_module};
+use cuda_kernel_runtime::{Error, Launch, TensorMap, TensorMapError, TiledOptions, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, gpu_or_skip};
 
 cuda_module! {

@@ -4,19 +4,19 @@
 //! `kernels/gemm.cu`, CUTLASS matrix products called from host functions.
 
 fn main() {
-    kernel_build::Build::new()
+    cuda_kernel_build::Build::new()
         .file("kernels/transform.cu")
         .file("kernels/blur.cu")
         .include("kernels")
         .define("BLOCK", "256")
         .compile("signal");
-    kernel_build::Build::new()
+    cuda_kernel_build::Build::new()
         .file("kernels/hosted.cu")
         .archs(["sm_80", "sm_90"])
         .host_code(true)
         .compile("hosted");
-    // CUTLASS matrix products (headers from `kernel-inspect toolkit install --with cutlass`).
-    kernel_build::Build::new()
+    // CUTLASS matrix products (headers from `cuda-kernel-inspect toolkit install --with cutlass`).
+    cuda_kernel_build::Build::new()
         .file("kernels/gemm.cu")
         .archs(["sm_80", "sm_90"])
         // As CUTLASS's own build: its headers call constexpr host functions from device code.

@@ -9,7 +9,7 @@
 //! use std::process::ExitCode;
 //! use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare};
 //!
-//! kernel_runtime::cuda_module! {
+//! cuda_kernel_runtime::cuda_module! {
 //!     mod scale {
 //!         source = r#"
 //!             extern "C" __global__ void twice(const float* x, float* y, int n) {
@@ -25,13 +25,13 @@
 //!         let xs = Rng::with_seed(1).nonzero_f32s(1000);
 //!         let mut ys = vec![0.0f32; xs.len()];
 //!         let k = scale::load(gpu)?;
-//!         let cfg = kernel_runtime::Launch::for_num_elems(1000);
+//!         let cfg = cuda_kernel_runtime::Launch::for_num_elems(1000);
 //!         // SAFETY: `twice` touches x[i] and y[i] for i < n only; both hold n elements.
-//!         unsafe { k.twice(&cfg, kernel_runtime::In(&xs), kernel_runtime::Out(&mut ys), 1000)? };
+//!         unsafe { k.twice(&cfg, cuda_kernel_runtime::In(&xs), cuda_kernel_runtime::Out(&mut ys), 1000)? };
 //!         let want: Vec<f32> = xs.iter().map(|x| 2.0 * x).collect();
 //!         let mut report = Report::new("twice", gpu);
 //!         report.check("y", compare(&ys, &want, Tolerance::EXACT));
-//!         Ok::<_, kernel_runtime::Error>(report)
+//!         Ok::<_, cuda_kernel_runtime::Error>(report)
 //!     })
 //! }
 //! ```

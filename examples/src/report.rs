@@ -4,7 +4,7 @@ use std::fmt::Display;
 use std::process::ExitCode;
 use std::time::Duration;
 
-use kernel_runtime::Gpu;
+use cuda_kernel_runtime::Gpu;
 
 use crate::compare::Comparison;
 
@@ -30,9 +30,9 @@ impl Report {
     /// A report headed by `title`, naming the device and its architecture.
     ///
     /// ```no_run
-    /// let gpu = kernel_runtime::Gpu::new(0)?;
+    /// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let r = kernel_examples::Report::new("saxpy", &gpu);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn new(title: &str, gpu: &Gpu) -> Report {
         let mut r = Report::titled(title);

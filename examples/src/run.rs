@@ -4,7 +4,7 @@
 use std::fmt::Display;
 use std::process::ExitCode;
 
-use kernel_runtime::Gpu;
+use cuda_kernel_runtime::Gpu;
 
 use crate::embedded::Embedded;
 use crate::report::Report;
@@ -26,7 +26,7 @@ pub const NO_GPU: u8 = 2;
 /// let status = kernel_examples::run("nothing", &[], |gpu| {
 ///     let mut r = kernel_examples::Report::new("nothing", gpu);
 ///     r.check("empty", kernel_examples::compare::<f32>(&[], &[], kernel_examples::Tolerance::EXACT));
-///     Ok::<_, kernel_runtime::Error>(r)
+///     Ok::<_, cuda_kernel_runtime::Error>(r)
 /// });
 /// ```
 pub fn run<E: Display>(

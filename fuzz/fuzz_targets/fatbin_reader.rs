@@ -9,7 +9,7 @@
 //! entry, field, offset and value come from the input's last 8 bytes (see [`Rng::new`]).
 #![no_main]
 
-use kernel_objects::{self as fatbin, Entry};
+use cuda_kernel_objects::{self as fatbin, Entry};
 use libfuzzer_sys::fuzz_target;
 
 /// Container header size fields, as `(offset, width)`: header size, body size.

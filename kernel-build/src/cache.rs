@@ -44,7 +44,7 @@ pub(crate) const FORMAT_VERSION: &str = "kernel-build-cache-v6";
 ///
 /// ```
 /// let dir = tempfile::tempdir().unwrap();
-/// let cache = kernel_build::__private::cache::Cache::at(dir.path());
+/// let cache = cuda_kernel_build::__private::cache::Cache::at(dir.path());
 /// assert!(cache.root().starts_with(dir.path()));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -57,7 +57,7 @@ impl Cache {
     /// `KERNEL_BUILD_CACHE_DIR`, `$XDG_CACHE_HOME/kernel-build`, `$HOME/.cache/kernel-build`.
     ///
     /// ```
-    /// let _cache = kernel_build::__private::cache::Cache::locate(kernel_build::__private::env::Reporting::Silent);
+    /// let _cache = cuda_kernel_build::__private::cache::Cache::locate(cuda_kernel_build::__private::env::Reporting::Silent);
     /// ```
     pub fn locate(reporting: Reporting) -> Option<Cache> {
         if env::flag(crate::env::Var::NO_CACHE, reporting) {
@@ -79,7 +79,7 @@ impl Cache {
     /// A cache rooted at `dir` (created on first write).
     ///
     /// ```
-    /// let cache = kernel_build::__private::cache::Cache::at("/tmp/my-cache");
+    /// let cache = cuda_kernel_build::__private::cache::Cache::at("/tmp/my-cache");
     /// assert!(cache.root().ends_with("v1"));
     /// ```
     pub fn at(dir: impl AsRef<Path>) -> Cache {

@@ -17,7 +17,7 @@ use std::ffi::OsString;
 /// Whether reads should be reported to Cargo.
 ///
 /// ```
-/// use kernel_build::__private::env::Reporting;
+/// use cuda_kernel_build::__private::env::Reporting;
 /// assert_ne!(Reporting::Cargo, Reporting::Silent);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,7 +32,7 @@ pub enum Reporting {
 /// variable does not compile.
 ///
 /// ```
-/// use kernel_build::__private::env::Var;
+/// use cuda_kernel_build::__private::env::Var;
 /// assert_eq!(Var::NVCC.name(), "NVCC");
 /// assert!(Var::ALL.contains(&Var::ARCHS));
 /// ```
@@ -113,7 +113,7 @@ pub(crate) const TEST_UNSET: Var = Var("KERNEL_BUILD_TEST_UNSET_VARIABLE");
 /// [`Reporting::Cargo`]. An empty value counts as unset.
 ///
 /// ```
-/// use kernel_build::__private::env::{var, Reporting, Var};
+/// use cuda_kernel_build::__private::env::{var, Reporting, Var};
 /// let _cache = var(Var::CACHE_DIR, Reporting::Silent);
 /// ```
 pub fn var(v: Var, reporting: Reporting) -> Option<OsString> {
@@ -127,7 +127,7 @@ pub fn var(v: Var, reporting: Reporting) -> Option<OsString> {
 /// Reads a flag variable: set and not `0`, `false`, `no` or `off`.
 ///
 /// ```
-/// use kernel_build::__private::env::{flag, Reporting, Var};
+/// use cuda_kernel_build::__private::env::{flag, Reporting, Var};
 /// let _no_cache = flag(Var::NO_CACHE, Reporting::Silent);
 /// ```
 pub fn flag(v: Var, reporting: Reporting) -> bool {
@@ -141,7 +141,7 @@ pub fn flag(v: Var, reporting: Reporting) -> bool {
 /// Cargo needs no `rerun-if-env-changed` for those.
 ///
 /// ```
-/// let _dir = kernel_build::__private::env::cargo_var("CARGO_MANIFEST_DIR");
+/// let _dir = cuda_kernel_build::__private::env::cargo_var("CARGO_MANIFEST_DIR");
 /// ```
 pub fn cargo_var(name: &str) -> Option<OsString> {
     #[allow(clippy::disallowed_methods)] // Cargo-provided, never tracked

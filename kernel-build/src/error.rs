@@ -8,7 +8,7 @@ use std::path::PathBuf;
 /// Anything that stops a module from being built.
 ///
 /// ```
-/// let e = kernel_build::Error::UnknownArch {
+/// let e = cuda_kernel_build::Error::UnknownArch {
 ///     arch: "sm_91".into(),
 ///     supported: vec!["sm_80".into(), "sm_90".into()],
 /// };
@@ -81,7 +81,7 @@ pub enum Error {
         path: PathBuf,
         /// What is wrong with it.
         #[source]
-        source: kernel_objects::Error,
+        source: cuda_kernel_objects::Error,
     },
     /// The host object nvcc wrote through a wrapper (see [`crate::Build::nvcc_wrapper`])
     /// does not hold exactly one fatbin container.

@@ -1,6 +1,6 @@
 //! Build-time half of the kernel framework.
 //!
-//! `kernel-build` finds nvcc, reads the `__global__` declarations of CUDA C sources,
+//! `cuda-kernel-build` finds nvcc, reads the `__global__` declarations of CUDA C sources,
 //! compiles them into a fatbin (SASS for a list of architectures plus PTX for the
 //! newest), verifies every compiled image against the declarations, and generates
 //! typed Rust launch stubs. It is used from `build.rs` (through [`Build`]) and by the
@@ -11,7 +11,7 @@
 //! ```no_run
 //! // build.rs
 //! fn main() {
-//!     kernel_build::Build::new().file("kernels/vecmath.cu").compile("vecmath");
+//!     cuda_kernel_build::Build::new().file("kernels/vecmath.cu").compile("vecmath");
 //! }
 //! ```
 //!
@@ -21,7 +21,7 @@
 //! `<name>.kernels.json` and the [`model`] types inside it), the option enums
 //! ([`LinkMode`], [`RuntimeCompile`]), [`Error`], and the environment variables listed
 //! below. The compiler itself (front end, nvcc invocation, cache, linking, code
-//! generation) is private; the macro and `kernel-inspect` reach it through a hidden
+//! generation) is private; the macro and `cuda-kernel-inspect` reach it through a hidden
 //! module that is not part of the API and changes with them.
 //!
 //! # Environment variables
@@ -60,8 +60,8 @@ pub use error::Error;
 pub use link::{LinkLibraryError, LinkMode};
 pub use pipeline::{BuiltModule, RuntimeCompile, RuntimeSource, Unit};
 
-/// Not public API: the compiler's phases, for `cuda_module!` (kernel-macros),
-/// `kernel-inspect` and this crate's own tests. Nothing here is stable; the crates that
+/// Not public API: the compiler's phases, for `cuda_module!` (cuda-kernel-macros),
+/// `cuda-kernel-inspect` and this crate's own tests. Nothing here is stable; the crates that
 /// use it pin this crate's exact version.
 #[doc(hidden)]
 pub mod __private {

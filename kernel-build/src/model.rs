@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 /// A position in a CUDA source file (1-based line and column).
 ///
 /// ```
-/// let loc = kernel_build::model::SourceLoc { file: "k.cu".into(), line: 3, column: 1 };
+/// let loc = cuda_kernel_build::model::SourceLoc { file: "k.cu".into(), line: 3, column: 1 };
 /// assert_eq!(loc.to_string(), "k.cu:3:1");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -31,7 +31,7 @@ impl std::fmt::Display for SourceLoc {
 /// A scalar C type (64-bit Linux sizes).
 ///
 /// ```
-/// use kernel_build::model::Scalar;
+/// use cuda_kernel_build::model::Scalar;
 /// assert_eq!(Scalar::F16.size(), 2);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -102,7 +102,7 @@ impl Scalar {
     /// Size in bytes (equal to the alignment for every scalar; a `CUtensorMap` is 128 and 128).
     ///
     /// ```
-    /// assert_eq!(kernel_build::model::Scalar::Usize.size(), 8);
+    /// assert_eq!(cuda_kernel_build::model::Scalar::Usize.size(), 8);
     /// ```
     pub fn size(self) -> u64 {
         match self {
@@ -136,7 +136,7 @@ impl Scalar {
 /// Const/volatile qualifiers of a pointee.
 ///
 /// ```
-/// let q = kernel_build::model::Qualifiers { is_const: true, is_volatile: false };
+/// let q = cuda_kernel_build::model::Qualifiers { is_const: true, is_volatile: false };
 /// assert!(q.is_const);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -150,7 +150,7 @@ pub struct Qualifiers {
 /// A C type after typedef resolution.
 ///
 /// ```
-/// use kernel_build::model::{CType, Qualifiers, Scalar};
+/// use cuda_kernel_build::model::{CType, Qualifiers, Scalar};
 /// // const float*
 /// let t = CType::Pointer {
 ///     pointee: Box::new(CType::Scalar(Scalar::F32)),
@@ -194,7 +194,7 @@ impl CType {
     /// `P[4]` name `P`); `None` for scalars, vectors and `void`.
     ///
     /// ```
-    /// use kernel_build::model::{CType, Qualifiers};
+    /// use cuda_kernel_build::model::{CType, Qualifiers};
     /// let p = CType::Pointer {
     ///     pointee: Box::new(CType::Struct("Flags".into())),
     ///     pointee_quals: Qualifiers::default(),
@@ -215,7 +215,7 @@ impl CType {
 /// Size, alignment and offset of a parameter or field.
 ///
 /// ```
-/// let l = kernel_build::model::Layout { offset: 8, size: 8, align: 8 };
+/// let l = cuda_kernel_build::model::Layout { offset: 8, size: 8, align: 8 };
 /// assert_eq!(l.end(), 16);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -232,7 +232,7 @@ impl Layout {
     /// One past the last byte.
     ///
     /// ```
-    /// assert_eq!(kernel_build::model::Layout { offset: 4, size: 4, align: 4 }.end(), 8);
+    /// assert_eq!(cuda_kernel_build::model::Layout { offset: 4, size: 4, align: 4 }.end(), 8);
     /// ```
     pub fn end(&self) -> u64 {
         self.offset + self.size
@@ -242,7 +242,7 @@ impl Layout {
 /// One kernel parameter.
 ///
 /// ```
-/// use kernel_build::model::{CType, Layout, Param, Scalar};
+/// use cuda_kernel_build::model::{CType, Layout, Param, Scalar};
 /// let p = Param {
 ///     name: Some("n".into()),
 ///     ty: CType::Scalar(Scalar::I32),
@@ -272,7 +272,7 @@ pub struct Param {
 /// How the kernel's symbol is formed.
 ///
 /// ```
-/// assert_ne!(kernel_build::model::Linkage::C, kernel_build::model::Linkage::Cxx);
+/// assert_ne!(cuda_kernel_build::model::Linkage::C, cuda_kernel_build::model::Linkage::Cxx);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Linkage {
@@ -285,7 +285,7 @@ pub enum Linkage {
 /// A template argument of an explicit instantiation.
 ///
 /// ```
-/// use kernel_build::model::{CType, Scalar, TemplateArg};
+/// use cuda_kernel_build::model::{CType, Scalar, TemplateArg};
 /// let a = TemplateArg::Type(CType::Scalar(Scalar::F32));
 /// assert!(matches!(a, TemplateArg::Type(_)));
 /// ```
@@ -300,7 +300,7 @@ pub enum TemplateArg {
 /// Launch-related attributes kept from the declaration.
 ///
 /// ```
-/// let a = kernel_build::model::KernelAttrs::default();
+/// let a = cuda_kernel_build::model::KernelAttrs::default();
 /// assert!(a.launch_bounds.is_none());
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -316,7 +316,7 @@ pub struct KernelAttrs {
 /// Per-image facts read from the compiled fatbin for one kernel.
 ///
 /// ```
-/// let i = kernel_build::model::ImageFacts { target: "sm_90".into(), registers: Some(10), max_threads: None };
+/// let i = cuda_kernel_build::model::ImageFacts { target: "sm_90".into(), registers: Some(10), max_threads: None };
 /// assert_eq!(i.target, "sm_90");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -332,7 +332,7 @@ pub struct ImageFacts {
 /// One `__global__` function (one per template instantiation).
 ///
 /// ```
-/// use kernel_build::model::{Kernel, KernelAttrs, Linkage};
+/// use cuda_kernel_build::model::{Kernel, KernelAttrs, Linkage};
 /// let k = Kernel {
 ///     name: "noparams".into(), base_name: "noparams".into(), namespace: vec![],
 ///     template_args: vec![], symbol: "noparams".into(), linkage: Linkage::C,
@@ -372,7 +372,7 @@ pub struct Kernel {
 /// A struct field.
 ///
 /// ```
-/// use kernel_build::model::{CType, Field, Layout, Scalar};
+/// use cuda_kernel_build::model::{CType, Field, Layout, Scalar};
 /// let f = Field { name: "x".into(), ty: CType::Scalar(Scalar::F32), layout: Layout { offset: 0, size: 4, align: 4 } };
 /// assert_eq!(f.layout.size, 4);
 /// ```
@@ -389,7 +389,7 @@ pub struct Field {
 /// A struct or union definition (also a typedef'd anonymous one, under the typedef name).
 ///
 /// ```
-/// let s = kernel_build::model::StructDef {
+/// let s = cuda_kernel_build::model::StructDef {
 ///     name: "P".into(), fields: vec![], size: 0, align: 1, is_union: false, opaque: false, loc: None,
 /// };
 /// assert_eq!(s.name, "P");
@@ -419,7 +419,7 @@ pub struct StructDef {
 /// Memory space of a module global.
 ///
 /// ```
-/// assert_ne!(kernel_build::model::GlobalSpace::Constant, kernel_build::model::GlobalSpace::Device);
+/// assert_ne!(cuda_kernel_build::model::GlobalSpace::Constant, cuda_kernel_build::model::GlobalSpace::Device);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum GlobalSpace {
@@ -432,7 +432,7 @@ pub enum GlobalSpace {
 /// A `__constant__` or `__device__` variable.
 ///
 /// ```
-/// use kernel_build::model::{CType, Global, GlobalSpace, Scalar};
+/// use cuda_kernel_build::model::{CType, Global, GlobalSpace, Scalar};
 /// let g = Global { name: "coeffs".into(), symbol: "coeffs".into(), space: GlobalSpace::Constant,
 ///     ty: CType::Array { elem: Box::new(CType::Scalar(Scalar::F32)), len: 16 }, size: 64, loc: None };
 /// assert_eq!(g.size, 64);
@@ -456,7 +456,7 @@ pub struct Global {
 /// Everything the front end found in one translation unit.
 ///
 /// ```
-/// let m = kernel_build::model::ModuleInfo::default();
+/// let m = cuda_kernel_build::model::ModuleInfo::default();
 /// assert!(m.kernels.is_empty());
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -473,7 +473,7 @@ pub struct ModuleInfo {
     pub notes: Vec<String>,
     /// Declarations outside every kernel's signature that the front end could not read
     /// and skipped, each as `file:line:col: error: why` (shown with `KERNEL_BUILD_DEBUG=1`
-    /// and by `kernel-inspect build`; an error only when a kernel uses what they declare).
+    /// and by `cuda-kernel-inspect build`; an error only when a kernel uses what they declare).
     #[serde(default)]
     pub skipped: Vec<String>,
     /// Kernels this file declares whose code none of its images holds, when it is one
@@ -494,7 +494,7 @@ pub struct ModuleInfo {
 /// A host function of the module's files, callable from Rust through a checked binding.
 ///
 /// ```
-/// use kernel_build::model::{CType, HostFunction, Scalar};
+/// use cuda_kernel_build::model::{CType, HostFunction, Scalar};
 /// let f = HostFunction {
 ///     name: "sort_pairs".into(),
 ///     params: vec![],
@@ -527,7 +527,7 @@ impl HostFunction {
     /// True when it returns a `cudaError_t` (its binding returns `Result`).
     ///
     /// ```
-    /// use kernel_build::model::{CType, HostFunction};
+    /// use cuda_kernel_build::model::{CType, HostFunction};
     /// let f = HostFunction { name: "f".into(), params: vec![], ret: CType::Void,
     ///     ret_written: "void".into(), loc: None, unreadable: None };
     /// assert!(!f.returns_cuda_error());
@@ -545,7 +545,7 @@ impl HostFunction {
 /// instead of a typed stub.
 ///
 /// ```
-/// use kernel_build::model::{Layout, UntypedKernel};
+/// use cuda_kernel_build::model::{Layout, UntypedKernel};
 /// let k = UntypedKernel {
 ///     name: "each<go(float*)::{lambda(unsigned int)#1}>".into(),
 ///     symbol: "_Z4eachIZ2goPfEUljE_EvT_".into(),
@@ -584,7 +584,7 @@ impl Kernel {
     /// The targets whose image holds this kernel (filled in by verification).
     ///
     /// ```
-    /// use kernel_build::model::{ImageFacts, Kernel, KernelAttrs, Linkage};
+    /// use cuda_kernel_build::model::{ImageFacts, Kernel, KernelAttrs, Linkage};
     /// let k = Kernel {
     ///     name: "k".into(), base_name: "k".into(), namespace: vec![], template_args: vec![],
     ///     symbol: "k".into(), linkage: Linkage::C, is_static: false, params: vec![],
@@ -601,7 +601,7 @@ impl Kernel {
     /// when every image holds it (or nothing was compiled).
     ///
     /// ```
-    /// use kernel_build::model::{ImageFacts, Kernel, KernelAttrs, Linkage};
+    /// use cuda_kernel_build::model::{ImageFacts, Kernel, KernelAttrs, Linkage};
     /// let k = Kernel {
     ///     name: "k".into(), base_name: "k".into(), namespace: vec![], template_args: vec![],
     ///     symbol: "k".into(), linkage: Linkage::C, is_static: false, params: vec![],
@@ -622,7 +622,7 @@ impl ModuleInfo {
     /// Looks up a struct definition by name.
     ///
     /// ```
-    /// let m = kernel_build::model::ModuleInfo::default();
+    /// let m = cuda_kernel_build::model::ModuleInfo::default();
     /// assert!(m.struct_def("P").is_none());
     /// ```
     pub fn struct_def(&self, name: &str) -> Option<&StructDef> {

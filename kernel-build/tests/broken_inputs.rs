@@ -15,7 +15,7 @@ use broken_support::{
     assert_cache_valid, build_no_panic, context, corpus_dir, expect_failure, expect_failure_then,
     location, request,
 };
-use kernel_build::Error;
+use cuda_kernel_build::Error;
 use std::path::Path;
 use support::{FakeNvcc, real_nvcc};
 
@@ -456,7 +456,7 @@ fn child_build_into_shared_cache() {
 #[test]
 fn arch_gated_kernel_without_nvcc_has_the_same_kernels() {
     let mut req = request(&corpus_dir(), "arch_gated_kernel.cu", &["sm_80", "sm_90"]);
-    let cx = kernel_build::__private::pipeline::Context {
+    let cx = cuda_kernel_build::__private::pipeline::Context {
         no_device_code: true,
         use_cache: false,
         ..Default::default()

@@ -3,9 +3,9 @@
 
 mod support;
 
-use kernel_build::__private::toolkit::Toolkit;
-use kernel_build::{Build, Metadata};
-use kernel_objects::{self as fatbin, EntryKind};
+use cuda_kernel_build::__private::toolkit::Toolkit;
+use cuda_kernel_build::{Build, Metadata};
+use cuda_kernel_objects::{self as fatbin, EntryKind};
 use support::{project, real_nvcc};
 
 const A: &str = r#"#include "common.h"
@@ -57,7 +57,7 @@ fn two_files_default_targets_and_outputs() {
         .collect();
     assert_eq!(sizes, [8, 8, 4]);
 
-    let tk = Toolkit::discover_with(&kernel_build::__private::toolkit::DiscoverOptions {
+    let tk = Toolkit::discover_with(&cuda_kernel_build::__private::toolkit::DiscoverOptions {
         nvcc: Some(nvcc.clone()),
         ..Default::default()
     })
@@ -245,7 +245,7 @@ fn nvcc_runs_through_the_wrapper_given() {
     // reads the fatbin back from it.
     assert!(lines[0].contains(" -c "), "{runs}");
     assert!(!lines[0].contains("-fatbin"), "{runs}");
-    let fatbin = kernel_objects::parse(&std::fs::read(&built.fatbin).unwrap()).unwrap();
+    let fatbin = cuda_kernel_objects::parse(&std::fs::read(&built.fatbin).unwrap()).unwrap();
     let targets: Vec<String> = fatbin.entries.iter().map(|e| e.target()).collect();
     assert!(targets.contains(&"sm_90".to_string()), "{targets:?}");
 }

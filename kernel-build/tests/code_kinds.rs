@@ -6,7 +6,7 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 
-use kernel_objects::{self as fatbin, CodeKind, is_relocatable_cubin};
+use cuda_kernel_objects::{self as fatbin, CodeKind, is_relocatable_cubin};
 use support::real_nvcc;
 
 const SRC: &str = "extern \"C\" __global__ void axpy(float a, const float* x, float* y, int n) {\n\

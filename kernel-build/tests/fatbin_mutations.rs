@@ -1,7 +1,7 @@
 //! Mutated real fatbins, cubins and PTX (truncation, bit flips, overwritten size fields):
 //! the reader must return, never panic, and must reject every truncated container.
 
-use kernel_objects::{self as fatbin, Fatbin};
+use cuda_kernel_objects::{self as fatbin, Fatbin};
 use proptest::prelude::*;
 
 const FATBINS: [&[u8]; 3] = [

@@ -5,10 +5,10 @@ mod fatbin_support;
 
 use std::collections::BTreeMap;
 
-use fatbin_support::{ALL_ARCHS, SM90_UP, compile, nvcc, source};
-use kernel_objects::{
+use cuda_kernel_objects::{
     self as fatbin, ArchVariant, Compression, Entry, EntryKind, Image, KernelImage,
 };
+use fatbin_support::{ALL_ARCHS, SM90_UP, compile, nvcc, source};
 
 /// The layouts of the format reference's verified-layout table (plus this test's own
 /// kernels), written out by hand.

@@ -7,9 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kernel_build::__private::front::{self, FrontInput};
-use kernel_build::model::{Linkage, ModuleInfo};
-use kernel_objects::{self as fatbin, Fatbin};
+use cuda_kernel_build::__private::front::{self, FrontInput};
+use cuda_kernel_build::model::{Linkage, ModuleInfo};
+use cuda_kernel_objects::{self as fatbin, Fatbin};
 
 const GENCODES: &[&str] = &[
     "-gencode=arch=compute_80,code=sm_80",
@@ -22,7 +22,7 @@ fn corpus_dir() -> PathBuf {
 }
 
 fn nvcc() -> Option<PathBuf> {
-    match kernel_build::__private::toolkit::Toolkit::discover() {
+    match cuda_kernel_build::__private::toolkit::Toolkit::discover() {
         Ok(tk) => Some(tk.nvcc().to_path_buf()),
         Err(e) => {
             eprintln!("skipping: no nvcc found ({e})");
@@ -51,7 +51,7 @@ fn analyze_file(nvcc: &Path, name: &str) -> ModuleInfo {
 
 fn analyze_raw(
     name: &str,
-) -> Result<ModuleInfo, kernel_build::__private::diagnostics::Diagnostics> {
+) -> Result<ModuleInfo, cuda_kernel_build::__private::diagnostics::Diagnostics> {
     let raw = std::fs::read_to_string(corpus_dir().join(name)).unwrap();
     front::analyze(&FrontInput::raw_only(name, &raw))
 }

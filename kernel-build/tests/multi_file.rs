@@ -5,12 +5,12 @@
 
 mod support;
 
-use kernel_build::__private::pipeline::{
+use cuda_kernel_build::__private::pipeline::{
     BuiltModule, Context, ModuleRequest, SourceInput, build_module,
 };
-use kernel_build::Error;
-use kernel_build::LinkMode;
-use kernel_objects::{self as fatbin, EntryKind};
+use cuda_kernel_build::Error;
+use cuda_kernel_build::LinkMode;
+use cuda_kernel_objects::{self as fatbin, EntryKind};
 use std::path::Path;
 use support::{FakeNvcc, project, real_nvcc};
 

@@ -5,10 +5,10 @@
 
 mod support;
 
-use kernel_build::__private::pipeline::{
+use cuda_kernel_build::__private::pipeline::{
     BuiltModule, Context, ModuleRequest, SourceInput, build_module,
 };
-use kernel_build::Error;
+use cuda_kernel_build::Error;
 use std::path::Path;
 use support::{FakeNvcc, project, real_nvcc};
 
@@ -58,7 +58,7 @@ fn missing_nvcc_lists_every_place_tried() {
     assert!(matches!(err, Error::NvccNotFound { .. }), "{err}");
     let msg = err.to_string();
     assert!(msg.contains("/nonexistent/bin/nvcc"), "{msg}");
-    assert!(msg.contains("kernel-inspect toolkit install"), "{msg}");
+    assert!(msg.contains("cuda-kernel-inspect toolkit install"), "{msg}");
 }
 
 #[test]

@@ -6,10 +6,10 @@
 
 mod support;
 
-use kernel_build::__private::pipeline::{
+use cuda_kernel_build::__private::pipeline::{
     BuiltModule, Context, ModuleRequest, SourceInput, build_module,
 };
-use kernel_build::model::{CType, Kernel, ModuleInfo, Scalar};
+use cuda_kernel_build::model::{CType, Kernel, ModuleInfo, Scalar};
 use std::path::Path;
 use support::real_nvcc;
 
@@ -44,7 +44,7 @@ fn build_with(file: &str, flags: &[&str]) -> Option<BuiltModule> {
 /// launched by name only.
 fn assert_every_image_kernel_declared(built: &BuiltModule) {
     let bytes = std::fs::read(built.fatbin_path.as_ref().unwrap()).unwrap();
-    let fatbin = kernel_objects::parse(&bytes).unwrap();
+    let fatbin = cuda_kernel_objects::parse(&bytes).unwrap();
     for entry in &fatbin.entries {
         let image = entry.image().unwrap();
         for k in image.kernels() {

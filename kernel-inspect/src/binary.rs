@@ -1,10 +1,10 @@
-//! `kernel-inspect binary PATH [--json]`: the fatbins embedded in an executable or object
+//! `cuda-kernel-inspect binary PATH [--json]`: the fatbins embedded in an executable or object
 //! file, with the section each one sits in.
 
 use std::ffi::OsString;
 use std::fmt::Write;
 
-use kernel_objects as fatbin;
+use cuda_kernel_objects as fatbin;
 use object::LittleEndian as LE;
 use object::elf::{FileHeader64, SHT_NOBITS};
 use object::read::elf::{FileHeader, SectionHeader};

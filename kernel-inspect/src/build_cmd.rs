@@ -1,24 +1,24 @@
-//! `kernel-inspect build FILE.cu...`: runs the whole build pipeline outside Cargo
+//! `cuda-kernel-inspect build FILE.cu...`: runs the whole build pipeline outside Cargo
 //! (discover nvcc, preprocess, parse, compile through the cache, verify every image)
 //! and reports what it produced. Several files form one module, built the way
 //! `Build::files` builds them.
 //!
 //! ```text
-//! kernel-inspect build FILE.cu... [--arch TARGET]... [-I DIR]... [-D NAME[=VALUE]]...
+//! cuda-kernel-inspect build FILE.cu... [--arch TARGET]... [-I DIR]... [-D NAME[=VALUE]]...
 //!                                 [--flag NVCC_FLAG]... [--cache-dir DIR | --no-cache]
 //!                                 [--rdc | --lto] [-j N] [--name NAME]
 //!                                 [--out FILE.fatbin] [--require-every-target] [--json]
 //! ```
 
-use kernel_build::__private::pipeline::{Context, ModuleRequest, SourceInput, build_module};
-use kernel_build::LinkMode;
+use cuda_kernel_build::__private::pipeline::{Context, ModuleRequest, SourceInput, build_module};
+use cuda_kernel_build::LinkMode;
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-/// What `kernel-inspect build --help` prints.
+/// What `cuda-kernel-inspect build --help` prints.
 const HELP: &str = "\
-usage: kernel-inspect build FILE.cu... [options]
+usage: cuda-kernel-inspect build FILE.cu... [options]
 builds and verifies a module outside Cargo (several files form one module) and reports its
 kernels (typed, with opaque parameters, by name only), targets and warnings
 
@@ -84,7 +84,7 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
     }
     let first = files
         .first()
-        .ok_or("usage: kernel-inspect build FILE.cu... [options]")?;
+        .ok_or("usage: cuda-kernel-inspect build FILE.cu... [options]")?;
     let name = name.unwrap_or_else(|| {
         first
             .file_stem()
@@ -205,8 +205,8 @@ fn split_define(s: &str) -> (String, Option<String>) {
 
 /// The parameters of `k` whose type is (or points to) an opaque struct, as `name: Type`.
 fn opaque_params(
-    info: &kernel_build::model::ModuleInfo,
-    k: &kernel_build::model::Kernel,
+    info: &cuda_kernel_build::model::ModuleInfo,
+    k: &cuda_kernel_build::model::Kernel,
 ) -> Vec<String> {
     k.params
         .iter()

@@ -1,4 +1,4 @@
-//! `kernel-inspect decls FILE.cu [--json] [-I DIR] [-D NAME[=VALUE]]`: what the
+//! `cuda-kernel-inspect decls FILE.cu [--json] [-I DIR] [-D NAME[=VALUE]]`: what the
 //! front end reads from a CUDA source.
 //!
 //! With nvcc, the file is preprocessed first and C++ kernels get their symbols from a
@@ -8,8 +8,10 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use kernel_build::__private::front::{self, FrontInput, rust_type::rust_type, types::c_spelling};
-use kernel_build::model::{GlobalSpace, Linkage, ModuleInfo, TemplateArg};
+use cuda_kernel_build::__private::front::{
+    self, FrontInput, rust_type::rust_type, types::c_spelling,
+};
+use cuda_kernel_build::model::{GlobalSpace, Linkage, ModuleInfo, TemplateArg};
 use serde::Serialize;
 
 struct DeclArgs {
@@ -20,7 +22,7 @@ struct DeclArgs {
 }
 
 fn parse_args(args: &[OsString]) -> Result<DeclArgs, String> {
-    let usage = "usage: kernel-inspect decls FILE.cu [--json] [-I DIR] [-D NAME=VALUE]";
+    let usage = "usage: cuda-kernel-inspect decls FILE.cu [--json] [-I DIR] [-D NAME=VALUE]";
     let mut out = DeclArgs {
         file: PathBuf::new(),
         json: false,
@@ -128,7 +130,7 @@ pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
     let raw = std::fs::read_to_string(&a.file)
         .map_err(|e| format!("cannot read `{}`: {e}", a.file.display()))?;
     let display = a.file.display().to_string();
-    let nvcc = kernel_build::__private::toolkit::Toolkit::discover()
+    let nvcc = cuda_kernel_build::__private::toolkit::Toolkit::discover()
         .ok()
         .map(|t| t.nvcc().to_path_buf());
     let pre = match &nvcc {
@@ -192,7 +194,7 @@ fn resolve_with_nvcc(nvcc: &Path, a: &DeclArgs, info: &mut ModuleInfo) -> Result
         ));
     }
     let bytes = std::fs::read(&out).map_err(|e| e.to_string())?;
-    let fatbin = kernel_objects::parse(&bytes).map_err(|e| e.to_string())?;
+    let fatbin = cuda_kernel_objects::parse(&bytes).map_err(|e| e.to_string())?;
     front::verify(info, &fatbin).map_err(|d| d.to_string())
 }
 

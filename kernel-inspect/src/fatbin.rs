@@ -1,9 +1,9 @@
-//! `kernel-inspect fatbin FILE [--json]`: the entries of a raw fatbin and their kernels.
+//! `cuda-kernel-inspect fatbin FILE [--json]`: the entries of a raw fatbin and their kernels.
 
 use std::ffi::OsString;
 use std::fmt::Write;
 
-use kernel_objects::{self as fatbin, Error as FatbinError};
+use cuda_kernel_objects::{self as fatbin, Error as FatbinError};
 use serde::Serialize;
 
 use crate::report::EntryReport;
@@ -23,7 +23,7 @@ pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
     let bytes = args.read()?;
     let parsed = fatbin::parse(&bytes).map_err(|e| match e {
         FatbinError::BadMagic { offset: 0, .. } if bytes.starts_with(b"\x7fELF") => format!(
-            "`{}` is an ELF file, not a raw fatbin; try `kernel-inspect binary`",
+            "`{}` is an ELF file, not a raw fatbin; try `cuda-kernel-inspect binary`",
             args.path.display()
         ),
         e => format!("`{}`: {e}", args.path.display()),

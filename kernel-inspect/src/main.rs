@@ -1,11 +1,11 @@
-//! `kernel-inspect`: what a fatbin, a CUDA source or a built binary holds.
+//! `cuda-kernel-inspect`: what a fatbin, a CUDA source or a built binary holds.
 //!
 //! ```text
-//! kernel-inspect fatbin FILE [--json]   entries, kernels and layouts of a fatbin
-//! kernel-inspect binary PATH [--json]   the fatbins embedded in an executable or object
-//! kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]   kernel declarations of a CUDA source
-//! kernel-inspect toolkit                what toolkit discovery finds, and why
-//! kernel-inspect toolkit install [--dir DIR] [--with curand,cublas,cutlass]
+//! cuda-kernel-inspect fatbin FILE [--json]   entries, kernels and layouts of a fatbin
+//! cuda-kernel-inspect binary PATH [--json]   the fatbins embedded in an executable or object
+//! cuda-kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]   kernel declarations of a CUDA source
+//! cuda-kernel-inspect toolkit                what toolkit discovery finds, and why
+//! cuda-kernel-inspect toolkit install [--dir DIR] [--with curand,cublas,cutlass]
 //!                                              NVIDIA's nvcc wheels (and libraries) into the per-user folder
 //! ```
 //!
@@ -23,13 +23,13 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  kernel-inspect fatbin FILE [--json]   entries, kernels and layouts of a fatbin
-  kernel-inspect binary PATH [--json]   the fatbins embedded in an executable or object
-  kernel-inspect build FILE... [options] build and verify a module outside Cargo
-  kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]
+  cuda-kernel-inspect fatbin FILE [--json]   entries, kernels and layouts of a fatbin
+  cuda-kernel-inspect binary PATH [--json]   the fatbins embedded in an executable or object
+  cuda-kernel-inspect build FILE... [options] build and verify a module outside Cargo
+  cuda-kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]
                                         kernel declarations of a CUDA source
-  kernel-inspect toolkit                what toolkit discovery finds, and why
-  kernel-inspect toolkit install [--dir DIR] [--with curand,cublas,cutlass]
+  cuda-kernel-inspect toolkit                what toolkit discovery finds, and why
+  cuda-kernel-inspect toolkit install [--dir DIR] [--with curand,cublas,cutlass]
                                         install NVIDIA's nvcc 13.0 wheels (per user by default),
                                         and the headers and libraries named";
 
@@ -50,7 +50,7 @@ fn main() -> ExitCode {
     match result {
         Ok(text) => emit(&text),
         Err(message) => {
-            eprintln!("kernel-inspect: {message}");
+            eprintln!("cuda-kernel-inspect: {message}");
             ExitCode::FAILURE
         }
     }
@@ -105,7 +105,7 @@ fn emit(text: &str) -> ExitCode {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => ExitCode::SUCCESS,
         Err(e) => {
-            eprintln!("kernel-inspect: cannot write the output: {e}");
+            eprintln!("cuda-kernel-inspect: cannot write the output: {e}");
             ExitCode::FAILURE
         }
     }

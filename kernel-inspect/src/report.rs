@@ -2,7 +2,7 @@
 
 use std::fmt::Write;
 
-use kernel_objects::{Entry, EntryKind, GlobalImage, Image, KernelImage};
+use cuda_kernel_objects::{Entry, EntryKind, GlobalImage, Image, KernelImage};
 use serde::Serialize;
 
 /// One fatbin entry.

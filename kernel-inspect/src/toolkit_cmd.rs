@@ -1,11 +1,13 @@
-//! `kernel-inspect toolkit [install [--dir DIR] [--with LIB,...]]`: what toolkit discovery finds and why, and
+//! `cuda-kernel-inspect toolkit [install [--dir DIR] [--with LIB,...]]`: what toolkit discovery finds and why, and
 //! installing NVIDIA's nvcc wheels where it looks.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use kernel_build::__private::toolkit::{DiscoverOptions, Toolkit, install_with, user_toolkit_dir};
+use cuda_kernel_build::__private::toolkit::{
+    DiscoverOptions, Toolkit, install_with, user_toolkit_dir,
+};
 
 /// Runs `toolkit` or `toolkit install`.
 pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
@@ -16,7 +18,7 @@ pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
     match words.first().map(String::as_str) {
         None => report(),
         Some("install") => {
-            const USAGE: &str = "usage: kernel-inspect toolkit install [--dir DIR] [--with LIB,...] (LIB: curand, cublas, cutlass)";
+            const USAGE: &str = "usage: cuda-kernel-inspect toolkit install [--dir DIR] [--with LIB,...] (LIB: curand, cublas, cutlass)";
             let mut dir = None;
             let mut with: Vec<String> = Vec::new();
             let mut rest = words.get(1..).unwrap_or_default().iter();
@@ -56,7 +58,7 @@ pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
             Ok(out)
         }
         Some(other) => Err(format!(
-            "unknown `toolkit` argument `{other}`; usage: kernel-inspect toolkit [install [--dir DIR] [--with LIB,...]]"
+            "unknown `toolkit` argument `{other}`; usage: cuda-kernel-inspect toolkit [install [--dir DIR] [--with LIB,...]]"
         )),
     }
 }
@@ -79,7 +81,7 @@ fn report() -> Result<String, String> {
         .map(ToString::to_string)
         .collect();
     let _ = writeln!(out, "default   {}", defaults.join(" "));
-    for (name, file) in kernel_build::__private::link::companion_libraries(tk.nvcc()) {
+    for (name, file) in cuda_kernel_build::__private::link::companion_libraries(tk.nvcc()) {
         let at = file.map_or_else(
             || "not found beside nvcc".to_owned(),
             |f| f.display().to_string(),
@@ -89,7 +91,7 @@ fn report() -> Result<String, String> {
     if let Some(dir) = user_toolkit_dir() {
         let _ = writeln!(
             out,
-            "per-user  {} (`kernel-inspect toolkit install` fills it)",
+            "per-user  {} (`cuda-kernel-inspect toolkit install` fills it)",
             dir.display()
         );
     }

@@ -1,4 +1,4 @@
-//! `kernel-inspect fatbin`, `kernel-inspect binary` and `kernel-inspect build` of several
+//! `cuda-kernel-inspect fatbin`, `cuda-kernel-inspect binary` and `cuda-kernel-inspect build` of several
 //! files, on files built by the real nvcc.
 
 #[path = "../../kernel-build/tests/fatbin_support/mod.rs"]
@@ -9,9 +9,9 @@ use std::process::Command;
 use fatbin_support::{SM90_UP, compile, nvcc, source};
 use serde_json::Value;
 
-/// Runs `kernel-inspect ARGS…`, requires success and returns stdout.
+/// Runs `cuda-kernel-inspect ARGS…`, requires success and returns stdout.
 fn inspect(args: &[&std::ffi::OsStr]) -> String {
-    let out = Command::new(env!("CARGO_BIN_EXE_kernel-inspect"))
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
         .args(args)
         .output()
         .unwrap();
@@ -104,13 +104,13 @@ fn binary_finds_the_fatbin_of_a_host_object() {
 
 #[test]
 fn errors_are_messages_not_panics() {
-    let out = Command::new(env!("CARGO_BIN_EXE_kernel-inspect"))
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
         .args(["fatbin", "/nonexistent/x.fatbin"])
         .output()
         .unwrap();
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
-    let out = Command::new(env!("CARGO_BIN_EXE_kernel-inspect"))
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
         .arg("frobnicate")
         .output()
         .unwrap();
@@ -118,7 +118,7 @@ fn errors_are_messages_not_panics() {
     // Each subcommand's help is help, not an unknown option.
     let help = inspect(&["build".as_ref(), "--help".as_ref()]);
     assert!(
-        help.starts_with("usage: kernel-inspect build FILE.cu..."),
+        help.starts_with("usage: cuda-kernel-inspect build FILE.cu..."),
         "{help}"
     );
     assert!(help.contains("--require-every-target"), "{help}");
@@ -138,7 +138,7 @@ fn build_of_several_files_names_the_file_of_each_kernel() {
         "extern \"C\" __global__ void from_b(int* x, int n) { x[0] = n; }\n",
     )
     .unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_kernel-inspect"))
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
         .current_dir(dir.path())
         .env("NVCC", &nvcc)
         .args([

@@ -1,12 +1,12 @@
 //! A crate of the user's own, outside this workspace, built as the README's "Use it in your own
-//! crate" says: path dependencies on `kernel-runtime` (and `kernel-build` for build.rs), nvcc
-//! only in the per-user folder `kernel-inspect toolkit install` fills (here: the folder made to
+//! crate" says: path dependencies on `cuda-kernel-runtime` (and `cuda-kernel-build` for build.rs), nvcc
+//! only in the per-user folder `cuda-kernel-inspect toolkit install` fills (here: the folder made to
 //! lead to the project's installed wheels, with `XDG_CACHE_HOME` pointing at it), no `NVCC`,
 //! `CUDA_PATH`, nvcc on `PATH` or `.cuda-toolkit` above the crate. The crate has a build.rs
 //! module with host code and a checked binding of it, and a `cuda_module!`; it must build, link
 //! the host code with the static CUDA runtime, run (its GPU part skips without a GPU) and
 //! report the device code it embeds; with no toolkit and `KERNEL_BUILD_NO_DEVICE_CODE=1`,
-//! `cargo check` and `cargo doc` must pass. `kernel-inspect toolkit` must say it found the per-user
+//! `cargo check` and `cargo doc` must pass. `cuda-kernel-inspect toolkit` must say it found the per-user
 //! wheels.
 //!
 //! Builds into `target/own-crate` (kept between runs), offline, with this workspace's lock file.
@@ -20,14 +20,14 @@ version = "0.1.0"
 edition = "2024"
 
 [dependencies]
-kernel-runtime = { path = "@ROOT@/kernel-runtime" }
+cuda-kernel-runtime = { path = "@ROOT@/kernel-runtime" }
 
 [build-dependencies]
-kernel-build = { path = "@ROOT@/kernel-build" }
+cuda-kernel-build = { path = "@ROOT@/kernel-build" }
 "#;
 
 const BUILD_RS: &str = r#"fn main() {
-    kernel_build::Build::new().file("kernels/scale.cu").host_code(true).compile("scale");
+    cuda_kernel_build::Build::new().file("kernels/scale.cu").host_code(true).compile("scale");
 }
 "#;
 
@@ -44,11 +44,11 @@ extern "C" cudaError_t launch_scale(float* x, float a, int n, cudaStream_t s) {
 
 const MAIN_RS: &str = r##"use std::sync::Arc;
 
-use kernel_runtime::{CudaSlice, CudaStream, Error, Gpu, Launch, cuda_module, include_kernels};
+use cuda_kernel_runtime::{CudaSlice, CudaStream, Error, Gpu, Launch, cuda_module, include_kernels};
 
 include_kernels!(scale);
 
-kernel_runtime::host_functions!(scale {
+cuda_kernel_runtime::host_functions!(scale {
     /// Scales `x[0..n)` by `a` with a launch from host code.
     pub fn launch_scale(x: &mut CudaSlice<f32>, a: f32, n: i32, s: &Arc<CudaStream>)
         -> Result<(), Error>;
@@ -65,7 +65,7 @@ cuda_module! {
     }
 }
 
-fn main() -> Result<(), kernel_runtime::Error> {
+fn main() -> Result<(), cuda_kernel_runtime::Error> {
     println!("scale embeds {:?}", scale::METADATA.archs);
     println!("inline embeds {:?}", inline::METADATA.archs);
     let gpu = match Gpu::new(0) {
@@ -163,7 +163,7 @@ fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
     std::fs::write(krate.join("src/main.rs"), MAIN_RS).unwrap();
     std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
 
-    let inspect = Path::new(env!("CARGO_BIN_EXE_kernel-inspect"));
+    let inspect = Path::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"));
     let out = user_command(inspect, &xdg)
         .arg("toolkit")
         .current_dir(&krate)

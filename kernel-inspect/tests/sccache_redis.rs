@@ -1,6 +1,6 @@
-//! A build cache shared through sccache and Redis: "machine A" (its own kernel-build cache, its
+//! A build cache shared through sccache and Redis: "machine A" (its own cuda-kernel-build cache, its
 //! own sccache server and folder) builds a module with nvcc running through sccache, whose
-//! storage is a local `redis-server`; "machine B" (fresh kernel-build cache, another sccache
+//! storage is a local `redis-server`; "machine B" (fresh cuda-kernel-build cache, another sccache
 //! server and folder, the same Redis) builds the same module. B's sccache must serve every
 //! compilation from Redis (no cache miss), nvcc — a counting nvcc that logs every run — must
 //! compile nothing on B (sccache still runs it to preprocess, list dependencies and dry-run),
@@ -8,7 +8,7 @@
 //! machine's starts empty here.
 //!
 //! Needs `redis-server` on PATH and sccache (`scripts/install-test-tools.sh` installs both);
-//! skips with the reason otherwise. Each "machine" is `kernel-inspect build` with its own
+//! skips with the reason otherwise. Each "machine" is `cuda-kernel-inspect build` with its own
 //! environment.
 
 use std::net::TcpStream;
@@ -76,13 +76,13 @@ impl Machine {
 
     /// Builds the module; returns the seconds it took.
     fn build(&self, file: &Path) -> f64 {
-        let mut c = Command::new(env!("CARGO_BIN_EXE_kernel-inspect"));
+        let mut c = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"));
         c.arg("build")
             .arg(file)
             .args(["--arch", "sm_90", "--arch", "compute_90"]);
         self.env(&mut c);
         let start = Instant::now();
-        let out = c.output().expect("kernel-inspect runs");
+        let out = c.output().expect("cuda-kernel-inspect runs");
         assert!(
             out.status.success(),
             "{}{}",
@@ -105,7 +105,7 @@ impl Machine {
         (sum("cache_hits"), sum("cache_misses"))
     }
 
-    /// The fatbin the build stored in this machine's kernel-build cache.
+    /// The fatbin the build stored in this machine's cuda-kernel-build cache.
     fn fatbin(&self) -> Vec<u8> {
         let mut found = Vec::new();
         let mut dirs = vec![self.dir.join("kernel-build")];

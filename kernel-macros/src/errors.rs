@@ -2,8 +2,8 @@
 //! text, the file path, an arch name), with the CUDA file:line in the message.
 
 use crate::input::{ModuleInput, Source};
-use kernel_build::__private::diagnostics::build;
-use kernel_build::Error;
+use cuda_kernel_build::__private::diagnostics::build;
+use cuda_kernel_build::Error;
 
 /// The `syn::Error` (possibly several combined) for a failed build.
 pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {

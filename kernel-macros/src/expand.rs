@@ -1,13 +1,13 @@
 //! The expansion of `cuda_module!`: fill the build request from the macro's keys, build
-//! through `kernel-build` (and its cache), check the Rust declarations, generate the
+//! through `cuda-kernel-build` (and its cache), check the Rust declarations, generate the
 //! module; on errors, the library's stand-in module beside the `compile_error!`s so that
 //! user code gets no secondary errors.
 
 use std::path::PathBuf;
 
-use kernel_build::__private::check::check_declarations;
-use kernel_build::__private::codegen::{self, CodegenOptions, Declared};
-use kernel_build::__private::pipeline::{Context, ModuleRequest, SourceInput, build_module};
+use cuda_kernel_build::__private::check::check_declarations;
+use cuda_kernel_build::__private::codegen::{self, CodegenOptions, Declared};
+use cuda_kernel_build::__private::pipeline::{Context, ModuleRequest, SourceInput, build_module};
 use proc_macro2::TokenStream;
 use quote::quote;
 

@@ -32,9 +32,9 @@ pub(crate) struct ModuleInput {
     pub flags: Vec<LitStr>,
     pub require_every_target: bool,
     /// `rdc = true;` or `lto = true;`, with the key for spans.
-    pub link: Option<(Ident, kernel_build::LinkMode)>,
+    pub link: Option<(Ident, cuda_kernel_build::LinkMode)>,
     /// `compile = "runtime";` or `fallback = "runtime";`.
-    pub runtime: kernel_build::RuntimeCompile,
+    pub runtime: cuda_kernel_build::RuntimeCompile,
     /// `kernels = [...]`: stubs only for these.
     pub kernels: Option<Vec<LitStr>>,
     pub decls: Vec<Decl>,
@@ -67,8 +67,8 @@ impl Parse for ModuleInput {
         let mut kernels = None;
         let mut decls = Vec::new();
         let mut every_target: Option<bool> = None;
-        let mut link: Option<(Ident, kernel_build::LinkMode)> = None;
-        let mut runtime: Option<kernel_build::RuntimeCompile> = None;
+        let mut link: Option<(Ident, cuda_kernel_build::LinkMode)> = None;
+        let mut runtime: Option<cuda_kernel_build::RuntimeCompile> = None;
         while !body.is_empty() {
             let item_attrs = body.call(Attribute::parse_outer)?;
             if body.peek(Token![unsafe]) && body.peek2(Token![extern]) {
@@ -116,7 +116,7 @@ impl Parse for ModuleInput {
                         });
                     }
                     "rdc" | "lto" => {
-                        use kernel_build::LinkMode;
+                        use cuda_kernel_build::LinkMode;
                         let v: syn::LitBool = body.parse()?;
                         if link.is_some() {
                             return Err(syn::Error::new(
@@ -132,7 +132,7 @@ impl Parse for ModuleInput {
                         link = Some((key.clone(), mode));
                     }
                     "compile" | "fallback" => {
-                        use kernel_build::RuntimeCompile;
+                        use cuda_kernel_build::RuntimeCompile;
                         let v: LitStr = body.parse()?;
                         let (accepted, mode) = match key.to_string().as_str() {
                             "compile" => (
@@ -171,7 +171,7 @@ impl Parse for ModuleInput {
                     other => {
                         return Err(syn::Error::new(
                             key.span(),
-                            kernel_build::__private::diagnostics::options::unknown_key(other),
+                            cuda_kernel_build::__private::diagnostics::options::unknown_key(other),
                         ));
                     }
                 }

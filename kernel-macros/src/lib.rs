@@ -1,10 +1,10 @@
-//! Procedural macros of the kernel framework. Use them through `kernel_runtime`
-//! (`kernel_runtime::cuda_module!`), which also provides the types the generated
+//! Procedural macros of the kernel framework. Use them through `cuda_kernel_runtime`
+//! (`cuda_kernel_runtime::cuda_module!`), which also provides the types the generated
 //! code names.
 //!
 //! This crate only parses the macro input and turns errors into `compile_error!`;
 //! everything else (nvcc, the cache, the front end, the declaration check, code
-//! generation) lives in `kernel-build`, shared with `build.rs` builds.
+//! generation) lives in `cuda-kernel-build`, shared with `build.rs` builds.
 
 mod errors;
 mod expand;
@@ -15,7 +15,7 @@ use proc_macro::TokenStream;
 /// Compiles CUDA C at build time and generates a typed Rust module for it.
 ///
 /// ```ignore
-/// use kernel_runtime::{cuda_module, Gpu, Launch};
+/// use cuda_kernel_runtime::{cuda_module, Gpu, Launch};
 ///
 /// cuda_module! {
 ///     /// Vector kernels.
@@ -33,7 +33,7 @@ use proc_macro::TokenStream;
 ///     }
 /// }
 ///
-/// fn main() -> Result<(), kernel_runtime::Error> {
+/// fn main() -> Result<(), cuda_kernel_runtime::Error> {
 ///     let gpu = Gpu::new(0)?;
 ///     let k = vecmath::load(&gpu)?;
 ///     let x = gpu.upload(&[1.0f32; 1024])?;
@@ -70,7 +70,7 @@ use proc_macro::TokenStream;
 ///   GPU's context and resolves every kernel.
 /// - `Module`: one method per kernel taking `&Launch` then the kernel's
 ///   parameters with exact types: scalars by value (`f32`, `i32`, `half::f16`, ...),
-///   vector types (`kernel_runtime::vector::Float2`, ...), generated `#[repr(C)]`
+///   vector types (`cuda_kernel_runtime::vector::Float2`, ...), generated `#[repr(C)]`
 ///   structs for C structs by value, `impl ConstPtr<T>` for `const T*` (`&CudaSlice<T>`,
 ///   `In<T>`, ...), `impl MutPtr<T>` for `T*` (`&mut CudaSlice<T>`, `Out<T>`,
 ///   `InOut<T>`, ...), `RawDevicePtr` for `void*` and `T**`. Rustdoc comes from the
@@ -124,7 +124,7 @@ use proc_macro::TokenStream;
 ///
 /// # Rebuilds
 ///
-/// The macro runs nvcc through `kernel-build`'s content-addressed cache: an
+/// The macro runs nvcc through `cuda-kernel-build`'s content-addressed cache: an
 /// expansion whose inputs did not change runs no nvcc. The source file and every
 /// header it includes are tracked (`include_bytes!`), as are the environment
 /// variables the build reads (`option_env!`), so editing any of them rebuilds the
@@ -142,13 +142,13 @@ pub fn cuda_module(input: TokenStream) -> TokenStream {
 }
 
 /// Checked bindings of the host functions of a module built with host code in `build.rs`
-/// (`kernel_build::Build::host_code`).
+/// (`cuda_kernel_build::Build::host_code`).
 ///
 /// ```ignore
 /// use std::sync::Arc;
-/// use kernel_runtime::{CudaSlice, CudaStream, Error};
+/// use cuda_kernel_runtime::{CudaSlice, CudaStream, Error};
 ///
-/// kernel_runtime::host_functions!(hosted {
+/// cuda_kernel_runtime::host_functions!(hosted {
 ///     /// Sorts `n` keys with CUB on `stream`.
 ///     pub fn sort_keys(keys: &CudaSlice<u32>, out: &mut CudaSlice<u32>, n: i32,
 ///                      stream: &Arc<CudaStream>) -> Result<(), Error>;
@@ -175,10 +175,10 @@ pub fn cuda_module(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn host_functions(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as input::HostInput);
-    kernel_build::__private::codegen::expand_host_functions(
+    cuda_kernel_build::__private::codegen::expand_host_functions(
         &input.module,
         &input.decls,
-        &syn::parse_quote!(::kernel_runtime),
+        &syn::parse_quote!(::cuda_kernel_runtime),
     )
     .into()
 }
@@ -195,7 +195,7 @@ mod tests {
             .filter_map(|l| l.strip_prefix("/// | `"))
             .filter_map(|l| l.split([' ', '`']).next())
             .collect();
-        let known: Vec<&str> = kernel_build::__private::diagnostics::options::MACRO_KEYS
+        let known: Vec<&str> = cuda_kernel_build::__private::diagnostics::options::MACRO_KEYS
             .iter()
             .map(|(k, _)| *k)
             .collect();

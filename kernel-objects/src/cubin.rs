@@ -23,9 +23,9 @@ const ABI_V2: u8 = 8;
 ///
 /// ```no_run
 /// let bytes = std::fs::read("saxpy.cubin").unwrap();
-/// let cubin = kernel_objects::parse_cubin(&bytes)?;
+/// let cubin = cuda_kernel_objects::parse_cubin(&bytes)?;
 /// println!("sm_{}: {} kernels", cubin.sm, cubin.kernels.len());
-/// # Ok::<(), kernel_objects::Error>(())
+/// # Ok::<(), cuda_kernel_objects::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Cubin {
@@ -58,7 +58,7 @@ fn elf_err(what: &str) -> impl Fn(object::read::Error) -> Error + '_ {
 /// sections, symbols or `.nv.info` records.
 ///
 /// ```
-/// let err = kernel_objects::parse_cubin(b"\x7fELF").unwrap_err();
+/// let err = cuda_kernel_objects::parse_cubin(b"\x7fELF").unwrap_err();
 /// assert!(err.to_string().starts_with("cubin:"));
 /// ```
 pub fn parse_cubin(bytes: &[u8]) -> Result<Cubin, Error> {

@@ -35,7 +35,7 @@ const LTO_IR: u16 = 8;
 /// What an entry holds.
 ///
 /// ```
-/// use kernel_objects::EntryKind;
+/// use cuda_kernel_objects::EntryKind;
 /// assert_eq!(EntryKind::from_raw(2), EntryKind::Elf);
 /// assert_eq!(EntryKind::from_raw(8), EntryKind::Other(8));
 /// ```
@@ -53,7 +53,7 @@ impl EntryKind {
     /// The kind for the raw u16 of an entry header.
     ///
     /// ```
-    /// assert_eq!(kernel_objects::EntryKind::from_raw(1), kernel_objects::EntryKind::Ptx);
+    /// assert_eq!(cuda_kernel_objects::EntryKind::from_raw(1), cuda_kernel_objects::EntryKind::Ptx);
     /// ```
     pub fn from_raw(kind: u16) -> Self {
         match kind {
@@ -67,7 +67,7 @@ impl EntryKind {
 /// Which GPUs of an architecture an entry is for.
 ///
 /// ```
-/// use kernel_objects::ArchVariant;
+/// use cuda_kernel_objects::ArchVariant;
 /// assert_eq!(ArchVariant::ArchSpecific.suffix(), "a");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -84,7 +84,7 @@ impl ArchVariant {
     /// The target-name suffix: `""`, `"a"` or `"f"`.
     ///
     /// ```
-    /// assert_eq!(kernel_objects::ArchVariant::FamilySpecific.suffix(), "f");
+    /// assert_eq!(cuda_kernel_objects::ArchVariant::FamilySpecific.suffix(), "f");
     /// ```
     pub fn suffix(self) -> &'static str {
         match self {
@@ -98,7 +98,7 @@ impl ArchVariant {
 /// How an entry's payload was stored.
 ///
 /// ```
-/// assert_eq!(kernel_objects::Compression::Zstd.name(), "zstd");
+/// assert_eq!(cuda_kernel_objects::Compression::Zstd.name(), "zstd");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
 pub enum Compression {
@@ -114,7 +114,7 @@ impl Compression {
     /// `"none"`, `"zstd"` or `"lz4"`.
     ///
     /// ```
-    /// assert_eq!(kernel_objects::Compression::Lz4.name(), "lz4");
+    /// assert_eq!(cuda_kernel_objects::Compression::Lz4.name(), "lz4");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -128,9 +128,9 @@ impl Compression {
 /// One image of a fatbin, with its payload already decompressed.
 ///
 /// ```no_run
-/// # fn main() -> Result<(), kernel_objects::Error> {
+/// # fn main() -> Result<(), cuda_kernel_objects::Error> {
 /// let bytes = std::fs::read("kernels.fatbin").unwrap();
-/// for entry in kernel_objects::parse(&bytes)?.entries {
+/// for entry in cuda_kernel_objects::parse(&bytes)?.entries {
 ///     println!("{} ({} bytes)", entry.target(), entry.payload.len());
 /// }
 /// # Ok(()) }
@@ -163,7 +163,7 @@ impl Entry {
     /// The target name: `sm_90a` for a cubin, `compute_120` for PTX, `lto_90` for LTO-IR.
     ///
     /// ```
-    /// use kernel_objects::{ArchVariant, Compression, Entry, EntryKind};
+    /// use cuda_kernel_objects::{ArchVariant, Compression, Entry, EntryKind};
     /// let e = Entry { offset: 16, kind: EntryKind::Elf, arch: 90, variant: ArchVariant::ArchSpecific,
     ///     version: (1, 8), flags: 0x10_0011, header_size: 64, compression: Compression::None,
     ///     payload: vec![] };
@@ -181,7 +181,7 @@ impl Entry {
     /// Names of the flag bits that are set; unknown bits appear in hex.
     ///
     /// ```
-    /// use kernel_objects::{ArchVariant, Compression, Entry, EntryKind};
+    /// use cuda_kernel_objects::{ArchVariant, Compression, Entry, EntryKind};
     /// let e = Entry { offset: 16, kind: EntryKind::Ptx, arch: 120, variant: ArchVariant::Generic,
     ///     version: (9, 0), flags: 0x8011 | 0x4_0000, header_size: 80, compression: Compression::Zstd,
     ///     payload: vec![] };
@@ -207,9 +207,9 @@ impl Entry {
     /// or are [`Error::NotAnImage`] for kinds other than PTX and ELF.
     ///
     /// ```no_run
-    /// # fn main() -> Result<(), kernel_objects::Error> {
+    /// # fn main() -> Result<(), cuda_kernel_objects::Error> {
     /// # let bytes = vec![];
-    /// for entry in kernel_objects::parse(&bytes)?.entries {
+    /// for entry in cuda_kernel_objects::parse(&bytes)?.entries {
     ///     for kernel in entry.image()?.kernels() {
     ///         println!("{}: {} params", kernel.symbol, kernel.params.len());
     ///     }

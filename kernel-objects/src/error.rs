@@ -7,7 +7,7 @@
 /// entry's image come wrapped in [`Error::InEntry`], which names the entry.
 ///
 /// ```
-/// use kernel_objects::{parse, Error};
+/// use cuda_kernel_objects::{parse, Error};
 /// let err = parse(&[0x50, 0xed]).unwrap_err();
 /// assert!(matches!(err, Error::Truncated { offset: 0, .. }));
 /// assert!(err.to_string().contains("byte offset 0"));

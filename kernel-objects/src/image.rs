@@ -7,12 +7,12 @@ use super::{Cubin, PtxModule};
 /// A decoded image: a cubin or a PTX module.
 ///
 /// ```
-/// use kernel_objects::{parse_ptx, Image};
+/// use cuda_kernel_objects::{parse_ptx, Image};
 /// let ptx = parse_ptx(".version 9.0\n.target sm_90\n.visible .entry k(.param .u32 k_param_0) { ret; }")?;
 /// let image = Image::Ptx(ptx);
 /// assert_eq!(image.kernels()[0].symbol, "k");
 /// assert!(image.globals().is_empty());
-/// # Ok::<(), kernel_objects::Error>(())
+/// # Ok::<(), cuda_kernel_objects::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub enum Image {
@@ -26,10 +26,10 @@ impl Image {
     /// The kernels (`__global__` functions) in the image, in file order.
     ///
     /// ```
-    /// # use kernel_objects::{parse_ptx, Image};
+    /// # use cuda_kernel_objects::{parse_ptx, Image};
     /// let image = Image::Ptx(parse_ptx(".version 9.0\n.target sm_90\n")?);
     /// assert!(image.kernels().is_empty());
-    /// # Ok::<(), kernel_objects::Error>(())
+    /// # Ok::<(), cuda_kernel_objects::Error>(())
     /// ```
     pub fn kernels(&self) -> &[KernelImage] {
         match self {
@@ -41,10 +41,10 @@ impl Image {
     /// The `__constant__` and `__device__` variables defined in the image.
     ///
     /// ```
-    /// # use kernel_objects::{parse_ptx, Image};
+    /// # use cuda_kernel_objects::{parse_ptx, Image};
     /// let image = Image::Ptx(parse_ptx(".version 9.0\n.target sm_90\n.const .align 4 .b8 c[64];")?);
     /// assert_eq!(image.globals()[0].size, 64);
-    /// # Ok::<(), kernel_objects::Error>(())
+    /// # Ok::<(), cuda_kernel_objects::Error>(())
     /// ```
     pub fn globals(&self) -> &[GlobalImage] {
         match self {
@@ -57,13 +57,13 @@ impl Image {
 /// One kernel as compiled into an image.
 ///
 /// ```
-/// use kernel_objects::parse_ptx;
+/// use cuda_kernel_objects::parse_ptx;
 /// let ptx = parse_ptx(".version 9.0\n.target sm_90\n\
 ///     .visible .entry k(.param .f32 k_param_0, .param .u64 k_param_1)\n.maxntid 128\n{ ret; }")?;
 /// let k = &ptx.kernels[0];
 /// assert_eq!(k.params.iter().map(|p| (p.offset, p.size)).collect::<Vec<_>>(), [(0, 4), (8, 8)]);
 /// assert_eq!(k.max_threads, Some([128, 1, 1]));
-/// # Ok::<(), kernel_objects::Error>(())
+/// # Ok::<(), cuda_kernel_objects::Error>(())
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct KernelImage {
@@ -90,7 +90,7 @@ pub struct KernelImage {
 /// Where one parameter sits in the parameter buffer.
 ///
 /// ```
-/// let p = kernel_objects::ParamSlot { ordinal: 1, offset: 8, size: 8 };
+/// let p = cuda_kernel_objects::ParamSlot { ordinal: 1, offset: 8, size: 8 };
 /// assert_eq!(p.offset + p.size, 16);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -106,7 +106,7 @@ pub struct ParamSlot {
 /// A module-scope variable that `cuModuleGetGlobal` can find.
 ///
 /// ```
-/// let g = kernel_objects::GlobalImage { symbol: "coeffs".into(), size: 64, constant: true };
+/// let g = cuda_kernel_objects::GlobalImage { symbol: "coeffs".into(), size: 64, constant: true };
 /// assert!(g.constant);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]

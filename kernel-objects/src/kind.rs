@@ -15,7 +15,7 @@ const ET_REL: u16 = 1;
 /// A kind of compiled CUDA code.
 ///
 /// ```
-/// use kernel_objects::CodeKind;
+/// use cuda_kernel_objects::CodeKind;
 /// assert_eq!(CodeKind::detect(b"\x50\xed\x55\xba\x01\x00\x10\x00"), Some(CodeKind::Fatbin));
 /// assert_eq!(CodeKind::detect(b"//\n.version 8.8\n.target sm_90\n"), Some(CodeKind::Ptx));
 /// assert_eq!(CodeKind::detect(b"!<arch>\n"), Some(CodeKind::Library));
@@ -45,7 +45,7 @@ impl CodeKind {
     /// object. Text is PTX when its directives (`.version`, `.target`) say so.
     ///
     /// ```
-    /// use kernel_objects::CodeKind;
+    /// use cuda_kernel_objects::CodeKind;
     /// let mut elf = b"\x7fELF\x02\x01\x01".to_vec();
     /// elf.resize(20, 0);
     /// elf[18] = 190; // EM_CUDA
@@ -79,8 +79,8 @@ impl CodeKind {
     /// others must be linked first.
     ///
     /// ```
-    /// assert!(kernel_objects::CodeKind::Fatbin.is_loadable());
-    /// assert!(!kernel_objects::CodeKind::LtoIr.is_loadable());
+    /// assert!(cuda_kernel_objects::CodeKind::Fatbin.is_loadable());
+    /// assert!(!cuda_kernel_objects::CodeKind::LtoIr.is_loadable());
     /// ```
     pub fn is_loadable(self) -> bool {
         matches!(self, CodeKind::Cubin | CodeKind::Fatbin | CodeKind::Ptx)
@@ -89,7 +89,7 @@ impl CodeKind {
     /// The kind's name as nvJitLink and cuda.core spell it (`cubin`, `ltoir`, ...).
     ///
     /// ```
-    /// assert_eq!(kernel_objects::CodeKind::LtoIr.name(), "ltoir");
+    /// assert_eq!(cuda_kernel_objects::CodeKind::LtoIr.name(), "ltoir");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -117,7 +117,7 @@ impl fmt::Display for CodeKind {
 /// elf.resize(20, 0);
 /// elf[16] = 1; // ET_REL
 /// elf[18] = 190;
-/// assert!(kernel_objects::is_relocatable_cubin(&elf));
+/// assert!(cuda_kernel_objects::is_relocatable_cubin(&elf));
 /// ```
 pub fn is_relocatable_cubin(bytes: &[u8]) -> bool {
     CodeKind::detect(bytes) == Some(CodeKind::Cubin) && elf_u16(bytes, 16) == Some(ET_REL)

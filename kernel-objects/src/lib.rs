@@ -1,7 +1,7 @@
 //! Reading CUDA object code without a GPU: nvcc fatbins and the cubins and PTX inside them,
 //! and the kind of any compiled code ([`CodeKind`]: cubin, fatbin, PTX, LTO-IR, host object,
-//! library). Shared by the build (`kernel-build` verifies every image it compiles) and the
-//! runtime (`kernel-runtime` inspects the code it is given before loading or linking it).
+//! library). Shared by the build (`cuda-kernel-build` verifies every image it compiles) and the
+//! runtime (`cuda-kernel-runtime` inspects the code it is given before loading or linking it).
 //!
 //! A fatbin (`nvcc -fatbin`) is one or more containers of entries; each entry is a cubin
 //! (SASS for one architecture) or PTX text, possibly compressed (Zstandard or LZ4). This
@@ -17,7 +17,7 @@
 //! # Example
 //!
 //! ```no_run
-//! use kernel_objects as fatbin;
+//! use cuda_kernel_objects as fatbin;
 //!
 //! # fn main() -> Result<(), fatbin::Error> {
 //! let bytes = std::fs::read("kernels.fatbin").expect("readable");
@@ -62,7 +62,7 @@ pub const MAX_PAYLOAD_SIZE: u64 = 256 << 20;
 /// The entries of a fatbin, in file order across all its containers.
 ///
 /// ```
-/// let fatbin = kernel_objects::Fatbin { entries: vec![] };
+/// let fatbin = cuda_kernel_objects::Fatbin { entries: vec![] };
 /// assert!(fatbin.entries.is_empty());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -75,7 +75,7 @@ pub struct Fatbin {
 /// aligned, zero padding between them and at the end allowed).
 ///
 /// ```
-/// use kernel_objects::{parse, Error};
+/// use cuda_kernel_objects::{parse, Error};
 /// assert!(matches!(parse(b"not a fatbin at all"), Err(Error::BadMagic { offset: 0, .. })));
 /// ```
 pub fn parse(bytes: &[u8]) -> Result<Fatbin, Error> {

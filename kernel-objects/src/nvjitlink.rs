@@ -32,7 +32,7 @@ struct Api {
 /// What one input is (`nvJitLinkInputType`).
 ///
 /// ```
-/// use kernel_objects::{CodeKind, nvjitlink::InputKind};
+/// use cuda_kernel_objects::{CodeKind, nvjitlink::InputKind};
 /// assert_eq!(InputKind::from(CodeKind::LtoIr), InputKind::LtoIr);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -67,7 +67,7 @@ impl From<CodeKind> for InputKind {
 /// One input: a name for the logs, its kind and bytes.
 ///
 /// ```
-/// use kernel_objects::nvjitlink::{InputKind, LinkInput};
+/// use cuda_kernel_objects::nvjitlink::{InputKind, LinkInput};
 /// let input = LinkInput { name: "a.ltoir", kind: InputKind::LtoIr, bytes: &[] };
 /// assert_eq!(input.name, "a.ltoir");
 /// ```
@@ -84,7 +84,7 @@ pub struct LinkInput<'a> {
 /// What a link produces.
 ///
 /// ```
-/// assert_ne!(kernel_objects::nvjitlink::LinkOutput::Cubin, kernel_objects::nvjitlink::LinkOutput::Ptx);
+/// assert_ne!(cuda_kernel_objects::nvjitlink::LinkOutput::Cubin, cuda_kernel_objects::nvjitlink::LinkOutput::Ptx);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LinkOutput {
@@ -106,7 +106,7 @@ pub struct Linked {
 /// A link that failed: nvJitLink's result code and its error log.
 ///
 /// ```
-/// let f = kernel_objects::nvjitlink::LinkFailure { code: 4, log: "undefined: f".into() };
+/// let f = cuda_kernel_objects::nvjitlink::LinkFailure { code: 4, log: "undefined: f".into() };
 /// assert_eq!(f.code_name(), "NVJITLINK_ERROR_PTX_COMPILE");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -204,9 +204,9 @@ impl NvJitLink {
     /// searches) and reads its release.
     ///
     /// ```no_run
-    /// let jit = kernel_objects::nvjitlink::NvJitLink::open("libnvJitLink.so.13".as_ref())?;
+    /// let jit = cuda_kernel_objects::nvjitlink::NvJitLink::open("libnvJitLink.so.13".as_ref())?;
     /// assert!(jit.version() >= (13, 0));
-    /// # Ok::<(), kernel_objects::nvjitlink::OpenError>(())
+    /// # Ok::<(), cuda_kernel_objects::nvjitlink::OpenError>(())
     /// ```
     pub fn open(path: &Path) -> Result<NvJitLink, OpenError> {
         // SAFETY: loading runs the library's initialisers; the caller names NVIDIA's library.

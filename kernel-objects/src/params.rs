@@ -16,7 +16,7 @@ const BUFFER_ALIGN: u64 = 16;
 /// parameter predicts.
 ///
 /// ```
-/// use kernel_objects::param_layout_agrees;
+/// use cuda_kernel_objects::param_layout_agrees;
 /// // A 128-byte-aligned CUtensorMap first, then a pointer, as sm_90 places them.
 /// assert!(param_layout_agrees(&[(128, 128), (8, 8)], &[(112, 128), (240, 8)]));
 /// assert!(!param_layout_agrees(&[(4, 4), (8, 8)], &[(0, 4), (4, 8)]));

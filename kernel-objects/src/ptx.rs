@@ -11,9 +11,9 @@ use super::ptx_lex::{Tok, Token, tokenize};
 /// What a PTX module holds.
 ///
 /// ```
-/// let ptx = kernel_objects::parse_ptx(".version 9.0\n.target sm_120\n.address_size 64\n")?;
+/// let ptx = cuda_kernel_objects::parse_ptx(".version 9.0\n.target sm_120\n.address_size 64\n")?;
 /// assert_eq!((ptx.version, ptx.target.as_str()), ((9, 0), "sm_120"));
-/// # Ok::<(), kernel_objects::Error>(())
+/// # Ok::<(), cuda_kernel_objects::Error>(())
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct PtxModule {
@@ -30,7 +30,7 @@ pub struct PtxModule {
 /// Parses PTX text.
 ///
 /// ```
-/// let ptx = kernel_objects::parse_ptx(r#"
+/// let ptx = cuda_kernel_objects::parse_ptx(r#"
 ///     .version 9.0
 ///     .target sm_90
 ///     .visible .entry withstruct(
@@ -41,7 +41,7 @@ pub struct PtxModule {
 /// let k = &ptx.kernels[0];
 /// assert_eq!(k.params.iter().map(|p| (p.offset, p.size)).collect::<Vec<_>>(), [(0, 24), (24, 8)]);
 /// assert_eq!(k.param_size, Some(32));
-/// # Ok::<(), kernel_objects::Error>(())
+/// # Ok::<(), cuda_kernel_objects::Error>(())
 /// ```
 pub fn parse_ptx(text: &str) -> Result<PtxModule, Error> {
     let tokens = tokenize(text)?;

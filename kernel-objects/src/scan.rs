@@ -11,7 +11,7 @@ use super::container::{MAGIC, walk};
 ///
 /// ```
 /// // Any byte string is fine: a plain text file holds no container.
-/// assert!(kernel_objects::find_containers(b"no fatbin in here").is_empty());
+/// assert!(cuda_kernel_objects::find_containers(b"no fatbin in here").is_empty());
 /// ```
 pub fn find_containers(bytes: &[u8]) -> Vec<(usize, usize)> {
     let magic = MAGIC.to_le_bytes();

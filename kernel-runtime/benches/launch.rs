@@ -22,16 +22,16 @@ use std::ffi::c_void;
 use std::time::Instant;
 
 use common::{FATBIN, SPEC, TestKernels, idx};
-use kernel_runtime::cudarc::driver::{PushKernelArg, result, sys};
-use kernel_runtime::{CudaSlice, Gpu, Launch, RawDevicePtr, RawModule};
+use cuda_kernel_runtime::cudarc::driver::{PushKernelArg, result, sys};
+use cuda_kernel_runtime::{CudaSlice, Gpu, Launch, RawDevicePtr, RawModule};
 use kernel_test_support::bench::{fastest, median, per_call_us, report};
 
 const LAUNCHES: usize = 200_000;
 const REPS: usize = 9;
 
-fn ck(r: sys::CUresult) -> Result<(), kernel_runtime::Error> {
+fn ck(r: sys::CUresult) -> Result<(), cuda_kernel_runtime::Error> {
     r.result()
-        .map_err(|e| kernel_runtime::Error::driver("raw copy", e))
+        .map_err(|e| cuda_kernel_runtime::Error::driver("raw copy", e))
 }
 
 fn main() {
@@ -67,7 +67,7 @@ fn bench_launch(gpu: &Gpu) -> f64 {
     let stream = gpu.stream().clone();
     let (mut pa, mut pb, mut n, mut s) = (RawDevicePtr::of(&a), RawDevicePtr::of(&b), 0i32, 1.0f32);
     let cudarc_fn = load_cudarc_fn(gpu);
-    let cudarc_cfg = kernel_runtime::cudarc::driver::LaunchConfig {
+    let cudarc_cfg = cuda_kernel_runtime::cudarc::driver::LaunchConfig {
         grid_dim: (1, 1, 1),
         block_dim: (32, 1, 1),
         shared_mem_bytes: 0,
@@ -142,8 +142,8 @@ fn bench_launch(gpu: &Gpu) -> f64 {
     stub / raw
 }
 
-fn load_cudarc_fn(gpu: &Gpu) -> kernel_runtime::cudarc::driver::CudaFunction {
-    let ptx = kernel_runtime::cudarc::nvrtc::Ptx::from_binary(FATBIN.0.to_vec());
+fn load_cudarc_fn(gpu: &Gpu) -> cuda_kernel_runtime::cudarc::driver::CudaFunction {
+    let ptx = cuda_kernel_runtime::cudarc::nvrtc::Ptx::from_binary(FATBIN.0.to_vec());
     gpu.context()
         .load_module(ptx)
         .unwrap()
@@ -175,8 +175,8 @@ fn bench_load(gpu: &Gpu) -> (f64, f64) {
         unsafe { result::module::unload(m) }.unwrap();
 
         // A fresh spec each time, so the per-context cache misses: the first load as generated code sees it.
-        let spec: &'static kernel_runtime::spec::ModuleSpec =
-            Box::leak(Box::new(kernel_runtime::spec::ModuleSpec {
+        let spec: &'static cuda_kernel_runtime::spec::ModuleSpec =
+            Box::leak(Box::new(cuda_kernel_runtime::spec::ModuleSpec {
                 name: SPEC.name,
                 image: SPEC.image,
                 archs: SPEC.archs,
@@ -187,7 +187,7 @@ fn bench_load(gpu: &Gpu) -> (f64, f64) {
                 source: SPEC.source,
             }));
         let t = Instant::now();
-        let loaded = kernel_runtime::__private::load_module(gpu, spec).unwrap();
+        let loaded = cuda_kernel_runtime::__private::load_module(gpu, spec).unwrap();
         spec_ours.push(t.elapsed().as_secs_f64() * 1e6);
         drop(loaded);
 

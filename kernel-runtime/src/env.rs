@@ -5,7 +5,7 @@
 //! | `KERNEL_NVRTC_LIBRARY` | the NVRTC library (`libnvrtc.so.13`) to use when the system's loader finds none |
 //! | `KERNEL_RUNTIME_CACHE_DIR` | where run-time compilations are cached (default `$XDG_CACHE_HOME/kernel-runtime`, else `~/.cache/kernel-runtime`) |
 //! | `KERNEL_RUNTIME_NO_CACHE` | `1`: compile at run time without the disk cache |
-//! | `XDG_CACHE_HOME`, `HOME` | the default cache location, and the per-user wheels of `kernel-inspect toolkit install` |
+//! | `XDG_CACHE_HOME`, `HOME` | the default cache location, and the per-user wheels of `cuda-kernel-inspect toolkit install` |
 
 use std::ffi::OsString;
 

@@ -15,7 +15,7 @@
 //! are in [`vector`](crate::vector): `Fp8x2E4M3`, `Fp6x4E2M3`, `Fp4x4E2M1`, ...
 //!
 //! ```
-//! use kernel_runtime::fp::{F6E2M3, F8E4M3};
+//! use cuda_kernel_runtime::fp::{F6E2M3, F8E4M3};
 //! let x = F8E4M3::from_f32(1.5);
 //! assert_eq!(x.to_f32(), 1.5);
 //! assert_eq!(size_of::<F6E2M3>(), 1);
@@ -58,7 +58,7 @@ macro_rules! fp6 {
 
 fp6!(
     /// ```
-    /// let x = kernel_runtime::fp::F6E2M3::from_bits(0xff);
+    /// let x = cuda_kernel_runtime::fp::F6E2M3::from_bits(0xff);
     /// assert_eq!(x.to_bits(), 0x3f);
     /// ```
     F6E2M3,
@@ -66,7 +66,7 @@ fp6!(
 );
 fp6!(
     /// ```
-    /// let x = kernel_runtime::fp::F6E3M2::from_bits(0x21);
+    /// let x = cuda_kernel_runtime::fp::F6E3M2::from_bits(0x21);
     /// assert_eq!(x.to_bits(), 0x21);
     /// ```
     F6E3M2,

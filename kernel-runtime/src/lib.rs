@@ -7,7 +7,7 @@
 //! launches through a stack array of argument pointers: no heap allocation per launch.
 //!
 //! ```no_run
-//! use kernel_runtime::{Gpu, Launch, RawModule};
+//! use cuda_kernel_runtime::{Gpu, Launch, RawModule};
 //!
 //! let gpu = Gpu::new(0)?; // no driver or no device: an `Err`, never a panic
 //! let module = RawModule::load_file(&gpu, "saxpy.fatbin")?;
@@ -17,7 +17,7 @@
 //! // SAFETY: saxpy(float a, const float* x, float* y, int n).
 //! unsafe { saxpy.launch(&Launch::for_num_elems(1024), (3.0f32, &x, &mut y, 1024i32))? };
 //! assert_eq!(gpu.download(&y)?, vec![5.0f32; 1024]);
-//! # Ok::<(), kernel_runtime::Error>(())
+//! # Ok::<(), cuda_kernel_runtime::Error>(())
 //! ```
 //!
 //! # Without a driver
@@ -39,7 +39,7 @@
 //!
 //! ```toml
 //! [dependencies]
-//! kernel-runtime = { version = "0.1", default-features = false, features = ["cuda-12080"] }
+//! cuda-kernel-runtime = { version = "0.1", default-features = false, features = ["cuda-12080"] }
 //! ```
 //!
 //! or leave every version feature off and set `CUDARC_CUDA_VERSION=12080` in the build
@@ -129,10 +129,10 @@ pub use texture::{
 pub use error::Error;
 
 // The vocabulary this crate shares with cudarc (buffers, streams, contexts), and the macro.
+pub use cuda_kernel_macros::{cuda_module, host_functions};
 pub use cudarc;
 pub use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr,
     PinnedHostSlice, UnifiedSlice, UnifiedView, UnifiedViewMut, ValidAsZeroBits,
 };
 pub use half::{bf16, f16};
-pub use kernel_macros::{cuda_module, host_functions};

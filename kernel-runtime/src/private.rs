@@ -36,15 +36,15 @@ use crate::launch::core::launch_kernel;
 ///
 /// ```no_run
 /// # use std::ffi::c_void;
-/// # use kernel_runtime::__private::{launch, load_module}; use kernel_runtime::spec::ModuleSpec;
+/// # use cuda_kernel_runtime::__private::{launch, load_module}; use cuda_kernel_runtime::spec::ModuleSpec;
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;
 /// let mut n = 0i32;
 /// let mut params = [(&raw mut n).cast::<c_void>()];
 /// // SAFETY: kernel 0 takes one `int`.
-/// unsafe { launch(&m, 0, &kernel_runtime::Launch::for_num_elems(1), &mut params)? };
-/// # Ok::<(), kernel_runtime::Error>(())
+/// unsafe { launch(&m, 0, &cuda_kernel_runtime::Launch::for_num_elems(1), &mut params)? };
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub unsafe fn launch(
     module: &LoadedModule,

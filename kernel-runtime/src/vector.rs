@@ -9,7 +9,7 @@
 //! alignments are checked at compile time.
 //!
 //! ```
-//! use kernel_runtime::vector::{Float3, Float4, Double4A32};
+//! use cuda_kernel_runtime::vector::{Float3, Float4, Double4A32};
 //! assert_eq!((size_of::<Float3>(), align_of::<Float3>()), (12, 4));
 //! assert_eq!((size_of::<Float4>(), align_of::<Float4>()), (16, 16));
 //! assert_eq!((size_of::<Double4A32>(), align_of::<Double4A32>()), (32, 32));

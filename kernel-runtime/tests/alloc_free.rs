@@ -7,7 +7,7 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use common::{TestKernels, idx};
-use kernel_runtime::Launch;
+use cuda_kernel_runtime::Launch;
 use kernel_test_support::gpu_or_skip;
 
 struct Counting;

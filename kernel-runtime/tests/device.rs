@@ -3,7 +3,7 @@
 
 mod common;
 
-use kernel_runtime::{Error, Gpu};
+use cuda_kernel_runtime::{Error, Gpu};
 use kernel_test_support::{NonZeroData, Rng, gpu_or_skip};
 
 #[test]

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{TestKernels, idx};
-use kernel_runtime::{Error, Launch, RawDevicePtr};
+use cuda_kernel_runtime::{Error, Launch, RawDevicePtr};
 use kernel_test_support::gpu_or_skip;
 
 #[test]

@@ -4,7 +4,7 @@
 mod common;
 
 use common::TestKernels;
-use kernel_runtime::Launch;
+use cuda_kernel_runtime::Launch;
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 #[test]
@@ -44,11 +44,14 @@ fn captured_launches_replay() {
 fn failed_capture_is_an_error_and_ends_the_capture() {
     let Some(gpu) = gpu_or_skip() else { return };
     let r = gpu.capture(|_| {
-        Err(kernel_runtime::Error::NoDriver {
+        Err(cuda_kernel_runtime::Error::NoDriver {
             reason: "deliberate".into(),
         })
     });
-    assert!(matches!(r, Err(kernel_runtime::Error::NoDriver { .. })));
+    assert!(matches!(
+        r,
+        Err(cuda_kernel_runtime::Error::NoDriver { .. })
+    ));
     // The device is still usable afterwards.
     let xs = Rng::with_seed(31).nonzero_u32s(100);
     assert_eq!(gpu.download(&gpu.upload(&xs).unwrap()).unwrap(), xs);

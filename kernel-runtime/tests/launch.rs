@@ -5,8 +5,8 @@
 mod common;
 
 use common::{TestKernels, idx};
-use kernel_runtime::vector::Float4;
-use kernel_runtime::{ConfigError, Error, In, InOut, Launch, Out};
+use cuda_kernel_runtime::vector::Float4;
+use cuda_kernel_runtime::{ConfigError, Error, In, InOut, Launch, Out};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 fn saxpy_ref(a: f32, x: &[f32], y: &[f32]) -> Vec<f32> {
@@ -311,7 +311,7 @@ fn constant_and_device_globals() {
         rng.nonzero_f32(),
         rng.nonzero_f32(),
     ];
-    let coeffs = kernel_runtime::__private::global::<[f32; 4]>(&k.0, 0).unwrap();
+    let coeffs = cuda_kernel_runtime::__private::global::<[f32; 4]>(&k.0, 0).unwrap();
     coeffs.write(&c).unwrap();
     assert_eq!(coeffs.read().unwrap(), c);
     let n = 50_000;
@@ -331,10 +331,10 @@ fn constant_and_device_globals() {
     assert_close(&gpu.download(&y).unwrap(), &want, 1e-5);
 
     assert!(matches!(
-        kernel_runtime::__private::global::<u32>(&k.0, 1),
+        cuda_kernel_runtime::__private::global::<u32>(&k.0, 1),
         Err(Error::Global { .. })
     ));
-    let total = kernel_runtime::__private::global::<u64>(&k.0, 1).unwrap();
+    let total = cuda_kernel_runtime::__private::global::<u64>(&k.0, 1).unwrap();
     total.write(&0).unwrap();
     let vals = rng.nonzero_u32s(n);
     let acc = k.0.kernel(idx::ACCUMULATE).unwrap();
@@ -342,7 +342,7 @@ fn constant_and_device_globals() {
     unsafe {
         acc.launch(
             &Launch::for_num_elems(n as u32),
-            (kernel_runtime::In(&vals), n as i32),
+            (cuda_kernel_runtime::In(&vals), n as i32),
         )
         .unwrap()
     };
@@ -351,7 +351,7 @@ fn constant_and_device_globals() {
         vals.iter().map(|&v| u64::from(v)).sum::<u64>()
     );
     assert!(matches!(
-        kernel_runtime::__private::global::<u64>(&k.0, 2),
+        cuda_kernel_runtime::__private::global::<u64>(&k.0, 2),
         Err(Error::BadIndex { .. })
     ));
 }
@@ -450,7 +450,7 @@ fn module_is_loaded_once_per_context_under_concurrency() {
         joins.into_iter().map(|j| j.join().unwrap()).collect()
     });
     assert!(handles.iter().all(|&h| h == handles[0] && h != 0));
-    let again = TestKernels::load(&kernel_runtime::Gpu::new(0).unwrap()).unwrap();
+    let again = TestKernels::load(&cuda_kernel_runtime::Gpu::new(0).unwrap()).unwrap();
     assert_eq!(
         again.0.kernel(idx::SAXPY).unwrap().cu_function() as usize,
         handles[0]

@@ -3,9 +3,9 @@
 mod common;
 
 use common::OLD_ARCH;
-use kernel_runtime::__private::load_module;
-use kernel_runtime::spec::ModuleSpec;
-use kernel_runtime::{Error, RawModule};
+use cuda_kernel_runtime::__private::load_module;
+use cuda_kernel_runtime::spec::ModuleSpec;
+use cuda_kernel_runtime::{Error, RawModule};
 use kernel_test_support::gpu_or_skip;
 
 static OLD_SPEC: ModuleSpec = ModuleSpec {
@@ -127,7 +127,7 @@ fn external_ptx_loads_and_runs_through_jit() {
     let mut out = gpu.zeros::<u32>(1).unwrap();
     // SAFETY: store7(unsigned* p) writes one element.
     unsafe {
-        k.launch(&kernel_runtime::Launch::new(1, 1), (&mut out,))
+        k.launch(&cuda_kernel_runtime::Launch::new(1, 1), (&mut out,))
             .unwrap()
     };
     assert_eq!(gpu.download(&out).unwrap(), [7]);

@@ -11,8 +11,8 @@ mod reliability_common;
 use std::process::Command;
 use std::sync::Mutex;
 
-use kernel_runtime::__private::load_module;
-use kernel_runtime::{ConfigError, Error, Gpu, Launch, RawModule};
+use cuda_kernel_runtime::__private::load_module;
+use cuda_kernel_runtime::{ConfigError, Error, Gpu, Launch, RawModule};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 use reliability_common::{SM80_ONLY, SM80_SPEC, SPEC, STATIC_SMEM_BYTES, expected_sass_arch, idx};
 

@@ -9,9 +9,9 @@ mod reliability_common;
 
 use std::sync::{Barrier, Mutex};
 
-use kernel_runtime::__private::load_module;
-use kernel_runtime::cudarc::driver::CudaSlice;
-use kernel_runtime::{Gpu, Launch, RawModule};
+use cuda_kernel_runtime::__private::load_module;
+use cuda_kernel_runtime::cudarc::driver::CudaSlice;
+use cuda_kernel_runtime::{Gpu, Launch, RawModule};
 use kernel_test_support::{NonZeroData, Rng, gpu_or_skip};
 use reliability_common::{RELIABILITY, SPEC, idx, iterations, rss_bytes};
 

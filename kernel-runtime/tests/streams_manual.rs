@@ -8,7 +8,7 @@
 mod common;
 
 use common::TestKernels;
-use kernel_runtime::{Error, Launch};
+use cuda_kernel_runtime::{Error, Launch};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 #[test]

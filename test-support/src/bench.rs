@@ -3,7 +3,7 @@
 
 use std::time::Instant;
 
-use kernel_runtime::Gpu;
+use cuda_kernel_runtime::Gpu;
 
 /// Microseconds per call of `calls` back-to-back calls of `f`, including draining the GPU's
 /// queue at the end (so work `f` only queued is counted).
@@ -12,11 +12,11 @@ use kernel_runtime::Gpu;
 /// When the final synchronisation fails: a benchmark has nothing to report then.
 ///
 /// ```no_run
-/// let gpu = kernel_runtime::Gpu::new(0)?;
+/// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let mut n = 0u64;
 /// let us = kernel_test_support::bench::per_call_us(&gpu, 1000, &mut || n += 1);
 /// assert!(us >= 0.0 && n == 1000);
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub fn per_call_us(gpu: &Gpu, calls: usize, f: &mut dyn FnMut()) -> f64 {
     let start = Instant::now();

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Measures how long `cargo check` of a crate holding one 15-kernel `cuda_module!`
-# takes when the macro expansion is cold (empty kernel-build cache: nvcc runs) and
+# takes when the macro expansion is cold (empty cuda-kernel-build cache: nvcc runs) and
 # warm (cache hit: no nvcc), against a parse-only expansion (no device code).
 #
 # Usage: tests/bench/macro_expansion.sh [runs]   (from the workspace root)
@@ -24,12 +24,12 @@ version = "0.0.0"
 edition = "2024"
 publish = false
 [dependencies]
-kernel-runtime = { path = "$root/kernel-runtime" }
+cuda-kernel-runtime = { path = "$root/kernel-runtime" }
 [workspace]
 TOML
 
 {
-    echo 'kernel_runtime::cuda_module! {'
+    echo 'cuda_kernel_runtime::cuda_module! {'
     echo '    /// Fifteen kernels.'
     echo '    pub mod fifteen {'
     echo '        source = r#"'

@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use kernel_runtime::{Launch, RawModule, cuda_module, loading_mode};
+use cuda_kernel_runtime::{Launch, RawModule, cuda_module, loading_mode};
 use kernel_test_support::bench::{median, report};
 use kernel_test_support::gpu_or_skip;
 

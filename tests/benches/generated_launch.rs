@@ -14,8 +14,8 @@
 
 use std::ffi::c_void;
 
-use kernel_runtime::cudarc::driver::result;
-use kernel_runtime::{Launch, RawDevicePtr, RawModule, cuda_module};
+use cuda_kernel_runtime::cudarc::driver::result;
+use cuda_kernel_runtime::{Launch, RawDevicePtr, RawModule, cuda_module};
 use kernel_test_support::bench::{fastest, median, per_call_us, report};
 use kernel_test_support::gpu_or_skip;
 

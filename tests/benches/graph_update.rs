@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use kernel_runtime::{CudaSlice, Error, Gpu, Launch, cuda_module};
+use cuda_kernel_runtime::{CudaSlice, Error, Gpu, Launch, cuda_module};
 use kernel_test_support::bench::{median, report};
 use kernel_test_support::gpu_or_skip;
 

@@ -23,8 +23,8 @@
 use std::ffi::c_void;
 use std::time::Instant;
 
-use kernel_runtime::cudarc::driver::sys;
-use kernel_runtime::{DevicePtr, Gpu, Launch, Location, RawModule, cuda_module};
+use cuda_kernel_runtime::cudarc::driver::sys;
+use cuda_kernel_runtime::{DevicePtr, Gpu, Launch, Location, RawModule, cuda_module};
 use kernel_test_support::bench::{median, report};
 use kernel_test_support::{NonZeroData, Rng, gpu_or_skip};
 

@@ -12,7 +12,7 @@
 
 use std::time::Instant;
 
-use kernel_runtime::{Gpu, Linker, ObjectCode};
+use cuda_kernel_runtime::{Gpu, Linker, ObjectCode};
 use kernel_test_support::bench::{median, report};
 use kernel_test_support::gpu_or_skip;
 

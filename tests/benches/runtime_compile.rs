@@ -19,9 +19,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Instant;
 
-use kernel_runtime::__private::{load_module, load_module_with};
-use kernel_runtime::spec::ModuleSpec;
-use kernel_runtime::{CompileOptions, Gpu, Nvrtc, Program, cuda_module};
+use cuda_kernel_runtime::__private::{load_module, load_module_with};
+use cuda_kernel_runtime::spec::ModuleSpec;
+use cuda_kernel_runtime::{CompileOptions, Gpu, Nvrtc, Program, cuda_module};
 use kernel_test_support::bench::{median, report};
 
 cuda_module! {

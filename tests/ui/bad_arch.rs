@@ -1,5 +1,5 @@
 // An architecture name nvcc does not know is reported at its literal.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         source = r#"
             extern "C" __global__ void noop() {}

@@ -1,6 +1,6 @@
 // Stubs are `unsafe fn` unless the crate vouches for the kernel in an
 // `unsafe extern` block with `safe fn`.
-use kernel_runtime::{cuda_module, CudaSlice, Launch};
+use cuda_kernel_runtime::{cuda_module, CudaSlice, Launch};
 
 cuda_module! {
     mod k {

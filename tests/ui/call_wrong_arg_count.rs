@@ -1,5 +1,5 @@
 // A stub takes the launch configuration plus one argument per CUDA parameter.
-use kernel_runtime::{cuda_module, CudaSlice, Launch};
+use cuda_kernel_runtime::{cuda_module, CudaSlice, Launch};
 
 cuda_module! {
     mod k {

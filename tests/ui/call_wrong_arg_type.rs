@@ -1,6 +1,6 @@
 // A stub takes exactly the Rust types of the CUDA parameters; a pointer argument that does
 // not fit is reported with the kernel, the parameter and its CUDA type as written.
-use kernel_runtime::{cuda_module, CudaSlice, Launch};
+use cuda_kernel_runtime::{cuda_module, CudaSlice, Launch};
 
 cuda_module! {
     mod k {

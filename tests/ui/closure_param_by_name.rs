@@ -1,9 +1,9 @@
 // A kernel taking a closure has no type Rust can name: it stays in the module without a
 // typed stub (the module's docs and the build's warning say why) and is reached by name;
 // calling it as a method is an error.
-use kernel_runtime::Launch;
+use cuda_kernel_runtime::Launch;
 
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         source = r#"
             extern "C" __global__ void fine(float* x) { x[0] = 1.0f; }
@@ -19,7 +19,7 @@ kernel_runtime::cuda_module! {
     }
 }
 
-fn run(m: &k::Module, x: &mut kernel_runtime::CudaSlice<f32>) {
+fn run(m: &k::Module, x: &mut cuda_kernel_runtime::CudaSlice<f32>) {
     let cfg = Launch::for_num_elems(1);
     // SAFETY: `fine` writes x[0]; x is not empty.
     let _ = unsafe { m.fine(&cfg, &mut *x) };

@@ -1,5 +1,5 @@
 // An nvcc error in inline source is reported at the source literal with nvcc's text.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         source = r#"
             extern "C" __global__ void fill(float* x, int n) {

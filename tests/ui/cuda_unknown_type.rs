@@ -1,5 +1,5 @@
 // A parameter type that CUDA does not know.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         source = r#"
             extern "C" __global__ void fill(real_t* x, int n) {

@@ -1,5 +1,5 @@
 // `const T*` is a shared borrow, `T*` an exclusive one; both directions are errors.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         source = r#"
             extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {

@@ -1,5 +1,5 @@
 // A declared kernel that the CUDA source does not define, and a struct mismatch.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         source = r#"
             struct P { float x; int n; };

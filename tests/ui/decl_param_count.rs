@@ -1,5 +1,5 @@
 // A declaration with the wrong number of parameters.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         source = r#"
             extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {

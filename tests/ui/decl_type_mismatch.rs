@@ -1,6 +1,6 @@
 // Declared Rust types are checked against the CUDA declaration; every mismatch is
 // reported at the Rust type, with the CUDA location.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         source = r#"
             extern "C" __global__ void saxpy(float a, const float* x, float* y, int n) {

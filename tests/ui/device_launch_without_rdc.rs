@@ -1,7 +1,7 @@
 // A kernel launching a kernel from device code (dynamic parallelism) needs relocatable device
 // code linked with the device runtime: without `rdc = true;` the error says so, at the
 // launch's file:line, with nvcc's own message after it.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         source = r#"
             extern "C" __global__ void child(float* x) { x[threadIdx.x] = 1.0f; }

@@ -1,5 +1,5 @@
 // `rdc` and `lto` are one choice: giving both is an error at the second.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         files = ["../../../../tests/cuda/multi/poly.cu", "../../../../tests/cuda/multi/polydef.cu"];
         rdc = true;

@@ -1,6 +1,6 @@
 // One kernel declared with different parameter types under different `__CUDA_ARCH__`:
 // one Rust stub cannot serve both targets.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         source = r#"
             #if __CUDA_ARCH__ >= 900

@@ -1,7 +1,7 @@
 // A kernel compiled out for one of the targets is missing from that image: an error
 // when the module requires every target to hold every kernel (by default it is a kernel
 // available on sm_90 only).
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         source = r#"
             #if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900

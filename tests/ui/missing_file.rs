@@ -1,5 +1,5 @@
 // A CUDA file that does not exist is reported at the path.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         file = "kernels/does_not_exist.cu";
     }

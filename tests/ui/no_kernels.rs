@@ -1,5 +1,5 @@
 // A source with device code but no `__global__` kernel has nothing to launch.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         source = r#"
             __device__ float twice(float x) { return 2.0f * x; }

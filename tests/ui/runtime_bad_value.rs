@@ -1,5 +1,5 @@
 // `compile` takes "build" or "runtime"; anything else is reported at its literal.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         compile = "nvrtc";
         source = r#"

@@ -1,6 +1,6 @@
 // A module compiled at run time is still checked at build time: the Rust declaration must
 // match the CUDA one, read without nvcc.
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         compile = "runtime";
         source = r#"

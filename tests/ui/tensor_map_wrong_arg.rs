@@ -1,8 +1,8 @@
 // A `CUtensorMap` parameter takes a `TensorMap` (a checked TMA descriptor of a buffer):
 // passing the buffer itself, or the raw 128 bytes, is a type error.
-use kernel_runtime::{CudaSlice, Launch};
+use cuda_kernel_runtime::{CudaSlice, Launch};
 
-kernel_runtime::cuda_module! {
+cuda_kernel_runtime::cuda_module! {
     mod k {
         source = r#"
             #include <cuda.h>

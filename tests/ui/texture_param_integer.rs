@@ -1,5 +1,5 @@
 // A `cudaTextureObject_t` parameter takes a `TextureObject`, never a plain integer handle.
-use kernel_runtime::{cuda_module, CudaSlice, Launch};
+use cuda_kernel_runtime::{cuda_module, CudaSlice, Launch};
 
 cuda_module! {
     mod k {

@@ -9,9 +9,9 @@
 
 use std::process::ExitCode;
 
+use cuda_kernel_runtime::{Error, Gpu, Launch, f16};
 use kernel_example_buildrs::gemm::{self, gemm_f16};
 use kernel_example_buildrs::host::{hosted, hosted_exclusive_scan, hosted_sort_pairs};
-use kernel_runtime::{Error, Gpu, Launch, f16};
 
 fn main() -> ExitCode {
     match Gpu::new(0) {

@@ -8,10 +8,10 @@
 
 use std::time::Instant;
 
+use cuda_kernel_runtime::{Error, Gpu, bf16, f16};
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, sys::cublasOperation_t};
 use kernel_example_buildrs::gemm::{gemm_bf16, gemm_f16};
 use kernel_example_buildrs::host::hosted_sort_pairs;
-use kernel_runtime::{Error, Gpu, bf16, f16};
 
 fn main() -> Result<(), Error> {
     let gpu = Gpu::new(0)?;
@@ -75,8 +75,8 @@ fn main() -> Result<(), Error> {
                 beta: <$t>::from_f32(0.0),
                 ldc: m as i32,
             };
-            let time = |which: &str, c: &mut kernel_runtime::CudaSlice<$t>| -> Result<f64, Error> {
-                let run = |c: &mut kernel_runtime::CudaSlice<$t>| -> Result<(), Error> {
+            let time = |which: &str, c: &mut cuda_kernel_runtime::CudaSlice<$t>| -> Result<f64, Error> {
+                let run = |c: &mut cuda_kernel_runtime::CudaSlice<$t>| -> Result<(), Error> {
                     if which == "cutlass" {
                         // SAFETY: a is m x k, b k x n, c m x n, multiples of 8.
                         unsafe { $ours(m as i32, nn as i32, k as i32, 1.0, &da, &db, 0.0, c, stream) }

@@ -2,7 +2,7 @@
 // from host functions with C linkage; and a kernel of our own applied to the product.
 // Matrices are column-major (as cuBLAS's): A is m x k (lda = m), B k x n (ldb = k), C m x n
 // (ldc = m). CUTLASS's headers come from the `nvidia-cutlass` wheel
-// (`kernel-inspect toolkit install --with cutlass`).
+// (`cuda-kernel-inspect toolkit install --with cutlass`).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cutlass/gemm/device/gemm.h>

@@ -1,14 +1,14 @@
 //! Kernels in `.cu` files sharing a header, compiled by `build.rs` with
-//! `kernel_build::Build` and included with `kernel_runtime::include_kernels!`.
+//! `cuda_kernel_build::Build` and included with `cuda_kernel_runtime::include_kernels!`.
 //!
 //! [`run`] is the whole program; `src/main.rs` and `examples/buildrs.rs` both call it.
 
 use std::process::ExitCode;
 
+use cuda_kernel_runtime::{Error, Gpu, Launch};
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
-use kernel_runtime::{Error, Gpu, Launch};
 
-kernel_runtime::include_kernels!(signal);
+cuda_kernel_runtime::include_kernels!(signal);
 
 const N: usize = 1 << 20;
 
@@ -74,11 +74,11 @@ fn transform_then_blur(gpu: &Gpu) -> Result<Report, Error> {
 pub mod host {
     use std::sync::Arc;
 
-    use kernel_runtime::{CudaSlice, CudaStream, Error};
+    use cuda_kernel_runtime::{CudaSlice, CudaStream, Error};
 
-    kernel_runtime::include_kernels!(hosted);
+    cuda_kernel_runtime::include_kernels!(hosted);
 
-    kernel_runtime::host_functions!(hosted {
+    cuda_kernel_runtime::host_functions!(hosted {
         /// Launches `scale` (`x[i] *= s` for `i < n`) through the CUDA runtime on `stream`.
         pub fn hosted_scale(x: &mut CudaSlice<f32>, s: f32, n: i32, stream: &Arc<CudaStream>)
             -> Result<(), Error>;
@@ -126,11 +126,11 @@ pub mod host {
 pub mod gemm {
     use std::sync::Arc;
 
-    use kernel_runtime::{CudaSlice, CudaStream, Error, bf16, f16};
+    use cuda_kernel_runtime::{CudaSlice, CudaStream, Error, bf16, f16};
 
-    kernel_runtime::include_kernels!(gemm);
+    cuda_kernel_runtime::include_kernels!(gemm);
 
-    kernel_runtime::host_functions!(gemm {
+    cuda_kernel_runtime::host_functions!(gemm {
         /// `c = alpha * a * b + beta * c` in f16 (a: m x k, b: k x n, c: m x n, column-major;
         /// m, n, k multiples of 8) on `stream`.
         pub fn gemm_f16(m: i32, n: i32, k: i32, alpha: f32, a: &CudaSlice<f16>,

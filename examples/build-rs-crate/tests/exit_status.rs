@@ -13,7 +13,7 @@ fn the_program_reports_and_exits_with_the_documented_status() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
-    match kernel_runtime::Gpu::new(0) {
+    match cuda_kernel_runtime::Gpu::new(0) {
         Ok(gpu) => {
             assert_eq!(out.status.code(), Some(0), "{stdout}{stderr}");
             assert!(stdout.contains(gpu.name()), "{stdout}");

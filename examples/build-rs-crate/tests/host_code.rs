@@ -8,7 +8,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use kernel_runtime::{Error, Launch};
+use cuda_kernel_runtime::{Error, Launch};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 use kernel_example_buildrs::host::{
@@ -209,9 +209,9 @@ fn a_host_function_waits_for_a_kernel_on_another_stream() -> Result<(), Error> {
 /// are multiples of 8 but of no tile; then `relu_f16` through its typed stub on the product.
 #[test]
 fn cutlass_gemm_matches_cublas_and_the_cpu() -> Result<(), Error> {
+    use cuda_kernel_runtime::{bf16, f16};
     use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, sys::cublasOperation_t};
     use kernel_example_buildrs::gemm::{self, gemm_bf16, gemm_f16};
-    use kernel_runtime::{bf16, f16};
 
     let Some(gpu) = gpu_or_skip() else {
         return Ok(());

@@ -1,4 +1,4 @@
-//! A stand-in for nvcc used by kernel-build's tests (not part of the public interface).
+//! A stand-in for nvcc used by cuda-kernel-build's tests (not part of the public interface).
 //!
 //! Every invocation appends its arguments as one line to `$FAKE_NVCC_LOG`. Then,
 //! depending on `$FAKE_NVCC_MODE`:

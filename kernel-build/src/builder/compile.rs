@@ -13,14 +13,14 @@ impl Build {
     /// Builds the module, or prints the error and exits with status 1 (for `build.rs`).
     ///
     /// ```no_run
-    /// kernel_build::Build::new().file("kernels/vecmath.cu").compile("vecmath");
+    /// cuda_kernel_build::Build::new().file("kernels/vecmath.cu").compile("vecmath");
     /// ```
     pub fn compile(&self, name: &str) -> Output {
         match self.try_compile(name) {
             Ok(out) => out,
             Err(e) => {
                 let report = crate::diagnostics::build::report(&e);
-                eprintln!("\n\nerror occurred in kernel-build: {report}\n\n");
+                eprintln!("\n\nerror occurred in cuda-kernel-build: {report}\n\n");
                 std::process::exit(1);
             }
         }
@@ -30,7 +30,7 @@ impl Build {
     /// generated Rust, and tells Cargo what to watch.
     ///
     /// ```no_run
-    /// match kernel_build::Build::new().file("k.cu").try_compile("k") {
+    /// match cuda_kernel_build::Build::new().file("k.cu").try_compile("k") {
     ///     Ok(out) => println!("{} kernels", out.module.info.kernels.len()),
     ///     Err(e) => eprintln!("{e}"),
     /// }

@@ -30,7 +30,7 @@ use std::path::PathBuf;
 /// ```no_run
 /// // build.rs
 /// fn main() {
-///     kernel_build::Build::new()
+///     cuda_kernel_build::Build::new()
 ///         .file("kernels/vecmath.cu")
 ///         .include("kernels/include")
 ///         .define("BLOCK", "256")
@@ -62,9 +62,9 @@ pub struct Build {
 /// What [`Build::try_compile`] produced.
 ///
 /// ```no_run
-/// let out = kernel_build::Build::new().file("k.cu").try_compile("k")?;
+/// let out = cuda_kernel_build::Build::new().file("k.cu").try_compile("k")?;
 /// println!("fatbin at {}", out.fatbin.display());
-/// # Ok::<(), kernel_build::Error>(())
+/// # Ok::<(), cuda_kernel_build::Error>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Output {
@@ -81,7 +81,7 @@ pub struct Output {
 /// The contents of `<name>.kernels.json`.
 ///
 /// ```
-/// let m: kernel_build::Metadata = serde_json::from_str(
+/// let m: cuda_kernel_build::Metadata = serde_json::from_str(
 ///     r#"{"format":1,"module":{"name":"m","info":{"kernels":[],"structs":[],"globals":[],
 ///        "preprocessed":true,"notes":[]},"fatbin_path":null,"targets":[],
 ///        "toolkit_version":null,"tracked_files":[],"warnings":[]}}"#).unwrap();
@@ -110,7 +110,7 @@ impl Build {
     /// A build with no files, the default targets and Cargo output on.
     ///
     /// ```
-    /// let b = kernel_build::Build::new();
+    /// let b = cuda_kernel_build::Build::new();
     /// ```
     pub fn new() -> Build {
         Build {

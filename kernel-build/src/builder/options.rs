@@ -11,7 +11,7 @@ impl Build {
     /// each compiled as its own translation unit.
     ///
     /// ```
-    /// kernel_build::Build::new().file("kernels/a.cu").file("kernels/b.cu");
+    /// cuda_kernel_build::Build::new().file("kernels/a.cu").file("kernels/b.cu");
     /// ```
     pub fn file(&mut self, path: impl AsRef<Path>) -> &mut Build {
         self.files.push(path.as_ref().to_path_buf());
@@ -21,7 +21,7 @@ impl Build {
     /// Adds several `.cu` files (see [`Build::file`]).
     ///
     /// ```
-    /// kernel_build::Build::new().files(["kernels/a.cu", "kernels/b.cu"]);
+    /// cuda_kernel_build::Build::new().files(["kernels/a.cu", "kernels/b.cu"]);
     /// ```
     pub fn files<P: AsRef<Path>>(&mut self, paths: impl IntoIterator<Item = P>) -> &mut Build {
         self.files
@@ -34,10 +34,10 @@ impl Build {
     /// kernel may call a `__device__` function or use a `__device__` variable of another
     /// file ([`LinkMode::Rdc`]), or also link-time optimised across files
     /// ([`LinkMode::Lto`]). `Rdc` and `Lto` need nvJitLink and nvFatbin beside nvcc
-    /// (`kernel-inspect toolkit install` installs both).
+    /// (`cuda-kernel-inspect toolkit install` installs both).
     ///
     /// ```
-    /// use kernel_build::{Build, LinkMode};
+    /// use cuda_kernel_build::{Build, LinkMode};
     /// Build::new().files(["a.cu", "b.cu"]).link(LinkMode::Rdc);
     /// ```
     pub fn link(&mut self, mode: LinkMode) -> &mut Build {
@@ -51,11 +51,11 @@ impl Build {
     /// (`cudart_static`, from the toolkit) and the C++ runtime, so the binary still needs only
     /// the driver. Declare the host functions in Rust with `extern "C"` (C linkage in the
     /// `.cu`); the CUDA runtime works in the device's primary context, the one
-    /// `kernel_runtime::Gpu` opens, so buffers and streams cross freely. Off by default;
+    /// `cuda_kernel_runtime::Gpu` opens, so buffers and streams cross freely. Off by default;
     /// skipped without device code (`KERNEL_BUILD_NO_DEVICE_CODE`, docs.rs).
     ///
     /// ```
-    /// kernel_build::Build::new().file("kernels/sort.cu").host_code(true);
+    /// cuda_kernel_build::Build::new().file("kernels/sort.cu").host_code(true);
     /// ```
     pub fn host_code(&mut self, on: bool) -> &mut Build {
         self.host_code = on;
@@ -66,7 +66,7 @@ impl Build {
     /// its jobserver) and other callers use every core.
     ///
     /// ```
-    /// kernel_build::Build::new().jobs(4);
+    /// cuda_kernel_build::Build::new().jobs(4);
     /// ```
     pub fn jobs(&mut self, n: usize) -> &mut Build {
         self.jobs = Some(n.max(1));
@@ -80,7 +80,7 @@ impl Build {
     /// the build reads the fatbin back from it.
     ///
     /// ```
-    /// kernel_build::Build::new().file("k.cu").nvcc_wrapper("sccache");
+    /// cuda_kernel_build::Build::new().file("k.cu").nvcc_wrapper("sccache");
     /// ```
     pub fn nvcc_wrapper(&mut self, wrapper: impl AsRef<Path>) -> &mut Build {
         self.nvcc_wrapper = Some(wrapper.as_ref().to_path_buf());
@@ -101,7 +101,7 @@ impl Build {
     ///   `load` compiles it with the NVRTC found at run time instead of failing.
     ///
     /// ```
-    /// use kernel_build::{Build, RuntimeCompile};
+    /// use cuda_kernel_build::{Build, RuntimeCompile};
     /// Build::new().file("kernels/tile.cu").runtime(RuntimeCompile::Only);
     /// ```
     pub fn runtime(&mut self, mode: RuntimeCompile) -> &mut Build {
@@ -114,7 +114,7 @@ impl Build {
     /// newest) is used. The list given is exact: add a `compute_` target for PTX.
     ///
     /// ```
-    /// kernel_build::Build::new().arch("sm_90").arch("compute_90");
+    /// cuda_kernel_build::Build::new().arch("sm_90").arch("compute_90");
     /// ```
     pub fn arch(&mut self, target: &str) -> &mut Build {
         self.req
@@ -127,7 +127,7 @@ impl Build {
     /// Adds several targets (see [`Build::arch`]).
     ///
     /// ```
-    /// kernel_build::Build::new().archs(["sm_80", "sm_90", "compute_90"]);
+    /// cuda_kernel_build::Build::new().archs(["sm_80", "sm_90", "compute_90"]);
     /// ```
     pub fn archs<S: AsRef<str>>(&mut self, targets: impl IntoIterator<Item = S>) -> &mut Build {
         for t in targets {
@@ -139,7 +139,7 @@ impl Build {
     /// Adds an include directory (relative to the crate root).
     ///
     /// ```
-    /// kernel_build::Build::new().include("kernels/include");
+    /// cuda_kernel_build::Build::new().include("kernels/include");
     /// ```
     pub fn include(&mut self, dir: impl AsRef<Path>) -> &mut Build {
         self.req.includes.push(dir.as_ref().to_path_buf());
@@ -150,7 +150,7 @@ impl Build {
     /// preprocessor identifier makes [`Build::try_compile`] fail, naming it.
     ///
     /// ```
-    /// kernel_build::Build::new().define("BLOCK", "256").define("FAST_MATH", None);
+    /// cuda_kernel_build::Build::new().define("BLOCK", "256").define("FAST_MATH", None);
     /// ```
     pub fn define<'a>(&mut self, name: &str, value: impl Into<Option<&'a str>>) -> &mut Build {
         if let Err(problem) = self.req.define(name, value.into()) {
@@ -162,7 +162,7 @@ impl Build {
     /// Adds an nvcc flag (`-O3`, `--use_fast_math`, `-lineinfo`).
     ///
     /// ```
-    /// kernel_build::Build::new().flag("--use_fast_math");
+    /// cuda_kernel_build::Build::new().flag("--use_fast_math");
     /// ```
     pub fn flag(&mut self, flag: &str) -> &mut Build {
         self.req.flags.push(flag.to_string());
@@ -172,7 +172,7 @@ impl Build {
     /// Uses this nvcc instead of searching for one.
     ///
     /// ```
-    /// kernel_build::Build::new().nvcc("/usr/local/cuda-13.0/bin/nvcc");
+    /// cuda_kernel_build::Build::new().nvcc("/usr/local/cuda-13.0/bin/nvcc");
     /// ```
     pub fn nvcc(&mut self, path: impl AsRef<Path>) -> &mut Build {
         self.nvcc = Some(path.as_ref().to_path_buf());
@@ -182,7 +182,7 @@ impl Build {
     /// Writes outputs here instead of `$OUT_DIR`.
     ///
     /// ```
-    /// kernel_build::Build::new().out_dir("target/kernels");
+    /// cuda_kernel_build::Build::new().out_dir("target/kernels");
     /// ```
     pub fn out_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
         self.out_dir = Some(dir.as_ref().to_path_buf());
@@ -192,7 +192,7 @@ impl Build {
     /// Uses this cache directory instead of the environment's.
     ///
     /// ```
-    /// kernel_build::Build::new().cache_dir("/tmp/kernel-cache");
+    /// cuda_kernel_build::Build::new().cache_dir("/tmp/kernel-cache");
     /// ```
     pub fn cache_dir(&mut self, dir: impl AsRef<Path>) -> &mut Build {
         self.cache_dir = Some(dir.as_ref().to_path_buf());
@@ -202,7 +202,7 @@ impl Build {
     /// Whether to print `cargo:` lines (on by default; off outside build scripts).
     ///
     /// ```
-    /// kernel_build::Build::new().cargo_metadata(false);
+    /// cuda_kernel_build::Build::new().cargo_metadata(false);
     /// ```
     pub fn cargo_metadata(&mut self, on: bool) -> &mut Build {
         self.cargo_metadata = on;
@@ -215,7 +215,7 @@ impl Build {
     /// `Error::KernelNotInImage`. With this, its absence from an image is a build error.
     ///
     /// ```
-    /// kernel_build::Build::new().require_every_target(true);
+    /// cuda_kernel_build::Build::new().require_every_target(true);
     /// ```
     pub fn require_every_target(&mut self, on: bool) -> &mut Build {
         self.req.require_every_target = on;
@@ -225,7 +225,7 @@ impl Build {
     /// Whether to re-print nvcc's warnings as `cargo:warning=` (on by default).
     ///
     /// ```
-    /// kernel_build::Build::new().warnings(false);
+    /// cuda_kernel_build::Build::new().warnings(false);
     /// ```
     pub fn warnings(&mut self, on: bool) -> &mut Build {
         self.warnings = on;
@@ -237,7 +237,7 @@ impl Build {
     /// a kernel of the module makes the build fail, naming the nearest kernel.
     ///
     /// ```
-    /// kernel_build::Build::new().safe_kernel("saxpy");
+    /// cuda_kernel_build::Build::new().safe_kernel("saxpy");
     /// ```
     pub fn safe_kernel(&mut self, rust_name: &str) -> &mut Build {
         self.req.safe_kernels.push(rust_name.to_string());
@@ -251,7 +251,7 @@ impl Build {
     /// module makes the build fail.
     ///
     /// ```
-    /// kernel_build::Build::new().file("kernels/lib.cu").kernels(["softmax", "layer_norm"]);
+    /// cuda_kernel_build::Build::new().file("kernels/lib.cu").kernels(["softmax", "layer_norm"]);
     /// ```
     pub fn kernels<S: AsRef<str>>(
         &mut self,

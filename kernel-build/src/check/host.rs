@@ -82,9 +82,9 @@ pub struct HostBinding {
 /// mismatch found.
 ///
 /// ```
-/// use kernel_build::model::ModuleInfo;
+/// use cuda_kernel_build::model::ModuleInfo;
 /// let decl: syn::ForeignItemFn = syn::parse_quote!(fn missing(n: i32););
-/// let err = kernel_build::__private::check::check_host_declarations(&ModuleInfo::default(), "m", &[decl]).unwrap_err();
+/// let err = cuda_kernel_build::__private::check::check_host_declarations(&ModuleInfo::default(), "m", &[decl]).unwrap_err();
 /// assert!(err.to_string().contains("host function `missing`"));
 /// ```
 pub fn check_host_declarations(
@@ -456,7 +456,7 @@ mod tests {
     fn roles_of_matching_declarations() {
         let b = check(
             "fn sort(keys: &CudaSlice<u32>, out: &mut CudaViewMut<u32>, scratch: &mut CudaSlice<u8>, n: i32, s: &Arc<CudaStream>) -> Result<(), Error>;\n\
-             fn fill(host: &mut [f32], dev: &CudaView<f32>, p: P) -> kernel_runtime::Result<()>;\n\
+             fn fill(host: &mut [f32], dev: &CudaView<f32>, p: P) -> cuda_kernel_runtime::Result<()>;\n\
              fn count(x: *const i32) -> i32;",
         )
         .unwrap();

@@ -31,9 +31,9 @@ pub use host::{HostArg, HostBinding, HostRet, check_host_declarations};
 /// Checks every declaration; the error combines every mismatch found.
 ///
 /// ```
-/// use kernel_build::model::ModuleInfo;
+/// use cuda_kernel_build::model::ModuleInfo;
 /// let decl: syn::Signature = syn::parse_quote!(fn missing(n: i32));
-/// let err = kernel_build::__private::check::check_declarations(&ModuleInfo::default(), &[decl]).unwrap_err();
+/// let err = cuda_kernel_build::__private::check::check_declarations(&ModuleInfo::default(), &[decl]).unwrap_err();
 /// assert!(err.to_string().contains("kernel `missing` is declared in Rust but not defined"));
 /// ```
 pub fn check_declarations(info: &ModuleInfo, decls: &[syn::Signature]) -> Result<(), syn::Error> {

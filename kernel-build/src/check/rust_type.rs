@@ -189,7 +189,7 @@ mod tests {
         assert_eq!(c("half::f16"), RustType::Scalar(Scalar::F16));
         assert_eq!(c("Float2"), RustType::Vector(Scalar::F32, 2));
         assert_eq!(
-            c("kernel_runtime::fp::F8E4M3"),
+            c("cuda_kernel_runtime::fp::F8E4M3"),
             RustType::Scalar(Scalar::Fp8E4M3)
         );
         assert_eq!(c("Fp8x4E5M2"), RustType::Vector(Scalar::Fp8E5M2, 4));

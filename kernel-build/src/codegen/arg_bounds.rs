@@ -174,7 +174,7 @@ impl ArgBounds {
         });
         let markers = &self.markers;
         quote! {
-            /// Argument bounds of the launch methods (see `kernel_build::__private::codegen`):
+            /// Argument bounds of the launch methods (see `cuda_kernel_build::__private::codegen`):
             /// one trait per parameter name, CUDA type and direction, and one marker type per
             /// kernel, so that a mismatch names the kernel and the parameter.
             #[doc(hidden)]

@@ -21,7 +21,7 @@ pub struct Declared {
 /// The stand-in module for a module that failed to build.
 ///
 /// ```
-/// use kernel_build::__private::codegen::{fallback, CodegenOptions, Declared};
+/// use cuda_kernel_build::__private::codegen::{fallback, CodegenOptions, Declared};
 /// let decl = Declared { sig: syn::parse_quote!(fn scale(x: &mut [f32], n: i32)), safe: false };
 /// let tokens = fallback("k", &CodegenOptions::default(), &[decl]).to_string();
 /// assert!(tokens.contains("fn load") && tokens.contains("fn scale"));

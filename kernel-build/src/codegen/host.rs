@@ -25,7 +25,7 @@ use crate::check::{HostArg, HostBinding, HostRet, result_ok};
 /// The C functions of a module's host library that name CUDA errors.
 ///
 /// ```
-/// let (name, text) = kernel_build::__private::codegen::error_name_functions("hosted");
+/// let (name, text) = cuda_kernel_build::__private::codegen::error_name_functions("hosted");
 /// assert_eq!(name, "kernel_build_error_name_hosted");
 /// ```
 pub fn error_name_functions(module: &str) -> (String, String) {
@@ -39,7 +39,7 @@ pub fn error_name_functions(module: &str) -> (String, String) {
 /// `metadata` (included, so that rustc rebuilds the crate when it changes).
 ///
 /// ```
-/// let tokens = kernel_build::__private::codegen::host_bindings("m", "/m.kernels.json", &[], &syn::parse_quote!(::kernel_runtime));
+/// let tokens = cuda_kernel_build::__private::codegen::host_bindings("m", "/m.kernels.json", &[], &syn::parse_quote!(::cuda_kernel_runtime));
 /// assert!(tokens.to_string().contains("include_bytes"));
 /// ```
 pub fn host_bindings(

@@ -16,8 +16,8 @@ use crate::diagnostics::host as msg;
 /// Expands `host_functions!(module { decls })` for the crate being compiled (its `OUT_DIR`).
 ///
 /// ```
-/// let out = kernel_build::__private::codegen::expand_host_functions(
-///     &syn::parse_quote!(nowhere), &[], &syn::parse_quote!(::kernel_runtime));
+/// let out = cuda_kernel_build::__private::codegen::expand_host_functions(
+///     &syn::parse_quote!(nowhere), &[], &syn::parse_quote!(::cuda_kernel_runtime));
 /// assert!(out.to_string().contains("compile_error"));
 /// ```
 pub fn expand_host_functions(

@@ -19,7 +19,7 @@
 //! ```
 //!
 //! Generated code names the runtime crate through [`CodegenOptions::runtime`]
-//! (`::kernel_runtime` by default): its public types (`Gpu`, `Error`,
+//! (`::cuda_kernel_runtime` by default): its public types (`Gpu`, `Error`,
 //! `Launch`, `Global`, `RawDevicePtr`, `vector::*`) by their public paths,
 //! everything else only through its doc-hidden `__private` module. Every check
 //! happens before this phase, so nothing here returns an error.
@@ -56,9 +56,9 @@ use crate::pipeline::{BuiltModule, ModuleRequest};
 /// Choices made by the caller (the macro or the build script) about the generated module.
 ///
 /// ```
-/// let opts = kernel_build::__private::codegen::CodegenOptions::default();
+/// let opts = cuda_kernel_build::__private::codegen::CodegenOptions::default();
 /// assert!(opts.safe_kernels.is_empty());
-/// assert_eq!(opts.runtime.segments.len(), 1); // ::kernel_runtime
+/// assert_eq!(opts.runtime.segments.len(), 1); // ::cuda_kernel_runtime
 /// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
@@ -79,7 +79,7 @@ pub struct CodegenOptions {
     /// without a typed stub) become compiler warnings at the macro, which cannot print them
     /// otherwise on stable Rust. A build script prints them as `cargo:warning=` instead.
     pub warn_in_code: bool,
-    /// Path of the runtime crate (`::kernel_runtime`); internals are reached
+    /// Path of the runtime crate (`::cuda_kernel_runtime`); internals are reached
     /// through its `__private` module.
     pub runtime: syn::Path,
 }
@@ -93,7 +93,7 @@ impl Default for CodegenOptions {
             kernels: None,
             track_inputs: false,
             warn_in_code: false,
-            runtime: syn::parse_quote!(::kernel_runtime),
+            runtime: syn::parse_quote!(::cuda_kernel_runtime),
         }
     }
 }
@@ -103,7 +103,7 @@ impl CodegenOptions {
     /// that get stubs), the rest as by default.
     ///
     /// ```
-    /// use kernel_build::__private::{codegen::CodegenOptions, pipeline::{ModuleRequest, SourceInput}};
+    /// use cuda_kernel_build::__private::{codegen::CodegenOptions, pipeline::{ModuleRequest, SourceInput}};
     /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
     /// req.safe_kernels.push("scale".into());
     /// assert!(CodegenOptions::for_request(&req).safe_kernels.contains("scale"));
@@ -120,8 +120,8 @@ impl CodegenOptions {
 /// Generates the Rust module of a built module.
 ///
 /// ```
-/// use kernel_build::__private::codegen::{generate, CodegenOptions};
-/// let module = kernel_build::BuiltModule { name: "empty".into(), info: Default::default(),
+/// use cuda_kernel_build::__private::codegen::{generate, CodegenOptions};
+/// let module = cuda_kernel_build::BuiltModule { name: "empty".into(), info: Default::default(),
 ///     fatbin_path: None, targets: vec![], toolkit_version: None, tracked_files: vec![],
 ///     warnings: vec![], units: vec![], runtime_source: None };
 /// let tokens = generate(&module, &CodegenOptions::default());
@@ -145,7 +145,7 @@ pub fn generate(module: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
 /// name, and the names of the methods it gets.
 pub(crate) fn method_names(info: &ModuleInfo) -> Vec<String> {
     let mut names: BTreeSet<String> = info.kernels.iter().map(kernel_rust_name).collect();
-    let rt = quote::quote!(::kernel_runtime);
+    let rt = quote::quote!(::cuda_kernel_runtime);
     names.extend(templates::plan(info, &rt).iter().map(|p| match p {
         templates::Planned::Single { name, .. } | templates::Planned::Family { name, .. } => {
             name.to_string()

@@ -27,7 +27,7 @@ use crate::model::{Kernel, ModuleInfo};
 /// Turns a C identifier (or `::`-qualified name) into a Rust identifier.
 ///
 /// ```
-/// use kernel_build::__private::codegen::rust_ident;
+/// use cuda_kernel_build::__private::codegen::rust_ident;
 /// assert_eq!(rust_ident("saxpy").to_string(), "saxpy");
 /// assert_eq!(rust_ident("geo::Pt").to_string(), "geo_Pt");
 /// assert_eq!(rust_ident("type").to_string(), "r#type");
@@ -120,8 +120,8 @@ fn shortened(c_name: &str) -> String {
 /// (template arguments are not part of it).
 ///
 /// ```
-/// use kernel_build::__private::codegen::kernel_rust_name;
-/// use kernel_build::model::{Kernel, KernelAttrs, Linkage};
+/// use cuda_kernel_build::__private::codegen::kernel_rust_name;
+/// use cuda_kernel_build::model::{Kernel, KernelAttrs, Linkage};
 /// let k = Kernel {
 ///     name: "ops::axpy<float>".into(), base_name: "axpy".into(), namespace: vec!["ops".into()],
 ///     template_args: vec![], symbol: "_ZN3ops4axpyIfEEvT_PKS1_PS1_i".into(), linkage: Linkage::Cxx,
@@ -138,8 +138,8 @@ pub fn kernel_rust_name(kernel: &Kernel) -> String {
 /// A parameter's Rust name: the CUDA name, or `arg<i>` when unnamed.
 ///
 /// ```
-/// assert_eq!(kernel_build::__private::codegen::param_ident(Some("x"), 0).to_string(), "x");
-/// assert_eq!(kernel_build::__private::codegen::param_ident(None, 2).to_string(), "arg2");
+/// assert_eq!(cuda_kernel_build::__private::codegen::param_ident(Some("x"), 0).to_string(), "x");
+/// assert_eq!(cuda_kernel_build::__private::codegen::param_ident(None, 2).to_string(), "arg2");
 /// ```
 pub fn param_ident(name: Option<&str>, index: usize) -> Ident {
     match name {

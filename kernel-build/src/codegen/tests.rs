@@ -226,7 +226,7 @@ fn plain_stub_takes_exact_types_and_is_unsafe() {
     assert!(
         has(
             &out,
-            "pub trait x<E, K>: ::kernel_runtime::__private::ConstPtr<E> {}"
+            "pub trait x<E, K>: ::cuda_kernel_runtime::__private::ConstPtr<E> {}"
         ),
         "{out}"
     );
@@ -274,20 +274,20 @@ fn texture_and_surface_parameters_take_the_runtime_objects() {
     assert!(
         has(
             &out,
-            "tex: &::kernel_runtime::TextureObject<impl ::core::marker::Sized>"
+            "tex: &::cuda_kernel_runtime::TextureObject<impl ::core::marker::Sized>"
         ),
         "{out}"
     );
     assert!(
         has(
             &out,
-            "surf: &::kernel_runtime::SurfaceObject<impl ::core::marker::Sized>"
+            "surf: &::cuda_kernel_runtime::SurfaceObject<impl ::core::marker::Sized>"
         ),
         "{out}"
     );
     // The handle is passed by value.
     assert!(
-        has(&out, "::kernel_runtime::ByValue(tex.handle())"),
+        has(&out, "::cuda_kernel_runtime::ByValue(tex.handle())"),
         "{out}"
     );
     assert!(!has(&out, "__args::sample::tex"), "{out}");
@@ -374,14 +374,20 @@ fn structs_get_repr_c_and_layout_assertions() {
     assert!(
         has(
             &out,
-            "unsafe impl ::kernel_runtime::__private::cudarc::driver::DeviceRepr for P"
+            "unsafe impl ::cuda_kernel_runtime::__private::cudarc::driver::DeviceRepr for P"
         ),
         "{out}"
     );
     assert!(has(&out, "p: P,"), "{out}");
-    assert!(has(&out, "v: ::kernel_runtime::vector::Float2"), "{out}");
-    assert!(has(&out, "h: ::kernel_runtime::f16"), "{out}");
-    assert!(has(&out, "raw: ::kernel_runtime::RawDevicePtr"), "{out}");
+    assert!(
+        has(&out, "v: ::cuda_kernel_runtime::vector::Float2"),
+        "{out}"
+    );
+    assert!(has(&out, "h: ::cuda_kernel_runtime::f16"), "{out}");
+    assert!(
+        has(&out, "raw: ::cuda_kernel_runtime::RawDevicePtr"),
+        "{out}"
+    );
 }
 
 #[test]

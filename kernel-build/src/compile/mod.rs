@@ -112,7 +112,7 @@ pub(crate) fn run_through(
         command = format!("{} {command}", w.display());
     }
     if debug {
-        eprintln!("kernel-build: running {command}");
+        eprintln!("cuda-kernel-build: running {command}");
     }
     let mut cmd = match wrapper {
         Some(w) => {

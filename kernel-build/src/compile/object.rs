@@ -10,7 +10,7 @@ use std::path::Path;
 pub(crate) fn fatbin_from_object(object: &Path, fatbin: &Path) -> Result<(), Error> {
     let bytes = std::fs::read(object)
         .map_err(|e| Error::io("failed to read the object nvcc wrote", object, e))?;
-    let found = kernel_objects::find_containers(&bytes);
+    let found = cuda_kernel_objects::find_containers(&bytes);
     let [(at, len)] = found[..] else {
         return Err(Error::FatbinNotInObject {
             path: object.to_path_buf(),

@@ -119,7 +119,7 @@ impl Probe<'_> {
             Ok(_) => {
                 let bytes = std::fs::read(&out)
                     .map_err(|e| format!("cannot read the probe's fatbin: {e}"))?;
-                let fatbin = kernel_objects::parse(&bytes)
+                let fatbin = cuda_kernel_objects::parse(&bytes)
                     .map_err(|e| format!("cannot read the probe's fatbin: {e}"))?;
                 let mut found = Vec::new();
                 for entry in &fatbin.entries {

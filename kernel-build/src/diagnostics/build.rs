@@ -6,7 +6,7 @@
 /// How a door names the option that turns device linking on.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Door {
-    /// `Build` in a build script (and `kernel-inspect build`).
+    /// `Build` in a build script (and `cuda-kernel-inspect build`).
     Build,
     /// The `cuda_module!` macro.
     Macro,
@@ -15,7 +15,7 @@ pub enum Door {
 /// nvcc failed on `what` (`the inline CUDA source`, `` `k.cu` ``).
 ///
 /// ```
-/// let m = kernel_build::__private::diagnostics::build::nvcc_failed_on("`k.cu`", "exit status: 1", "k.cu(3): error: x\n");
+/// let m = cuda_kernel_build::__private::diagnostics::build::nvcc_failed_on("`k.cu`", "exit status: 1", "k.cu(3): error: x\n");
 /// assert_eq!(m, "nvcc failed to compile `k.cu` (exit status: 1):\nk.cu(3): error: x");
 /// ```
 pub fn nvcc_failed_on(what: &str, status: &str, output: &str) -> String {
@@ -28,7 +28,7 @@ pub fn nvcc_failed_on(what: &str, status: &str, output: &str) -> String {
 /// nvcc failed; the build script's message, with the command line.
 ///
 /// ```
-/// let m = kernel_build::__private::diagnostics::build::nvcc_failed(Some("k.cu:3"), "exit status: 1", "nvcc k.cu", "boom");
+/// let m = cuda_kernel_build::__private::diagnostics::build::nvcc_failed(Some("k.cu:3"), "exit status: 1", "nvcc k.cu", "boom");
 /// assert!(m.starts_with("nvcc failed at k.cu:3 (exit status: 1)\ncommand: nvcc k.cu"));
 /// ```
 pub fn nvcc_failed(location: Option<&str>, status: &str, command: &str, output: &str) -> String {
@@ -43,14 +43,14 @@ pub fn nvcc_failed(location: Option<&str>, status: &str, command: &str, output: 
 /// device-linked.
 ///
 /// ```
-/// use kernel_build::__private::diagnostics::build::{needs_rdc, Door};
+/// use cuda_kernel_build::__private::diagnostics::build::{needs_rdc, Door};
 /// let m = needs_rdc("b.cu", "helper(float)", Door::Macro);
 /// assert!(m.ends_with("add `rdc = true;`"), "{m}");
 /// ```
 pub fn needs_rdc(file: &str, symbol: &str, door: Door) -> String {
     let fix = match door {
         Door::Build => {
-            "`Build::link(LinkMode::Rdc)` (macro: `rdc = true;`, kernel-inspect: `--rdc`)"
+            "`Build::link(LinkMode::Rdc)` (macro: `rdc = true;`, cuda-kernel-inspect: `--rdc`)"
         }
         Door::Macro => "add `rdc = true;`",
     };
@@ -64,14 +64,14 @@ pub fn needs_rdc(file: &str, symbol: &str, door: Door) -> String {
 /// parallelism), which needs device linking with the CUDA device runtime.
 ///
 /// ```
-/// use kernel_build::__private::diagnostics::build::{needs_device_runtime, Door};
+/// use cuda_kernel_build::__private::diagnostics::build::{needs_device_runtime, Door};
 /// let m = needs_device_runtime("tree.cu:8", Door::Macro);
 /// assert!(m.starts_with("`tree.cu:8` launches a kernel from device code"), "{m}");
 /// ```
 pub fn needs_device_runtime(at: &str, door: Door) -> String {
     let fix = match door {
         Door::Build => {
-            "`Build::link(LinkMode::Rdc)` (macro: `rdc = true;`, kernel-inspect: `--rdc`)"
+            "`Build::link(LinkMode::Rdc)` (macro: `rdc = true;`, cuda-kernel-inspect: `--rdc`)"
         }
         Door::Macro => "add `rdc = true;`",
     };
@@ -86,7 +86,7 @@ pub fn needs_device_runtime(at: &str, door: Door) -> String {
 ///
 /// ```
 /// let io = std::io::Error::from(std::io::ErrorKind::NotFound);
-/// let m = kernel_build::__private::diagnostics::build::unreadable_source("kernels/k.cu", &io);
+/// let m = cuda_kernel_build::__private::diagnostics::build::unreadable_source("kernels/k.cu", &io);
 /// assert!(m.starts_with("cannot read CUDA source `kernels/k.cu`: no such file"));
 /// ```
 pub fn unreadable_source(written: &str, io: &std::io::Error) -> String {
@@ -103,8 +103,8 @@ pub fn unreadable_source(written: &str, io: &std::io::Error) -> String {
 /// error once, whatever it wraps.
 ///
 /// ```
-/// let e = kernel_build::Error::InvalidOption("bad".into());
-/// assert_eq!(kernel_build::__private::diagnostics::build::report(&e), "bad");
+/// let e = cuda_kernel_build::Error::InvalidOption("bad".into());
+/// assert_eq!(cuda_kernel_build::__private::diagnostics::build::report(&e), "bad");
 /// ```
 pub fn report(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
@@ -119,7 +119,7 @@ pub fn report(error: &(dyn std::error::Error + 'static)) -> String {
 /// The device link of a module's files failed for one target.
 ///
 /// ```
-/// let m = kernel_build::__private::diagnostics::build::device_link_failed("rdc", "sm_90", &["`f` undefined".into()], "");
+/// let m = cuda_kernel_build::__private::diagnostics::build::device_link_failed("rdc", "sm_90", &["`f` undefined".into()], "");
 /// assert_eq!(m, "device link (rdc) for sm_90 failed\n  - `f` undefined");
 /// ```
 pub fn device_link_failed(mode: &str, target: &str, problems: &[String], log: &str) -> String {
@@ -138,8 +138,8 @@ pub fn device_link_failed(mode: &str, target: &str, problems: &[String], log: &s
 /// No nvcc anywhere: every place looked at, and how to get one.
 ///
 /// ```
-/// let m = kernel_build::__private::diagnostics::build::nvcc_not_found(&["PATH: no nvcc".into()]);
-/// assert!(m.contains("kernel-inspect toolkit install"));
+/// let m = cuda_kernel_build::__private::diagnostics::build::nvcc_not_found(&["PATH: no nvcc".into()]);
+/// assert!(m.contains("cuda-kernel-inspect toolkit install"));
 /// ```
 pub fn nvcc_not_found(tried: &[String]) -> String {
     let mut s = String::from("nvcc (the CUDA compiler) was not found. Looked in:\n");
@@ -149,7 +149,7 @@ pub fn nvcc_not_found(tried: &[String]) -> String {
         s.push('\n');
     }
     s.push_str(
-        "To fix: run `kernel-inspect toolkit install` (from `cargo install kernel-inspect`; installs \
+        "To fix: run `cuda-kernel-inspect toolkit install` (from `cargo install cuda-kernel-inspect`; installs \
          NVIDIA's nvcc 13.0 pip wheels into a per-user folder, found automatically), or install \
          the CUDA toolkit and set `NVCC` or `CUDA_PATH`; to build without device code set \
          `KERNEL_BUILD_NO_DEVICE_CODE=1`",

@@ -9,7 +9,7 @@ use super::Diagnostic;
 /// A kernel declared in Rust that the CUDA source does not define.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::check::kernel_not_found("sacpy", &["saxpy".into()]);
+/// let d = cuda_kernel_build::__private::diagnostics::check::kernel_not_found("sacpy", &["saxpy".into()]);
 /// assert_eq!(d.message, "kernel `sacpy` is declared in Rust but not defined in the CUDA source");
 /// assert_eq!(d.notes, ["the CUDA source defines: `saxpy`"]);
 /// ```
@@ -28,7 +28,7 @@ pub fn kernel_not_found(name: &str, available: &[String]) -> Diagnostic {
 /// Parameter counts differ.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::check::param_count("saxpy", 4, 3);
+/// let d = cuda_kernel_build::__private::diagnostics::check::param_count("saxpy", 4, 3);
 /// assert_eq!(d.message, "kernel `saxpy` takes 4 parameters in CUDA but 3 in the Rust declaration");
 /// ```
 pub fn param_count(kernel: &str, cuda: usize, rust: usize) -> Diagnostic {
@@ -73,7 +73,7 @@ pub(super) fn differs_of(c: Callee, name: &str, param: &str, rust: &str, cuda: &
 /// A parameter's Rust type is not the one the CUDA type maps to.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::check::type_mismatch("saxpy", "a", "f64", "float", "f32");
+/// let d = cuda_kernel_build::__private::diagnostics::check::type_mismatch("saxpy", "a", "f64", "float", "f32");
 /// assert_eq!(d.message, "kernel `saxpy`, parameter `a`: Rust type `f64` does not match CUDA type `float`");
 /// assert_eq!(d.notes, ["CUDA `float` is `f32` in Rust"]);
 /// ```
@@ -92,7 +92,7 @@ pub fn type_mismatch(
 /// or an exclusive borrow for a `const` pointer.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::check::const_mismatch("saxpy", "y", "&[f32]", "float*", "&mut [f32]");
+/// let d = cuda_kernel_build::__private::diagnostics::check::const_mismatch("saxpy", "y", "&[f32]", "float*", "&mut [f32]");
 /// assert!(d.message.contains("read-only"));
 /// assert!(d.message.contains("may write through it"));
 /// ```
@@ -130,7 +130,7 @@ pub(super) fn const_mismatch_of(
 /// A struct parameter declared with a Rust type that is not the struct's.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::check::struct_mismatch("k", "p", "Params", "P");
+/// let d = cuda_kernel_build::__private::diagnostics::check::struct_mismatch("k", "p", "Params", "P");
 /// assert_eq!(d.message, "kernel `k`, parameter `p`: Rust type `Params` is not CUDA struct `P`");
 /// ```
 pub fn struct_mismatch(kernel: &str, param: &str, rust: &str, cuda: &str) -> Diagnostic {
@@ -157,7 +157,7 @@ pub(super) fn not_struct_of(
 /// A Rust type that no CUDA parameter maps to.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::check::unsupported_rust_type("k", "s", "String");
+/// let d = cuda_kernel_build::__private::diagnostics::check::unsupported_rust_type("k", "s", "String");
 /// assert!(d.message.contains("`String`"));
 /// ```
 pub fn unsupported_rust_type(kernel: &str, param: &str, rust: &str) -> Diagnostic {
@@ -173,7 +173,7 @@ pub fn unsupported_rust_type(kernel: &str, param: &str, rust: &str) -> Diagnosti
 /// A declaration with a return type.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::check::returns_value("k");
+/// let d = cuda_kernel_build::__private::diagnostics::check::returns_value("k");
 /// assert!(d.message.contains("return"));
 /// ```
 pub fn returns_value(kernel: &str) -> Diagnostic {
@@ -185,7 +185,7 @@ pub fn returns_value(kernel: &str) -> Diagnostic {
 /// Generic parameters that do not fit a template's arguments.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::check::generics_mismatch("axpy", 1, "axpy<float, 4>");
+/// let d = cuda_kernel_build::__private::diagnostics::check::generics_mismatch("axpy", 1, "axpy<float, 4>");
 /// assert!(d.message.contains("axpy<float, 4>"));
 /// ```
 pub fn generics_mismatch(kernel: &str, rust: usize, instance: &str) -> Diagnostic {

@@ -9,7 +9,7 @@ use super::Diagnostic;
 /// Formats an `(offset, size)` list as `[(0, 4), (8, 8)]`.
 ///
 /// ```
-/// assert_eq!(kernel_build::__private::diagnostics::front::layout_list(&[(0, 4), (8, 8)]), "[(0, 4), (8, 8)]");
+/// assert_eq!(cuda_kernel_build::__private::diagnostics::front::layout_list(&[(0, 4), (8, 8)]), "[(0, 4), (8, 8)]");
 /// ```
 pub fn layout_list(slots: &[(u64, u64)]) -> String {
     let items: Vec<String> = slots.iter().map(|(o, s)| format!("({o}, {s})")).collect();
@@ -19,7 +19,7 @@ pub fn layout_list(slots: &[(u64, u64)]) -> String {
 /// A comment that never ends.
 ///
 /// ```
-/// assert_eq!(kernel_build::__private::diagnostics::front::unterminated("comment").message, "unterminated comment");
+/// assert_eq!(cuda_kernel_build::__private::diagnostics::front::unterminated("comment").message, "unterminated comment");
 /// ```
 pub fn unterminated(what: &str) -> Diagnostic {
     Diagnostic::error(format!("unterminated {what}"))
@@ -28,7 +28,7 @@ pub fn unterminated(what: &str) -> Diagnostic {
 /// The parser expected something else.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::expected("`)`", "`;`");
+/// let d = cuda_kernel_build::__private::diagnostics::front::expected("`)`", "`;`");
 /// assert_eq!(d.message, "expected `)`, found `;`");
 /// ```
 pub fn expected(what: &str, found: &str) -> Diagnostic {
@@ -38,7 +38,7 @@ pub fn expected(what: &str, found: &str) -> Diagnostic {
 /// A type name the front end does not know.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::unknown_type("foo_t");
+/// let d = cuda_kernel_build::__private::diagnostics::front::unknown_type("foo_t");
 /// assert_eq!(d.message, "unknown type `foo_t`");
 /// ```
 pub fn unknown_type(name: &str) -> Diagnostic {
@@ -49,7 +49,7 @@ pub fn unknown_type(name: &str) -> Diagnostic {
 /// A type the front end recognises but cannot lay out or pass.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::unsupported_type("void", "a parameter cannot have type `void`");
+/// let d = cuda_kernel_build::__private::diagnostics::front::unsupported_type("void", "a parameter cannot have type `void`");
 /// assert_eq!(d.message, "unsupported type `void`: a parameter cannot have type `void`");
 /// ```
 pub fn unsupported_type(ty: &str, why: &str) -> Diagnostic {
@@ -59,7 +59,7 @@ pub fn unsupported_type(ty: &str, why: &str) -> Diagnostic {
 /// An array extent that is not an integer constant the front end can evaluate.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::bad_array_extent("coeffs", "N");
+/// let d = cuda_kernel_build::__private::diagnostics::front::bad_array_extent("coeffs", "N");
 /// assert_eq!(d.message, "array extent `N` of `coeffs` is not an integer constant");
 /// ```
 pub fn bad_array_extent(name: &str, extent: &str) -> Diagnostic {
@@ -71,7 +71,7 @@ pub fn bad_array_extent(name: &str, extent: &str) -> Diagnostic {
 /// A bit-field in a struct (its layout is compiler-specific).
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::bitfield("Flags", "on");
+/// let d = cuda_kernel_build::__private::diagnostics::front::bitfield("Flags", "on");
 /// assert_eq!(d.message, "bit-field `on` in struct `Flags` is not supported");
 /// ```
 pub fn bitfield(strukt: &str, field: &str) -> Diagnostic {
@@ -83,7 +83,7 @@ pub fn bitfield(strukt: &str, field: &str) -> Diagnostic {
 /// A kernel whose return type is not `void`.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::kernel_not_void("k", "int");
+/// let d = cuda_kernel_build::__private::diagnostics::front::kernel_not_void("k", "int");
 /// assert_eq!(d.message, "kernel `k` returns `int`; a `__global__` function must return `void`");
 /// ```
 pub fn kernel_not_void(kernel: &str, ty: &str) -> Diagnostic {
@@ -95,7 +95,7 @@ pub fn kernel_not_void(kernel: &str, ty: &str) -> Diagnostic {
 /// An explicit instantiation of a template kernel that is not declared.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::no_such_template("scale");
+/// let d = cuda_kernel_build::__private::diagnostics::front::no_such_template("scale");
 /// assert_eq!(d.message, "explicit instantiation of `scale` names no template kernel declared before it");
 /// ```
 pub fn no_such_template(name: &str) -> Diagnostic {
@@ -107,7 +107,7 @@ pub fn no_such_template(name: &str) -> Diagnostic {
 /// Template arguments that do not fit the template's parameter list.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::template_args("scale", "missing argument for `T`");
+/// let d = cuda_kernel_build::__private::diagnostics::front::template_args("scale", "missing argument for `T`");
 /// assert_eq!(d.message, "cannot instantiate template kernel `scale`: missing argument for `T`");
 /// ```
 pub fn template_args(name: &str, why: &str) -> Diagnostic {
@@ -119,7 +119,7 @@ pub fn template_args(name: &str, why: &str) -> Diagnostic {
 /// A kernel declared twice with different parameter types under C linkage.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::conflicting_kernel("k");
+/// let d = cuda_kernel_build::__private::diagnostics::front::conflicting_kernel("k");
 /// assert_eq!(d.message, "`extern \"C\"` kernel `k` is declared twice with different parameters");
 /// ```
 pub fn conflicting_kernel(kernel: &str) -> Diagnostic {
@@ -131,7 +131,7 @@ pub fn conflicting_kernel(kernel: &str) -> Diagnostic {
 /// A function-like macro met while parsing without nvcc.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::raw_macro("KERNEL");
+/// let d = cuda_kernel_build::__private::diagnostics::front::raw_macro("KERNEL");
 /// assert!(d.message.starts_with("macro `KERNEL`"));
 /// ```
 pub fn raw_macro(name: &str) -> Diagnostic {
@@ -144,7 +144,7 @@ pub fn raw_macro(name: &str) -> Diagnostic {
 /// Note recorded when a source is read without preprocessing.
 ///
 /// ```
-/// assert!(kernel_build::__private::diagnostics::front::note_raw().contains("without nvcc"));
+/// assert!(cuda_kernel_build::__private::diagnostics::front::note_raw().contains("without nvcc"));
 /// ```
 pub fn note_raw() -> String {
     "declarations were read without nvcc: only object-like macros defined in the file were expanded and headers were not read".to_string()
@@ -153,7 +153,7 @@ pub fn note_raw() -> String {
 /// Note for an `#include` not followed without nvcc.
 ///
 /// ```
-/// let n = kernel_build::__private::diagnostics::front::note_raw_include(3, "\"util.h\"");
+/// let n = cuda_kernel_build::__private::diagnostics::front::note_raw_include(3, "\"util.h\"");
 /// assert_eq!(n, "line 3: `#include \"util.h\"` was not read without nvcc");
 /// ```
 pub fn note_raw_include(line: u32, what: &str) -> String {
@@ -163,7 +163,7 @@ pub fn note_raw_include(line: u32, what: &str) -> String {
 /// Note for a conditional evaluated with names the raw reader cannot know.
 ///
 /// ```
-/// let n = kernel_build::__private::diagnostics::front::note_raw_condition(5, "FAST", true);
+/// let n = cuda_kernel_build::__private::diagnostics::front::note_raw_condition(5, "FAST", true);
 /// assert!(n.starts_with("line 5: `#if FAST`"));
 /// ```
 pub fn note_raw_condition(line: u32, expr: &str, taken: bool) -> String {
@@ -176,7 +176,7 @@ pub fn note_raw_condition(line: u32, expr: &str, taken: bool) -> String {
 /// nvcc could not be started.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::spawn_failed("nvcc", "not found");
+/// let d = cuda_kernel_build::__private::diagnostics::front::spawn_failed("nvcc", "not found");
 /// assert_eq!(d.message, "failed to run `nvcc`: not found");
 /// ```
 pub fn spawn_failed(tool: &str, err: &str) -> Diagnostic {
@@ -186,7 +186,7 @@ pub fn spawn_failed(tool: &str, err: &str) -> Diagnostic {
 /// `nvcc -E` failed.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::preprocess_failed("k.cu", "exit status: 1", "k.cu:1: error");
+/// let d = cuda_kernel_build::__private::diagnostics::front::preprocess_failed("k.cu", "exit status: 1", "k.cu:1: error");
 /// assert_eq!(d.message, "nvcc could not preprocess `k.cu` (exit status: 1)");
 /// ```
 pub fn preprocess_failed(file: &str, status: &str, stderr: &str) -> Diagnostic {
@@ -201,7 +201,7 @@ pub fn preprocess_failed(file: &str, status: &str, stderr: &str) -> Diagnostic {
 /// (`require_every_target`), or absent from every image.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::kernel_missing("clustered", "clustered", "sm_80");
+/// let d = cuda_kernel_build::__private::diagnostics::front::kernel_missing("clustered", "clustered", "sm_80");
 /// assert_eq!(d.message, "kernel `clustered` (symbol `clustered`) is missing from the sm_80 image");
 /// ```
 pub fn kernel_missing(kernel: &str, symbol: &str, target: &str) -> Diagnostic {
@@ -214,7 +214,7 @@ pub fn kernel_missing(kernel: &str, symbol: &str, target: &str) -> Diagnostic {
 /// A declared kernel that no compiled image contains.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::kernel_in_no_image("k", "k", &["sm_80".into(), "sm_90".into()]);
+/// let d = cuda_kernel_build::__private::diagnostics::front::kernel_in_no_image("k", "k", &["sm_80".into(), "sm_90".into()]);
 /// assert_eq!(d.message, "kernel `k` (symbol `k`) is declared but no compiled image contains it (targets: sm_80, sm_90)");
 /// ```
 pub fn kernel_in_no_image(kernel: &str, symbol: &str, targets: &[String]) -> Diagnostic {
@@ -228,7 +228,7 @@ pub fn kernel_in_no_image(kernel: &str, symbol: &str, targets: &[String]) -> Dia
 /// One kernel declared with different parameters by the device passes of two targets.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::kernel_differs_between_targets(
+/// let d = cuda_kernel_build::__private::diagnostics::front::kernel_differs_between_targets(
 ///     "k", "compute_80", "(float x @ 0+4)", "compute_90", "(double x @ 0+8)");
 /// assert_eq!(d.message, "kernel `k` has different parameters for compute_80 and compute_90");
 /// assert_eq!(d.notes[0], "compute_80: (float x @ 0+4)");
@@ -251,7 +251,7 @@ pub fn kernel_differs_between_targets(
 /// One struct defined differently by the device passes of two targets.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::struct_differs_between_targets("P", "compute_80", "compute_90");
+/// let d = cuda_kernel_build::__private::diagnostics::front::struct_differs_between_targets("P", "compute_80", "compute_90");
 /// assert_eq!(d.message, "struct `P` is defined differently for compute_80 and compute_90");
 /// ```
 pub fn struct_differs_between_targets(name: &str, arch_a: &str, arch_b: &str) -> Diagnostic {
@@ -266,7 +266,7 @@ pub fn struct_differs_between_targets(name: &str, arch_a: &str, arch_b: &str) ->
 /// One global declared with different types by the device passes of two targets.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::global_differs_between_targets("c", "compute_80", 16, "compute_90", 32);
+/// let d = cuda_kernel_build::__private::diagnostics::front::global_differs_between_targets("c", "compute_80", 16, "compute_90", 32);
 /// assert_eq!(d.message, "global `c` is 16 bytes for compute_80 but 32 bytes for compute_90");
 /// ```
 pub fn global_differs_between_targets(
@@ -285,7 +285,7 @@ pub fn global_differs_between_targets(
 /// `missing` lists each such kernel with the targets that hold it.
 ///
 /// ```
-/// let w = kernel_build::__private::diagnostics::front::kernels_on_some_targets(
+/// let w = cuda_kernel_build::__private::diagnostics::front::kernels_on_some_targets(
 ///     "ops", 3, &[("affine_bf16".into(), vec!["sm_80".into(), "sm_90".into()])], &["sm_75".into(), "sm_80".into(), "sm_90".into()]);
 /// assert_eq!(w, "module `ops`: 1 of 3 kernels are not in every image (targets sm_75, sm_80, sm_90): \
 ///     affine_bf16 (only sm_80, sm_90); calling one on a GPU whose image lacks it returns \
@@ -320,7 +320,7 @@ pub fn kernels_on_some_targets(
 /// the first few one by one, the rest counted.
 ///
 /// ```
-/// let w = kernel_build::__private::diagnostics::front::kernels_untyped(
+/// let w = cuda_kernel_build::__private::diagnostics::front::kernels_untyped(
 ///     "ops", &[("tab".into(), "unknown type `Table`".into(), Some("k.cu:6:1".into()))]);
 /// assert_eq!(w, ["module `ops`: kernel `tab` has no typed stub (at k.cu:6:1): unknown type `Table`; \
 ///     it is in the module: launch it by name with `Module::by_name(\"tab\")`"]);
@@ -343,7 +343,7 @@ pub fn kernels_untyped(module: &str, kernels: &[(String, String, Option<String>)
         .collect();
     if kernels.len() > SHOWN {
         out.push(format!(
-            "module `{module}`: {} more kernels have no typed stub (`kernel-inspect build` lists \
+            "module `{module}`: {} more kernels have no typed stub (`cuda-kernel-inspect build` lists \
              them, and the module's documentation says why for each)",
             kernels.len() - SHOWN
         ));
@@ -354,7 +354,7 @@ pub fn kernels_untyped(module: &str, kernels: &[(String, String, Option<String>)
 /// No compiled symbol matches a C++ kernel.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::symbol_not_found("ns::k", "ns::k(float*)", &[]);
+/// let d = cuda_kernel_build::__private::diagnostics::front::symbol_not_found("ns::k", "ns::k(float*)", &[]);
 /// assert_eq!(d.message, "no compiled kernel symbol matches C++ kernel `ns::k` with signature `ns::k(float*)`");
 /// ```
 pub fn symbol_not_found(kernel: &str, signature: &str, candidates: &[String]) -> Diagnostic {
@@ -369,7 +369,7 @@ pub fn symbol_not_found(kernel: &str, signature: &str, candidates: &[String]) ->
 /// Several compiled symbols match one C++ kernel.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::symbol_ambiguous("k", &["_Z1kl".into(), "_Z1kx".into()]);
+/// let d = cuda_kernel_build::__private::diagnostics::front::symbol_ambiguous("k", &["_Z1kl".into(), "_Z1kx".into()]);
 /// assert_eq!(d.message, "C++ kernel `k` matches several compiled symbols: `_Z1kl`, `_Z1kx`");
 /// ```
 pub fn symbol_ambiguous(kernel: &str, symbols: &[String]) -> Diagnostic {
@@ -383,7 +383,7 @@ pub fn symbol_ambiguous(kernel: &str, symbols: &[String]) -> Diagnostic {
 /// A compiled image whose parameter list differs in length from the declaration.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::param_count("k", "sm_90", &[(0, 8)], &[(0, 8), (8, 4)]);
+/// let d = cuda_kernel_build::__private::diagnostics::front::param_count("k", "sm_90", &[(0, 8)], &[(0, 8), (8, 4)]);
 /// assert_eq!(d.message, "kernel `k` has 1 parameter(s) in its declaration but 2 in the sm_90 image");
 /// ```
 pub fn param_count(
@@ -410,7 +410,7 @@ pub fn param_count(
 /// One parameter laid out differently in a compiled image than the declaration predicts.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::param_layout(
+/// let d = cuda_kernel_build::__private::diagnostics::front::param_layout(
 ///     "withstruct", "p", "P", "sm_80", (0, 20), (0, 24), &[(0, 20), (24, 8)], &[(0, 24), (24, 8)]);
 /// assert!(d.message.starts_with("parameter `p` of kernel `withstruct`"));
 /// ```
@@ -437,7 +437,7 @@ pub fn param_layout(
 /// A compiled image the verifier could not read.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::image_unreadable("sm_90", "bad ELF");
+/// let d = cuda_kernel_build::__private::diagnostics::front::image_unreadable("sm_90", "bad ELF");
 /// assert_eq!(d.message, "cannot read the sm_90 image of the fatbin: bad ELF");
 /// ```
 pub fn image_unreadable(target: &str, err: &str) -> Diagnostic {
@@ -450,7 +450,7 @@ pub fn image_unreadable(target: &str, err: &str) -> Diagnostic {
 /// pass cannot see).
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::no_kernels("k.cu");
+/// let d = cuda_kernel_build::__private::diagnostics::front::no_kernels("k.cu");
 /// assert_eq!(d.message, "`k.cu` declares no `__global__` kernel");
 /// ```
 pub fn no_kernels(file: &str) -> Diagnostic {
@@ -462,7 +462,7 @@ pub fn no_kernels(file: &str) -> Diagnostic {
 /// A fatbin with no image at all.
 ///
 /// ```
-/// assert_eq!(kernel_build::__private::diagnostics::front::no_images().message, "the fatbin holds no SASS or PTX image");
+/// assert_eq!(cuda_kernel_build::__private::diagnostics::front::no_images().message, "the fatbin holds no SASS or PTX image");
 /// ```
 pub fn no_images() -> Diagnostic {
     Diagnostic::error("the fatbin holds no SASS or PTX image")
@@ -471,7 +471,7 @@ pub fn no_images() -> Diagnostic {
 /// A global whose compiled size differs from the declaration.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::global_size("coeffs", "sm_80", 64, 32);
+/// let d = cuda_kernel_build::__private::diagnostics::front::global_size("coeffs", "sm_80", 64, 32);
 /// assert_eq!(d.message, "global `coeffs` is 64 bytes in its declaration but 32 bytes in the sm_80 image");
 /// ```
 pub fn global_size(name: &str, target: &str, predicted: u64, found: u64) -> Diagnostic {
@@ -483,7 +483,7 @@ pub fn global_size(name: &str, target: &str, predicted: u64, found: u64) -> Diag
 /// Class templates instantiated inside each other beyond the front end's depth limit.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::templates_too_deep("vec<vec<int>>");
+/// let d = cuda_kernel_build::__private::diagnostics::front::templates_too_deep("vec<vec<int>>");
 /// assert_eq!(d.message, "templates nest too deeply at `vec<vec<int>>`");
 /// ```
 pub fn templates_too_deep(name: &str) -> Diagnostic {
@@ -494,7 +494,7 @@ pub fn templates_too_deep(name: &str) -> Diagnostic {
 /// `declarations`).
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::nested_too_deeply("structs");
+/// let d = cuda_kernel_build::__private::diagnostics::front::nested_too_deeply("structs");
 /// assert_eq!(d.message, "structs are nested too deeply");
 /// ```
 pub fn nested_too_deeply(what: &str) -> Diagnostic {
@@ -504,7 +504,7 @@ pub fn nested_too_deeply(what: &str) -> Diagnostic {
 /// `#else`/`#elif` (`directive`) or `#endif` with no open `#if`, in the raw reading.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::directive_without_if("endif");
+/// let d = cuda_kernel_build::__private::diagnostics::front::directive_without_if("endif");
 /// assert_eq!(d.message, "`#endif` without `#if`");
 /// ```
 pub fn directive_without_if(directive: &str) -> Diagnostic {
@@ -514,7 +514,7 @@ pub fn directive_without_if(directive: &str) -> Diagnostic {
 /// An `#if` still open at the end of the file, in the raw reading.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::unterminated_if();
+/// let d = cuda_kernel_build::__private::diagnostics::front::unterminated_if();
 /// assert_eq!(d.message, "unterminated `#if`: missing `#endif`");
 /// ```
 pub fn unterminated_if() -> Diagnostic {
@@ -525,7 +525,7 @@ pub fn unterminated_if() -> Diagnostic {
 /// module, with why when the front end said.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::launched_left_out("_Z1kIiEvv", None);
+/// let d = cuda_kernel_build::__private::diagnostics::front::launched_left_out("_Z1kIiEvv", None);
 /// assert_eq!(d.message, "launched kernel `_Z1kIiEvv` left out: its declaration could not be read");
 /// ```
 pub fn launched_left_out(symbol: &str, why: Option<Diagnostic>) -> Diagnostic {
@@ -540,7 +540,7 @@ pub fn launched_left_out(symbol: &str, why: Option<Diagnostic>) -> Diagnostic {
 /// reason is not known more precisely.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::global_unreadable("table");
+/// let d = cuda_kernel_build::__private::diagnostics::front::global_unreadable("table");
 /// assert_eq!(d.message, "the type of global `table` could not be read");
 /// ```
 pub fn global_unreadable(name: &str) -> Diagnostic {
@@ -550,7 +550,7 @@ pub fn global_unreadable(name: &str) -> Diagnostic {
 /// A template parameter without a name.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::template_param_unnamed();
+/// let d = cuda_kernel_build::__private::diagnostics::front::template_param_unnamed();
 /// assert_eq!(d.message, "template parameters need a name");
 /// ```
 pub fn template_param_unnamed() -> Diagnostic {
@@ -560,7 +560,7 @@ pub fn template_param_unnamed() -> Diagnostic {
 /// An attribute argument (`__launch_bounds__`, `__cluster_dims__`) that is not a constant.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::attr_not_constant("n", "__launch_bounds__");
+/// let d = cuda_kernel_build::__private::diagnostics::front::attr_not_constant("n", "__launch_bounds__");
 /// assert_eq!(d.message, "argument `n` of `__launch_bounds__` is not a non-negative integer constant");
 /// ```
 pub fn attr_not_constant(text: &str, attr: &str) -> Diagnostic {
@@ -572,7 +572,7 @@ pub fn attr_not_constant(text: &str, attr: &str) -> Diagnostic {
 /// A declarator of function type where an object is declared.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::function_type_not_object();
+/// let d = cuda_kernel_build::__private::diagnostics::front::function_type_not_object();
 /// assert_eq!(d.message, "a function type is not an object type");
 /// ```
 pub fn function_type_not_object() -> Diagnostic {
@@ -582,7 +582,7 @@ pub fn function_type_not_object() -> Diagnostic {
 /// Not a `using` alias (the parser's signal to read the item another way; never shown).
 ///
 /// ```
-/// assert_eq!(kernel_build::__private::diagnostics::front::not_an_alias().message, "not an alias");
+/// assert_eq!(cuda_kernel_build::__private::diagnostics::front::not_an_alias().message, "not an alias");
 /// ```
 pub fn not_an_alias() -> Diagnostic {
     Diagnostic::error("not an alias")
@@ -592,7 +592,7 @@ pub fn not_an_alias() -> Diagnostic {
 /// `reference parameters`, `multi-dimensional array parameters`).
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::front::unsupported_param("variadic kernels");
+/// let d = cuda_kernel_build::__private::diagnostics::front::unsupported_param("variadic kernels");
 /// assert_eq!(d.message, "variadic kernels are not supported");
 /// ```
 pub fn unsupported_param(what: &str) -> Diagnostic {

@@ -15,7 +15,7 @@ const HOST: Callee = Callee {
 /// A host function declared in Rust that the module's files do not define with C linkage.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::host::not_found("sort", "hosted", &["sort_pairs".into()]);
+/// let d = cuda_kernel_build::__private::diagnostics::host::not_found("sort", "hosted", &["sort_pairs".into()]);
 /// assert_eq!(d.message, "host function `sort` is declared in Rust but module `hosted` does not define it");
 /// assert_eq!(d.notes[0], "module `hosted` defines: `sort_pairs`");
 /// ```
@@ -35,7 +35,7 @@ pub fn not_found(name: &str, module: &str, available: &[String]) -> Diagnostic {
 /// A host function whose C declaration the front end could not read.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::host::unreadable("f", "parameter `m` (`Mystery`): unknown type `Mystery`");
+/// let d = cuda_kernel_build::__private::diagnostics::host::unreadable("f", "parameter `m` (`Mystery`): unknown type `Mystery`");
 /// assert!(d.message.contains("`f`"));
 /// ```
 pub fn unreadable(name: &str, why: &str) -> Diagnostic {
@@ -47,7 +47,7 @@ pub fn unreadable(name: &str, why: &str) -> Diagnostic {
 /// Parameter counts differ.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::host::param_count("sum", 4, 3);
+/// let d = cuda_kernel_build::__private::diagnostics::host::param_count("sum", 4, 3);
 /// assert_eq!(d.message, "host function `sum` takes 4 parameters in CUDA but 3 in the Rust declaration");
 /// ```
 pub fn param_count(name: &str, cuda: usize, rust: usize) -> Diagnostic {
@@ -57,7 +57,7 @@ pub fn param_count(name: &str, cuda: usize, rust: usize) -> Diagnostic {
 /// A parameter's Rust type is not one the CUDA type maps to.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::host::type_mismatch("sum", "n", "u32", "int", "i32");
+/// let d = cuda_kernel_build::__private::diagnostics::host::type_mismatch("sum", "n", "u32", "int", "i32");
 /// assert_eq!(d.message, "host function `sum`, parameter `n`: Rust type `u32` does not match CUDA type `int`");
 /// assert_eq!(d.notes, ["CUDA `int` is `i32` in Rust"]);
 /// ```
@@ -74,7 +74,7 @@ pub fn type_mismatch(
 /// A pointer parameter declared with a Rust type that is no memory.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::host::memory_mismatch("sort", "out", "u64", "float*", "&mut CudaSlice<f32>", "&mut [f32]");
+/// let d = cuda_kernel_build::__private::diagnostics::host::memory_mismatch("sort", "out", "u64", "float*", "&mut CudaSlice<f32>", "&mut [f32]");
 /// assert_eq!(d.message, "host function `sort`, parameter `out`: Rust type `u64` does not match CUDA type `float*`");
 /// assert_eq!(d.notes, ["CUDA `float*` is `&mut CudaSlice<f32>` (device memory) or `&mut [f32]` (host memory) in Rust"]);
 /// ```
@@ -94,7 +94,7 @@ pub fn memory_mismatch(
 /// Const-ness differs between a borrow and the pointer it stands for.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::host::const_mismatch("sort", "out", "&CudaSlice<u32>", "unsigned int*", "&mut CudaSlice<u32>");
+/// let d = cuda_kernel_build::__private::diagnostics::host::const_mismatch("sort", "out", "&CudaSlice<u32>", "unsigned int*", "&mut CudaSlice<u32>");
 /// assert!(d.message.contains("may write through it"), "{}", d.message);
 /// ```
 pub fn const_mismatch(
@@ -110,7 +110,7 @@ pub fn const_mismatch(
 /// A struct parameter declared with a Rust type that is not the struct's.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::host::struct_mismatch("f", "p", "Params", "P");
+/// let d = cuda_kernel_build::__private::diagnostics::host::struct_mismatch("f", "p", "Params", "P");
 /// assert_eq!(d.message, "host function `f`, parameter `p`: Rust type `Params` is not CUDA struct `P`");
 /// ```
 pub fn struct_mismatch(name: &str, param: &str, rust: &str, cuda: &str) -> Diagnostic {
@@ -123,7 +123,7 @@ pub fn struct_mismatch(name: &str, param: &str, rust: &str, cuda: &str) -> Diagn
 /// A Rust type that no parameter of a host function can have.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::host::unsupported_rust_type("f", "s", "String");
+/// let d = cuda_kernel_build::__private::diagnostics::host::unsupported_rust_type("f", "s", "String");
 /// assert!(d.message.contains("`String`"));
 /// ```
 pub fn unsupported_rust_type(name: &str, param: &str, rust: &str) -> Diagnostic {
@@ -140,7 +140,7 @@ pub fn unsupported_rust_type(name: &str, param: &str, rust: &str) -> Diagnostic 
 /// The return types differ.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::host::return_mismatch("sum", "()", "cudaError_t", "Result<(), Error>");
+/// let d = cuda_kernel_build::__private::diagnostics::host::return_mismatch("sum", "()", "cudaError_t", "Result<(), Error>");
 /// assert_eq!(d.message, "host function `sum` returns `cudaError_t` in CUDA but `()` in the Rust declaration");
 /// assert_eq!(d.notes, ["declare it as `-> Result<(), Error>`"]);
 /// ```
@@ -154,7 +154,7 @@ pub fn return_mismatch(name: &str, rust: &str, cuda: &str, expected: &str) -> Di
 /// The module's metadata is not where the build writes it.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::host::no_module("hosted", "target/out/hosted.kernels.json");
+/// let d = cuda_kernel_build::__private::diagnostics::host::no_module("hosted", "target/out/hosted.kernels.json");
 /// assert!(d.message.contains("`hosted`"));
 /// ```
 pub fn no_module(module: &str, path: &str) -> Diagnostic {
@@ -165,14 +165,14 @@ pub fn no_module(module: &str, path: &str) -> Diagnostic {
         "no module `{module}` was built for this crate (its `OUT_DIR` has no `{file}`)"
     ))
     .note(format!(
-        "build it in build.rs: `kernel_build::Build::new().file(\"kernels/{module}.cu\").host_code(true).compile(\"{module}\")`"
+        "build it in build.rs: `cuda_kernel_build::Build::new().file(\"kernels/{module}.cu\").host_code(true).compile(\"{module}\")`"
     ))
 }
 
 /// A module built without host code.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::host::no_host_code("signal");
+/// let d = cuda_kernel_build::__private::diagnostics::host::no_host_code("signal");
 /// assert!(d.message.contains("without host code"));
 /// ```
 pub fn no_host_code(module: &str) -> Diagnostic {
@@ -188,7 +188,7 @@ pub fn no_host_code(module: &str) -> Diagnostic {
 /// stream (waiting on their pending work, recording its use) may fail.
 ///
 /// ```
-/// let d = kernel_build::__private::diagnostics::host::needs_result("fill");
+/// let d = cuda_kernel_build::__private::diagnostics::host::needs_result("fill");
 /// assert_eq!(d.message, "host function `fill` takes device memory: declare it to return `Result<(), Error>` (or `Result<T, Error>` for a C function returning `T`)");
 /// ```
 pub fn needs_result(name: &str) -> Diagnostic {

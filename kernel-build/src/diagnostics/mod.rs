@@ -19,9 +19,9 @@ use crate::model::SourceLoc;
 /// One problem: a message, where it is (when known), and explanatory notes.
 ///
 /// ```
-/// use kernel_build::__private::diagnostics::Diagnostic;
-/// use kernel_build::model::SourceLoc;
-/// let d = kernel_build::__private::diagnostics::front::unterminated("comment")
+/// use cuda_kernel_build::__private::diagnostics::Diagnostic;
+/// use cuda_kernel_build::model::SourceLoc;
+/// let d = cuda_kernel_build::__private::diagnostics::front::unterminated("comment")
 ///     .at(Some(SourceLoc { file: "k.cu".into(), line: 3, column: 7 }))
 ///     .note("declare it or include its header");
 /// assert_eq!(d.to_string(), "k.cu:3:7: error: unterminated comment\n  = note: declare it or include its header");
@@ -40,7 +40,7 @@ impl Diagnostic {
     /// A diagnostic with a message and no location.
     ///
     /// ```
-    /// let d = kernel_build::__private::diagnostics::front::unterminated("comment");
+    /// let d = cuda_kernel_build::__private::diagnostics::front::unterminated("comment");
     /// assert!(d.loc.is_none());
     /// ```
     pub(in crate::diagnostics) fn error(message: impl Into<String>) -> Self {
@@ -54,8 +54,8 @@ impl Diagnostic {
     /// Sets the location.
     ///
     /// ```
-    /// use kernel_build::model::SourceLoc;
-    /// let d = kernel_build::__private::diagnostics::front::unterminated("x").at(Some(SourceLoc { file: "a.cu".into(), line: 1, column: 1 }));
+    /// use cuda_kernel_build::model::SourceLoc;
+    /// let d = cuda_kernel_build::__private::diagnostics::front::unterminated("x").at(Some(SourceLoc { file: "a.cu".into(), line: 1, column: 1 }));
     /// assert_eq!(d.loc.unwrap().line, 1);
     /// ```
     pub fn at(mut self, loc: Option<SourceLoc>) -> Self {
@@ -66,7 +66,7 @@ impl Diagnostic {
     /// Appends a note.
     ///
     /// ```
-    /// let d = kernel_build::__private::diagnostics::front::unterminated("x").note("because");
+    /// let d = cuda_kernel_build::__private::diagnostics::front::unterminated("x").note("because");
     /// assert_eq!(d.notes, ["because"]);
     /// ```
     pub fn note(mut self, note: impl Into<String>) -> Self {
@@ -78,7 +78,7 @@ impl Diagnostic {
     /// to the message (a string literal has no finer stable span).
     ///
     /// ```
-    /// let d = kernel_build::__private::diagnostics::front::unterminated("comment");
+    /// let d = cuda_kernel_build::__private::diagnostics::front::unterminated("comment");
     /// let e = d.to_syn_error(proc_macro2::Span::call_site());
     /// assert_eq!(e.to_string(), "unterminated comment");
     /// ```
@@ -113,11 +113,11 @@ impl std::error::Error for Diagnostic {}
 /// stop only between phases.
 ///
 /// ```
-/// use kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
+/// use cuda_kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
 /// let mut all = Diagnostics::new();
 /// assert!(all.is_empty());
-/// all.push(kernel_build::__private::diagnostics::front::unterminated("comment"));
-/// all.push(kernel_build::__private::diagnostics::front::unterminated("string"));
+/// all.push(cuda_kernel_build::__private::diagnostics::front::unterminated("comment"));
+/// all.push(cuda_kernel_build::__private::diagnostics::front::unterminated("string"));
 /// let err = all.into_result().unwrap_err();
 /// assert_eq!(err.len(), 2);
 /// assert_eq!(err.to_string(), "error: unterminated comment\nerror: unterminated string");
@@ -131,7 +131,7 @@ impl Diagnostics {
     /// An empty accumulator.
     ///
     /// ```
-    /// assert!(kernel_build::__private::diagnostics::Diagnostics::new().is_empty());
+    /// assert!(cuda_kernel_build::__private::diagnostics::Diagnostics::new().is_empty());
     /// ```
     pub fn new() -> Self {
         Self::default()
@@ -140,8 +140,8 @@ impl Diagnostics {
     /// Records a diagnostic.
     ///
     /// ```
-    /// let mut d = kernel_build::__private::diagnostics::Diagnostics::new();
-    /// d.push(kernel_build::__private::diagnostics::front::unterminated("x"));
+    /// let mut d = cuda_kernel_build::__private::diagnostics::Diagnostics::new();
+    /// d.push(cuda_kernel_build::__private::diagnostics::front::unterminated("x"));
     /// assert_eq!(d.len(), 1);
     /// ```
     pub fn push(&mut self, diagnostic: Diagnostic) {
@@ -151,9 +151,9 @@ impl Diagnostics {
     /// Moves every diagnostic of `other` into `self`.
     ///
     /// ```
-    /// use kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
+    /// use cuda_kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
     /// let mut a = Diagnostics::new();
-    /// a.append(Diagnostics::from(kernel_build::__private::diagnostics::front::unterminated("x")));
+    /// a.append(Diagnostics::from(cuda_kernel_build::__private::diagnostics::front::unterminated("x")));
     /// assert_eq!(a.len(), 1);
     /// ```
     pub fn append(&mut self, other: Diagnostics) {
@@ -163,7 +163,7 @@ impl Diagnostics {
     /// True when nothing was recorded.
     ///
     /// ```
-    /// assert!(kernel_build::__private::diagnostics::Diagnostics::new().is_empty());
+    /// assert!(cuda_kernel_build::__private::diagnostics::Diagnostics::new().is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
@@ -172,7 +172,7 @@ impl Diagnostics {
     /// Number of diagnostics recorded.
     ///
     /// ```
-    /// assert_eq!(kernel_build::__private::diagnostics::Diagnostics::new().len(), 0);
+    /// assert_eq!(cuda_kernel_build::__private::diagnostics::Diagnostics::new().len(), 0);
     /// ```
     pub fn len(&self) -> usize {
         self.list.len()
@@ -181,7 +181,7 @@ impl Diagnostics {
     /// The diagnostics in the order they were recorded.
     ///
     /// ```
-    /// let d = kernel_build::__private::diagnostics::Diagnostics::new();
+    /// let d = cuda_kernel_build::__private::diagnostics::Diagnostics::new();
     /// assert_eq!(d.iter().count(), 0);
     /// ```
     pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
@@ -191,7 +191,7 @@ impl Diagnostics {
     /// `Ok(())` when empty, otherwise `Err(self)`: the step between two phases.
     ///
     /// ```
-    /// assert!(kernel_build::__private::diagnostics::Diagnostics::new().into_result().is_ok());
+    /// assert!(cuda_kernel_build::__private::diagnostics::Diagnostics::new().into_result().is_ok());
     /// ```
     pub fn into_result(self) -> Result<(), Diagnostics> {
         if self.is_empty() { Ok(()) } else { Err(self) }
@@ -201,10 +201,10 @@ impl Diagnostics {
     /// [`Diagnostic::to_syn_error`]).
     ///
     /// ```
-    /// use kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
+    /// use cuda_kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
     /// let mut d = Diagnostics::new();
-    /// d.push(kernel_build::__private::diagnostics::front::unterminated("a"));
-    /// d.push(kernel_build::__private::diagnostics::front::unterminated("b"));
+    /// d.push(cuda_kernel_build::__private::diagnostics::front::unterminated("a"));
+    /// d.push(cuda_kernel_build::__private::diagnostics::front::unterminated("b"));
     /// let e = d.to_syn_error(proc_macro2::Span::call_site());
     /// assert_eq!(e.into_iter().count(), 2);
     /// ```

@@ -52,7 +52,7 @@ pub const MACRO_KEYS: &[(&str, &str)] = &[
 /// An unknown key of `cuda_module!`.
 ///
 /// ```
-/// let m = kernel_build::__private::diagnostics::options::unknown_key("archs");
+/// let m = cuda_kernel_build::__private::diagnostics::options::unknown_key("archs");
 /// assert!(m.starts_with("unknown option `archs`; expected one of `source`, `file`"));
 /// ```
 pub fn unknown_key(key: &str) -> String {
@@ -66,7 +66,7 @@ pub fn unknown_key(key: &str) -> String {
 /// A module name that cannot name the generated Rust module.
 ///
 /// ```
-/// let m = kernel_build::__private::diagnostics::options::bad_module_name("my-mod");
+/// let m = cuda_kernel_build::__private::diagnostics::options::bad_module_name("my-mod");
 /// assert!(m.contains("`my-mod` is not a Rust identifier"));
 /// ```
 pub fn bad_module_name(name: &str) -> String {
@@ -76,7 +76,7 @@ pub fn bad_module_name(name: &str) -> String {
 /// A definition whose name is not a preprocessor identifier.
 ///
 /// ```
-/// let m = kernel_build::__private::diagnostics::options::bad_define("4N=2");
+/// let m = cuda_kernel_build::__private::diagnostics::options::bad_define("4N=2");
 /// assert_eq!(m, "`4N=2` is not a definition: expected `NAME` or `NAME=VALUE`");
 /// ```
 pub fn bad_define(text: &str) -> String {
@@ -86,7 +86,7 @@ pub fn bad_define(text: &str) -> String {
 /// A `Build` given no file.
 ///
 /// ```
-/// let m = kernel_build::__private::diagnostics::options::no_files("m");
+/// let m = cuda_kernel_build::__private::diagnostics::options::no_files("m");
 /// assert!(m.contains("no files"));
 /// ```
 pub fn no_files(module: &str) -> String {
@@ -96,7 +96,7 @@ pub fn no_files(module: &str) -> String {
 /// The same file listed twice.
 ///
 /// ```
-/// let m = kernel_build::__private::diagnostics::options::file_twice("m", "a.cu");
+/// let m = cuda_kernel_build::__private::diagnostics::options::file_twice("m", "a.cu");
 /// assert_eq!(m, "module `m` lists `a.cu` twice");
 /// ```
 pub fn file_twice(module: &str, file: &str) -> String {
@@ -106,7 +106,7 @@ pub fn file_twice(module: &str, file: &str) -> String {
 /// A module compiled at run time given several files.
 ///
 /// ```
-/// let m = kernel_build::__private::diagnostics::options::runtime_many_files("m", 2);
+/// let m = cuda_kernel_build::__private::diagnostics::options::runtime_many_files("m", 2);
 /// assert!(m.contains("2 files"));
 /// ```
 pub fn runtime_many_files(module: &str, files: usize) -> String {
@@ -118,7 +118,7 @@ pub fn runtime_many_files(module: &str, files: usize) -> String {
 /// No `OUT_DIR` and no explicit output folder.
 ///
 /// ```
-/// assert!(kernel_build::__private::diagnostics::options::no_out_dir().contains("OUT_DIR"));
+/// assert!(cuda_kernel_build::__private::diagnostics::options::no_out_dir().contains("OUT_DIR"));
 /// ```
 pub fn no_out_dir() -> String {
     "OUT_DIR is not set: run from build.rs or call `out_dir`".to_owned()
@@ -127,7 +127,7 @@ pub fn no_out_dir() -> String {
 /// A kernel named by an option (`safe_kernel`, `kernels`) that the module does not have.
 ///
 /// ```
-/// let m = kernel_build::__private::diagnostics::options::unknown_kernel(
+/// let m = cuda_kernel_build::__private::diagnostics::options::unknown_kernel(
 ///     "safe_kernel", "transpos", "m", &["transpose".into(), "scale".into()]);
 /// assert!(m.contains("did you mean `transpose`"), "{m}");
 /// ```

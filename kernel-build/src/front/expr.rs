@@ -9,7 +9,7 @@
 /// `None` when the text is not a valid expression (or divides by zero).
 ///
 /// ```
-/// use kernel_build::__private::front::expr::eval_pp;
+/// use cuda_kernel_build::__private::front::expr::eval_pp;
 /// assert_eq!(eval_pp("(1 + 2) * 4 >= 12 && !0", &mut |_, _| None), Some(1));
 /// assert_eq!(eval_pp("defined(X) || N == 3", &mut |n, d| Some(if d { 0 } else if n == "N" { 3 } else { 0 })), Some(1));
 /// assert_eq!(eval_pp("1 +", &mut |_, _| None), None);
@@ -29,8 +29,8 @@ pub fn eval_pp(text: &str, lookup: &mut dyn FnMut(&str, bool) -> Option<i64>) ->
 /// Evaluates an expression with no identifiers other than `true`/`false`.
 ///
 /// ```
-/// assert_eq!(kernel_build::__private::front::expr::eval_const("4 * 16"), Some(64));
-/// assert_eq!(kernel_build::__private::front::expr::eval_const("N"), None);
+/// assert_eq!(cuda_kernel_build::__private::front::expr::eval_const("4 * 16"), Some(64));
+/// assert_eq!(cuda_kernel_build::__private::front::expr::eval_const("N"), None);
 /// ```
 pub fn eval_const(text: &str) -> Option<i64> {
     eval_pp(text, &mut |name, _| match name {
@@ -95,7 +95,7 @@ fn tokenize(text: &str) -> Option<Vec<Tok>> {
 /// Parses a C integer literal (decimal, hex, octal, binary; `u`/`l` suffixes; `'` separators).
 ///
 /// ```
-/// use kernel_build::__private::front::expr::parse_int;
+/// use cuda_kernel_build::__private::front::expr::parse_int;
 /// assert_eq!(parse_int("0x10u"), Some(16));
 /// assert_eq!(parse_int("010"), Some(8));
 /// assert_eq!(parse_int("1'000ULL"), Some(1000));

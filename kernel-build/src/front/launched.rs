@@ -45,7 +45,7 @@ pub(crate) fn launched_all(stub: &str) -> Vec<Launched> {
 /// ```
 /// let stub = "static void __device_stub__Z5scaleIfLi4EEvPT_S0_i(float *__par0, float __par1, int __par2)\
 ///     {__cudaLaunchPrologue(3);__cudaLaunch(((char *)((void ( *)(float *, float, int))scale<float, (int)4> )), 0U);}";
-/// let k = kernel_build::__private::front::launched_templates(stub);
+/// let k = cuda_kernel_build::__private::front::launched_templates(stub);
 /// assert_eq!(k[0].symbol, "_Z5scaleIfLi4EEvPT_S0_i");
 /// assert_eq!(k[0].name, "scale<float, 4>");
 /// assert_eq!(k[0].params, ["float *", "float", "int"]);

@@ -21,7 +21,7 @@ impl LineMap {
     /// The identity map for unpreprocessed text of one file.
     ///
     /// ```
-    /// let m = kernel_build::__private::front::linemap::LineMap::identity("k.cu", "a\nb\n");
+    /// let m = cuda_kernel_build::__private::front::linemap::LineMap::identity("k.cu", "a\nb\n");
     /// assert_eq!(m.loc(2, 5).unwrap().to_string(), "k.cu:2:5");
     /// ```
     pub fn identity(file: &str, text: &str) -> Self {
@@ -35,7 +35,7 @@ impl LineMap {
     /// The original location of `line`:`col` of the filtered text.
     ///
     /// ```
-    /// let m = kernel_build::__private::front::linemap::LineMap::identity("k.cu", "a");
+    /// let m = cuda_kernel_build::__private::front::linemap::LineMap::identity("k.cu", "a");
     /// assert!(m.loc(9, 1).is_none());
     /// ```
     pub fn loc(&self, line: u32, col: u32) -> Option<SourceLoc> {
@@ -130,7 +130,7 @@ fn parse_marker(line: &str) -> Option<(u32, String)> {
 /// Keeps the lines of the user's files from `preprocessed`.
 ///
 /// ```
-/// use kernel_build::__private::front::linemap::{filter, UserFiles};
+/// use cuda_kernel_build::__private::front::linemap::{filter, UserFiles};
 /// use std::path::Path;
 /// let pre = "# 1 \"k.cu\"\n# 1 \"/usr/include/x.h\" 1\ntypedef int x;\n# 2 \"k.cu\" 2\nint y;\n";
 /// let f = filter(pre, &UserFiles { main_file: Path::new("k.cu"), display_name: "kernels.cu", user_dirs: &[] });
@@ -145,7 +145,7 @@ pub fn filter(preprocessed: &str, users: &UserFiles<'_>) -> Filtered {
 /// the types a kernel takes from a library (`cudaExtent`, `curandState`) are defined.
 ///
 /// ```
-/// use kernel_build::__private::front::linemap::{library, UserFiles};
+/// use cuda_kernel_build::__private::front::linemap::{library, UserFiles};
 /// use std::path::Path;
 /// let pre = "# 1 \"k.cu\"\nint y;\n# 1 \"/usr/include/x.h\" 1\ntypedef int x;\n";
 /// let f = library(pre, &UserFiles { main_file: Path::new("k.cu"), display_name: "k.cu", user_dirs: &[] });

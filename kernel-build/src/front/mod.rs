@@ -46,7 +46,7 @@ pub use views::{DeviceView, analyze_views, read_kept_views};
 /// One CUDA source handed to the front end.
 ///
 /// ```
-/// use kernel_build::__private::front::FrontInput;
+/// use cuda_kernel_build::__private::front::FrontInput;
 /// let input = FrontInput::raw_only("k.cu", "extern \"C\" __global__ void k(int n) {}");
 /// assert!(input.preprocessed.is_none());
 /// ```
@@ -74,7 +74,7 @@ impl<'a> FrontInput<'a> {
     /// An input read without nvcc.
     ///
     /// ```
-    /// let i = kernel_build::__private::front::FrontInput::raw_only("k.cu", "");
+    /// let i = cuda_kernel_build::__private::front::FrontInput::raw_only("k.cu", "");
     /// assert_eq!(i.display_name, "k.cu");
     /// ```
     pub fn raw_only(display_name: &'a str, raw: &'a str) -> Self {
@@ -98,7 +98,7 @@ impl<'a> FrontInput<'a> {
 /// have theirs.
 ///
 /// ```
-/// use kernel_build::__private::front::{analyze, FrontInput};
+/// use cuda_kernel_build::__private::front::{analyze, FrontInput};
 /// let src = "struct P { float x; double y; int z; };\n\
 ///            // Copies p.\n\
 ///            extern \"C\" __global__ void withstruct(P p, P* out) { *out = p; }";
@@ -245,7 +245,7 @@ fn library_items(preprocessed: &str, input: &FrontInput<'_>) -> Vec<parse::Item>
 /// compute capability numbers (`90` for sm_90).
 ///
 /// ```
-/// use kernel_build::__private::front::{analyze_raw_targets, FrontInput};
+/// use cuda_kernel_build::__private::front::{analyze_raw_targets, FrontInput};
 /// let src = "extern \"C\" __global__ void all(float* x) {}\n\
 ///            #if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void hopper(float* x) {}\n#endif\n";
 /// let info = analyze_raw_targets(&FrontInput::raw_only("k.cu", src), &[80, 90]).unwrap();

@@ -34,11 +34,11 @@ pub struct Demangled {
 /// demangler rejects.
 ///
 /// ```
-/// let d = kernel_build::__private::front::names::demangle("_ZN3ops3k15IfEEvPT_PKS1_j").unwrap();
+/// let d = cuda_kernel_build::__private::front::names::demangle("_ZN3ops3k15IfEEvPT_PKS1_j").unwrap();
 /// assert_eq!(d.name, "ops::k15");
 /// assert_eq!(d.template_args, ["float"]);
 /// assert_eq!(d.params, ["float*", "float const*", "unsigned int"]);
-/// assert!(kernel_build::__private::front::names::demangle("saxpy").is_none());
+/// assert!(cuda_kernel_build::__private::front::names::demangle("saxpy").is_none());
 /// ```
 pub fn demangle(symbol: &str) -> Option<Demangled> {
     if !symbol.starts_with("_Z") {
@@ -173,7 +173,7 @@ pub(crate) fn int_value(text: &str) -> Option<i64> {
 /// The signature a C++ kernel is looked up by, as the demangler would print it.
 ///
 /// ```
-/// use kernel_build::__private::front::{analyze, names::signature, FrontInput};
+/// use cuda_kernel_build::__private::front::{analyze, names::signature, FrontInput};
 /// let info = analyze(&FrontInput::raw_only("k.cu", "namespace ns { __global__ void k(const float* a, size_t n) {} }")).unwrap();
 /// assert_eq!(signature(&info.kernels[0]), "ns::k(const float*, size_t)");
 /// ```
@@ -220,7 +220,7 @@ fn matches(k: &Kernel, d: &Demangled, env: &TypeEnv, loose: bool) -> bool {
 /// with why (verification then types it by the images alone).
 ///
 /// ```
-/// use kernel_build::__private::front::{analyze, names::resolve_symbols, FrontInput};
+/// use cuda_kernel_build::__private::front::{analyze, names::resolve_symbols, FrontInput};
 /// let src = "template<typename T> __global__ void scale(T* x, T s, unsigned n) {}\n\
 ///            template __global__ void scale<float>(float*, float, unsigned);";
 /// let mut info = analyze(&FrontInput::raw_only("k.cu", src)).unwrap();

@@ -145,7 +145,7 @@ pub(crate) fn promote(info: &mut ModuleInfo, measured: &[Measured], failed: &[(S
         let image: Vec<(u64, u64)> = u.params.iter().map(|l| (l.offset, l.size)).collect();
         let layouts = match lay_out(&types, &structs) {
             Some(l)
-                if kernel_objects::param_layout_agrees(
+                if cuda_kernel_objects::param_layout_agrees(
                     &l.iter().map(|l| (l.size, l.align)).collect::<Vec<_>>(),
                     &image,
                 ) =>

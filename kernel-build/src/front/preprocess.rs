@@ -11,7 +11,7 @@ use crate::diagnostics::{Diagnostics, front as msg};
 ///
 /// ```no_run
 /// use std::path::Path;
-/// let text = kernel_build::__private::front::preprocess(
+/// let text = cuda_kernel_build::__private::front::preprocess(
 ///     Path::new("nvcc"), Path::new("kernels/k.cu"), &[], &[("N".into(), Some("4".into()))], &[],
 /// ).unwrap();
 /// assert!(text.contains("k.cu"));

@@ -2,7 +2,7 @@
 //!
 //! Scalars map to Rust primitives (`size_t` → `usize`), `__half`/`__nv_bfloat16` to
 //! `half::f16`/`half::bf16`, CUDA vector types to the runtime's aligned types
-//! (`kernel_runtime::vector::Float2`), structs to the generated `#[repr(C)]` type of
+//! (`cuda_kernel_runtime::vector::Float2`), structs to the generated `#[repr(C)]` type of
 //! the same name. `const T*` is a shared borrow of device memory (`ConstPtr<T>`),
 //! `T*` an exclusive one (`MutPtr<T>`), and `void*` or `T**` a raw device pointer.
 
@@ -13,8 +13,8 @@ use crate::model::{CType, Scalar};
 /// How a kernel parameter is passed from Rust.
 ///
 /// ```
-/// use kernel_build::__private::front::rust_type::{rust_type, RustType};
-/// use kernel_build::model::{CType, Qualifiers, Scalar};
+/// use cuda_kernel_build::__private::front::rust_type::{rust_type, RustType};
+/// use cuda_kernel_build::model::{CType, Qualifiers, Scalar};
 /// let p = CType::Pointer { pointee: Box::new(CType::Scalar(Scalar::F32)), pointee_quals: Qualifiers { is_const: true, is_volatile: false } };
 /// assert_eq!(rust_type(&p), RustType::ConstPtr("f32".into()));
 /// assert_eq!(rust_type(&p).to_string(), "ConstPtr<f32>");
@@ -48,9 +48,9 @@ impl fmt::Display for RustType {
 /// The Rust type of a parameter of C type `ty` (top-level qualifiers already dropped).
 ///
 /// ```
-/// use kernel_build::__private::front::rust_type::{rust_type, RustType};
-/// use kernel_build::model::{CType, Scalar};
-/// assert_eq!(rust_type(&CType::Vector { elem: Scalar::U8, lanes: 4 }), RustType::Value("kernel_runtime::vector::UChar4".into()));
+/// use cuda_kernel_build::__private::front::rust_type::{rust_type, RustType};
+/// use cuda_kernel_build::model::{CType, Scalar};
+/// assert_eq!(rust_type(&CType::Vector { elem: Scalar::U8, lanes: 4 }), RustType::Value("cuda_kernel_runtime::vector::UChar4".into()));
 /// ```
 pub fn rust_type(ty: &CType) -> RustType {
     match ty {
@@ -74,8 +74,8 @@ pub fn rust_type(ty: &CType) -> RustType {
 /// The Rust path of a by-value C type (`None` for `void` and pointers).
 ///
 /// ```
-/// use kernel_build::__private::front::rust_type::value_path;
-/// use kernel_build::model::{CType, Scalar};
+/// use cuda_kernel_build::__private::front::rust_type::value_path;
+/// use cuda_kernel_build::model::{CType, Scalar};
 /// assert_eq!(value_path(&CType::Scalar(Scalar::F16)).unwrap(), "half::f16");
 /// assert_eq!(value_path(&CType::Struct("geo::Pt".into())).unwrap(), "geo::Pt");
 /// ```
@@ -84,7 +84,10 @@ pub fn value_path(ty: &CType) -> Option<String> {
         CType::Void | CType::Pointer { .. } => return None,
         CType::Scalar(s) => scalar_path(*s).to_string(),
         CType::Vector { elem, lanes } => {
-            format!("kernel_runtime::vector::{}", vector_name(*elem, *lanes))
+            format!(
+                "cuda_kernel_runtime::vector::{}",
+                vector_name(*elem, *lanes)
+            )
         }
         CType::Struct(name) => name.clone(),
         CType::Array { elem, len } => format!(
@@ -100,8 +103,8 @@ pub fn value_path(ty: &CType) -> Option<String> {
 /// Codegen and the declaration check use this name; [`scalar_path`] adds the crate.
 ///
 /// ```
-/// use kernel_build::__private::front::rust_type::scalar_name;
-/// use kernel_build::model::Scalar;
+/// use cuda_kernel_build::__private::front::rust_type::scalar_name;
+/// use cuda_kernel_build::model::Scalar;
 /// assert_eq!(scalar_name(Scalar::U64), "u64");
 /// assert_eq!(scalar_name(Scalar::F16), "f16");
 /// ```
@@ -142,8 +145,8 @@ pub fn scalar_name(s: Scalar) -> &'static str {
 /// 16-bit floats.
 ///
 /// ```
-/// use kernel_build::__private::front::rust_type::scalar_path;
-/// use kernel_build::model::Scalar;
+/// use cuda_kernel_build::__private::front::rust_type::scalar_path;
+/// use cuda_kernel_build::model::Scalar;
 /// assert_eq!(scalar_path(Scalar::Isize), "isize");
 /// assert_eq!(scalar_path(Scalar::BF16), "half::bf16");
 /// ```
@@ -151,24 +154,24 @@ pub fn scalar_path(s: Scalar) -> &'static str {
     match s {
         Scalar::F16 => "half::f16",
         Scalar::BF16 => "half::bf16",
-        Scalar::Fp8E4M3 => "kernel_runtime::fp::F8E4M3",
-        Scalar::Fp8E5M2 => "kernel_runtime::fp::F8E5M2",
-        Scalar::Fp8E8M0 => "kernel_runtime::fp::E8M0",
-        Scalar::Fp6E2M3 => "kernel_runtime::fp::F6E2M3",
-        Scalar::Fp6E3M2 => "kernel_runtime::fp::F6E3M2",
-        Scalar::Fp4E2M1 => "kernel_runtime::fp::F4E2M1",
-        Scalar::Fp4x2E2M1 => "kernel_runtime::fp::F4E2M1x2",
-        Scalar::DeviceFn => "kernel_runtime::RawDevicePtr",
-        Scalar::TexObject => "kernel_runtime::TextureHandle",
-        Scalar::SurfObject => "kernel_runtime::SurfaceHandle",
-        Scalar::TensorMap => "kernel_runtime::TensorMapHandle",
-        Scalar::GraphCondition => "kernel_runtime::ConditionHandle",
-        Scalar::GraphExec => "kernel_runtime::GraphExecHandle",
+        Scalar::Fp8E4M3 => "cuda_kernel_runtime::fp::F8E4M3",
+        Scalar::Fp8E5M2 => "cuda_kernel_runtime::fp::F8E5M2",
+        Scalar::Fp8E8M0 => "cuda_kernel_runtime::fp::E8M0",
+        Scalar::Fp6E2M3 => "cuda_kernel_runtime::fp::F6E2M3",
+        Scalar::Fp6E3M2 => "cuda_kernel_runtime::fp::F6E3M2",
+        Scalar::Fp4E2M1 => "cuda_kernel_runtime::fp::F4E2M1",
+        Scalar::Fp4x2E2M1 => "cuda_kernel_runtime::fp::F4E2M1x2",
+        Scalar::DeviceFn => "cuda_kernel_runtime::RawDevicePtr",
+        Scalar::TexObject => "cuda_kernel_runtime::TextureHandle",
+        Scalar::SurfObject => "cuda_kernel_runtime::SurfaceHandle",
+        Scalar::TensorMap => "cuda_kernel_runtime::TensorMapHandle",
+        Scalar::GraphCondition => "cuda_kernel_runtime::ConditionHandle",
+        Scalar::GraphExec => "cuda_kernel_runtime::GraphExecHandle",
         other => scalar_name(other),
     }
 }
 
-/// The name of the `kernel_runtime::vector` type for a CUDA vector type: CUDA's own name in
+/// The name of the `cuda_kernel_runtime::vector` type for a CUDA vector type: CUDA's own name in
 /// UpperCamel case (`float2` → `Float2`, `uchar4` → `UChar4`, `__half2` → `Half2`).
 ///
 /// 64-bit lanes are named after `longlong`/`ulonglong` (`LongLong2`, `ULongLong4`), as the
@@ -177,8 +180,8 @@ pub fn scalar_path(s: Scalar) -> &'static str {
 /// `longlong4` (what `vector_types.h` declares for `longlong4` and `longlong4_16a`).
 ///
 /// ```
-/// use kernel_build::__private::front::rust_type::vector_name;
-/// use kernel_build::model::Scalar;
+/// use cuda_kernel_build::__private::front::rust_type::vector_name;
+/// use cuda_kernel_build::model::Scalar;
 /// assert_eq!(vector_name(Scalar::F32, 2), "Float2");
 /// assert_eq!(vector_name(Scalar::I64, 2), "LongLong2");
 /// assert_eq!(vector_name(Scalar::U64, 4), "ULongLong4");

@@ -7,7 +7,7 @@
 
 use crate::diagnostics::{Diagnostics, front as msg};
 use crate::model::{ImageFacts, ModuleInfo};
-use kernel_objects::{EntryKind, Fatbin, Image};
+use cuda_kernel_objects::{EntryKind, Fatbin, Image};
 
 use super::names::resolve_symbols;
 use super::types::c_spelling;
@@ -15,7 +15,7 @@ use super::types::c_spelling;
 /// What [`verify_with`] is given besides the model and the fatbin.
 ///
 /// ```
-/// let o = kernel_build::__private::front::VerifyOptions::default();
+/// let o = cuda_kernel_build::__private::front::VerifyOptions::default();
 /// assert!(!o.require_every_target && o.source.is_none());
 /// ```
 #[derive(Clone, Copy, Debug, Default)]
@@ -37,9 +37,9 @@ pub struct VerifyOptions<'a> {
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use kernel_build::__private::front::{analyze, verify, FrontInput};
+/// use cuda_kernel_build::__private::front::{analyze, verify, FrontInput};
 /// let mut info = analyze(&FrontInput::raw_only("k.cu", "extern \"C\" __global__ void k(int n) {}"))?;
-/// let fatbin = kernel_objects::parse(&std::fs::read("k.fatbin")?)?;
+/// let fatbin = cuda_kernel_objects::parse(&std::fs::read("k.fatbin")?)?;
 /// verify(&mut info, &fatbin)?;
 /// # Ok(()) }
 /// ```
@@ -52,10 +52,10 @@ pub fn verify(info: &mut ModuleInfo, fatbin: &Fatbin) -> Result<(), Diagnostics>
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use kernel_build::__private::front::{analyze, verify_with_source, FrontInput};
+/// use cuda_kernel_build::__private::front::{analyze, verify_with_source, FrontInput};
 /// let text = "extern \"C\" __global__ void k(int n) {}";
 /// let mut info = analyze(&FrontInput::raw_only("k.cu", text))?;
-/// let fatbin = kernel_objects::parse(&std::fs::read("k.fatbin")?)?;
+/// let fatbin = cuda_kernel_objects::parse(&std::fs::read("k.fatbin")?)?;
 /// verify_with_source(&mut info, &fatbin, Some(("k.cu", text)))?;
 /// # Ok(()) }
 /// ```
@@ -76,9 +76,9 @@ pub fn verify_with_source(
 ///
 /// ```no_run
 /// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use kernel_build::__private::front::{analyze, verify_with, FrontInput, VerifyOptions};
+/// use cuda_kernel_build::__private::front::{analyze, verify_with, FrontInput, VerifyOptions};
 /// let mut info = analyze(&FrontInput::raw_only("k.cu", "extern \"C\" __global__ void k(int n) {}"))?;
-/// let fatbin = kernel_objects::parse(&std::fs::read("k.fatbin")?)?;
+/// let fatbin = cuda_kernel_objects::parse(&std::fs::read("k.fatbin")?)?;
 /// verify_with(&mut info, &fatbin, &VerifyOptions { require_every_target: true, ..Default::default() })?;
 /// let on: Vec<_> = info.kernels[0].images.iter().map(|i| i.target.as_str()).collect();
 /// println!("k is compiled for {on:?}");
@@ -145,7 +145,7 @@ pub fn verify_with(
             };
             let actual = layout_of(found);
             // Equal, or over-aligned parameters placed for this target's bank position.
-            let agrees = kernel_objects::param_layout_agrees(&sizes, &actual);
+            let agrees = cuda_kernel_objects::param_layout_agrees(&sizes, &actual);
             if agrees {
                 // Over-aligned parameters: the model records where the first image puts them.
                 if kernel.images.is_empty() {
@@ -243,7 +243,7 @@ fn locate_identifier(file: &str, text: &str, ident: &str) -> Option<crate::model
 }
 
 /// A kernel's `(offset, size)` parameter list in an image, in parameter order.
-fn layout_of(found: &kernel_objects::KernelImage) -> Vec<(u64, u64)> {
+fn layout_of(found: &cuda_kernel_objects::KernelImage) -> Vec<(u64, u64)> {
     let mut slots = found.params.clone();
     slots.sort_by_key(|s| s.ordinal);
     slots
@@ -252,7 +252,7 @@ fn layout_of(found: &kernel_objects::KernelImage) -> Vec<(u64, u64)> {
         .collect()
 }
 
-fn facts(target: &str, found: &kernel_objects::KernelImage) -> ImageFacts {
+fn facts(target: &str, found: &cuda_kernel_objects::KernelImage) -> ImageFacts {
     ImageFacts {
         target: target.to_owned(),
         registers: found.registers,

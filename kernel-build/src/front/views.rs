@@ -18,7 +18,7 @@ use crate::model::ModuleInfo;
 /// The preprocessed source one device pass compiled.
 ///
 /// ```
-/// let v = kernel_build::__private::front::DeviceView {
+/// let v = cuda_kernel_build::__private::front::DeviceView {
 ///     arch: "compute_90".into(), text: String::new(), host_stub: String::new(),
 /// };
 /// assert_eq!(v.arch_number(), Some(90));
@@ -37,7 +37,7 @@ impl DeviceView {
     /// The compute capability number of the view (`90` for `compute_90a`).
     ///
     /// ```
-    /// let v = kernel_build::__private::front::DeviceView {
+    /// let v = cuda_kernel_build::__private::front::DeviceView {
     ///     arch: "compute_100f".into(), text: String::new(), host_stub: String::new(),
     /// };
     /// assert_eq!(v.arch_number(), Some(100));
@@ -64,14 +64,14 @@ impl DeviceView {
 /// std::fs::write(dir.path().join("k.compute_90.cudafe1.stub.c"), "// stub").unwrap();
 /// std::fs::write(dir.path().join("k.compute_75.cpp1.ii"), "int b;").unwrap();
 /// std::fs::write(dir.path().join("k.cpp4.ii"), "host").unwrap();
-/// let views = kernel_build::__private::front::read_kept_views(dir.path(), &["compute_75".into(), "compute_90".into()]);
+/// let views = cuda_kernel_build::__private::front::read_kept_views(dir.path(), &["compute_75".into(), "compute_90".into()]);
 /// let archs: Vec<_> = views.iter().map(|v| v.arch.as_str()).collect();
 /// assert_eq!(archs, ["compute_75", "compute_90"]);
 /// assert_eq!(views[1].host_stub, "// stub");
 ///
 /// let one = tempfile::tempdir().unwrap();
 /// std::fs::write(one.path().join("k.cpp1.ii"), "int a;").unwrap();
-/// let views = kernel_build::__private::front::read_kept_views(one.path(), &["compute_90".into()]);
+/// let views = cuda_kernel_build::__private::front::read_kept_views(one.path(), &["compute_90".into()]);
 /// assert_eq!(views[0].arch, "compute_90");
 /// ```
 pub fn read_kept_views(dir: &Path, archs: &[String]) -> Vec<DeviceView> {
@@ -117,7 +117,7 @@ pub fn read_kept_views(dir: &Path, archs: &[String]) -> Vec<DeviceView> {
 /// `base` gives the file names and raw text; its `preprocessed` field is ignored.
 ///
 /// ```
-/// use kernel_build::__private::front::{analyze_views, DeviceView, FrontInput};
+/// use cuda_kernel_build::__private::front::{analyze_views, DeviceView, FrontInput};
 /// let base = FrontInput::raw_only("k.cu", "");
 /// // What `nvcc --keep` leaves: preprocessed text with line markers.
 /// let all = "# 1 \"k.cu\"\nextern \"C\" __global__ void all(float* x) {}\n";

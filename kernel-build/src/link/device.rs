@@ -8,14 +8,14 @@ use super::symbols::{self, SymbolProblem};
 use crate::env::Reporting;
 use crate::error::Error;
 use crate::toolkit::{Target, TargetKind};
-use kernel_objects::EntryKind;
+use cuda_kernel_objects::EntryKind;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// How the files of a module become its device code.
 ///
 /// ```
-/// use kernel_build::LinkMode;
+/// use cuda_kernel_build::LinkMode;
 /// assert_eq!(LinkMode::default(), LinkMode::Whole);
 /// assert_eq!(LinkMode::Lto.name(), "lto");
 /// ```
@@ -37,7 +37,7 @@ impl LinkMode {
     /// The option's name: `whole`, `rdc`, `lto`.
     ///
     /// ```
-    /// assert_eq!(kernel_build::LinkMode::Rdc.name(), "rdc");
+    /// assert_eq!(cuda_kernel_build::LinkMode::Rdc.name(), "rdc");
     /// ```
     pub fn name(self) -> &'static str {
         match self {
@@ -265,7 +265,7 @@ impl DeviceLink<'_> {
             let wanted = t.to_string();
             let mut objects: Vec<(&str, Vec<u8>)> = Vec::new();
             for u in self.units {
-                let Ok(fatbin) = kernel_objects::parse(u.fatbin) else {
+                let Ok(fatbin) = cuda_kernel_objects::parse(u.fatbin) else {
                     continue;
                 };
                 for e in fatbin.entries {

@@ -25,7 +25,7 @@ const MARKERS: [&[u8]; 3] = [
 
 /// Whether any image of `fatbin` calls into the device runtime.
 pub(super) fn used_by(fatbin: &[u8]) -> bool {
-    let Ok(parsed) = kernel_objects::parse(fatbin) else {
+    let Ok(parsed) = cuda_kernel_objects::parse(fatbin) else {
         return false;
     };
     parsed.entries.iter().any(|e| {

@@ -19,7 +19,7 @@ pub(crate) struct LibrarySpec {
 /// A library could not be found, opened, or used.
 ///
 /// ```
-/// let e = kernel_build::LinkLibraryError::NotFound {
+/// let e = cuda_kernel_build::LinkLibraryError::NotFound {
 ///     library: "nvJitLink", needed_for: "device linking (rdc)".into(),
 ///     tried: vec!["/opt/cuda/lib64".into()], wheel: "nvidia-nvjitlink==13.0.*",
 ///     env: "KERNEL_BUILD_NVJITLINK",
@@ -32,7 +32,7 @@ pub enum LinkLibraryError {
     /// Not in any folder that was searched.
     #[error(
         "{library} is needed for {needed_for} but was not found. Looked in:\n{}\nTo fix: run \
-         `kernel-inspect toolkit install` (installs `{wheel}` with nvcc), install it with \
+         `cuda-kernel-inspect toolkit install` (installs `{wheel}` with nvcc), install it with \
          `pip install {wheel}` next to the nvcc in use, or set `{env}` to the library file",
         tried.iter().map(|t| format!("  - {t}")).collect::<Vec<_>>().join("\n")
     )]
@@ -99,11 +99,11 @@ pub(crate) fn open(
 /// and the runtime (NVRTC) use, each with the file found, if any.
 ///
 /// ```no_run
-/// let tk = kernel_build::__private::toolkit::Toolkit::discover()?;
-/// for (name, file) in kernel_build::__private::link::companion_libraries(tk.nvcc()) {
+/// let tk = cuda_kernel_build::__private::toolkit::Toolkit::discover()?;
+/// for (name, file) in cuda_kernel_build::__private::link::companion_libraries(tk.nvcc()) {
 ///     println!("{name}: {file:?}");
 /// }
-/// # Ok::<(), kernel_build::Error>(())
+/// # Ok::<(), cuda_kernel_build::Error>(())
 /// ```
 pub fn companion_libraries(nvcc: &Path) -> Vec<(&'static str, Option<PathBuf>)> {
     const NVRTC: LibrarySpec = LibrarySpec {

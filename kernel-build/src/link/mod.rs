@@ -10,7 +10,7 @@
 //! | `libcudadevrt.a` (only for kernels launching kernels) | `nvidia-cuda-runtime==13.0.*` | `<toolkit>/lib`, `<toolkit>/lib64` | — |
 //!
 //! `<toolkit>` is the folder above nvcc's `bin/` (the `.cuda-toolkit` wheels, or a
-//! system toolkit such as `/usr/local/cuda`). `kernel-inspect toolkit install` (and the repository's `scripts/install-cuda-toolkit.sh`) install
+//! system toolkit such as `/usr/local/cuda`). `cuda-kernel-inspect toolkit install` (and the repository's `scripts/install-cuda-toolkit.sh`) install
 //! both wheels beside nvcc.
 
 mod device;

@@ -67,7 +67,7 @@ pub(crate) struct NvFatbin {
 
 impl NvFatbin {
     /// Loads nvFatbin from beside `nvcc` and checks that it is a CUDA 13 release (the
-    /// fatbin layout the runtime and `kernel-inspect` read).
+    /// fatbin layout the runtime and `cuda-kernel-inspect` read).
     pub(crate) fn load(
         nvcc: &Path,
         needed_for: &str,

@@ -1,6 +1,6 @@
 //! nvJitLink for device linking at build time: found beside nvcc (or where
 //! `KERNEL_BUILD_NVJITLINK` says), its release checked against nvcc's; the links themselves
-//! are `kernel_objects::nvjitlink`'s, shared with the runtime's `Linker`.
+//! are `cuda_kernel_objects::nvjitlink`'s, shared with the runtime's `Linker`.
 
 use super::library::{self, LibrarySpec, LinkLibraryError};
 use crate::env::Reporting;
@@ -13,12 +13,12 @@ pub(super) const SPEC: LibrarySpec = LibrarySpec {
     wheel: "nvidia-nvjitlink==13.0.*",
 };
 
-pub(crate) use kernel_objects::nvjitlink::{InputKind, LinkInput};
-use kernel_objects::nvjitlink::{LinkFailure, LinkOutput, Linked};
+pub(crate) use cuda_kernel_objects::nvjitlink::{InputKind, LinkInput};
+use cuda_kernel_objects::nvjitlink::{LinkFailure, LinkOutput, Linked};
 
 /// nvJitLink, loaded from beside nvcc.
 pub(crate) struct NvJitLink {
-    jit: kernel_objects::nvjitlink::NvJitLink,
+    jit: cuda_kernel_objects::nvjitlink::NvJitLink,
 }
 
 impl NvJitLink {
@@ -31,7 +31,7 @@ impl NvJitLink {
         reporting: Reporting,
     ) -> Result<NvJitLink, LinkLibraryError> {
         let path = library::locate(&SPEC, nvcc, needed_for, reporting)?;
-        let jit = kernel_objects::nvjitlink::NvJitLink::open(&path).map_err(|e| {
+        let jit = cuda_kernel_objects::nvjitlink::NvJitLink::open(&path).map_err(|e| {
             LinkLibraryError::Unusable {
                 library: SPEC.name,
                 path: path.clone(),

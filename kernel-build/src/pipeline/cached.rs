@@ -121,7 +121,7 @@ impl Staging {
                 }
                 Err(e) => {
                     note = Some(format!(
-                        "the kernel-build cache `{}` is not writable ({e}); building without it \
+                        "the cuda-kernel-build cache `{}` is not writable ({e}); building without it \
                          (set KERNEL_BUILD_CACHE_DIR to a writable folder)",
                         cache.root().display()
                     ));

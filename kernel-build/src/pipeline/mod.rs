@@ -39,11 +39,11 @@ use crate::toolkit::{DiscoverOptions, Target, Toolkit, parse_target_list};
 /// [`Context::no_device_code`]) the raw source is parsed and no fatbin is produced.
 ///
 /// ```no_run
-/// use kernel_build::__private::pipeline::{build_module, Context, ModuleRequest, SourceInput};
+/// use cuda_kernel_build::__private::pipeline::{build_module, Context, ModuleRequest, SourceInput};
 /// let req = ModuleRequest::new("vecmath", SourceInput::File { path: "kernels/vecmath.cu".into() });
 /// let built = build_module(&req, &Context::default())?;
 /// println!("{} kernels in {:?}", built.info.kernels.len(), built.fatbin_path);
-/// # Ok::<(), kernel_build::Error>(())
+/// # Ok::<(), cuda_kernel_build::Error>(())
 /// ```
 pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Error> {
     let reporting = cx.reporting;

@@ -45,7 +45,7 @@ pub(crate) fn type_opaque(shared: &Shared<'_>, sources: &[&Source], info: &mut M
     }
     if shared.debug {
         eprintln!(
-            "kernel-build: measured {} opaque type(s) with nvcc, {} not measured",
+            "cuda-kernel-build: measured {} opaque type(s) with nvcc, {} not measured",
             all.measured.len(),
             all.failed.len()
         );

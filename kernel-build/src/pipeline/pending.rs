@@ -10,7 +10,7 @@ use crate::error::Error;
 use crate::front;
 use crate::link::{FatbinPart, NvFatbin};
 use crate::toolkit::Target;
-use kernel_objects::EntryKind;
+use cuda_kernel_objects::EntryKind;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -206,7 +206,7 @@ impl<'a> Pending<'a> {
         let entry = cached::store(s.cache, &object_key, Some(direct_key), fresh)?;
         if s.debug {
             eprintln!(
-                "kernel-build: `{}`: read, verified and stored in {:.0} ms after nvcc",
+                "cuda-kernel-build: `{}`: read, verified and stored in {:.0} ms after nvcc",
                 job.source.display_name,
                 finishing.elapsed().as_secs_f64() * 1e3
             );
@@ -236,7 +236,7 @@ fn join_groups(
     }
     let out = staging.path().join("module.fatbin");
     if let Some(nvfatbin) = assembler {
-        let fatbin = kernel_objects::parse(&bytes).map_err(|source| Error::Fatbin {
+        let fatbin = cuda_kernel_objects::parse(&bytes).map_err(|source| Error::Fatbin {
             path: out.clone(),
             source,
         })?;

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 /// Where a module's CUDA source comes from.
 ///
 /// ```
-/// use kernel_build::__private::pipeline::SourceInput;
+/// use cuda_kernel_build::__private::pipeline::SourceInput;
 /// let s = SourceInput::Inline { text: "extern \"C\" __global__ void k() {}".into() };
 /// assert!(matches!(s, SourceInput::Inline { .. }));
 /// ```
@@ -39,7 +39,7 @@ pub enum SourceInput {
 /// One module to build.
 ///
 /// ```
-/// use kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
+/// use cuda_kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
 /// let mut req = ModuleRequest::new("vecmath", SourceInput::File { path: "k.cu".into() });
 /// req.archs = Some(vec!["sm_90".into(), "compute_90".into()]);
 /// assert_eq!(req.name, "vecmath");
@@ -82,7 +82,7 @@ impl ModuleRequest {
     /// current directory).
     ///
     /// ```
-    /// use kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
+    /// use cuda_kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
     /// let req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
     /// assert!(req.includes.is_empty());
     /// ```
@@ -111,7 +111,7 @@ impl ModuleRequest {
     /// Adds a definition given as `NAME` or `NAME=VALUE` (the macro's `define = [...]`).
     ///
     /// ```
-    /// use kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
+    /// use cuda_kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
     /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
     /// req.define_text("N=4").unwrap();
     /// assert!(req.define_text("4N").is_err());
@@ -129,7 +129,7 @@ impl ModuleRequest {
     /// preprocessor identifier.
     ///
     /// ```
-    /// use kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
+    /// use cuda_kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
     /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
     /// assert!(req.define("BLOCK", Some("256")).is_ok());
     /// assert!(req.define("BAD NAME", None).is_err());
@@ -150,7 +150,7 @@ impl ModuleRequest {
     /// Sets the module name, which names the generated Rust module.
     ///
     /// ```
-    /// use kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
+    /// use cuda_kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
     /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
     /// assert!(req.set_name("my-mod").is_err());
     /// assert!(req.set_name("my_mod").is_ok());
@@ -200,7 +200,7 @@ pub(crate) fn is_identifier(s: &str) -> bool {
 /// How and where a build runs.
 ///
 /// ```
-/// use kernel_build::__private::{env::Reporting, pipeline::Context};
+/// use cuda_kernel_build::__private::{env::Reporting, pipeline::Context};
 /// let cx = Context { reporting: Reporting::Cargo, ..Context::default() };
 /// assert!(cx.use_cache);
 /// ```
@@ -245,7 +245,7 @@ impl Default for Context {
 /// A built, verified module.
 ///
 /// ```
-/// # fn f(built: kernel_build::BuiltModule) {
+/// # fn f(built: cuda_kernel_build::BuiltModule) {
 /// for k in &built.info.kernels {
 ///     println!("{} takes {} parameters", k.name, k.params.len());
 /// }
@@ -280,7 +280,7 @@ pub struct BuiltModule {
 /// One file of a module built from several.
 ///
 /// ```
-/// let u = kernel_build::Unit { file: "a.cu".into(), image: Some((0, 4096)),
+/// let u = cuda_kernel_build::Unit { file: "a.cu".into(), image: Some((0, 4096)),
 ///     kernels: vec!["scale".into()], globals: vec![] };
 /// assert_eq!(u.image.unwrap().1, 4096);
 /// ```

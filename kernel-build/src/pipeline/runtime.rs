@@ -17,7 +17,7 @@ use crate::error::Error;
 /// Whether a module is compiled at run time.
 ///
 /// ```
-/// use kernel_build::RuntimeCompile;
+/// use cuda_kernel_build::RuntimeCompile;
 /// assert_eq!(RuntimeCompile::default(), RuntimeCompile::Off);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,7 +35,7 @@ pub enum RuntimeCompile {
 /// The source a module compiled at run time carries.
 ///
 /// ```
-/// let s = kernel_build::RuntimeSource { name: "k.cu".into(), text: String::new(),
+/// let s = cuda_kernel_build::RuntimeSource { name: "k.cu".into(), text: String::new(),
 ///     headers: vec![], defines: vec![], options: vec![], fallback: false };
 /// assert!(s.headers.is_empty());
 /// ```

@@ -56,7 +56,7 @@ pub(crate) fn lookup(shared: &Shared<'_>, source: &Source) -> (String, Option<Un
         .map(|(key, entry)| {
             if shared.debug {
                 eprintln!(
-                    "kernel-build: cache hit for `{}` (no nvcc run)",
+                    "cuda-kernel-build: cache hit for `{}` (no nvcc run)",
                     source.display_name
                 );
             }
@@ -223,7 +223,7 @@ impl Job<'_> {
         let bytes = std::fs::read(&fatbin_path)
             .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", &fatbin_path, e))?;
         if s.mode == LinkMode::Whole {
-            let fatbin = kernel_objects::parse(&bytes).map_err(|source| Error::Fatbin {
+            let fatbin = cuda_kernel_objects::parse(&bytes).map_err(|source| Error::Fatbin {
                 path: fatbin_path.clone(),
                 source,
             })?;

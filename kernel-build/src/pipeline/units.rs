@@ -52,7 +52,7 @@ pub(crate) fn build(
     let elapsed = started.elapsed().as_secs_f64();
     let summary = msg::progress(&shared.req.name, elapsed, &timings);
     if shared.debug {
-        eprintln!("kernel-build: {summary}");
+        eprintln!("cuda-kernel-build: {summary}");
     }
     let mut tracked: Vec<PathBuf> = Vec::new();
     for (source, b) in sources.iter().zip(&built) {
@@ -148,7 +148,7 @@ fn assemble(
             reporting,
         }
         .run()?;
-        let fatbin = kernel_objects::parse(&linked).map_err(|source| Error::Fatbin {
+        let fatbin = cuda_kernel_objects::parse(&linked).map_err(|source| Error::Fatbin {
             path: PathBuf::from(format!("<{} linked by nvJitLink>", shared.req.name)),
             source,
         })?;

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 /// What an image holds: machine code for one GPU generation or PTX for the JIT.
 ///
 /// ```
-/// use kernel_build::__private::toolkit::{Target, TargetKind};
+/// use cuda_kernel_build::__private::toolkit::{Target, TargetKind};
 /// assert_eq!("compute_120".parse::<Target>().unwrap().kind, TargetKind::Ptx);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -20,7 +20,7 @@ pub enum TargetKind {
 /// One compilation target.
 ///
 /// ```
-/// use kernel_build::__private::toolkit::Target;
+/// use cuda_kernel_build::__private::toolkit::Target;
 /// let t: Target = "sm_90a".parse().unwrap();
 /// assert_eq!(t.number, 90);
 /// assert_eq!(t.suffix, Some('a'));
@@ -41,7 +41,7 @@ impl Target {
     /// The SASS target for a compute capability number.
     ///
     /// ```
-    /// assert_eq!(kernel_build::__private::toolkit::Target::sass(80).to_string(), "sm_80");
+    /// assert_eq!(cuda_kernel_build::__private::toolkit::Target::sass(80).to_string(), "sm_80");
     /// ```
     pub fn sass(number: u32) -> Self {
         Target {
@@ -54,7 +54,7 @@ impl Target {
     /// The PTX target for a compute capability number.
     ///
     /// ```
-    /// assert_eq!(kernel_build::__private::toolkit::Target::ptx(120).to_string(), "compute_120");
+    /// assert_eq!(cuda_kernel_build::__private::toolkit::Target::ptx(120).to_string(), "compute_120");
     /// ```
     pub fn ptx(number: u32) -> Self {
         Target {
@@ -67,7 +67,7 @@ impl Target {
     /// The major compute capability (`9` for `sm_90`).
     ///
     /// ```
-    /// assert_eq!(kernel_build::__private::toolkit::Target::sass(120).major(), 12);
+    /// assert_eq!(cuda_kernel_build::__private::toolkit::Target::sass(120).major(), 12);
     /// ```
     pub fn major(&self) -> u32 {
         self.number / 10
@@ -76,7 +76,7 @@ impl Target {
     /// The value of nvcc's `-gencode` option for this target.
     ///
     /// ```
-    /// assert_eq!(kernel_build::__private::toolkit::Target::ptx(120).gencode(), "arch=compute_120,code=compute_120");
+    /// assert_eq!(cuda_kernel_build::__private::toolkit::Target::ptx(120).gencode(), "arch=compute_120,code=compute_120");
     /// ```
     pub fn gencode(&self) -> String {
         format!("arch={},code={self}", self.virtual_arch())
@@ -86,7 +86,7 @@ impl Target {
     /// its device pass sees `__CUDA_ARCH__` of this number.
     ///
     /// ```
-    /// use kernel_build::__private::toolkit::Target;
+    /// use cuda_kernel_build::__private::toolkit::Target;
     /// assert_eq!("sm_90a".parse::<Target>().unwrap().virtual_arch(), "compute_90a");
     /// assert_eq!(Target::ptx(120).virtual_arch(), "compute_120");
     /// ```
@@ -98,7 +98,7 @@ impl Target {
     /// Checks the target against the SASS names `nvcc --list-gpu-code` printed.
     ///
     /// ```
-    /// use kernel_build::__private::toolkit::Target;
+    /// use cuda_kernel_build::__private::toolkit::Target;
     /// let supported = vec!["sm_80".to_string(), "sm_90".to_string()];
     /// assert!(Target::sass(90).is_supported(&supported));
     /// assert!(!Target::sass(91).is_supported(&supported));
@@ -132,7 +132,7 @@ impl std::fmt::Display for Target {
 /// A target name that is not of the form `sm_XY[a|f]` / `compute_XY[a|f]`.
 ///
 /// ```
-/// assert!("gfx90a".parse::<kernel_build::__private::toolkit::Target>().is_err());
+/// assert!("gfx90a".parse::<cuda_kernel_build::__private::toolkit::Target>().is_err());
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadTargetName(pub String);
@@ -183,7 +183,7 @@ impl std::str::FromStr for Target {
 /// compute_120).
 ///
 /// ```
-/// use kernel_build::__private::toolkit::default_targets;
+/// use cuda_kernel_build::__private::toolkit::default_targets;
 /// let codes: Vec<String> = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_120", "sm_121"]
 ///     .iter().map(|s| s.to_string()).collect();
 /// let names: Vec<String> = default_targets(&codes).iter().map(|t| t.to_string()).collect();
@@ -210,7 +210,7 @@ pub fn default_targets(supported_sass: &[String]) -> Vec<Target> {
 /// Parses a comma- or space-separated list of target names.
 ///
 /// ```
-/// let t = kernel_build::__private::toolkit::parse_target_list("sm_80, sm_90,compute_90").unwrap();
+/// let t = cuda_kernel_build::__private::toolkit::parse_target_list("sm_80, sm_90,compute_90").unwrap();
 /// assert_eq!(t.len(), 3);
 /// ```
 pub fn parse_target_list(list: &str) -> Result<Vec<Target>, BadTargetName> {

@@ -7,7 +7,7 @@
 //! 5. `/usr/local/cuda`;
 //! 6. NVIDIA's pip wheels in the project-local folder (`KERNEL_CUDA_TOOLKIT_DIR`, else
 //!    `.cuda-toolkit` in the crate directory or a parent);
-//! 7. the wheels in the per-user folder `kernel-inspect toolkit install` fills
+//! 7. the wheels in the per-user folder `cuda-kernel-inspect toolkit install` fills
 //!    (`$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else `~/.cache/kernel-build/cuda-toolkit`);
 //! 8. the wheels in the site-packages of the `python3` on `PATH`.
 //!

@@ -1,7 +1,7 @@
 //! Installing NVIDIA's CUDA 13.0 pip wheels (nvcc and what the build and the runtime use
 //! beside it) into a folder discovery searches: the per-user folder by default
 //! (`$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else `~/.cache/kernel-build/cuda-toolkit`), so
-//! that a crate anywhere builds with no configuration. `kernel-inspect toolkit install` runs it.
+//! that a crate anywhere builds with no configuration. `cuda-kernel-inspect toolkit install` runs it.
 //!
 //! The wheels are installed into a temporary folder beside the destination and moved into
 //! place, so an interrupted install never leaves a half toolkit where discovery would find it;
@@ -53,10 +53,10 @@ pub const LIBRARIES: [(&str, &str, &str); 3] = [
 /// What [`install`] did.
 ///
 /// ```no_run
-/// let dir = kernel_build::__private::toolkit::user_toolkit_dir().unwrap();
-/// let done = kernel_build::__private::toolkit::install(&dir, &mut |line| println!("{line}"))?;
+/// let dir = cuda_kernel_build::__private::toolkit::user_toolkit_dir().unwrap();
+/// let done = cuda_kernel_build::__private::toolkit::install(&dir, &mut |line| println!("{line}"))?;
 /// println!("nvcc at {} (already there: {})", done.nvcc.display(), done.already_installed);
-/// # Ok::<(), kernel_build::Error>(())
+/// # Ok::<(), cuda_kernel_build::Error>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Installed {
@@ -72,7 +72,7 @@ pub struct Installed {
 /// `$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else `~/.cache/kernel-build/cuda-toolkit`.
 ///
 /// ```
-/// if let Some(dir) = kernel_build::__private::toolkit::user_toolkit_dir() {
+/// if let Some(dir) = cuda_kernel_build::__private::toolkit::user_toolkit_dir() {
 ///     assert!(dir.ends_with("kernel-build/cuda-toolkit"));
 /// }
 /// ```
@@ -102,9 +102,9 @@ pub fn install(dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Installed, Error
 /// (idempotent: libraries installed before are kept).
 ///
 /// ```no_run
-/// let dir = kernel_build::__private::toolkit::user_toolkit_dir().unwrap();
-/// kernel_build::__private::toolkit::install_with(&dir, &["cutlass"], &mut |l| println!("{l}"))?;
-/// # Ok::<(), kernel_build::Error>(())
+/// let dir = cuda_kernel_build::__private::toolkit::user_toolkit_dir().unwrap();
+/// cuda_kernel_build::__private::toolkit::install_with(&dir, &["cutlass"], &mut |l| println!("{l}"))?;
+/// # Ok::<(), cuda_kernel_build::Error>(())
 /// ```
 ///
 /// # Errors

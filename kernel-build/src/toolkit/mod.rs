@@ -24,7 +24,7 @@ use std::path::{Path, PathBuf};
 /// How nvcc was found.
 ///
 /// ```
-/// use kernel_build::__private::toolkit::FoundVia;
+/// use cuda_kernel_build::__private::toolkit::FoundVia;
 /// assert_eq!(FoundVia::NvccVar.to_string(), "the NVCC environment variable");
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -41,7 +41,7 @@ pub enum FoundVia {
     UsrLocalCuda,
     /// NVIDIA's pip wheels in the project-local folder.
     ProjectWheels,
-    /// NVIDIA's pip wheels in the per-user folder (`kernel-inspect toolkit install`).
+    /// NVIDIA's pip wheels in the per-user folder (`cuda-kernel-inspect toolkit install`).
     UserWheels,
     /// NVIDIA's pip wheels in the site-packages of `python3`.
     PythonWheels,
@@ -65,7 +65,7 @@ impl std::fmt::Display for FoundVia {
 /// Where to look for nvcc.
 ///
 /// ```
-/// let opts = kernel_build::__private::toolkit::DiscoverOptions::default();
+/// let opts = cuda_kernel_build::__private::toolkit::DiscoverOptions::default();
 /// assert!(opts.nvcc.is_none());
 /// ```
 #[derive(Clone, Debug)]
@@ -101,9 +101,9 @@ impl Default for DiscoverOptions {
 /// A found nvcc and what it supports.
 ///
 /// ```no_run
-/// let tk = kernel_build::__private::toolkit::Toolkit::discover()?;
+/// let tk = cuda_kernel_build::__private::toolkit::Toolkit::discover()?;
 /// println!("nvcc {} at {} (via {})", tk.version(), tk.nvcc().display(), tk.found_via());
-/// # Ok::<(), kernel_build::Error>(())
+/// # Ok::<(), cuda_kernel_build::Error>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Toolkit {
@@ -123,9 +123,9 @@ impl Toolkit {
     /// Finds nvcc with the default options (see [`DiscoverOptions`]).
     ///
     /// ```no_run
-    /// let tk = kernel_build::__private::toolkit::Toolkit::discover()?;
+    /// let tk = cuda_kernel_build::__private::toolkit::Toolkit::discover()?;
     /// assert!(tk.version().major >= 12);
-    /// # Ok::<(), kernel_build::Error>(())
+    /// # Ok::<(), cuda_kernel_build::Error>(())
     /// ```
     pub fn discover() -> Result<Toolkit, Error> {
         Self::discover_with(&DiscoverOptions::default())
@@ -134,10 +134,10 @@ impl Toolkit {
     /// Finds nvcc as `opts` says; the error lists every place tried and how to install one.
     ///
     /// ```no_run
-    /// use kernel_build::__private::toolkit::{DiscoverOptions, Toolkit};
+    /// use cuda_kernel_build::__private::toolkit::{DiscoverOptions, Toolkit};
     /// let opts = DiscoverOptions { nvcc: Some("/opt/cuda/bin/nvcc".into()), ..Default::default() };
     /// let tk = Toolkit::discover_with(&opts)?;
-    /// # Ok::<(), kernel_build::Error>(())
+    /// # Ok::<(), cuda_kernel_build::Error>(())
     /// ```
     pub fn discover_with(opts: &DiscoverOptions) -> Result<Toolkit, Error> {
         match discover::find_nvcc(opts.nvcc.as_deref(), opts.reporting, &opts.search_from) {
@@ -188,10 +188,10 @@ impl Toolkit {
     /// Parses and checks target names against what this nvcc supports.
     ///
     /// ```no_run
-    /// let tk = kernel_build::__private::toolkit::Toolkit::discover()?;
+    /// let tk = cuda_kernel_build::__private::toolkit::Toolkit::discover()?;
     /// let targets = tk.check_targets(&["sm_90".to_string(), "compute_90".to_string()])?;
     /// assert_eq!(targets.len(), 2);
-    /// # Ok::<(), kernel_build::Error>(())
+    /// # Ok::<(), cuda_kernel_build::Error>(())
     /// ```
     pub fn check_targets(&self, names: &[String]) -> Result<Vec<Target>, Error> {
         let unknown = |arch: &str| Error::UnknownArch {

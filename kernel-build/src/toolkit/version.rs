@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 /// An nvcc release, e.g. `13.0.88`.
 ///
 /// ```
-/// let v = kernel_build::__private::toolkit::NvccVersion::parse(
+/// let v = cuda_kernel_build::__private::toolkit::NvccVersion::parse(
 ///     "Cuda compilation tools, release 13.0, V13.0.88\n",
 /// ).unwrap();
 /// assert_eq!((v.major, v.minor, v.patch), (13, 0, 88));
@@ -25,7 +25,7 @@ impl NvccVersion {
     /// Reads the version from the text `nvcc --version` prints (`release 13.0, V13.0.88`).
     ///
     /// ```
-    /// assert!(kernel_build::__private::toolkit::NvccVersion::parse("garbage").is_none());
+    /// assert!(cuda_kernel_build::__private::toolkit::NvccVersion::parse("garbage").is_none());
     /// ```
     pub fn parse(text: &str) -> Option<Self> {
         if let Some(pos) = text.find(", V") {

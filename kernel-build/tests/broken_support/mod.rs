@@ -7,10 +7,10 @@
 
 #![allow(dead_code)]
 
-use kernel_build::__private::pipeline::{
+use cuda_kernel_build::__private::pipeline::{
     BuiltModule, Context, ModuleRequest, SourceInput, build_module,
 };
-use kernel_build::Error;
+use cuda_kernel_build::Error;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 
@@ -162,7 +162,7 @@ pub fn assert_cache_valid(cache: &Path) {
             "{}: module.fatbin does not match its recorded hash",
             dir.display()
         );
-        kernel_objects::parse(&fatbin)
+        cuda_kernel_objects::parse(&fatbin)
             .unwrap_or_else(|e| panic!("{}: module.fatbin does not read: {e}", dir.display()));
     }
 }

@@ -1,9 +1,9 @@
-//! Shared helpers of kernel-build's integration tests: finding the real nvcc and
+//! Shared helpers of cuda-kernel-build's integration tests: finding the real nvcc and
 //! wrapping the fake one.
 
 #![allow(dead_code)]
 
-use kernel_build::__private::toolkit::Toolkit;
+use cuda_kernel_build::__private::toolkit::Toolkit;
 use std::path::{Path, PathBuf};
 
 /// The real nvcc, or `None` (with a printed reason) when there is none.

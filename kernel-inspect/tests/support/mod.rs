@@ -1,5 +1,5 @@
 //! A counting nvcc for the CLI tests: it logs every run, then runs the real one. Finding and
-//! running nvcc is kernel-build's test helper (`fatbin_support`), included by path.
+//! running nvcc is cuda-kernel-build's test helper (`fatbin_support`), included by path.
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};

@@ -16,12 +16,12 @@ use crate::launch::args::values::RawDevicePtr;
 /// A module global of type `T` whose size was checked against the image.
 ///
 /// ```no_run
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
-/// # let module = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+/// # let module = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
 /// let coeffs = module.global::<[f32; 4]>("coeffs")?;
 /// coeffs.write(&[1.0, 2.0, 3.0, 4.0])?;
 /// assert_eq!(coeffs.read()?, [1.0, 2.0, 3.0, 4.0]);
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub struct Global<T> {
     module: RawModule,
@@ -83,11 +83,11 @@ impl RawModule {
     /// A module global by symbol name, its size checked against `T`.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let module = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let module = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
     /// let scale = module.global::<f32>("scale")?;
     /// scale.write(&0.5)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn global<T: DeviceRepr>(&self, symbol: &str) -> Result<Global<T>, Error> {
         let (addr, size) = self.inner.global(symbol)?;
@@ -118,12 +118,12 @@ fn size_error<T>(module: &RawModule, global: &str, size: usize, whose: &str) -> 
 /// and the loaded image.
 ///
 /// ```no_run
-/// # use kernel_runtime::{__private::{global, load_module}, spec::ModuleSpec};
+/// # use cuda_kernel_runtime::{__private::{global, load_module}, spec::ModuleSpec};
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;
 /// let g = global::<u32>(&m, 0)?;
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub fn global<T: DeviceRepr>(module: &LoadedModule, index: usize) -> Result<Global<T>, Error> {
     let m = module.module();

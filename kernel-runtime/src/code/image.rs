@@ -1,8 +1,8 @@
 //! A light look at a module image (fatbin, cubin or PTX text): which targets it holds and which
-//! PTX ISA it declares, read with `kernel-objects`. Used only to explain load failures; never
+//! PTX ISA it declares, read with `cuda-kernel-objects`. Used only to explain load failures; never
 //! trusted for anything else.
 
-use kernel_objects::{CodeKind, EntryKind, parse, parse_cubin};
+use cuda_kernel_objects::{CodeKind, EntryKind, parse, parse_cubin};
 
 #[cfg(test)]
 const FATBIN_MAGIC: u32 = 0xBA55_ED50;

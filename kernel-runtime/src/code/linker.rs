@@ -9,8 +9,8 @@
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use kernel_objects::CodeKind;
-use kernel_objects::nvjitlink::{LinkInput, LinkOutput, NvJitLink};
+use cuda_kernel_objects::CodeKind;
+use cuda_kernel_objects::nvjitlink::{LinkInput, LinkOutput, NvJitLink};
 
 use crate::code::module::RawModule;
 use crate::code::object_code::ObjectCode;
@@ -29,7 +29,7 @@ const CANDIDATES: &[&str] = &[
 /// How to link: every option nvJitLink takes that changes the code, as a typed field.
 ///
 /// ```
-/// let o = kernel_runtime::LinkOptions { max_registers: Some(64), lineinfo: true, ..Default::default() };
+/// let o = cuda_kernel_runtime::LinkOptions { max_registers: Some(64), lineinfo: true, ..Default::default() };
 /// assert_eq!(o.to_args("sm_90", false), ["-arch=sm_90", "-maxrregcount=64", "-lineinfo"]);
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -94,14 +94,14 @@ pub struct Linked {
 /// Links compiled code at run time.
 ///
 /// ```no_run
-/// use kernel_runtime::{Gpu, Linker, ObjectCode};
+/// use cuda_kernel_runtime::{Gpu, Linker, ObjectCode};
 /// let gpu = Gpu::new(0)?;
 /// let (module, _linked) = Linker::new()
 ///     .input(ObjectCode::from_file("kernel.ltoir")?)
 ///     .input(ObjectCode::from_file("poly.ltoir")?)
 ///     .link(&gpu)?;
 /// let apply = module.kernel("apply_poly")?;
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[derive(Clone, Debug, Default)]
 pub struct Linker {
@@ -146,10 +146,10 @@ impl Linker {
     /// Links the inputs into a cubin for `arch` (`sm_90`), without a GPU.
     ///
     /// ```no_run
-    /// use kernel_runtime::{Linker, ObjectCode};
+    /// use cuda_kernel_runtime::{Linker, ObjectCode};
     /// let linked = Linker::new().input(ObjectCode::from_file("k.ltoir")?).link_for("sm_90")?;
     /// std::fs::write("k.sm_90.cubin", linked.code.bytes()).unwrap();
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn link_for(&self, arch: &str) -> Result<Linked, Error> {
         if self.inputs.is_empty() {
@@ -236,7 +236,11 @@ impl Linker {
 }
 
 /// The error for a failed link: an undefined symbol named when the log names one.
-fn link_error(arch: &str, jit: &NvJitLink, f: kernel_objects::nvjitlink::LinkFailure) -> Error {
+fn link_error(
+    arch: &str,
+    jit: &NvJitLink,
+    f: cuda_kernel_objects::nvjitlink::LinkFailure,
+) -> Error {
     if let Some(symbol) = undefined_symbol(&f.log) {
         return Error::UndefinedSymbol { symbol, log: f.log };
     }

@@ -3,13 +3,13 @@
 //!
 //! The kinds are NVIDIA's ([`CodeKind`]): a cubin, a fatbin and PTX load directly; LTO-IR,
 //! relocatable cubins, host objects and libraries of them must be linked first. The bytes
-//! are read by `kernel-objects`, the same reader the build verifies its images with.
+//! are read by `cuda-kernel-objects`, the same reader the build verifies its images with.
 
 use std::path::Path;
 use std::sync::Arc;
 
-pub use kernel_objects::CodeKind;
-use kernel_objects::{Image, find_containers, parse, parse_cubin, parse_ptx};
+pub use cuda_kernel_objects::CodeKind;
+use cuda_kernel_objects::{Image, find_containers, parse, parse_cubin, parse_ptx};
 
 use crate::code::module::{RawLibrary, RawModule};
 use crate::device::gpu::Gpu;
@@ -19,7 +19,7 @@ use crate::error::Error;
 /// mapped to the symbols they compiled to.
 ///
 /// ```
-/// use kernel_runtime::{CodeKind, ObjectCode};
+/// use cuda_kernel_runtime::{CodeKind, ObjectCode};
 /// let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n\
 ///            .visible .entry _Z4axpyIfEvT_PKS0_PS0_i(.param .f32 a, .param .u64 x, .param .u64 y, .param .u32 n) { ret; }\n";
 /// let code = ObjectCode::from_bytes(ptx)?
@@ -29,7 +29,7 @@ use crate::error::Error;
 /// assert_eq!(code.symbol("axpy<float>"), "_Z4axpyIfEvT_PKS0_PS0_i");
 /// let k = &code.kernels()?[0];
 /// assert_eq!((k.target.as_str(), k.params.as_slice()), ("sm_80", &[(0, 4), (8, 8), (16, 8), (24, 4)][..]));
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct ObjectCode {
@@ -43,7 +43,7 @@ pub struct ObjectCode {
 /// its parameters as `(offset, size)` in bytes.
 ///
 /// ```
-/// let k = kernel_runtime::CodeKernel { target: "sm_90".into(), symbol: "saxpy".into(), params: vec![(0, 4)] };
+/// let k = cuda_kernel_runtime::CodeKernel { target: "sm_90".into(), symbol: "saxpy".into(), params: vec![(0, 4)] };
 /// assert_eq!(k.params.len(), 1);
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -60,8 +60,8 @@ impl ObjectCode {
     /// Code of the kind its bytes say ([`CodeKind::detect`]).
     ///
     /// ```
-    /// let err = kernel_runtime::ObjectCode::from_bytes(b"not code".to_vec()).unwrap_err();
-    /// assert!(matches!(err, kernel_runtime::Error::UnknownCodeKind { .. }));
+    /// let err = cuda_kernel_runtime::ObjectCode::from_bytes(b"not code".to_vec()).unwrap_err();
+    /// assert!(matches!(err, cuda_kernel_runtime::Error::UnknownCodeKind { .. }));
     /// ```
     pub fn from_bytes(bytes: impl Into<Vec<u8>>) -> Result<ObjectCode, Error> {
         Self::detected(bytes.into(), "<bytes>".to_owned())
@@ -70,9 +70,9 @@ impl ObjectCode {
     /// Code read from a file, named after it.
     ///
     /// ```no_run
-    /// let code = kernel_runtime::ObjectCode::from_file("kernels.ltoir")?;
-    /// assert_eq!(code.kind(), kernel_runtime::CodeKind::LtoIr);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let code = cuda_kernel_runtime::ObjectCode::from_file("kernels.ltoir")?;
+    /// assert_eq!(code.kind(), cuda_kernel_runtime::CodeKind::LtoIr);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn from_file(path: impl AsRef<Path>) -> Result<ObjectCode, Error> {
         let path = path.as_ref();
@@ -95,7 +95,7 @@ impl ObjectCode {
     /// linker judges them when they are used).
     ///
     /// ```
-    /// use kernel_runtime::{CodeKind, ObjectCode};
+    /// use cuda_kernel_runtime::{CodeKind, ObjectCode};
     /// let code = ObjectCode::of_kind(CodeKind::LtoIr, vec![0xed, 0x43, 0x4e, 0x7f]);
     /// assert_eq!(code.kind(), CodeKind::LtoIr);
     /// ```
@@ -111,7 +111,7 @@ impl ObjectCode {
     /// A cubin (`nvcc -cubin`, relocatable or not).
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::ObjectCode::cubin(vec![]).kind(), kernel_runtime::CodeKind::Cubin);
+    /// assert_eq!(cuda_kernel_runtime::ObjectCode::cubin(vec![]).kind(), cuda_kernel_runtime::CodeKind::Cubin);
     /// ```
     pub fn cubin(bytes: impl Into<Vec<u8>>) -> ObjectCode {
         Self::of_kind(CodeKind::Cubin, bytes)
@@ -120,7 +120,7 @@ impl ObjectCode {
     /// A fatbin (`nvcc -fatbin`).
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::ObjectCode::fatbin(vec![]).kind(), kernel_runtime::CodeKind::Fatbin);
+    /// assert_eq!(cuda_kernel_runtime::ObjectCode::fatbin(vec![]).kind(), cuda_kernel_runtime::CodeKind::Fatbin);
     /// ```
     pub fn fatbin(bytes: impl Into<Vec<u8>>) -> ObjectCode {
         Self::of_kind(CodeKind::Fatbin, bytes)
@@ -129,7 +129,7 @@ impl ObjectCode {
     /// PTX text.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::ObjectCode::ptx(".version 8.0").kind(), kernel_runtime::CodeKind::Ptx);
+    /// assert_eq!(cuda_kernel_runtime::ObjectCode::ptx(".version 8.0").kind(), cuda_kernel_runtime::CodeKind::Ptx);
     /// ```
     pub fn ptx(text: impl Into<String>) -> ObjectCode {
         Self::of_kind(CodeKind::Ptx, text.into().into_bytes())
@@ -138,7 +138,7 @@ impl ObjectCode {
     /// LTO-IR (`nvcc -dlto -ltoir`).
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::ObjectCode::lto_ir(vec![]).kind(), kernel_runtime::CodeKind::LtoIr);
+    /// assert_eq!(cuda_kernel_runtime::ObjectCode::lto_ir(vec![]).kind(), cuda_kernel_runtime::CodeKind::LtoIr);
     /// ```
     pub fn lto_ir(bytes: impl Into<Vec<u8>>) -> ObjectCode {
         Self::of_kind(CodeKind::LtoIr, bytes)
@@ -147,7 +147,7 @@ impl ObjectCode {
     /// A host object holding device code (`nvcc -dc`).
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::ObjectCode::object(vec![]).kind(), kernel_runtime::CodeKind::Object);
+    /// assert_eq!(cuda_kernel_runtime::ObjectCode::object(vec![]).kind(), cuda_kernel_runtime::CodeKind::Object);
     /// ```
     pub fn object(bytes: impl Into<Vec<u8>>) -> ObjectCode {
         Self::of_kind(CodeKind::Object, bytes)
@@ -156,7 +156,7 @@ impl ObjectCode {
     /// An archive of host objects holding device code (`.a`).
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::ObjectCode::library(vec![]).kind(), kernel_runtime::CodeKind::Library);
+    /// assert_eq!(cuda_kernel_runtime::ObjectCode::library(vec![]).kind(), cuda_kernel_runtime::CodeKind::Library);
     /// ```
     pub fn library(bytes: impl Into<Vec<u8>>) -> ObjectCode {
         Self::of_kind(CodeKind::Library, bytes)
@@ -165,7 +165,7 @@ impl ObjectCode {
     /// The same code under `name` (used in messages and as the loaded module's name).
     ///
     /// ```
-    /// let code = kernel_runtime::ObjectCode::ptx("").with_name("mine.ptx");
+    /// let code = cuda_kernel_runtime::ObjectCode::ptx("").with_name("mine.ptx");
     /// assert_eq!(code.name(), "mine.ptx");
     /// ```
     pub fn with_name(mut self, name: impl Into<String>) -> ObjectCode {
@@ -177,7 +177,7 @@ impl ObjectCode {
     /// compiled `symbol` (`_Z4axpyIfEvT_PKS0_PS0_i`): [`RawModule::kernel`] accepts either.
     ///
     /// ```
-    /// let code = kernel_runtime::ObjectCode::ptx("").with_symbol("k<int>", "_Z1kIiEvv");
+    /// let code = cuda_kernel_runtime::ObjectCode::ptx("").with_symbol("k<int>", "_Z1kIiEvv");
     /// assert_eq!(code.symbol("k<int>"), "_Z1kIiEvv");
     /// assert_eq!(code.symbol("other"), "other");
     /// ```
@@ -191,7 +191,7 @@ impl ObjectCode {
     /// The kind of code.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::ObjectCode::ptx("").kind().name(), "ptx");
+    /// assert_eq!(cuda_kernel_runtime::ObjectCode::ptx("").kind().name(), "ptx");
     /// ```
     pub fn kind(&self) -> CodeKind {
         self.kind
@@ -200,7 +200,7 @@ impl ObjectCode {
     /// The code's bytes.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::ObjectCode::ptx("x").bytes(), b"x");
+    /// assert_eq!(cuda_kernel_runtime::ObjectCode::ptx("x").bytes(), b"x");
     /// ```
     pub fn bytes(&self) -> &[u8] {
         &self.bytes
@@ -209,7 +209,7 @@ impl ObjectCode {
     /// The code's name (its file, `<bytes>`, or the name given).
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::ObjectCode::ptx("").name(), "<ptx>");
+    /// assert_eq!(cuda_kernel_runtime::ObjectCode::ptx("").name(), "<ptx>");
     /// ```
     pub fn name(&self) -> &str {
         &self.name
@@ -218,7 +218,7 @@ impl ObjectCode {
     /// The symbol `expr` maps to, or `expr` itself when it maps to none.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::ObjectCode::ptx("").symbol("saxpy"), "saxpy");
+    /// assert_eq!(cuda_kernel_runtime::ObjectCode::ptx("").symbol("saxpy"), "saxpy");
     /// ```
     pub fn symbol<'a>(&'a self, expr: &'a str) -> &'a str {
         self.symbols
@@ -230,7 +230,7 @@ impl ObjectCode {
     /// The name expressions given with [`with_symbol`](Self::with_symbol), and their symbols.
     ///
     /// ```
-    /// let code = kernel_runtime::ObjectCode::ptx("").with_symbol("k<int>", "_Z1kIiEvv");
+    /// let code = cuda_kernel_runtime::ObjectCode::ptx("").with_symbol("k<int>", "_Z1kIiEvv");
     /// assert_eq!(code.symbols().len(), 1);
     /// ```
     pub fn symbols(&self) -> &[(String, String)] {
@@ -241,9 +241,9 @@ impl ObjectCode {
     /// GPU; empty for LTO-IR on its own, whose target its linker chooses.
     ///
     /// ```
-    /// let ptx = kernel_runtime::ObjectCode::ptx(".version 8.0\n.target sm_80\n.address_size 64\n");
+    /// let ptx = cuda_kernel_runtime::ObjectCode::ptx(".version 8.0\n.target sm_80\n.address_size 64\n");
     /// assert_eq!(ptx.targets()?, ["sm_80"]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn targets(&self) -> Result<Vec<String>, Error> {
         let mut out: Vec<String> = Vec::new();
@@ -259,10 +259,10 @@ impl ObjectCode {
     /// (LTO-IR carries no parameter records: it lists none).
     ///
     /// ```
-    /// let ptx = kernel_runtime::ObjectCode::ptx(".version 8.0\n.target sm_80\n.address_size 64\n\
+    /// let ptx = cuda_kernel_runtime::ObjectCode::ptx(".version 8.0\n.target sm_80\n.address_size 64\n\
     ///     .visible .entry k(.param .u64 p) { ret; }\n");
     /// assert_eq!(ptx.kernels()?[0].symbol, "k");
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn kernels(&self) -> Result<Vec<CodeKernel>, Error> {
         let mut out = Vec::new();
@@ -325,11 +325,11 @@ impl ObjectCode {
     /// relocatable); the others return [`Error::NeedsLinking`].
     ///
     /// ```no_run
-    /// use kernel_runtime::{Gpu, ObjectCode};
+    /// use cuda_kernel_runtime::{Gpu, ObjectCode};
     /// let gpu = Gpu::new(0)?;
     /// let code = ObjectCode::from_file("axpy.cubin")?.with_symbol("axpy<float>", "_Z4axpyIfEvT_PKS0_PS0_i");
     /// let axpy = code.load(&gpu)?.kernel("axpy<float>")?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn load(&self, gpu: &Gpu) -> Result<RawModule, Error> {
         self.check_loadable()?;
@@ -340,11 +340,11 @@ impl ObjectCode {
     /// modules accept the name expressions too); the same kinds as [`load`](Self::load).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// let code = kernel_runtime::ObjectCode::from_file("k.fatbin")?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let code = cuda_kernel_runtime::ObjectCode::from_file("k.fatbin")?;
     /// let lib = code.load_library()?;
     /// let k = lib.module(&gpu)?.kernel("saxpy")?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn load_library(&self) -> Result<RawLibrary, Error> {
         self.check_loadable()?;
@@ -352,7 +352,7 @@ impl ObjectCode {
     }
 
     fn check_loadable(&self) -> Result<(), Error> {
-        let relocatable = kernel_objects::is_relocatable_cubin(&self.bytes);
+        let relocatable = cuda_kernel_objects::is_relocatable_cubin(&self.bytes);
         if !self.kind.is_loadable() || relocatable {
             return Err(Error::NeedsLinking {
                 name: self.name.clone(),

@@ -14,7 +14,7 @@ use crate::error::{DriverResultExt, Error};
 /// A context limit ([`Gpu::set_limit`]).
 ///
 /// ```
-/// assert_ne!(kernel_runtime::ContextLimit::StackSize, kernel_runtime::ContextLimit::MallocHeapSize);
+/// assert_ne!(cuda_kernel_runtime::ContextLimit::StackSize, cuda_kernel_runtime::ContextLimit::MallocHeapSize);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ContextLimit {
@@ -40,8 +40,8 @@ impl ContextLimit {
 /// ([`Gpu::set_cache_preference`], [`crate::Kernel::set_cache_preference`]).
 ///
 /// ```
-/// let p = kernel_runtime::CachePreference::Shared;
-/// assert_ne!(p, kernel_runtime::CachePreference::L1);
+/// let p = cuda_kernel_runtime::CachePreference::Shared;
+/// assert_ne!(p, cuda_kernel_runtime::CachePreference::L1);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CachePreference {
@@ -70,11 +70,11 @@ impl Gpu {
     /// Sets a limit of this device's context (before the launches it should apply to).
     ///
     /// ```no_run
-    /// use kernel_runtime::{Gpu, ContextLimit};
+    /// use cuda_kernel_runtime::{Gpu, ContextLimit};
     /// let gpu = Gpu::new(0)?;
     /// gpu.set_limit(ContextLimit::PrintfFifoSize, 16 << 20)?;
     /// assert!(gpu.limit(ContextLimit::PrintfFifoSize)? >= 16 << 20);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -91,8 +91,8 @@ impl Gpu {
     /// The current value of a limit of this device's context.
     ///
     /// ```no_run
-    /// let stack = kernel_runtime::Gpu::new(0)?.limit(kernel_runtime::ContextLimit::StackSize)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let stack = cuda_kernel_runtime::Gpu::new(0)?.limit(cuda_kernel_runtime::ContextLimit::StackSize)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -106,9 +106,9 @@ impl Gpu {
     /// [`crate::Kernel::set_cache_preference`], wins for that kernel).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// gpu.set_cache_preference(kernel_runtime::CachePreference::Shared)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// gpu.set_cache_preference(cuda_kernel_runtime::CachePreference::Shared)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -125,11 +125,11 @@ impl Gpu {
     /// `ncu --profile-from-start off`); without a profiler attached it does nothing.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// gpu.profiler_start()?;
     /// // ... the launches to profile
     /// gpu.profiler_stop()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -146,9 +146,9 @@ impl Gpu {
     /// Stops the profiler's collection (see [`Gpu::profiler_start`]).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// gpu.profiler_stop()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors

@@ -17,10 +17,10 @@ use crate::error::{DriverResultExt, Error};
 /// stream until [`Gpu::with_stream`] picks another.
 ///
 /// ```no_run
-/// use kernel_runtime::Gpu;
+/// use cuda_kernel_runtime::Gpu;
 /// let gpu = Gpu::new(0)?;
 /// println!("{} ({}), {} MiB", gpu.name(), gpu.arch(), gpu.total_memory()? >> 20);
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[derive(Clone)]
 pub struct Gpu {
@@ -47,7 +47,7 @@ impl Gpu {
     /// when there is no such device; never panics.
     ///
     /// ```no_run
-    /// match kernel_runtime::Gpu::new(0) {
+    /// match cuda_kernel_runtime::Gpu::new(0) {
     ///     Ok(gpu) => println!("running on {}", gpu.name()),
     ///     Err(e) => eprintln!("no GPU: {e}"),
     /// }
@@ -91,8 +91,8 @@ impl Gpu {
     /// Number of CUDA devices; `Err(NoDriver)` without a driver.
     ///
     /// ```no_run
-    /// let n = kernel_runtime::Gpu::count()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let n = cuda_kernel_runtime::Gpu::count()?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn count() -> Result<usize, Error> {
         match ensure_driver() {
@@ -104,8 +104,8 @@ impl Gpu {
     /// The CUDA version the installed driver supports, e.g. `(13, 0)`.
     ///
     /// ```no_run
-    /// let (major, minor) = kernel_runtime::Gpu::driver_version()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let (major, minor) = cuda_kernel_runtime::Gpu::driver_version()?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn driver_version() -> Result<(u32, u32), Error> {
         driver_version()
@@ -114,9 +114,9 @@ impl Gpu {
     /// A handle to the same device whose launches and copies go to `stream`.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let side = gpu.with_stream(&gpu.new_stream()?);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn with_stream(&self, stream: &Arc<CudaStream>) -> Gpu {
         Gpu {
@@ -131,9 +131,9 @@ impl Gpu {
     /// records events so that work on different streams is ordered; launches cost a little more.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let s = gpu.new_stream()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn new_stream(&self) -> Result<Arc<CudaStream>, Error> {
         self.inner.ctx.new_stream().call("cuStreamCreate")
@@ -145,10 +145,10 @@ impl Gpu {
     /// outside the range is an error naming it, not clamped.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let (_, greatest) = gpu.limits().stream_priorities;
     /// let urgent = gpu.new_stream_with_priority(greatest)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn new_stream_with_priority(&self, priority: i32) -> Result<Arc<CudaStream>, Error> {
         let (least, greatest) = self.inner.limits.stream_priorities;
@@ -168,9 +168,9 @@ impl Gpu {
     /// The stream this handle's work goes to.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let stream = gpu.stream().clone();
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
@@ -179,9 +179,9 @@ impl Gpu {
     /// The cudarc context (the device's primary context).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let ctx = gpu.context();
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.inner.ctx
@@ -190,9 +190,9 @@ impl Gpu {
     /// Device ordinal.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// assert_eq!(gpu.ordinal(), 0);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn ordinal(&self) -> usize {
         self.inner.ctx.ordinal()
@@ -201,9 +201,9 @@ impl Gpu {
     /// Device name, e.g. `NVIDIA H100 80GB HBM3`.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// println!("{}", gpu.name());
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn name(&self) -> &str {
         &self.inner.name
@@ -212,9 +212,9 @@ impl Gpu {
     /// Compute capability `(major, minor)`.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let (major, _) = gpu.compute_capability();
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn compute_capability(&self) -> (u32, u32) {
         self.inner.limits.compute_capability
@@ -223,9 +223,9 @@ impl Gpu {
     /// SASS architecture name, e.g. `sm_90`.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// assert!(gpu.arch().starts_with("sm_"));
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn arch(&self) -> String {
         self.inner.limits.arch()
@@ -234,9 +234,9 @@ impl Gpu {
     /// The limits launch validation checks against.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// assert!(gpu.limits().max_threads_per_block >= 1024);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn limits(&self) -> &DeviceLimits {
         &self.inner.limits
@@ -245,10 +245,10 @@ impl Gpu {
     /// Any device attribute.
     ///
     /// ```no_run
-    /// use kernel_runtime::cudarc::driver::sys::CUdevice_attribute as A;
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::cudarc::driver::sys::CUdevice_attribute as A;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let l2 = gpu.attribute(A::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn attribute(&self, attribute: sys::CUdevice_attribute) -> Result<i32, Error> {
         self.inner
@@ -260,9 +260,9 @@ impl Gpu {
     /// Total device memory in bytes.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let bytes = gpu.total_memory()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn total_memory(&self) -> Result<usize, Error> {
         self.inner.ctx.total_mem().call("cuDeviceTotalMem")
@@ -271,9 +271,9 @@ impl Gpu {
     /// Free device memory in bytes, as the driver sees it now.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let free = gpu.free_memory()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn free_memory(&self) -> Result<usize, Error> {
         self.inner
@@ -287,9 +287,9 @@ impl Gpu {
     /// [`Error::KernelFault`].
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// gpu.synchronize()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn synchronize(&self) -> Result<(), Error> {
         self.stream.synchronize().call("cuStreamSynchronize")?;
@@ -299,9 +299,9 @@ impl Gpu {
     /// Waits for all work on the device.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// gpu.synchronize_device()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn synchronize_device(&self) -> Result<(), Error> {
         self.inner.ctx.synchronize().call("cuCtxSynchronize")

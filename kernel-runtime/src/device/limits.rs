@@ -9,7 +9,7 @@ use crate::error::{DriverResultExt, Error};
 /// Device limits that launch validation needs.
 ///
 /// ```
-/// let l = kernel_runtime::DeviceLimits::default();
+/// let l = cuda_kernel_runtime::DeviceLimits::default();
 /// assert_eq!(l.max_threads_per_block, 1024);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -97,7 +97,7 @@ impl DeviceLimits {
     /// The device's SASS architecture name, e.g. `sm_90`.
     ///
     /// ```
-    /// let l = kernel_runtime::DeviceLimits { compute_capability: (12, 0), ..Default::default() };
+    /// let l = cuda_kernel_runtime::DeviceLimits { compute_capability: (12, 0), ..Default::default() };
     /// assert_eq!(l.arch(), "sm_120");
     /// ```
     pub fn arch(&self) -> String {

@@ -21,8 +21,8 @@ impl Error {
     /// Turns a driver error from `call` into an [`Error`], naming kernel faults.
     ///
     /// ```
-    /// use kernel_runtime::Error;
-    /// use kernel_runtime::cudarc::driver::{DriverError, sys::CUresult};
+    /// use cuda_kernel_runtime::Error;
+    /// use cuda_kernel_runtime::cudarc::driver::{DriverError, sys::CUresult};
     /// let e = Error::driver("cuCtxSynchronize", DriverError(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS));
     /// assert!(matches!(e, Error::KernelFault { ref name, .. } if name == "CUDA_ERROR_ILLEGAL_ADDRESS"));
     /// ```
@@ -50,7 +50,7 @@ impl Error {
     /// The driver's code when this error came from the driver.
     ///
     /// ```
-    /// use kernel_runtime::Error;
+    /// use cuda_kernel_runtime::Error;
     /// assert_eq!(Error::NoDevice { ordinal: 0, count: 0 }.driver_code(), None);
     /// ```
     pub fn driver_code(&self) -> Option<u32> {

@@ -16,7 +16,7 @@ use crate::launch::validate::ConfigError;
 /// Everything that can go wrong in the runtime.
 ///
 /// ```
-/// use kernel_runtime::Error;
+/// use cuda_kernel_runtime::Error;
 /// let e = Error::NoDevice { ordinal: 3, count: 1 };
 /// assert_eq!(e.to_string(), "no CUDA device with ordinal 3: the driver reports 1 device(s)");
 /// ```
@@ -260,7 +260,7 @@ pub enum Error {
         /// The code's name.
         name: String,
         /// Its kind.
-        kind: kernel_objects::CodeKind,
+        kind: cuda_kernel_objects::CodeKind,
     },
     /// nvJitLink, which run-time linking needs, could not be loaded.
     #[error(

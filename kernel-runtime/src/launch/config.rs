@@ -5,7 +5,7 @@
 /// How a kernel is launched.
 ///
 /// ```
-/// use kernel_runtime::Launch;
+/// use cuda_kernel_runtime::Launch;
 /// let cfg = Launch::new((64, 2), 256).with_shared_mem(4096);
 /// assert_eq!(cfg.grid, (64, 2, 1));
 /// assert_eq!(cfg.threads_per_block(), 256);
@@ -46,7 +46,7 @@ pub struct Launch {
 /// so their fences do not wait on the compute kernels' traffic and the other way round.
 ///
 /// ```
-/// use kernel_runtime::{Launch, MemSyncDomain};
+/// use cuda_kernel_runtime::{Launch, MemSyncDomain};
 /// let cfg = Launch::new(8, 128).with_mem_sync_domain(MemSyncDomain::Remote);
 /// assert_eq!(cfg.mem_sync_domain, Some(MemSyncDomain::Remote));
 /// ```
@@ -64,7 +64,7 @@ pub const DEFAULT_BLOCK: u32 = 256;
 /// Something that names a 1-, 2- or 3-dimensional extent: `u32`, `(u32, u32)`, `(u32, u32, u32)`.
 ///
 /// ```
-/// use kernel_runtime::IntoDim3;
+/// use cuda_kernel_runtime::IntoDim3;
 /// assert_eq!((4u32, 2u32).into_dim3(), (4, 2, 1));
 /// ```
 pub trait IntoDim3 {
@@ -94,7 +94,7 @@ impl Launch {
     /// A configuration with `grid` blocks of `block` threads, no dynamic shared memory.
     ///
     /// ```
-    /// let cfg = kernel_runtime::Launch::new(10, (16, 16));
+    /// let cfg = cuda_kernel_runtime::Launch::new(10, (16, 16));
     /// assert_eq!(cfg.block, (16, 16, 1));
     /// ```
     pub fn new(grid: impl IntoDim3, block: impl IntoDim3) -> Self {
@@ -114,7 +114,7 @@ impl Launch {
     /// One thread per element: blocks of 256 threads, enough blocks to cover `n` (at least one).
     ///
     /// ```
-    /// let cfg = kernel_runtime::Launch::for_num_elems(1000);
+    /// let cfg = cuda_kernel_runtime::Launch::for_num_elems(1000);
     /// assert_eq!((cfg.grid.0, cfg.block.0), (4, 256));
     /// ```
     pub const fn for_num_elems(n: u32) -> Self {
@@ -136,7 +136,7 @@ impl Launch {
     /// (up to the device's limit) before launching.
     ///
     /// ```
-    /// let cfg = kernel_runtime::Launch::for_num_elems(64).with_shared_mem(1024);
+    /// let cfg = cuda_kernel_runtime::Launch::for_num_elems(64).with_shared_mem(1024);
     /// assert_eq!(cfg.shared_mem_bytes, 1024);
     /// ```
     pub const fn with_shared_mem(mut self, bytes: u32) -> Self {
@@ -147,7 +147,7 @@ impl Launch {
     /// Sets the cluster shape (launches through `cuLaunchKernelEx`).
     ///
     /// ```
-    /// let cfg = kernel_runtime::Launch::new(8, 128).with_cluster(2);
+    /// let cfg = cuda_kernel_runtime::Launch::new(8, 128).with_cluster(2);
     /// assert_eq!(cfg.cluster, Some((2, 1, 1)));
     /// ```
     pub fn with_cluster(mut self, cluster: impl IntoDim3) -> Self {
@@ -158,7 +158,7 @@ impl Launch {
     /// Sets cooperative launch on or off.
     ///
     /// ```
-    /// let cfg = kernel_runtime::Launch::new(8, 128).with_cooperative(true);
+    /// let cfg = cuda_kernel_runtime::Launch::new(8, 128).with_cooperative(true);
     /// assert!(cfg.cooperative);
     /// ```
     pub const fn with_cooperative(mut self, cooperative: bool) -> Self {
@@ -170,7 +170,7 @@ impl Launch {
     /// previous kernel on its stream (see [`programmatic`](Self::programmatic)).
     ///
     /// ```
-    /// let cfg = kernel_runtime::Launch::new(8, 128).with_programmatic(true);
+    /// let cfg = cuda_kernel_runtime::Launch::new(8, 128).with_programmatic(true);
     /// assert!(cfg.programmatic);
     /// ```
     pub const fn with_programmatic(mut self, programmatic: bool) -> Self {
@@ -181,7 +181,7 @@ impl Launch {
     /// Sets the launch's scheduling priority (lower numbers are higher priorities).
     ///
     /// ```
-    /// let cfg = kernel_runtime::Launch::new(8, 128).with_priority(-1);
+    /// let cfg = cuda_kernel_runtime::Launch::new(8, 128).with_priority(-1);
     /// assert_eq!(cfg.priority, Some(-1));
     /// ```
     pub const fn with_priority(mut self, priority: i32) -> Self {
@@ -193,7 +193,7 @@ impl Launch {
     /// shape of which it is a multiple).
     ///
     /// ```
-    /// let cfg = kernel_runtime::Launch::new(16, 128).with_cluster(2).with_preferred_cluster(4);
+    /// let cfg = cuda_kernel_runtime::Launch::new(16, 128).with_cluster(2).with_preferred_cluster(4);
     /// assert_eq!(cfg.preferred_cluster, Some((4, 1, 1)));
     /// ```
     pub fn with_preferred_cluster(mut self, cluster: impl IntoDim3) -> Self {
@@ -204,7 +204,7 @@ impl Launch {
     /// Sets the memory synchronization domain.
     ///
     /// ```
-    /// use kernel_runtime::{Launch, MemSyncDomain};
+    /// use cuda_kernel_runtime::{Launch, MemSyncDomain};
     /// let cfg = Launch::new(8, 128).with_mem_sync_domain(MemSyncDomain::Default);
     /// assert!(cfg.mem_sync_domain.is_some());
     /// ```
@@ -226,7 +226,7 @@ impl Launch {
     /// Threads in one block.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::Launch::new(1, (8, 8, 2)).threads_per_block(), 128);
+    /// assert_eq!(cuda_kernel_runtime::Launch::new(1, (8, 8, 2)).threads_per_block(), 128);
     /// ```
     pub const fn threads_per_block(&self) -> u64 {
         self.block.0 as u64 * self.block.1 as u64 * self.block.2 as u64
@@ -235,7 +235,7 @@ impl Launch {
     /// Blocks in the grid.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::Launch::new((3, 2), 32).num_blocks(), 6);
+    /// assert_eq!(cuda_kernel_runtime::Launch::new((3, 2), 32).num_blocks(), 6);
     /// ```
     pub const fn num_blocks(&self) -> u64 {
         self.grid.0 as u64 * self.grid.1 as u64 * self.grid.2 as u64

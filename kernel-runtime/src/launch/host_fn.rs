@@ -17,11 +17,11 @@ use crate::error::Error;
 /// stream runs its work.
 ///
 /// ```no_run
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let x = gpu.zeros::<f32>(4)?;
-/// let s = kernel_runtime::__private::host::default_stream(&x);
+/// let s = cuda_kernel_runtime::__private::host::default_stream(&x);
 /// assert!(s.cu_stream().is_null());
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub fn default_stream<T>(buffer: &impl DeviceSlice<T>) -> Arc<CudaStream> {
     buffer.stream().context().default_stream()
@@ -30,13 +30,13 @@ pub fn default_stream<T>(buffer: &impl DeviceSlice<T>) -> Arc<CudaStream> {
 /// The device address a prepared buffer passes (what a kernel parameter would hold).
 ///
 /// ```no_run
-/// use kernel_runtime::__private::{host, DeviceArg};
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// use cuda_kernel_runtime::__private::{host, DeviceArg};
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let x = gpu.zeros::<f32>(4)?;
 /// let mut arg = &x;
 /// let p = arg.prepare(gpu.stream())?;
 /// assert!(!host::address(&p).is_null());
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[inline]
 pub fn address(prepared: &impl PreparedArg) -> *mut c_void {
@@ -49,10 +49,10 @@ pub fn address(prepared: &impl PreparedArg) -> *mut c_void {
 /// A stream as the CUDA runtime's `cudaStream_t` (the same handle as the driver's `CUstream`).
 ///
 /// ```no_run
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
-/// let s = kernel_runtime::__private::host::stream_handle(gpu.stream());
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+/// let s = cuda_kernel_runtime::__private::host::stream_handle(gpu.stream());
 /// assert_eq!(s, gpu.stream().cu_stream().cast());
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[inline]
 pub fn stream_handle(stream: &Arc<CudaStream>) -> *mut c_void {
@@ -63,7 +63,7 @@ pub fn stream_handle(stream: &Arc<CudaStream>) -> *mut c_void {
 ///
 /// ```
 /// let v = [1.0f32, 2.0];
-/// assert_eq!(kernel_runtime::__private::host::host_ptr(&v[..]), v.as_ptr() as *mut _);
+/// assert_eq!(cuda_kernel_runtime::__private::host::host_ptr(&v[..]), v.as_ptr() as *mut _);
 /// ```
 #[inline]
 pub fn host_ptr<T>(slice: &[T]) -> *mut c_void {
@@ -74,7 +74,7 @@ pub fn host_ptr<T>(slice: &[T]) -> *mut c_void {
 ///
 /// ```
 /// let mut v = [1.0f32, 2.0];
-/// let p = kernel_runtime::__private::host::host_ptr_mut(&mut v[..]);
+/// let p = cuda_kernel_runtime::__private::host::host_ptr_mut(&mut v[..]);
 /// assert_eq!(p, v.as_mut_ptr().cast());
 /// ```
 #[inline]
@@ -93,9 +93,9 @@ pub fn host_ptr_mut<T>(slice: &mut [T]) -> *mut c_void {
 /// use std::ffi::c_char;
 /// unsafe extern "C" fn name(_: i32) -> *const c_char { c"cudaErrorInvalidValue".as_ptr() }
 /// unsafe extern "C" fn describe(_: i32) -> *const c_char { c"invalid argument".as_ptr() }
-/// let r = unsafe { kernel_runtime::__private::host::cuda_result("sum", 1, name, describe) };
+/// let r = unsafe { cuda_kernel_runtime::__private::host::cuda_result("sum", 1, name, describe) };
 /// assert_eq!(r.unwrap_err().to_string(), "host function `sum` failed: cudaErrorInvalidValue (invalid argument)");
-/// let ok = unsafe { kernel_runtime::__private::host::cuda_result("sum", 0, name, describe) };
+/// let ok = unsafe { cuda_kernel_runtime::__private::host::cuda_result("sum", 0, name, describe) };
 /// assert!(ok.is_ok());
 /// ```
 pub unsafe fn cuda_result(

@@ -36,10 +36,10 @@ impl Gpu {
     /// Copies `host` into a new device buffer.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let x = gpu.upload(&[1.0f32, 2.0, 3.0])?;
     /// assert_eq!(x.len(), 3);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>, Error> {
         byte_len::<T>("upload", host.len())?;
@@ -49,10 +49,10 @@ impl Gpu {
     /// Copies `host` into the existing device buffer `dst` (same length).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut x = gpu.zeros::<u32>(4)?;
     /// gpu.upload_into(&[1, 2, 3, 4], &mut x)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn upload_into<T: DeviceRepr, D: DevicePtrMut<T>>(
         &self,
@@ -68,10 +68,10 @@ impl Gpu {
     /// Copies a device buffer or view into a new `Vec` (waits for the copy).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let x = gpu.upload(&[1i32, 2, 3])?;
     /// assert_eq!(gpu.download(&x)?, [1, 2, 3]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn download<T: DeviceRepr, S: DevicePtr<T>>(&self, src: &S) -> Result<Vec<T>, Error> {
         let v = self.stream().clone_dtoh(src).call("cuMemcpyDtoHAsync")?;
@@ -82,11 +82,11 @@ impl Gpu {
     /// Copies a device buffer or view into `host` (same length; waits for the copy).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let x = gpu.upload(&[1u8, 2])?;
     /// let mut back = [0u8; 2];
     /// gpu.download_into(&x, &mut back)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn download_into<T: DeviceRepr, S: DevicePtr<T>>(
         &self,
@@ -103,9 +103,9 @@ impl Gpu {
     /// A new device buffer of `len` zeroed elements.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let y = gpu.zeros::<f64>(1 << 20)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(
         &self,
@@ -121,11 +121,11 @@ impl Gpu {
     /// The contents must be written (by a kernel or a copy) before they are read as `T`.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// // SAFETY: fully overwritten below before any read.
     /// let mut y = unsafe { gpu.alloc::<f32>(4)? };
     /// gpu.upload_into(&[0.5f32; 4], &mut y)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub unsafe fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>, Error> {
         byte_len::<T>("alloc", len)?;
@@ -136,10 +136,10 @@ impl Gpu {
     /// Sets every byte of `dst` to zero.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut x = gpu.upload(&[1u16, 2])?;
     /// gpu.memset_zeros(&mut x)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn memset_zeros<T: DeviceRepr + ValidAsZeroBits, D: DevicePtrMut<T>>(
         &self,
@@ -151,11 +151,11 @@ impl Gpu {
     /// Sets every byte of a buffer of bytes to `value`.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut x = gpu.zeros::<u8>(16)?;
     /// gpu.memset(&mut x, 0xff)?;
     /// assert_eq!(gpu.download(&x)?, [0xff; 16]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn memset<D: DevicePtrMut<u8>>(&self, dst: &mut D, value: u8) -> Result<(), Error> {
         let stream = self.stream();
@@ -171,11 +171,11 @@ impl Gpu {
     /// Copies device memory to device memory (same length; may cross devices).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let a = gpu.upload(&[1u32, 2, 3])?;
     /// let mut b = gpu.zeros::<u32>(3)?;
     /// gpu.copy(&a, &mut b)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn copy<T, S: DevicePtr<T>, D: DevicePtrMut<T>>(
         &self,
@@ -191,10 +191,10 @@ impl Gpu {
     /// A new device buffer holding a copy of `src`.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let a = gpu.upload(&[1u32, 2, 3])?;
     /// let b = gpu.duplicate(&a)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn duplicate<T: DeviceRepr, S: DevicePtr<T>>(
         &self,

@@ -40,25 +40,25 @@ struct Side<'a, T> {
 /// The source of a 2D/3D copy.
 ///
 /// ```no_run
-/// use kernel_runtime::{Region, RegionMut};
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// use cuda_kernel_runtime::{Region, RegionMut};
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let host = vec![1.0f32; 640 * 480];
 /// let mut img = gpu.pitched::<f32>(640, 480)?;
 /// gpu.copy_2d(Region::host(&host, 640), RegionMut::pitched(&mut img), 640, 480)?;
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub struct Region<'a, T>(Side<'a, T>);
 
 /// The destination of a 2D/3D copy.
 ///
 /// ```no_run
-/// use kernel_runtime::{Region, RegionMut};
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// use cuda_kernel_runtime::{Region, RegionMut};
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let img = gpu.pitched::<u8>(64, 64)?;
 /// let mut host = vec![0u8; 32 * 32];
 /// // The 32 × 32 block at (16, 16) of the image, packed into `host`.
 /// gpu.copy_2d(Region::pitched(&img).at(16, 16), RegionMut::host(&mut host, 32), 32, 32)?;
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub struct RegionMut<'a, T>(Side<'a, T>, PhantomData<&'a mut T>);
 
@@ -76,7 +76,7 @@ impl<'a, T> Region<'a, T> {
     ///
     /// ```
     /// let data = [0u32; 12];
-    /// let _rows_of_four = kernel_runtime::Region::host(&data, 4);
+    /// let _rows_of_four = cuda_kernel_runtime::Region::host(&data, 4);
     /// ```
     pub fn host(data: &'a [T], row_len: usize) -> Self {
         Region(side(Mem::Host(data), row_len))
@@ -85,10 +85,10 @@ impl<'a, T> Region<'a, T> {
     /// A device buffer (`CudaSlice`, a view, managed memory) of rows of `row_len` elements.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let buf = gpu.zeros::<f32>(16 * 16)?;
-    /// let _rows = kernel_runtime::Region::device(&buf, 16);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let _rows = cuda_kernel_runtime::Region::device(&buf, 16);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn device(buf: &'a dyn DevicePtr<T>, row_len: usize) -> Self {
         Region(side(Mem::Device(buf), row_len))
@@ -97,10 +97,10 @@ impl<'a, T> Region<'a, T> {
     /// A pitched buffer (its own rows, pitch and planes).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let vol = gpu.pitched_3d::<f32>(8, 8, 8)?;
-    /// let _plane_two = kernel_runtime::Region::pitched(&vol).at_3d(0, 0, 2);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let _plane_two = cuda_kernel_runtime::Region::pitched(&vol).at_3d(0, 0, 2);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn pitched(buf: &'a Pitched<T>) -> Self {
         Region(Side {
@@ -112,11 +112,11 @@ impl<'a, T> Region<'a, T> {
     /// A CUDA array (elements of its format; see [`Array`]).
     ///
     /// ```no_run
-    /// use kernel_runtime::{ArrayFormat, Region};
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::{ArrayFormat, Region};
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let arr = gpu.array_2d(ArrayFormat::F32, 1, 64, 64)?;
     /// let _all = Region::<f32>::array(&arr);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn array(arr: &'a Array) -> Self {
         Region(Side {
@@ -129,7 +129,7 @@ impl<'a, T> Region<'a, T> {
     ///
     /// ```
     /// let data = [0u8; 100];
-    /// let _block = kernel_runtime::Region::host(&data, 10).at(2, 3);
+    /// let _block = cuda_kernel_runtime::Region::host(&data, 10).at(2, 3);
     /// ```
     pub fn at(self, x: usize, y: usize) -> Self {
         self.at_3d(x, y, 0)
@@ -139,7 +139,7 @@ impl<'a, T> Region<'a, T> {
     ///
     /// ```
     /// let data = [0u8; 1000];
-    /// let _ = kernel_runtime::Region::host(&data, 10).rows_per_plane(10).at_3d(1, 2, 3);
+    /// let _ = cuda_kernel_runtime::Region::host(&data, 10).rows_per_plane(10).at_3d(1, 2, 3);
     /// ```
     pub fn at_3d(mut self, x: usize, y: usize, z: usize) -> Self {
         self.0.origin = [x, y, z];
@@ -150,7 +150,7 @@ impl<'a, T> Region<'a, T> {
     ///
     /// ```
     /// let data = [0u16; 4 * 3 * 2];
-    /// let _volume = kernel_runtime::Region::host(&data, 4).rows_per_plane(3);
+    /// let _volume = cuda_kernel_runtime::Region::host(&data, 4).rows_per_plane(3);
     /// ```
     pub fn rows_per_plane(mut self, rows: usize) -> Self {
         self.0.rows_per_plane = Some(rows);
@@ -163,7 +163,7 @@ impl<'a, T> RegionMut<'a, T> {
     ///
     /// ```
     /// let mut data = [0u32; 12];
-    /// let _rows_of_four = kernel_runtime::RegionMut::host(&mut data, 4);
+    /// let _rows_of_four = cuda_kernel_runtime::RegionMut::host(&mut data, 4);
     /// ```
     pub fn host(data: &'a mut [T], row_len: usize) -> Self {
         RegionMut(side(Mem::HostMut(data), row_len), PhantomData)
@@ -172,10 +172,10 @@ impl<'a, T> RegionMut<'a, T> {
     /// A device buffer of rows of `row_len` elements.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut buf = gpu.zeros::<f32>(16 * 16)?;
-    /// let _rows = kernel_runtime::RegionMut::device(&mut buf, 16);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let _rows = cuda_kernel_runtime::RegionMut::device(&mut buf, 16);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn device(buf: &'a mut dyn DevicePtrMut<T>, row_len: usize) -> Self {
         RegionMut(side(Mem::DeviceMut(buf), row_len), PhantomData)
@@ -184,10 +184,10 @@ impl<'a, T> RegionMut<'a, T> {
     /// A pitched buffer.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut img = gpu.pitched::<f32>(8, 8)?;
-    /// let _corner = kernel_runtime::RegionMut::pitched(&mut img).at(4, 4);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let _corner = cuda_kernel_runtime::RegionMut::pitched(&mut img).at(4, 4);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn pitched(buf: &'a mut Pitched<T>) -> Self {
         RegionMut(
@@ -202,11 +202,11 @@ impl<'a, T> RegionMut<'a, T> {
     /// A CUDA array.
     ///
     /// ```no_run
-    /// use kernel_runtime::{ArrayFormat, RegionMut};
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::{ArrayFormat, RegionMut};
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut arr = gpu.array_2d(ArrayFormat::F32, 1, 64, 64)?;
     /// let _all = RegionMut::<f32>::array(&mut arr);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn array(arr: &'a mut Array) -> Self {
         RegionMut(
@@ -222,7 +222,7 @@ impl<'a, T> RegionMut<'a, T> {
     ///
     /// ```
     /// let mut data = [0u8; 100];
-    /// let _block = kernel_runtime::RegionMut::host(&mut data, 10).at(2, 3);
+    /// let _block = cuda_kernel_runtime::RegionMut::host(&mut data, 10).at(2, 3);
     /// ```
     pub fn at(self, x: usize, y: usize) -> Self {
         self.at_3d(x, y, 0)
@@ -232,7 +232,7 @@ impl<'a, T> RegionMut<'a, T> {
     ///
     /// ```
     /// let mut data = [0u8; 1000];
-    /// let _ = kernel_runtime::RegionMut::host(&mut data, 10).rows_per_plane(10).at_3d(1, 2, 3);
+    /// let _ = cuda_kernel_runtime::RegionMut::host(&mut data, 10).rows_per_plane(10).at_3d(1, 2, 3);
     /// ```
     pub fn at_3d(mut self, x: usize, y: usize, z: usize) -> Self {
         self.0.origin = [x, y, z];
@@ -243,7 +243,7 @@ impl<'a, T> RegionMut<'a, T> {
     ///
     /// ```
     /// let mut data = [0u16; 4 * 3 * 2];
-    /// let _volume = kernel_runtime::RegionMut::host(&mut data, 4).rows_per_plane(3);
+    /// let _volume = cuda_kernel_runtime::RegionMut::host(&mut data, 4).rows_per_plane(3);
     /// ```
     pub fn rows_per_plane(mut self, rows: usize) -> Self {
         self.0.rows_per_plane = Some(rows);
@@ -255,12 +255,12 @@ impl Gpu {
     /// Copies `width × height` elements from `src` to `dst`.
     ///
     /// ```no_run
-    /// use kernel_runtime::{Region, RegionMut};
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::{Region, RegionMut};
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let host: Vec<f32> = (0..100 * 50).map(|i| i as f32).collect();
     /// let mut img = gpu.pitched::<f32>(100, 50)?;
     /// gpu.copy_2d(Region::host(&host, 100), RegionMut::pitched(&mut img), 100, 50)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -279,13 +279,13 @@ impl Gpu {
     /// Copies `width × height × depth` elements (`extent`) from `src` to `dst`.
     ///
     /// ```no_run
-    /// use kernel_runtime::{Region, RegionMut};
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::{Region, RegionMut};
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let host = vec![1u8; 32 * 32 * 8];
     /// let mut vol = gpu.pitched_3d::<u8>(32, 32, 8)?;
     /// let src = Region::host(&host, 32).rows_per_plane(32);
     /// gpu.copy_3d(src, RegionMut::pitched(&mut vol), [32, 32, 8])?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn copy_3d<T: DeviceRepr>(
         &self,

@@ -26,7 +26,7 @@ const HANDLE: usize = 64;
 /// A device buffer's handle for another process ([`Gpu::ipc_handle`]).
 ///
 /// ```
-/// use kernel_runtime::IpcMemHandle;
+/// use cuda_kernel_runtime::IpcMemHandle;
 /// let bytes = [0u8; IpcMemHandle::<f32>::BYTES];
 /// let h = IpcMemHandle::<f32>::from_bytes(&bytes).unwrap();
 /// assert_eq!(h.len(), 0);
@@ -43,14 +43,14 @@ impl<T> IpcMemHandle<T> {
     /// Size of [`IpcMemHandle::to_bytes`]: the driver's 64 bytes, the element size, the count.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::IpcMemHandle::<u8>::BYTES, 80);
+    /// assert_eq!(cuda_kernel_runtime::IpcMemHandle::<u8>::BYTES, 80);
     /// ```
     pub const BYTES: usize = HANDLE + 16;
 
     /// Elements in the shared buffer.
     ///
     /// ```
-    /// let h = kernel_runtime::IpcMemHandle::<f32>::from_bytes(&[0u8; 80]).unwrap();
+    /// let h = cuda_kernel_runtime::IpcMemHandle::<f32>::from_bytes(&[0u8; 80]).unwrap();
     /// assert_eq!(h.len(), 0);
     /// ```
     pub fn len(&self) -> usize {
@@ -60,7 +60,7 @@ impl<T> IpcMemHandle<T> {
     /// Whether the shared buffer is empty.
     ///
     /// ```
-    /// let h = kernel_runtime::IpcMemHandle::<f32>::from_bytes(&[0u8; 80]).unwrap();
+    /// let h = cuda_kernel_runtime::IpcMemHandle::<f32>::from_bytes(&[0u8; 80]).unwrap();
     /// assert!(h.is_empty());
     /// ```
     pub fn is_empty(&self) -> bool {
@@ -70,7 +70,7 @@ impl<T> IpcMemHandle<T> {
     /// The handle as bytes, to send to another process.
     ///
     /// ```
-    /// let h = kernel_runtime::IpcMemHandle::<f32>::from_bytes(&[0u8; 80]).unwrap();
+    /// let h = cuda_kernel_runtime::IpcMemHandle::<f32>::from_bytes(&[0u8; 80]).unwrap();
     /// assert_eq!(h.to_bytes().len(), 80);
     /// ```
     pub fn to_bytes(&self) -> [u8; HANDLE + 16] {
@@ -88,7 +88,7 @@ impl<T> IpcMemHandle<T> {
     /// buffer of another type).
     ///
     /// ```
-    /// use kernel_runtime::IpcMemHandle;
+    /// use cuda_kernel_runtime::IpcMemHandle;
     /// assert!(IpcMemHandle::<f32>::from_bytes(&[0u8; 79]).is_err());
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
@@ -125,7 +125,7 @@ impl<T> IpcMemHandle<T> {
 /// An event's handle for another process ([`IpcEvent::handle`]).
 ///
 /// ```
-/// let h = kernel_runtime::IpcEventHandle::from_bytes(&[0u8; 64]).unwrap();
+/// let h = cuda_kernel_runtime::IpcEventHandle::from_bytes(&[0u8; 64]).unwrap();
 /// assert_eq!(h.to_bytes(), [0u8; 64]);
 /// ```
 #[derive(Clone, Copy)]
@@ -135,7 +135,7 @@ impl IpcEventHandle {
     /// The handle as bytes.
     ///
     /// ```
-    /// let h = kernel_runtime::IpcEventHandle::from_bytes(&[7u8; 64]).unwrap();
+    /// let h = cuda_kernel_runtime::IpcEventHandle::from_bytes(&[7u8; 64]).unwrap();
     /// assert_eq!(h.to_bytes()[0], 7);
     /// ```
     pub fn to_bytes(&self) -> [u8; HANDLE] {
@@ -148,7 +148,7 @@ impl IpcEventHandle {
     /// [`Error::OutOfRange`] unless `bytes` has 64 bytes.
     ///
     /// ```
-    /// assert!(kernel_runtime::IpcEventHandle::from_bytes(&[0u8; 3]).is_err());
+    /// assert!(cuda_kernel_runtime::IpcEventHandle::from_bytes(&[0u8; 3]).is_err());
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
         let raw: [u8; HANDLE] = bytes.try_into().map_err(|_| Error::OutOfRange {
@@ -165,13 +165,13 @@ impl IpcEventHandle {
 /// `CudaSlice`.
 ///
 /// ```no_run
-/// use kernel_runtime::{Gpu, IpcMemHandle};
+/// use cuda_kernel_runtime::{Gpu, IpcMemHandle};
 /// # fn received() -> Vec<u8> { vec![] }
 /// let gpu = Gpu::new(0)?;
 /// let handle = IpcMemHandle::<f32>::from_bytes(&received())?;
 /// let shared = gpu.open_ipc(&handle)?;
 /// let values = gpu.download(&shared)?;
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub struct IpcBuffer<T> {
     ptr: CUdeviceptr,
@@ -193,12 +193,12 @@ impl<T> IpcBuffer<T> {
     /// Elements in the shared buffer.
     ///
     /// ```no_run
-    /// # use kernel_runtime::{Gpu, IpcMemHandle};
+    /// # use cuda_kernel_runtime::{Gpu, IpcMemHandle};
     /// # let gpu = Gpu::new(0)?;
     /// # let handle = IpcMemHandle::<f32>::from_bytes(&[0u8; 80])?;
     /// let shared = gpu.open_ipc(&handle)?;
     /// println!("{} elements", shared.len());
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn len(&self) -> usize {
         self.len
@@ -207,11 +207,11 @@ impl<T> IpcBuffer<T> {
     /// Whether the shared buffer is empty.
     ///
     /// ```no_run
-    /// # use kernel_runtime::{Gpu, IpcMemHandle};
+    /// # use cuda_kernel_runtime::{Gpu, IpcMemHandle};
     /// # let gpu = Gpu::new(0)?;
     /// # let handle = IpcMemHandle::<f32>::from_bytes(&[0u8; 80])?;
     /// assert!(!gpu.open_ipc(&handle)?.is_empty());
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
@@ -294,12 +294,12 @@ impl<T> MutPtr<T> for &mut IpcBuffer<T> {}
 /// another process's handle ([`Gpu::open_ipc_event`]).
 ///
 /// ```no_run
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let done = gpu.ipc_event()?;
 /// // ... launch the kernels that write the shared buffer ...
 /// done.record(&gpu)?;
 /// let bytes = done.handle()?.to_bytes(); // send to the reader, which waits on it
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub struct IpcEvent {
     raw: sys::CUevent,
@@ -323,13 +323,13 @@ impl IpcEvent {
     /// The handle to send to another process.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let done = gpu.ipc_event()?;
     /// done.record(&gpu)?;
     /// let bytes = done.handle()?.to_bytes(); // the reader: open_ipc_event(..)?.wait_on(&gpu)
     /// done.synchronize()?;
     /// # let _ = bytes;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn handle(&self) -> Result<IpcEventHandle, Error> {
         let mut h = sys::CUipcEventHandle {
@@ -345,13 +345,13 @@ impl IpcEvent {
     /// Records the event on `gpu`'s stream.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let done = gpu.ipc_event()?;
     /// done.record(&gpu)?;
     /// let bytes = done.handle()?.to_bytes(); // the reader: open_ipc_event(..)?.wait_on(&gpu)
     /// done.synchronize()?;
     /// # let _ = bytes;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn record(&self, gpu: &Gpu) -> Result<(), Error> {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
@@ -364,13 +364,13 @@ impl IpcEvent {
     /// Makes `gpu`'s stream wait for the event's last recording.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let done = gpu.ipc_event()?;
     /// done.record(&gpu)?;
     /// let bytes = done.handle()?.to_bytes(); // the reader: open_ipc_event(..)?.wait_on(&gpu)
     /// done.synchronize()?;
     /// # let _ = bytes;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn wait_on(&self, gpu: &Gpu) -> Result<(), Error> {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
@@ -383,13 +383,13 @@ impl IpcEvent {
     /// Blocks the host until the event's last recording has completed.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let done = gpu.ipc_event()?;
     /// done.record(&gpu)?;
     /// let bytes = done.handle()?.to_bytes(); // the reader: open_ipc_event(..)?.wait_on(&gpu)
     /// done.synchronize()?;
     /// # let _ = bytes;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn synchronize(&self) -> Result<(), Error> {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
@@ -404,10 +404,10 @@ impl Gpu {
     /// The handle of `buf` for another process.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let buf = gpu.ipc_alloc::<f32>(3)?;
     /// let bytes = gpu.ipc_handle(&buf)?.to_bytes(); // keep `buf` alive while shared
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -442,12 +442,12 @@ impl Gpu {
     /// or from a device this one cannot reach.
     ///
     /// ```no_run
-    /// use kernel_runtime::IpcMemHandle;
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::IpcMemHandle;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let bytes = [0u8; 80];
     /// let shared = gpu.open_ipc(&IpcMemHandle::<f32>::from_bytes(&bytes)?)?;
     /// let values = gpu.download(&shared)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn open_ipc<T>(&self, handle: &IpcMemHandle<T>) -> Result<IpcBuffer<T>, Error> {
         let ctx = self.context();
@@ -483,11 +483,11 @@ impl Gpu {
     /// ([`Gpu::ipc_handle`]).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut shared = gpu.ipc_alloc::<f32>(1024)?;
     /// gpu.upload_into(&[1.0f32; 1024], &mut shared)?;
     /// let bytes = gpu.ipc_handle(&shared)?.to_bytes();
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn ipc_alloc<T: cudarc::driver::DeviceRepr>(
         &self,
@@ -528,9 +528,9 @@ impl Gpu {
     /// A new event that other processes can open (interprocess, without timing).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let done = gpu.ipc_event()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn ipc_event(&self) -> Result<IpcEvent, Error> {
         let ctx = self.context().clone();
@@ -548,11 +548,11 @@ impl Gpu {
     /// Opens another process's event.
     ///
     /// ```no_run
-    /// use kernel_runtime::IpcEventHandle;
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::IpcEventHandle;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let bytes = [0u8; 64];
     /// gpu.open_ipc_event(&IpcEventHandle::from_bytes(&bytes)?)?.wait_on(&gpu)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn open_ipc_event(&self, handle: &IpcEventHandle) -> Result<IpcEvent, Error> {
         let ctx = self.context().clone();

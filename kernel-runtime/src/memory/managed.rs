@@ -25,7 +25,7 @@ use crate::memory::buffers::byte_len;
 /// Where managed pages should be: on a [`Gpu`]'s device or on the host.
 ///
 /// ```
-/// use kernel_runtime::Location;
+/// use cuda_kernel_runtime::Location;
 /// assert_ne!(Location::Device, Location::Host);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -39,7 +39,7 @@ pub enum Location {
 /// Hints for the driver's page migration ([`Gpu::advise`], `cuMemAdvise`).
 ///
 /// ```
-/// use kernel_runtime::{Advice, Location};
+/// use cuda_kernel_runtime::{Advice, Location};
 /// let hints = [Advice::ReadMostly, Advice::PreferredLocation(Location::Device)];
 /// assert_eq!(hints.len(), 2);
 /// ```
@@ -64,10 +64,10 @@ impl Gpu {
     /// (attached globally).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut x = gpu.managed::<f32>(1 << 20)?;
     /// x.as_mut_slice()?.fill(1.0); // written by the host, read by kernels in place
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -99,10 +99,10 @@ impl Gpu {
     /// A managed buffer holding a copy of `data`.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let x = gpu.managed_from(&[1.0f32, 2.0, 3.0])?;
     /// assert_eq!(x.as_slice()?, &[1.0, 2.0, 3.0]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn managed_from<T: DeviceRepr + ValidAsZeroBits + Copy>(
         &self,
@@ -119,12 +119,12 @@ impl Gpu {
     /// (`cuMemPrefetchAsync`): a kernel queued after it finds them resident.
     ///
     /// ```no_run
-    /// use kernel_runtime::Location;
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::Location;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let x = gpu.managed::<f32>(1 << 20)?;
     /// gpu.prefetch(&x, Location::Device)?; // before the kernels that read it
     /// gpu.prefetch(&x, Location::Host)?; // before the host reads the results
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -167,12 +167,12 @@ impl Gpu {
     /// Gives the driver a hint about `buf` ([`Advice`], `cuMemAdvise`).
     ///
     /// ```no_run
-    /// use kernel_runtime::{Advice, Location};
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::{Advice, Location};
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let lut = gpu.managed_from(&[0.5f32; 256])?;
     /// gpu.advise(&lut, Advice::ReadMostly)?;
     /// gpu.advise(&lut, Advice::PreferredLocation(Location::Device))?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn advise<T>(&self, buf: &UnifiedSlice<T>, advice: Advice) -> Result<(), Error> {
         let here = self.location(Location::Device);
@@ -197,9 +197,9 @@ impl Gpu {
     /// demand, prefetching to the device is possible).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// println!("on-demand migration: {}", gpu.concurrent_managed_access()?);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn concurrent_managed_access(&self) -> Result<bool, Error> {
         Ok(self

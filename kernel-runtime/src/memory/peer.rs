@@ -27,10 +27,10 @@ impl Gpu {
     /// Whether this device can access `peer`'s memory directly.
     ///
     /// ```no_run
-    /// use kernel_runtime::Gpu;
+    /// use cuda_kernel_runtime::Gpu;
     /// let (a, b) = (Gpu::new(0)?, Gpu::new(1)?);
     /// println!("0 → 1 direct: {}", a.can_access_peer(&b)?);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn can_access_peer(&self, peer: &Gpu) -> Result<bool, Error> {
         if peer.ordinal() == self.ordinal() {
@@ -53,12 +53,12 @@ impl Gpu {
     /// Enabling twice is not an error.
     ///
     /// ```no_run
-    /// use kernel_runtime::Gpu;
+    /// use cuda_kernel_runtime::Gpu;
     /// let (a, b) = (Gpu::new(0)?, Gpu::new(1)?);
     /// if a.can_access_peer(&b)? {
     ///     a.enable_peer_access(&b)?;
     /// }
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -110,13 +110,13 @@ impl Gpu {
     /// their streams wait for the copy before anything queued on them later.
     ///
     /// ```no_run
-    /// use kernel_runtime::Gpu;
+    /// use cuda_kernel_runtime::Gpu;
     /// let (a, b) = (Gpu::new(0)?, Gpu::new(1)?);
     /// let src = a.upload(&[1.0f32; 1024])?;
     /// let mut dst = b.zeros::<f32>(1024)?;
     /// b.copy_peer_async(&src, &mut dst)?;
     /// assert_eq!(b.download(&dst)?, vec![1.0; 1024]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn copy_peer_async<T: DeviceRepr, S: DevicePtr<T>, D: DevicePtrMut<T>>(
         &self,
@@ -149,12 +149,12 @@ impl Gpu {
     /// [`Gpu::copy_peer_async`], then waits for the copy.
     ///
     /// ```no_run
-    /// use kernel_runtime::Gpu;
+    /// use cuda_kernel_runtime::Gpu;
     /// let (a, b) = (Gpu::new(0)?, Gpu::new(1)?);
     /// let src = a.upload(&[3u32; 16])?;
     /// let mut dst = b.zeros::<u32>(16)?;
     /// b.copy_peer(&src, &mut dst)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn copy_peer<T: DeviceRepr, S: DevicePtr<T>, D: DevicePtrMut<T>>(
         &self,

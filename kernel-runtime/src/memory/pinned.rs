@@ -20,13 +20,13 @@ use crate::memory::buffers::{byte_len, same_len};
 /// A page-locked host buffer whose host accessors wait for the asynchronous copies queued on it.
 ///
 /// ```no_run
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let mut host = gpu.pinned::<u32>(4)?;
 /// host.as_mut_slice()?.copy_from_slice(&[1, 2, 3, 4]);
 /// let mut dev = gpu.zeros::<u32>(4)?;
 /// gpu.upload_async(&host, &mut dev)?; // returns at once
 /// host.as_mut_slice()?.fill(0); // waits for the upload first
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub struct PinnedBuffer<T> {
     host: PinnedHostSlice<T>,
@@ -38,13 +38,13 @@ impl<T> PinnedBuffer<T> {
     /// Number of elements.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut host = gpu.pinned::<u32>(4)?;
     /// assert_eq!((host.len(), host.is_empty()), (4, false));
     /// host.wait()?;
     /// host.as_mut_slice()?.fill(7);
     /// assert_eq!(host.as_slice()?, [7; 4]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn len(&self) -> usize {
         self.host.len()
@@ -53,13 +53,13 @@ impl<T> PinnedBuffer<T> {
     /// Whether the buffer is empty.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut host = gpu.pinned::<u32>(4)?;
     /// assert_eq!((host.len(), host.is_empty()), (4, false));
     /// host.wait()?;
     /// host.as_mut_slice()?.fill(7);
     /// assert_eq!(host.as_slice()?, [7; 4]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn is_empty(&self) -> bool {
         self.host.is_empty()
@@ -68,13 +68,13 @@ impl<T> PinnedBuffer<T> {
     /// Waits for the copies queued on this buffer.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut host = gpu.pinned::<u32>(4)?;
     /// assert_eq!((host.len(), host.is_empty()), (4, false));
     /// host.wait()?;
     /// host.as_mut_slice()?.fill(7);
     /// assert_eq!(host.as_slice()?, [7; 4]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn wait(&self) -> Result<(), Error> {
         self.done.synchronize().call("cuEventSynchronize")
@@ -85,13 +85,13 @@ impl<T: ValidAsZeroBits> PinnedBuffer<T> {
     /// The contents, after the copies queued on this buffer.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut host = gpu.pinned::<u32>(4)?;
     /// assert_eq!((host.len(), host.is_empty()), (4, false));
     /// host.wait()?;
     /// host.as_mut_slice()?.fill(7);
     /// assert_eq!(host.as_slice()?, [7; 4]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn as_slice(&self) -> Result<&[T], Error> {
         self.wait()?;
@@ -101,13 +101,13 @@ impl<T: ValidAsZeroBits> PinnedBuffer<T> {
     /// The contents for writing, after the copies queued on this buffer.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut host = gpu.pinned::<u32>(4)?;
     /// assert_eq!((host.len(), host.is_empty()), (4, false));
     /// host.wait()?;
     /// host.as_mut_slice()?.fill(7);
     /// assert_eq!(host.as_slice()?, [7; 4]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn as_mut_slice(&mut self) -> Result<&mut [T], Error> {
         self.wait()?;
@@ -138,8 +138,8 @@ pub(crate) mod sealed {
 /// it, and its host accessors wait on that event.
 ///
 /// ```no_run
-/// use kernel_runtime::{Gpu, PageLocked};
-/// fn send<H: PageLocked<f32>>(gpu: &Gpu, host: &H) -> Result<(), kernel_runtime::Error> {
+/// use cuda_kernel_runtime::{Gpu, PageLocked};
+/// fn send<H: PageLocked<f32>>(gpu: &Gpu, host: &H) -> Result<(), cuda_kernel_runtime::Error> {
 ///     let mut dev = gpu.zeros::<f32>(host.len())?;
 ///     gpu.upload_async(host, &mut dev)
 /// }
@@ -185,10 +185,10 @@ impl Gpu {
     /// A zeroed pinned host buffer of `len` elements (cached, not write-combined).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut host = gpu.pinned::<f32>(1 << 20)?;
     /// host.as_mut_slice()?.fill(1.0);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn pinned<T: DeviceRepr + ValidAsZeroBits>(
         &self,
@@ -201,9 +201,9 @@ impl Gpu {
     /// reads. Use it only to stage uploads.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let staging = gpu.pinned_write_combined::<u8>(4096)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn pinned_write_combined<T: DeviceRepr + ValidAsZeroBits>(
         &self,
@@ -238,11 +238,11 @@ impl Gpu {
     /// copy is waited for before the call returns.)
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let host = gpu.pinned::<f32>(1024)?;
     /// let mut dev = gpu.zeros::<f32>(1024)?;
     /// gpu.upload_async(&host, &mut dev)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn upload_async<T: DeviceRepr, H: PageLocked<T> + ?Sized, D: DevicePtrMut<T>>(
         &self,
@@ -260,12 +260,12 @@ impl Gpu {
     /// `dst.as_slice()` waits for it.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let dev = gpu.upload(&[1u32, 2])?;
     /// let mut host = gpu.pinned::<u32>(2)?;
     /// gpu.download_async(&dev, &mut host)?;
     /// assert_eq!(host.as_slice()?, [1, 2]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn download_async<T: DeviceRepr, S: DevicePtr<T>, H: PageLocked<T> + ?Sized>(
         &self,

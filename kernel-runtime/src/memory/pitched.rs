@@ -21,10 +21,10 @@ use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedBuffer};
 /// ([`Gpu::pitched`], [`Gpu::pitched_3d`]).
 ///
 /// ```no_run
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let img = gpu.pitched::<f32>(1000, 600)?;
 /// assert!(img.pitch_elems() >= 1000); // rows start at multiples of the driver's alignment
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub struct Pitched<T> {
     ptr: CUdeviceptr,
@@ -48,9 +48,9 @@ impl<T> Pitched<T> {
     /// Elements per row that hold data.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// assert_eq!(gpu.pitched::<u8>(640, 480)?.width(), 640);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn width(&self) -> usize {
         self.width
@@ -59,9 +59,9 @@ impl<T> Pitched<T> {
     /// Rows per plane.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// assert_eq!(gpu.pitched::<u8>(640, 480)?.height(), 480);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn height(&self) -> usize {
         self.height
@@ -70,9 +70,9 @@ impl<T> Pitched<T> {
     /// Planes (1 for a 2D buffer).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// assert_eq!(gpu.pitched_3d::<f32>(64, 64, 8)?.depth(), 8);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn depth(&self) -> usize {
         self.depth
@@ -81,10 +81,10 @@ impl<T> Pitched<T> {
     /// Bytes from the start of one row to the start of the next.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let img = gpu.pitched::<f32>(1000, 2)?;
     /// assert_eq!(img.pitch_bytes() % 4, 0);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn pitch_bytes(&self) -> usize {
         self.pitch
@@ -93,10 +93,10 @@ impl<T> Pitched<T> {
     /// The pitch in elements (the driver's pitch is a multiple of the element size here).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let img = gpu.pitched::<f32>(1000, 2)?;
     /// assert_eq!(img.pitch_elems() * 4, img.pitch_bytes());
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn pitch_elems(&self) -> usize {
         self.pitch / std::mem::size_of::<T>().max(1)
@@ -126,10 +126,10 @@ impl Gpu {
     /// A `width × height` pitched allocation (uninitialised contents are zeroed).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let img = gpu.pitched::<u16>(1920, 1080)?;
     /// assert_eq!((img.width(), img.height(), img.depth()), (1920, 1080, 1));
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -143,10 +143,10 @@ impl Gpu {
     /// elements, zeroed.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let vol = gpu.pitched_3d::<f32>(128, 128, 64)?;
     /// assert_eq!(vol.depth(), 64);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn pitched_3d<T: DeviceRepr>(
         &self,

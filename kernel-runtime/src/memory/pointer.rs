@@ -9,7 +9,7 @@ use crate::error::{DriverResultExt, Error};
 /// Where memory lives.
 ///
 /// ```
-/// assert_ne!(kernel_runtime::MemoryType::Device, kernel_runtime::MemoryType::Host);
+/// assert_ne!(cuda_kernel_runtime::MemoryType::Device, cuda_kernel_runtime::MemoryType::Host);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum MemoryType {
@@ -26,7 +26,7 @@ pub enum MemoryType {
 /// The driver's attributes of an address ([`Gpu::pointer_attributes`]).
 ///
 /// ```
-/// let a = kernel_runtime::PointerAttributes { memory_type: kernel_runtime::MemoryType::Device,
+/// let a = cuda_kernel_runtime::PointerAttributes { memory_type: cuda_kernel_runtime::MemoryType::Device,
 ///     device: 0, range_start: 0x1000, range_size: 256, managed: false };
 /// assert!(a.range_start + a.range_size as u64 > 0x1000);
 /// ```
@@ -49,12 +49,12 @@ impl Gpu {
     /// `RawDevicePtr::of(&buf).addr()`).
     ///
     /// ```no_run
-    /// use kernel_runtime::{Gpu, MemoryType, RawDevicePtr};
+    /// use cuda_kernel_runtime::{Gpu, MemoryType, RawDevicePtr};
     /// let gpu = Gpu::new(0)?;
     /// let buf = gpu.zeros::<f32>(1024)?;
     /// let at = gpu.pointer_attributes(RawDevicePtr::of(&buf).addr())?;
     /// assert_eq!((at.memory_type, at.range_size), (MemoryType::Device, 4096));
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors

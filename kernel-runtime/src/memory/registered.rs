@@ -21,14 +21,14 @@ use crate::memory::pinned::PageLocked;
 /// A host slice page-locked for the guard's lifetime ([`Gpu::register`]).
 ///
 /// ```no_run
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let mut data = vec![1.0f32; 1 << 20];
 /// let mut dev = gpu.zeros::<f32>(data.len())?;
 /// {
 ///     let host = gpu.register(&mut data)?;
 ///     gpu.upload_async(&host, &mut dev)?; // returns at once
 /// } // waits for the copy, then unregisters
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub struct Registered<'a, T> {
     locked: Locked<T>,
@@ -61,10 +61,10 @@ impl<T> Registered<'_, T> {
     /// Number of elements.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut v = vec![0u8; 64];
     /// assert_eq!(gpu.register(&mut v)?.len(), 64);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn len(&self) -> usize {
         self.locked.len
@@ -73,10 +73,10 @@ impl<T> Registered<'_, T> {
     /// Whether the slice is empty.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut v: Vec<u8> = Vec::new();
     /// assert!(gpu.register(&mut v)?.is_empty());
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn is_empty(&self) -> bool {
         self.locked.len == 0
@@ -85,11 +85,11 @@ impl<T> Registered<'_, T> {
     /// Waits for the copies queued on this memory.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let mut v = vec![0u8; 64];
     /// let host = gpu.register(&mut v)?;
     /// host.wait()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn wait(&self) -> Result<(), Error> {
         self.done.synchronize().call("cuEventSynchronize")
@@ -98,13 +98,13 @@ impl<T> Registered<'_, T> {
     /// The contents, after the copies queued on this memory.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let dev = gpu.upload(&[7u32; 4])?;
     /// let mut v = vec![0u32; 4];
     /// let mut host = gpu.register(&mut v)?;
     /// gpu.download_async(&dev, &mut host)?;
     /// assert_eq!(host.as_slice()?, &[7; 4]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn as_slice(&self) -> Result<&[T], Error> {
         self.wait()?;
@@ -114,11 +114,11 @@ impl<T> Registered<'_, T> {
     /// The contents for writing, after the copies queued on this memory.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut v = vec![0u32; 4];
     /// let mut host = gpu.register(&mut v)?;
     /// host.as_mut_slice()?.fill(3);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn as_mut_slice(&mut self) -> Result<&mut [T], Error> {
         self.wait()?;
@@ -188,13 +188,13 @@ impl Gpu {
     /// guard like a [`PinnedBuffer`](crate::PinnedBuffer).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut frames = vec![0u16; 1920 * 1080];
     /// let mut dev = gpu.zeros::<u16>(frames.len())?;
     /// let mut host = gpu.register(&mut frames)?;
     /// gpu.download_async(&dev, &mut host)?;
     /// let first = host.as_slice()?[0]; // waits for the download
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors

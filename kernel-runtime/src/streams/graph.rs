@@ -22,7 +22,7 @@ use crate::error::{DriverResultExt, Error};
 /// An instantiated graph, replayed on the stream of the [`Gpu`] that captured it.
 ///
 /// ```no_run
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let mut x = gpu.zeros::<u8>(256)?;
 /// let graph = gpu.capture(|g| {
 ///     g.memset(&mut x, 7)?;
@@ -30,7 +30,7 @@ use crate::error::{DriverResultExt, Error};
 /// })?;
 /// graph.launch()?;
 /// gpu.synchronize()?;
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub struct Graph {
     exec: Exec,
@@ -152,13 +152,13 @@ impl Gpu {
     /// `with_stream(g.stream())`.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let mut x = gpu.zeros::<u8>(1)?;
     /// let graph = gpu.capture(|g| g.memset_zeros(&mut x))?;
     /// for _ in 0..10 {
     ///     graph.launch()?;
     /// }
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn capture(&self, record: impl FnOnce(&Gpu) -> Result<(), Error>) -> Result<Graph, Error> {
         let capture = CaptureStream::new(self)?;
@@ -239,11 +239,11 @@ impl Graph {
     /// The number of kernel launches in the graph.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let mut x = gpu.zeros::<u8>(1)?;
     /// let graph = gpu.capture(|g| g.memset_zeros(&mut x))?;
     /// assert_eq!(graph.kernel_count()?, 0);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn kernel_count(&self) -> Result<usize, Error> {
         Ok(kernel_nodes(self.exec.template())?.len())
@@ -257,14 +257,14 @@ impl Graph {
     /// use the new values; the buffers it names must outlive them.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let mut x = gpu.zeros::<u8>(1)?;
     /// # let graph = gpu.capture(|g| g.memset_zeros(&mut x))?;
     /// // `m.scale(&cfg, &mut y, 2.0)` was the first kernel captured; now scale by 3.
-    /// # let record = |_g: &kernel_runtime::Gpu| Ok(());
+    /// # let record = |_g: &cuda_kernel_runtime::Gpu| Ok(());
     /// graph.update_kernel(0, record)?;
     /// graph.launch()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn update_kernel(
         &self,
@@ -372,7 +372,7 @@ pub struct DeviceGraph<'g> {
 /// The 8-byte `cudaGraphExec_t` a stub passes for a [`DeviceGraph`].
 ///
 /// ```
-/// assert_eq!(std::mem::size_of::<kernel_runtime::GraphExecHandle>(), 8);
+/// assert_eq!(std::mem::size_of::<cuda_kernel_runtime::GraphExecHandle>(), 8);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(transparent)]
@@ -388,12 +388,12 @@ impl Graph {
     /// several devices), named in the error.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let mut x = gpu.zeros::<u8>(1)?;
     /// let graph = gpu.capture(|g| g.memset_zeros(&mut x))?;
     /// let on_device = graph.for_device()?;
     /// let _handle = on_device.handle();
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn for_device(&self) -> Result<DeviceGraph<'_>, Error> {
         self.replay
@@ -422,11 +422,11 @@ impl DeviceGraph<'_> {
     /// The handle a stub passes for a `cudaGraphExec_t` parameter.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let mut x = gpu.zeros::<u8>(1)?;
     /// # let graph = gpu.capture(|g| g.memset_zeros(&mut x))?;
     /// let h = graph.for_device()?.handle();
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn handle(&self) -> GraphExecHandle {
         GraphExecHandle(self.exec.0 as u64)

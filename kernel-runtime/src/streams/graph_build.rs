@@ -34,12 +34,12 @@ pub struct GraphBuilder<'id> {
 /// [`GraphBuilder::if_then`].
 ///
 /// ```no_run
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let graph = gpu.build_graph(|b| {
 ///     let go = b.condition(1)?;
 ///     b.while_loop(go, |_g| Ok(()))
 /// });
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[derive(Clone, Copy, Debug)]
 pub struct Condition<'id> {
@@ -50,7 +50,7 @@ pub struct Condition<'id> {
 /// The 8-byte `cudaGraphConditionalHandle` a stub passes for a [`Condition`].
 ///
 /// ```
-/// assert_eq!(std::mem::size_of::<kernel_runtime::ConditionHandle>(), 8);
+/// assert_eq!(std::mem::size_of::<cuda_kernel_runtime::ConditionHandle>(), 8);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(transparent)]
@@ -63,13 +63,13 @@ impl Condition<'_> {
     /// The handle a stub passes.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// gpu.build_graph(|b| {
     ///     let c = b.condition(0)?;
     ///     let _raw = c.handle();
     ///     Ok(())
     /// })?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn handle(&self) -> ConditionHandle {
         self.handle
@@ -82,14 +82,14 @@ impl Gpu {
     /// stream.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let mut x = gpu.zeros::<u8>(16)?;
     /// let graph = gpu.build_graph(|b| {
     ///     b.record(|g| g.memset_zeros(&mut x))?;
     ///     Ok(())
     /// })?;
     /// graph.launch()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn build_graph(
         &self,
@@ -122,10 +122,10 @@ impl<'id> GraphBuilder<'id> {
     /// stubs, copies and memsets of device buffers) as the next step.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let mut x = gpu.zeros::<u8>(16)?;
     /// gpu.build_graph(|b| b.record(|g| g.memset_zeros(&mut x)))?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn record(&self, record: impl FnOnce(&Gpu) -> Result<(), Error>) -> Result<(), Error> {
         let child = self.capture.capture(&self.gpu, record)?;
@@ -150,12 +150,12 @@ impl<'id> GraphBuilder<'id> {
     /// A new conditional handle of this graph, set to `default` at the start of each launch.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// gpu.build_graph(|b| {
     ///     let _c = b.condition(1)?;
     ///     Ok(())
     /// })?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn condition(&self, default: u32) -> Result<Condition<'id>, Error> {
         let mut handle: sys::CUgraphConditionalHandle = 0;
@@ -181,12 +181,12 @@ impl<'id> GraphBuilder<'id> {
     /// non-zero, checked before each iteration; a kernel of the body sets it.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// gpu.build_graph(|b| {
     ///     let go = b.condition(0)?;
     ///     b.while_loop(go, |_g| Ok(()))
     /// })?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn while_loop(
         &self,
@@ -199,12 +199,12 @@ impl<'id> GraphBuilder<'id> {
     /// An IF node as the next step: its body runs once when `cond` is non-zero.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// gpu.build_graph(|b| {
     ///     let flag = b.condition(1)?;
     ///     b.if_then(flag, |_g| Ok(()))
     /// })?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn if_then(
         &self,

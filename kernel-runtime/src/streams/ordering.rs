@@ -24,7 +24,7 @@ impl Gpu {
     /// another stream still uses it.
     ///
     /// ```no_run
-    /// use kernel_runtime::Gpu;
+    /// use cuda_kernel_runtime::Gpu;
     /// let gpu = Gpu::new(0)?;
     /// // SAFETY: this program joins its streams before sharing buffers between them.
     /// unsafe { gpu.order_streams_manually() };
@@ -32,7 +32,7 @@ impl Gpu {
     /// let x = a.upload(&[1.0f32; 1024])?;
     /// b.wait_for(&a)?; // b's later work starts after the upload on a
     /// let y = b.download(&x)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub unsafe fn order_streams_manually(&self) {
         // SAFETY: forwarded to the caller.
@@ -43,8 +43,8 @@ impl Gpu {
     /// default), or the caller orders streams ([`Gpu::order_streams_manually`]).
     ///
     /// ```no_run
-    /// assert!(kernel_runtime::Gpu::new(0)?.tracks_buffer_events());
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// assert!(cuda_kernel_runtime::Gpu::new(0)?.tracks_buffer_events());
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn tracks_buffer_events(&self) -> bool {
         self.inner().ctx.is_event_tracking()
@@ -55,11 +55,11 @@ impl Gpu {
     /// wait.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let side = gpu.with_stream(&gpu.new_stream()?);
     /// side.wait_for(&gpu)?;   // fork: side starts after what gpu's stream queued
     /// gpu.wait_for(&side)?;   // join: gpu's stream continues after side's work
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors

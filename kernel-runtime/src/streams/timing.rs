@@ -15,11 +15,11 @@ impl Gpu {
     /// later with the default `cuda-13000` bindings.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let mut buf = gpu.zeros::<u8>(1 << 20)?;
     /// let ((), took) = gpu.time(|| gpu.memset(&mut buf, 1))?;
     /// println!("memset took {took:?}");
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn time<R>(&self, work: impl FnOnce() -> Result<R, Error>) -> Result<(R, Duration), Error> {
         let ctx = self.context();

@@ -11,7 +11,7 @@ use crate::error::{DriverResultExt, Error};
 /// The channel type of an array's elements.
 ///
 /// ```
-/// use kernel_runtime::ArrayFormat;
+/// use cuda_kernel_runtime::ArrayFormat;
 /// assert_eq!(ArrayFormat::F32.bytes(), 4);
 /// assert_eq!(ArrayFormat::U8.bytes(), 1);
 /// ```
@@ -39,7 +39,7 @@ impl ArrayFormat {
     /// Bytes per channel.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::ArrayFormat::F16.bytes(), 2);
+    /// assert_eq!(cuda_kernel_runtime::ArrayFormat::F16.bytes(), 2);
     /// ```
     pub fn bytes(self) -> usize {
         match self {
@@ -67,11 +67,11 @@ impl ArrayFormat {
 /// (the texture and surface objects made from it keep it alive).
 ///
 /// ```no_run
-/// use kernel_runtime::ArrayFormat;
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// use cuda_kernel_runtime::ArrayFormat;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let rgba = gpu.array_2d(ArrayFormat::U8, 4, 1920, 1080)?;
 /// assert_eq!(rgba.element_size(), 4);
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[derive(Clone)]
 pub struct Array {
@@ -107,10 +107,10 @@ impl Array {
     /// Elements per row.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// let a = gpu.array_1d(kernel_runtime::ArrayFormat::F32, 1, 256)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let a = gpu.array_1d(cuda_kernel_runtime::ArrayFormat::F32, 1, 256)?;
     /// assert_eq!(a.width(), 256);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn width(&self) -> usize {
         self.inner.extent[0]
@@ -119,10 +119,10 @@ impl Array {
     /// Rows (0 for a 1D array).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// let a = gpu.array_1d(kernel_runtime::ArrayFormat::F32, 1, 256)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let a = gpu.array_1d(cuda_kernel_runtime::ArrayFormat::F32, 1, 256)?;
     /// assert_eq!(a.height(), 0);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn height(&self) -> usize {
         self.inner.extent[1]
@@ -131,10 +131,10 @@ impl Array {
     /// Planes (0 for 1D and 2D arrays).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// let a = gpu.array_3d(kernel_runtime::ArrayFormat::F32, 1, 8, 8, 8)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let a = gpu.array_3d(cuda_kernel_runtime::ArrayFormat::F32, 1, 8, 8, 8)?;
     /// assert_eq!(a.depth(), 8);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn depth(&self) -> usize {
         self.inner.extent[2]
@@ -143,10 +143,10 @@ impl Array {
     /// The channel format.
     ///
     /// ```no_run
-    /// use kernel_runtime::ArrayFormat;
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::ArrayFormat;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// assert_eq!(gpu.array_1d(ArrayFormat::U16, 2, 8)?.format(), ArrayFormat::U16);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn format(&self) -> ArrayFormat {
         self.inner.format
@@ -155,9 +155,9 @@ impl Array {
     /// Channels per element (1, 2 or 4).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// assert_eq!(gpu.array_1d(kernel_runtime::ArrayFormat::U8, 4, 8)?.channels(), 4);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// assert_eq!(gpu.array_1d(cuda_kernel_runtime::ArrayFormat::U8, 4, 8)?.channels(), 4);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn channels(&self) -> u32 {
         self.inner.channels
@@ -166,9 +166,9 @@ impl Array {
     /// Bytes per element: channels × channel size (what a copy's element type must have).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// assert_eq!(gpu.array_1d(kernel_runtime::ArrayFormat::F32, 2, 8)?.element_size(), 8);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// assert_eq!(gpu.array_1d(cuda_kernel_runtime::ArrayFormat::F32, 2, 8)?.element_size(), 8);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn element_size(&self) -> usize {
         self.inner.format.bytes() * self.inner.channels as usize
@@ -183,9 +183,9 @@ impl Gpu {
     /// A 1D array of `width` elements.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// let lut = gpu.array_1d(kernel_runtime::ArrayFormat::F32, 1, 1024)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let lut = gpu.array_1d(cuda_kernel_runtime::ArrayFormat::F32, 1, 1024)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -203,9 +203,9 @@ impl Gpu {
     /// A 2D array of `width × height` elements.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// let img = gpu.array_2d(kernel_runtime::ArrayFormat::F32, 1, 640, 480)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let img = gpu.array_2d(cuda_kernel_runtime::ArrayFormat::F32, 1, 640, 480)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn array_2d(
         &self,
@@ -220,9 +220,9 @@ impl Gpu {
     /// A 3D array of `width × height × depth` elements.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// let vol = gpu.array_3d(kernel_runtime::ArrayFormat::F16, 1, 64, 64, 64)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let vol = gpu.array_3d(cuda_kernel_runtime::ArrayFormat::F16, 1, 64, 64, 64)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn array_3d(
         &self,

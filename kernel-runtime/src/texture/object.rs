@@ -13,7 +13,7 @@ use crate::error::{DriverResultExt, Error};
 /// What a coordinate outside `[0, size)` reads.
 ///
 /// ```
-/// assert_ne!(kernel_runtime::AddressMode::Clamp, kernel_runtime::AddressMode::Wrap);
+/// assert_ne!(cuda_kernel_runtime::AddressMode::Clamp, cuda_kernel_runtime::AddressMode::Wrap);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AddressMode {
@@ -30,7 +30,7 @@ pub enum AddressMode {
 /// How a coordinate between elements is read.
 ///
 /// ```
-/// assert_ne!(kernel_runtime::FilterMode::Point, kernel_runtime::FilterMode::Linear);
+/// assert_ne!(cuda_kernel_runtime::FilterMode::Point, cuda_kernel_runtime::FilterMode::Linear);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FilterMode {
@@ -44,7 +44,7 @@ pub enum FilterMode {
 /// How a [`TextureObject`] reads its array.
 ///
 /// ```
-/// use kernel_runtime::{AddressMode, FilterMode, TextureDesc};
+/// use cuda_kernel_runtime::{AddressMode, FilterMode, TextureDesc};
 /// let desc = TextureDesc::new()
 ///     .address(AddressMode::Clamp)
 ///     .filter(FilterMode::Linear)
@@ -76,8 +76,8 @@ impl TextureDesc {
     /// Clamped, point-sampled, unnormalised coordinates, elements read as they are stored.
     ///
     /// ```
-    /// let d = kernel_runtime::TextureDesc::new();
-    /// assert_eq!(d.filter_mode(), kernel_runtime::FilterMode::Point);
+    /// let d = cuda_kernel_runtime::TextureDesc::new();
+    /// assert_eq!(d.filter_mode(), cuda_kernel_runtime::FilterMode::Point);
     /// ```
     pub fn new() -> Self {
         Self::default()
@@ -86,7 +86,7 @@ impl TextureDesc {
     /// The same address mode in every dimension.
     ///
     /// ```
-    /// let d = kernel_runtime::TextureDesc::new().address(kernel_runtime::AddressMode::Border);
+    /// let d = cuda_kernel_runtime::TextureDesc::new().address(cuda_kernel_runtime::AddressMode::Border);
     /// # let _ = d;
     /// ```
     pub fn address(mut self, mode: AddressMode) -> Self {
@@ -97,8 +97,8 @@ impl TextureDesc {
     /// An address mode per dimension (x, y, z).
     ///
     /// ```
-    /// use kernel_runtime::AddressMode::{Clamp, Wrap};
-    /// let d = kernel_runtime::TextureDesc::new().address_per_dim([Wrap, Clamp, Clamp]);
+    /// use cuda_kernel_runtime::AddressMode::{Clamp, Wrap};
+    /// let d = cuda_kernel_runtime::TextureDesc::new().address_per_dim([Wrap, Clamp, Clamp]);
     /// # let _ = d;
     /// ```
     pub fn address_per_dim(mut self, modes: [AddressMode; 3]) -> Self {
@@ -109,7 +109,7 @@ impl TextureDesc {
     /// The filter mode.
     ///
     /// ```
-    /// let d = kernel_runtime::TextureDesc::new().filter(kernel_runtime::FilterMode::Linear);
+    /// let d = cuda_kernel_runtime::TextureDesc::new().filter(cuda_kernel_runtime::FilterMode::Linear);
     /// # let _ = d;
     /// ```
     pub fn filter(mut self, mode: FilterMode) -> Self {
@@ -120,7 +120,7 @@ impl TextureDesc {
     /// The filter mode set.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::TextureDesc::new().filter_mode(), kernel_runtime::FilterMode::Point);
+    /// assert_eq!(cuda_kernel_runtime::TextureDesc::new().filter_mode(), cuda_kernel_runtime::FilterMode::Point);
     /// ```
     pub fn filter_mode(&self) -> FilterMode {
         self.filter
@@ -129,7 +129,7 @@ impl TextureDesc {
     /// Coordinates in `[0, 1)` instead of `[0, size)`.
     ///
     /// ```
-    /// let d = kernel_runtime::TextureDesc::new().normalized_coords(true);
+    /// let d = cuda_kernel_runtime::TextureDesc::new().normalized_coords(true);
     /// # let _ = d;
     /// ```
     pub fn normalized_coords(mut self, on: bool) -> Self {
@@ -141,7 +141,7 @@ impl TextureDesc {
     /// of integer arrays needs; the kernel then reads `float` channels.
     ///
     /// ```
-    /// let d = kernel_runtime::TextureDesc::new().normalized_float(true);
+    /// let d = cuda_kernel_runtime::TextureDesc::new().normalized_float(true);
     /// # let _ = d;
     /// ```
     pub fn normalized_float(mut self, on: bool) -> Self {
@@ -152,7 +152,7 @@ impl TextureDesc {
     /// The value read outside the array with [`AddressMode::Border`].
     ///
     /// ```
-    /// let d = kernel_runtime::TextureDesc::new().border_color([1.0, 0.0, 0.0, 1.0]);
+    /// let d = cuda_kernel_runtime::TextureDesc::new().border_color([1.0, 0.0, 0.0, 1.0]);
     /// # let _ = d;
     /// ```
     pub fn border_color(mut self, rgba: [f32; 4]) -> Self {
@@ -197,7 +197,7 @@ impl TextureDesc {
 /// globals; a kernel parameter takes the [`TextureObject`] itself.
 ///
 /// ```
-/// let h = kernel_runtime::TextureHandle::default();
+/// let h = cuda_kernel_runtime::TextureHandle::default();
 /// assert_eq!(h.raw(), 0);
 /// ```
 #[repr(transparent)]
@@ -207,7 +207,7 @@ pub struct TextureHandle(u64);
 /// A surface object's handle as a value (`cudaSurfaceObject_t`).
 ///
 /// ```
-/// let h = kernel_runtime::SurfaceHandle::default();
+/// let h = cuda_kernel_runtime::SurfaceHandle::default();
 /// assert_eq!(h.raw(), 0);
 /// ```
 #[repr(transparent)]
@@ -223,7 +223,7 @@ impl TextureHandle {
     /// The driver's handle.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::TextureHandle::default().raw(), 0);
+    /// assert_eq!(cuda_kernel_runtime::TextureHandle::default().raw(), 0);
     /// ```
     pub fn raw(self) -> u64 {
         self.0
@@ -234,7 +234,7 @@ impl SurfaceHandle {
     /// The driver's handle.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::SurfaceHandle::default().raw(), 0);
+    /// assert_eq!(cuda_kernel_runtime::SurfaceHandle::default().raw(), 0);
     /// ```
     pub fn raw(self) -> u64 {
         self.0
@@ -245,13 +245,13 @@ impl SurfaceHandle {
 /// dropped. The kernel reads it with `tex1D<T>`, `tex2D<T>`, `tex3D<T>`.
 ///
 /// ```no_run
-/// use kernel_runtime::{ArrayFormat, FilterMode, TextureDesc};
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// use cuda_kernel_runtime::{ArrayFormat, FilterMode, TextureDesc};
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let arr = gpu.array_2d(ArrayFormat::F32, 1, 256, 256)?;
 /// let tex = gpu.texture::<f32>(&arr, &TextureDesc::new().filter(FilterMode::Linear))?;
 /// // m.sample(&cfg, &tex, &mut out, ...) for `sample(cudaTextureObject_t tex, float* out, ...)`
 /// # let _ = tex;
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub struct TextureObject<T> {
     handle: u64,
@@ -264,12 +264,12 @@ pub struct TextureObject<T> {
 /// the kernel uses `surf2Dread` / `surf2Dwrite` (byte offsets in x).
 ///
 /// ```no_run
-/// use kernel_runtime::ArrayFormat;
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
+/// use cuda_kernel_runtime::ArrayFormat;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let arr = gpu.array_2d(ArrayFormat::F32, 1, 64, 64)?;
 /// let surf = gpu.surface::<f32>(&arr)?;
 /// # let _ = surf;
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub struct SurfaceObject<T> {
     handle: u64,
@@ -282,11 +282,11 @@ impl<T> TextureObject<T> {
     /// The handle a kernel receives.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let arr = gpu.array_1d(kernel_runtime::ArrayFormat::F32, 1, 8)?;
-    /// let tex = gpu.texture::<f32>(&arr, &kernel_runtime::TextureDesc::new())?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let arr = gpu.array_1d(cuda_kernel_runtime::ArrayFormat::F32, 1, 8)?;
+    /// let tex = gpu.texture::<f32>(&arr, &cuda_kernel_runtime::TextureDesc::new())?;
     /// assert_ne!(tex.handle().raw(), 0);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn handle(&self) -> TextureHandle {
         TextureHandle(self.handle)
@@ -297,11 +297,11 @@ impl<T> SurfaceObject<T> {
     /// The handle a kernel receives.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let arr = gpu.array_1d(kernel_runtime::ArrayFormat::F32, 1, 8)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let arr = gpu.array_1d(cuda_kernel_runtime::ArrayFormat::F32, 1, 8)?;
     /// let surf = gpu.surface::<f32>(&arr)?;
     /// assert_ne!(surf.handle().raw(), 0);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn handle(&self) -> SurfaceHandle {
         SurfaceHandle(self.handle)
@@ -354,13 +354,13 @@ impl Gpu {
     /// [`TextureDesc::normalized_float`]).
     ///
     /// ```no_run
-    /// use kernel_runtime::{AddressMode, ArrayFormat, FilterMode, TextureDesc};
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::{AddressMode, ArrayFormat, FilterMode, TextureDesc};
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let arr = gpu.array_2d(ArrayFormat::U8, 1, 64, 64)?;
     /// let desc = TextureDesc::new().normalized_float(true).filter(FilterMode::Linear);
     /// let tex = gpu.texture::<f32>(&arr, &desc)?; // u8 texels read as f32 in [0, 1]
     /// # let _ = tex;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -396,12 +396,12 @@ impl Gpu {
     /// A surface object over `array`, read and written as `T` (the element's size).
     ///
     /// ```no_run
-    /// use kernel_runtime::ArrayFormat;
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::ArrayFormat;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let arr = gpu.array_2d(ArrayFormat::F32, 4, 32, 32)?;
     /// let surf = gpu.surface::<[f32; 4]>(&arr)?;
     /// # let _ = surf;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn surface<T>(&self, array: &Array) -> Result<SurfaceObject<T>, Error> {
         element_check::<T>(array, array.element_size(), "surface")?;

@@ -15,9 +15,9 @@ use crate::error::{DriverResultExt, Error};
 /// An element type TMA can move, with its `CUtensorMapDataType`.
 ///
 /// ```
-/// fn takes<T: kernel_runtime::TmaElement>() {}
+/// fn takes<T: cuda_kernel_runtime::TmaElement>() {}
 /// takes::<f32>();
-/// takes::<kernel_runtime::bf16>();
+/// takes::<cuda_kernel_runtime::bf16>();
 /// ```
 pub trait TmaElement: DeviceRepr {
     /// The driver's data type for it.
@@ -50,7 +50,7 @@ elements! {
 /// which 16-byte chunks are permuted).
 ///
 /// ```
-/// assert_eq!(kernel_runtime::Swizzle::default(), kernel_runtime::Swizzle::None);
+/// assert_eq!(cuda_kernel_runtime::Swizzle::default(), cuda_kernel_runtime::Swizzle::None);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Swizzle {
@@ -89,7 +89,7 @@ impl Swizzle {
 /// Interleaved layouts (`NC/8HWC8`-style tensors): rank 3 or more.
 ///
 /// ```
-/// assert_eq!(kernel_runtime::Interleave::default(), kernel_runtime::Interleave::None);
+/// assert_eq!(cuda_kernel_runtime::Interleave::default(), cuda_kernel_runtime::Interleave::None);
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Interleave {
@@ -117,7 +117,7 @@ impl Interleave {
 /// zeros outside the tensor.
 ///
 /// ```
-/// use kernel_runtime::{Swizzle, TiledOptions};
+/// use cuda_kernel_runtime::{Swizzle, TiledOptions};
 /// let o = TiledOptions { swizzle: Swizzle::B128, ..TiledOptions::default() };
 /// assert!(o.strides.is_none());
 /// ```
@@ -140,8 +140,8 @@ pub struct TiledOptions {
 /// stub passes it.
 ///
 /// ```
-/// assert_eq!(std::mem::size_of::<kernel_runtime::TensorMapHandle>(), 128);
-/// assert_eq!(std::mem::align_of::<kernel_runtime::TensorMapHandle>(), 128);
+/// assert_eq!(std::mem::size_of::<cuda_kernel_runtime::TensorMapHandle>(), 128);
+/// assert_eq!(std::mem::align_of::<cuda_kernel_runtime::TensorMapHandle>(), 128);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 #[repr(C, align(128))]
@@ -155,13 +155,13 @@ unsafe impl DeviceRepr for TensorMapHandle {}
 /// the box is the tile one copy moves to shared memory.
 ///
 /// ```no_run
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
-/// use kernel_runtime::TensorMap;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+/// use cuda_kernel_runtime::TensorMap;
 /// let (rows, cols) = (700u64, 1000u64);
 /// let m = gpu.zeros::<f32>((rows * cols) as usize)?;
 /// let map = TensorMap::tiled(&m, &[cols, rows], &[32, 32])?;
 /// assert_eq!(map.rank(), 2);
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct TensorMap<'a, T> {
@@ -176,10 +176,10 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     /// A tiled map of `buffer` with `dims` (innermost first, packed) and tiles of `box_dims`.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let v = gpu.zeros::<u16>(4096)?;
-    /// let map = kernel_runtime::TensorMap::tiled(&v, &[4096], &[256])?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let map = cuda_kernel_runtime::TensorMap::tiled(&v, &[4096], &[256])?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn tiled(buffer: &'a CudaSlice<T>, dims: &[u64], box_dims: &[u32]) -> Result<Self, Error> {
         Self::tiled_with(buffer, dims, box_dims, &TiledOptions::default())
@@ -190,12 +190,12 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     /// ([`TensorMapError`](crate::TensorMapError) names the one broken).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// use kernel_runtime::{Swizzle, TensorMap, TiledOptions};
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::{Swizzle, TensorMap, TiledOptions};
     /// let m = gpu.zeros::<half::bf16>(64 * 1024)?;
     /// let opts = TiledOptions { swizzle: Swizzle::B128, ..TiledOptions::default() };
     /// let map = TensorMap::tiled_with(&m, &[1024, 64], &[64, 64], &opts)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn tiled_with(
         buffer: &'a CudaSlice<T>,
@@ -277,11 +277,11 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     /// buffer mutably so that nothing else reads or writes it while the map lives.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// use kernel_runtime::{TensorMap, TiledOptions};
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::{TensorMap, TiledOptions};
     /// let mut out = gpu.zeros::<f32>(64 * 64)?;
     /// let map = TensorMap::tiled_mut(&mut out, &[64, 64], &[32, 32], &TiledOptions::default())?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn tiled_mut(
         buffer: &'a mut CudaSlice<T>,
@@ -297,11 +297,11 @@ impl<T> TensorMap<'_, T> {
     /// The descriptor a stub passes for a `CUtensorMap` parameter.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let v = gpu.zeros::<f32>(64)?;
-    /// # let map = kernel_runtime::TensorMap::tiled(&v, &[64], &[16])?;
+    /// # let map = cuda_kernel_runtime::TensorMap::tiled(&v, &[64], &[16])?;
     /// let h = map.handle();
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn handle(&self) -> TensorMapHandle {
         self.handle
@@ -310,11 +310,11 @@ impl<T> TensorMap<'_, T> {
     /// Number of dimensions.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let v = gpu.zeros::<f32>(64)?;
-    /// let map = kernel_runtime::TensorMap::tiled(&v, &[64], &[16])?;
+    /// let map = cuda_kernel_runtime::TensorMap::tiled(&v, &[64], &[16])?;
     /// assert_eq!(map.rank(), 1);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn rank(&self) -> usize {
         self.rank
@@ -323,11 +323,11 @@ impl<T> TensorMap<'_, T> {
     /// The tensor's dimensions, innermost first.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let v = gpu.zeros::<f32>(64)?;
-    /// let map = kernel_runtime::TensorMap::tiled(&v, &[64], &[16])?;
+    /// let map = cuda_kernel_runtime::TensorMap::tiled(&v, &[64], &[16])?;
     /// assert_eq!(map.dims(), [64]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn dims(&self) -> &[u64] {
         &self.dims
@@ -336,11 +336,11 @@ impl<T> TensorMap<'_, T> {
     /// The box (tile) dimensions, innermost first.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// # let v = gpu.zeros::<f32>(64)?;
-    /// let map = kernel_runtime::TensorMap::tiled(&v, &[64], &[16])?;
+    /// let map = cuda_kernel_runtime::TensorMap::tiled(&v, &[64], &[16])?;
     /// assert_eq!(map.box_dims(), [16]);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn box_dims(&self) -> &[u32] {
         &self.box_dims

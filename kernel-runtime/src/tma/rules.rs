@@ -6,7 +6,7 @@ use super::map::{Interleave, Swizzle};
 /// A tensor map the driver would refuse, or one that would reach past its buffer.
 ///
 /// ```
-/// use kernel_runtime::TensorMapError;
+/// use cuda_kernel_runtime::TensorMapError;
 /// let e = TensorMapError::BoxTooLarge { dim: 1, value: 512 };
 /// assert_eq!(e.to_string(), "box dimension 1 is 512; at most 256");
 /// ```

@@ -5,11 +5,11 @@
 
 use std::ffi::c_void;
 
-use kernel_runtime::__private::{
+use cuda_kernel_runtime::__private::{
     Aligned, ConstPtr, LoadedModule, MutPtr, PreparedArg, launch, load_module,
 };
-use kernel_runtime::spec::{GlobalSpec, KernelSpec, ModuleSpec, ParamSpec};
-use kernel_runtime::{Error, Gpu, Launch};
+use cuda_kernel_runtime::spec::{GlobalSpec, KernelSpec, ModuleSpec, ParamSpec};
+use cuda_kernel_runtime::{Error, Gpu, Launch};
 
 pub static FATBIN: &Aligned<[u8]> = &Aligned(*include_bytes!("../kernels/runtime_test.fatbin"));
 pub static OLD_ARCH: &Aligned<[u8]> = &Aligned(*include_bytes!("../kernels/old_arch.fatbin"));

@@ -4,8 +4,8 @@
 
 use std::panic::{AssertUnwindSafe, catch_unwind};
 
-use kernel_runtime::__private::load_module;
-use kernel_runtime::{Error, Gpu, Launch, RawDevicePtr};
+use cuda_kernel_runtime::__private::load_module;
+use cuda_kernel_runtime::{Error, Gpu, Launch, RawDevicePtr};
 
 use super::{SPEC, idx};
 

@@ -4,8 +4,8 @@
 
 pub mod fault;
 
-use kernel_runtime::__private::Aligned;
-use kernel_runtime::spec::{KernelSpec, ModuleSpec, ParamSpec};
+use cuda_kernel_runtime::__private::Aligned;
+use cuda_kernel_runtime::spec::{KernelSpec, ModuleSpec, ParamSpec};
 
 pub static RELIABILITY: &Aligned<[u8]> = &Aligned(*include_bytes!("../kernels/reliability.fatbin"));
 pub static SM80_ONLY: &Aligned<[u8]> = &Aligned(*include_bytes!("../kernels/sm80_only.fatbin"));

@@ -2,9 +2,9 @@
 // call is a type error at the argument.
 use std::sync::Arc;
 
-use kernel_runtime::{CudaSlice, CudaStream, Error};
+use cuda_kernel_runtime::{CudaSlice, CudaStream, Error};
 
-kernel_runtime::host_functions!(hosted {
+cuda_kernel_runtime::host_functions!(hosted {
     fn hosted_sum(input: &CudaSlice<f32>, out: &mut CudaSlice<f32>, n: i32,
         stream: &Arc<CudaStream>) -> Result<(), Error>;
 });

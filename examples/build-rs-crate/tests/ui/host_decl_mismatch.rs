@@ -2,9 +2,9 @@
 // const-ness, the memory (a value for a pointer), the stream, the return type.
 use std::sync::Arc;
 
-use kernel_runtime::{CudaSlice, CudaStream, Error};
+use cuda_kernel_runtime::{CudaSlice, CudaStream, Error};
 
-kernel_runtime::host_functions!(hosted {
+cuda_kernel_runtime::host_functions!(hosted {
     fn hosted_sort_pairs(
         keys_in: &CudaSlice<i32>,
         keys_out: &CudaSlice<u32>,

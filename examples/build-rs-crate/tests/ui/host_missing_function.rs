@@ -1,7 +1,7 @@
 // A declaration naming no host function of the module: the error lists those it defines.
-use kernel_runtime::Error;
+use cuda_kernel_runtime::Error;
 
-kernel_runtime::host_functions!(hosted {
+cuda_kernel_runtime::host_functions!(hosted {
     fn hosted_select_devices(ordinal: i32) -> Result<(), Error>;
 });
 

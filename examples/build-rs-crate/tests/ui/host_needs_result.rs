@@ -2,9 +2,9 @@
 // `Result`; and a plain `int` return declared as the wrong type.
 use std::sync::Arc;
 
-use kernel_runtime::{CudaSlice, CudaStream};
+use cuda_kernel_runtime::{CudaSlice, CudaStream};
 
-kernel_runtime::host_functions!(hosted {
+cuda_kernel_runtime::host_functions!(hosted {
     fn hosted_clear(x: &mut CudaSlice<f32>, n: i32, stream: &Arc<CudaStream>);
     fn hosted_runtime_version() -> u32;
 });

@@ -1,5 +1,5 @@
 // Module `signal` is built without host code: nothing of it is linked for a binding.
-kernel_runtime::host_functions!(signal {
+cuda_kernel_runtime::host_functions!(signal {
     fn transform(n: i32);
 });
 

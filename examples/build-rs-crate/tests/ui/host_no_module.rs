@@ -1,5 +1,5 @@
 // No module of that name was built by build.rs.
-kernel_runtime::host_functions!(hostedd {
+cuda_kernel_runtime::host_functions!(hostedd {
     fn hosted_runtime_version() -> i32;
 });
 

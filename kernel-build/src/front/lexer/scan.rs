@@ -6,7 +6,7 @@ use super::{Comment, LexError, Lexed, TokKind, Token};
 /// Lexes `src`.
 ///
 /// ```
-/// use kernel_build::__private::front::lexer::{lex, TokKind};
+/// use cuda_kernel_build::__private::front::lexer::{lex, TokKind};
 /// let src = "/* doc */ extern \"C\" __global__ void k(float* x);";
 /// let lexed = lex(src);
 /// assert_eq!(lexed.comments[0].text.trim(), "doc");

@@ -279,7 +279,7 @@ pub enum Item {
 /// and every problem it found (parsing resumes after a bad declaration).
 ///
 /// ```
-/// use kernel_build::__private::front::{lexer::lex, linemap::LineMap, parse::{parse, Item}};
+/// use cuda_kernel_build::__private::front::{lexer::lex, linemap::LineMap, parse::{parse, Item}};
 /// let src = "extern \"C\" __global__ void k(const float* x, int n) { }";
 /// let (items, diags) = parse(src, &lex(src).tokens, &LineMap::identity("k.cu", src));
 /// assert!(diags.is_empty());
@@ -296,9 +296,9 @@ pub fn parse(src: &str, tokens: &[Token], map: &LineMap) -> (Vec<Item>, Diagnost
 /// Reads `text` as one type (`const float*`, `pair<int, 4>`), or `None` when it is not one.
 ///
 /// ```
-/// let ty = kernel_build::__private::front::parse::type_from_text("const unsigned int*").unwrap();
+/// let ty = cuda_kernel_build::__private::front::parse::type_from_text("const unsigned int*").unwrap();
 /// assert_eq!(ty.ptrs.len(), 1);
-/// assert!(kernel_build::__private::front::parse::type_from_text("3 + 4").is_none());
+/// assert!(cuda_kernel_build::__private::front::parse::type_from_text("3 + 4").is_none());
 /// ```
 pub fn type_from_text(text: &str) -> Option<TypeSyn> {
     let lexed = super::lexer::lex(text);

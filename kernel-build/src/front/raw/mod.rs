@@ -34,7 +34,7 @@ pub struct RawOutput {
 /// Runs the raw pass over the tokens of `src` (`file` names it in diagnostics).
 ///
 /// ```
-/// use kernel_build::__private::front::{lexer::lex, raw::expand};
+/// use cuda_kernel_build::__private::front::{lexer::lex, raw::expand};
 /// let src = "#define K extern \"C\" __global__\n#if 0\nK void no();\n#endif\nK void yes();";
 /// let out = expand(src, &lex(src).tokens, "k.cu").unwrap();
 /// let text: Vec<&str> = out.tokens.iter().map(|t| t.text(src)).collect();
@@ -48,7 +48,7 @@ pub fn expand(src: &str, tokens: &[Token], file: &str) -> Result<RawOutput, Diag
 /// `cuda_arch` (`900` for sm_90) instead of undefined.
 ///
 /// ```
-/// use kernel_build::__private::front::{lexer::lex, raw::expand_for};
+/// use cuda_kernel_build::__private::front::{lexer::lex, raw::expand_for};
 /// let src = "#if __CUDA_ARCH__ >= 800\n__global__ void bf16();\n#endif";
 /// let names = |arch| {
 ///     let out = expand_for(src, &lex(src).tokens, "k.cu", arch).unwrap();

@@ -9,8 +9,8 @@ use crate::model::{CType, Scalar};
 /// `__half`, `float4`); `std::` and `::` prefixes are accepted.
 ///
 /// ```
-/// use kernel_build::__private::front::types::header_type;
-/// use kernel_build::model::{CType, Scalar};
+/// use cuda_kernel_build::__private::front::types::header_type;
+/// use cuda_kernel_build::model::{CType, Scalar};
 /// assert_eq!(header_type("std::uint32_t"), Some(CType::Scalar(Scalar::U32)));
 /// assert_eq!(header_type("uchar4"), Some(CType::Vector { elem: Scalar::U8, lanes: 4 }));
 /// assert_eq!(header_type("my_t"), None);

@@ -40,7 +40,7 @@ pub struct AliasTemplate {
 ///
 /// ```
 /// # use std::collections::HashMap;
-/// use kernel_build::__private::front::types::replace_words;
+/// use cuda_kernel_build::__private::front::types::replace_words;
 /// let map = HashMap::from([("B".to_string(), "true".to_string())]);
 /// assert_eq!(replace_words("flag<B, BB>", &map), "flag<true, BB>");
 /// ```
@@ -166,7 +166,7 @@ impl TypeEnv {
     /// (`vec4<float>`, its arguments read in `namespace`) is known by.
     ///
     /// ```
-    /// use kernel_build::__private::front::types::TypeEnv;
+    /// use cuda_kernel_build::__private::front::types::TypeEnv;
     /// assert_eq!(TypeEnv::default().specialization_name("v< unsigned int, 2*2 >", &[]).as_deref(), Some("v<unsigned int, 4>"));
     /// ```
     pub fn specialization_name(&self, qualified: &str, namespace: &[String]) -> Option<String> {

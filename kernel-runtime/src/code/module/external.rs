@@ -12,14 +12,14 @@ use crate::error::Error;
 /// A module loaded into a device, with the stream its launches go to. Cheap to clone.
 ///
 /// ```no_run
-/// use kernel_runtime::{Gpu, RawModule, Launch};
+/// use cuda_kernel_runtime::{Gpu, RawModule, Launch};
 /// let gpu = Gpu::new(0)?;
 /// let module = RawModule::load_file(&gpu, "kernels.fatbin")?;
 /// let scale = module.kernel("scale")?;
 /// let mut x = gpu.upload(&[1.0f32, 2.0, 3.0])?;
 /// // SAFETY: `scale(float* x, float a, int n)` is what the module declares.
 /// unsafe { scale.launch(&Launch::for_num_elems(3), (&mut x, 2.0f32, 3i32))? };
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[derive(Clone)]
 pub struct RawModule {
@@ -35,10 +35,10 @@ impl RawModule {
     /// Loads a fatbin, cubin or PTX image (PTX need not be NUL-terminated).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let ptx = ".version 8.0\n.target sm_80\n.address_size 64\n";
-    /// let m = kernel_runtime::RawModule::load_bytes(&gpu, ptx.as_bytes())?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let m = cuda_kernel_runtime::RawModule::load_bytes(&gpu, ptx.as_bytes())?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn load_bytes(gpu: &Gpu, image: &[u8]) -> Result<RawModule, Error> {
         Self::load_named(gpu, image, "<bytes>")
@@ -47,9 +47,9 @@ impl RawModule {
     /// Loads a fatbin, cubin or PTX file.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// let m = kernel_runtime::RawModule::load_file(&gpu, "kernels.cubin")?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let m = cuda_kernel_runtime::RawModule::load_file(&gpu, "kernels.cubin")?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn load_file(gpu: &Gpu, path: impl AsRef<Path>) -> Result<RawModule, Error> {
         let path = path.as_ref();
@@ -87,10 +87,10 @@ impl RawModule {
     /// The module's name (file path for files).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let m = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let m = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
     /// assert_eq!(m.name(), "k.cubin");
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn name(&self) -> &str {
         &self.inner.name
@@ -99,10 +99,10 @@ impl RawModule {
     /// The device (and stream) this handle launches on.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let m = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let m = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
     /// m.gpu().synchronize()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn gpu(&self) -> &Gpu {
         &self.gpu
@@ -111,10 +111,10 @@ impl RawModule {
     /// The same module, launching on `stream`.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let m = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let m = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
     /// let side = m.with_stream(&gpu.new_stream()?);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn with_stream(&self, stream: &Arc<CudaStream>) -> RawModule {
         RawModule {
@@ -126,10 +126,10 @@ impl RawModule {
     /// A kernel by name: a declared kernel of an embedded module, or a symbol looked up now.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let m = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let m = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
     /// let k = m.kernel("saxpy")?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn kernel(&self, name: &str) -> Result<Kernel, Error> {
         if let Some(slot) = self.inner.kernels.iter().find(|k| k.name() == name) {
@@ -168,12 +168,12 @@ impl RawModule {
     /// [`Error::KernelNotInImage`].
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// let m = kernel_runtime::RawModule::load_file(&gpu, "kernels.fatbin")?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let m = cuda_kernel_runtime::RawModule::load_file(&gpu, "kernels.fatbin")?;
     /// if m.has_kernel("affine_bf16") {
     ///     // launch the bf16 path
     /// }
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn has_kernel(&self, name: &str) -> bool {
         match self.inner.kernels.iter().find(|k| k.name() == name) {

@@ -16,12 +16,12 @@ use crate::launch::core::{launch_kernel, max_active_blocks};
 /// One kernel of a loaded module; its function handle was resolved once. Cheap to clone.
 ///
 /// ```no_run
-/// # let gpu = kernel_runtime::Gpu::new(0)?;
-/// # let m = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+/// # let m = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?;
 /// let k = m.kernel("saxpy")?;
 /// let cfg = k.occupancy_config(1 << 20, 0)?;
 /// println!("{}: {} threads per block", k.name(), cfg.block.0);
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[derive(Clone)]
 pub struct Kernel {
@@ -62,11 +62,11 @@ impl Kernel {
     /// Any function attribute.
     ///
     /// ```no_run
-    /// use kernel_runtime::cudarc::driver::sys::CUfunction_attribute as F;
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let k = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("saxpy")?;
+    /// use cuda_kernel_runtime::cudarc::driver::sys::CUfunction_attribute as F;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let k = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("saxpy")?;
     /// let regs = k.attribute(F::CU_FUNC_ATTRIBUTE_NUM_REGS)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn attribute(&self, attribute: CUfunction_attribute) -> Result<i32, Error> {
         self.module
@@ -87,10 +87,10 @@ impl Kernel {
     /// Blocks of `block_threads` threads that fit on one multiprocessor.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let k = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("saxpy")?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let k = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("saxpy")?;
     /// let per_sm = k.max_active_blocks_per_sm(256, 0)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn max_active_blocks_per_sm(
         &self,
@@ -109,11 +109,11 @@ impl Kernel {
     /// as the driver's occupancy calculator sees it.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let k = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("saxpy")?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let k = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("saxpy")?;
     /// let cfg = k.occupancy_config(1 << 24, 0)?;
     /// assert!(cfg.num_blocks() * cfg.threads_per_block() >= 1 << 24);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn occupancy_config(&self, n: u32, shared_mem_bytes: u32) -> Result<Launch, Error> {
         self.module
@@ -145,13 +145,13 @@ impl Kernel {
     /// memory it is given.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let k = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("saxpy")?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let k = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("saxpy")?;
     /// let x = gpu.upload(&[1.0f32; 256])?;
     /// let mut y = gpu.upload(&[2.0f32; 256])?;
     /// // SAFETY: saxpy(float a, const float* x, float* y, int n).
-    /// unsafe { k.launch(&kernel_runtime::Launch::for_num_elems(256), (2.0f32, &x, &mut y, 256i32))? };
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// unsafe { k.launch(&cuda_kernel_runtime::Launch::for_num_elems(256), (2.0f32, &x, &mut y, 256i32))? };
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub unsafe fn launch<A: KernelArgs>(&self, cfg: &Launch, args: A) -> Result<(), Error> {
         let stream = self.module.gpu.stream();
@@ -170,14 +170,14 @@ impl Kernel {
     ///
     /// ```no_run
     /// # use std::ffi::c_void;
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let k = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("fill")?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let k = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("fill")?;
     /// let buf = gpu.zeros::<u32>(64)?;
-    /// let (mut p, mut n) = (kernel_runtime::RawDevicePtr::of(&buf), 64u32);
+    /// let (mut p, mut n) = (cuda_kernel_runtime::RawDevicePtr::of(&buf), 64u32);
     /// let mut params = [(&raw mut p).cast::<c_void>(), (&raw mut n).cast::<c_void>()];
     /// // SAFETY: fill(unsigned* p, unsigned n).
-    /// unsafe { k.launch_raw(&kernel_runtime::Launch::for_num_elems(64), &mut params)? };
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// unsafe { k.launch_raw(&cuda_kernel_runtime::Launch::for_num_elems(64), &mut params)? };
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub unsafe fn launch_raw(&self, cfg: &Launch, params: &mut [*mut c_void]) -> Result<(), Error> {
         // SAFETY: forwarded to the caller.

@@ -11,10 +11,10 @@ impl Kernel {
     /// This kernel's preference between L1 and shared memory (over the context's).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let k = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("stencil")?;
-    /// k.set_cache_preference(kernel_runtime::CachePreference::Shared)?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let k = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("stencil")?;
+    /// k.set_cache_preference(cuda_kernel_runtime::CachePreference::Shared)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -36,10 +36,10 @@ impl Kernel {
     /// `attribute(CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT)`.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// # let k = kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("stencil")?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let k = cuda_kernel_runtime::RawModule::load_file(&gpu, "k.cubin")?.kernel("stencil")?;
     /// k.set_shared_carveout(100)?; // as much shared memory as the GPU allows
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors

@@ -43,13 +43,13 @@ impl Drop for LibraryInner {
 /// Compiled code loaded once for every context and device of the process. Cheap to clone.
 ///
 /// ```no_run
-/// use kernel_runtime::{Gpu, RawLibrary};
+/// use cuda_kernel_runtime::{Gpu, RawLibrary};
 /// let lib = RawLibrary::load_file("kernels.fatbin")?;
 /// for ordinal in 0..Gpu::count()? {
 ///     let gpu = Gpu::new(ordinal)?;
 ///     let scale = lib.module(&gpu)?.kernel("scale")?; // no second load of the image
 /// }
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[derive(Clone)]
 pub struct RawLibrary {

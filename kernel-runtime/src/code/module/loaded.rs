@@ -14,12 +14,12 @@ use crate::error::Error;
 /// An embedded module loaded into a device, with the stream its launches go to. Cheap to clone.
 ///
 /// ```no_run
-/// use kernel_runtime::{__private::load_module, spec::ModuleSpec};
+/// use cuda_kernel_runtime::{__private::load_module, spec::ModuleSpec};
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
-/// let gpu = kernel_runtime::Gpu::new(0)?;
+/// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;
 /// let on_side_stream = m.with_stream(&gpu.new_stream()?);
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[derive(Clone)]
 pub struct LoadedModule {
@@ -78,13 +78,13 @@ impl LoadedModule {
     /// parameter's type, which generated stubs guarantee by their signatures.
     ///
     /// ```no_run
-    /// # use kernel_runtime::{__private::load_module, spec::ModuleSpec};
+    /// # use cuda_kernel_runtime::{__private::load_module, spec::ModuleSpec};
     /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let m = load_module(&gpu, &SPEC)?;
     /// // SAFETY: kernel 0 takes `(float, int)`.
-    /// unsafe { m.launch(0, &kernel_runtime::Launch::for_num_elems(1), (1.0f32, 3i32))? };
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// unsafe { m.launch(0, &cuda_kernel_runtime::Launch::for_num_elems(1), (1.0f32, 3i32))? };
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     #[inline]
     pub unsafe fn launch<A: crate::KernelArgs>(
@@ -106,12 +106,12 @@ impl LoadedModule {
 /// Returns [`Error::NoDeviceCode`] when the module was built without device code.
 ///
 /// ```no_run
-/// # use kernel_runtime::{__private::load_module, spec::ModuleSpec};
+/// # use cuda_kernel_runtime::{__private::load_module, spec::ModuleSpec};
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
-/// let gpu = kernel_runtime::Gpu::new(0)?;
+/// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let a = load_module(&gpu, &SPEC)?;
 /// let b = load_module(&gpu, &SPEC)?; // cached
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub fn load_module(gpu: &Gpu, spec: &'static ModuleSpec) -> Result<LoadedModule, Error> {
     let key = (std::ptr::from_ref(spec).addr(), 0);
@@ -151,11 +151,11 @@ pub fn load_module(gpu: &Gpu, spec: &'static ModuleSpec) -> Result<LoadedModule,
 /// variant.
 ///
 /// ```no_run
-/// # use kernel_runtime::{CompileOptions, __private::load_module_with, spec::ModuleSpec};
+/// # use cuda_kernel_runtime::{CompileOptions, __private::load_module_with, spec::ModuleSpec};
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
-/// let gpu = kernel_runtime::Gpu::new(0)?;
+/// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let m = load_module_with(&gpu, &SPEC, &CompileOptions { defines: &[("TILE", "32")], options: &[] })?;
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub fn load_module_with(
     gpu: &Gpu,
@@ -179,10 +179,10 @@ pub fn load_module_with(
 /// stubs'.
 ///
 /// ```no_run
-/// # use kernel_runtime::{CompileOptions, __private::compile_module, spec::ModuleSpec};
+/// # use cuda_kernel_runtime::{CompileOptions, __private::compile_module, spec::ModuleSpec};
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// let code = compile_module(&SPEC, "sm_90", &CompileOptions::default())?;
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub fn compile_module(
     spec: &'static ModuleSpec,
@@ -203,11 +203,11 @@ fn carried_source(spec: &'static ModuleSpec) -> Result<&'static SourceSpec, Erro
 /// thread) return the same library.
 ///
 /// ```no_run
-/// # use kernel_runtime::{__private::{load_library, library_module}, spec::ModuleSpec};
+/// # use cuda_kernel_runtime::{__private::{load_library, library_module}, spec::ModuleSpec};
 /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
 /// let lib = load_library(&SPEC)?;
-/// let m = library_module(&kernel_runtime::Gpu::new(0)?, &SPEC, &lib)?;
-/// # Ok::<(), kernel_runtime::Error>(())
+/// let m = library_module(&cuda_kernel_runtime::Gpu::new(0)?, &SPEC, &lib)?;
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub fn load_library(spec: &'static ModuleSpec) -> Result<RawLibrary, Error> {
     static LIBRARIES: Mutex<Vec<(usize, RawLibrary)>> = Mutex::new(Vec::new());

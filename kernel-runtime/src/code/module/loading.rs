@@ -14,8 +14,8 @@ use crate::error::{DriverResultExt, Error};
 /// How the driver loads module code (`cuModuleGetLoadingMode`).
 ///
 /// ```
-/// let m = kernel_runtime::LoadingMode::Lazy;
-/// assert_ne!(m, kernel_runtime::LoadingMode::Eager);
+/// let m = cuda_kernel_runtime::LoadingMode::Lazy;
+/// assert_ne!(m, cuda_kernel_runtime::LoadingMode::Eager);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum LoadingMode {
@@ -29,10 +29,10 @@ pub enum LoadingMode {
 /// before the driver starts.
 ///
 /// ```no_run
-/// if kernel_runtime::loading_mode()? == kernel_runtime::LoadingMode::Lazy {
+/// if cuda_kernel_runtime::loading_mode()? == cuda_kernel_runtime::LoadingMode::Lazy {
 ///     // first launches load their kernel's code: warm up, or use `RawModule::load_eager`
 /// }
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub fn loading_mode() -> Result<LoadingMode, Error> {
     crate::device::driver::ensure_driver()?;
@@ -53,10 +53,10 @@ impl RawModule {
     /// Under eager loading this finds everything loaded already.
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
-    /// let m = kernel_runtime::RawModule::load_file(&gpu, "kernels.fatbin")?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let m = cuda_kernel_runtime::RawModule::load_file(&gpu, "kernels.fatbin")?;
     /// let n = m.load_eager()?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn load_eager(&self) -> Result<usize, Error> {
         self.inner.ctx.bind_to_thread().call("cuCtxSetCurrent")?;

@@ -13,7 +13,7 @@ use crate::error::Error;
 /// name it `Options`).
 ///
 /// ```
-/// let opts = kernel_runtime::CompileOptions { defines: &[("TILE", "32")], ..Default::default() };
+/// let opts = cuda_kernel_runtime::CompileOptions { defines: &[("TILE", "32")], ..Default::default() };
 /// assert_eq!(opts.variant(), "TILE=32");
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -29,7 +29,7 @@ impl CompileOptions<'_> {
     /// The variant as text, for messages: `TILE=32 FAST --use_fast_math`.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::CompileOptions::default().variant(), "");
+    /// assert_eq!(cuda_kernel_runtime::CompileOptions::default().variant(), "");
     /// ```
     pub fn variant(&self) -> String {
         let defines = self.defines.iter().map(|(n, v)| match v.is_empty() {
@@ -170,7 +170,9 @@ fn verify(spec: &ModuleSpec, code: &ObjectCode, variant: &str) -> Result<(), Err
             .iter()
             .map(|&(o, s)| (u64::from(o), u64::from(s)))
             .collect();
-        if declared != found.params && !kernel_objects::param_layout_agrees(&predicted, &compiled) {
+        if declared != found.params
+            && !cuda_kernel_objects::param_layout_agrees(&predicted, &compiled)
+        {
             return Err(Error::LayoutMismatch {
                 module: spec.name.to_owned(),
                 kernel: k.name.to_owned(),

@@ -5,7 +5,7 @@
 /// in the binary, without a copy.
 ///
 /// ```
-/// use kernel_runtime::__private::Aligned;
+/// use cuda_kernel_runtime::__private::Aligned;
 /// static IMAGE: Aligned<[u8; 4]> = Aligned(*b"\x50\xed\x55\xba");
 /// assert_eq!(std::ptr::from_ref(&IMAGE.0).addr() % 8, 0);
 /// ```
@@ -15,7 +15,7 @@ pub struct Aligned<T: ?Sized>(pub T);
 /// One module: its image, the archs it embeds, its kernels and globals.
 ///
 /// ```
-/// use kernel_runtime::spec::ModuleSpec;
+/// use cuda_kernel_runtime::spec::ModuleSpec;
 /// static SPEC: ModuleSpec = ModuleSpec {
 ///     name: "empty", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[],
 ///     units: &[], source: None,
@@ -48,7 +48,7 @@ pub struct ModuleSpec {
 /// The CUDA source a module compiled at run time carries.
 ///
 /// ```
-/// use kernel_runtime::spec::SourceSpec;
+/// use cuda_kernel_runtime::spec::SourceSpec;
 /// static SRC: SourceSpec = SourceSpec {
 ///     name: "tile.cu", text: "#include \"tile.h\"\n", headers: &[("tile.h", "#define T 4\n")],
 ///     defines: &[("TILE", "32")], options: &[], fallback: false,
@@ -74,7 +74,7 @@ pub struct SourceSpec {
 /// One file's image inside a module of several whole-program files.
 ///
 /// ```
-/// use kernel_runtime::spec::UnitSpec;
+/// use cuda_kernel_runtime::spec::UnitSpec;
 /// const U: UnitSpec = UnitSpec { file: "a.cu", offset: 0, len: 4096, kernels: &[0, 2], globals: &[] };
 /// assert_eq!(U.kernels.len(), 2);
 /// ```
@@ -95,7 +95,7 @@ pub struct UnitSpec {
 /// One `__global__` function.
 ///
 /// ```
-/// use kernel_runtime::spec::{KernelSpec, ParamSpec};
+/// use cuda_kernel_runtime::spec::{KernelSpec, ParamSpec};
 /// const K: KernelSpec = KernelSpec {
 ///     name: "scale", symbol: "scale",
 ///     params: &[ParamSpec::new("x", "float*", 0, 8)],
@@ -125,7 +125,7 @@ impl KernelSpec {
     /// cluster shape, in every image (the `with_` methods set those).
     ///
     /// ```
-    /// use kernel_runtime::spec::{KernelSpec, ParamSpec};
+    /// use cuda_kernel_runtime::spec::{KernelSpec, ParamSpec};
     /// const K: KernelSpec = KernelSpec::new("scale", "scale", &[ParamSpec::new("n", "int", 0, 4)])
     ///     .with_max_threads(256)
     ///     .with_cluster_dims([2, 1, 1])
@@ -150,7 +150,7 @@ impl KernelSpec {
     /// A kernel with C linkage (`extern "C"`), whose symbol is its name.
     ///
     /// ```
-    /// let k = kernel_runtime::spec::KernelSpec::extern_c("scale", &[]);
+    /// let k = cuda_kernel_runtime::spec::KernelSpec::extern_c("scale", &[]);
     /// assert_eq!(k.symbol, "scale");
     /// ```
     pub const fn extern_c(name: &'static str, params: &'static [ParamSpec]) -> Self {
@@ -160,7 +160,7 @@ impl KernelSpec {
     /// The same kernel with `__launch_bounds__` of `max_threads`.
     ///
     /// ```
-    /// let k = kernel_runtime::spec::KernelSpec::new("k", "k", &[]).with_max_threads(128);
+    /// let k = cuda_kernel_runtime::spec::KernelSpec::new("k", "k", &[]).with_max_threads(128);
     /// assert_eq!(k.max_threads, 128);
     /// ```
     pub const fn with_max_threads(mut self, max_threads: u32) -> Self {
@@ -171,7 +171,7 @@ impl KernelSpec {
     /// The same kernel with `__cluster_dims__(x, y, z)`.
     ///
     /// ```
-    /// let k = kernel_runtime::spec::KernelSpec::new("k", "k", &[]).with_cluster_dims([2, 1, 1]);
+    /// let k = cuda_kernel_runtime::spec::KernelSpec::new("k", "k", &[]).with_cluster_dims([2, 1, 1]);
     /// assert_eq!(k.cluster_dims, Some([2, 1, 1]));
     /// ```
     pub const fn with_cluster_dims(mut self, dims: [u32; 3]) -> Self {
@@ -182,7 +182,7 @@ impl KernelSpec {
     /// The same kernel, held by the images of `targets` only.
     ///
     /// ```
-    /// let k = kernel_runtime::spec::KernelSpec::new("k", "k", &[]).with_available(&["sm_90"]);
+    /// let k = cuda_kernel_runtime::spec::KernelSpec::new("k", "k", &[]).with_available(&["sm_90"]);
     /// assert_eq!(k.available, Some(&["sm_90"][..]));
     /// ```
     pub const fn with_available(mut self, targets: &'static [&'static str]) -> Self {
@@ -194,7 +194,7 @@ impl KernelSpec {
 /// One kernel parameter.
 ///
 /// ```
-/// let p = kernel_runtime::spec::ParamSpec { name: "n", c_type: "int", offset: 16, size: 4, align: 0 };
+/// let p = cuda_kernel_runtime::spec::ParamSpec { name: "n", c_type: "int", offset: 16, size: 4, align: 0 };
 /// assert_eq!(p.offset + p.size, 20);
 /// ```
 #[derive(Debug)]
@@ -218,7 +218,7 @@ impl ParamSpec {
     /// `size` bytes long (what generated specs are written with, one line per parameter).
     ///
     /// ```
-    /// use kernel_runtime::spec::ParamSpec;
+    /// use cuda_kernel_runtime::spec::ParamSpec;
     /// const P: ParamSpec = ParamSpec::new("n", "int", 16, 4);
     /// assert_eq!((P.name, P.offset + P.size), ("n", 20));
     /// ```
@@ -235,7 +235,7 @@ impl ParamSpec {
     /// The same parameter, aligned to `align` bytes (written for alignments above 16).
     ///
     /// ```
-    /// use kernel_runtime::spec::ParamSpec;
+    /// use cuda_kernel_runtime::spec::ParamSpec;
     /// const M: ParamSpec = ParamSpec::new("m", "CUtensorMap", 112, 128).with_align(128);
     /// assert_eq!(M.align, 128);
     /// ```
@@ -248,7 +248,7 @@ impl ParamSpec {
 /// One module global (`__constant__` or `__device__` variable).
 ///
 /// ```
-/// let g = kernel_runtime::spec::GlobalSpec { name: "coeffs", symbol: "coeffs", size: 64 };
+/// let g = cuda_kernel_runtime::spec::GlobalSpec { name: "coeffs", symbol: "coeffs", size: 64 };
 /// assert_eq!(g.size, 64);
 /// ```
 #[derive(Debug)]

@@ -4,7 +4,7 @@
 //! runtime therefore looks first, in this order: the names cudarc tries (the system's loader:
 //! `LD_LIBRARY_PATH`, the loader cache), then `KERNEL_NVRTC_LIBRARY`, then the toolkit's usual
 //! places (`$CUDA_PATH`, `$CUDA_HOME`, `/usr/local/cuda`), then the per-user wheels of
-//! `kernel-inspect toolkit install` (`$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else
+//! `cuda-kernel-inspect toolkit install` (`$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else
 //! `~/.cache/kernel-build/cuda-toolkit`). A library found by path is loaded
 //! for good together with its `libnvrtc-builtins` (which NVRTC itself opens by name), so the
 //! names cudarc asks for afterwards resolve to it.
@@ -25,9 +25,9 @@ static COMPILES: AtomicU64 = AtomicU64::new(0);
 /// for.
 ///
 /// ```no_run
-/// let nvrtc = kernel_runtime::Nvrtc::load()?;
+/// let nvrtc = cuda_kernel_runtime::Nvrtc::load()?;
 /// println!("NVRTC {}.{} compiles for {:?}", nvrtc.version().0, nvrtc.version().1, nvrtc.archs());
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Nvrtc {
@@ -48,7 +48,7 @@ impl Nvrtc {
     /// [`Error::NoNvrtc`] (with every place tried) when none loads.
     ///
     /// ```no_run
-    /// match kernel_runtime::Nvrtc::load() {
+    /// match cuda_kernel_runtime::Nvrtc::load() {
     ///     Ok(n) => println!("NVRTC {:?}", n.version()),
     ///     Err(e) => eprintln!("{e}"), // says how to install it
     /// }
@@ -61,8 +61,8 @@ impl Nvrtc {
     /// keeps the first it loads: compare [`path`](Self::path) to know which).
     ///
     /// ```no_run
-    /// let n = kernel_runtime::Nvrtc::load_from("/opt/cuda/lib64/libnvrtc.so.13")?;
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let n = cuda_kernel_runtime::Nvrtc::load_from("/opt/cuda/lib64/libnvrtc.so.13")?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn load_from(path: impl AsRef<Path>) -> Result<&'static Nvrtc, Error> {
         Self::get(Some(path.as_ref()))
@@ -80,8 +80,8 @@ impl Nvrtc {
     /// NVRTC's release, e.g. `(13, 0)`.
     ///
     /// ```no_run
-    /// assert!(kernel_runtime::Nvrtc::load()?.version().0 >= 12);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// assert!(cuda_kernel_runtime::Nvrtc::load()?.version().0 >= 12);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn version(&self) -> (u32, u32) {
         self.version
@@ -91,8 +91,8 @@ impl Nvrtc {
     /// it by name.
     ///
     /// ```no_run
-    /// println!("{:?}", kernel_runtime::Nvrtc::load()?.path());
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// println!("{:?}", cuda_kernel_runtime::Nvrtc::load()?.path());
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn path(&self) -> Option<&Path> {
         self.path.as_deref()
@@ -101,8 +101,8 @@ impl Nvrtc {
     /// The architectures it compiles for, as numbers (`90` for `sm_90`).
     ///
     /// ```no_run
-    /// assert!(kernel_runtime::Nvrtc::load()?.archs().contains(&90));
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// assert!(cuda_kernel_runtime::Nvrtc::load()?.archs().contains(&90));
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn archs(&self) -> &[u32] {
         &self.archs
@@ -112,8 +112,8 @@ impl Nvrtc {
     /// one: programs include from it unless told not to.
     ///
     /// ```no_run
-    /// println!("{:?}", kernel_runtime::Nvrtc::load()?.include_dir());
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// println!("{:?}", cuda_kernel_runtime::Nvrtc::load()?.include_dir());
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn include_dir(&self) -> Option<&Path> {
         self.include.as_deref()
@@ -123,8 +123,8 @@ impl Nvrtc {
     /// cache adds none.
     ///
     /// ```
-    /// let before = kernel_runtime::Nvrtc::compilations();
-    /// assert!(kernel_runtime::Nvrtc::compilations() >= before);
+    /// let before = cuda_kernel_runtime::Nvrtc::compilations();
+    /// assert!(cuda_kernel_runtime::Nvrtc::compilations() >= before);
     /// ```
     pub fn compilations() -> u64 {
         COMPILES.load(Ordering::Relaxed)
@@ -195,7 +195,7 @@ fn toolkit_dirs() -> Vec<PathBuf> {
     dirs
 }
 
-/// The per-user wheels folder of `kernel-inspect toolkit install`.
+/// The per-user wheels folder of `cuda-kernel-inspect toolkit install`.
 fn user_wheels() -> Option<PathBuf> {
     let base = match env::var_os("XDG_CACHE_HOME") {
         Some(x) => PathBuf::from(x),

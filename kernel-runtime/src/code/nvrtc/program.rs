@@ -16,7 +16,7 @@ use crate::error::Error;
 /// and NVRTC compile once per machine.
 ///
 /// ```no_run
-/// use kernel_runtime::{Gpu, Launch, Program};
+/// use cuda_kernel_runtime::{Gpu, Launch, Program};
 /// let gpu = Gpu::new(0)?;
 /// let code = Program::new(r#"
 ///     template <typename T>
@@ -33,7 +33,7 @@ use crate::error::Error;
 /// // SAFETY: scale<float>(float*, float, int).
 /// unsafe { scale.launch(&Launch::for_num_elems(3), (&mut x, 10.0f32, 3i32))? };
 /// assert_eq!(gpu.download(&x)?, [20.0, 40.0, 60.0]);
-/// # Ok::<(), kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct Program {
@@ -52,7 +52,7 @@ impl Program {
     /// A program of `source`, named `program.cu`.
     ///
     /// ```
-    /// let p = kernel_runtime::Program::new("__global__ void k() {}");
+    /// let p = cuda_kernel_runtime::Program::new("__global__ void k() {}");
     /// assert_eq!(p.program_name(), "program.cu");
     /// ```
     pub fn new(source: impl Into<String>) -> Program {
@@ -72,7 +72,7 @@ impl Program {
     /// The program's file name, as NVRTC's messages print it (`k.cu(3): error ...`).
     ///
     /// ```
-    /// let p = kernel_runtime::Program::new("").name("tile.cu");
+    /// let p = cuda_kernel_runtime::Program::new("").name("tile.cu");
     /// assert_eq!(p.program_name(), "tile.cu");
     /// ```
     pub fn name(mut self, name: impl Into<String>) -> Program {
@@ -83,7 +83,7 @@ impl Program {
     /// The program's file name.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::Program::new("").program_name(), "program.cu");
+    /// assert_eq!(cuda_kernel_runtime::Program::new("").program_name(), "program.cu");
     /// ```
     pub fn program_name(&self) -> &str {
         &self.name
@@ -93,7 +93,7 @@ impl Program {
     /// are part of the cache key.
     ///
     /// ```
-    /// let p = kernel_runtime::Program::new("#include \"tile.h\"").include("kernels/include");
+    /// let p = cuda_kernel_runtime::Program::new("#include \"tile.h\"").include("kernels/include");
     /// ```
     pub fn include(mut self, dir: impl Into<PathBuf>) -> Program {
         self.includes.push(dir.into());
@@ -103,7 +103,7 @@ impl Program {
     /// A header given as text: `#include "name"` finds it without any file.
     ///
     /// ```
-    /// let p = kernel_runtime::Program::new("#include \"tile.h\"\n__global__ void k(float* x) { x[0] = TILE; }")
+    /// let p = cuda_kernel_runtime::Program::new("#include \"tile.h\"\n__global__ void k(float* x) { x[0] = TILE; }")
     ///     .header("tile.h", "#define TILE 32");
     /// ```
     pub fn header(mut self, name: impl Into<String>, text: impl Into<String>) -> Program {
@@ -115,7 +115,7 @@ impl Program {
     /// `name` as `1` (`-Dname`).
     ///
     /// ```
-    /// let p = kernel_runtime::Program::new("").define("TILE", "32").define("FAST", "");
+    /// let p = cuda_kernel_runtime::Program::new("").define("TILE", "32").define("FAST", "");
     /// ```
     pub fn define(mut self, name: impl Into<String>, value: impl ToString) -> Program {
         self.defines.push((name.into(), value.to_string()));
@@ -125,7 +125,7 @@ impl Program {
     /// Any other NVRTC option (`--use_fast_math`, `-lineinfo`, `--std=c++20`).
     ///
     /// ```
-    /// let p = kernel_runtime::Program::new("").option("--use_fast_math");
+    /// let p = cuda_kernel_runtime::Program::new("").option("--use_fast_math");
     /// ```
     pub fn option(mut self, option: impl Into<String>) -> Program {
         self.options.push(option.into());
@@ -137,7 +137,7 @@ impl Program {
     /// ([`ObjectCode::symbol`]), so [`crate::RawModule::kernel`] accepts it.
     ///
     /// ```
-    /// let p = kernel_runtime::Program::new("template <class T> __global__ void k(T) {}")
+    /// let p = cuda_kernel_runtime::Program::new("template <class T> __global__ void k(T) {}")
     ///     .name_expression("k<int>");
     /// ```
     pub fn name_expression(mut self, expr: impl Into<String>) -> Program {
@@ -148,7 +148,7 @@ impl Program {
     /// Caches compilations in `dir` instead of the default folder.
     ///
     /// ```
-    /// let p = kernel_runtime::Program::new("").cache_dir("/tmp/my-kernels");
+    /// let p = cuda_kernel_runtime::Program::new("").cache_dir("/tmp/my-kernels");
     /// ```
     pub fn cache_dir(mut self, dir: impl Into<PathBuf>) -> Program {
         self.cache = CacheChoice::Dir(dir.into());
@@ -158,7 +158,7 @@ impl Program {
     /// Compiles every time, without the disk cache.
     ///
     /// ```
-    /// let p = kernel_runtime::Program::new("").no_cache();
+    /// let p = cuda_kernel_runtime::Program::new("").no_cache();
     /// ```
     pub fn no_cache(mut self) -> Program {
         self.cache = CacheChoice::Off;
@@ -169,7 +169,7 @@ impl Program {
     /// NVRTC has one beside it ([`Nvrtc::include_dir`]).
     ///
     /// ```
-    /// let p = kernel_runtime::Program::new("").no_toolkit_headers();
+    /// let p = cuda_kernel_runtime::Program::new("").no_toolkit_headers();
     /// ```
     pub fn no_toolkit_headers(mut self) -> Program {
         self.toolkit_headers = false;
@@ -180,10 +180,10 @@ impl Program {
     /// JIT.
     ///
     /// ```no_run
-    /// let gpu = kernel_runtime::Gpu::new(0)?;
-    /// let code = kernel_runtime::Program::new("extern \"C\" __global__ void k() {}").compile_for(&gpu)?;
-    /// assert_eq!(code.kind(), kernel_runtime::CodeKind::Cubin);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let code = cuda_kernel_runtime::Program::new("extern \"C\" __global__ void k() {}").compile_for(&gpu)?;
+    /// assert_eq!(code.kind(), cuda_kernel_runtime::CodeKind::Cubin);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
@@ -197,9 +197,9 @@ impl Program {
     /// `lto_90` LTO-IR (for [`crate::Linker`]).
     ///
     /// ```no_run
-    /// let ptx = kernel_runtime::Program::new("extern \"C\" __global__ void k() {}").compile("compute_90")?;
-    /// assert_eq!(ptx.kind(), kernel_runtime::CodeKind::Ptx);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let ptx = cuda_kernel_runtime::Program::new("extern \"C\" __global__ void k() {}").compile("compute_90")?;
+    /// assert_eq!(ptx.kind(), cuda_kernel_runtime::CodeKind::Ptx);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors

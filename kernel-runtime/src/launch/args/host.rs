@@ -14,7 +14,7 @@ use crate::memory::buffers::byte_len;
 /// A host slice the kernel reads: copied to the device before the launch.
 ///
 /// ```no_run
-/// # use kernel_runtime::{In, Gpu};
+/// # use cuda_kernel_runtime::{In, Gpu};
 /// let xs = vec![1.0f32; 1024];
 /// let arg = In(&xs); // pass where a `const float*` is expected
 /// ```
@@ -25,7 +25,7 @@ pub struct In<'h, T>(pub &'h [T]);
 /// the launch (which waits for the kernel).
 ///
 /// ```no_run
-/// # use kernel_runtime::Out;
+/// # use cuda_kernel_runtime::Out;
 /// let mut ys = vec![0.0f32; 1024];
 /// let arg = Out(&mut ys); // pass where a `float*` is expected
 /// ```
@@ -35,7 +35,7 @@ pub struct Out<'h, T>(pub &'h mut [T]);
 /// A host slice the kernel reads and writes: copied in before the launch and back after it.
 ///
 /// ```no_run
-/// # use kernel_runtime::InOut;
+/// # use cuda_kernel_runtime::InOut;
 /// let mut ys = vec![1.0f32; 1024];
 /// let arg = InOut(&mut ys);
 /// ```

@@ -20,7 +20,7 @@ use crate::error::{DriverResultExt, Error};
 /// A value that can be passed to a kernel parameter.
 ///
 /// ```
-/// use kernel_runtime::__private::{DeviceArg, PreparedArg};
+/// use cuda_kernel_runtime::__private::{DeviceArg, PreparedArg};
 /// fn takes_any_arg(_: impl DeviceArg) {}
 /// takes_any_arg(3.0f32);
 /// ```
@@ -37,8 +37,8 @@ pub trait DeviceArg {
 /// An argument ready for the launch.
 ///
 /// ```
-/// use kernel_runtime::__private::{DeviceArg, PreparedArg};
-/// # fn f(stream: &std::sync::Arc<kernel_runtime::CudaStream>) -> Result<(), kernel_runtime::Error> {
+/// use cuda_kernel_runtime::__private::{DeviceArg, PreparedArg};
+/// # fn f(stream: &std::sync::Arc<cuda_kernel_runtime::CudaStream>) -> Result<(), cuda_kernel_runtime::Error> {
 /// let mut n = 7i32;
 /// let prepared = n.prepare(stream)?;
 /// assert!(!prepared.param_ptr().is_null());
@@ -56,8 +56,8 @@ pub trait PreparedArg {
 /// May be passed for a `const T*` parameter.
 ///
 /// ```
-/// use kernel_runtime::__private::ConstPtr;
-/// use kernel_runtime::{CudaSlice, In};
+/// use cuda_kernel_runtime::__private::ConstPtr;
+/// use cuda_kernel_runtime::{CudaSlice, In};
 /// fn wants_const_f32<'a>(_: impl ConstPtr<f32> + 'a) {}
 /// fn call(x: &CudaSlice<f32>, host: &[f32]) {
 ///     wants_const_f32(x);
@@ -74,8 +74,8 @@ pub trait ConstPtr<T>: DeviceArg {}
 /// May be passed for a `T*` parameter (the kernel may write through it).
 ///
 /// ```
-/// use kernel_runtime::__private::MutPtr;
-/// use kernel_runtime::{CudaSlice, Out};
+/// use cuda_kernel_runtime::__private::MutPtr;
+/// use cuda_kernel_runtime::{CudaSlice, Out};
 /// fn wants_mut_f32<'a>(_: impl MutPtr<f32> + 'a) {}
 /// fn call(y: &mut CudaSlice<f32>, host: &mut [f32]) {
 ///     wants_mut_f32(&mut *y);

@@ -23,8 +23,8 @@ fn null_param() -> *mut c_void {
 /// A null pointer, for any `const T*` or `T*` kernel parameter.
 ///
 /// ```
-/// use kernel_runtime::__private::{ConstPtr, MutPtr};
-/// use kernel_runtime::Null;
+/// use cuda_kernel_runtime::__private::{ConstPtr, MutPtr};
+/// use cuda_kernel_runtime::Null;
 /// fn optional_strides(_: impl ConstPtr<usize>) {}
 /// fn optional_output(_: impl MutPtr<f32>) {}
 /// optional_strides(Null);
@@ -91,8 +91,8 @@ impl<P: PreparedArg> PreparedArg for PreparedOption<P> {
 /// `Some(buffer)` passes the buffer, `None` a null pointer.
 ///
 /// ```
-/// use kernel_runtime::__private::ConstPtr;
-/// use kernel_runtime::CudaSlice;
+/// use cuda_kernel_runtime::__private::ConstPtr;
+/// use cuda_kernel_runtime::CudaSlice;
 /// fn optional_strides(_: impl ConstPtr<usize>) {}
 /// fn call(strides: Option<&CudaSlice<usize>>) {
 ///     optional_strides(strides);

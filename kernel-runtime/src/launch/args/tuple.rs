@@ -14,8 +14,8 @@ use crate::launch::args::{DeviceArg, PreparedArg};
 /// [`RawDevicePtr`](crate::RawDevicePtr) and [`ByValue`](crate::ByValue) structs.
 ///
 /// ```
-/// fn check<A: kernel_runtime::KernelArgs>(_: A) {}
-/// check((1.0f32, 2i32, kernel_runtime::RawDevicePtr::NULL));
+/// fn check<A: cuda_kernel_runtime::KernelArgs>(_: A) {}
+/// check((1.0f32, 2i32, cuda_kernel_runtime::RawDevicePtr::NULL));
 /// ```
 pub trait KernelArgs {
     /// Prepares every argument, calls `launch` with the parameter pointers, then finishes every

@@ -65,8 +65,8 @@ value_arg!(
 /// A `#[repr(C)]` value passed by value to a by-name launch (`struct` parameters).
 ///
 /// ```
-/// use kernel_runtime::ByValue;
-/// use kernel_runtime::cudarc::driver::DeviceRepr;
+/// use cuda_kernel_runtime::ByValue;
+/// use cuda_kernel_runtime::cudarc::driver::DeviceRepr;
 /// #[repr(C)]
 /// #[derive(Clone, Copy)]
 /// struct Params { scale: f32, n: i32 }
@@ -95,7 +95,7 @@ impl<T: DeviceRepr> DeviceArg for ByValue<T> {
 /// work that uses it.
 ///
 /// ```
-/// use kernel_runtime::RawDevicePtr;
+/// use cuda_kernel_runtime::RawDevicePtr;
 /// assert_eq!(RawDevicePtr::NULL.addr(), 0);
 /// assert_eq!(RawDevicePtr::from_addr(0x1000).addr(), 0x1000);
 /// ```
@@ -125,7 +125,7 @@ impl RawDevicePtr {
     /// Wraps a device address.
     ///
     /// ```
-    /// assert!(!kernel_runtime::RawDevicePtr::from_addr(8).is_null());
+    /// assert!(!cuda_kernel_runtime::RawDevicePtr::from_addr(8).is_null());
     /// ```
     pub const fn from_addr(addr: u64) -> Self {
         RawDevicePtr(addr)
@@ -134,7 +134,7 @@ impl RawDevicePtr {
     /// The device address.
     ///
     /// ```
-    /// assert_eq!(kernel_runtime::RawDevicePtr::from_addr(8).addr(), 8);
+    /// assert_eq!(cuda_kernel_runtime::RawDevicePtr::from_addr(8).addr(), 8);
     /// ```
     pub const fn addr(self) -> u64 {
         self.0
@@ -143,7 +143,7 @@ impl RawDevicePtr {
     /// Whether this is the null pointer.
     ///
     /// ```
-    /// assert!(kernel_runtime::RawDevicePtr::NULL.is_null());
+    /// assert!(cuda_kernel_runtime::RawDevicePtr::NULL.is_null());
     /// ```
     pub const fn is_null(self) -> bool {
         self.0 == 0
@@ -152,10 +152,10 @@ impl RawDevicePtr {
     /// The address of a device buffer (no stream ordering is recorded for later uses).
     ///
     /// ```no_run
-    /// # let gpu = kernel_runtime::Gpu::new(0)?;
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let buf = gpu.zeros::<f32>(16)?;
-    /// let p = kernel_runtime::RawDevicePtr::of(&buf);
-    /// # Ok::<(), kernel_runtime::Error>(())
+    /// let p = cuda_kernel_runtime::RawDevicePtr::of(&buf);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn of<T>(buf: &CudaSlice<T>) -> Self {
         let (addr, _guard) = buf.device_ptr(buf.stream());
@@ -165,7 +165,7 @@ impl RawDevicePtr {
     /// This address offset by `count` elements of `T`.
     ///
     /// ```
-    /// let p = kernel_runtime::RawDevicePtr::from_addr(0x100);
+    /// let p = cuda_kernel_runtime::RawDevicePtr::from_addr(0x100);
     /// assert_eq!(p.add::<u32>(4).addr(), 0x110);
     /// ```
     pub const fn add<T>(self, count: u64) -> Self {

@@ -4,7 +4,7 @@
 /// A broken launch limit.
 ///
 /// ```
-/// use kernel_runtime::ConfigError;
+/// use cuda_kernel_runtime::ConfigError;
 /// let e = ConfigError::ZeroDim { which: "grid.y" };
 /// assert_eq!(e.to_string(), "grid.y is 0; every grid and block dimension must be at least 1");
 /// ```
