@@ -170,7 +170,7 @@ fn nvcc_warning_is_kept_with_its_line() {
             .module
             .warnings
             .iter()
-            .any(|w| w.contains("w.cu(2)") && w.contains("unused")),
+            .any(|w| w.contains("w.cu:2") && w.contains("unused")),
         "{:?}",
         built.module.warnings
     );

@@ -254,3 +254,103 @@ fn concurrent_builds_of_one_module_both_succeed() {
     );
     assert_eq!(&again, results[0].as_ref().unwrap());
 }
+
+#[test]
+fn missing_library_header_names_the_install_command() {
+    let Some(real) = real_nvcc() else { return };
+    let has_curand = real
+        .parent()
+        .and_then(Path::parent)
+        .is_some_and(|top| top.join("include/curand_kernel.h").exists());
+    if has_curand {
+        println!("skipped: this toolkit has cuRAND's headers");
+        return;
+    }
+    let src = "#include <curand_kernel.h>\nextern \"C\" __global__ void k(curandState* s) {}\n";
+    let dir = project(&[("k.cu", src)]);
+    let cache = tempfile::tempdir().unwrap();
+    let err = build_module(&request(dir.path()), &context(&real, cache.path())).unwrap_err();
+    let Error::NvccFailed { output, .. } = &err else {
+        panic!("expected NvccFailed, got {err}")
+    };
+    assert!(
+        output.contains("note: `curand_kernel.h` is a header of NVIDIA's curand library")
+            && output.contains("cuda-kernel-inspect toolkit install --with curand"),
+        "{output}"
+    );
+}
+
+/// What `cargo check`/`cargo doc` without nvcc read: the user's headers (beside the file
+/// and in its include folders, nested), for structs, typedefs and templates used by the
+/// kernels of several files; system headers are left unread; a warning says device code
+/// is missing; the headers are tracked.
+#[test]
+fn a_build_without_nvcc_reads_the_users_headers() {
+    let common = "#pragma once\n#include \"inner.cuh\"\n\
+                  struct HistParams { int bins; float lo, hi; Inner inner; };\n";
+    let inner = "#pragma once\ntypedef float real;\nstruct Inner { real w; };\n";
+    let a = "#include <cuda_fp16.h>\n#include \"common.cuh\"\n\
+             extern \"C\" __global__ void hist(const real* x, int* out, HistParams p) {}\n";
+    let b = "#include \"common.cuh\"\n\
+             template <typename T> __global__ void fill(T* x, HistParams p) {}\n\
+             template __global__ void fill<real>(real*, HistParams);\n";
+    let dir = project(&[
+        ("k/a.cu", a),
+        ("k/b.cu", b),
+        ("include/common.cuh", common),
+        ("include/inner.cuh", inner),
+    ]);
+    let mut req = ModuleRequest::new(
+        "hist",
+        SourceInput::Files {
+            paths: vec!["k/a.cu".into(), "k/b.cu".into()],
+        },
+    );
+    req.base_dir = dir.path().to_path_buf();
+    req.includes = vec!["include".into()];
+    let cx = Context {
+        nvcc: Some("/nonexistent/bin/nvcc".into()),
+        no_device_code: true,
+        use_cache: false,
+        ..Context::default()
+    };
+    let built = build_module(&req, &cx).unwrap_or_else(|e| panic!("{e}"));
+    let names: Vec<&str> = built.info.kernels.iter().map(|k| k.name.as_str()).collect();
+    assert!(names.contains(&"hist"), "{names:?}");
+    assert!(names.contains(&"fill<float>"), "{names:?}");
+    assert!(built.fatbin_path.is_none());
+    assert!(
+        built
+            .warnings
+            .iter()
+            .any(|w| w.contains("module `hist` was built without device code")),
+        "{:?}",
+        built.warnings
+    );
+    for header in ["common.cuh", "inner.cuh"] {
+        assert!(
+            built.tracked_files.iter().any(|f| f.ends_with(header)),
+            "{header} not tracked: {:?}",
+            built.tracked_files
+        );
+    }
+}
+
+/// `Build::safe_kernel("transpos")`: a name no kernel has is an error naming the kernels.
+#[test]
+fn a_safe_kernel_that_does_not_exist_is_an_error() {
+    let src = "extern \"C\" __global__ void transpose(float* o, const float* i, int n) {}\n";
+    let dir = project(&[("k.cu", src)]);
+    let mut req = request(dir.path());
+    req.safe_kernels = vec!["transpos".into()];
+    let cx = Context {
+        no_device_code: true,
+        use_cache: false,
+        ..Context::default()
+    };
+    let err = build_module(&req, &cx).unwrap_err().to_string();
+    assert!(
+        err.contains("`transpos`") && err.contains("`transpose`") && err.contains("safe_kernel"),
+        "{err}"
+    );
+}

@@ -28,7 +28,39 @@ cuda-kernel-build = { path = "@ROOT@/kernel-build" }
 
 const BUILD_RS: &str = r#"fn main() {
     cuda_kernel_build::Build::new().file("kernels/scale.cu").host_code(true).compile("scale");
+    cuda_kernel_build::Build::new()
+        .files(["kernels/hist.cu", "kernels/fill.cu"])
+        .include("include")
+        .compile("hist");
 }
+"#;
+
+/// A header in an include folder that includes another beside it: the types of the
+/// `hist` module's kernels.
+const COMMON_CUH: &str = r#"#pragma once
+#include "real.cuh"
+struct HistParams { int bins; real lo; real hi; };
+"#;
+
+const REAL_CUH: &str = "#pragma once\ntypedef float real;\n";
+
+const HIST_CU: &str = r#"#include <cuda_fp16.h>
+#include "common.cuh"
+/// Counts `x` into `p.bins` bins over `[p.lo, p.hi)`.
+extern "C" __global__ void hist(const real* x, int n, int* counts, HistParams p) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= n || x[i] < p.lo || x[i] >= p.hi) return;
+    atomicAdd(&counts[(int)((x[i] - p.lo) / (p.hi - p.lo) * p.bins)], 1);
+}
+"#;
+
+const FILL_CU: &str = r#"#include "common.cuh"
+template <typename T> __global__ void fill(T* x, int n, T v) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] = v;
+}
+template __global__ void fill<real>(real*, int, real);
+template __global__ void fill<int>(int*, int, int);
 "#;
 
 const SCALE_CU: &str = r#"extern "C" __global__ void scale(float* x, float a, int n) {
@@ -65,6 +97,23 @@ cuda_module! {
     }
 }
 
+include_kernels!(hist);
+
+/// Counts `x` into 4 bins over [0, 4) with the `hist` module's kernels.
+fn histogram(gpu: &Gpu, x: &[f32]) -> Result<Vec<i32>, Error> {
+    let m = hist::load(gpu)?;
+    let n = x.len() as i32;
+    let x = gpu.upload(x)?;
+    let mut counts = gpu.upload(&[7i32; 4])?;
+    let params = hist::HistParams { bins: 4, lo: 0.0, hi: 4.0 };
+    // SAFETY: fill writes counts[0..4) and hist reads x[0..n) and adds to counts[0..4).
+    unsafe {
+        m.fill::<i32>(&Launch::for_num_elems(4), &mut counts, 4, 0)?;
+        m.hist(&Launch::for_num_elems(n as u32), &x, n, &mut counts, params)?;
+    }
+    gpu.download(&counts)
+}
+
 fn main() -> Result<(), cuda_kernel_runtime::Error> {
     println!("scale embeds {:?}", scale::METADATA.archs);
     println!("inline embeds {:?}", inline::METADATA.archs);
@@ -84,6 +133,7 @@ fn main() -> Result<(), cuda_kernel_runtime::Error> {
         launch_scale(&mut x, 10.0, 3, gpu.stream())?;
     }
     assert_eq!(gpu.download(&x)?, [30.0, 50.0, 70.0]);
+    assert_eq!(histogram(&gpu, &[0.5, 3.5, 1.0, 1.5, 9.0, 3.0, 3.25])?, [1, 2, 0, 3]);
     println!("GPU result checked");
     Ok(())
 }
@@ -160,6 +210,11 @@ fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
     std::fs::write(krate.join("Cargo.toml"), manifest).unwrap();
     std::fs::write(krate.join("build.rs"), BUILD_RS).unwrap();
     std::fs::write(krate.join("kernels/scale.cu"), SCALE_CU).unwrap();
+    std::fs::write(krate.join("kernels/hist.cu"), HIST_CU).unwrap();
+    std::fs::write(krate.join("kernels/fill.cu"), FILL_CU).unwrap();
+    std::fs::create_dir_all(krate.join("include")).unwrap();
+    std::fs::write(krate.join("include/common.cuh"), COMMON_CUH).unwrap();
+    std::fs::write(krate.join("include/real.cuh"), REAL_CUH).unwrap();
     std::fs::write(krate.join("src/main.rs"), MAIN_RS).unwrap();
     std::fs::copy(root.join("Cargo.lock"), krate.join("Cargo.lock")).unwrap();
 
@@ -198,23 +253,35 @@ fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
         "{stdout}"
     );
 
-    // With no toolkit at all and no device code: check and doc still pass (bindings from
-    // the declarations, nothing linked).
-    let empty = tmp.path().join("empty-cache");
-    std::fs::create_dir_all(&empty).unwrap();
-    for args in [["check", "--offline"], ["doc", "--offline"]] {
-        let out = user_command(&cargo, &empty)
+    no_toolkit_check_and_doc(&cargo, &krate, &tmp.path().join("empty-cache"), &root);
+}
+
+/// With no toolkit at all and no device code (`KERNEL_BUILD_NO_DEVICE_CODE=1`, or docs.rs's
+/// `DOCS_RS=1`): `cargo check` and `cargo doc` pass (stubs and bindings from the
+/// declarations, the user's headers read for their types, nothing linked), and the build
+/// says that its modules have no device code.
+fn no_toolkit_check_and_doc(cargo: &Path, krate: &Path, empty: &Path, root: &Path) {
+    std::fs::create_dir_all(empty).unwrap();
+    for (var, args) in [
+        ("KERNEL_BUILD_NO_DEVICE_CODE", ["check", "--offline"]),
+        ("KERNEL_BUILD_NO_DEVICE_CODE", ["doc", "--offline"]),
+        ("DOCS_RS", ["doc", "--offline"]),
+    ] {
+        let out = user_command(cargo, empty)
             .args(args)
-            .arg("--quiet")
-            .env("KERNEL_BUILD_NO_DEVICE_CODE", "1")
-            .env("CARGO_TARGET_DIR", root.join("target/own-crate"))
-            .current_dir(&krate)
+            .env(var, "1")
+            .env("CARGO_TARGET_DIR", root.join("target/own-crate-no-nvcc"))
+            .current_dir(krate)
             .output()
             .unwrap();
-        assert!(
-            out.status.success(),
-            "cargo {args:?} without nvcc: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "cargo {args:?} with {var}: {stderr}");
+        // Cargo replays a build script's warnings when the script ran, or was fresh.
+        for module in ["scale", "hist"] {
+            assert!(
+                stderr.contains(&format!("module `{module}` was built without device code")),
+                "cargo {args:?} with {var}: no warning for `{module}`:\n{stderr}"
+            );
+        }
     }
 }

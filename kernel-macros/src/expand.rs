@@ -22,7 +22,17 @@ pub(crate) fn cuda_module(input: &ModuleInput) -> TokenStream {
     };
     let built = match build_module(&req, &Context::default()) {
         Ok(built) => built,
-        Err(e) => return with_fallback(input, errors::build_error(&e, input)),
+        Err(e) => {
+            let error = errors::build_error(&e, input);
+            return match declarations_alone(&req) {
+                Some(read) => {
+                    let module = codegen::generate(&read, &options(input, &req));
+                    let errors = error.to_compile_error();
+                    quote!(#errors #module)
+                }
+                None => with_fallback(input, error),
+            };
+        }
     };
     let sigs: Vec<syn::Signature> = input.decls.iter().map(|d| d.sig.clone()).collect();
     let checked = check_declarations(&built.info, &sigs);
@@ -90,6 +100,19 @@ fn options(input: &ModuleInput, req: &ModuleRequest) -> CodegenOptions {
     opts.track_inputs = true;
     opts.warn_in_code = true;
     opts
+}
+
+/// The module's declarations read without nvcc, after its build failed (nvcc's errors, a
+/// missing toolkit): its stubs keep their types, so call sites type-check and the build's
+/// error is the only one. `None` when the declarations cannot be read either.
+fn declarations_alone(req: &ModuleRequest) -> Option<cuda_kernel_build::BuiltModule> {
+    let cx = Context {
+        no_device_code: true,
+        ..Context::default()
+    };
+    let mut read = build_module(req, &cx).ok()?;
+    read.warnings.clear();
+    Some(read)
 }
 
 /// The errors, plus the library's stand-in module with the declared kernels accepting

@@ -129,7 +129,7 @@ pub use texture::{
 pub use error::Error;
 
 // The vocabulary this crate shares with cudarc (buffers, streams, contexts), and the macro.
-pub use cuda_kernel_macros::{cuda_module, host_functions};
+pub use cuda_kernel_macros::{cuda_module, host_functions, include_kernels};
 pub use cudarc;
 pub use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr,

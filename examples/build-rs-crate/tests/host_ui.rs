@@ -1,7 +1,7 @@
-//! Compile-fail tests of `host_functions!`: each case in `ui/` must fail to compile with
-//! exactly the reviewed diagnostics in its `.stderr`. The declarations are checked against the
-//! metadata this crate's `build.rs` wrote (module `hosted`, built with host code; module
-//! `signal`, built without).
+//! Compile-fail tests of `host_functions!` and `include_kernels!`: each case in `ui/` must
+//! fail to compile with exactly the reviewed diagnostics in its `.stderr`. The declarations
+//! are checked against the metadata this crate's `build.rs` wrote (module `hosted`, built
+//! with host code; module `signal`, built without), and modules must be ones it builds.
 //!
 //! Regenerate the expected output with `TRYBUILD=overwrite` and review the diff.
 

@@ -125,6 +125,7 @@ impl Build {
         write_if_changed(&metadata, &json)?;
         let rust = gen_dir.join(format!("{name}.rs"));
         write_if_changed(&rust, generate(&published, &req).as_bytes())?;
+        super::modules::record(&out_dir, name)?;
 
         if self.cargo_metadata {
             for f in &module.tracked_files {

@@ -5,7 +5,8 @@
 //! ├── <name>.fatbin              the compiled module (SASS per target + PTX)
 //! ├── <name>.kernels.json        machine-readable metadata (see `Metadata`)
 //! └── kernel-build/
-//!     └── <name>.rs              the generated Rust module (`include_kernels!(<name>)`)
+//!     ├── <name>.rs              the generated Rust module (`include_kernels!(<name>)`)
+//!     └── modules.txt            the modules this run of build.rs built (see `modules`)
 //! ```
 //!
 //! Several files form one module: each is its own translation unit, compiled at the same
@@ -18,6 +19,7 @@
 
 mod compile;
 mod host;
+pub(crate) mod modules;
 mod options;
 mod outputs;
 

@@ -27,6 +27,9 @@ pub fn expand_host_functions(
 ) -> TokenStream {
     let name = module.to_string();
     let out_dir = crate::env::cargo_var("OUT_DIR").map(PathBuf::from);
+    if let Err(e) = super::include_macro::built_here(module, out_dir.as_deref()) {
+        return fallback(decls, e);
+    }
     let path = out_dir
         .unwrap_or_default()
         .join(format!("{name}.kernels.json"));

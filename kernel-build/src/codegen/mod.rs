@@ -29,6 +29,7 @@ mod docs;
 mod globals;
 mod host;
 mod host_macro;
+mod include_macro;
 mod metadata;
 mod names;
 mod shell;
@@ -47,6 +48,7 @@ use proc_macro2::TokenStream;
 pub use fallback::{Declared, fallback};
 pub use host::{error_name_functions, host_bindings};
 pub use host_macro::expand_host_functions;
+pub use include_macro::expand_include_kernels;
 pub use names::{kernel_rust_name, param_ident, rust_ident};
 pub use types::c_spelling;
 

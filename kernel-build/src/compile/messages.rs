@@ -136,9 +136,108 @@ fn location(head: &str) -> (Option<String>, Option<u32>) {
     }
 }
 
+/// The header a failed compile could not find: the host preprocessor's
+/// `k.cu:1:10: fatal error: curand_kernel.h: No such file or directory`, or the CUDA front
+/// end's `catastrophic error: cannot open source file "curand_kernel.h"`.
+pub(crate) fn missing_header(output: &str) -> Option<String> {
+    output.lines().find_map(|line| {
+        if let Some((_, rest)) = line.split_once("fatal error: ") {
+            return rest
+                .strip_suffix(": No such file or directory")
+                .map(str::to_owned);
+        }
+        let (_, rest) = line.split_once("cannot open source file \"")?;
+        Some(rest.split('"').next()?.to_owned())
+    })
+}
+
+/// nvcc's CUDA front end writes `k.cu(3): error: ...`; every other tool (and this crate's
+/// messages) write `k.cu:3: ...`. Rewrites each located line of `output` to the colon form,
+/// leaving everything else as it is.
+///
+/// (`k.cu(3): error: x` becomes `k.cu:3: error: x`; tested below).
+pub fn colon_locations(output: &str) -> String {
+    let mut out = String::with_capacity(output.len());
+    for (i, line) in output.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        out.push_str(&colon_location(line));
+    }
+    out
+}
+
+/// One line of [`colon_locations`].
+fn colon_location(line: &str) -> std::borrow::Cow<'_, str> {
+    const KINDS: [&str; 6] = [
+        "error",
+        "warning",
+        "note",
+        "remark",
+        "Error",
+        "catastrophic error",
+    ];
+    let Some(close) = line.find("): ") else {
+        return line.into();
+    };
+    let (head, rest) = (&line[..close], &line[close + 3..]);
+    let Some(open) = head.rfind('(') else {
+        return line.into();
+    };
+    let (file, number) = (&head[..open], &head[open + 1..]);
+    let located = !file.is_empty()
+        && !file.starts_with(char::is_whitespace)
+        && !number.is_empty()
+        && number.bytes().all(|b| b.is_ascii_digit())
+        && KINDS.iter().any(|k| rest.starts_with(k));
+    if located {
+        format!("{file}:{number}: {rest}").into()
+    } else {
+        line.into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn missing_headers_are_found_in_both_forms() {
+        assert_eq!(
+            missing_header("k.cu:1:10: fatal error: curand_kernel.h: No such file or directory\n")
+                .as_deref(),
+            Some("curand_kernel.h")
+        );
+        assert_eq!(
+            missing_header(
+                "k.cu(2): catastrophic error: cannot open source file \"cute/tensor.hpp\""
+            )
+            .as_deref(),
+            Some("cute/tensor.hpp")
+        );
+        assert_eq!(missing_header("k.cu(2): error: x"), None);
+    }
+
+    #[test]
+    fn colon_locations_only_touch_located_diagnostics() {
+        assert_eq!(
+            colon_locations("<inline k>(4): error: expected a \";\""),
+            "<inline k>:4: error: expected a \";\""
+        );
+        assert_eq!(
+            colon_locations("big.cu(3): Error: Formal parameter space overflowed"),
+            "big.cu:3: Error: Formal parameter space overflowed"
+        );
+        // Source lines quoted under a message, and text that merely has parentheses, stay.
+        for same in [
+            "    f(1): error",
+            "call(x): error",
+            "x(12): text",
+            "k.cu:1:10: fatal error: y",
+        ] {
+            assert_eq!(colon_locations(same), same);
+        }
+    }
 
     #[test]
     fn cuda_front_end_error() {

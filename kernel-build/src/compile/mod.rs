@@ -130,6 +130,13 @@ pub(crate) fn run_through(
     text.push_str(&String::from_utf8_lossy(&out.stderr));
     let msgs = messages::parse(&text);
     if !out.status.success() {
+        if let Some(note) = messages::missing_header(&text)
+            .and_then(|h| Some((crate::toolkit::library_for_header(&h)?, h)))
+            .map(|(lib, h)| crate::diagnostics::build::library_header_missing(&h, lib))
+        {
+            text.push_str("\nnote: ");
+            text.push_str(&note);
+        }
         let first_error = msgs
             .iter()
             .find(|m| m.severity == messages::Severity::Error);

@@ -156,3 +156,63 @@ pub fn nvcc_not_found(tried: &[String]) -> String {
     );
     s
 }
+
+/// A module built without device code (on purpose): its stubs exist, its kernels cannot be
+/// launched. `why` says what asked for it.
+///
+/// ```
+/// let m = cuda_kernel_build::__private::diagnostics::build::no_device_code("hist", "`DOCS_RS` is set");
+/// assert!(m.starts_with("module `hist` was built without device code (`DOCS_RS` is set)"), "{m}");
+/// ```
+pub fn no_device_code(module: &str, why: &str) -> String {
+    format!(
+        "module `{module}` was built without device code ({why}): its declarations were read \
+         without nvcc and it embeds no fatbin, so loading it fails at run time; unset the \
+         variable to build its kernels"
+    )
+}
+
+/// A compile failed on a header that one of the toolkit installer's libraries provides.
+///
+/// ```
+/// let m = cuda_kernel_build::__private::diagnostics::build::library_header_missing("curand_kernel.h", "curand");
+/// assert!(m.contains("cuda-kernel-inspect toolkit install --with curand"), "{m}");
+/// ```
+pub fn library_header_missing(header: &str, library: &str) -> String {
+    format!(
+        "`{header}` is a header of NVIDIA's {library} library, which this toolkit does not \
+         have; install it beside nvcc with `cuda-kernel-inspect toolkit install --with {library}` \
+         (in this repository: `scripts/install-cuda-toolkit.sh --with {library}`), or use a \
+         CUDA toolkit that has it"
+    )
+}
+
+/// `include_kernels!(name)` or `host_functions!(name {..})` for a module this crate's build
+/// script does not build; `built` are the ones it builds, `leftover` says whether a file of
+/// an earlier build is still there.
+///
+/// ```
+/// use cuda_kernel_build::__private::diagnostics::build::module_not_built;
+/// let d = module_not_built("signl", &["signal".into(), "hosted".into()], false);
+/// assert!(d.message.starts_with("no module `signl` is built by this crate's build script"));
+/// assert!(d.notes[0].contains("`signal`, `hosted`"), "{:?}", d.notes);
+/// ```
+pub fn module_not_built(module: &str, built: &[String], leftover: bool) -> super::Diagnostic {
+    let mut d = super::Diagnostic::error(format!(
+        "no module `{module}` is built by this crate's build script"
+    ));
+    if leftover {
+        d = d.note(format!(
+            "`$OUT_DIR/kernel-build/{module}.rs` is left from an earlier build; build.rs no \
+             longer builds `{module}`, and a clean build would not have it"
+        ));
+    }
+    d.note(if built.is_empty() {
+        format!(
+            "build.rs builds no module; add `cuda_kernel_build::Build::new().file(\"kernels/{module}.cu\").compile(\"{module}\")` to it"
+        )
+    } else {
+        let names: Vec<String> = built.iter().map(|b| format!("`{b}`")).collect();
+        format!("it builds {}", names.join(", "))
+    })
+}

@@ -18,6 +18,8 @@ mod units;
 pub use request::{BuiltModule, Context, ModuleRequest, SourceInput, Unit};
 pub use runtime::{RuntimeCompile, RuntimeSource};
 
+use std::path::PathBuf;
+
 use crate::cache::Cache;
 use crate::compile;
 use crate::env;
@@ -86,12 +88,24 @@ fn build_sources(
     headers: &[(String, String)],
 ) -> Result<BuiltModule, Error> {
     let reporting = cx.reporting;
-    let no_device = req.runtime == RuntimeCompile::Only
-        || cx.no_device_code
-        || env::flag(crate::env::Var::NO_DEVICE_CODE, reporting)
-        || env::var(crate::env::Var::DOCS_RS, reporting).is_some();
-    if no_device {
+    if req.runtime == RuntimeCompile::Only {
         return parse_only(req, sources, headers);
+    }
+    let asked = if cx.no_device_code {
+        Some("the build asked for none")
+    } else if env::flag(crate::env::Var::NO_DEVICE_CODE, reporting) {
+        Some("`KERNEL_BUILD_NO_DEVICE_CODE` is set")
+    } else if env::var(crate::env::Var::DOCS_RS, reporting).is_some() {
+        Some("`DOCS_RS` is set")
+    } else {
+        None
+    };
+    if let Some(why) = asked {
+        let mut built = parse_only(req, sources, headers)?;
+        built
+            .warnings
+            .push(crate::diagnostics::build::no_device_code(&req.name, why));
+        return Ok(built);
     }
 
     let opts = DiscoverOptions {
@@ -157,7 +171,24 @@ fn parse_only(
     let alone = sources.len() == 1;
     let mut infos = Vec::new();
     let mut diags = crate::diagnostics::Diagnostics::new();
+    let mut tracked: Vec<PathBuf> = sources.iter().filter_map(|s| s.tracked_source()).collect();
     for source in sources {
+        // The user's headers (beside the file or in its include folders) are read for
+        // their declarations; system and toolkit headers are not.
+        let found;
+        let headers = if headers.is_empty() {
+            let here = source.is_file.then(|| source.path.parent()).flatten();
+            let (h, files) = runtime::user_headers(&source.text, here, &source.includes)?;
+            for f in files {
+                if !tracked.contains(&f) {
+                    tracked.push(f);
+                }
+            }
+            found = h;
+            found.as_slice()
+        } else {
+            headers
+        };
         let input = front::FrontInput {
             display_name: &source.display_name,
             raw: &source.text,
@@ -195,7 +226,7 @@ fn parse_only(
         fatbin_path: None,
         targets: Vec::new(),
         toolkit_version: None,
-        tracked_files: sources.iter().filter_map(|s| s.tracked_source()).collect(),
+        tracked_files: tracked,
         warnings: Vec::new(),
         units,
         runtime_source: None,

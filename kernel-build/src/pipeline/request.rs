@@ -319,8 +319,14 @@ impl Source {
         self.is_file.then(|| self.path.clone())
     }
 
-    /// Replaces nvcc's path of the source by its display name.
+    /// Replaces nvcc's path of the source by its display name, and its `file(line)`
+    /// locations by `file:line`.
     pub(crate) fn rename_in_text(&self, text: &str) -> String {
+        crate::compile::messages::colon_locations(&self.renamed(text))
+    }
+
+    /// Replaces nvcc's path of the source by its display name.
+    fn renamed(&self, text: &str) -> String {
         let lossy = self.path.to_string_lossy();
         let renamed = text.replace(&*lossy, &self.display_name);
         // nvcc's front end prints a byte that is not UTF-8 as `?`.

@@ -89,44 +89,50 @@ type Headers = Vec<(String, String)>;
 
 /// The headers `text` includes (and they include) found beside the source or in `dirs`,
 /// keyed by the name NVRTC will be asked for; headers found nowhere are left to NVRTC (its
-/// own, the toolkit's). Returns the files read too.
-fn user_headers(
+/// own, the toolkit's). Returns the files read too. A header comes after the headers it
+/// includes, as the preprocessor would place their declarations.
+pub(crate) fn user_headers(
     text: &str,
     here: Option<&Path>,
     dirs: &[PathBuf],
 ) -> Result<(Headers, Vec<PathBuf>), Error> {
-    let mut headers = Vec::new();
-    let mut files = Vec::new();
-    let mut seen = HashSet::new();
-    let mut queue: Vec<(String, Option<PathBuf>)> = include_names(text)
-        .into_iter()
-        .map(|n| (n, here.map(Path::to_path_buf)))
-        .collect();
-    queue.reverse();
-    while let Some((name, beside)) = queue.pop() {
-        let found = beside
-            .iter()
-            .chain(dirs)
-            .map(|d| d.join(&name))
-            .find(|p| p.is_file());
-        let Some(path) = found else { continue };
-        if !seen.insert(name.clone()) {
-            continue;
+    let mut found = Found::default();
+    found.visit(text, here, dirs)?;
+    Ok((found.headers, found.files))
+}
+
+/// What [`user_headers`] collected so far.
+#[derive(Default)]
+struct Found {
+    headers: Headers,
+    files: Vec<PathBuf>,
+    seen: HashSet<String>,
+}
+
+impl Found {
+    /// Adds the headers `text` includes, each after its own includes.
+    fn visit(&mut self, text: &str, here: Option<&Path>, dirs: &[PathBuf]) -> Result<(), Error> {
+        for name in include_names(text) {
+            let path = here
+                .iter()
+                .copied()
+                .map(Path::to_path_buf)
+                .chain(dirs.iter().cloned())
+                .map(|d| d.join(&name))
+                .find(|p| p.is_file());
+            let Some(path) = path else { continue };
+            if !self.seen.insert(name.clone()) {
+                continue;
+            }
+            let bytes = std::fs::read(&path)
+                .map_err(|e| Error::io("failed to read the included header", &path, e))?;
+            let body = String::from_utf8_lossy(&bytes).into_owned();
+            self.visit(&body, path.parent(), dirs)?;
+            self.headers.push((name, body));
+            self.files.push(path);
         }
-        let bytes = std::fs::read(&path)
-            .map_err(|e| Error::io("failed to read the included header", &path, e))?;
-        let body = String::from_utf8_lossy(&bytes).into_owned();
-        let dir = path.parent().map(Path::to_path_buf);
-        let mut inner: Vec<_> = include_names(&body)
-            .into_iter()
-            .map(|n| (n, dir.clone()))
-            .collect();
-        inner.reverse();
-        queue.extend(inner);
-        headers.push((name, body));
-        files.push(path);
+        Ok(())
     }
-    Ok((headers, files))
 }
 
 /// The names in `#include "x"` and `#include <x>` lines.
@@ -166,8 +172,9 @@ mod tests {
         let (headers, files) =
             user_headers(text, Some(dir.path()), std::slice::from_ref(&inc)).unwrap();
         let names: Vec<&str> = headers.iter().map(|(n, _)| n.as_str()).collect();
-        assert_eq!(names, ["local.h", "a.h", "sub/b.h"]);
+        // Each header after the ones it includes.
+        assert_eq!(names, ["local.h", "sub/b.h", "a.h"]);
         assert_eq!(files.len(), 3);
-        assert!(headers[1].1.contains("struct A"));
+        assert!(headers[2].1.contains("struct A"));
     }
 }

@@ -50,6 +50,28 @@ pub const LIBRARIES: [(&str, &str, &str); 3] = [
     ),
 ];
 
+/// The library of [`LIBRARIES`] that provides the header `name` (as written in an
+/// `#include`), for a note when a compile cannot find it.
+///
+/// ```
+/// use cuda_kernel_build::__private::toolkit::library_for_header;
+/// assert_eq!(library_for_header("curand_kernel.h"), Some("curand"));
+/// assert_eq!(library_for_header("cute/tensor.hpp"), Some("cutlass"));
+/// assert_eq!(library_for_header("my_header.cuh"), None);
+/// ```
+pub fn library_for_header(name: &str) -> Option<&'static str> {
+    let first = name.split('/').next().unwrap_or(name);
+    if name.starts_with("curand") {
+        Some("curand")
+    } else if name.starts_with("cublas") {
+        Some("cublas")
+    } else if first == "cutlass" || first == "cute" {
+        Some("cutlass")
+    } else {
+        None
+    }
+}
+
 /// What [`install`] did.
 ///
 /// ```no_run

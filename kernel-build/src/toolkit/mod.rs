@@ -11,7 +11,8 @@ mod version;
 
 pub use archs::{BadTargetName, Target, TargetKind, default_targets, parse_target_list};
 pub use install::{
-    Installed, LIBRARIES, WHEEL_VERSION, WHEELS, install, install_with, user_toolkit_dir,
+    Installed, LIBRARIES, WHEEL_VERSION, WHEELS, install, install_with, library_for_header,
+    user_toolkit_dir,
 };
 pub use version::NvccVersion;
 

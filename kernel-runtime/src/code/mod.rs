@@ -3,12 +3,11 @@
 //! compiled at run time), object code given at run time (`object_code`), linking it
 //! (`linker` with nvJitLink, `culink` with the driver's linker), compiling CUDA C at run
 //! time (`nvrtc`), a light reading of images to explain load failures (`image`), module
-//! globals (`global`), and `include_kernels!` (`include`).
+//! globals (`global`).
 
 pub(crate) mod culink;
 pub(crate) mod global;
 pub(crate) mod image;
-pub(crate) mod include;
 pub(crate) mod linker;
 pub(crate) mod module;
 pub(crate) mod nvrtc;
