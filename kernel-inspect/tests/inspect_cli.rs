@@ -165,3 +165,48 @@ fn build_of_several_files_names_the_file_of_each_kernel() {
     assert!(text.contains(" from a.cu\n"), "{text}");
     assert!(text.contains(" from b.cu\n"), "{text}");
 }
+
+/// `KERNEL_BUILD_ARCHS=native`: SASS for the GPUs the driver reports, nothing else; on a
+/// machine without one, the default list and a warning that says why (a failure under
+/// `KERNEL_REQUIRE_GPU=1`, where a GPU must be there).
+#[test]
+fn native_targets_are_the_gpus_of_this_machine() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("k.cu"),
+        "extern \"C\" __global__ void k(float* x) { x[0] = 1.0f; }\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
+        .current_dir(dir.path())
+        .env("NVCC", &nvcc)
+        .env("KERNEL_BUILD_ARCHS", "native")
+        .args(["build", "k.cu", "--cache-dir"])
+        .arg(dir.path().join("cache"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{text}{err}");
+    let line = text.lines().next().unwrap_or_default();
+    let targets: Vec<&str> = line
+        .split("targets ")
+        .nth(1)
+        .unwrap_or_default()
+        .split(", ")
+        .collect();
+    #[allow(clippy::disallowed_methods, reason = "the test's own switch")]
+    let require_gpu = std::env::var("KERNEL_REQUIRE_GPU").is_ok_and(|v| v == "1");
+    if format!("{text}{err}").contains("`KERNEL_BUILD_ARCHS=native` found no GPU here") {
+        assert!(!require_gpu, "KERNEL_REQUIRE_GPU=1 but: {text}{err}");
+        assert!(targets.len() > 1, "{line}");
+        println!("skipped: no GPU here; the default targets were built, with the warning");
+    } else {
+        assert!(
+            !targets.is_empty() && targets.iter().all(|t| t.starts_with("sm_")),
+            "{line}"
+        );
+        println!("native targets: {targets:?}");
+    }
+}

@@ -216,3 +216,50 @@ pub fn module_not_built(module: &str, built: &[String], leftover: bool) -> super
         format!("it builds {}", names.join(", "))
     })
 }
+
+/// One finished nvcc run, as a build script prints it while a module builds (Cargo shows
+/// these lines as they come with `cargo build -vv`).
+///
+/// ```
+/// let m = cuda_kernel_build::__private::diagnostics::build::compiled_progress(
+///     "kernels/k.cu", &["sm_80".into(), "sm_90".into()], 3.25, true);
+/// assert_eq!(m, "cuda-kernel-build: compiled `kernels/k.cu` for sm_80, sm_90 in 3.2 s");
+/// ```
+pub fn compiled_progress(file: &str, targets: &[String], seconds: f64, ok: bool) -> String {
+    let done = if ok { "compiled" } else { "failed to compile" };
+    format!(
+        "cuda-kernel-build: {done} `{file}` for {} in {seconds:.1} s",
+        targets.join(", ")
+    )
+}
+
+/// A cold build of the default target list that took long, with the faster way to develop.
+///
+/// ```
+/// let m = cuda_kernel_build::__private::diagnostics::build::slow_build(
+///     "myk", 46.0, &["sm_75".into(), "sm_90".into(), "compute_120".into()]);
+/// assert!(m.starts_with("module `myk` took 46 s to build for 3 targets"), "{m}");
+/// assert!(m.contains("KERNEL_BUILD_ARCHS=native"), "{m}");
+/// ```
+pub fn slow_build(module: &str, seconds: f64, targets: &[String]) -> String {
+    format!(
+        "module `{module}` took {seconds:.0} s to build for {} targets ({}); while developing, \
+         `KERNEL_BUILD_ARCHS=native` builds for the GPUs of this machine only (a warm build \
+         runs no nvcc either way)",
+        targets.len(),
+        targets.join(", ")
+    )
+}
+
+/// `KERNEL_BUILD_ARCHS=native` on a machine where the driver reports no GPU.
+///
+/// ```
+/// let m = cuda_kernel_build::__private::diagnostics::build::no_native_gpu("myk", "the NVIDIA driver sees no GPU");
+/// assert!(m.contains("building the default targets"), "{m}");
+/// ```
+pub fn no_native_gpu(module: &str, why: &str) -> String {
+    format!(
+        "module `{module}`: `KERNEL_BUILD_ARCHS=native` found no GPU here ({why}); building \
+         the default targets instead"
+    )
+}

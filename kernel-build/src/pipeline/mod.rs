@@ -131,7 +131,8 @@ fn build_sources(
             .collect();
         &with_libraries
     };
-    let targets = choose_targets(req, &toolkit, reporting)?;
+    let chosen = choose_targets(req, &toolkit, reporting)?;
+    let targets = chosen.list;
     let mut flags = req.flags.clone();
     if let Some(extra) = env::var(crate::env::Var::NVCC_FLAGS, reporting) {
         flags.extend(extra.to_string_lossy().split_whitespace().map(String::from));
@@ -147,18 +148,34 @@ fn build_sources(
         targets: &targets,
         flags: &flags,
         debug: env::flag(crate::env::Var::DEBUG, reporting),
+        progress: reporting == env::Reporting::Cargo,
         wrapper: wrapper.as_deref(),
         cache,
         mode: req.link,
         alone: sources.len() == 1 && req.link == LinkMode::Whole,
     };
-    if shared.alone {
+    let started = std::time::Instant::now();
+    let mut built = if shared.alone {
         let threads = jobs.limit().min(targets.len());
         let built = unit::build(&shared, &sources[0], threads)?;
-        return Ok(built.entry.into_built(req, &sources[0]));
+        built.entry.into_built(req, &sources[0])
+    } else {
+        units::build(&shared, sources, &jobs, reporting)?
+    };
+    built.warnings.extend(chosen.warning);
+    let seconds = started.elapsed().as_secs_f64();
+    if chosen.default && targets.len() > 1 && seconds > SLOW_BUILD_SECONDS {
+        let names: Vec<String> = targets.iter().map(Target::to_string).collect();
+        built.warnings.push(crate::diagnostics::build::slow_build(
+            &req.name, seconds, &names,
+        ));
     }
-    units::build(&shared, sources, &jobs, reporting)
+    Ok(built)
 }
+
+/// A build of the default targets slower than this gets a note naming
+/// `KERNEL_BUILD_ARCHS=native`.
+const SLOW_BUILD_SECONDS: f64 = 10.0;
 
 /// Parses the raw sources only (no nvcc); `headers` are the user's headers of a module of
 /// one source, read for their types.
@@ -253,12 +270,29 @@ fn choose_targets(
     req: &ModuleRequest,
     toolkit: &Toolkit,
     reporting: env::Reporting,
-) -> Result<Vec<Target>, Error> {
+) -> Result<Targets, Error> {
+    let given = |list| Targets {
+        list,
+        default: false,
+        warning: None,
+    };
     if let Some(names) = &req.archs {
-        return toolkit.check_targets(names);
+        return toolkit.check_targets(names).map(given);
     }
     if let Some(list) = env::var(crate::env::Var::ARCHS, reporting) {
         let list = list.to_string_lossy();
+        if list.trim().eq_ignore_ascii_case("native") {
+            return match crate::toolkit::native_capabilities() {
+                Ok(ccs) => toolkit
+                    .check_targets(&crate::toolkit::native_targets(&ccs))
+                    .map(given),
+                Err(why) => Ok(Targets {
+                    list: toolkit.default_targets(),
+                    default: false,
+                    warning: Some(crate::diagnostics::build::no_native_gpu(&req.name, &why)),
+                }),
+            };
+        }
         let names: Vec<String> = match parse_target_list(&list) {
             Ok(ts) => ts.iter().map(Target::to_string).collect(),
             Err(bad) => {
@@ -268,9 +302,22 @@ fn choose_targets(
                 });
             }
         };
-        return toolkit.check_targets(&names);
+        return toolkit.check_targets(&names).map(given);
     }
-    Ok(toolkit.default_targets())
+    Ok(Targets {
+        list: toolkit.default_targets(),
+        default: true,
+        warning: None,
+    })
+}
+
+/// The targets a module is built for, and how they were chosen.
+struct Targets {
+    list: Vec<Target>,
+    /// The toolkit's default list (nothing asked for).
+    default: bool,
+    /// Said when `native` found no GPU.
+    warning: Option<String>,
 }
 
 /// The one warning of a module whose kernels are not all in every image.

@@ -99,13 +99,36 @@ impl<'a> Pending<'a> {
         std::fs::create_dir_all(&keep)
             .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
         let depfile = self.dir.join("module.d");
-        self.job.run_nvcc(
+        let started = Instant::now();
+        let ran = self.job.run_nvcc(
             args.clone(),
             threads,
             &output,
             &keep,
             (g == 0).then_some(&*depfile),
-        )
+        );
+        if self.job.shared.progress {
+            let targets: Vec<String> = if one {
+                self.job
+                    .shared
+                    .targets
+                    .iter()
+                    .map(ToString::to_string)
+                    .collect()
+            } else {
+                vec![name.clone()]
+            };
+            eprintln!(
+                "{}",
+                crate::diagnostics::build::compiled_progress(
+                    &self.job.source.display_name,
+                    &targets,
+                    started.elapsed().as_secs_f64(),
+                    ran.is_ok()
+                )
+            );
+        }
+        ran
     }
 
     /// Reads the device views, parses them, puts the images together, verifies (a whole

@@ -27,6 +27,8 @@ pub(crate) struct Shared<'a> {
     pub targets: &'a [Target],
     pub flags: &'a [String],
     pub debug: bool,
+    /// Print a line per finished nvcc run (a build script: Cargo shows them with `-vv`).
+    pub progress: bool,
     /// The program nvcc's compilations run through, if any.
     pub wrapper: Option<&'a Path>,
     pub cache: Option<&'a Cache>,

@@ -7,6 +7,7 @@
 mod archs;
 mod discover;
 mod install;
+mod native;
 mod version;
 
 pub use archs::{BadTargetName, Target, TargetKind, default_targets, parse_target_list};
@@ -14,6 +15,7 @@ pub use install::{
     Installed, LIBRARIES, WHEEL_VERSION, WHEELS, install, install_with, library_for_header,
     user_toolkit_dir,
 };
+pub(crate) use native::{native_capabilities, native_targets};
 pub use version::NvccVersion;
 
 use crate::cache::Cache;
