@@ -58,7 +58,11 @@ fn missing_nvcc_lists_every_place_tried() {
     assert!(matches!(err, Error::NvccNotFound { .. }), "{err}");
     let msg = err.to_string();
     assert!(msg.contains("/nonexistent/bin/nvcc"), "{msg}");
-    assert!(msg.contains("cuda-kernel-inspect toolkit install"), "{msg}");
+    // The nvcc was named on purpose: the fix is that setting, not an install.
+    assert!(
+        msg.contains("give `Build::nvcc` the path of an nvcc"),
+        "{msg}"
+    );
 }
 
 #[test]
@@ -353,4 +357,49 @@ fn a_safe_kernel_that_does_not_exist_is_an_error() {
         err.contains("`transpos`") && err.contains("`transpose`") && err.contains("safe_kernel"),
         "{err}"
     );
+}
+
+/// An nvcc that is a wrapper script elsewhere (ccache/sccache style), and one that is a
+/// symbolic link elsewhere: device linking finds nvJitLink and nvFatbin through the toolkit
+/// nvcc reports running from, and the link is followed so that nvcc finds its headers.
+#[test]
+fn a_wrapper_script_or_a_link_named_as_nvcc_finds_the_toolkit() {
+    let Some(real) = real_nvcc() else { return };
+    let a = "extern \"C\" __device__ float twice(float x);\n\
+             extern \"C\" __global__ void k(float* x) { x[0] = twice(x[0]); }\n";
+    let b = "extern \"C\" __device__ float twice(float x) { return 2.0f * x; }\n";
+    let dir = project(&[
+        ("a.cu", a),
+        ("b.cu", b),
+        (
+            "one.cu",
+            "#include <cuda_runtime.h>\nextern \"C\" __global__ void one(int* x) { *x = 1; }\n",
+        ),
+    ]);
+    let mut req = ModuleRequest::new(
+        "linked",
+        SourceInput::Files {
+            paths: vec!["a.cu".into(), "b.cu".into()],
+        },
+    );
+    req.base_dir = dir.path().to_path_buf();
+    req.archs = Some(vec!["sm_80".into()]);
+    req.link = cuda_kernel_build::LinkMode::Rdc;
+    let wrapper = FakeNvcc::new("real", &real);
+    let cache = tempfile::tempdir().unwrap();
+    let built = build_module(&req, &context(&wrapper.path, cache.path()))
+        .unwrap_or_else(|e| panic!("through a wrapper script: {e}"));
+    assert_eq!(built.info.kernels.len(), 1);
+
+    let links = tempfile::tempdir().unwrap();
+    let link = links.path().join("nvcc");
+    std::os::unix::fs::symlink(&real, &link).unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut one = request(dir.path());
+    one.source = SourceInput::File {
+        path: "one.cu".into(),
+    };
+    let built = build_module(&one, &context(&link, cache.path()))
+        .unwrap_or_else(|e| panic!("through a link: {e}"));
+    assert_eq!(built.info.kernels.len(), 1);
 }

@@ -138,8 +138,11 @@ pub fn device_link_failed(mode: &str, target: &str, problems: &[String], log: &s
 /// No nvcc anywhere: every place looked at, and how to get one.
 ///
 /// ```
-/// let m = cuda_kernel_build::__private::diagnostics::build::nvcc_not_found(&["PATH: no nvcc".into()]);
-/// assert!(m.contains("cuda-kernel-inspect toolkit install"));
+/// use cuda_kernel_build::__private::diagnostics::build::nvcc_not_found;
+/// let m = nvcc_not_found(&["CUDA_PATH: not set".into(), "PATH: no nvcc".into()]);
+/// assert!(m.contains("To fix: run `cuda-kernel-inspect toolkit install`"));
+/// let m = nvcc_not_found(&["NVCC=`/bad/nvcc`: not an executable file".into()]);
+/// assert!(m.contains("To fix: set `NVCC` to the path of an nvcc executable, or unset it"), "{m}");
 /// ```
 pub fn nvcc_not_found(tried: &[String]) -> String {
     let mut s = String::from("nvcc (the CUDA compiler) was not found. Looked in:\n");
@@ -148,12 +151,24 @@ pub fn nvcc_not_found(tried: &[String]) -> String {
         s.push_str(t);
         s.push('\n');
     }
-    s.push_str(
-        "To fix: run `cuda-kernel-inspect toolkit install` (from `cargo install cuda-kernel-inspect`; installs \
-         NVIDIA's nvcc 13.0 pip wheels into a per-user folder, found automatically), or install \
-         the CUDA toolkit and set `NVCC` or `CUDA_PATH`; to build without device code set \
-         `KERNEL_BUILD_NO_DEVICE_CODE=1`",
-    );
+    match tried {
+        // A setting made on purpose is not second-guessed: the fix is the setting.
+        [one] if one.starts_with("NVCC=") => s.push_str(
+            "To fix: set `NVCC` to the path of an nvcc executable, or unset it so that nvcc is \
+             looked for in the usual places (`CUDA_PATH`, `PATH`, `/usr/local/cuda`, the wheels \
+             of `cuda-kernel-inspect toolkit install`)",
+        ),
+        [one] if one.starts_with("builder setting:") => s.push_str(
+            "To fix: give `Build::nvcc` the path of an nvcc executable, or remove the call so \
+             that nvcc is looked for in the usual places",
+        ),
+        _ => s.push_str(
+            "To fix: run `cuda-kernel-inspect toolkit install` (from `cargo install \
+             cuda-kernel-inspect`; installs NVIDIA's nvcc 13.0 pip wheels into a per-user \
+             folder, found automatically), or install the CUDA toolkit and set `NVCC` or \
+             `CUDA_PATH`; to build without device code set `KERNEL_BUILD_NO_DEVICE_CODE=1`",
+        ),
+    }
     s
 }
 

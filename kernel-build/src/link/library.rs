@@ -139,22 +139,31 @@ pub(crate) fn locate(
     }
 }
 
-/// The library folders of the toolkit that `nvcc` belongs to (`<root>/bin/nvcc`).
+/// The library folders of the toolkit that `nvcc` belongs to (`<root>/bin/nvcc`); for an
+/// nvcc that is not in a toolkit's `bin` (a wrapper script), those of the toolkit it
+/// reports running from too.
 pub(crate) fn library_dirs(nvcc: &Path) -> Vec<PathBuf> {
     let real = std::fs::canonicalize(nvcc).unwrap_or_else(|_| nvcc.to_path_buf());
+    let mut roots: Vec<PathBuf> = [nvcc, real.as_path()]
+        .iter()
+        .filter_map(|n| n.parent().and_then(Path::parent).map(Path::to_path_buf))
+        .collect();
+    if !roots.iter().any(|r| r.join("nvvm").is_dir())
+        && let Some(top) = crate::toolkit::reported_root(nvcc)
+    {
+        roots.push(top);
+    }
     let mut dirs = Vec::new();
-    for n in [nvcc, real.as_path()] {
-        if let Some(root) = n.parent().and_then(Path::parent) {
-            for sub in [
-                "lib",
-                "lib64",
-                "targets/x86_64-linux/lib",
-                "targets/sbsa-linux/lib",
-            ] {
-                let d = root.join(sub);
-                if !dirs.contains(&d) {
-                    dirs.push(d);
-                }
+    for root in roots {
+        for sub in [
+            "lib",
+            "lib64",
+            "targets/x86_64-linux/lib",
+            "targets/sbsa-linux/lib",
+        ] {
+            let d = root.join(sub);
+            if !dirs.contains(&d) {
+                dirs.push(d);
             }
         }
     }

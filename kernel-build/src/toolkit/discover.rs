@@ -17,8 +17,10 @@
 
 use super::FoundVia;
 use crate::env::{self, Reporting};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
 
 /// Subfolders of a wheel installation (or a site-packages folder) that hold nvcc.
 const WHEEL_BIN_DIRS: [&str; 3] = ["nvidia/cu13/bin", "nvidia/cu12/bin", "nvidia/cuda_nvcc/bin"];
@@ -37,7 +39,7 @@ pub(crate) fn find_nvcc(
     let mut tried = Vec::new();
     if let Some(p) = explicit {
         if is_executable(p) {
-            return Search::Found(p.to_path_buf(), FoundVia::Explicit);
+            return Search::Found(through_links(p.to_path_buf()), FoundVia::Explicit);
         }
         tried.push(format!(
             "builder setting: `{}` is not an executable file",
@@ -47,7 +49,7 @@ pub(crate) fn find_nvcc(
     }
     if let Some(p) = env::var(crate::env::Var::NVCC, reporting).map(PathBuf::from) {
         if let Some(found) = resolve_program(&p) {
-            return Search::Found(found, FoundVia::NvccVar);
+            return Search::Found(through_links(found), FoundVia::NvccVar);
         }
         tried.push(format!("NVCC=`{}`: not an executable file", p.display()));
         return Search::NotFound { tried };
@@ -66,7 +68,7 @@ pub(crate) fn find_nvcc(
         }
     }
     match env::path_var().and_then(|path| which::which_in("nvcc", Some(path), ".").ok()) {
-        Some(p) => return Search::Found(p, FoundVia::Path),
+        Some(p) => return Search::Found(through_links(p), FoundVia::Path),
         None => tried.push("PATH: no `nvcc`".to_string()),
     }
     let usr_local = Path::new("/usr/local/cuda/bin/nvcc");
@@ -171,6 +173,57 @@ fn python_site_dirs() -> Vec<PathBuf> {
     }
 }
 
+/// nvcc finds its headers and tools relative to the path it was started by: a symbolic
+/// link to it (`~/bin/nvcc -> /opt/cuda/bin/nvcc`) starts it without them
+/// (`cuda_runtime.h: No such file`), so the link is followed to the real file.
+fn through_links(p: PathBuf) -> PathBuf {
+    if std::fs::symlink_metadata(&p).is_ok_and(|m| m.file_type().is_symlink()) {
+        std::fs::canonicalize(&p).unwrap_or(p)
+    } else {
+        p
+    }
+}
+
+/// The root of the toolkit `nvcc` runs from, as nvcc itself reports it (`TOP` in
+/// `nvcc -dryrun`): for an nvcc that is a wrapper script elsewhere (a ccache- or
+/// sccache-style setup), whose companions (nvJitLink, nvFatbin, the CUDA runtime, library
+/// headers) are not beside it. Asked once per nvcc per process.
+pub(crate) fn reported_root(nvcc: &Path) -> Option<PathBuf> {
+    let mut asked = ASKED.lock().unwrap_or_else(|p| p.into_inner());
+    asked
+        .get_or_insert_with(HashMap::new)
+        .entry(nvcc.to_path_buf())
+        .or_insert_with(|| {
+            let out = Command::new(nvcc)
+                .args(["-dryrun", "-E", "-x", "cu", "/dev/null"])
+                .output()
+                .ok()?;
+            let text = String::from_utf8_lossy(&out.stderr).into_owned()
+                + &String::from_utf8_lossy(&out.stdout);
+            root_in_dryrun(&text)
+        })
+        .clone()
+}
+
+/// The roots of [`reported_root`], by nvcc, asked or read from the probe cache.
+static ASKED: Mutex<Option<HashMap<PathBuf, Option<PathBuf>>>> = Mutex::new(None);
+
+/// Records the root a cached probe of `nvcc` found, so that it is not asked again.
+pub(crate) fn remember_root(nvcc: &Path, root: Option<PathBuf>) {
+    let mut asked = ASKED.lock().unwrap_or_else(|p| p.into_inner());
+    asked
+        .get_or_insert_with(HashMap::new)
+        .insert(nvcc.to_path_buf(), root);
+}
+
+/// `TOP` of an `nvcc -dryrun` listing, normalised (`.../bin/..` is `...`).
+fn root_in_dryrun(text: &str) -> Option<PathBuf> {
+    let top = text.lines().find_map(|l| l.strip_prefix("#$ TOP="))?.trim();
+    let top = Path::new(top);
+    let root = std::fs::canonicalize(top).unwrap_or_else(|_| top.to_path_buf());
+    root.is_dir().then_some(root)
+}
+
 /// A path with a separator is taken as is; a bare name is searched on `PATH`.
 fn resolve_program(p: &Path) -> Option<PathBuf> {
     if p.components().count() > 1 || p.is_absolute() {
@@ -187,6 +240,32 @@ pub(crate) fn is_executable(p: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_root_is_read_from_a_dryrun_listing() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("bin")).unwrap();
+        let listing = format!(
+            "#$ _NVVM_BRANCH_=nvvm\n#$ TOP={}/bin/..\n#$ CICC_PATH=x\n",
+            dir.path().display()
+        );
+        assert_eq!(
+            root_in_dryrun(&listing),
+            Some(std::fs::canonicalize(dir.path()).unwrap())
+        );
+        assert_eq!(root_in_dryrun("#$ PATH=/bin\n"), None);
+    }
+
+    #[test]
+    fn a_link_to_nvcc_is_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("real-nvcc");
+        std::fs::write(&real, "").unwrap();
+        let link = dir.path().join("nvcc");
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        assert_eq!(through_links(link), std::fs::canonicalize(&real).unwrap());
+        assert_eq!(through_links(real.clone()), real);
+    }
 
     #[test]
     fn explicit_setting_that_is_missing_stops_the_search() {

@@ -11,6 +11,7 @@ mod native;
 mod version;
 
 pub use archs::{BadTargetName, Target, TargetKind, default_targets, parse_target_list};
+pub(crate) use discover::reported_root;
 pub use install::{
     Installed, LIBRARIES, WHEEL_VERSION, WHEELS, install, install_with, library_for_header,
     user_toolkit_dir,
@@ -120,6 +121,10 @@ pub struct Toolkit {
 struct Probe {
     version: NvccVersion,
     supported_sass: Vec<String>,
+    /// The toolkit nvcc reports running from, for an nvcc outside a toolkit's `bin` (a
+    /// wrapper script); `None` for one in its toolkit.
+    #[serde(default)]
+    root: Option<PathBuf>,
 }
 
 impl Toolkit {
@@ -146,6 +151,7 @@ impl Toolkit {
         match discover::find_nvcc(opts.nvcc.as_deref(), opts.reporting, &opts.search_from) {
             discover::Search::Found(nvcc, found_via) => {
                 let probe = probe_cached(&nvcc, opts.cache.as_ref())?;
+                discover::remember_root(&nvcc, probe.root.clone());
                 Ok(Toolkit {
                     nvcc,
                     found_via,
@@ -248,9 +254,18 @@ fn probe(nvcc: &Path) -> Result<Probe, Error> {
             output: codes,
         });
     }
+    let in_toolkit = nvcc
+        .parent()
+        .and_then(Path::parent)
+        .is_some_and(|r| r.join("nvvm").is_dir());
     Ok(Probe {
         version,
         supported_sass,
+        root: if in_toolkit {
+            None
+        } else {
+            discover::reported_root(nvcc)
+        },
     })
 }
 
@@ -268,26 +283,39 @@ fn probe_cached(nvcc: &Path, cache: Option<&Cache>) -> Result<Probe, Error> {
         Some(h.finalize().to_hex().to_string())
     });
     if let (Some(cache), Some(key)) = (cache, &key)
-        && let Some(p) = cache.read_json::<Probe>("toolkits", key)
+        && let Some(p) = cache.read_json::<Probe>("toolkits-v2", key)
     {
         return Ok(p);
     }
     let p = probe(nvcc)?;
     if let (Some(cache), Some(key)) = (cache, &key) {
-        cache.write_json("toolkits", key, &p);
+        cache.write_json("toolkits-v2", key, &p);
     }
     Ok(p)
 }
 
 /// The library header folders of the wheel folder holding `nvcc` (`<root>/nvidia/cu13/bin/nvcc`).
 fn library_includes_beside(nvcc: &Path) -> Vec<PathBuf> {
-    let Some(root) = nvcc.ancestors().nth(4) else {
-        return Vec::new();
+    // The wheels' folder: `<dir>/nvidia/cu13/bin/nvcc`, or what a wrapper runs.
+    let wheels = |n: &Path| n.ancestors().nth(4).map(Path::to_path_buf);
+    let reported =
+        || discover::reported_root(nvcc).and_then(|r| r.ancestors().nth(2).map(Path::to_path_buf));
+    let cutlass_in = |dir: PathBuf| dir.join("cutlass_library").join("source");
+    let has = |c: &PathBuf| c.join("include/cutlass/cutlass.h").is_file();
+    let cutlass = match wheels(nvcc).map(cutlass_in).filter(has) {
+        Some(c) => c,
+        None if nvcc
+            .parent()
+            .and_then(Path::parent)
+            .is_some_and(|r| r.join("nvvm").is_dir()) =>
+        {
+            return Vec::new();
+        }
+        None => match reported().map(cutlass_in).filter(has) {
+            Some(c) => c,
+            None => return Vec::new(),
+        },
     };
-    let cutlass = root.join("cutlass_library").join("source");
-    if !cutlass.join("include/cutlass/cutlass.h").is_file() {
-        return Vec::new();
-    }
     [cutlass.join("include"), cutlass.join("tools/util/include")]
         .into_iter()
         .filter(|d| d.is_dir())
