@@ -118,10 +118,27 @@ pub(crate) const TEST_UNSET: Var = Var("KERNEL_BUILD_TEST_UNSET_VARIABLE");
 /// ```
 pub fn var(v: Var, reporting: Reporting) -> Option<OsString> {
     if reporting == Reporting::Cargo {
-        println!("cargo:rerun-if-env-changed={}", v.0);
+        let mut pending = PENDING.lock().unwrap_or_else(|p| p.into_inner());
+        if !pending.contains(&v.0) {
+            pending.push(v.0);
+        }
     }
     #[allow(clippy::disallowed_methods)] // this is the one place that reads the environment
     std::env::var_os(v.0).filter(|v| !v.is_empty())
+}
+
+/// The variables read for Cargo and not yet announced. They are printed after a build
+/// (not as read), so that a failing build script's output is its error, not a screen of
+/// `rerun-if-env-changed` lines; a failed build script runs again anyway.
+static PENDING: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
+
+/// Prints `cargo:rerun-if-env-changed` for every variable read for Cargo since the last
+/// call, each once.
+pub(crate) fn announce() {
+    let pending = std::mem::take(&mut *PENDING.lock().unwrap_or_else(|p| p.into_inner()));
+    for name in pending {
+        println!("cargo:rerun-if-env-changed={name}");
+    }
 }
 
 /// Reads a flag variable: set and not `0`, `false`, `no` or `off`.
@@ -156,6 +173,16 @@ pub(crate) fn path_var() -> Option<OsString> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn variables_read_for_cargo_are_announced_once() {
+        var(TEST_UNSET, Reporting::Cargo);
+        var(TEST_UNSET, Reporting::Cargo);
+        let count = |p: &Vec<&str>| p.iter().filter(|n| **n == TEST_UNSET.0).count();
+        assert_eq!(count(&PENDING.lock().unwrap()), 1);
+        announce();
+        assert_eq!(count(&PENDING.lock().unwrap()), 0);
+    }
 
     #[test]
     fn unset_variable_reads_as_none() {

@@ -16,9 +16,14 @@ impl Build {
     /// cuda_kernel_build::Build::new().file("kernels/vecmath.cu").compile("vecmath");
     /// ```
     pub fn compile(&self, name: &str) -> Output {
-        match self.try_compile(name) {
-            Ok(out) => out,
+        match self.run(name) {
+            Ok(out) => {
+                crate::env::announce();
+                out
+            }
             Err(e) => {
+                // The variables read are not announced: the script runs again after a
+                // failure anyway, and its output is then the error alone.
                 let report = crate::diagnostics::build::report(&e);
                 eprintln!("\n\nerror occurred in cuda-kernel-build: {report}\n\n");
                 std::process::exit(1);
@@ -36,6 +41,15 @@ impl Build {
     /// }
     /// ```
     pub fn try_compile(&self, name: &str) -> Result<Output, Error> {
+        let result = self.run(name);
+        // Announced either way: a script that goes on after an error must still be rerun
+        // when a variable the build read changes.
+        crate::env::announce();
+        result
+    }
+
+    /// [`Build::try_compile`] without announcing the variables read.
+    fn run(&self, name: &str) -> Result<Output, Error> {
         let mut req = self.req.clone();
         let mut problems = self.problems.clone();
         if let Err(problem) = req.set_name(name) {

@@ -151,19 +151,26 @@ impl ArgBounds {
         if self.traits.is_empty() {
             return quote!();
         }
+        // The wrappers are named with their crate, which the user may not have imported.
+        let krate = rt.to_string().replace(' ', "");
+        let krate = krate.trim_start_matches("::");
         let traits = self.traits.iter().map(|t| {
             let (ident, message) = (&t.ident, &t.message);
             let (base, label, note) = if t.mutable {
                 (
                     quote!(#rt::__private::MutPtr<E>),
                     "expected mutable device memory holding `{E}`",
-                    "pass `&mut CudaSlice<{E}>`, `&mut CudaViewMut<{E}>`, `&mut UnifiedSlice<{E}>`, `Out(&mut [{E}])`, `InOut(&mut [{E}])` or `Null`",
+                    format!(
+                        "pass `&mut CudaSlice<{{E}}>`, `&mut CudaViewMut<{{E}}>`, `&mut UnifiedSlice<{{E}}>`, `{krate}::Out(&mut [{{E}}])`, `{krate}::InOut(&mut [{{E}}])` or `{krate}::Null`"
+                    ),
                 )
             } else {
                 (
                     quote!(#rt::__private::ConstPtr<E>),
                     "expected device memory holding `{E}`",
-                    "pass `&CudaSlice<{E}>`, `&CudaView<{E}>`, `&mut CudaSlice<{E}>`, `&UnifiedSlice<{E}>`, `In(&[{E}])`, `InOut(&mut [{E}])` or `Null`",
+                    format!(
+                        "pass `&CudaSlice<{{E}}>`, `&CudaView<{{E}}>`, `&mut CudaSlice<{{E}}>`, `&UnifiedSlice<{{E}}>`, `{krate}::In(&[{{E}}])`, `{krate}::InOut(&mut [{{E}}])` or `{krate}::Null`"
+                    ),
                 )
             };
             quote! {
