@@ -33,7 +33,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 inspect="${KERNEL_INSPECT:-$root/target/release/cuda-kernel-inspect}"
-[ -x "$inspect" ] || { echo "bench-multi: no cuda-kernel-inspect at $inspect (cargo build --release -p cuda-kernel-build)" >&2; exit 1; }
+[ -x "$inspect" ] || { echo "bench-multi: no cuda-kernel-inspect at $inspect (cargo build --release -p cuda-kernel-inspect)" >&2; exit 1; }
 exec python3 - "$dir" "$inspect" "$cores" "$out" "$modes" "$repeat" "${includes[@]}" <<'PY'
 import json, os, re, shutil, statistics, subprocess, sys, tempfile, time
 src_dir, inspect, cores, out, modes, repeat, includes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5] == "1", int(sys.argv[6]), sys.argv[7:]

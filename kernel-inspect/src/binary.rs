@@ -1,7 +1,6 @@
 //! `cuda-kernel-inspect binary PATH [--json]`: the fatbins embedded in an executable or object
 //! file, with the section each one sits in.
 
-use std::ffi::OsString;
 use std::fmt::Write;
 
 use cuda_kernel_objects as fatbin;
@@ -11,7 +10,7 @@ use object::read::elf::{FileHeader, SectionHeader};
 use serde::Serialize;
 
 use crate::report::EntryReport;
-use crate::{Args, to_json};
+use crate::{FileArgs, to_json};
 
 /// The JSON document.
 #[derive(Serialize)]
@@ -33,8 +32,7 @@ struct ModuleReport {
 }
 
 /// Runs the subcommand.
-pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
-    let args = Args::parse(args, "binary")?;
+pub(crate) fn run(args: &FileArgs) -> Result<String, String> {
     let bytes = args.read()?;
     let sections = elf_sections(&bytes);
     let modules: Vec<ModuleReport> = fatbin::find_containers(&bytes)

@@ -12,80 +12,62 @@
 
 use cuda_kernel_build::__private::pipeline::{Context, ModuleRequest, SourceInput, build_module};
 use cuda_kernel_build::LinkMode;
-use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-/// What `cuda-kernel-inspect build --help` prints.
-const HELP: &str = "\
-usage: cuda-kernel-inspect build FILE.cu... [options]
-builds and verifies a module outside Cargo (several files form one module) and reports its
-kernels (typed, with opaque parameters, by name only), targets and warnings
-
-  --arch TARGET           a target (sm_90, compute_120); repeat for several (default: the
-                          toolkit's default list, or KERNEL_BUILD_ARCHS)
-  -I DIR, -D NAME[=VALUE] include folders and definitions, as for nvcc
-  --flag NVCC_FLAG        an extra nvcc flag; repeat for several
-  --rdc | --lto           device-link the files (relocatable code, or link-time optimisation)
-  --name NAME             the module's name (default: the first file's stem)
-  --out FILE.fatbin       where to copy the fatbin
-  --cache-dir DIR         the build cache (default: the per-user one), or --no-cache
-  -j N                    at most N nvcc runs at once
-  --require-every-target  a kernel missing from an image is an error
-  --json                  the built module as JSON (model, fatbin path, warnings)
-";
+/// The options of `cuda-kernel-inspect build`.
+#[derive(clap::Args)]
+pub(crate) struct BuildArgs {
+    /// The CUDA files of the module.
+    #[arg(required = true, value_name = "FILE.cu")]
+    files: Vec<PathBuf>,
+    /// A target (sm_90, compute_120); repeat for several (default: the toolkit's default
+    /// list, or KERNEL_BUILD_ARCHS).
+    #[arg(long = "arch", value_name = "TARGET")]
+    archs: Vec<String>,
+    /// An include folder, as for nvcc.
+    #[arg(short = 'I', value_name = "DIR")]
+    includes: Vec<PathBuf>,
+    /// A definition, as for nvcc.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
+    defines: Vec<String>,
+    /// An extra nvcc flag; repeat for several.
+    #[arg(long = "flag", value_name = "NVCC_FLAG", allow_hyphen_values = true)]
+    flags: Vec<String>,
+    /// Device-link the files (relocatable device code).
+    #[arg(long, conflicts_with = "lto")]
+    rdc: bool,
+    /// Device-link the files with link-time optimisation.
+    #[arg(long)]
+    lto: bool,
+    /// The module's name (default: the first file's stem).
+    #[arg(long)]
+    name: Option<String>,
+    /// Where to copy the fatbin.
+    #[arg(long, value_name = "FILE.fatbin")]
+    out: Option<PathBuf>,
+    /// The build cache (default: the per-user one).
+    #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
+    cache_dir: Option<PathBuf>,
+    /// Neither read nor write the build cache.
+    #[arg(long)]
+    no_cache: bool,
+    /// At most N nvcc runs at once.
+    #[arg(short = 'j', long = "jobs", value_name = "N")]
+    jobs: Option<usize>,
+    /// A kernel missing from an image is an error.
+    #[arg(long)]
+    require_every_target: bool,
+    /// The built module as JSON (model, fatbin path, warnings).
+    #[arg(long)]
+    json: bool,
+}
 
 /// Runs the subcommand: the report to print, or the message of what failed.
-pub fn run(args: &[OsString]) -> Result<String, String> {
-    let args: Vec<String> = args
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    let mut files: Vec<PathBuf> = Vec::new();
-    let mut link = LinkMode::Whole;
-    let mut name = None;
-    let mut archs = Vec::new();
-    let mut req_includes = Vec::new();
-    let mut defines = Vec::new();
-    let mut flags = Vec::new();
-    let mut cx = Context::default();
-    let mut out = None;
-    let mut json = false;
-    let mut every_target = false;
-    let mut it = args.iter();
-    while let Some(a) = it.next() {
-        let mut value = |name: &str| it.next().cloned().ok_or(format!("{name} needs a value"));
-        match a.as_str() {
-            "--arch" => archs.push(value("--arch")?),
-            "-I" => req_includes.push(PathBuf::from(value("-I")?)),
-            "-D" => defines.push(split_define(&value("-D")?)),
-            "--flag" => flags.push(value("--flag")?),
-            "--cache-dir" => cx.cache_dir = Some(PathBuf::from(value("--cache-dir")?)),
-            "--no-cache" => cx.use_cache = false,
-            "--out" => out = Some(PathBuf::from(value("--out")?)),
-            "--json" => json = true,
-            "--require-every-target" => every_target = true,
-            "--rdc" => link = LinkMode::Rdc,
-            "--lto" => link = LinkMode::Lto,
-            "--name" => name = Some(value("--name")?),
-            "-h" | "--help" => return Ok(HELP.to_owned()),
-            "-j" | "--jobs" => {
-                let n = value("-j")?;
-                cx.jobs = Some(
-                    n.parse()
-                        .map_err(|_| format!("-j needs a number, not `{n}`"))?,
-                );
-            }
-            s if s.starts_with("-I") => req_includes.push(PathBuf::from(&s[2..])),
-            s if s.starts_with("-D") => defines.push(split_define(&s[2..])),
-            s if s.starts_with('-') => return Err(format!("unknown option `{s}`")),
-            s => files.push(PathBuf::from(s)),
-        }
-    }
-    let first = files
-        .first()
-        .ok_or("usage: cuda-kernel-inspect build FILE.cu... [options]")?;
-    let name = name.unwrap_or_else(|| {
+pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
+    let mut files = args.files.clone();
+    let first = &files[0];
+    let name = args.name.clone().unwrap_or_else(|| {
         first
             .file_stem()
             .map(|s| {
@@ -101,17 +83,28 @@ pub fn run(args: &[OsString]) -> Result<String, String> {
         _ => SourceInput::Files { paths: files },
     };
     let mut req = ModuleRequest::new(name, source);
-    req.link = link;
+    req.link = match (args.rdc, args.lto) {
+        (_, true) => LinkMode::Lto,
+        (true, _) => LinkMode::Rdc,
+        _ => LinkMode::Whole,
+    };
     req.base_dir = std::env::current_dir().map_err(|e| e.to_string())?;
-    req.archs = (!archs.is_empty()).then_some(archs);
-    req.includes = req_includes;
-    req.defines = defines;
-    req.flags = flags;
+    req.archs = (!args.archs.is_empty()).then(|| args.archs.clone());
+    req.includes = args.includes.clone();
+    req.defines = args.defines.iter().map(|d| split_define(d)).collect();
+    req.flags = args.flags.clone();
+    let cx = Context {
+        cache_dir: args.cache_dir.clone(),
+        use_cache: !args.no_cache,
+        jobs: args.jobs,
+        ..Context::default()
+    };
+    let (out, json, every_target) = (&args.out, args.json, args.require_every_target);
     req.require_every_target = every_target;
     let start = std::time::Instant::now();
     let built = build_module(&req, &cx).map_err(|e| e.to_string())?;
     let elapsed = start.elapsed();
-    if let (Some(dest), Some(src)) = (&out, &built.fatbin_path) {
+    if let (Some(dest), Some(src)) = (out, &built.fatbin_path) {
         std::fs::copy(src, dest).map_err(|e| format!("cannot write `{}`: {e}", dest.display()))?;
     }
     if json {

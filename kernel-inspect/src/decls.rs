@@ -4,7 +4,6 @@
 //! With nvcc, the file is preprocessed first and C++ kernels get their symbols from a
 //! quick `sm_80` compile; without nvcc the raw text is read and the output says so.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -14,50 +13,29 @@ use cuda_kernel_build::__private::front::{
 use cuda_kernel_build::model::{GlobalSpace, Linkage, ModuleInfo, TemplateArg};
 use serde::Serialize;
 
-struct DeclArgs {
+/// The options of `cuda-kernel-inspect decls`.
+#[derive(clap::Args)]
+pub(crate) struct DeclArgs {
+    /// The CUDA source.
+    #[arg(value_name = "FILE.cu")]
     file: PathBuf,
+    /// Print JSON instead of text.
+    #[arg(long)]
     json: bool,
+    /// An include folder, as for nvcc.
+    #[arg(short = 'I', value_name = "DIR")]
     includes: Vec<PathBuf>,
+    /// A definition, as for nvcc.
+    #[arg(short = 'D', value_name = "NAME[=VALUE]", value_parser = parse_define)]
     defines: Vec<(String, Option<String>)>,
 }
 
-fn parse_args(args: &[OsString]) -> Result<DeclArgs, String> {
-    let usage = "usage: cuda-kernel-inspect decls FILE.cu [--json] [-I DIR] [-D NAME=VALUE]";
-    let mut out = DeclArgs {
-        file: PathBuf::new(),
-        json: false,
-        includes: Vec::new(),
-        defines: Vec::new(),
-    };
-    let mut file = None;
-    let mut iter = args.iter().map(|a| a.to_string_lossy().into_owned());
-    while let Some(arg) = iter.next() {
-        let mut value = |flag: &str| -> Result<String, String> {
-            match arg.strip_prefix(flag).filter(|v| !v.is_empty()) {
-                Some(v) => Ok(v.to_string()),
-                None => iter
-                    .next()
-                    .ok_or_else(|| format!("`{flag}` needs a value\n{usage}")),
-            }
-        };
-        if arg == "--json" {
-            out.json = true;
-        } else if arg.starts_with("-I") {
-            out.includes.push(PathBuf::from(value("-I")?));
-        } else if arg.starts_with("-D") {
-            let d = value("-D")?;
-            out.defines.push(match d.split_once('=') {
-                Some((n, v)) => (n.to_string(), Some(v.to_string())),
-                None => (d, None),
-            });
-        } else if arg.starts_with('-') {
-            return Err(format!("unknown option `{arg}`\n{usage}"));
-        } else if file.replace(PathBuf::from(arg)).is_some() {
-            return Err(format!("expected one CUDA source\n{usage}"));
-        }
-    }
-    out.file = file.ok_or_else(|| format!("missing CUDA source\n{usage}"))?;
-    Ok(out)
+/// `NAME` or `NAME=VALUE`.
+fn parse_define(d: &str) -> Result<(String, Option<String>), String> {
+    Ok(match d.split_once('=') {
+        Some((n, v)) => (n.to_string(), Some(v.to_string())),
+        None => (d.to_string(), None),
+    })
 }
 
 #[derive(Serialize)]
@@ -125,8 +103,7 @@ struct GlobalOut {
 }
 
 /// Runs the subcommand.
-pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
-    let a = parse_args(args)?;
+pub(crate) fn run(a: &DeclArgs) -> Result<String, String> {
     let raw = std::fs::read_to_string(&a.file)
         .map_err(|e| format!("cannot read `{}`: {e}", a.file.display()))?;
     let display = a.file.display().to_string();

@@ -1,13 +1,12 @@
 //! `cuda-kernel-inspect fatbin FILE [--json]`: the entries of a raw fatbin and their kernels.
 
-use std::ffi::OsString;
 use std::fmt::Write;
 
 use cuda_kernel_objects::{self as fatbin, Error as FatbinError};
 use serde::Serialize;
 
 use crate::report::EntryReport;
-use crate::{Args, to_json};
+use crate::{FileArgs, to_json};
 
 /// The JSON document.
 #[derive(Serialize)]
@@ -18,8 +17,7 @@ struct FatbinReport {
 }
 
 /// Runs the subcommand.
-pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
-    let args = Args::parse(args, "fatbin file")?;
+pub(crate) fn run(args: &FileArgs) -> Result<String, String> {
     let bytes = args.read()?;
     let parsed = fatbin::parse(&bytes).map_err(|e| match e {
         FatbinError::BadMagic { offset: 0, .. } if bytes.starts_with(b"\x7fELF") => format!(

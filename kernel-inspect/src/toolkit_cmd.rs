@@ -1,7 +1,6 @@
-//! `cuda-kernel-inspect toolkit [install [--dir DIR] [--with LIB,...]]`: what toolkit discovery finds and why, and
-//! installing NVIDIA's nvcc wheels where it looks.
+//! `cuda-kernel-inspect toolkit [install [--dir DIR] [--with LIB,...]]`: what toolkit
+//! discovery finds and why, and installing NVIDIA's nvcc wheels where it looks.
 
-use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
@@ -9,58 +8,73 @@ use cuda_kernel_build::__private::toolkit::{
     DiscoverOptions, Toolkit, install_with, user_toolkit_dir,
 };
 
-/// Runs `toolkit` or `toolkit install`.
-pub(crate) fn run(args: &[OsString]) -> Result<String, String> {
-    let words: Vec<String> = args
-        .iter()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    match words.first().map(String::as_str) {
-        None => report(),
-        Some("install") => {
-            const USAGE: &str = "usage: cuda-kernel-inspect toolkit install [--dir DIR] [--with LIB,...] (LIB: curand, cublas, cutlass)";
-            let mut dir = None;
-            let mut with: Vec<String> = Vec::new();
-            let mut rest = words.get(1..).unwrap_or_default().iter();
-            while let Some(w) = rest.next() {
-                match w.as_str() {
-                    "--dir" => dir = Some(PathBuf::from(rest.next().ok_or(USAGE)?)),
-                    "--with" => with.extend(
-                        rest.next()
-                            .ok_or(USAGE)?
-                            .split(',')
-                            .filter(|s| !s.is_empty())
-                            .map(str::to_owned),
-                    ),
-                    _ => return Err(USAGE.to_owned()),
-                }
-            }
-            let dir = match dir {
-                Some(d) => d,
-                None => user_toolkit_dir()
-                    .ok_or("neither XDG_CACHE_HOME nor HOME is set: give --dir")?,
-            };
-            let with: Vec<&str> = with.iter().map(String::as_str).collect();
-            let done = install_with(&dir, &with, &mut |line| println!("{line}"))
-                .map_err(|e| e.to_string())?;
-            let mut out = String::new();
-            let _ = writeln!(
-                out,
-                "{} nvcc at {}",
-                if done.already_installed {
-                    "kept"
-                } else {
-                    "installed"
-                },
-                done.nvcc.display()
-            );
-            out.push_str(&report()?);
-            Ok(out)
+/// The options of `cuda-kernel-inspect toolkit`.
+#[derive(clap::Args)]
+pub(crate) struct ToolkitArgs {
+    #[command(subcommand)]
+    action: Option<Action>,
+}
+
+#[derive(clap::Subcommand)]
+enum Action {
+    /// Install NVIDIA's nvcc 13.0 wheels (per user by default), and the headers and
+    /// libraries named; kept when already there.
+    Install {
+        /// The folder to install into (default: the per-user one that discovery searches).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// Libraries to add beside nvcc, comma-separated.
+        #[arg(long, value_name = "LIB,...", value_delimiter = ',')]
+        with: Vec<Library>,
+    },
+}
+
+/// The libraries the installer knows (`cuda_kernel_build`'s `LIBRARIES`).
+#[derive(Clone, Copy, clap::ValueEnum)]
+enum Library {
+    /// cuRAND: curand_kernel.h, libcurand.
+    Curand,
+    /// cuBLAS: cublas_v2.h, libcublas.
+    Cublas,
+    /// CUTLASS and CuTe C++ headers.
+    Cutlass,
+}
+
+impl Library {
+    fn name(self) -> &'static str {
+        match self {
+            Library::Curand => "curand",
+            Library::Cublas => "cublas",
+            Library::Cutlass => "cutlass",
         }
-        Some(other) => Err(format!(
-            "unknown `toolkit` argument `{other}`; usage: cuda-kernel-inspect toolkit [install [--dir DIR] [--with LIB,...]]"
-        )),
     }
+}
+
+/// Runs `toolkit` or `toolkit install`.
+pub(crate) fn run(args: &ToolkitArgs) -> Result<String, String> {
+    let Some(Action::Install { dir, with }) = &args.action else {
+        return report();
+    };
+    let dir = match dir {
+        Some(d) => d.clone(),
+        None => user_toolkit_dir().ok_or("neither XDG_CACHE_HOME nor HOME is set: give --dir")?,
+    };
+    let with: Vec<&str> = with.iter().map(|l| l.name()).collect();
+    let done = install_with(&dir, &with, &mut |line| println!("{line}"), true)
+        .map_err(|e| e.to_string())?;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "{} nvcc at {}",
+        if done.already_installed {
+            "already installed:"
+        } else {
+            "installed:"
+        },
+        done.nvcc.display()
+    );
+    out.push_str(&report()?);
+    Ok(out)
 }
 
 /// What discovery finds from the current folder, and the libraries beside it.
@@ -96,4 +110,20 @@ fn report() -> Result<String, String> {
         );
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::ValueEnum;
+
+    #[test]
+    fn the_libraries_offered_are_the_installers() {
+        let offered: Vec<&str> = Library::value_variants().iter().map(|l| l.name()).collect();
+        let known: Vec<&str> = cuda_kernel_build::__private::toolkit::LIBRARIES
+            .iter()
+            .map(|l| l.0)
+            .collect();
+        assert_eq!(offered, known);
+    }
 }

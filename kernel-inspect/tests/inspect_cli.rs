@@ -114,14 +114,57 @@ fn errors_are_messages_not_panics() {
         .arg("frobnicate")
         .output()
         .unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown subcommand"));
-    // Each subcommand's help is help, not an unknown option.
-    let help = inspect(&["build".as_ref(), "--help".as_ref()]);
+    assert!(!out.status.success());
     assert!(
-        help.starts_with("usage: cuda-kernel-inspect build FILE.cu..."),
-        "{help}"
+        String::from_utf8_lossy(&out.stderr).contains("unrecognized subcommand 'frobnicate'"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    assert!(help.contains("--require-every-target"), "{help}");
+    // Each subcommand's help is help, not an unknown option, and lists its options.
+    for (command, options) in [
+        (&["fatbin"][..], &["--json"][..]),
+        (&["binary"], &["--json"]),
+        (
+            &["build"],
+            &[
+                "--require-every-target",
+                "--arch",
+                "-I",
+                "--rdc",
+                "--cache-dir",
+            ],
+        ),
+        (&["decls"], &["-D", "--json"]),
+        (&["toolkit"], &["install"]),
+        (&["toolkit", "install"], &["--with", "--dir", "curand"]),
+    ] {
+        let mut args: Vec<&std::ffi::OsStr> = command.iter().map(|c| c.as_ref()).collect();
+        args.push("--help".as_ref());
+        let help = inspect(&args);
+        let usage = format!("Usage: cuda-kernel-inspect {}", command.join(" "));
+        assert!(help.contains(&usage), "{help}");
+        for option in options {
+            assert!(help.contains(option), "{command:?}: no {option} in {help}");
+        }
+    }
+    // A library the installer does not know is refused before anything is installed.
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
+        .args([
+            "toolkit",
+            "install",
+            "--dir",
+            "/nonexistent/x",
+            "--with",
+            "cudnn",
+        ])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("invalid value 'cudnn'") && err.contains("cutlass"),
+        "{err}"
+    );
 }
 
 #[test]

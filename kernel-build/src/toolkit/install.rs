@@ -117,15 +117,16 @@ pub(crate) fn user_toolkit_dir_reported(reporting: Reporting) -> Option<PathBuf>
 /// [`Error::ToolkitInstall`] naming the step that failed (no python3, no pip, pip's output, or
 /// an nvcc that does not run).
 pub fn install(dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Installed, Error> {
-    install_with(dir, &[], log)
+    install_with(dir, &[], log, false)
 }
 
 /// Installs the wheels and the libraries named in `with` (see [`LIBRARIES`]) into `dir`
-/// (idempotent: libraries installed before are kept).
+/// (idempotent: libraries installed before are kept). With `show_pip`, pip's own progress
+/// (each wheel collected, download bars on a terminal) is shown as it comes.
 ///
 /// ```no_run
 /// let dir = cuda_kernel_build::__private::toolkit::user_toolkit_dir().unwrap();
-/// cuda_kernel_build::__private::toolkit::install_with(&dir, &["cutlass"], &mut |l| println!("{l}"))?;
+/// cuda_kernel_build::__private::toolkit::install_with(&dir, &["cutlass"], &mut |l| println!("{l}"), true)?;
 /// # Ok::<(), cuda_kernel_build::Error>(())
 /// ```
 ///
@@ -136,6 +137,7 @@ pub fn install_with(
     dir: &Path,
     with: &[&str],
     log: &mut dyn FnMut(&str),
+    show_pip: bool,
 ) -> Result<Installed, Error> {
     let fail = |step: &str, detail: String| Error::ToolkitInstall {
         step: step.to_owned(),
@@ -165,7 +167,6 @@ pub fn install_with(
         && with.iter().all(|w| had.contains(w))
         && let Some(nvcc) = runs(dir)
     {
-        log(&format!("already installed: {}", nvcc.display()));
         return Ok(Installed {
             dir: dir.to_owned(),
             nvcc,
@@ -205,14 +206,16 @@ pub fn install_with(
         specs.join(" "),
         dir.display()
     ));
-    let out = Command::new(&python)
-        .args([
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-        ])
+    let mut pip = Command::new(&python);
+    pip.args(["-m", "pip", "install", "--disable-pip-version-check"]);
+    if show_pip {
+        // pip's own lines and download bars, as they come; its errors are still captured.
+        pip.arg("--progress-bar=on")
+            .stdout(std::process::Stdio::inherit());
+    } else {
+        pip.arg("--quiet");
+    }
+    let out = pip
         .arg("--no-warn-script-location")
         // Every wheel is named: the libraries' Python dependencies (CUTLASS's code generator)
         // are not needed for their headers.
@@ -246,7 +249,6 @@ pub fn install_with(
     let kept = staging.keep();
     std::fs::rename(&kept, dir).map_err(|e| fail("moving into place", e.to_string()))?;
     let nvcc = runs(dir).ok_or_else(|| fail("checking nvcc", "nvcc does not run".to_owned()))?;
-    log(&format!("installed: {}", nvcc.display()));
     Ok(Installed {
         dir: dir.to_owned(),
         nvcc,
@@ -351,9 +353,9 @@ mod tests {
             format!("{}\n", stamp_text_with(&["cutlass"])),
         )
         .unwrap();
-        let done = install_with(dir.path(), &["cutlass"], &mut |_| {}).unwrap();
+        let done = install_with(dir.path(), &["cutlass"], &mut |_| {}, false).unwrap();
         assert!(done.already_installed);
-        let err = install_with(dir.path(), &["cudnn"], &mut |_| {}).unwrap_err();
+        let err = install_with(dir.path(), &["cudnn"], &mut |_| {}, false).unwrap_err();
         assert!(
             err.to_string()
                 .contains("unknown library `cudnn`; known: curand, cublas, cutlass"),
