@@ -132,7 +132,7 @@ pub(crate) fn run(a: &DeclArgs) -> Result<String, String> {
     if let Some(nvcc) = &nvcc
         && info.kernels.iter().any(|k| k.linkage == Linkage::Cxx)
     {
-        resolve_with_nvcc(nvcc, &a, &mut info)?;
+        resolve_with_nvcc(nvcc, a, &mut info)?;
     }
     let report = build_report(&display, &info);
     if a.json {
