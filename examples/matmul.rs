@@ -5,6 +5,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use cuda_kernel_runtime::{Error, Gpu, Launch, cuda_module};
+use gemm::{ROWS, TILE};
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 
 cuda_module! {
@@ -55,6 +56,8 @@ cuda_module! {
                 }
             }
         "#;
+        // The tile shape the launch needs, as the kernel's own `#define`s give it.
+        constants = ["TILE: u32", "ROWS: u32"];
         fn matmul_naive(a: &[f32], b: &[f32], c: &mut [f32], m: i32, n: i32, k: i32);
         fn matmul_tiled(a: &[f32], b: &[f32], c: &mut [f32], m: i32, n: i32, k: i32);
     }
@@ -64,8 +67,6 @@ cuda_module! {
 const M: usize = 2000;
 const N: usize = 1800;
 const K: usize = 1900;
-const TILE: u32 = 32;
-const ROWS: u32 = 8;
 const REPEATS: u32 = 5;
 const SAMPLED_ROWS: usize = 24;
 

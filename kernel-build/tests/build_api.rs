@@ -197,7 +197,7 @@ fn a_warning_of_every_target_is_kept_once_naming_them() {
         .module
         .warnings
         .iter()
-        .filter(|w| w.contains("w3.cu(2)"))
+        .filter(|w| w.contains("w3.cu:2"))
         .collect();
     assert_eq!(unused.len(), 1, "{:?}", built.module.warnings);
     assert!(
@@ -308,4 +308,66 @@ fn host_code_objects_are_cached_per_file() {
     build();
     assert_eq!(host_compiles(), 4, "editing b.cu recompiles b.cu only");
     assert!(out.path().join("libhc_host.a").is_file());
+}
+
+/// `Build::export_constant`: macros, `-D` definitions, `constexpr` variables, enumerators and
+/// negative values as the compiler evaluates them, typed as asked and emitted as Rust
+/// `const`s; a name the code does not define and a value that does not fit are errors.
+#[test]
+fn constants_are_exported_as_the_compiler_sees_them() {
+    let Some(nvcc) = real_nvcc() else { return };
+    let src = "#include \"tile.h\"\n#define HALF (TILE / 2)\nconstexpr int STEPS = HALF * SCALE;\n\
+               enum { LANES = 4 };\n#define NEG (-7)\n\
+               extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = TILE; }\n";
+    let dir = project(&[
+        ("k.cu", src),
+        ("inc/tile.h", "#pragma once\n#define TILE 32u\n"),
+    ]);
+    let build = |constants: &[&str]| {
+        let out = tempfile::tempdir().unwrap();
+        let mut b = Build::new();
+        b.file(dir.path().join("k.cu"))
+            .include(dir.path().join("inc"))
+            .define("SCALE", "5")
+            .arch("sm_80")
+            .nvcc(&nvcc)
+            .out_dir(out.path())
+            .cargo_metadata(false);
+        for c in constants {
+            b.export_constant(c);
+        }
+        (b.try_compile("tiles"), out)
+    };
+    let (built, _out) = build(&["TILE: u32", "HALF", "STEPS: usize", "LANES: u8", "NEG: i32"]);
+    let built = built.unwrap_or_else(|e| panic!("{e}"));
+    let values: Vec<(&str, &str, i128)> = built
+        .module
+        .constants
+        .iter()
+        .map(|c| (c.name.as_str(), c.rust_type.as_str(), c.value))
+        .collect();
+    assert_eq!(
+        values,
+        [
+            ("TILE", "u32", 32),
+            ("HALF", "i64", 16),
+            ("STEPS", "usize", 80),
+            ("LANES", "u8", 4),
+            ("NEG", "i32", -7)
+        ]
+    );
+    let rust = std::fs::read_to_string(&built.rust).unwrap();
+    let flat = rust.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(flat.contains("pub const TILE: u32 = 32;"), "{rust}");
+    assert!(flat.contains("pub const NEG: i32 = -7;"), "{rust}");
+
+    let (err, _out) = build(&["MISSING"]);
+    let err = err.unwrap_err().to_string();
+    assert!(
+        err.contains("constant `MISSING` cannot be exported") && err.contains("MISSING"),
+        "{err}"
+    );
+    let (err, _out) = build(&["NEG: u32"]);
+    let err = err.unwrap_err().to_string();
+    assert!(err.contains("which does not fit `u32`"), "{err}");
 }

@@ -403,3 +403,37 @@ fn a_wrapper_script_or_a_link_named_as_nvcc_finds_the_toolkit() {
         .unwrap_or_else(|e| panic!("through a link: {e}"));
     assert_eq!(built.info.kernels.len(), 1);
 }
+
+/// Exported constants are cached with the module: a warm build runs nvcc zero times; a
+/// build without nvcc evaluates the same constants from the raw text and headers.
+#[test]
+fn exported_constants_are_cached_and_read_without_nvcc_too() {
+    let Some(real) = real_nvcc() else { return };
+    let fake = FakeNvcc::new("real", &real);
+    let dir = project(&[
+        ("k.cu", SAXPY),
+        (
+            "real.h",
+            "typedef float real;\n#define TILE 16\nconstexpr int STEPS = TILE * 4;\n",
+        ),
+    ]);
+    let cache = tempfile::tempdir().unwrap();
+    let mut req = request(dir.path());
+    req.constant_text("TILE: u32").unwrap();
+    req.constant_text("STEPS").unwrap();
+    let first = build_module(&req, &context(&fake.path, cache.path())).unwrap();
+    let runs = fake.work_runs();
+    let again = build_module(&req, &context(&fake.path, cache.path())).unwrap();
+    assert_eq!(fake.work_runs(), runs, "{:?}", fake.runs());
+    assert_eq!(first.constants, again.constants);
+    let values: Vec<i128> = first.constants.iter().map(|c| c.value).collect();
+    assert_eq!(values, [16, 64]);
+
+    let cx = Context {
+        no_device_code: true,
+        use_cache: false,
+        ..Context::default()
+    };
+    let raw = build_module(&req, &cx).unwrap();
+    assert_eq!(raw.constants, first.constants);
+}

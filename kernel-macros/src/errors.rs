@@ -100,6 +100,19 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
             };
             syn::Error::new(span, io_message(error, &input.source))
         }
+        Error::InvalidOption(message) => {
+            // A constant that cannot be exported: at its literal in `constants = [...]`.
+            let span = input
+                .constants
+                .iter()
+                .find(|lit| {
+                    let value = lit.value();
+                    let name = value.split(':').next().unwrap_or_default().trim();
+                    message.contains(&format!("constant `{name}`"))
+                })
+                .map_or(input.name.span(), syn::LitStr::span);
+            syn::Error::new(span, message)
+        }
         other => syn::Error::new(input.name.span(), build::report(other)),
     }
 }

@@ -82,6 +82,10 @@ fn request(input: &ModuleInput) -> syn::Result<ModuleRequest> {
         req.define_text(&lit.value())
             .map_err(|message| syn::Error::new(lit.span(), message))?;
     }
+    for lit in &input.constants {
+        req.constant_text(&lit.value())
+            .map_err(|message| syn::Error::new(lit.span(), message))?;
+    }
     Ok(req)
 }
 

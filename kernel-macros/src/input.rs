@@ -10,6 +10,7 @@
 //!     compile = "runtime";            // NVRTC at run time only (no nvcc at build time)
 //!     fallback = "runtime";           // NVRTC at run time when the fatbin has nothing for the GPU
 //!     kernels = ["saxpy"];            // stubs for these kernels only
+//!     constants = ["TILE: u32"];      // CUDA constants as Rust consts
 //!     fn saxpy(a: f32, x: &[f32], y: &mut [f32], n: i32);          // checked, unsafe stub
 //!     unsafe extern "CUDA" {
 //!         safe fn fill(x: &mut [f32], v: f32, n: i32);              // checked, safe stub
@@ -37,6 +38,8 @@ pub(crate) struct ModuleInput {
     pub runtime: cuda_kernel_build::RuntimeCompile,
     /// `kernels = [...]`: stubs only for these.
     pub kernels: Option<Vec<LitStr>>,
+    /// `constants = ["TILE: u32"]`: constants exported as Rust `const`s.
+    pub constants: Vec<LitStr>,
     pub decls: Vec<Decl>,
 }
 
@@ -65,6 +68,7 @@ impl Parse for ModuleInput {
         let mut source: Option<Source> = None;
         let (mut arch, mut include, mut define, mut flags) = (None, None, None, None);
         let mut kernels = None;
+        let mut constants = None;
         let mut decls = Vec::new();
         let mut every_target: Option<bool> = None;
         let mut link: Option<(Ident, cuda_kernel_build::LinkMode)> = None;
@@ -164,6 +168,9 @@ impl Parse for ModuleInput {
                     "define" => set(&mut define, string_list(&body)?).map_err(|()| dup())?,
                     "flags" => set(&mut flags, string_list(&body)?).map_err(|()| dup())?,
                     "kernels" => set(&mut kernels, string_list(&body)?).map_err(|()| dup())?,
+                    "constants" => {
+                        set(&mut constants, string_list(&body)?).map_err(|()| dup())?;
+                    }
                     "require_every_target" => {
                         let v: syn::LitBool = body.parse()?;
                         set(&mut every_target, v.value).map_err(|()| dup())?;
@@ -197,6 +204,7 @@ impl Parse for ModuleInput {
             link,
             runtime: runtime.unwrap_or_default(),
             kernels,
+            constants: constants.unwrap_or_default(),
             decls,
         })
     }

@@ -61,6 +61,7 @@ use proc_macro::TokenStream;
 /// | `compile = "runtime"` | `"runtime"`: compiled by NVRTC at run time only (no nvcc at build time); `"build"`: the default |
 /// | `fallback = "runtime"` | `"runtime"`: built by nvcc, and compiled by NVRTC at run time on a GPU the fatbin has no image for |
 /// | `kernels = ["saxpy"]` | stubs only for these kernels (Rust names), for a crate that uses a few kernels of a large library |
+/// | `constants = ["TILE: u32", "STEPS"]` | integer constants of the CUDA code (`#define`, `constexpr`, enumerators) as Rust `const`s in the module, `"NAME"` (an `i64`) or `"NAME: u32"`; evaluated by the compiler, checked to fit |
 ///
 /// Doc comments and attributes on the `mod` are kept, and so is its visibility.
 ///

@@ -244,6 +244,27 @@ impl Build {
         self
     }
 
+    /// Exports an integer constant of the CUDA code (a `#define`, a `constexpr` variable, an
+    /// enumerator, any constant expression) as a Rust `const` of the generated module,
+    /// written `"NAME"` (an `i64`) or `"NAME: TYPE"` with a Rust integer type. The compiler
+    /// evaluates it with the module's includes, definitions and flags, so a tile size a
+    /// launch depends on is written once; a name the code does not define, or a value that
+    /// does not fit the type, makes the build fail.
+    ///
+    /// ```
+    /// cuda_kernel_build::Build::new()
+    ///     .file("kernels/tiled.cu")
+    ///     .export_constant("TILE: u32")
+    ///     .export_constant("STEPS");
+    /// // in the crate: `Launch::new((n / tiled::TILE, 1, 1), (tiled::TILE, 1, 1))`
+    /// ```
+    pub fn export_constant(&mut self, name_and_type: &str) -> &mut Build {
+        if let Err(problem) = self.req.constant_text(name_and_type) {
+            self.problems.push(problem);
+        }
+        self
+    }
+
     /// Generates launch stubs for these kernels only (their Rust names; a template family
     /// by its method name), for crates that use a few kernels of a large library: the
     /// generated module is smaller and compiles faster. Every kernel is still compiled and

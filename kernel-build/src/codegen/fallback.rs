@@ -37,6 +37,7 @@ pub fn fallback(name: &str, opts: &CodegenOptions, declared: &[Declared]) -> Tok
         warnings: Vec::new(),
         units: Vec::new(),
         runtime_source: None,
+        constants: Vec::new(),
     };
     let rt = &opts.runtime;
     let stubs = declared.iter().map(|d| {

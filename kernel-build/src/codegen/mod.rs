@@ -125,7 +125,7 @@ impl CodegenOptions {
 /// use cuda_kernel_build::__private::codegen::{generate, CodegenOptions};
 /// let module = cuda_kernel_build::BuiltModule { name: "empty".into(), info: Default::default(),
 ///     fatbin_path: None, targets: vec![], toolkit_version: None, tracked_files: vec![],
-///     warnings: vec![], units: vec![], runtime_source: None };
+///     warnings: vec![], units: vec![], runtime_source: None, constants: vec![] };
 /// let tokens = generate(&module, &CodegenOptions::default());
 /// assert!(tokens.to_string().contains("mod empty"));
 /// ```

@@ -41,6 +41,7 @@ pub(crate) fn module_with(
     let structs = structs::items(&parts.info, &rt);
     let templates = stubs::template_traits(parts, &rt);
     let arg_bounds = bounds.module(&rt);
+    let constants = constants(parts);
     quote! {
         #(#attrs)*
         #default_doc
@@ -61,6 +62,7 @@ pub(crate) fn module_with(
             #warnings
             #image
             #metadata
+            #constants
             #handle
             #library
             #runtime
@@ -74,6 +76,31 @@ pub(crate) fn module_with(
             #arg_bounds
         }
     }
+}
+
+/// `pub const NAME: TYPE = VALUE;` for each exported constant.
+fn constants(parts: &BuiltModule) -> TokenStream {
+    let items = parts.constants.iter().map(|c| {
+        let name = format_ident!("{}", c.name);
+        let ty = format_ident!("{}", c.rust_type);
+        let value = proc_macro2::Literal::i128_unsuffixed(c.value);
+        let doc = format!(
+            " `{}` of module `{}` as its CUDA compiler evaluates it ({}).",
+            c.name, parts.name, c.value
+        );
+        // A negative value is a unary minus on the literal.
+        let value = if c.value < 0 {
+            let magnitude = proc_macro2::Literal::i128_unsuffixed(-c.value);
+            quote!(-#magnitude)
+        } else {
+            quote!(#value)
+        };
+        quote! {
+            #[doc = #doc]
+            pub const #name: #ty = #value;
+        }
+    });
+    quote!(#(#items)*)
 }
 
 /// The runtime path as tokens.

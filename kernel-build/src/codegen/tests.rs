@@ -193,6 +193,7 @@ fn fixture() -> BuiltModule {
         warnings: vec![],
         units: vec![],
         runtime_source: None,
+        constants: Vec::new(),
     }
 }
 

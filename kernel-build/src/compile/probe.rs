@@ -36,6 +36,14 @@ pub(crate) struct Probe<'a> {
     pub debug: bool,
 }
 
+/// What the compiler answered per item (the probe template's two values), and the items it
+/// rejected with why.
+#[derive(Debug, Default)]
+pub(crate) struct Asked {
+    pub answered: Vec<(String, u64, u64)>,
+    pub failed: Vec<(String, String)>,
+}
+
 /// What the compiler measured, and the types it could not measure with why.
 #[derive(Debug, Default)]
 pub(crate) struct Measurements {
@@ -47,24 +55,42 @@ impl Probe<'_> {
     /// Measures `types` (C++ spellings as the demangler prints them): at most two nvcc
     /// runs, the second without the types the first one rejected.
     pub(crate) fn measure(&self, types: &[String]) -> Measurements {
-        let mut out = Measurements::default();
+        let asked = self.ask(types, &size_and_align);
+        Measurements {
+            measured: asked
+                .answered
+                .into_iter()
+                .map(|(name, size, align)| Measured { name, size, align })
+                .collect(),
+            failed: asked.failed,
+        }
+    }
+
+    /// Evaluates integer constants (macros, `constexpr` variables, enumerators, any
+    /// expression of the unit) as the compiler sees them: each value is read as a 64-bit
+    /// two's-complement number, with nvcc's reason for those it rejects.
+    pub(crate) fn evaluate(&self, names: &[String]) -> Asked {
+        self.ask(names, &|name| format!("(unsigned long long)({name}), 0ull"))
+    }
+
+    /// Asks nvcc `args(item)` (the probe template's second and third arguments) for each
+    /// item: at most two nvcc runs, the second without the items the first one rejected.
+    fn ask(&self, items: &[String], args: &dyn Fn(&str) -> String) -> Asked {
+        let mut out = Asked::default();
+        let types = items;
         let mut left: Vec<usize> = (0..types.len()).collect();
         for attempt in 0..2 {
             if left.is_empty() {
                 break;
             }
-            match self.run(types, &left) {
+            match self.run(&source(self.source, types, &left, args)) {
                 Ok(found) => {
-                    for (index, size, align) in found {
+                    for (index, a, b) in found {
                         if let Some(name) = types.get(index) {
-                            out.measured.push(Measured {
-                                name: name.clone(),
-                                size,
-                                align,
-                            });
+                            out.answered.push((name.clone(), a, b));
                         }
                     }
-                    left.retain(|i| !out.measured.iter().any(|m| m.name == types[*i]));
+                    left.retain(|i| !out.answered.iter().any(|m| m.0 == types[*i]));
                     for i in left.drain(..) {
                         out.failed
                             .push((types[i].clone(), "the probe's entry is missing".into()));
@@ -93,17 +119,16 @@ impl Probe<'_> {
         out
     }
 
-    /// One nvcc run over the types at `which`: the entries' `(index, size, align)`, or
-    /// everything nvcc printed when it failed.
-    fn run(&self, types: &[String], which: &[usize]) -> Result<Vec<(usize, u64, u64)>, String> {
+    /// One nvcc run of the probe `text`: the entries' `(index, a, b)`, or everything nvcc
+    /// printed when it failed.
+    fn run(&self, text: &str) -> Result<Vec<(usize, u64, u64)>, String> {
         let dir = tempfile::Builder::new()
             .prefix("kernel-build-probe-")
             .tempdir()
             .map_err(|e| format!("cannot make a folder for the probe: {e}"))?;
         let file = dir.path().join("probe.cu");
         let out = dir.path().join("probe.fatbin");
-        std::fs::write(&file, source(self.source, types, which))
-            .map_err(|e| format!("cannot write the probe: {e}"))?;
+        std::fs::write(&file, text).map_err(|e| format!("cannot write the probe: {e}"))?;
         let mut args: Vec<OsString> = vec!["-fatbin".into()];
         for arch in &self.archs {
             args.push(format!("-gencode=arch={arch},code={arch}").into());
@@ -141,8 +166,14 @@ impl Probe<'_> {
     }
 }
 
+/// The probe's question about a type.
+fn size_and_align(t: &str) -> String {
+    let t = probe_spelling(t);
+    format!("sizeof({t}), alignof({t})")
+}
+
 /// The probe's text: the user's file, the probe template, one instantiation per line.
-fn source(user: &Path, types: &[String], which: &[usize]) -> String {
+fn source(user: &Path, items: &[String], which: &[usize], args: &dyn Fn(&str) -> String) -> String {
     let path = user.display().to_string();
     let quoted = path.replace('\\', "\\\\").replace('"', "\\\"");
     let mut s = format!(
@@ -152,9 +183,9 @@ fn source(user: &Path, types: &[String], which: &[usize]) -> String {
          #line 1 \"{PROBE_FILE}\"\n"
     );
     for &i in which {
-        let t = probe_spelling(&types[i]);
+        let args = args(&items[i]);
         s.push_str(&format!(
-            "template __global__ void kernel_build_probe_<{i}ull, sizeof({t}), alignof({t})>();\n"
+            "template __global__ void kernel_build_probe_<{i}ull, {args}>();\n"
         ));
     }
     s
@@ -203,9 +234,21 @@ mod tests {
     use super::*;
 
     #[test]
+    fn constants_are_asked_as_unsigned_64_bit_values() {
+        let names = vec!["TILE".to_owned()];
+        let s = source(Path::new("/src/k.cu"), &names, &[0], &|n| {
+            format!("(unsigned long long)({n}), 0ull")
+        });
+        assert!(
+            s.ends_with("kernel_build_probe_<0ull, (unsigned long long)(TILE), 0ull>();\n"),
+            "{s}"
+        );
+    }
+
+    #[test]
     fn the_probe_names_each_type_on_its_own_line() {
         let types = vec!["Flags".to_owned(), "__anonymous_namespace__::P".to_owned()];
-        let s = source(Path::new("/src/k.cu"), &types, &[0, 1]);
+        let s = source(Path::new("/src/k.cu"), &types, &[0, 1], &size_and_align);
         let lines: Vec<&str> = s.lines().collect();
         assert_eq!(lines[0], "#include \"/src/k.cu\"");
         assert_eq!(lines[3], "#line 1 \"kernel-build-probe\"");

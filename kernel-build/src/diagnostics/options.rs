@@ -47,6 +47,10 @@ pub const MACRO_KEYS: &[(&str, &str)] = &[
         "kernels",
         "stubs only for these kernels (Rust names), for a crate that uses a few kernels of a large library",
     ),
+    (
+        "constants",
+        "integer constants of the CUDA code (`#define`, `constexpr`, enumerators) as Rust `const`s in the module, `\"NAME\"` (an `i64`) or `\"NAME: u32\"`; evaluated by the compiler, checked to fit",
+    ),
 ];
 
 /// An unknown key of `cuda_module!`.
@@ -81,6 +85,52 @@ pub fn bad_module_name(name: &str) -> String {
 /// ```
 pub fn bad_define(text: &str) -> String {
     format!("`{text}` is not a definition: expected `NAME` or `NAME=VALUE`")
+}
+
+/// A constant to export written neither `NAME` nor `NAME: TYPE` with an integer type.
+///
+/// ```
+/// let m = cuda_kernel_build::__private::diagnostics::options::bad_constant("TILE: f32");
+/// assert!(m.starts_with("`TILE: f32` is not a constant to export"), "{m}");
+/// ```
+pub fn bad_constant(text: &str) -> String {
+    format!(
+        "`{text}` is not a constant to export: expected `NAME` (an `i64`) or `NAME: TYPE` with \
+         TYPE one of i8, i16, i32, i64, isize, u8, u16, u32, u64, usize"
+    )
+}
+
+/// A constant to export that the module's code does not define (or not as an integer).
+///
+/// ```
+/// let m = cuda_kernel_build::__private::diagnostics::options::constant_unknown("m", "TILE", "identifier \"TILE\" is undefined");
+/// assert!(m.starts_with("module `m`: constant `TILE` cannot be exported"), "{m}");
+/// ```
+pub fn constant_unknown(module: &str, name: &str, why: &str) -> String {
+    format!("module `{module}`: constant `{name}` cannot be exported: {why}")
+}
+
+/// A constant whose value does not fit the Rust type asked for.
+///
+/// ```
+/// let m = cuda_kernel_build::__private::diagnostics::options::constant_out_of_range("m", "N", -1, "u32");
+/// assert_eq!(m, "module `m`: constant `N` is -1, which does not fit `u32`");
+/// ```
+pub fn constant_out_of_range(module: &str, name: &str, value: i128, ty: &str) -> String {
+    format!("module `{module}`: constant `{name}` is {value}, which does not fit `{ty}`")
+}
+
+/// A constant the targets' compilations see with different values (`#if __CUDA_ARCH__`).
+///
+/// ```
+/// let m = cuda_kernel_build::__private::diagnostics::options::constant_differs("m", "TILE");
+/// assert!(m.contains("differs between the targets"), "{m}");
+/// ```
+pub fn constant_differs(module: &str, name: &str) -> String {
+    format!(
+        "module `{module}`: constant `{name}` differs between the targets (it depends on \
+         `__CUDA_ARCH__`), so no one Rust value is right"
+    )
 }
 
 /// A `Build` given no file.

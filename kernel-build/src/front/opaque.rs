@@ -416,7 +416,18 @@ pub(crate) fn read_probe_symbol(symbol: &str) -> Option<(usize, u64, u64)> {
     if d.name != "kernel_build_probe_" || d.template_args.len() != 3 {
         return None;
     }
-    let num = |s: &str| -> Option<u64> { u64::try_from(int_value(s)?).ok() };
+    // Values past i64::MAX (a negative constant read as unsigned) parse as u64 directly.
+    let num = |s: &str| -> Option<u64> {
+        let t = s.trim();
+        let t = match t.strip_prefix('(') {
+            Some(cast) => cast.split_once(')').map_or(t, |(_, v)| v),
+            None => t,
+        };
+        match t.trim_end_matches(['u', 'U', 'l', 'L']).parse::<u64>() {
+            Ok(v) => Some(v),
+            Err(_) => u64::try_from(int_value(s)?).ok(),
+        }
+    };
     Some((
         usize::try_from(num(&d.template_args[0])?).ok()?,
         num(&d.template_args[1])?,

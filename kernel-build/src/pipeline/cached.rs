@@ -69,6 +69,7 @@ impl Entry {
             warnings,
             units: self.meta.units,
             runtime_source: None,
+            constants: Vec::new(),
         }
     }
 

@@ -6,6 +6,7 @@
 
 mod cached;
 mod combine;
+mod constants;
 mod opaque;
 mod pending;
 mod queue;
@@ -15,7 +16,7 @@ mod runtime;
 mod unit;
 mod units;
 
-pub use request::{BuiltModule, Context, ModuleRequest, SourceInput, Unit};
+pub use request::{BuiltModule, Context, ExportedConstant, ModuleRequest, SourceInput, Unit};
 pub use runtime::{RuntimeCompile, RuntimeSource};
 
 use std::path::PathBuf;
@@ -162,6 +163,7 @@ fn build_sources(
     } else {
         units::build(&shared, sources, &jobs, reporting)?
     };
+    built.constants = constants::with_nvcc(&shared, sources, &built.tracked_files)?;
     built.warnings.extend(chosen.warning);
     let seconds = started.elapsed().as_secs_f64();
     if chosen.default && targets.len() > 1 && seconds > SLOW_BUILD_SECONDS {
@@ -237,6 +239,7 @@ fn parse_only(
             .collect();
         combine::combine(&parts, req.link, false).map_err(Error::Diagnostics)?
     };
+    let constants = constants::without_nvcc(req, sources)?;
     Ok(BuiltModule {
         name: req.name.clone(),
         info,
@@ -247,6 +250,7 @@ fn parse_only(
         warnings: Vec::new(),
         units,
         runtime_source: None,
+        constants,
     })
 }
 

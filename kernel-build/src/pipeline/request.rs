@@ -75,6 +75,8 @@ pub struct ModuleRequest {
     pub safe_kernels: Vec<String>,
     /// Generate stubs for these kernels only (Rust names); `None`: every kernel.
     pub kernels: Option<Vec<String>>,
+    /// Integer constants of the CUDA code to export as Rust `const`s: name and Rust type.
+    pub constants: Vec<(String, String)>,
 }
 
 impl ModuleRequest {
@@ -105,7 +107,34 @@ impl ModuleRequest {
             runtime: super::RuntimeCompile::Off,
             safe_kernels: Vec::new(),
             kernels: None,
+            constants: Vec::new(),
         }
+    }
+
+    /// Adds a constant to export, written `NAME` (an `i64`) or `NAME: TYPE` with `TYPE` a
+    /// Rust integer type (the macro's `constants = [...]`, `Build::export_constant`).
+    ///
+    /// ```
+    /// use cuda_kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
+    /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
+    /// req.constant_text("TILE: u32").unwrap();
+    /// req.constant_text("STEPS").unwrap();
+    /// assert!(req.constant_text("TILE: f32").is_err());
+    /// assert!(req.constant_text("2X").is_err());
+    /// assert_eq!(req.constants[1], ("STEPS".to_owned(), "i64".to_owned()));
+    /// ```
+    pub fn constant_text(&mut self, text: &str) -> Result<(), String> {
+        let (name, ty) = match text.split_once(':') {
+            Some((n, t)) => (n.trim(), t.trim()),
+            None => (text.trim(), "i64"),
+        };
+        if !is_identifier(name) || !INTEGER_TYPES.contains(&ty) {
+            return Err(crate::diagnostics::options::bad_constant(text));
+        }
+        if !self.constants.iter().any(|(n, _)| n == name) {
+            self.constants.push((name.to_owned(), ty.to_owned()));
+        }
+        Ok(())
     }
 
     /// Adds a definition given as `NAME` or `NAME=VALUE` (the macro's `define = [...]`).
@@ -185,6 +214,28 @@ impl ModuleRequest {
             false => Err(Error::InvalidOption(problems.join("\n"))),
         }
     }
+}
+
+/// The Rust types a constant can be exported as.
+pub(crate) const INTEGER_TYPES: [&str; 10] = [
+    "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize",
+];
+
+/// An integer constant of the CUDA code exported to Rust, as the compiler evaluated it
+/// (`Build::export_constant`, the macro's `constants`).
+///
+/// ```
+/// let c = cuda_kernel_build::ExportedConstant { name: "TILE".into(), rust_type: "u32".into(), value: 16 };
+/// assert_eq!(c.value, 16);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ExportedConstant {
+    /// Its name in the CUDA code, and of the Rust `const`.
+    pub name: String,
+    /// The Rust integer type of the `const`.
+    pub rust_type: String,
+    /// Its value, checked to fit `rust_type`.
+    pub value: i128,
 }
 
 /// True for an identifier of Rust and of the C preprocessor (ASCII letters, digits and
@@ -275,6 +326,9 @@ pub struct BuiltModule {
     /// The source the binary carries to compile at run time, when it does.
     #[serde(default)]
     pub runtime_source: Option<super::RuntimeSource>,
+    /// The constants exported to Rust (see [`ModuleRequest::constant_text`]).
+    #[serde(default)]
+    pub constants: Vec<ExportedConstant>,
 }
 
 /// One file of a module built from several.

@@ -77,6 +77,7 @@ pub(crate) fn build(
         warnings,
         units: entry.meta.units,
         runtime_source: None,
+        constants: Vec::new(),
     })
 }
 

@@ -346,7 +346,8 @@ mod tests {
         let done = install(dir.path(), &mut |l| lines.push(l.to_owned())).unwrap();
         assert!(done.already_installed);
         assert_eq!(done.nvcc, nvcc);
-        assert!(lines[0].starts_with("already installed"), "{lines:?}");
+        // Nothing to say but the result (the caller says it once).
+        assert!(lines.is_empty(), "{lines:?}");
         // A library installed before is enough for a request of it; an unknown one is named.
         std::fs::write(
             dir.path().join(".installed"),
