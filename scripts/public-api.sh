@@ -6,10 +6,10 @@
 # change, and say why in the commit.
 #
 # Ceilings:
-#   cuda-kernel-build    30  Build and its outputs (Output, BuiltModule, Unit, Metadata, RuntimeSource),
-#                       the option enums (LinkMode, RuntimeCompile), the errors (Error,
-#                       Diagnostics, LinkLibraryError) and the 17 metadata types of `model`
-#                       that `<name>.kernels.json` holds (HostFunction among them): 29 today.
+#   cuda-kernel-build    30  Build and its outputs (Output, BuiltModule, Unit, Metadata, RuntimeSource,
+#                       ExportedConstant), the option enums (LinkMode, RuntimeCompile), the errors
+#                       (Error, Diagnostics, LinkLibraryError) and the 17 metadata types of `model`
+#                       that `<name>.kernels.json` holds (HostFunction among them): 30 today.
 #   cuda-kernel-objects  30  the object-code reader.
 #   cuda-kernel-runtime 170  the runtime: 83 are CUDA value types (vector::*, fp::*), one per CUDA
 #                       type; the rest devices, memory kinds, code, launches (with their

@@ -390,6 +390,11 @@ fn a_wrapper_script_or_a_link_named_as_nvcc_finds_the_toolkit() {
     let built = build_module(&req, &context(&wrapper.path, cache.path()))
         .unwrap_or_else(|e| panic!("through a wrapper script: {e}"));
     assert_eq!(built.info.kernels.len(), 1);
+    // What made it work: a wrapper that does not say where its toolkit is finds no nvJitLink.
+    let untold = FakeNvcc::new("untold", &real);
+    let cache = tempfile::tempdir().unwrap();
+    let err = build_module(&req, &context(&untold.path, cache.path())).unwrap_err();
+    assert!(err.to_string().contains("nvJitLink"), "{err}");
 
     let links = tempfile::tempdir().unwrap();
     let link = links.path().join("nvcc");

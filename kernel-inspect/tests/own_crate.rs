@@ -238,7 +238,8 @@ fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
     #[allow(clippy::disallowed_methods, reason = "the cargo running this test")]
     let cargo = std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from);
     let out = user_command(&cargo, &xdg)
-        .args(["run", "--offline", "--quiet"])
+        // `-vv` shows the build script's lines as they come: one per finished nvcc run.
+        .args(["run", "--offline", "-vv"])
         .env("CARGO_TARGET_DIR", root.join("target/own-crate"))
         .current_dir(&krate)
         .output()
@@ -246,6 +247,10 @@ fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");
+    assert!(
+        stderr.contains("cuda-kernel-build: compiled `kernels/hist.cu` for "),
+        "no progress line in:\n{stderr}"
+    );
     assert!(stdout.contains("scale embeds [\"sm_75\""), "{stdout}");
     assert!(stdout.contains("inline embeds [\"sm_75\""), "{stdout}");
     assert!(

@@ -10,6 +10,7 @@
 //! | `garbage` | a compile writes random-looking bytes as the fatbin and exits 0 |
 //! | `killed` | a compile is killed by SIGKILL mid-run, leaving a partial output file |
 //! | `noisy` | a compile runs the real nvcc, then prints binary garbage on stderr |
+//! | `untold` | as `real`, but `-dryrun` prints nothing: the toolkit it runs from is unknown, so only what lies beside it is found (no nvFatbin, no nvJitLink) |
 //!
 //! A compile is a run with `-fatbin` or `-c` and none of `-E`, `-M`, `--dryrun`.
 //!
@@ -44,6 +45,9 @@ fn main() -> ExitCode {
     let mode = var("FAKE_NVCC_MODE")
         .map(|m| m.to_string_lossy().into_owned())
         .unwrap_or_default();
+    if mode == "untold" && args.iter().any(|a| a == "-dryrun") {
+        return ExitCode::SUCCESS;
+    }
     match (mode.as_str(), is_compile) {
         ("fail", true) => {
             let source = args

@@ -166,13 +166,26 @@ fn build_sources(
     built.constants = constants::with_nvcc(&shared, sources, &built.tracked_files)?;
     built.warnings.extend(chosen.warning);
     let seconds = started.elapsed().as_secs_f64();
-    if chosen.default && targets.len() > 1 && seconds > SLOW_BUILD_SECONDS {
-        let names: Vec<String> = targets.iter().map(Target::to_string).collect();
-        built.warnings.push(crate::diagnostics::build::slow_build(
-            &req.name, seconds, &names,
-        ));
-    }
+    built.warnings.extend(slow_build_note(
+        &req.name,
+        chosen.default,
+        &targets,
+        seconds,
+    ));
     Ok(built)
+}
+
+/// The note of a build of the default targets that took long (naming the faster mode).
+fn slow_build_note(
+    module: &str,
+    default: bool,
+    targets: &[Target],
+    seconds: f64,
+) -> Option<String> {
+    (default && targets.len() > 1 && seconds > SLOW_BUILD_SECONDS).then(|| {
+        let names: Vec<String> = targets.iter().map(Target::to_string).collect();
+        crate::diagnostics::build::slow_build(module, seconds, &names)
+    })
 }
 
 /// A build of the default targets slower than this gets a note naming
@@ -367,5 +380,26 @@ pub(crate) fn untyped_warnings(module: &str, info: &crate::model::ModuleInfo) ->
 impl From<crate::diagnostics::Diagnostics> for Error {
     fn from(d: crate::diagnostics::Diagnostics) -> Self {
         Error::Diagnostics(d)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_slow_builds_of_the_default_targets_get_the_note() {
+        let targets: Vec<Target> = ["sm_80", "sm_90"]
+            .iter()
+            .map(|t| t.parse().unwrap())
+            .collect();
+        let note = slow_build_note("m", true, &targets, 46.0).unwrap();
+        assert!(
+            note.contains("KERNEL_BUILD_ARCHS=native") && note.contains("sm_80, sm_90"),
+            "{note}"
+        );
+        assert!(slow_build_note("m", true, &targets, 9.0).is_none());
+        assert!(slow_build_note("m", false, &targets, 46.0).is_none());
+        assert!(slow_build_note("m", true, &targets[..1], 46.0).is_none());
     }
 }
