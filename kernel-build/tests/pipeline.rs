@@ -442,3 +442,30 @@ fn exported_constants_are_cached_and_read_without_nvcc_too() {
     let raw = build_module(&req, &cx).unwrap();
     assert_eq!(raw.constants, first.constants);
 }
+
+/// The runtime header is found for the real nvcc, through a link to it and through a wrapper
+/// that reports its toolkit; not for a wrapper that does not.
+#[test]
+fn the_runtime_header_is_found_as_nvcc_finds_it() {
+    use cuda_kernel_build::__private::toolkit::{DiscoverOptions, Toolkit};
+    let Some(real) = real_nvcc() else { return };
+    let discover = |nvcc: &Path| {
+        Toolkit::discover_with(&DiscoverOptions {
+            nvcc: Some(nvcc.to_path_buf()),
+            ..DiscoverOptions::default()
+        })
+        .unwrap()
+    };
+    assert!(discover(&real).runtime_header().is_some());
+    let links = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink(&real, links.path().join("nvcc")).unwrap();
+    assert!(
+        discover(&links.path().join("nvcc"))
+            .runtime_header()
+            .is_some()
+    );
+    let told = FakeNvcc::new("real", &real);
+    assert!(discover(&told.path).runtime_header().is_some());
+    let untold = FakeNvcc::new("untold", &real);
+    assert_eq!(discover(&untold.path).runtime_header(), None);
+}

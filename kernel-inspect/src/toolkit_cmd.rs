@@ -95,6 +95,14 @@ fn report() -> Result<String, String> {
         .map(ToString::to_string)
         .collect();
     let _ = writeln!(out, "default   {}", defaults.join(" "));
+    let _ = match tk.runtime_header() {
+        Some(h) => writeln!(out, "headers   {}", h.display()),
+        None => writeln!(
+            out,
+            "headers   cuda_runtime.h not found in this nvcc's toolkit: every compile will fail \
+             (point NVCC or CUDA_PATH at a whole toolkit, or run `cuda-kernel-inspect toolkit install`)"
+        ),
+    };
     for (name, file) in cuda_kernel_build::__private::link::companion_libraries(tk.nvcc()) {
         let at = file.map_or_else(
             || "not found beside nvcc".to_owned(),

@@ -231,7 +231,8 @@ fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
         String::from_utf8_lossy(&out.stderr)
     );
     assert!(
-        text.contains("found via the per-user nvcc wheels"),
+        text.contains("found via the per-user nvcc wheels")
+            && text.contains("include/cuda_runtime.h"),
         "{text}"
     );
 

@@ -174,6 +174,32 @@ impl Toolkit {
         library_includes_beside(&self.nvcc)
     }
 
+    /// The CUDA runtime's header `cuda_runtime.h` this nvcc compiles with: in its toolkit's
+    /// `include` folder (beside it, beside the file a link leads to, or in the toolkit a
+    /// wrapper reports). `None` when there is none: every compile would fail.
+    ///
+    /// ```no_run
+    /// let tk = cuda_kernel_build::__private::toolkit::Toolkit::discover()?;
+    /// assert!(tk.runtime_header().is_some());
+    /// # Ok::<(), cuda_kernel_build::Error>(())
+    /// ```
+    pub fn runtime_header(&self) -> Option<PathBuf> {
+        let real = std::fs::canonicalize(&self.nvcc).unwrap_or_else(|_| self.nvcc.clone());
+        [&self.nvcc, &real]
+            .iter()
+            .filter_map(|n| n.parent().and_then(Path::parent).map(Path::to_path_buf))
+            .chain(self.probe.root.clone())
+            .flat_map(|root| {
+                [
+                    root.join("include"),
+                    root.join("targets/x86_64-linux/include"),
+                    root.join("targets/sbsa-linux/include"),
+                ]
+            })
+            .map(|dir| dir.join("cuda_runtime.h"))
+            .find(|h| h.is_file())
+    }
+
     /// How it was found.
     pub fn found_via(&self) -> FoundVia {
         self.found_via
