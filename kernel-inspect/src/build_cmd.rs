@@ -29,8 +29,8 @@ pub(crate) struct BuildArgs {
     #[arg(short = 'I', value_name = "DIR")]
     includes: Vec<PathBuf>,
     /// A definition, as for nvcc.
-    #[arg(short = 'D', value_name = "NAME[=VALUE]")]
-    defines: Vec<String>,
+    #[arg(short = 'D', value_name = "NAME[=VALUE]", value_parser = crate::parse_define)]
+    defines: Vec<(String, Option<String>)>,
     /// An extra nvcc flag; repeat for several.
     #[arg(long = "flag", value_name = "NVCC_FLAG", allow_hyphen_values = true)]
     flags: Vec<String>,
@@ -91,7 +91,7 @@ pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
     req.base_dir = std::env::current_dir().map_err(|e| e.to_string())?;
     req.archs = (!args.archs.is_empty()).then(|| args.archs.clone());
     req.includes = args.includes.clone();
-    req.defines = args.defines.iter().map(|d| split_define(d)).collect();
+    req.defines = args.defines.clone();
     req.flags = args.flags.clone();
     let cx = Context {
         cache_dir: args.cache_dir.clone(),
@@ -187,13 +187,6 @@ pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
         }
     }
     Ok(text)
-}
-
-fn split_define(s: &str) -> (String, Option<String>) {
-    match s.split_once('=') {
-        Some((n, v)) => (n.to_string(), Some(v.to_string())),
-        None => (s.to_string(), None),
-    }
 }
 
 /// The parameters of `k` whose type is (or points to) an opaque struct, as `name: Type`.

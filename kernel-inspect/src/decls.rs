@@ -26,16 +26,8 @@ pub(crate) struct DeclArgs {
     #[arg(short = 'I', value_name = "DIR")]
     includes: Vec<PathBuf>,
     /// A definition, as for nvcc.
-    #[arg(short = 'D', value_name = "NAME[=VALUE]", value_parser = parse_define)]
+    #[arg(short = 'D', value_name = "NAME[=VALUE]", value_parser = crate::parse_define)]
     defines: Vec<(String, Option<String>)>,
-}
-
-/// `NAME` or `NAME=VALUE`.
-fn parse_define(d: &str) -> Result<(String, Option<String>), String> {
-    Ok(match d.split_once('=') {
-        Some((n, v)) => (n.to_string(), Some(v.to_string())),
-        None => (d.to_string(), None),
-    })
 }
 
 #[derive(Serialize)]

@@ -83,6 +83,14 @@ fn main() -> ExitCode {
     }
 }
 
+/// A `-D` argument: `NAME` or `NAME=VALUE`, as nvcc takes it.
+pub(crate) fn parse_define(d: &str) -> Result<(String, Option<String>), String> {
+    Ok(match d.split_once('=') {
+        Some((n, v)) => (n.to_string(), Some(v.to_string())),
+        None => (d.to_string(), None),
+    })
+}
+
 /// A report as pretty JSON, newline-terminated.
 pub(crate) fn to_json(value: &impl serde::Serialize) -> Result<String, String> {
     serde_json::to_string_pretty(value)

@@ -8,7 +8,7 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 
 use crate::error::Error;
 
@@ -18,16 +18,14 @@ pub(crate) fn list_path(out_dir: &Path) -> PathBuf {
 }
 
 /// The `OUT_DIR`s this process has started a list in.
-static STARTED: Mutex<Option<HashSet<PathBuf>>> = Mutex::new(None);
+static STARTED: LazyLock<Mutex<HashSet<PathBuf>>> = LazyLock::new(Mutex::default);
 
 /// Records that this run built `name` into `out_dir`.
 pub(crate) fn record(out_dir: &Path, name: &str) -> Result<(), Error> {
-    let first = {
-        let mut started = STARTED.lock().unwrap_or_else(|p| p.into_inner());
-        started
-            .get_or_insert_with(HashSet::new)
-            .insert(out_dir.to_path_buf())
-    };
+    let first = STARTED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(out_dir.to_path_buf());
     record_in(out_dir, name, first)
 }
 

@@ -143,16 +143,7 @@ pub(crate) fn locate(
 /// nvcc that is not in a toolkit's `bin` (a wrapper script), those of the toolkit it
 /// reports running from too.
 pub(crate) fn library_dirs(nvcc: &Path) -> Vec<PathBuf> {
-    let real = std::fs::canonicalize(nvcc).unwrap_or_else(|_| nvcc.to_path_buf());
-    let mut roots: Vec<PathBuf> = [nvcc, real.as_path()]
-        .iter()
-        .filter_map(|n| n.parent().and_then(Path::parent).map(Path::to_path_buf))
-        .collect();
-    if !roots.iter().any(|r| r.join("nvvm").is_dir())
-        && let Some(top) = crate::toolkit::reported_root(nvcc)
-    {
-        roots.push(top);
-    }
+    let roots = crate::toolkit::toolkit_roots(nvcc);
     let mut dirs = Vec::new();
     for root in roots {
         for sub in [

@@ -17,6 +17,7 @@ use crate::cache::KeyHasher;
 use crate::compile::probe::Probe;
 use crate::diagnostics::options as msg;
 use crate::error::Error;
+use crate::front::raw::{split_ident, strip_comments};
 use crate::link::LinkMode;
 
 /// Evaluates the request's constants with nvcc, through the cache.
@@ -81,22 +82,16 @@ pub(crate) fn with_nvcc(
     Ok(constants)
 }
 
-/// Evaluates the request's constants from the raw text of `sources` and their user headers.
+/// Evaluates the request's constants from raw `texts`: the module's files and the user
+/// headers each includes, each header before the file (as the preprocessor reads them).
 pub(crate) fn without_nvcc(
     req: &ModuleRequest,
-    sources: &[Source],
+    texts: &[String],
 ) -> Result<Vec<ExportedConstant>, Error> {
     if req.constants.is_empty() {
         return Ok(Vec::new());
     }
-    let mut texts: Vec<String> = Vec::new();
-    for source in sources {
-        let here = source.is_file.then(|| source.path.parent()).flatten();
-        let (headers, _) = super::runtime::user_headers(&source.text, here, &source.includes)?;
-        texts.extend(headers.into_iter().map(|(_, body)| body));
-        texts.push(source.text.clone());
-    }
-    let table = Definitions::read(&texts, &req.defines);
+    let table = Definitions::read(texts, &req.defines);
     let mut values = Vec::new();
     let mut why = Vec::new();
     for (name, _) in &req.constants {
@@ -217,16 +212,11 @@ impl Definitions {
             for line in text.lines() {
                 let line = line.trim_start();
                 if let Some(rest) = line.strip_prefix('#') {
-                    let Some(rest) = rest.trim_start().strip_prefix("define") else {
-                        continue;
-                    };
-                    let rest = rest.trim_start();
-                    let end = rest
-                        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-                        .unwrap_or(rest.len());
-                    let (name, body) = rest.split_at(end);
-                    if !name.is_empty() && !body.starts_with('(') {
-                        table.push((name.to_owned(), strip_comment(body).to_owned()));
+                    let (directive, rest) = split_ident(rest);
+                    let (name, body) = split_ident(rest);
+                    // Object-like definitions only: `#define F(x)` takes arguments.
+                    if directive == "define" && !name.is_empty() && !body.starts_with('(') {
+                        table.push((name.to_owned(), strip_comments(body)));
                     }
                 } else if let Some((name, expr)) = constexpr_integer(line) {
                     table.push((name, expr));
@@ -242,8 +232,8 @@ impl Definitions {
         if depth > 16 {
             return None;
         }
-        let expr = strip_integer_suffixes(expr);
-        crate::front::expr::eval_pp(&expr, &mut |n, defined| {
+        // The evaluator reads integer suffixes (`16u`, `1UL`) itself.
+        crate::front::expr::eval_pp(expr, &mut |n, defined| {
             if defined {
                 Some(i64::from(self.0.iter().any(|(d, _)| d == n)))
             } else {
@@ -289,33 +279,6 @@ fn constexpr_integer(line: &str) -> Option<(String, String)> {
         return None;
     }
     Some(((*name).to_owned(), rhs.trim().to_owned()))
-}
-
-/// A `#define` body without a trailing `//` or `/* */` comment.
-fn strip_comment(body: &str) -> &str {
-    let end = [body.find("//"), body.find("/*")]
-        .into_iter()
-        .flatten()
-        .min()
-        .unwrap_or(body.len());
-    body[..end].trim()
-}
-
-/// `16u`, `4096UL`, `1LL` as plain numbers for the evaluator.
-fn strip_integer_suffixes(expr: &str) -> String {
-    let mut out = String::with_capacity(expr.len());
-    let mut in_number = false;
-    for c in expr.chars() {
-        if c.is_ascii_digit() && !out.ends_with(|p: char| p.is_ascii_alphabetic() || p == '_') {
-            in_number = true;
-        } else if in_number && matches!(c, 'u' | 'U' | 'l' | 'L') {
-            continue;
-        } else if !c.is_ascii_alphanumeric() {
-            in_number = false;
-        }
-        out.push(c);
-    }
-    out
 }
 
 #[cfg(test)]

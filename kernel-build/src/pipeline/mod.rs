@@ -204,6 +204,8 @@ fn parse_only(
     let mut infos = Vec::new();
     let mut diags = crate::diagnostics::Diagnostics::new();
     let mut tracked: Vec<PathBuf> = sources.iter().filter_map(|s| s.tracked_source()).collect();
+    // What exported constants are evaluated from: each file after its headers.
+    let mut texts: Vec<String> = Vec::new();
     for source in sources {
         // The user's headers (beside the file or in its include folders) are read for
         // their declarations; system and toolkit headers are not.
@@ -221,6 +223,10 @@ fn parse_only(
         } else {
             headers
         };
+        if !req.constants.is_empty() {
+            texts.extend(headers.iter().map(|(_, body)| body.clone()));
+            texts.push(source.text.clone());
+        }
         let input = front::FrontInput {
             display_name: &source.display_name,
             raw: &source.text,
@@ -252,7 +258,7 @@ fn parse_only(
             .collect();
         combine::combine(&parts, req.link, false).map_err(Error::Diagnostics)?
     };
-    let constants = constants::without_nvcc(req, sources)?;
+    let constants = constants::without_nvcc(req, &texts)?;
     Ok(BuiltModule {
         name: req.name.clone(),
         info,

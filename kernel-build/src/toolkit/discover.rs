@@ -20,7 +20,7 @@ use crate::env::{self, Reporting};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
-use std::sync::Mutex;
+use std::sync::{LazyLock, Mutex};
 
 /// Subfolders of a wheel installation (or a site-packages folder) that hold nvcc.
 const WHEEL_BIN_DIRS: [&str; 3] = ["nvidia/cu13/bin", "nvidia/cu12/bin", "nvidia/cuda_nvcc/bin"];
@@ -189,9 +189,9 @@ fn through_links(p: PathBuf) -> PathBuf {
 /// sccache-style setup), whose companions (nvJitLink, nvFatbin, the CUDA runtime, library
 /// headers) are not beside it. Asked once per nvcc per process.
 pub(crate) fn reported_root(nvcc: &Path) -> Option<PathBuf> {
-    let mut asked = ASKED.lock().unwrap_or_else(|p| p.into_inner());
-    asked
-        .get_or_insert_with(HashMap::new)
+    ASKED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
         .entry(nvcc.to_path_buf())
         .or_insert_with(|| {
             let out = Command::new(nvcc)
@@ -206,14 +206,42 @@ pub(crate) fn reported_root(nvcc: &Path) -> Option<PathBuf> {
 }
 
 /// The roots of [`reported_root`], by nvcc, asked or read from the probe cache.
-static ASKED: Mutex<Option<HashMap<PathBuf, Option<PathBuf>>>> = Mutex::new(None);
+static ASKED: LazyLock<Mutex<HashMap<PathBuf, Option<PathBuf>>>> = LazyLock::new(Mutex::default);
 
 /// Records the root a cached probe of `nvcc` found, so that it is not asked again.
 pub(crate) fn remember_root(nvcc: &Path, root: Option<PathBuf>) {
-    let mut asked = ASKED.lock().unwrap_or_else(|p| p.into_inner());
-    asked
-        .get_or_insert_with(HashMap::new)
+    ASKED
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
         .insert(nvcc.to_path_buf(), root);
+}
+
+/// Whether `nvcc` sits in a toolkit's `bin` (the toolkit's `nvvm` beside that `bin`).
+pub(crate) fn in_toolkit(nvcc: &Path) -> bool {
+    nvcc.parent()
+        .and_then(Path::parent)
+        .is_some_and(|root| root.join("nvvm").is_dir())
+}
+
+/// The toolkit roots `nvcc` belongs to: the folder above its `bin`, the one above the
+/// `bin` of the file a link leads to, and, when neither is a toolkit (a wrapper script),
+/// the root nvcc reports ([`reported_root`]).
+pub(crate) fn toolkit_roots(nvcc: &Path) -> Vec<PathBuf> {
+    let real = std::fs::canonicalize(nvcc).unwrap_or_else(|_| nvcc.to_path_buf());
+    let mut roots: Vec<PathBuf> = Vec::new();
+    for n in [nvcc, real.as_path()] {
+        if let Some(root) = n.parent().and_then(Path::parent)
+            && !roots.iter().any(|r| r == root)
+        {
+            roots.push(root.to_path_buf());
+        }
+    }
+    if !roots.iter().any(|r| r.join("nvvm").is_dir())
+        && let Some(top) = reported_root(nvcc)
+    {
+        roots.push(top);
+    }
+    roots
 }
 
 /// `TOP` of an `nvcc -dryrun` listing, normalised (`.../bin/..` is `...`).

@@ -11,7 +11,7 @@ mod native;
 mod version;
 
 pub use archs::{BadTargetName, Target, TargetKind, default_targets, parse_target_list};
-pub(crate) use discover::reported_root;
+pub(crate) use discover::toolkit_roots;
 pub use install::{
     Installed, LIBRARIES, WHEEL_VERSION, WHEELS, install, install_with, library_for_header,
     user_toolkit_dir,
@@ -184,11 +184,8 @@ impl Toolkit {
     /// # Ok::<(), cuda_kernel_build::Error>(())
     /// ```
     pub fn runtime_header(&self) -> Option<PathBuf> {
-        let real = std::fs::canonicalize(&self.nvcc).unwrap_or_else(|_| self.nvcc.clone());
-        [&self.nvcc, &real]
-            .iter()
-            .filter_map(|n| n.parent().and_then(Path::parent).map(Path::to_path_buf))
-            .chain(self.probe.root.clone())
+        discover::toolkit_roots(&self.nvcc)
+            .into_iter()
             .flat_map(|root| {
                 [
                     root.join("include"),
@@ -280,14 +277,10 @@ fn probe(nvcc: &Path) -> Result<Probe, Error> {
             output: codes,
         });
     }
-    let in_toolkit = nvcc
-        .parent()
-        .and_then(Path::parent)
-        .is_some_and(|r| r.join("nvvm").is_dir());
     Ok(Probe {
         version,
         supported_sass,
-        root: if in_toolkit {
+        root: if discover::in_toolkit(nvcc) {
             None
         } else {
             discover::reported_root(nvcc)
@@ -330,13 +323,7 @@ fn library_includes_beside(nvcc: &Path) -> Vec<PathBuf> {
     let has = |c: &PathBuf| c.join("include/cutlass/cutlass.h").is_file();
     let cutlass = match wheels(nvcc).map(cutlass_in).filter(has) {
         Some(c) => c,
-        None if nvcc
-            .parent()
-            .and_then(Path::parent)
-            .is_some_and(|r| r.join("nvvm").is_dir()) =>
-        {
-            return Vec::new();
-        }
+        None if discover::in_toolkit(nvcc) => return Vec::new(),
         None => match reported().map(cutlass_in).filter(has) {
             Some(c) => c,
             None => return Vec::new(),

@@ -4,7 +4,7 @@
 use crate::front::lexer::lex;
 
 /// Splits the leading word (letters, digits, `_`) from the rest.
-pub(super) fn split_word(s: &str) -> (&str, &str) {
+pub(crate) fn split_word(s: &str) -> (&str, &str) {
     let end = s
         .find(|c: char| !c.is_ascii_alphanumeric() && c != '_')
         .unwrap_or(s.len());
@@ -12,12 +12,12 @@ pub(super) fn split_word(s: &str) -> (&str, &str) {
 }
 
 /// Splits a name from the rest, after leading whitespace.
-pub(super) fn split_ident(s: &str) -> (&str, &str) {
+pub(crate) fn split_ident(s: &str) -> (&str, &str) {
     split_word(s.trim_start())
 }
 
 /// The tokens of `s` without its comments, separated by one space where they were apart.
-pub(super) fn strip_comments(s: &str) -> String {
+pub(crate) fn strip_comments(s: &str) -> String {
     let lexed = lex(s);
     let mut out = String::new();
     let mut prev_end = None;

@@ -19,7 +19,8 @@ use super::lexer::{TokKind, Token, lex};
 use crate::diagnostics::{Diagnostics, front as msg};
 use crate::model::SourceLoc;
 use conditions::{Cond, eval_cond};
-use directive::{split_ident, split_word, strip_comments};
+use directive::split_word;
+pub(crate) use directive::{split_ident, strip_comments};
 use macros::{Macro, expand_token};
 
 /// The tokens to parse after conditionals and object-like macros, plus notes.
