@@ -48,6 +48,7 @@ mod diagnostics;
 mod env;
 mod error;
 mod front;
+mod generated;
 mod jobs;
 mod link;
 pub mod model;
@@ -92,6 +93,10 @@ pub mod __private {
     /// nvJitLink and nvFatbin.
     pub mod link {
         pub use crate::link::*;
+    }
+    /// The generated-kernel macros (`elementwise!`, `reduction!`, `scan!`).
+    pub mod generated {
+        pub use crate::generated::*;
     }
     /// The whole build of one module.
     pub mod pipeline {

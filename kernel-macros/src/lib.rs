@@ -213,6 +213,138 @@ pub fn include_kernels(input: TokenStream) -> TokenStream {
     cuda_kernel_build::__private::codegen::expand_include_kernels(&module).into()
 }
 
+/// Writes, compiles (at build time, through the same pipeline as [`cuda_module!`]) and
+/// types elementwise kernels from one CUDA statement.
+///
+/// ```ignore
+/// use cuda_kernel_runtime::{elementwise, Gpu};
+///
+/// elementwise! {
+///     /// Element-wise vector kernels.
+///     pub mod vec_ops {
+///         /// y ← a·x + y
+///         pub fn axpy<T>(a: T, x: &[T], y: &mut [T]) for T in [f32, f64]
+///             = "y[i] = a * x[i] + y[i]";
+///         pub fn relu(x: &mut [f32]) = "x[i] = fmaxf(x[i], 0.0f)";
+///     }
+/// }
+///
+/// fn main() -> Result<(), cuda_kernel_runtime::Error> {
+///     let gpu = Gpu::new(0)?;
+///     let k = vec_ops::load(&gpu)?;
+///     let x = gpu.upload(&[1.0f32; 1000])?;
+///     let mut y = gpu.upload(&[2.0f32; 1000])?;
+///     k.axpy(3.0f32, &x, &mut y)?; // safe: the statement reads and writes at `[i]` only
+///     Ok(())
+/// }
+/// ```
+///
+/// The statement runs for every `i < n`, where `n` is the common length of the slices
+/// (checked before the launch: [`Error::SliceLength`](../cuda_kernel_runtime/enum.Error.html)
+/// names the slice that differs). Scalars are the same for every element. `&[T]` is read
+/// (`const T*`), `&mut [T]` read and written (`T*`). The kernel is a grid-stride loop with
+/// 16-byte vector loads and stores when every slice is aligned for them.
+///
+/// `fn f<T>(...) for T in [f32, f64, f16]` instantiates the kernel for each listed type and
+/// gives one generic method; types are `f16`, `bf16`, `f32`, `f64`, `i8`..`i64`,
+/// `u8`..`u64`.
+///
+/// # Keys
+///
+/// `preamble = "..."` (device functions the statements may call), `arch = [...]`,
+/// `flags = [...]` as in [`cuda_module!`].
+///
+/// # Safety
+///
+/// The launcher is a safe `fn` when the statement touches every slice only as `name[i]`,
+/// forms no pointer and calls only C/CUDA math functions; the kernel then stays within its
+/// slices. Otherwise (`x[i + 1]`, a function of the preamble, ...) it is an `unsafe fn`
+/// whose documentation gives the reason.
+///
+/// # Errors
+///
+/// A mistake found in the statement (an input written, unbalanced brackets, a reserved
+/// name) and nvcc's errors about it are compile errors at the string literal.
+#[proc_macro]
+pub fn elementwise(input: TokenStream) -> TokenStream {
+    generated(
+        cuda_kernel_build::__private::generated::GeneratorKind::Elementwise,
+        input,
+    )
+}
+
+/// Writes, compiles and types reductions: a map expression per index, an associative and
+/// commutative operator on `a` and `b`, its identity, and an optional post-map of the
+/// result `r` (which may use `n`).
+///
+/// ```ignore
+/// cuda_kernel_runtime::reduction! {
+///     pub mod stats {
+///         pub fn sum_squares<T>(x: &[T]) -> T for T in [f32, f64] {
+///             map = "x[i] * x[i]"; reduce = "a + b"; identity = "0";
+///         }
+///         pub fn max_abs(x: &[f32]) -> f32 {
+///             map = "fabsf(x[i])"; reduce = "fmaxf(a, b)"; identity = "0.0f";
+///         }
+///         pub fn mean(x: &[f32]) -> f64 {
+///             map = "x[i]"; reduce = "a + b"; identity = "0"; post = "r / n";
+///         }
+///     }
+/// }
+/// # fn main() -> Result<(), cuda_kernel_runtime::Error> {
+/// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+/// let k = stats::load(&gpu)?;
+/// let x = gpu.upload(&[3.0f32, -4.0])?;
+/// assert_eq!(k.sum_squares(&x)?, 25.0);
+/// # Ok(()) }
+/// ```
+///
+/// `f(...)` returns the value (waiting for it); `f_into(..., out)` leaves it in `out[0]` on
+/// the device. The first launch reduces per block (grid-stride loop, vector loads, warp
+/// shuffles), the second combines the blocks' partials; the grid depends on `n` alone, so a
+/// float result has the same bits on every run and GPU. NaN and infinities propagate as the
+/// operator does in C (`a + b` gives NaN, `fmaxf` ignores NaN).
+#[proc_macro]
+pub fn reduction(input: TokenStream) -> TokenStream {
+    generated(
+        cuda_kernel_build::__private::generated::GeneratorKind::Reduction,
+        input,
+    )
+}
+
+/// Writes, compiles and types prefix scans with a user operator.
+///
+/// ```ignore
+/// cuda_kernel_runtime::scan! {
+///     pub mod prefix {
+///         pub fn cumsum<T>(x: &[T], y: &mut [T]) for T in [f32, i32, u64] {
+///             op = "a + b"; identity = "0";
+///         }
+///         pub fn offsets(x: &[u32], y: &mut [u32]) {
+///             op = "a + b"; identity = "0"; exclusive = true;
+///         }
+///     }
+/// }
+/// ```
+///
+/// `op` combines `a` (earlier) and `b` (later) and must be associative; `identity` is its
+/// identity (the first output of an exclusive scan). One pass over the data: each block
+/// scans a tile and takes its prefix from its predecessors by decoupled look-back.
+#[proc_macro]
+pub fn scan(input: TokenStream) -> TokenStream {
+    generated(
+        cuda_kernel_build::__private::generated::GeneratorKind::Scan,
+        input,
+    )
+}
+
+fn generated(
+    kind: cuda_kernel_build::__private::generated::GeneratorKind,
+    input: TokenStream,
+) -> TokenStream {
+    cuda_kernel_build::__private::generated::expand(kind, input.into()).into()
+}
+
 #[cfg(test)]
 mod tests {
     /// The options table of `cuda_module!`'s documentation lists exactly the keys the

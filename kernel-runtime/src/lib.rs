@@ -62,6 +62,7 @@ mod device;
 mod env;
 mod error;
 pub mod fp;
+mod generated;
 mod launch;
 mod memory;
 mod streams;
@@ -126,10 +127,14 @@ pub use texture::{
     TextureHandle, TextureObject,
 };
 
+pub use cuda_kernel_generate::Dtype;
 pub use error::Error;
+pub use generated::runtime::{Arg, Element, Generated, GeneratedKernel};
 
 // The vocabulary this crate shares with cudarc (buffers, streams, contexts), and the macro.
-pub use cuda_kernel_macros::{cuda_module, host_functions, include_kernels};
+pub use cuda_kernel_macros::{
+    cuda_module, elementwise, host_functions, include_kernels, reduction, scan,
+};
 pub use cudarc;
 pub use cudarc::driver::{
     CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceRepr,

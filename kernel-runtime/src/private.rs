@@ -11,10 +11,15 @@ pub use crate::code::module::spec::Aligned;
 pub use crate::code::module::{
     LoadedModule, compile_module, library_module, load_library, load_module, load_module_with,
 };
+pub use crate::generated::launch::{
+    SliceLen, check_output, common_len, elementwise_launch, read_one, reduction_launches,
+    scan_launch, scan_scratch, scratch,
+};
 pub use crate::launch::args::host::PreparedHost;
 pub use crate::launch::args::null::{PreparedNull, PreparedOption};
 pub use crate::launch::args::values::PreparedValue;
 pub use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
+pub use cuda_kernel_generate::Dtype;
 
 use crate::error::Error;
 

@@ -39,6 +39,7 @@ mod templates;
 mod types;
 
 mod fallback;
+mod generated;
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -84,6 +85,9 @@ pub struct CodegenOptions {
     /// Path of the runtime crate (`::cuda_kernel_runtime`); internals are reached
     /// through its `__private` module.
     pub runtime: syn::Path,
+    /// The kernels' stubs are `#[doc(hidden)]`: the module's face is something else (the
+    /// launchers of generated kernels).
+    pub hidden_stubs: bool,
 }
 
 impl Default for CodegenOptions {
@@ -96,6 +100,7 @@ impl Default for CodegenOptions {
             track_inputs: false,
             warn_in_code: false,
             runtime: syn::parse_quote!(::cuda_kernel_runtime),
+            hidden_stubs: false,
         }
     }
 }
@@ -117,6 +122,16 @@ impl CodegenOptions {
             ..CodegenOptions::default()
         }
     }
+}
+
+/// Generates the Rust module of generated kernels: the built module's hidden stubs plus one
+/// launcher per function of the macro.
+pub(crate) fn generated_module(
+    module: &BuiltModule,
+    opts: &CodegenOptions,
+    plans: &[crate::generated::expand::FnPlan<'_>],
+) -> TokenStream {
+    generated::module(module, opts, plans)
 }
 
 /// Generates the Rust module of a built module.

@@ -17,6 +17,17 @@ pub(crate) fn module_with(
     opts: &CodegenOptions,
     extra: TokenStream,
 ) -> TokenStream {
+    module_with_items(parts, opts, extra, TokenStream::new())
+}
+
+/// The `mod` item, with `extra` methods on `Module` and `items` beside it (the launchers
+/// of generated kernels and their dispatch traits).
+pub(crate) fn module_with_items(
+    parts: &BuiltModule,
+    opts: &CodegenOptions,
+    extra: TokenStream,
+    items: TokenStream,
+) -> TokenStream {
     let rt = runtime_tokens(opts);
     let name = format_ident!("{}", parts.name);
     let vis = &opts.vis;
@@ -74,6 +85,7 @@ pub(crate) fn module_with(
             #structs
             #templates
             #arg_bounds
+            #items
         }
     }
 }

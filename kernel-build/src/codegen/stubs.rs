@@ -33,6 +33,7 @@ pub(crate) fn methods(
     bounds: &ArgBounds,
     rt: &TokenStream,
 ) -> TokenStream {
+    let hidden = opts.hidden_stubs.then(|| quote!(#[doc(hidden)]));
     let methods = plan(&parts.info, rt)
         .into_iter()
         .map(|planned| match planned {
@@ -76,7 +77,7 @@ pub(crate) fn methods(
                 family_method(&family, &parts.targets, safe, bounds, rt)
             }
         });
-    quote!(#(#methods)*)
+    quote!(#(#hidden #methods)*)
 }
 
 /// The hidden module of template traits, if any family needs one.

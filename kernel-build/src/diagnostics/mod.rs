@@ -8,6 +8,7 @@
 pub mod build;
 pub mod check;
 pub mod front;
+pub mod generated;
 pub mod host;
 pub mod options;
 pub mod units;

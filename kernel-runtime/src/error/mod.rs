@@ -164,6 +164,32 @@ pub enum Error {
         /// Destination length.
         dst: usize,
     },
+    /// A slice given to a generated kernel (`elementwise!`, `reduction!`, `scan!`, or a
+    /// run-time generated kernel) does not hold the kernel's element count.
+    #[error(
+        "generated kernel `{kernel}`: slice `{slice}` has {len} element(s), but {first} has {expected}; every slice of the kernel holds the same count"
+    )]
+    SliceLength {
+        /// The kernel's name.
+        kernel: &'static str,
+        /// The slice that differs.
+        slice: &'static str,
+        /// Its length.
+        len: usize,
+        /// What the count comes from (the first slice, or "the result").
+        first: &'static str,
+        /// The count.
+        expected: usize,
+    },
+    /// A kernel generated at run time cannot be written or launched as asked: a mistake in
+    /// an expression, or arguments that do not match its parameters.
+    #[error("generated kernel `{kernel}`: {message}")]
+    Generated {
+        /// The kernel's name.
+        kernel: String,
+        /// What is wrong.
+        message: String,
+    },
     /// A size computation overflowed.
     #[error("{what}: {len} element(s) of {elem_size} byte(s) overflow the address space")]
     SizeOverflow {
