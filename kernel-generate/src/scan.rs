@@ -39,6 +39,8 @@ pub(crate) fn write(s: &Scan, w: &mut Writer) -> Result<KernelInfo, Vec<Generate
     let name = &s.name;
     let items = scan_items(s.dtype);
     let warps = BLOCK / 32;
+    // Registers for four blocks per SM: the look-back's latency is hidden by other tiles.
+    let min_blocks = 4;
     w.push(&format!(
         "struct kg_{name}_op {{\n    __device__ __forceinline__ {t} operator()({t} a, {t} b) const {{\n        return ({t})("
     ));
@@ -47,6 +49,59 @@ pub(crate) fn write(s: &Scan, w: &mut Writer) -> Result<KernelInfo, Vec<Generate
         "        );\n    }}\n}};\n__device__ __forceinline__ {t} kg_{name}_identity() {{\n    return ({t})("
     ));
     w.user(&s.label, "identity", &s.identity);
+    let status = if s.dtype.size() <= 4 {
+        // Flag and value in one 64-bit word: one store publishes both, one load reads both,
+        // no fence between them.
+        format!(
+            r#"struct kg_{name}_status {{
+    volatile unsigned long long* words;
+    __device__ __forceinline__ void publish(long long tile, {t} v, unsigned int flag) const {{
+        unsigned int bits = 0u;
+        memcpy(&bits, &v, sizeof({t}));
+        words[tile] = ((unsigned long long)flag << 32) | bits;
+    }}
+    __device__ __forceinline__ unsigned int wait(long long j, {t}* v) const {{
+        unsigned long long w;
+        do {{ w = words[j]; }} while ((w >> 32) == 0ull);
+        const unsigned int bits = (unsigned int)w;
+        memcpy(v, &bits, sizeof({t}));
+        return (unsigned int)(w >> 32);
+    }}
+}};
+"#
+        )
+    } else {
+        // Values of 8 bytes: the value, a fence, then the flag; readers the reverse.
+        format!(
+            r#"struct kg_{name}_status {{
+    volatile unsigned int* flags;
+    {t}* aggs;
+    {t}* prefixes;
+    __device__ __forceinline__ void publish(long long tile, {t} v, unsigned int flag) const {{
+        if (flag == 1u) aggs[tile] = v; else prefixes[tile] = v;
+        __threadfence();
+        flags[tile] = flag;
+    }}
+    __device__ __forceinline__ unsigned int wait(long long j, {t}* v) const {{
+        unsigned int f;
+        do {{ f = flags[j]; }} while (f == 0u);
+        __threadfence();
+        *v = f == 2u ? __ldcg(prefixes + j) : __ldcg(aggs + j);
+        return f;
+    }}
+}};
+"#
+        )
+    };
+    let status_init = if s.dtype.size() <= 4 {
+        format!(
+            "const kg_{name}_status kg_status{{reinterpret_cast<volatile unsigned long long*>(kg_scratch + 1)}};"
+        )
+    } else {
+        format!(
+            "{t}* kg_aggs = reinterpret_cast<{t}*>(kg_scratch + 1 + (kg_tiles + 1) / 2);\n                 const kg_{name}_status kg_status{{reinterpret_cast<volatile unsigned int*>(kg_scratch + 1), kg_aggs, kg_aggs + kg_tiles}};"
+        )
+    };
     let store = if s.exclusive {
         "(k == 0 ? kg_prefix : kg_op(kg_prefix, kg_v[k > 0 ? k - 1 : 0]))"
     } else {
@@ -55,16 +110,14 @@ pub(crate) fn write(s: &Scan, w: &mut Writer) -> Result<KernelInfo, Vec<Generate
     w.push(&format!(
         r#"    );
 }}
-extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(const {t}* __restrict__ kg_in, {t}* __restrict__ kg_out, unsigned long long* __restrict__ kg_scratch, long long n) {{
+{status}extern "C" __global__ void __launch_bounds__({BLOCK}, {min_blocks}) {name}(const {t}* __restrict__ kg_in, {t}* __restrict__ kg_out, unsigned long long* __restrict__ kg_scratch, long long n) {{
     constexpr int ITEMS = {items};
     constexpr int TILE = {BLOCK} * ITEMS;
     const kg_{name}_op kg_op{{}};
     const {t} kg_identity = kg_{name}_identity();
     const long long kg_tiles = (n + TILE - 1) / TILE;
     unsigned int* kg_counter = reinterpret_cast<unsigned int*>(kg_scratch);
-    volatile unsigned int* kg_flags = reinterpret_cast<volatile unsigned int*>(kg_scratch + 1);
-    {t}* kg_aggs = reinterpret_cast<{t}*>(kg_scratch + 1 + (kg_tiles + 1) / 2);
-    {t}* kg_prefixes = kg_aggs + kg_tiles;
+    {status_init}
     __shared__ alignas(16) unsigned char kg_items_raw[(TILE + TILE / 32) * sizeof({t})];
     __shared__ alignas(16) unsigned char kg_totals_raw[{warps} * sizeof({t})];
     __shared__ alignas(16) unsigned char kg_prefix_raw[sizeof({t})];
@@ -77,18 +130,22 @@ extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(const {t}* __restri
     __syncthreads();
     const long long kg_tile = kg_tile_s;
     const long long kg_base = kg_tile * TILE;
+    // Each warp moves its own 32 * ITEMS elements between striped (coalesced) and blocked
+    // (thread t holds t * ITEMS + k) order through its own padded part of shared memory.
+    {t}* kg_mine = kg_items + warp * (32 * ITEMS + ITEMS);
+    const long long kg_wbase = kg_base + (long long)warp * 32 * ITEMS;
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {{
-        const int j = k * {BLOCK} + t;
-        const long long g = kg_base + j;
-        kg_items[j + j / 32] = g < n ? kg_in[g] : kg_identity;
+        const int j = k * 32 + lane;
+        const long long g = kg_wbase + j;
+        kg_mine[j + j / 32] = g < n ? kg_in[g] : kg_identity;
     }}
-    __syncthreads();
+    __syncwarp();
     {t} kg_v[ITEMS];
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {{
-        const int j = t * ITEMS + k;
-        kg_v[k] = kg_items[j + j / 32];
+        const int j = lane * ITEMS + k;
+        kg_v[k] = kg_mine[j + j / 32];
     }}
 #pragma unroll
     for (int k = 1; k < ITEMS; ++k) kg_v[k] = kg_op(kg_v[k - 1], kg_v[k]);
@@ -103,27 +160,15 @@ extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(const {t}* __restri
         for (int k = 1; k < {warps}; ++k) kg_aggregate = kg_op(kg_aggregate, kg_totals[k]);
         {t} kg_before = kg_identity;
         if (kg_tile == 0) {{
-            if (lane == 0) {{
-                kg_prefixes[0] = kg_aggregate;
-                __threadfence();
-                kg_flags[0] = 2u;
-            }}
+            if (lane == 0) kg_status.publish(0, kg_aggregate, 2u);
         }} else {{
-            if (lane == 0) {{
-                kg_aggs[kg_tile] = kg_aggregate;
-                __threadfence();
-                kg_flags[kg_tile] = 1u;
-            }}
+            if (lane == 0) kg_status.publish(kg_tile, kg_aggregate, 1u);
             long long kg_nearest = kg_tile - 1;
             while (true) {{
                 const long long j = kg_nearest - lane;
                 unsigned int f = 2u;
-                if (j >= 0) {{
-                    do {{ f = kg_flags[j]; }} while (f == 0u);
-                }}
-                __threadfence();
                 {t} kg_val = kg_identity;
-                if (j >= 0) kg_val = f == 2u ? __ldcg(kg_prefixes + j) : __ldcg(kg_aggs + j);
+                if (j >= 0) f = kg_status.wait(j, &kg_val);
                 const unsigned int kg_done = __ballot_sync(0xffffffffu, f == 2u);
                 const int kg_stop = kg_done ? __ffs(kg_done) - 1 : 32;
                 if (lane > kg_stop) kg_val = kg_identity;
@@ -136,11 +181,7 @@ extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(const {t}* __restri
                 if (kg_done) break;
                 kg_nearest -= 32;
             }}
-            if (lane == 0) {{
-                kg_prefixes[kg_tile] = kg_op(kg_before, kg_aggregate);
-                __threadfence();
-                kg_flags[kg_tile] = 2u;
-            }}
+            if (lane == 0) kg_status.publish(kg_tile, kg_op(kg_before, kg_aggregate), 2u);
         }}
         if (lane == 0) *kg_tile_prefix = kg_before;
     }}
@@ -150,15 +191,15 @@ extern "C" __global__ void __launch_bounds__({BLOCK}) {name}(const {t}* __restri
     const {t} kg_prefix = kg_op(*kg_tile_prefix, kg_op(kg_warp_prefix, kg_exclusive));
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {{
-        const int j = t * ITEMS + k;
-        kg_items[j + j / 32] = {store};
+        const int j = lane * ITEMS + k;
+        kg_mine[j + j / 32] = {store};
     }}
-    __syncthreads();
+    __syncwarp();
 #pragma unroll
     for (int k = 0; k < ITEMS; ++k) {{
-        const int j = k * {BLOCK} + t;
-        const long long g = kg_base + j;
-        if (g < n) kg_out[g] = kg_items[j + j / 32];
+        const int j = k * 32 + lane;
+        const long long g = kg_wbase + j;
+        if (g < n) kg_out[g] = kg_mine[j + j / 32];
     }}
 }}
 "#

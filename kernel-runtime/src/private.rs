@@ -20,6 +20,7 @@ pub use crate::launch::args::null::{PreparedNull, PreparedOption};
 pub use crate::launch::args::values::PreparedValue;
 pub use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
 pub use cuda_kernel_generate::Dtype;
+pub use cuda_kernel_generate::geometry::scan_items;
 
 use crate::error::Error;
 

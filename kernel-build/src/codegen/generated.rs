@@ -263,8 +263,20 @@ fn dispatch_trait(plan: &FnPlan<'_>, rt: &TokenStream) -> Option<TokenStream> {
         }
     });
     let _ = t;
+    let listed = plan
+        .instances
+        .iter()
+        .filter_map(|i| i.dtype)
+        .map(|d| format!("`{}`", d.rust_name()))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let message = format!("`{name}` is not generated for `{{Self}}`");
+    let label = format!("`{name}` takes {listed} here");
+    let note =
+        format!("the element types of `{name}` are those of its `for T in [...]` list: {listed}");
     Some(quote! {
         #[doc = #doc]
+        #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
         pub trait #bound: ::core::marker::Copy + 'static + __sealed::Sealed {
             #decls
         }

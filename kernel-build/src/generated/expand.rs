@@ -96,6 +96,13 @@ fn expand_module(kind: GeneratorKind, module: &GenModule) -> syn::Result<TokenSt
             unsafe_reason: info.unsafe_reason,
         });
     }
+    if nvcc_errors.is_some() {
+        // While nvcc rejects the module, its launchers stand in as safe functions: the
+        // rejected text's error is the only one the user sees.
+        for inst in plans.iter_mut().flat_map(|p| p.instances.iter_mut()) {
+            inst.unsafe_reason = None;
+        }
+    }
     let mut opts = CodegenOptions::for_request(&req);
     opts.vis = module.vis.clone();
     opts.attrs = module.attrs.clone();

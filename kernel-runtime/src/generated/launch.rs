@@ -125,7 +125,7 @@ pub fn reduction_launches(n: usize, width: u32) -> (Launch, Launch, usize) {
 ///
 /// ```
 /// use cuda_kernel_runtime::__private::{scan_launch, Dtype};
-/// assert_eq!(scan_launch(4097, Dtype::F32).unwrap().num_blocks(), 2);
+/// assert_eq!(scan_launch(8193, Dtype::F32).unwrap().num_blocks(), 2);
 /// ```
 pub fn scan_launch(n: usize, dtype: Dtype) -> Result<Launch, Error> {
     let tiles = geometry::scan_tiles(n as u64, dtype);
@@ -157,7 +157,7 @@ pub fn scan_scratch(
 ) -> Result<CudaSlice<u64>, Error> {
     let tiles = geometry::scan_tiles(n as u64, dtype);
     let words = geometry::scan_scratch_words(tiles, dtype) as usize;
-    let zeroed = geometry::scan_zeroed_words(tiles) as usize;
+    let zeroed = geometry::scan_zeroed_words(tiles, dtype) as usize;
     let mut buf = scratch::<u64>(stream, words)?;
     let mut head = buf.slice_mut(..zeroed.min(words));
     stream.memset_zeros(&mut head).call("cuMemsetD8Async")?;
