@@ -99,7 +99,7 @@ pub(crate) fn write(s: &Scan, w: &mut Writer) -> Result<KernelInfo, Vec<Generate
         )
     } else {
         format!(
-            "{t}* kg_aggs = reinterpret_cast<{t}*>(kg_scratch + 1 + (kg_tiles + 1) / 2);\n                 const kg_{name}_status kg_status{{reinterpret_cast<volatile unsigned int*>(kg_scratch + 1), kg_aggs, kg_aggs + kg_tiles}};"
+            "const long long kg_tiles = (n + TILE - 1) / TILE;\n    {t}* kg_aggs = reinterpret_cast<{t}*>(kg_scratch + 1 + (kg_tiles + 1) / 2);\n    const kg_{name}_status kg_status{{reinterpret_cast<volatile unsigned int*>(kg_scratch + 1), kg_aggs, kg_aggs + kg_tiles}};"
         )
     };
     let store = if s.exclusive {
@@ -115,7 +115,6 @@ pub(crate) fn write(s: &Scan, w: &mut Writer) -> Result<KernelInfo, Vec<Generate
     constexpr int TILE = {BLOCK} * ITEMS;
     const kg_{name}_op kg_op{{}};
     const {t} kg_identity = kg_{name}_identity();
-    const long long kg_tiles = (n + TILE - 1) / TILE;
     unsigned int* kg_counter = reinterpret_cast<unsigned int*>(kg_scratch);
     {status_init}
     __shared__ alignas(16) unsigned char kg_items_raw[(TILE + TILE / 32) * sizeof({t})];

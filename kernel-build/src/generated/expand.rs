@@ -135,13 +135,13 @@ fn check(kind: GeneratorKind, module: &GenModule) -> syn::Result<()> {
         }
         let uses_generic = f.params.iter().any(|p| p.elem == ElemType::Generic)
             || f.output == Some(ElemType::Generic);
-        if let Some((t, _)) = &f.generic {
-            if !uses_generic {
-                push(
-                    t.span(),
-                    msg::signature(&name, &format!("no parameter has type `{t}`")),
-                );
-            }
+        if let Some((t, _)) = &f.generic
+            && !uses_generic
+        {
+            push(
+                t.span(),
+                msg::signature(&name, &format!("no parameter has type `{t}`")),
+            );
         }
         let (keys, required): (&[&str], &[&str]) = match kind {
             GeneratorKind::Elementwise => (&[], &[]),

@@ -331,10 +331,10 @@ impl Parse for GenFn {
 /// The element type a Rust type names.
 fn elem_type(ty: &syn::Type, generic: Option<&Ident>) -> syn::Result<ElemType> {
     if let syn::Type::Path(p) = ty {
-        if let Some(g) = generic {
-            if p.path.is_ident(g) {
-                return Ok(ElemType::Generic);
-            }
+        if let Some(g) = generic
+            && p.path.is_ident(g)
+        {
+            return Ok(ElemType::Generic);
         }
         let text = quote::quote!(#p).to_string().replace(' ', "");
         if let Some(d) = Dtype::from_rust(&text) {
