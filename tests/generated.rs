@@ -21,6 +21,8 @@ elementwise! {
         pub fn ramp(y: &mut [i32]) = "if (i % 3 == 0) y[i] = (int)i; else y[i] += 1";
         /// Reads a neighbour: the launcher is unsafe.
         pub fn diff(x: &[f32], y: &mut [f32]) = "y[i] = (i + 1 < n ? x[i + 1] : 0.0f) - x[i]";
+        /// Bytes: 16 per vector.
+        pub fn bump(x: &mut [u8]) = "x[i] += (unsigned char)(i & 7)";
         /// Calls the preamble: unsafe too (the generator cannot see into `sq`).
         pub fn square(x: &mut [f32]) = "x[i] = sq(x[i])";
     }
@@ -48,7 +50,7 @@ reduction! {
 
 scan! {
     mod sc {
-        pub fn cumsum<T>(x: &[T], y: &mut [T]) for T in [i32, u32, f32, f64] {
+        pub fn cumsum<T>(x: &[T], y: &mut [T]) for T in [i32, u32, f32, f64, i16, u8] {
             op = "a + b"; identity = "0";
         }
         pub fn offsets(x: &[u32], y: &mut [u32]) {
@@ -151,6 +153,20 @@ fn elementwise_mixed_types_views_index_and_unsafe_kernels() -> Result<(), Error>
     for i in 0..n {
         let want = if i % 3 == 0 { i as i32 } else { start[i] + 1 };
         assert_eq!(got[i], want, "ramp i={i}");
+    }
+
+    for len in LENGTHS {
+        let bytes: Vec<u8> = r.nonzero_u32s(len).into_iter().map(|v| v as u8).collect();
+        let mut b = gpu.upload(&bytes)?;
+        k.bump(&mut b)?;
+        let got = gpu.download(&b)?;
+        for i in 0..len {
+            assert_eq!(
+                got[i],
+                bytes[i].wrapping_add((i & 7) as u8),
+                "bump n={len} i={i}"
+            );
+        }
     }
 
     let xs = r.nonzero_f32s(n);
@@ -321,6 +337,29 @@ fn scans_inclusive_exclusive_and_user_operators() -> Result<(), Error> {
         for i in 0..n {
             acc = acc.wrapping_add(xi[i]);
             assert_eq!(got[i], acc, "cumsum i32 n={n} i={i}");
+        }
+        // Two- and one-byte values share their status word with the flag.
+        let xs16: Vec<i16> = r
+            .nonzero_u32s(n)
+            .into_iter()
+            .map(|v| (v as i16) - 500)
+            .collect();
+        let mut y16 = gpu.zeros::<i16>(n)?;
+        k.cumsum(&gpu.upload(&xs16)?, &mut y16)?;
+        let got = gpu.download(&y16)?;
+        let mut acc = 0i16;
+        for i in 0..n {
+            acc = acc.wrapping_add(xs16[i]);
+            assert_eq!(got[i], acc, "cumsum i16 n={n} i={i}");
+        }
+        let xs8: Vec<u8> = r.nonzero_u32s(n).into_iter().map(|v| v as u8).collect();
+        let mut y8 = gpu.zeros::<u8>(n)?;
+        k.cumsum(&gpu.upload(&xs8)?, &mut y8)?;
+        let got = gpu.download(&y8)?;
+        let mut acc = 0u8;
+        for i in 0..n {
+            acc = acc.wrapping_add(xs8[i]);
+            assert_eq!(got[i], acc, "cumsum u8 n={n} i={i}");
         }
         let xu = r.nonzero_u32s(n);
         let mut y = gpu.zeros::<u32>(n)?;
