@@ -535,3 +535,24 @@ fn run_time_expression_errors_name_kernel_and_part_without_a_gpu() {
         "generated kernel `bad`: in the body of `bad`: `x` is an input (`&[T]`) and cannot be written; declare it `&mut [T]` to write it"
     );
 }
+
+#[test]
+fn run_time_compile_errors_name_kernel_and_part_without_a_gpu() -> Result<(), Error> {
+    // NVRTC is the project's (`scripts/install-cuda-toolkit.sh`) or the system's.
+    let e = Generated::elementwise("wrap", "y[i] = y[i] % 2.5f")
+        .output("y", Dtype::F32)
+        .compile("sm_90")
+        .unwrap_err();
+    let text = e.to_string();
+    assert!(
+        text.contains("in the body of `wrap`: error: expression must have integral"),
+        "{text}"
+    );
+    let ok = Generated::scan("prefix_max", Dtype::F32)
+        .op("fmaxf(a, b)")
+        .identity("-INFINITY")
+        .compile("sm_90")?;
+    assert!(ok.kernels()?.iter().any(|k| k.symbol == "prefix_max"));
+    Ok(())
+}
+

@@ -61,15 +61,25 @@ pub(crate) fn write(k: &Elementwise, w: &mut Writer) -> Result<KernelInfo, Vec<G
         name = k.name,
         params = params.join(", "),
     ));
+    // The scalar loop (the tail, or everything when a slice is not aligned) comes first in
+    // the text, so that a compiler's first error about the body shows the body as written.
     if width > 1 {
-        vector_path(k, &reading, width, w);
+        w.push(&format!(
+            "    const bool kg_aligned = {};\n\
+             \x20   if (kg_aligned) kg_done = n / {width} * {width};",
+            aligned(k, width)
+        ));
     }
     w.push(
         "    for (long long kg_i = kg_done + kg_first; kg_i < n; kg_i += kg_stride) {\n\
          \x20       const long long i = kg_i;",
     );
     w.user(&k.label, "body", &terminated(&k.body));
-    w.push("    }\n}\n");
+    w.push("    }");
+    if width > 1 {
+        vector_path(k, &reading, width, w);
+    }
+    w.push("}\n");
     Ok(KernelInfo {
         entry_points: vec![k.name.clone()],
         width,
@@ -94,21 +104,10 @@ fn vector_path(k: &Elementwise, reading: &Reading, width: u32, w: &mut Writer) {
         .iter()
         .filter(|p| p.access != Access::Scalar)
         .collect();
-    let aligned: Vec<String> = slices
-        .iter()
-        .map(|p| {
-            format!(
-                "(reinterpret_cast<unsigned long long>({}) % {}) == 0",
-                p.name,
-                width as usize * p.dtype.size()
-            )
-        })
-        .collect();
     w.push(&format!(
-        "    if ({}) {{\n\
+        "    if (kg_aligned) {{\n\
          \x20       const long long kg_chunks = n / {width};\n\
-         \x20       for (long long kg_j = kg_first; kg_j < kg_chunks; kg_j += kg_stride) {{",
-        aligned.join(" && ")
+         \x20       for (long long kg_j = kg_first; kg_j < kg_chunks; kg_j += kg_stride) {{"
     ));
     for p in &slices {
         let ty = format!("kg_vec<{}, {width}>", p.dtype.c_name());
@@ -147,9 +146,21 @@ fn vector_path(k: &Elementwise, reading: &Reading, width: u32, w: &mut Writer) {
             ));
         }
     }
-    w.push(&format!(
-        "        }}\n\
-         \x20       kg_done = kg_chunks * {width};\n\
-         \x20   }}"
-    ));
+    w.push("        }\n    }");
+}
+
+/// The condition under which every slice is aligned for vectors of `width` elements.
+pub(crate) fn aligned(k: &Elementwise, width: u32) -> String {
+    k.params
+        .iter()
+        .filter(|p| p.access != Access::Scalar)
+        .map(|p| {
+            format!(
+                "(reinterpret_cast<unsigned long long>({}) % {}) == 0",
+                p.name,
+                width as usize * p.dtype.size()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join(" && ")
 }

@@ -124,8 +124,10 @@ pub(crate) fn write(r: &Reduction, w: &mut Writer) -> Result<KernelInfo, Vec<Gen
         name = r.name,
         params = params.join(", "),
     ));
+    // The scalar loop first in the text (a compiler's first error shows the map as written),
+    // then the vector loop over the aligned whole vectors.
+    let ins: Vec<_> = r.params.iter().filter(|p| p.access == Access::In).collect();
     if width > 1 {
-        let ins: Vec<_> = r.params.iter().filter(|p| p.access == Access::In).collect();
         let aligned: Vec<String> = ins
             .iter()
             .map(|p| {
@@ -137,10 +139,23 @@ pub(crate) fn write(r: &Reduction, w: &mut Writer) -> Result<KernelInfo, Vec<Gen
             })
             .collect();
         w.push(&format!(
-            "    if ({}) {{\n\
-             \x20       const long long kg_chunks = n / {width};\n\
-             \x20       for (long long kg_j = kg_first; kg_j < kg_chunks; kg_j += kg_stride) {{",
+            "    const bool kg_aligned = {};\n\
+             \x20   if (kg_aligned) kg_done = n / {width} * {width};",
             aligned.join(" && ")
+        ));
+    }
+    w.push(&format!(
+        "    for (long long kg_i = kg_done + kg_first; kg_i < n; kg_i += kg_stride) {{\n\
+         \x20       const long long i = kg_i;\n\
+         \x20       kg_acc = kg_op(kg_acc, ({acc})("
+    ));
+    w.user(&r.label, "map", &r.map);
+    w.push("        ));\n    }");
+    if width > 1 {
+        w.push(&format!(
+            "    if (kg_aligned) {{\n\
+             \x20       const long long kg_chunks = n / {width};\n\
+             \x20       for (long long kg_j = kg_first; kg_j < kg_chunks; kg_j += kg_stride) {{"
         ));
         for p in ins
             .iter()
@@ -161,24 +176,10 @@ pub(crate) fn write(r: &Reduction, w: &mut Writer) -> Result<KernelInfo, Vec<Gen
         ));
         let body = expr::substitute(&r.map, &map, |n| format!("kg_{n}.v[kg_k]"));
         w.user(&r.label, "map", &body);
-        w.push(&format!(
-            "                ));\n\
-             \x20           }}\n\
-             \x20       }}\n\
-             \x20       kg_done = kg_chunks * {width};\n\
-             \x20   }}"
-        ));
+        w.push("                ));\n            }\n        }\n    }");
     }
     w.push(&format!(
-        "    for (long long kg_i = kg_done + kg_first; kg_i < n; kg_i += kg_stride) {{\n\
-         \x20       const long long i = kg_i;\n\
-         \x20       kg_acc = kg_op(kg_acc, ({acc})("
-    ));
-    w.user(&r.label, "map", &r.map);
-    w.push(&format!(
-        "        ));\n\
-         \x20   }}\n\
-         \x20   kg_acc = kg_block_reduce(kg_acc, kg_op, kg_identity);\n\
+        "    kg_acc = kg_block_reduce(kg_acc, kg_op, kg_identity);\n\
          \x20   if (threadIdx.x == 0) kg_partials[blockIdx.x] = kg_acc;\n\
          }}\n\
          extern \"C\" __global__ void __launch_bounds__({fb}) {name}_final({scalars}{sep}const {acc}* __restrict__ kg_partials, int kg_count, {acc}* __restrict__ kg_out, long long n) {{\n\

@@ -55,7 +55,7 @@ fn half_types_include_their_header() {
 #[test]
 fn every_user_text_is_a_region_that_locates_back() {
     let g = axpy("y[i] = a * x[i] + y[i]", Dtype::F32).source().unwrap();
-    // The vector path (substituted) and the scalar path each hold the body.
+    // The scalar path (first, as written) and the vector path (substituted) hold the body.
     assert_eq!(g.regions.len(), 2);
     let lines: Vec<&str> = g.source.lines().collect();
     for r in &g.regions {
@@ -66,7 +66,7 @@ fn every_user_text_is_a_region_that_locates_back() {
             lines[r.first - 1]
         );
     }
-    let scalar = g.regions[1].first;
+    let scalar = g.regions[0].first;
     assert_eq!(lines[scalar - 1], "y[i] = a * x[i] + y[i];");
     let log = format!("/tmp/m.cu:{scalar}:5: error: bad\nnvcc note");
     assert_eq!(

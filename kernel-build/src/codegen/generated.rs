@@ -201,7 +201,7 @@ fn launcher(plan: &FnPlan<'_>, rt: &TokenStream) -> TokenStream {
 
 /// The sealed trait a generic function dispatches through, with one impl per type.
 fn dispatch_trait(plan: &FnPlan<'_>, rt: &TokenStream) -> Option<TokenStream> {
-    let (t, _) = plan.item.generic.as_ref()?;
+    plan.item.generic.as_ref()?;
     let name = &plan.item.name;
     let bound = trait_ident(plan);
     let call = format_ident!("__{}", name);
@@ -262,7 +262,6 @@ fn dispatch_trait(plan: &FnPlan<'_>, rt: &TokenStream) -> Option<TokenStream> {
             }
         }
     });
-    let _ = t;
     let listed = plan
         .instances
         .iter()

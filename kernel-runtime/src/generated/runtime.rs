@@ -353,22 +353,10 @@ impl Generated {
     /// (which name the kernel and the part: `axpy: body(1): error: ...`), a driver failure.
     pub fn build(&self, gpu: &Gpu) -> Result<GeneratedKernel, Error> {
         let (generated, kernel) = self.generate()?;
-        let code = Program::new(generated.source.clone())
-            .name(format!("{}.cu", self.name))
+        let code = self
+            .program(&generated)
             .compile_for(gpu)
-            .map_err(|e| match e {
-                // NVRTC's lines told as the kernel's parts (`in the body of `axpy`: ...`).
-                Error::Compile {
-                    program,
-                    log,
-                    options,
-                } => Error::Compile {
-                    program,
-                    log: generated.explain(&log),
-                    options,
-                },
-                other => other,
-            })?;
+            .map_err(|e| explained(&generated, e))?;
         let module = code.load(gpu)?;
         let info = generated
             .kernels
@@ -391,6 +379,50 @@ impl Generated {
             params: self.params.clone(),
             stream: gpu.stream().clone(),
         })
+    }
+}
+
+impl Generated {
+    /// Writes the kernel and compiles it for `target` (`sm_90`, `compute_90`) without a GPU:
+    /// to check an expression, or to keep the compiled code.
+    ///
+    /// ```no_run
+    /// use cuda_kernel_runtime::{Dtype, Generated};
+    /// let e = Generated::elementwise("bad", "y[i] = y[i] % 2.5f")
+    ///     .output("y", Dtype::F32)
+    ///     .compile("sm_90")
+    ///     .unwrap_err();
+    /// assert!(e.to_string().contains("in the body of `bad`"));
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// As [`Generated::build`], less the driver's.
+    pub fn compile(&self, target: &str) -> Result<crate::ObjectCode, Error> {
+        let (generated, _) = self.generate()?;
+        self.program(&generated)
+            .compile(target)
+            .map_err(|e| explained(&generated, e))
+    }
+
+    fn program(&self, generated: &generate::Generated) -> Program {
+        Program::new(generated.source.clone()).name(format!("{}.cu", self.name))
+    }
+}
+
+/// NVRTC's log lines told as the kernel's parts (`in the body of `axpy`: ...`).
+fn explained(generated: &generate::Generated, e: Error) -> Error {
+    match e {
+        Error::Compile {
+            program,
+            log,
+            options,
+        } => Error::Compile {
+            program,
+            log: generated.explain(&log),
+            options,
+        },
+        other => other,
     }
 }
 
