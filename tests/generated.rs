@@ -555,4 +555,3 @@ fn run_time_compile_errors_name_kernel_and_part_without_a_gpu() -> Result<(), Er
     assert!(ok.kernels()?.iter().any(|k| k.symbol == "prefix_max"));
     Ok(())
 }
-

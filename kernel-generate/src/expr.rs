@@ -184,22 +184,6 @@ const KEYWORDS: &[&str] = &[
     "NAN",
     "HUGE_VALF",
     "HUGE_VAL",
-    "FLT_MAX",
-    "FLT_MIN",
-    "DBL_MAX",
-    "DBL_MIN",
-    "INT_MAX",
-    "INT_MIN",
-    "UINT_MAX",
-    "LLONG_MAX",
-    "LLONG_MIN",
-    "ULLONG_MAX",
-    "CUDART_INF_F",
-    "CUDART_NAN_F",
-    "CUDART_INF",
-    "CUDART_NAN",
-    "CUDART_PI_F",
-    "CUDART_PI",
 ];
 
 /// Type keywords after which an identifier is a new local.

@@ -61,6 +61,20 @@ impl Writer {
 /// The helpers of every generated module: an aligned vector of `V` elements and ordered
 /// warp and block reductions.
 pub(crate) const HELPERS: &str = r#"
+// The C constants an expression may use, where the compiler's headers do not give them
+// (NVRTC includes no <math.h>).
+#ifndef INFINITY
+#define INFINITY __int_as_float(0x7f800000)
+#endif
+#ifndef NAN
+#define NAN __int_as_float(0x7fffffff)
+#endif
+#ifndef HUGE_VALF
+#define HUGE_VALF INFINITY
+#endif
+#ifndef HUGE_VAL
+#define HUGE_VAL __longlong_as_double(0x7ff0000000000000LL)
+#endif
 template <typename T, int V> struct alignas(sizeof(T) * V) kg_vec { T v[V]; };
 
 // Reduces `v` over the warp: lane 0 gets op(v0, op(v1, ...)) in lane order.
