@@ -5,7 +5,7 @@
 //! The GPU tests skip (with the reason) without a GPU; fail when `KERNEL_REQUIRE_GPU=1`.
 
 use cuda_kernel_runtime::{
-    Arg, Dtype, Error, Generated, Gpu, bf16, elementwise, f16, reduction, scan,
+    Arg, Dtype, Error, Generated, Gpu, In, InOut, bf16, elementwise, f16, reduction, scan,
 };
 use kernel_test_support::{NonZeroData, Rng, gpu_or_skip};
 
@@ -553,5 +553,46 @@ fn run_time_compile_errors_name_kernel_and_part_without_a_gpu() -> Result<(), Er
         .identity("-INFINITY")
         .compile("sm_90")?;
     assert!(ok.kernels()?.iter().any(|k| k.symbol == "prefix_max"));
+    Ok(())
+}
+
+#[test]
+fn launchers_on_another_stream_and_with_host_slices() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let k = ew::load(&gpu)?;
+    let mut r = Rng::with_seed(47);
+    let n = (1 << 20) + 3;
+    let (xs, ys) = (r.nonzero_f32s(n), r.nonzero_f32s(n));
+    let x = gpu.upload(&xs)?;
+    let mut y = gpu.upload(&ys)?;
+    // Uploaded on the default stream, launched on another, read back on the default one:
+    // the buffers order the three.
+    let s = gpu.new_stream()?;
+    k.with_stream(&s).axpy(2.0f32, &x, &mut y)?;
+    let got = gpu.download(&y)?;
+    for i in 0..n {
+        close(
+            got[i] as f64,
+            (2.0 * xs[i] + ys[i]) as f64,
+            4.0,
+            &format!("other stream i={i}"),
+        );
+    }
+    // Host slices: copied in (and back for `InOut`) around the launch.
+    let mut host = ys.clone();
+    k.axpy(2.0f32, In(&xs), InOut(&mut host))?;
+    for i in 0..n {
+        close(
+            host[i] as f64,
+            (2.0 * xs[i] + ys[i]) as f64,
+            4.0,
+            &format!("host i={i}"),
+        );
+    }
+    let red = red::load(&gpu)?;
+    let max = xs.iter().fold(0.0f32, |m, v| m.max(v.abs()));
+    assert_eq!(red.max_abs(In(&xs))?, max);
     Ok(())
 }

@@ -39,18 +39,7 @@ pub(crate) fn write(k: &Elementwise, w: &mut Writer) -> Result<KernelInfo, Vec<G
     if !errors.is_empty() {
         return Err(errors);
     }
-    let width = if reading.unsafe_reason.is_none() {
-        let widest = k
-            .params
-            .iter()
-            .filter(|p| p.access != Access::Scalar)
-            .map(|p| p.dtype.size())
-            .max()
-            .unwrap_or(1);
-        (16 / widest) as u32
-    } else {
-        1
-    };
+    let width = vector_width(&k.params, reading.unsafe_reason.is_none());
     let params: Vec<String> = k.params.iter().map(crate::Param::c_decl).collect();
     w.push(&format!(
         "extern \"C\" __global__ void __launch_bounds__({block}) {name}({params}, long long n) {{\n\
@@ -67,7 +56,7 @@ pub(crate) fn write(k: &Elementwise, w: &mut Writer) -> Result<KernelInfo, Vec<G
         w.push(&format!(
             "    const bool kg_aligned = {};\n\
              \x20   if (kg_aligned) kg_done = n / {width} * {width};",
-            aligned(k, width)
+            aligned(&k.params, width)
         ));
     }
     w.push(
@@ -149,10 +138,26 @@ fn vector_path(k: &Elementwise, reading: &Reading, width: u32, w: &mut Writer) {
     w.push("        }\n    }");
 }
 
-/// The condition under which every slice is aligned for vectors of `width` elements.
-pub(crate) fn aligned(k: &Elementwise, width: u32) -> String {
-    k.params
+/// Elements per vector load: 16 bytes of the widest slice, or 1 (no vector path) when the
+/// expressions may touch slices other than at `[i]`.
+pub(crate) fn vector_width(params: &[crate::Param], only_at_i: bool) -> u32 {
+    let widest = params
         .iter()
+        .filter(|p| p.access != Access::Scalar)
+        .map(|p| p.dtype.size())
+        .max()
+        .unwrap_or(1);
+    if only_at_i { (16 / widest) as u32 } else { 1 }
+}
+
+/// The condition under which every slice of `params` is aligned for vectors of `width`
+/// elements.
+pub(crate) fn aligned<'a>(
+    params: impl IntoIterator<Item = &'a crate::Param>,
+    width: u32,
+) -> String {
+    params
+        .into_iter()
         .filter(|p| p.access != Access::Scalar)
         .map(|p| {
             format!(

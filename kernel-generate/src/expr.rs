@@ -141,19 +141,10 @@ pub(crate) struct Reading {
     pub assigned_first: BTreeSet<String>,
 }
 
-/// C and CUDA type names and keywords an expression may use without leaving its slices.
+/// Keywords and constants an expression may use without leaving its slices (beside the
+/// type names of [`TYPES`]).
 const KEYWORDS: &[&str] = &[
-    "float",
-    "double",
-    "int",
-    "unsigned",
-    "signed",
-    "long",
-    "short",
-    "char",
-    "bool",
     "const",
-    "auto",
     "true",
     "false",
     "if",
@@ -166,20 +157,6 @@ const KEYWORDS: &[&str] = &[
     "continue",
     "sizeof",
     "static_cast",
-    "__half",
-    "__nv_bfloat16",
-    "half",
-    "nv_bfloat16",
-    "__half2",
-    "int8_t",
-    "int16_t",
-    "int32_t",
-    "int64_t",
-    "uint8_t",
-    "uint16_t",
-    "uint32_t",
-    "uint64_t",
-    "size_t",
     "INFINITY",
     "NAN",
     "HUGE_VALF",
@@ -494,7 +471,10 @@ pub(crate) fn read(
                     } else if depth == 0 && matches!(before, None | Some(";")) {
                         reading.assigned_first.insert(name.to_owned());
                     }
-                } else if names.contains(&name) || KEYWORDS.contains(&name) || locals.contains(name)
+                } else if names.contains(&name)
+                    || KEYWORDS.contains(&name)
+                    || TYPES.contains(&name)
+                    || locals.contains(name)
                 {
                 } else if prev.is_some_and(|p| TYPES.contains(&p.text.as_str())) {
                     locals.insert(name);

@@ -97,18 +97,7 @@ pub(crate) fn write(r: &Reduction, w: &mut Writer) -> Result<KernelInfo, Vec<Gen
     ));
     w.user(&r.label, "identity", &r.identity);
     w.push("    );\n}");
-    let width = if unsafe_reason.is_none() {
-        let widest = r
-            .params
-            .iter()
-            .filter(|p| p.access == Access::In)
-            .map(|p| p.dtype.size())
-            .max()
-            .unwrap_or(1);
-        (16 / widest) as u32
-    } else {
-        1
-    };
+    let width = crate::elementwise::vector_width(&r.params, unsafe_reason.is_none());
     let params: Vec<String> = r.params.iter().map(crate::Param::c_decl).collect();
     let init_op = format!("{op} kg_op{{{}}};", scalar_args.join(", "));
     let ident_call = format!("{ident_fn}({})", scalar_args.join(", "));
@@ -128,20 +117,10 @@ pub(crate) fn write(r: &Reduction, w: &mut Writer) -> Result<KernelInfo, Vec<Gen
     // then the vector loop over the aligned whole vectors.
     let ins: Vec<_> = r.params.iter().filter(|p| p.access == Access::In).collect();
     if width > 1 {
-        let aligned: Vec<String> = ins
-            .iter()
-            .map(|p| {
-                format!(
-                    "(reinterpret_cast<unsigned long long>({}) % {}) == 0",
-                    p.name,
-                    width as usize * p.dtype.size()
-                )
-            })
-            .collect();
         w.push(&format!(
             "    const bool kg_aligned = {};\n\
              \x20   if (kg_aligned) kg_done = n / {width} * {width};",
-            aligned.join(" && ")
+            crate::elementwise::aligned(ins.iter().copied(), width)
         ));
     }
     w.push(&format!(

@@ -808,30 +808,8 @@ impl GeneratedKernel {
         let mut scalars: Vec<u64> = Vec::new();
         let mut buffers: Vec<PreparedBuffer<'_>> = Vec::new();
         let mut order: Vec<(bool, usize)> = Vec::new();
-        for a in args.iter_mut() {
-            match &mut a.inner {
-                ArgInner::Scalar(bits) => {
-                    order.push((false, scalars.len()));
-                    scalars.push(*bits);
-                }
-                ArgInner::Read(_, s) | ArgInner::Write(_, s) => {
-                    order.push((true, buffers.len()));
-                    buffers.push(s.prepare(stream));
-                }
-            }
-        }
-        for a in extra.iter_mut() {
-            match &mut a.inner {
-                ArgInner::Scalar(bits) => {
-                    order.push((false, scalars.len()));
-                    scalars.push(*bits);
-                }
-                ArgInner::Read(_, s) | ArgInner::Write(_, s) => {
-                    order.push((true, buffers.len()));
-                    buffers.push(s.prepare(stream));
-                }
-            }
-        }
+        prepare(args, stream, &mut order, &mut scalars, &mut buffers);
+        prepare(extra, stream, &mut order, &mut scalars, &mut buffers);
         scalars.push(n as u64);
         let count = scalars.len();
         let mut params: Vec<*mut c_void> = order
@@ -852,5 +830,28 @@ impl GeneratedKernel {
             b.finish(stream)?;
         }
         Ok(())
+    }
+}
+
+/// Prepares `args` for a launch on `stream`: scalars into `scalars`, slices into `buffers`,
+/// and in `order` where each parameter's value is (`true`: a buffer).
+fn prepare<'s>(
+    args: &'s mut [Arg<'_>],
+    stream: &Arc<CudaStream>,
+    order: &mut Vec<(bool, usize)>,
+    scalars: &mut Vec<u64>,
+    buffers: &mut Vec<PreparedBuffer<'s>>,
+) {
+    for a in args.iter_mut() {
+        match &mut a.inner {
+            ArgInner::Scalar(bits) => {
+                order.push((false, scalars.len()));
+                scalars.push(*bits);
+            }
+            ArgInner::Read(_, s) | ArgInner::Write(_, s) => {
+                order.push((true, buffers.len()));
+                buffers.push(s.prepare(stream));
+            }
+        }
     }
 }
