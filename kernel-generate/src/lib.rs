@@ -49,6 +49,7 @@ mod dtype;
 mod elementwise;
 mod expr;
 pub mod geometry;
+mod loops;
 mod reduction;
 mod scan;
 mod text;

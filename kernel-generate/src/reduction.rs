@@ -4,7 +4,7 @@
 
 use crate::expr;
 use crate::text::Writer;
-use crate::{Access, GenerateError, KernelInfo, Reduction};
+use crate::{Access, GenerateError, KernelInfo, Reduction, loops};
 
 /// Writes `{name}_partial` and `{name}_final`, or the mistakes in the expressions.
 pub(crate) fn write(r: &Reduction, w: &mut Writer) -> Result<KernelInfo, Vec<GenerateError>> {
@@ -97,7 +97,7 @@ pub(crate) fn write(r: &Reduction, w: &mut Writer) -> Result<KernelInfo, Vec<Gen
     ));
     w.user(&r.label, "identity", &r.identity);
     w.push("    );\n}");
-    let width = crate::elementwise::vector_width(&r.params, unsafe_reason.is_none());
+    let width = loops::vector_width(&r.params, unsafe_reason.is_none());
     let params: Vec<String> = r.params.iter().map(crate::Param::c_decl).collect();
     let init_op = format!("{op} kg_op{{{}}};", scalar_args.join(", "));
     let ident_call = format!("{ident_fn}({})", scalar_args.join(", "));
@@ -105,55 +105,33 @@ pub(crate) fn write(r: &Reduction, w: &mut Writer) -> Result<KernelInfo, Vec<Gen
         "extern \"C\" __global__ void __launch_bounds__({block}) {name}_partial({params}, {acc}* __restrict__ kg_partials, long long n) {{\n\
          \x20   const {init_op}\n\
          \x20   const {acc} kg_identity = {ident_call};\n\
-         \x20   {acc} kg_acc = kg_identity;\n\
-         \x20   const long long kg_stride = (long long)gridDim.x * blockDim.x;\n\
-         \x20   const long long kg_first = (long long)blockIdx.x * blockDim.x + threadIdx.x;\n\
-         \x20   long long kg_done = 0;",
+         \x20   {acc} kg_acc = kg_identity;\n{head}",
         block = crate::geometry::BLOCK,
         name = r.name,
         params = params.join(", "),
+        head = loops::HEAD,
     ));
     // The scalar loop first in the text (a compiler's first error shows the map as written),
     // then the vector loop over the aligned whole vectors.
     let ins: Vec<_> = r.params.iter().filter(|p| p.access == Access::In).collect();
     if width > 1 {
-        w.push(&format!(
-            "    const bool kg_aligned = {};\n\
-             \x20   if (kg_aligned) kg_done = n / {width} * {width};",
-            crate::elementwise::aligned(ins.iter().copied(), width)
-        ));
+        w.push(&loops::split(ins.iter().copied(), width));
     }
-    w.push(&format!(
-        "    for (long long kg_i = kg_done + kg_first; kg_i < n; kg_i += kg_stride) {{\n\
-         \x20       const long long i = kg_i;\n\
-         \x20       kg_acc = kg_op(kg_acc, ({acc})("
-    ));
+    w.push(loops::SCALAR_LOOP);
+    w.push(&format!("        kg_acc = kg_op(kg_acc, ({acc})("));
     w.user(&r.label, "map", &r.map);
     w.push("        ));\n    }");
     if width > 1 {
-        w.push(&format!(
-            "    if (kg_aligned) {{\n\
-             \x20       const long long kg_chunks = n / {width};\n\
-             \x20       for (long long kg_j = kg_first; kg_j < kg_chunks; kg_j += kg_stride) {{"
-        ));
+        w.push(&loops::vector_loop(width));
         for p in ins
             .iter()
             .filter(|p| map.accesses.iter().any(|(_, n)| *n == p.name))
         {
-            let ty = format!("kg_vec<{}, {width}>", p.dtype.c_name());
-            w.push(&format!(
-                "            const {ty} kg_{n} = reinterpret_cast<const {ty}*>({n})[kg_j];",
-                n = p.name
-            ));
+            w.push(&loops::vector_of(p, width, true));
         }
-        w.push(&format!(
-            "#pragma unroll\n\
-             \x20           for (int kg_k = 0; kg_k < {width}; ++kg_k) {{\n\
-             \x20               const long long i = kg_j * {width} + kg_k;\n\
-             \x20               (void)i;\n\
-             \x20               kg_acc = kg_op(kg_acc, ({acc})("
-        ));
-        let body = expr::substitute(&r.map, &map, |n| format!("kg_{n}.v[kg_k]"));
+        w.push(&loops::lane_loop(width));
+        w.push(&format!("                kg_acc = kg_op(kg_acc, ({acc})("));
+        let body = expr::substitute(&r.map, &map, loops::lane_access);
         w.user(&r.label, "map", &body);
         w.push("                ));\n            }\n        }\n    }");
     }

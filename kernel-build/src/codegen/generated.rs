@@ -170,13 +170,20 @@ fn launcher(plan: &FnPlan<'_>, rt: &TokenStream) -> TokenStream {
                     let out = elem_tokens(item.output.unwrap_or(ElemType::Generic), &none, rt);
                     let into = body(plan, instance, &m, rt);
                     let into_doc = into_doc(plan);
+                    let self_ = quote!(self);
+                    let returning = returning(
+                        &self_,
+                        &out,
+                        &quote!(Module::#into_name),
+                        &args,
+                        &unsafety,
+                        rt,
+                    );
                     quote! {
                         #(#attrs)*
                         #doc
                         #vis #unsafety fn #name(&self, #(#params),*) -> ::core::result::Result<#out, #rt::Error> {
-                            let mut __out = #rt::__private::scratch::<#out>(self.stream(), 1)?;
-                            #unsafety { self.#into_name(#(#args,)* &mut __out)?; }
-                            #rt::__private::read_one(self.stream(), &__out)
+                            #returning
                         }
                         #into_doc
                         #vis #unsafety fn #into_name(&self, #(#params,)* out: impl #rt::__private::MutPtr<#out> + #rt::__private::SliceLen) -> ::core::result::Result<(), #rt::Error> {
@@ -234,16 +241,22 @@ fn dispatch_trait(plan: &FnPlan<'_>, rt: &TokenStream) -> Option<TokenStream> {
         }
     };
     let args = names(plan);
+    let m_ = quote!(m);
+    let returning = returning(
+        &m_,
+        &out,
+        &quote!(<Self as #bound>::#call_into),
+        &args,
+        &unsafety,
+        rt,
+    );
     let impls = plan.instances.iter().map(|inst| {
         let ty = dtype_tokens(inst.dtype.unwrap_or(Dtype::F32), rt);
-        let m = quote!(m);
-        let body = body(plan, inst, &m, rt);
+        let body = body(plan, inst, &m_, rt);
         let methods = if reduction {
             quote! {
                 #unsafety fn #call(m: &Module, #(#params),*) -> ::core::result::Result<#out, #rt::Error> {
-                    let mut __out = #rt::__private::scratch::<#out>(m.stream(), 1)?;
-                    #unsafety { <Self as #bound>::#call_into(m, #(#args,)* &mut __out)?; }
-                    #rt::__private::read_one(m.stream(), &__out)
+                    #returning
                 }
                 #unsafety fn #call_into(m: &Module, #(#params,)* out: impl #rt::__private::MutPtr<#out> + #rt::__private::SliceLen) -> ::core::result::Result<(), #rt::Error> {
                     #body
@@ -283,6 +296,24 @@ fn dispatch_trait(plan: &FnPlan<'_>, rt: &TokenStream) -> Option<TokenStream> {
     })
 }
 
+/// The body of a reduction's value-returning launcher: a one-value buffer on `m`'s stream,
+/// the `_into` launcher (`into`, called with the parameters and the buffer), the value read
+/// back.
+fn returning(
+    m: &TokenStream,
+    out: &TokenStream,
+    into: &TokenStream,
+    args: &[&Ident],
+    unsafety: &Option<TokenStream>,
+    rt: &TokenStream,
+) -> TokenStream {
+    quote! {
+        let mut __out = #rt::__private::scratch::<#out>(#m.stream(), 1)?;
+        #unsafety { #into(#m, #(#args,)* &mut __out)?; }
+        #rt::__private::read_one(#m.stream(), &__out)
+    }
+}
+
 /// The body of one instantiation: lengths, launch, scratch, stub calls. `m` is the module
 /// handle (`self` or `m`); the parameters are in scope by their names (and `out` for a
 /// reduction's output).
@@ -320,11 +351,8 @@ fn body(plan: &FnPlan<'_>, inst: &Instance, m: &TokenStream, rt: &TokenStream) -
             }
         }
         GeneratorKind::Reduction => {
-            let out_ty = elem_tokens(
-                plan.item.output.unwrap_or(ElemType::Generic),
-                &dtype_tokens(inst.dtype.unwrap_or(Dtype::F32), rt),
-                rt,
-            );
+            let out = plan.item.output.unwrap_or(ElemType::Generic);
+            let out_ty = dtype_tokens(out.with(inst.dtype), rt);
             let first = stub(0);
             let last = stub(1);
             let scalars: Vec<&Ident> = plan
@@ -350,13 +378,7 @@ fn body(plan: &FnPlan<'_>, inst: &Instance, m: &TokenStream, rt: &TokenStream) -
         }
         GeneratorKind::Scan => {
             let s = stub(0);
-            let dtype = inst
-                .dtype
-                .or(match plan.item.params[0].elem {
-                    ElemType::Concrete(d) => Some(d),
-                    ElemType::Generic => None,
-                })
-                .unwrap_or(Dtype::F32);
+            let dtype = plan.item.params[0].elem.with(inst.dtype);
             let dtype = format_ident!("{dtype:?}");
             quote! {
                 #n

@@ -27,45 +27,27 @@ pub trait SliceLen {
     fn slice_len(&self) -> usize;
 }
 
-impl<T> SliceLen for &CudaSlice<T> {
-    fn slice_len(&self) -> usize {
-        self.len()
-    }
+/// `SliceLen` for each slice type: `$ty` with `$len` its element count.
+macro_rules! slice_len {
+    ($($ty:ty => |$s:ident| $len:expr;)*) => {$(
+        impl<T> SliceLen for $ty {
+            fn slice_len(&self) -> usize {
+                let $s = self;
+                $len
+            }
+        }
+    )*};
 }
-impl<T> SliceLen for &mut CudaSlice<T> {
-    fn slice_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T> SliceLen for &CudaView<'_, T> {
-    fn slice_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T> SliceLen for &CudaViewMut<'_, T> {
-    fn slice_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T> SliceLen for &mut CudaViewMut<'_, T> {
-    fn slice_len(&self) -> usize {
-        self.len()
-    }
-}
-impl<T> SliceLen for In<'_, T> {
-    fn slice_len(&self) -> usize {
-        self.0.len()
-    }
-}
-impl<T> SliceLen for Out<'_, T> {
-    fn slice_len(&self) -> usize {
-        self.0.len()
-    }
-}
-impl<T> SliceLen for InOut<'_, T> {
-    fn slice_len(&self) -> usize {
-        self.0.len()
-    }
+
+slice_len! {
+    &CudaSlice<T> => |s| s.len();
+    &mut CudaSlice<T> => |s| s.len();
+    &CudaView<'_, T> => |s| s.len();
+    &CudaViewMut<'_, T> => |s| s.len();
+    &mut CudaViewMut<'_, T> => |s| s.len();
+    In<'_, T> => |s| s.0.len();
+    Out<'_, T> => |s| s.0.len();
+    InOut<'_, T> => |s| s.0.len();
 }
 
 /// The element count `n` of a generated kernel: the length of its first slice, which every

@@ -670,23 +670,21 @@ impl GeneratedKernel {
         let (first, last, count) = reduction_launches(n, self.info.width);
         let mut partials = scratch::<T>(&self.stream, count)?;
         let mut out = scratch::<T>(&self.stream, 1)?;
-        let scalars: Vec<usize> = (0..args.len())
-            .filter(|k| args[*k].kind() == Access::Scalar)
-            .collect();
         {
             let mut extra = [Arg::output(&mut partials)];
             // SAFETY: arguments checked; the partials hold `count` values.
             unsafe { self.run(&self.entries[0], &first, args, &mut extra, n)? };
         }
         {
-            let mut tail: Vec<Arg<'_>> = scalars
+            // The scalars again (the final kernel's post-map and operator take them).
+            let mut tail: Vec<Arg<'_>> = args
                 .iter()
-                .map(|k| match args[*k].inner {
-                    ArgInner::Scalar(bits) => Arg {
-                        dtype: args[*k].dtype,
+                .filter_map(|a| match a.inner {
+                    ArgInner::Scalar(bits) => Some(Arg {
+                        dtype: a.dtype,
                         inner: ArgInner::Scalar(bits),
-                    },
-                    _ => unreachable!("filtered to scalars"),
+                    }),
+                    _ => None,
                 })
                 .collect();
             tail.push(Arg::input(&partials));
