@@ -2,8 +2,8 @@
 //! by-name path, cudarc's builder, raw `cuLaunchKernel`, all in one process on one stream),
 //! module load against `cuModuleLoadData` of the same bytes, pinned 256 MiB copies against raw
 //! driver copies, graph replay against a graph captured from raw launches, and launches
-//! alternating between two streams (raw, with cudarc's event tracking, and with the streams
-//! ordered manually).
+//! alternating between two streams (raw, with cudarc's event tracking, with `TrackedBuffer`s,
+//! and with the streams ordered manually).
 //!
 //! Each figure is the median of several repetitions; lines starting with `BENCH ` are JSON for
 //! machines. Without a GPU it prints why and exits successfully (unless `KERNEL_REQUIRE_GPU=1`).
@@ -23,7 +23,7 @@ use std::time::Instant;
 
 use common::{FATBIN, SPEC, TestKernels, idx};
 use cuda_kernel_runtime::cudarc::driver::{PushKernelArg, result, sys};
-use cuda_kernel_runtime::{CudaSlice, Gpu, Launch, RawDevicePtr, RawModule};
+use cuda_kernel_runtime::{Gpu, Launch, RawDevicePtr, RawModule, TrackedBuffer};
 use kernel_test_support::bench::{fastest, median, per_call_us, report};
 
 const LAUNCHES: usize = 200_000;
@@ -51,8 +51,8 @@ fn main() {
     // Last: it turns the context's event tracking off for good.
     let streams = bench_streams(&gpu);
     println!(
-        "BENCH_SUMMARY {{\"stub_over_raw\":{:.4},\"load_over_raw\":{:.4},\"spec_load_over_raw\":{:.4},\"pinned_h2d_over_raw\":{:.4},\"pinned_d2h_over_raw\":{:.4},\"graph_over_raw\":{:.4},\"two_streams_manual_over_raw\":{:.4}}}",
-        launch, load.0, load.1, copy.0, copy.1, graph, streams
+        "BENCH_SUMMARY {{\"stub_over_raw\":{:.4},\"load_over_raw\":{:.4},\"spec_load_over_raw\":{:.4},\"pinned_h2d_over_raw\":{:.4},\"pinned_d2h_over_raw\":{:.4},\"graph_over_raw\":{:.4},\"two_streams_tracked_buffer_over_raw\":{:.4},\"two_streams_manual_over_raw\":{:.4}}}",
+        launch, load.0, load.1, copy.0, copy.1, graph, streams.0, streams.1
     );
 }
 
@@ -356,8 +356,9 @@ fn bench_graph(gpu: &Gpu) -> f64 {
 
 /// The host's time per launch alternating between two streams: raw `cuLaunchKernel` and the
 /// stub with cudarc's event tracking on, then raw and the stub after `order_streams_manually`
-/// (the tracking is the context's: it cannot be measured after). Returns manual / raw.
-fn bench_streams(gpu: &Gpu) -> f64 {
+/// (the tracking is the context's: it cannot be measured after), with `TrackedBuffer`s in
+/// between. Returns (tracked buffers / raw, manual / raw).
+fn bench_streams(gpu: &Gpu) -> (f64, f64) {
     let k = TestKernels::load(gpu).unwrap();
     let func = k.0.kernel(idx::EMPTY4).unwrap().cu_function();
     let streams = [gpu.new_stream().unwrap(), gpu.new_stream().unwrap()];
@@ -392,14 +393,17 @@ fn bench_streams(gpu: &Gpu) -> f64 {
             })
             .collect()
     };
-    // One phase: raw and the stub on `bufs`, alternating turns; (raw, stub) samples.
-    let phase = |bufs: &mut Vec<(CudaSlice<f32>, CudaSlice<f32>)>| -> (Vec<f64>, Vec<f64>) {
-        let (mut pa, mut pb) = (RawDevicePtr::of(&bufs[0].0), RawDevicePtr::of(&bufs[0].1));
+    // One phase: raw launches and `stub` (launching on stream i), alternating turns; (raw,
+    // stub) samples. The raw launches pass the first pair of buffers' addresses.
+    let phase = |first: (RawDevicePtr, RawDevicePtr),
+                 stub: &mut dyn FnMut(usize)|
+     -> (Vec<f64>, Vec<f64>) {
+        let (mut pa, mut pb) = first;
         let (mut n, mut s) = (0i32, 1.0f32);
-        let (mut raw, mut stub) = (Vec::new(), Vec::new());
+        let (mut raw, mut ours) = (Vec::new(), Vec::new());
         for rep in 0..REPS {
             for turn in 0..2 {
-                // SAFETY (both): empty4 ignores its arguments.
+                // SAFETY: empty4 ignores its arguments.
                 if (rep + turn) % 2 == 0 {
                     raw.push(time(&mut |i| {
                         let mut params: [*mut c_void; 4] = [
@@ -421,23 +425,50 @@ fn bench_streams(gpu: &Gpu) -> f64 {
                         };
                     }));
                 } else {
-                    stub.push(time(&mut |i| {
-                        let (a, b) = &mut bufs[i];
-                        unsafe { on[i].empty4(&cfg, &*a, b, 0, 1.0).unwrap() };
-                    }));
+                    ours.push(time(stub));
                 }
             }
         }
-        (raw, stub)
+        (raw, ours)
     };
     let mut tracked_bufs = buffers();
-    let (raw_tracked, tracked) = phase(&mut tracked_bufs);
+    let first = (
+        RawDevicePtr::of(&tracked_bufs[0].0),
+        RawDevicePtr::of(&tracked_bufs[0].1),
+    );
+    let (raw_tracked, tracked) = phase(first, &mut |i| {
+        let (a, b) = &mut tracked_bufs[i];
+        // SAFETY: empty4 ignores its arguments.
+        unsafe { on[i].empty4(&cfg, &*a, b, 0, 1.0).unwrap() };
+    });
+    // The runtime's own buffers: one event per stream, none while each stream keeps its own.
+    let mut own: Vec<(TrackedBuffer<f32>, TrackedBuffer<f32>)> = (0..2)
+        .map(|_| {
+            (
+                TrackedBuffer::zeros(gpu, 1 << 16).unwrap(),
+                TrackedBuffer::zeros(gpu, 1 << 16).unwrap(),
+            )
+        })
+        .collect();
+    let (raw_own, own_us) = phase(first, &mut |i| {
+        let (a, b) = &mut own[i];
+        // SAFETY: empty4 ignores its arguments.
+        unsafe { on[i].empty4(&cfg, &*a, b, 0, 1.0).unwrap() };
+    });
     // SAFETY: each untracked buffer is used by launches of one stream only, and freed after
     // the device is synchronised.
     unsafe { gpu.order_streams_manually() };
     assert!(!gpu.tracks_buffer_events());
     let mut manual_bufs = buffers();
-    let (raw_manual, manual) = phase(&mut manual_bufs);
+    let first = (
+        RawDevicePtr::of(&manual_bufs[0].0),
+        RawDevicePtr::of(&manual_bufs[0].1),
+    );
+    let (raw_manual, manual) = phase(first, &mut |i| {
+        let (a, b) = &mut manual_bufs[i];
+        // SAFETY: empty4 ignores its arguments.
+        unsafe { on[i].empty4(&cfg, &*a, b, 0, 1.0).unwrap() };
+    });
     let (raw_a, tracked_us) = (median(raw_tracked), median(tracked));
     let (raw_b, manual_us) = (median(raw_manual), median(manual));
     println!(
@@ -450,12 +481,20 @@ fn bench_streams(gpu: &Gpu) -> f64 {
     );
     report("streams.stub_tracked_us", tracked_us, "us/launch");
     report("streams.tracked_over_raw", tracked_us / raw_a, "x");
+    let (raw_c, own_us) = (median(raw_own), median(own_us));
     report(
         "streams.raw_cuLaunchKernel_us (phase 2)",
+        raw_c,
+        "us/launch",
+    );
+    report("streams.stub_tracked_buffer_us", own_us, "us/launch");
+    report("streams.tracked_buffer_over_raw", own_us / raw_c, "x");
+    report(
+        "streams.raw_cuLaunchKernel_us (phase 3)",
         raw_b,
         "us/launch",
     );
     report("streams.stub_manual_us", manual_us, "us/launch");
     report("streams.manual_over_raw", manual_us / raw_b, "x");
-    manual_us / raw_b
+    (own_us / raw_c, manual_us / raw_b)
 }

@@ -96,6 +96,7 @@ pub use memory::pinned::{PageLocked, PinnedBuffer};
 pub use memory::pitched::Pitched;
 pub use memory::pointer::{MemoryType, PointerAttributes};
 pub use memory::registered::Registered;
+pub use memory::tracked::TrackedBuffer;
 
 // Code: modules, object code, linking, run-time compilation, globals.
 pub use code::global::Global;

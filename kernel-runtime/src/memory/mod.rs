@@ -2,8 +2,9 @@
 //! kernel-argument impls beside the type: device buffers (`buffers`: upload, download,
 //! fills, copies), page-locked host memory (`pinned`, `registered`), managed memory
 //! (`managed`), pitched allocations (`pitched`) and 2D/3D copies between all of them
-//! (`copy3d`), memory shared between processes (`ipc`) and devices (`peer`), and what the
-//! driver knows of an address (`pointer`).
+//! (`copy3d`), memory shared between processes (`ipc`) and devices (`peer`), what the
+//! driver knows of an address (`pointer`), and buffers whose uses on several streams the
+//! runtime orders with one event per stream (`tracked`).
 
 pub(crate) mod buffers;
 pub(crate) mod copy3d;
@@ -14,3 +15,4 @@ pub(crate) mod pinned;
 pub(crate) mod pitched;
 pub(crate) mod pointer;
 pub(crate) mod registered;
+pub(crate) mod tracked;

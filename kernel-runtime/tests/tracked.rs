@@ -1,0 +1,176 @@
+//! `TrackedBuffer` across streams: a read on one stream after writes on another, a write
+//! after reads elsewhere, two writers, and a buffer dropped while another stream still reads
+//! it; each checked against a CPU reference on random data. The writers queue 48 saxpy passes
+//! over 2^24 floats (milliseconds of work), so a missing wait would let the other stream run
+//! before them and show in the result.
+//!
+//! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
+
+mod common;
+
+use common::TestKernels;
+use cuda_kernel_runtime::{Error, Gpu, Launch, TrackedBuffer};
+use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
+
+const N: usize = 1 << 24;
+const PASSES: usize = 48;
+
+/// Two streams, each with the test kernels loaded on it.
+fn two_streams(gpu: &Gpu) -> Result<[(Gpu, TestKernels); 2], Error> {
+    let k = TestKernels::load(gpu)?;
+    let make = || -> Result<(Gpu, TestKernels), Error> {
+        let s = gpu.new_stream()?;
+        Ok((gpu.with_stream(&s), TestKernels(k.0.with_stream(&s))))
+    };
+    Ok([make()?, make()?])
+}
+
+/// `y = a x + y`, `PASSES` times, as the GPU computes it (one fused multiply-add each).
+fn passes(a: f32, x: &[f32], y: &[f32]) -> Vec<f32> {
+    x.iter()
+        .zip(y)
+        .map(|(x, y)| (0..PASSES).fold(*y, |acc, _| a.mul_add(*x, acc)))
+        .collect()
+}
+
+fn saxpy_passes(
+    k: &TestKernels,
+    a: f32,
+    x: &TrackedBuffer<f32>,
+    y: &mut TrackedBuffer<f32>,
+) -> Result<(), Error> {
+    let cfg = Launch::for_num_elems(N as u32);
+    for _ in 0..PASSES {
+        // SAFETY: saxpy touches x[i] and y[i] for i < N; both hold N.
+        unsafe { k.saxpy(&cfg, a, x, &mut *y, N as i32)? };
+    }
+    Ok(())
+}
+
+#[test]
+fn a_read_on_one_stream_waits_for_writes_on_another() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let [(a_gpu, a_k), (b_gpu, b_k)] = two_streams(&gpu)?;
+    let mut r = Rng::with_seed(31);
+    let (xs, ys, zs) = (r.nonzero_f32s(N), r.nonzero_f32s(N), r.nonzero_f32s(N));
+    let (a, b) = (r.nonzero_f32() / 8.0, r.nonzero_f32());
+    let x = TrackedBuffer::upload(&a_gpu, &xs)?;
+    let mut y = TrackedBuffer::upload(&a_gpu, &ys)?;
+    let mut z = TrackedBuffer::upload(&b_gpu, &zs)?;
+    saxpy_passes(&a_k, a, &x, &mut y)?;
+    // SAFETY: as above.
+    unsafe { b_k.saxpy(&Launch::for_num_elems(N as u32), b, &y, &mut z, N as i32)? };
+    // Read back on a third stream (the device's default one).
+    let got = z.download(&gpu)?;
+    let y_want = passes(a, &xs, &ys);
+    let want: Vec<f32> = y_want
+        .iter()
+        .zip(&zs)
+        .map(|(y, z)| b.mul_add(*y, *z))
+        .collect();
+    assert_close(&got, &want, 1e-5);
+    assert_close(&y.download(&b_gpu)?, &y_want, 1e-5);
+    Ok(())
+}
+
+#[test]
+fn a_write_on_one_stream_waits_for_reads_on_another() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let [(a_gpu, _), (b_gpu, b_k)] = two_streams(&gpu)?;
+    let mut r = Rng::with_seed(32);
+    let (xs, ys, new_xs) = (r.nonzero_f32s(N), r.nonzero_f32s(N), r.nonzero_f32s(N));
+    let a = r.nonzero_f32() / 8.0;
+    let mut x = TrackedBuffer::upload(&a_gpu, &xs)?;
+    let mut y = TrackedBuffer::upload(&b_gpu, &ys)?;
+    saxpy_passes(&b_k, a, &x, &mut y)?; // reads x on b
+    x.upload_from(&a_gpu, &new_xs)?; // must wait for those reads
+    assert_close(&y.download(&a_gpu)?, &passes(a, &xs, &ys), 1e-5);
+    assert_eq!(x.download(&b_gpu)?, new_xs);
+    Ok(())
+}
+
+#[test]
+fn two_writers_on_two_streams_keep_their_order() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let [(a_gpu, a_k), (b_gpu, _)] = two_streams(&gpu)?;
+    let mut r = Rng::with_seed(33);
+    let (xs, ys, last) = (r.nonzero_f32s(N), r.nonzero_f32s(N), r.nonzero_f32s(N));
+    let x = TrackedBuffer::upload(&a_gpu, &xs)?;
+    let mut y = TrackedBuffer::upload(&a_gpu, &ys)?;
+    saxpy_passes(&a_k, 0.5, &x, &mut y)?;
+    y.upload_from(&b_gpu, &last)?; // after the passes on a, not before
+    assert_eq!(y.download(&gpu)?, last);
+    Ok(())
+}
+
+#[test]
+fn a_buffer_dropped_while_another_stream_reads_it_is_freed_after_the_reads() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let [(a_gpu, _), (b_gpu, b_k)] = two_streams(&gpu)?;
+    let mut r = Rng::with_seed(34);
+    let (xs, ys) = (r.nonzero_f32s(N), r.nonzero_f32s(N));
+    let a = r.nonzero_f32() / 8.0;
+    let x = TrackedBuffer::upload(&a_gpu, &xs)?;
+    let mut y = TrackedBuffer::upload(&b_gpu, &ys)?;
+    saxpy_passes(&b_k, a, &x, &mut y)?;
+    drop(x); // freed on a once b's reads are done
+    // The pool may hand the same memory out again at once: zeroing it must not reach b's reads.
+    let again = TrackedBuffer::<f32>::zeros(&a_gpu, N)?;
+    assert_close(&y.download(&gpu)?, &passes(a, &xs, &ys), 1e-5);
+    assert!(again.download(&a_gpu)?.iter().all(|v| *v == 0.0));
+    Ok(())
+}
+
+#[test]
+fn empty_buffers_and_length_mismatches() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let empty = TrackedBuffer::<u32>::upload(&gpu, &[])?;
+    assert!(empty.is_empty());
+    assert!(empty.download(&gpu)?.is_empty());
+    let mut three = TrackedBuffer::<u32>::zeros(&gpu, 3)?;
+    match three.upload_from(&gpu, &[1, 2]) {
+        Err(Error::LengthMismatch { src: 2, dst: 3, .. }) => {}
+        other => panic!("expected a length mismatch, got {other:?}"),
+    }
+    three.upload_from(&gpu, &[4, 5, 6])?;
+    assert_eq!(three.download(&gpu)?, [4, 5, 6]);
+    Ok(())
+}
+
+#[test]
+fn each_new_write_is_waited_for_again() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let [(a_gpu, a_k), (b_gpu, b_k)] = two_streams(&gpu)?;
+    let mut r = Rng::with_seed(35);
+    let (xs, ys, zs) = (r.nonzero_f32s(N), r.nonzero_f32s(N), r.nonzero_f32s(N));
+    let (a, b) = (r.nonzero_f32() / 8.0, r.nonzero_f32() / 4.0);
+    let x = TrackedBuffer::upload(&a_gpu, &xs)?;
+    let mut y = TrackedBuffer::upload(&a_gpu, &ys)?;
+    let mut z = TrackedBuffer::upload(&b_gpu, &zs)?;
+    let (mut y_want, mut z_want) = (ys, zs);
+    for _ in 0..3 {
+        saxpy_passes(&a_k, a, &x, &mut y)?; // a new write of y on a
+        // SAFETY: saxpy touches y[i] and z[i] for i < N; both hold N.
+        unsafe { b_k.saxpy(&Launch::for_num_elems(N as u32), b, &y, &mut z, N as i32)? };
+        y_want = passes(a, &xs, &y_want);
+        z_want = y_want
+            .iter()
+            .zip(&z_want)
+            .map(|(y, z)| b.mul_add(*y, *z))
+            .collect();
+    }
+    assert_close(&z.download(&gpu)?, &z_want, 1e-4);
+    Ok(())
+}
