@@ -52,24 +52,25 @@ struct Uses {
 }
 
 impl Uses {
-    fn before_read(&mut self, on: &Arc<Slot>) -> Result<(), Error> {
-        self.write.order_before(on)
-    }
-
-    fn before_write(&mut self, on: &Arc<Slot>) -> Result<(), Error> {
+    /// Orders a use on `on` after the last write and, for a write, after every read.
+    fn before(&mut self, on: &Arc<Slot>, write: bool) -> Result<(), Error> {
         self.write.order_before(on)?;
-        self.reads.iter_mut().try_for_each(|r| r.order_before(on))
+        if write {
+            self.reads.iter_mut().try_for_each(|r| r.order_before(on))?;
+        }
+        Ok(())
     }
 
-    fn after_read(&mut self, used: Use) {
-        self.reads.retain(|r| !r.on(used.slot()));
-        self.reads.push(used);
-    }
-
-    /// Every earlier use was ordered before this write, so the write alone stands for them.
-    fn after_write(&mut self, used: Use) {
-        self.reads.clear();
-        self.write = used;
+    /// Records a use. Every earlier use was ordered before a write, so the write alone
+    /// stands for them; a read replaces the earlier read of its stream.
+    fn after(&mut self, used: Use, write: bool) {
+        if write {
+            self.reads.clear();
+            self.write = used;
+        } else {
+            self.reads.retain(|r| !r.on(used.slot()));
+            self.reads.push(used);
+        }
     }
 }
 
@@ -111,18 +112,10 @@ impl<T> TrackedBuffer<T> {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         let slot = slot_of(gpu.stream());
         let mut uses = self.uses();
-        if write {
-            uses.before_write(&slot)?;
-        } else {
-            uses.before_read(&slot)?;
-        }
+        uses.before(&slot, write)?;
         op(slot.stream())?;
         let used = slot.mark();
-        if write {
-            uses.after_write(used);
-        } else {
-            uses.after_read(used);
-        }
+        uses.after(used, write);
         Ok(())
     }
 }
@@ -313,12 +306,7 @@ impl<T> PreparedArg for PreparedTracked<'_, T> {
     #[inline]
     fn finish(self, _: &Arc<CudaStream>) -> Result<(), Error> {
         let used = self.slot.mark();
-        let mut uses = self.buffer.uses();
-        if self.write {
-            uses.after_write(used);
-        } else {
-            uses.after_read(used);
-        }
+        self.buffer.uses().after(used, self.write);
         Ok(())
     }
 }
@@ -330,14 +318,7 @@ fn prepare<'a, T>(
     write: bool,
 ) -> Result<PreparedTracked<'a, T>, Error> {
     let slot = slot_of(stream);
-    {
-        let mut uses = buffer.uses();
-        if write {
-            uses.before_write(&slot)?;
-        } else {
-            uses.before_read(&slot)?;
-        }
-    }
+    buffer.uses().before(&slot, write)?;
     Ok(PreparedTracked {
         ptr: buffer.ptr,
         buffer,
