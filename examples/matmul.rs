@@ -2,11 +2,10 @@
 //! with device events (GFLOP/s), checked against a CPU reference on sampled rows.
 
 use std::process::ExitCode;
-use std::time::Duration;
 
 use cuda_kernel_runtime::{Error, Gpu, Launch, cuda_module};
 use gemm::{ROWS, TILE};
-use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
+use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded, mean_time};
 
 cuda_module! {
     /// Matrix products, row-major: a is m x k, b is k x n, c is m x n.
@@ -91,11 +90,11 @@ fn matmul(gpu: &Gpu) -> Result<Report, Error> {
     );
     // The kernels read a[0..m*k] and b[0..k*n] and write c[0..m*n] only, guarded by m, n
     // and k; the buffers hold exactly that many elements.
-    let naive = timed(gpu, || {
+    let naive = mean_time(gpu, REPEATS, || {
         // SAFETY: see above.
         unsafe { k.matmul_naive(&naive_cfg, &a, &b, &mut c_naive, m, n, kk) }
     })?;
-    let tiled = timed(gpu, || {
+    let tiled = mean_time(gpu, REPEATS, || {
         // SAFETY: see above.
         unsafe { k.matmul_tiled(&tiled_cfg, &a, &b, &mut c_tiled, m, n, kk) }
     })?;
@@ -130,13 +129,6 @@ fn matmul(gpu: &Gpu) -> Result<Report, Error> {
         )
         .check("tiled vs naive (all)", compare(&got_tiled, &got_naive, tol));
     Ok(report)
-}
-
-/// Mean device time of `REPEATS` launches, after one warm-up launch.
-fn timed(gpu: &Gpu, mut launch: impl FnMut() -> Result<(), Error>) -> Result<Duration, Error> {
-    launch()?;
-    let ((), took) = gpu.time(|| (0..REPEATS).try_for_each(|_| launch()))?;
-    Ok(took / REPEATS)
 }
 
 /// The given rows of `a * b`, accumulated in double precision.

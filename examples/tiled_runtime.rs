@@ -5,10 +5,10 @@
 //! checked against a CPU reference on sampled rows.
 
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use cuda_kernel_runtime::{DeviceLimits, Error, Gpu, Launch, cuda_module};
-use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
+use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded, mean_time};
 
 cuda_module! {
     /// `c = a * b`, row-major (a is m x k, b is k x n), in TILE x TILE tiles.
@@ -116,7 +116,7 @@ fn run(gpu: &Gpu) -> Result<Report, Error> {
             ((N as u32).div_ceil(tile), (M as u32).div_ceil(tile)),
             (tile, tile / PER_THREAD),
         );
-        let took = timed(gpu, || {
+        let took = mean_time(gpu, REPEATS, || {
             // SAFETY: matmul reads a[0..m*k] and b[0..k*n] and writes c[0..m*n] only, guarded
             // by m, n and k; the buffers hold exactly that many elements, and the block has the
             // (TILE, TILE / 4) shape the variant was compiled for.
@@ -142,13 +142,6 @@ fn run(gpu: &Gpu) -> Result<Report, Error> {
             );
     }
     Ok(report)
-}
-
-/// Mean device time of `REPEATS` launches, after one warm-up launch.
-fn timed(gpu: &Gpu, mut launch: impl FnMut() -> Result<(), Error>) -> Result<Duration, Error> {
-    launch()?;
-    let ((), took) = gpu.time(|| (0..REPEATS).try_for_each(|_| launch()))?;
-    Ok(took / REPEATS)
 }
 
 /// The given rows of `a * b`, accumulated in double precision.

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use cuda_kernel_runtime::{CudaSlice, Error, Gpu, Launch, TensorMap, TiledOptions, cuda_module};
-use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
+use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded, mean_time};
 
 cuda_module! {
     /// Tile copies through TMA.
@@ -85,12 +85,12 @@ fn tma_copy(gpu: &Gpu) -> Result<Report, Error> {
     let one = {
         let ma = TensorMap::tiled(&a, &dims, &[BW, BH])?;
         let mb = TensorMap::tiled_mut(&mut b, &dims, &[BW, BH], &TiledOptions::default())?;
-        timed(gpu, || {
+        mean_time(gpu, REPEATS, || {
             // SAFETY: both maps describe ROWS x COLS floats of buffers that hold them.
             unsafe { k.tma_copy(&cfg, &ma, &mb) }
         })?
     };
-    let memcpy = timed(gpu, || gpu.copy(&a, &mut c))?;
+    let memcpy = mean_time(gpu, REPEATS, || gpu.copy(&a, &mut c))?;
 
     // a → b, then b → c with programmatic dependent launch.
     // b is written by the first copy and read by the second: a shared map of it serves both.
@@ -100,7 +100,7 @@ fn tma_copy(gpu: &Gpu) -> Result<Report, Error> {
             let mb = TensorMap::tiled(b, &dims, &[BW, BH])?;
             let mc = TensorMap::tiled_mut(c, &dims, &[BW, BH], &TiledOptions::default())?;
             let second = cfg.with_programmatic(pdl);
-            timed(gpu, || {
+            mean_time(gpu, REPEATS, || {
                 // SAFETY: as above; the second waits for the first before reading b.
                 unsafe {
                     k.tma_copy(&cfg, &ma, &mb)?;
@@ -130,11 +130,4 @@ fn tma_copy(gpu: &Gpu) -> Result<Report, Error> {
         .time("two copies, PDL", pdl_pair, None)
         .check("a → b → c (PDL)", compare(&got, &host, Tolerance::EXACT));
     Ok(report)
-}
-
-/// Mean device time of `REPEATS` runs, after one warm-up run.
-fn timed(gpu: &Gpu, mut run: impl FnMut() -> Result<(), Error>) -> Result<Duration, Error> {
-    run()?;
-    let ((), took) = gpu.time(|| (0..REPEATS).try_for_each(|_| run()))?;
-    Ok(took / REPEATS)
 }

@@ -18,7 +18,9 @@ use cuda_kernel_runtime::{
     CudaSlice, Error, Gpu, Launch, Swizzle, TensorMap, TiledOptions, bf16, cuda_module,
 };
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, sys as blas_sys};
-use kernel_examples::{Comparison, NonZeroData, Report, Rng, Tolerance, compare, embedded};
+use kernel_examples::{
+    Comparison, NonZeroData, Report, Rng, Tolerance, compare, embedded, mean_time,
+};
 
 cuda_module! {
     /// The warp-specialized bf16 GEMM.
@@ -235,11 +237,11 @@ fn wgmma_gemm(gpu: &Gpu) -> Result<Report, Error> {
     let blas = cublas(gpu)?;
     let mut best = (Duration::MAX, Duration::MAX);
     for _ in 0..ROUNDS {
-        best.0 = best
-            .0
-            .min(timed(gpu, || gemm(&k, &da, &db, &mut ours, (m, n, kk)))?);
+        best.0 = best.0.min(mean_time(gpu, REPEATS, || {
+            gemm(&k, &da, &db, &mut ours, (m, n, kk))
+        })?);
         if let Some(blas) = &blas {
-            best.1 = best.1.min(timed(gpu, || {
+            best.1 = best.1.min(mean_time(gpu, REPEATS, || {
                 cublas_gemm(blas, &da, &db, &mut theirs, (m, n, kk))
             })?);
         }
@@ -381,11 +383,4 @@ fn dot(a: &[bf16], b: &[bf16], k: usize, r: usize, c: usize) -> f64 {
 fn against(got: &[bf16], want: &[f64]) -> Comparison {
     let got: Vec<f64> = got.iter().map(|&v| f64::from(v)).collect();
     compare(&got, want, Tolerance::new(0.05, 1.0 / 256.0))
-}
-
-/// The fastest mean device time of `REPEATS` runs, after one warm-up run.
-fn timed(gpu: &Gpu, mut run: impl FnMut() -> Result<(), Error>) -> Result<Duration, Error> {
-    run()?;
-    let ((), took) = gpu.time(|| (0..REPEATS).try_for_each(|_| run()))?;
-    Ok(took / REPEATS)
 }

@@ -43,9 +43,11 @@ mod compare;
 mod embedded;
 mod report;
 mod run;
+mod timing;
 
 pub use compare::{Comparison, Tolerance, compare};
 pub use embedded::Embedded;
 pub use kernel_test_support::{NonZeroData, Rng};
 pub use report::Report;
 pub use run::{NO_GPU, run};
+pub use timing::mean_time;
