@@ -8,7 +8,9 @@
 use std::process::ExitCode;
 use std::time::Duration;
 
-use cuda_kernel_runtime::{CudaSlice, Error, Gpu, Launch, TensorMap, TiledOptions, cuda_module};
+use cuda_kernel_runtime::{
+    CudaSlice, Error, Gpu, Launch, TensorMap, TensorMapOptions, cuda_module,
+};
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded, mean_time};
 
 cuda_module! {
@@ -84,7 +86,7 @@ fn tma_copy(gpu: &Gpu) -> Result<Report, Error> {
 
     let one = {
         let ma = TensorMap::tiled(&a, &dims, &[BW, BH])?;
-        let mb = TensorMap::tiled_mut(&mut b, &dims, &[BW, BH], &TiledOptions::default())?;
+        let mb = TensorMap::tiled_mut(&mut b, &dims, &[BW, BH], &TensorMapOptions::default())?;
         mean_time(gpu, REPEATS, || {
             // SAFETY: both maps describe ROWS x COLS floats of buffers that hold them.
             unsafe { k.tma_copy(&cfg, &ma, &mb) }
@@ -98,7 +100,7 @@ fn tma_copy(gpu: &Gpu) -> Result<Report, Error> {
         |b: &CudaSlice<f32>, c: &mut CudaSlice<f32>, pdl: bool| -> Result<Duration, Error> {
             let ma = TensorMap::tiled(&a, &dims, &[BW, BH])?;
             let mb = TensorMap::tiled(b, &dims, &[BW, BH])?;
-            let mc = TensorMap::tiled_mut(c, &dims, &[BW, BH], &TiledOptions::default())?;
+            let mc = TensorMap::tiled_mut(c, &dims, &[BW, BH], &TensorMapOptions::default())?;
             let second = cfg.with_programmatic(pdl);
             mean_time(gpu, REPEATS, || {
                 // SAFETY: as above; the second waits for the first before reading b.

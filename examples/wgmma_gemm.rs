@@ -15,7 +15,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use cuda_kernel_runtime::{
-    CudaSlice, Error, Gpu, Launch, Swizzle, TensorMap, TiledOptions, bf16, cuda_module,
+    CudaSlice, Error, Gpu, Launch, Swizzle, TensorMap, TensorMapOptions, bf16, cuda_module,
 };
 use cudarc::cublas::{CudaBlas, Gemm, GemmConfig, sys as blas_sys};
 use kernel_examples::{
@@ -299,10 +299,10 @@ fn gemm(
     c: &mut CudaSlice<bf16>,
     (m, n, kk): (usize, usize, usize),
 ) -> Result<(), Error> {
-    let opts = TiledOptions {
+    let opts = TensorMapOptions {
         swizzle: Swizzle::B128,
         l2_promotion_256: true,
-        ..TiledOptions::default()
+        ..TensorMapOptions::default()
     };
     // Boxes of 64 K-elements (128 bytes, the swizzle's span) by 128 rows.
     let ma = TensorMap::tiled_with(a, &[kk as u64, m as u64], &[BK as u32, BM as u32], &opts)?;

@@ -111,6 +111,7 @@ pub use launch::args::null::Null;
 pub use launch::args::tuple::KernelArgs;
 pub use launch::args::values::{ByValue, RawDevicePtr};
 pub use launch::config::{IntoDim3, Launch, MemSyncDomain};
+pub use launch::event::{EventKey, LaunchEvent};
 pub use launch::validate::ConfigError;
 
 // Order of work.
@@ -119,7 +120,8 @@ pub use streams::graph_build::{Condition, ConditionHandle, GraphBuilder};
 
 // TMA tensor maps.
 pub use tma::{
-    Interleave, Swizzle, TensorMap, TensorMapError, TensorMapHandle, TiledOptions, TmaElement,
+    Im2colShape, Interleave, Swizzle, TensorMap, TensorMapError, TensorMapHandle, TensorMapOptions,
+    TmaElement,
 };
 
 // Textures and surfaces.

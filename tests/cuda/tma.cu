@@ -32,3 +32,47 @@ extern "C" __global__ void tma_tiles(const __grid_constant__ CUtensorMap in, flo
         if (y < rows && x < cols) out[(size_t)y * cols + x] = tile[i / TILE][i % TILE];
     }
 }
+
+// An im2col load of an NHWC float tensor (dims C, W, H, N) for a convolution: block (x, y)
+// loads, for filter tap y = r * taps_w + s, the column of PIXELS output pixels starting at
+// x * PIXELS with CHANNELS channels each (`cp.async.bulk.tensor.4d ... im2col` with im2col
+// offsets {s, r}), and writes them to out[m][tap][c] for output pixels m < total.
+constexpr int PIXELS = 64, CHANNELS = 32;
+
+extern "C" __global__ void im2col_columns(const __grid_constant__ CUtensorMap in, float* out,
+                                          int q_extent, int p_extent, int taps_w, int taps,
+                                          int lower_w, int lower_h, int total) {
+    __shared__ alignas(128) float tile[PIXELS * CHANNELS];
+    __shared__ alignas(8) unsigned long long bar;
+    int m0 = blockIdx.x * PIXELS, tap = blockIdx.y;
+    int s = tap % taps_w, r = tap / taps_w;
+    int q = m0 % q_extent, p = (m0 / q_extent) % p_extent, n = m0 / (q_extent * p_extent);
+    unsigned bar_addr = (unsigned)__cvta_generic_to_shared(&bar);
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" ::"r"(bar_addr) : "memory");
+        asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;"
+                     ::"r"(bar_addr), "r"((unsigned)sizeof(tile)) : "memory");
+        unsigned short off_w = (unsigned short)s, off_h = (unsigned short)r;
+        asm volatile(
+            "cp.async.bulk.tensor.4d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"
+            " [%0], [%1, {%2, %3, %4, %5}], [%6], {%7, %8};"
+            ::"r"((unsigned)__cvta_generic_to_shared(tile)), "l"(&in), "r"(0), "r"(lower_w + q),
+              "r"(lower_h + p), "r"(n), "r"(bar_addr), "h"(off_w), "h"(off_h)
+            : "memory");
+    }
+    unsigned done = 0;
+    while (!done) {
+        asm volatile(
+            "{ .reg .pred ready; mbarrier.try_wait.parity.shared::cta.b64 ready, [%1], 0;"
+            " selp.u32 %0, 1, 0, ready; }"
+            : "=r"(done) : "r"(bar_addr) : "memory");
+    }
+    for (int i = threadIdx.x; i < PIXELS * CHANNELS; i += blockDim.x) {
+        int m = m0 + i / CHANNELS;
+        if (m < total) out[((size_t)m * taps + tap) * CHANNELS + i % CHANNELS] = tile[i];
+    }
+}

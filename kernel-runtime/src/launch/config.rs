@@ -1,6 +1,9 @@
 //! [`Launch`]: grid, block, dynamic shared memory, cluster shape, cooperative launch, and the
-//! launch attributes of current GPUs (programmatic dependent launch, priority, preferred
+//! launch attributes of current GPUs (programmatic dependent launch, within a stream or across
+//! streams through a programmatic event, the launch completion event, priority, preferred
 //! cluster shape, memory synchronization domain).
+
+use crate::launch::event::{EventKey, LaunchEvent};
 
 /// How a kernel is launched.
 ///
@@ -38,6 +41,17 @@ pub struct Launch {
     pub preferred_cluster: Option<(u32, u32, u32)>,
     /// The memory synchronization domain of the kernel's fences; `None` for the default.
     pub mem_sync_domain: Option<MemSyncDomain>,
+    /// The programmatic event this launch fires (compute capability 9.0 and later): once
+    /// every block has called `cudaTriggerProgrammaticLaunchCompletion()` or exited, streams
+    /// waiting on the event ([`Gpu::wait_for_event`](crate::Gpu::wait_for_event)) go on, and
+    /// their next kernel reads this one's results after `cudaGridDependencySynchronize()`.
+    pub programmatic_event: Option<EventKey>,
+    /// With [`programmatic_event`](Self::programmatic_event): each block triggers the event
+    /// as it starts, as though its first instruction were `griddepcontrol.launch_dependents`.
+    pub trigger_at_block_start: bool,
+    /// The event this launch fires once every one of its blocks has started (compute
+    /// capability 9.0 and later).
+    pub completion_event: Option<EventKey>,
 }
 
 /// Which memory synchronization domain a kernel's memory fences order (compute capability
@@ -108,6 +122,9 @@ impl Launch {
             priority: None,
             preferred_cluster: None,
             mem_sync_domain: None,
+            programmatic_event: None,
+            trigger_at_block_start: false,
+            completion_event: None,
         }
     }
 
@@ -129,6 +146,9 @@ impl Launch {
             priority: None,
             preferred_cluster: None,
             mem_sync_domain: None,
+            programmatic_event: None,
+            trigger_at_block_start: false,
+            completion_event: None,
         }
     }
 
@@ -213,6 +233,54 @@ impl Launch {
         self
     }
 
+    /// Fires `event` as this launch's programmatic event: when every block has triggered its
+    /// dependents (`griddepcontrol.launch_dependents`) or exited. Another stream that waits
+    /// on it may then start a kernel that overlaps the end of this one.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let event = cuda_kernel_runtime::LaunchEvent::new(&gpu)?;
+    /// let cfg = cuda_kernel_runtime::Launch::new(8, 128).with_programmatic_event(&event);
+    /// assert_eq!(cfg.programmatic_event, Some(event.key()));
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn with_programmatic_event(mut self, event: &LaunchEvent) -> Self {
+        self.programmatic_event = Some(event.key());
+        self
+    }
+
+    /// Sets whether each block triggers the programmatic event as it starts (see
+    /// [`trigger_at_block_start`](Self::trigger_at_block_start)), for kernels that never
+    /// trigger it themselves.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let event = cuda_kernel_runtime::LaunchEvent::new(&gpu)?;
+    /// let cfg = cuda_kernel_runtime::Launch::new(8, 128)
+    ///     .with_programmatic_event(&event)
+    ///     .with_trigger_at_block_start(true);
+    /// assert!(cfg.trigger_at_block_start);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub const fn with_trigger_at_block_start(mut self, at_start: bool) -> Self {
+        self.trigger_at_block_start = at_start;
+        self
+    }
+
+    /// Fires `event` once every block of this launch has started.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let event = cuda_kernel_runtime::LaunchEvent::new(&gpu)?;
+    /// let cfg = cuda_kernel_runtime::Launch::new(8, 128).with_completion_event(&event);
+    /// assert_eq!(cfg.completion_event, Some(event.key()));
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn with_completion_event(mut self, event: &LaunchEvent) -> Self {
+        self.completion_event = Some(event.key());
+        self
+    }
+
     /// Whether any attribute asks for `cuLaunchKernelEx` rather than `cuLaunchKernel`.
     pub(crate) const fn needs_ex(&self) -> bool {
         self.cluster.is_some()
@@ -221,6 +289,9 @@ impl Launch {
             || self.priority.is_some()
             || self.preferred_cluster.is_some()
             || self.mem_sync_domain.is_some()
+            || self.programmatic_event.is_some()
+            || self.trigger_at_block_start
+            || self.completion_event.is_some()
     }
 
     /// Threads in one block.

@@ -2,17 +2,19 @@
 //!
 //! Plain launches go through `cuLaunchKernel`; launches with attributes (cluster shape,
 //! cooperative, programmatic dependent launch, priority, preferred cluster shape, memory
-//! synchronization domain) through `cuLaunchKernelEx` with the attributes on the stack.
+//! synchronization domain, programmatic and completion events) through `cuLaunchKernelEx`
+//! with the attributes on the stack.
 
 use std::ffi::c_void;
 use std::sync::atomic::Ordering;
 
 use cudarc::driver::sys::{self, CUfunction_attribute as F, CUlaunchAttributeID as Id};
-use cudarc::driver::{CudaStream, result};
+use cudarc::driver::{CudaEvent, CudaStream, result};
 
 use crate::code::module::{KernelInfo, ModuleInner};
 use crate::error::{DriverResultExt, Error};
 use crate::launch::config::{Launch, MemSyncDomain};
+use crate::launch::event::live_event;
 use crate::launch::validate::{ConfigError, validate};
 
 /// Launches `kernel` of `module` on `stream` with `params` (one pointer per kernel parameter).
@@ -56,8 +58,29 @@ pub(crate) unsafe fn launch_kernel(
     if let Some(cluster) = cfg.cluster {
         check_cluster_fit(kernel, stream, cfg, cluster)?;
     }
-    // SAFETY: as above.
-    unsafe { launch_ex(kernel, stream, cfg, params) }
+    let programmatic_event = cfg
+        .programmatic_event
+        .map(|key| live_event(key, &module.ctx))
+        .transpose()
+        .map_err(|problem| invalid(kernel, problem))?;
+    let completion_event = cfg
+        .completion_event
+        .map(|key| live_event(key, &module.ctx))
+        .transpose()
+        .map_err(|problem| invalid(kernel, problem))?;
+    let events = Events {
+        programmatic: programmatic_event.as_deref(),
+        completion: completion_event.as_deref(),
+    };
+    // SAFETY: as above; the events are held alive across the call.
+    unsafe { launch_ex(kernel, stream, cfg, events, params) }
+}
+
+/// The live events a launch fires, looked up from its keys.
+#[derive(Clone, Copy)]
+struct Events<'a> {
+    programmatic: Option<&'a CudaEvent>,
+    completion: Option<&'a CudaEvent>,
 }
 
 /// `cuLaunchKernelEx` with the configuration's attributes.
@@ -68,10 +91,11 @@ unsafe fn launch_ex(
     kernel: &KernelInfo,
     stream: &CudaStream,
     cfg: &Launch,
+    events: Events<'_>,
     params: &mut [*mut c_void],
 ) -> Result<(), Error> {
     // SAFETY: an all-zero attribute is a valid (ignored) value of this plain C union.
-    let mut attrs: [sys::CUlaunchAttribute; 6] = unsafe { std::mem::zeroed() };
+    let mut attrs: [sys::CUlaunchAttribute; 8] = unsafe { std::mem::zeroed() };
     let mut n = 0;
     if let Some((x, y, z)) = cfg.cluster {
         attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
@@ -108,6 +132,18 @@ unsafe fn launch_ex(
             MemSyncDomain::Default => sys::CUlaunchMemSyncDomain::CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT,
             MemSyncDomain::Remote => sys::CUlaunchMemSyncDomain::CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE,
         };
+        n += 1;
+    }
+    if let Some(event) = events.programmatic {
+        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT;
+        attrs[n].value.programmaticEvent.event = event.cu_event();
+        attrs[n].value.programmaticEvent.triggerAtBlockStart =
+            i32::from(cfg.trigger_at_block_start);
+        n += 1;
+    }
+    if let Some(event) = events.completion {
+        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT;
+        attrs[n].value.launchCompletionEvent.event = event.cu_event();
         n += 1;
     }
     let config = launch_config(cfg, stream, &mut attrs[..n]);

@@ -1,5 +1,6 @@
 //! Launching a kernel: the configuration ([`Launch`](crate::Launch): grid, block, shared
-//! memory, cluster, cooperative) and its validation against the kernel and the device
+//! memory, cluster, cooperative, the attributes of current GPUs) with the events a launch
+//! fires (`event`), and its validation against the kernel and the device
 //! (`validate`), how each argument is passed (`args`: device buffers and the
 //! `ConstPtr`/`MutPtr` markers, values, host slices copied in and out, tuples for launches
 //! by name), and the allocation-free launch core (`core`).
@@ -7,5 +8,6 @@
 pub(crate) mod args;
 pub(crate) mod config;
 pub(crate) mod core;
+pub(crate) mod event;
 pub(crate) mod host_fn;
 pub(crate) mod validate;

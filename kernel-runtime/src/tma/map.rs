@@ -1,5 +1,5 @@
-//! [`TensorMap`]: a tiled TMA descriptor of a device buffer, encoded by
-//! `cuTensorMapEncodeTiled` after [`super::rules`] has checked it.
+//! [`TensorMap`]: a TMA descriptor of a device buffer, tiled (`cuTensorMapEncodeTiled`) or
+//! im2col (`cuTensorMapEncodeIm2col`), encoded after [`super::rules`] has checked it.
 
 use std::marker::PhantomData;
 
@@ -9,7 +9,7 @@ use cudarc::driver::sys::{
 };
 use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr};
 
-use super::rules::{Shape, check};
+use super::rules::{Layout, Shape, check};
 use crate::error::{DriverResultExt, Error};
 
 /// An element type TMA can move, with its `CUtensorMapDataType`.
@@ -112,17 +112,17 @@ impl Interleave {
     }
 }
 
-/// The choices of a tiled tensor map besides its shape; `Default` is contiguous rows (strides
-/// from the dimensions), element strides of 1, no interleave, no swizzle, no L2 promotion,
-/// zeros outside the tensor.
+/// The choices of a tensor map (tiled or im2col) besides its shape; `Default` is contiguous
+/// rows (strides from the dimensions), element strides of 1, no interleave, no swizzle, no L2
+/// promotion, zeros outside the tensor.
 ///
 /// ```
-/// use cuda_kernel_runtime::{Swizzle, TiledOptions};
-/// let o = TiledOptions { swizzle: Swizzle::B128, ..TiledOptions::default() };
+/// use cuda_kernel_runtime::{Swizzle, TensorMapOptions};
+/// let o = TensorMapOptions { swizzle: Swizzle::B128, ..TensorMapOptions::default() };
 /// assert!(o.strides.is_none());
 /// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TiledOptions {
+pub struct TensorMapOptions {
     /// Bytes between consecutive indices of dimensions 1 to rank - 1 (dimension 0 is
     /// contiguous); `None` packs the dimensions.
     pub strides: Option<Vec<u64>>,
@@ -134,6 +134,36 @@ pub struct TiledOptions {
     pub swizzle: Swizzle,
     /// Promote loads to 256-byte L2 sectors.
     pub l2_promotion_256: bool,
+}
+
+/// What one im2col copy loads, for [`TensorMap::im2col`]: a column of `pixels_per_column`
+/// pixels with `channels_per_pixel` channels each, the pixels walked inside a box given by
+/// its corner offsets. Spatial dimensions are listed W first (the order of the tensor's
+/// dimensions after the channels). Along a spatial dimension of extent `E`, the box covers
+/// coordinates `lower` to `E - 1 + upper`: for a forward convolution with padding `pad` and
+/// a filter of `k` taps, `lower = -pad` and `upper = pad - (k - 1)`, so that the box holds
+/// one pixel per output position and the copy's im2col offsets pick the filter tap.
+///
+/// ```
+/// // A 3 x 3 convolution with padding 1 over an NHWC tensor (rank 4: C, W, H, N).
+/// let shape = cuda_kernel_runtime::Im2colShape {
+///     lower_corner: vec![-1, -1],
+///     upper_corner: vec![-1, -1],
+///     channels_per_pixel: 64,
+///     pixels_per_column: 128,
+/// };
+/// assert_eq!(shape.lower_corner.len(), 2);
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Im2colShape {
+    /// The box's lower corner offsets (rank - 2 of them, W first).
+    pub lower_corner: Vec<i32>,
+    /// The box's upper corner offsets (rank - 2 of them, W first).
+    pub upper_corner: Vec<i32>,
+    /// Channels loaded per pixel (1 to 256; a multiple of 16 bytes without interleave).
+    pub channels_per_pixel: u32,
+    /// Pixels loaded per copy (1 to 1024).
+    pub pixels_per_column: u32,
 }
 
 /// The 128-byte `CUtensorMap` a kernel takes as `const __grid_constant__ CUtensorMap`, as a
@@ -150,8 +180,8 @@ pub struct TensorMapHandle([u64; 16]);
 // SAFETY: the 128 bytes of a `CUtensorMap`, laid out as the driver writes them.
 unsafe impl DeviceRepr for TensorMapHandle {}
 
-/// A tiled TMA descriptor of a device buffer of `T`, borrowed for as long as the descriptor
-/// lives. Dimensions are innermost first (a row-major `rows × cols` matrix is `[cols, rows]`);
+/// A TMA descriptor of a device buffer of `T` (tiled, or im2col for convolutions), the buffer
+/// borrowed for as long as the descriptor lives. Dimensions are innermost first (a row-major `rows × cols` matrix is `[cols, rows]`);
 /// the box is the tile one copy moves to shared memory.
 ///
 /// ```no_run
@@ -182,7 +212,7 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn tiled(buffer: &'a CudaSlice<T>, dims: &[u64], box_dims: &[u32]) -> Result<Self, Error> {
-        Self::tiled_with(buffer, dims, box_dims, &TiledOptions::default())
+        Self::tiled_with(buffer, dims, box_dims, &TensorMapOptions::default())
     }
 
     /// [`tiled`](Self::tiled) with strides, element strides, interleave, swizzle and L2
@@ -191,9 +221,9 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
-    /// use cuda_kernel_runtime::{Swizzle, TensorMap, TiledOptions};
+    /// use cuda_kernel_runtime::{Swizzle, TensorMap, TensorMapOptions};
     /// let m = gpu.zeros::<half::bf16>(64 * 1024)?;
-    /// let opts = TiledOptions { swizzle: Swizzle::B128, ..TiledOptions::default() };
+    /// let opts = TensorMapOptions { swizzle: Swizzle::B128, ..TensorMapOptions::default() };
     /// let map = TensorMap::tiled_with(&m, &[1024, 64], &[64, 64], &opts)?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
@@ -201,74 +231,159 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
         buffer: &'a CudaSlice<T>,
         dims: &[u64],
         box_dims: &[u32],
-        opts: &TiledOptions,
+        opts: &TensorMapOptions,
     ) -> Result<Self, Error> {
-        let elem = std::mem::size_of::<T>() as u64;
-        let strides: Vec<u64> = match &opts.strides {
-            Some(s) => s.clone(),
-            None => dims
-                .iter()
-                .scan(elem, |acc, &d| {
-                    *acc *= d;
-                    Some(*acc)
-                })
-                .take(dims.len().saturating_sub(1))
-                .collect(),
-        };
-        let element_strides = opts
-            .element_strides
-            .clone()
-            .unwrap_or_else(|| vec![1; dims.len()]);
-        let (addr, _record) = buffer.device_ptr(buffer.stream());
-        check(&Shape {
-            addr,
-            buffer_bytes: buffer.len() as u64 * elem,
-            elem,
-            dims,
-            strides: &strides,
-            box_dims,
-            element_strides: &element_strides,
-            interleave: opts.interleave,
-            swizzle: opts.swizzle,
-        })?;
-        let mut raw = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
-        let l2 = if opts.l2_promotion_256 {
-            L2::CU_TENSOR_MAP_L2_PROMOTION_L2_256B
-        } else {
-            L2::CU_TENSOR_MAP_L2_PROMOTION_NONE
-        };
-        // SAFETY: every array has the length the rank asks for (checked above); the
-        // address is the live buffer's; `raw` is a writable, 64-byte aligned CUtensorMap.
-        unsafe {
-            sys::cuTensorMapEncodeTiled(
-                raw.as_mut_ptr(),
-                T::DATA_TYPE,
-                dims.len() as u32,
-                addr as *mut std::ffi::c_void,
-                dims.as_ptr(),
-                strides.as_ptr(),
-                box_dims.as_ptr(),
-                element_strides.as_ptr(),
-                opts.interleave.raw(),
-                opts.swizzle.raw(),
-                l2,
-                Fill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
-            )
-        }
-        .result()
-        .call("cuTensorMapEncodeTiled")?;
-        // SAFETY: the driver wrote the whole descriptor.
-        let raw = unsafe { raw.assume_init() };
-        // SAFETY: both are 128 bytes of plain data.
-        let words: [u64; 16] = unsafe { std::mem::transmute_copy(&raw) };
-        Ok(TensorMap {
-            handle: TensorMapHandle(words),
-            rank: dims.len(),
-            dims: dims.to_vec(),
-            box_dims: box_dims.to_vec(),
-            _buffer: PhantomData,
-        })
+        encode(buffer, dims, Layout::Tiled { box_dims }, opts)
     }
+
+    /// An im2col map of an image tensor in `buffer` (`dims` innermost first: channels, 1 to 3
+    /// spatial dimensions W, H, D, then images, as in NHWC or NDHWC), for convolutions written
+    /// as matrix products: one copy (`cp.async.bulk.tensor.Nd...im2col` with its im2col
+    /// offsets) loads [`Im2colShape`]'s column of pixels, zeros where a pixel plus the offsets
+    /// falls outside the tensor. Every rule of `cuTensorMapEncodeIm2col` is checked first.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::{Im2colShape, TensorMap, TensorMapOptions};
+    /// let (c, w, h, n) = (64u64, 28u64, 28u64, 8u64);
+    /// let images = gpu.zeros::<half::bf16>((c * w * h * n) as usize)?;
+    /// let shape = Im2colShape {
+    ///     lower_corner: vec![-1, -1],
+    ///     upper_corner: vec![-1, -1],
+    ///     channels_per_pixel: 64,
+    ///     pixels_per_column: 128,
+    /// };
+    /// let map = TensorMap::im2col(&images, &[c, w, h, n], &shape, &TensorMapOptions::default())?;
+    /// assert_eq!(map.box_dims(), [64, 128]);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn im2col(
+        buffer: &'a CudaSlice<T>,
+        dims: &[u64],
+        shape: &Im2colShape,
+        opts: &TensorMapOptions,
+    ) -> Result<Self, Error> {
+        let layout = Layout::Im2col {
+            lower: &shape.lower_corner,
+            upper: &shape.upper_corner,
+            channels: shape.channels_per_pixel,
+            pixels: shape.pixels_per_column,
+        };
+        encode(buffer, dims, layout, opts)
+    }
+}
+
+/// Checks and encodes a map of `buffer`.
+fn encode<'a, T: TmaElement>(
+    buffer: &'a CudaSlice<T>,
+    dims: &[u64],
+    layout: Layout<'_>,
+    opts: &TensorMapOptions,
+) -> Result<TensorMap<'a, T>, Error> {
+    let elem = std::mem::size_of::<T>() as u64;
+    let strides: Vec<u64> = match &opts.strides {
+        Some(s) => s.clone(),
+        None => dims
+            .iter()
+            .scan(elem, |acc, &d| {
+                *acc *= d;
+                Some(*acc)
+            })
+            .take(dims.len().saturating_sub(1))
+            .collect(),
+    };
+    let element_strides = opts
+        .element_strides
+        .clone()
+        .unwrap_or_else(|| vec![1; dims.len()]);
+    let (addr, _record) = buffer.device_ptr(buffer.stream());
+    let shape = Shape {
+        addr,
+        buffer_bytes: buffer.len() as u64 * elem,
+        elem,
+        dims,
+        strides: &strides,
+        layout,
+        element_strides: &element_strides,
+        interleave: opts.interleave,
+        swizzle: opts.swizzle,
+    };
+    check(&shape)?;
+    let mut raw = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
+    let l2 = if opts.l2_promotion_256 {
+        L2::CU_TENSOR_MAP_L2_PROMOTION_L2_256B
+    } else {
+        L2::CU_TENSOR_MAP_L2_PROMOTION_NONE
+    };
+    let rank = dims.len() as u32;
+    let global = addr as *mut std::ffi::c_void;
+    let fill = Fill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE;
+    let box_dims = match shape.layout {
+        Layout::Tiled { box_dims } => {
+            // SAFETY: every array has the length the rank asks for (checked above); the
+            // address is the live buffer's; `raw` is a writable, 64-byte aligned CUtensorMap.
+            unsafe {
+                sys::cuTensorMapEncodeTiled(
+                    raw.as_mut_ptr(),
+                    T::DATA_TYPE,
+                    rank,
+                    global,
+                    dims.as_ptr(),
+                    strides.as_ptr(),
+                    box_dims.as_ptr(),
+                    element_strides.as_ptr(),
+                    opts.interleave.raw(),
+                    opts.swizzle.raw(),
+                    l2,
+                    fill,
+                )
+            }
+            .result()
+            .call("cuTensorMapEncodeTiled")?;
+            box_dims.to_vec()
+        }
+        Layout::Im2col {
+            lower,
+            upper,
+            channels,
+            pixels,
+        } => {
+            // SAFETY: as above; the corners hold rank - 2 offsets each (checked above).
+            unsafe {
+                sys::cuTensorMapEncodeIm2col(
+                    raw.as_mut_ptr(),
+                    T::DATA_TYPE,
+                    rank,
+                    global,
+                    dims.as_ptr(),
+                    strides.as_ptr(),
+                    lower.as_ptr(),
+                    upper.as_ptr(),
+                    channels,
+                    pixels,
+                    element_strides.as_ptr(),
+                    opts.interleave.raw(),
+                    opts.swizzle.raw(),
+                    l2,
+                    fill,
+                )
+            }
+            .result()
+            .call("cuTensorMapEncodeIm2col")?;
+            vec![channels, pixels]
+        }
+    };
+    // SAFETY: the driver wrote the whole descriptor.
+    let raw = unsafe { raw.assume_init() };
+    // SAFETY: both are 128 bytes of plain data.
+    let words: [u64; 16] = unsafe { std::mem::transmute_copy(&raw) };
+    Ok(TensorMap {
+        handle: TensorMapHandle(words),
+        rank: dims.len(),
+        dims: dims.to_vec(),
+        box_dims,
+        _buffer: PhantomData,
+    })
 }
 
 impl<'a, T: TmaElement> TensorMap<'a, T> {
@@ -278,16 +393,16 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
-    /// use cuda_kernel_runtime::{TensorMap, TiledOptions};
+    /// use cuda_kernel_runtime::{TensorMap, TensorMapOptions};
     /// let mut out = gpu.zeros::<f32>(64 * 64)?;
-    /// let map = TensorMap::tiled_mut(&mut out, &[64, 64], &[32, 32], &TiledOptions::default())?;
+    /// let map = TensorMap::tiled_mut(&mut out, &[64, 64], &[32, 32], &TensorMapOptions::default())?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn tiled_mut(
         buffer: &'a mut CudaSlice<T>,
         dims: &[u64],
         box_dims: &[u32],
-        opts: &TiledOptions,
+        opts: &TensorMapOptions,
     ) -> Result<Self, Error> {
         Self::tiled_with(buffer, dims, box_dims, opts)
     }
@@ -333,7 +448,8 @@ impl<T> TensorMap<'_, T> {
         &self.dims
     }
 
-    /// The box (tile) dimensions, innermost first.
+    /// The box (tile) dimensions, innermost first; for an im2col map, channels per pixel and
+    /// pixels per column.
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;

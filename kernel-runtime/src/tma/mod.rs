@@ -1,11 +1,14 @@
 //! TMA tensor-map descriptors (compute capability 9.0 and later): [`TensorMap`] describes a
 //! tile view of a device buffer for the tensor memory accelerator, and a kernel takes it as
-//! `const __grid_constant__ CUtensorMap`. Every rule `cuTensorMapEncodeTiled` imposes is
+//! `const __grid_constant__ CUtensorMap`; an im2col map feeds convolutions written as matrix
+//! products. Every rule `cuTensorMapEncodeTiled` and `cuTensorMapEncodeIm2col` impose is
 //! checked first ([`rules`]) and named in the error; the descriptor borrows its buffer, so
 //! the memory it points at outlives it.
 
 mod map;
 mod rules;
 
-pub use map::{Interleave, Swizzle, TensorMap, TensorMapHandle, TiledOptions, TmaElement};
+pub use map::{
+    Im2colShape, Interleave, Swizzle, TensorMap, TensorMapHandle, TensorMapOptions, TmaElement,
+};
 pub use rules::TensorMapError;

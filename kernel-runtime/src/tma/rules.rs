@@ -1,5 +1,6 @@
-//! The rules of `cuTensorMapEncodeTiled`, checked before the driver sees a descriptor: each
-//! broken rule is a [`TensorMapError`] that says which dimension and which limit.
+//! The rules of `cuTensorMapEncodeTiled` and `cuTensorMapEncodeIm2col`, checked before the
+//! driver sees a descriptor: each broken rule is a [`TensorMapError`] that says which
+//! dimension and which limit.
 
 use super::map::{Interleave, Swizzle};
 
@@ -19,13 +20,25 @@ pub enum TensorMapError {
         /// The rank asked for.
         rank: usize,
     },
-    /// The lists of dimensions, strides, box sizes and element strides disagree in length.
-    #[error("{what} has {got} entries; the rank is {rank} (strides: rank - 1)")]
+    /// An im2col map's rank is outside 3 to 5.
+    #[error(
+        "rank {rank}: an im2col tensor map has 3 to 5 dimensions (channels, 1 to 3 spatial \
+         dimensions, images)"
+    )]
+    Im2colRank {
+        /// The rank asked for.
+        rank: usize,
+    },
+    /// The lists of dimensions, strides, box sizes, corners and element strides disagree in
+    /// length.
+    #[error("{what} has {got} entries; rank {rank} needs {want}")]
     Lengths {
         /// Which list.
         what: &'static str,
         /// Its length.
         got: usize,
+        /// The length the rank asks for.
+        want: usize,
         /// The rank.
         rank: usize,
     },
@@ -116,6 +129,52 @@ pub enum TensorMapError {
         /// Its span in bytes.
         span: u64,
     },
+    /// An im2col map's channels per pixel outside 1 to 256.
+    #[error("{value} channels per pixel; an im2col map loads 1 to 256")]
+    Channels {
+        /// The value asked for.
+        value: u32,
+    },
+    /// An im2col map's pixels per column outside 1 to 1024.
+    #[error("{value} pixels per column; an im2col map loads 1 to 1024")]
+    Pixels {
+        /// The value asked for.
+        value: u32,
+    },
+    /// A corner offset of the pixel box outside the range the rank allows.
+    #[error(
+        "{which} corner offset {value} of spatial dimension {dim} is outside {min} to {max}, the \
+         range for rank {rank}"
+    )]
+    Corner {
+        /// `lower` or `upper`.
+        which: &'static str,
+        /// Which spatial dimension (0 is W, the dimension after the channels).
+        dim: usize,
+        /// The offset.
+        value: i32,
+        /// The smallest allowed.
+        min: i32,
+        /// The largest allowed.
+        max: i32,
+        /// The rank.
+        rank: usize,
+    },
+    /// The pixel box holds no pixel along a spatial dimension.
+    #[error(
+        "the pixel box is empty along spatial dimension {dim}: {extent} pixels from {lower} to \
+         {extent} - 1 + ({upper})"
+    )]
+    EmptyPixelBox {
+        /// Which spatial dimension.
+        dim: usize,
+        /// The lower corner offset.
+        lower: i32,
+        /// The upper corner offset.
+        upper: i32,
+        /// The tensor's extent along it.
+        extent: u64,
+    },
     /// 32-byte interleave needs the 32-byte swizzle.
     #[error("32-byte interleave needs Swizzle::B32, not {swizzle:?}")]
     InterleaveSwizzle {
@@ -132,28 +191,54 @@ pub(super) struct Shape<'a> {
     pub dims: &'a [u64],
     /// Bytes between consecutive indices of dimensions 1.. (rank - 1 entries).
     pub strides: &'a [u64],
-    pub box_dims: &'a [u32],
+    pub layout: Layout<'a>,
     pub element_strides: &'a [u32],
     pub interleave: Interleave,
     pub swizzle: Swizzle,
+}
+
+/// What one copy moves: a box of the tensor, or a column of pixels (im2col).
+pub(super) enum Layout<'a> {
+    /// `cuTensorMapEncodeTiled`: the box, innermost first.
+    Tiled { box_dims: &'a [u32] },
+    /// `cuTensorMapEncodeIm2col`: the pixel box's corners (spatial dimensions, W first) and
+    /// what one copy loads.
+    Im2col {
+        lower: &'a [i32],
+        upper: &'a [i32],
+        channels: u32,
+        pixels: u32,
+    },
 }
 
 /// Checks every rule, in the order the driver's documentation lists them.
 pub(super) fn check(s: &Shape<'_>) -> Result<(), TensorMapError> {
     let rank = s.dims.len();
     let interleaved = s.interleave != Interleave::None;
-    if rank == 0 || rank > 5 || (interleaved && rank < 3) {
-        return Err(TensorMapError::Rank { rank });
-    }
-    for (what, got, want) in [
-        ("strides", s.strides.len(), rank - 1),
-        ("box", s.box_dims.len(), rank),
-        ("element strides", s.element_strides.len(), rank),
-    ] {
-        if got != want {
-            return Err(TensorMapError::Lengths { what, got, rank });
+    let inner = match s.layout {
+        Layout::Tiled { box_dims } => {
+            if rank == 0 || rank > 5 || (interleaved && rank < 3) {
+                return Err(TensorMapError::Rank { rank });
+            }
+            lengths("box", box_dims.len(), rank, rank)?;
+            box_dims[0]
         }
-    }
+        Layout::Im2col {
+            lower,
+            upper,
+            channels,
+            ..
+        } => {
+            if !(3..=5).contains(&rank) {
+                return Err(TensorMapError::Im2colRank { rank });
+            }
+            lengths("lower corner", lower.len(), rank - 2, rank)?;
+            lengths("upper corner", upper.len(), rank - 2, rank)?;
+            channels
+        }
+    };
+    lengths("strides", s.strides.len(), rank - 1, rank)?;
+    lengths("element strides", s.element_strides.len(), rank, rank)?;
     let align = if s.interleave == Interleave::B32 {
         32
     } else {
@@ -198,15 +283,16 @@ pub(super) fn check(s: &Shape<'_>) -> Result<(), TensorMapError> {
             len: s.buffer_bytes,
         });
     }
-    for (dim, &value) in s.box_dims.iter().enumerate() {
-        if value == 0 {
-            return Err(TensorMapError::BoxZero { dim });
-        }
-        if value > 256 {
-            return Err(TensorMapError::BoxTooLarge { dim, value });
-        }
+    match s.layout {
+        Layout::Tiled { box_dims } => check_box(box_dims)?,
+        Layout::Im2col {
+            lower,
+            upper,
+            channels,
+            pixels,
+        } => check_pixel_box(s.dims, lower, upper, channels, pixels)?,
     }
-    let inner = u64::from(s.box_dims[0]) * s.elem;
+    let inner = u64::from(inner) * s.elem;
     if !interleaved && !inner.is_multiple_of(16) {
         return Err(TensorMapError::BoxInnerBytes { bytes: inner });
     }
@@ -231,6 +317,84 @@ pub(super) fn check(s: &Shape<'_>) -> Result<(), TensorMapError> {
     Ok(())
 }
 
+/// A list of `got` entries where rank `rank` needs `want`.
+fn lengths(what: &'static str, got: usize, want: usize, rank: usize) -> Result<(), TensorMapError> {
+    if got == want {
+        Ok(())
+    } else {
+        Err(TensorMapError::Lengths {
+            what,
+            got,
+            want,
+            rank,
+        })
+    }
+}
+
+/// A tiled map's box: 1 to 256 elements along each dimension.
+fn check_box(box_dims: &[u32]) -> Result<(), TensorMapError> {
+    for (dim, &value) in box_dims.iter().enumerate() {
+        if value == 0 {
+            return Err(TensorMapError::BoxZero { dim });
+        }
+        if value > 256 {
+            return Err(TensorMapError::BoxTooLarge { dim, value });
+        }
+    }
+    Ok(())
+}
+
+/// An im2col map's pixel box: corner offsets within the range the rank allows (fewer bits
+/// per offset as spatial dimensions are added), at least one pixel along each spatial
+/// dimension, 1 to 256 channels and 1 to 1024 pixels per copy.
+fn check_pixel_box(
+    dims: &[u64],
+    lower: &[i32],
+    upper: &[i32],
+    channels: u32,
+    pixels: u32,
+) -> Result<(), TensorMapError> {
+    let rank = dims.len();
+    let (min, max) = match rank {
+        3 => (-32768, 32767),
+        4 => (-128, 127),
+        _ => (-16, 15),
+    };
+    for (which, corner) in [("lower", lower), ("upper", upper)] {
+        for (dim, &value) in corner.iter().enumerate() {
+            if !(min..=max).contains(&value) {
+                return Err(TensorMapError::Corner {
+                    which,
+                    dim,
+                    value,
+                    min,
+                    max,
+                    rank,
+                });
+            }
+        }
+    }
+    for (dim, (&lo, &up)) in lower.iter().zip(upper).enumerate() {
+        let extent = dims[dim + 1];
+        // Pixels from `lo` to `extent - 1 + up`, both included.
+        if extent as i64 + i64::from(up) - i64::from(lo) <= 0 {
+            return Err(TensorMapError::EmptyPixelBox {
+                dim,
+                lower: lo,
+                upper: up,
+                extent,
+            });
+        }
+    }
+    if channels == 0 || channels > 256 {
+        return Err(TensorMapError::Channels { value: channels });
+    }
+    if pixels == 0 || pixels > 1024 {
+        return Err(TensorMapError::Pixels { value: pixels });
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -242,7 +406,7 @@ mod tests {
             elem: 4,
             dims,
             strides,
-            box_dims,
+            layout: Layout::Tiled { box_dims },
             element_strides: &[1, 1, 1, 1, 1][..dims.len()],
             interleave: Interleave::None,
             swizzle: Swizzle::None,
@@ -264,7 +428,7 @@ mod tests {
         );
         assert_eq!(
             e(shape(&[8, 8], &[], &[8, 8])),
-            "strides has 0 entries; the rank is 2 (strides: rank - 1)"
+            "strides has 0 entries; rank 2 needs 1"
         );
         assert_eq!(
             e(Shape {
@@ -329,5 +493,123 @@ mod tests {
             }),
             Err(TensorMapError::Rank { rank: 2 })
         ));
+    }
+
+    fn im2col<'a>(dims: &'a [u64], lower: &'a [i32], upper: &'a [i32]) -> Shape<'a> {
+        Shape {
+            addr: 0x7f00_0000_0000,
+            buffer_bytes: 1 << 30,
+            elem: 4,
+            dims,
+            strides: &[],
+            layout: Layout::Im2col {
+                lower,
+                upper,
+                channels: 32,
+                pixels: 64,
+            },
+            element_strides: &[1, 1, 1, 1, 1][..dims.len()],
+            interleave: Interleave::None,
+            swizzle: Swizzle::None,
+        }
+    }
+
+    /// Strides of a packed tensor of 4-byte elements.
+    fn packed(dims: &[u64]) -> Vec<u64> {
+        dims.iter()
+            .scan(4, |acc, &d| {
+                *acc *= d;
+                Some(*acc)
+            })
+            .take(dims.len() - 1)
+            .collect()
+    }
+
+    #[test]
+    fn an_nhwc_tensor_for_a_3_by_3_convolution_passes() {
+        let dims = [32, 10, 7, 2];
+        let strides = packed(&dims);
+        let s = Shape {
+            strides: &strides,
+            ..im2col(&dims, &[-1, -1], &[-1, -1])
+        };
+        assert_eq!(check(&s), Ok(()));
+    }
+
+    /// Every im2col rule, provoked once, with its message.
+    #[test]
+    fn every_im2col_rule_names_what_breaks_it() {
+        let e = |s: Shape<'_>| check(&s).unwrap_err().to_string();
+        let dims = [32, 10, 7, 2];
+        let strides = packed(&dims);
+        let nhwc = |lower: &'static [i32], upper: &'static [i32]| Shape {
+            strides: &strides,
+            ..im2col(&dims, lower, upper)
+        };
+        assert_eq!(
+            e(im2col(&[32, 10], &[], &[])),
+            "rank 2: an im2col tensor map has 3 to 5 dimensions (channels, 1 to 3 spatial \
+             dimensions, images)"
+        );
+        assert_eq!(
+            e(nhwc(&[-1], &[-1, -1])),
+            "lower corner has 1 entries; rank 4 needs 2"
+        );
+        assert_eq!(
+            e(nhwc(&[-129, -1], &[-1, -1])),
+            "lower corner offset -129 of spatial dimension 0 is outside -128 to 127, the range \
+             for rank 4"
+        );
+        let dims5 = [16, 4, 4, 4, 1];
+        let strides5 = packed(&dims5);
+        assert_eq!(
+            e(Shape {
+                strides: &strides5,
+                ..im2col(&dims5, &[0, 0, 0], &[0, 16, 0])
+            }),
+            "upper corner offset 16 of spatial dimension 1 is outside -16 to 15, the range for \
+             rank 5"
+        );
+        // H = 7: from 3 to 7 - 1 - 4 = 2 is no pixel.
+        assert_eq!(
+            e(nhwc(&[-1, 3], &[-1, -4])),
+            "the pixel box is empty along spatial dimension 1: 7 pixels from 3 to 7 - 1 + (-4)"
+        );
+        let with = |channels, pixels| Shape {
+            layout: Layout::Im2col {
+                lower: &[-1, -1],
+                upper: &[-1, -1],
+                channels,
+                pixels,
+            },
+            ..nhwc(&[-1, -1], &[-1, -1])
+        };
+        assert_eq!(
+            e(with(300, 64)),
+            "300 channels per pixel; an im2col map loads 1 to 256"
+        );
+        assert_eq!(
+            e(with(32, 1025)),
+            "1025 pixels per column; an im2col map loads 1 to 1024"
+        );
+        assert_eq!(
+            e(with(2, 64)),
+            "the box's inner dimension is 8 bytes; without interleave it must be a multiple of 16"
+        );
+        assert_eq!(
+            e(Shape {
+                swizzle: Swizzle::B64,
+                ..nhwc(&[-1, -1], &[-1, -1])
+            }),
+            "the box's inner dimension is 128 bytes; swizzle B64 spans at most 64"
+        );
+        // The rules the tiled and im2col maps share still apply.
+        assert_eq!(
+            e(Shape {
+                buffer_bytes: 100,
+                ..nhwc(&[-1, -1], &[-1, -1])
+            }),
+            "the tensor spans 17920 bytes; the buffer holds 100"
+        );
     }
 }

@@ -159,6 +159,24 @@ pub enum ConfigError {
         /// The cluster dimension.
         cluster: u32,
     },
+    /// Launch events need compute capability 9.0.
+    #[error(
+        "a programmatic or launch completion event needs compute capability 9.0 or later; this \
+         device is {arch}"
+    )]
+    LaunchEventUnsupported {
+        /// The device's architecture.
+        arch: String,
+    },
+    /// `trigger_at_block_start` without a programmatic event to trigger.
+    #[error("trigger_at_block_start is set, but the launch has no programmatic_event to trigger")]
+    TriggerWithoutEvent,
+    /// The launch names a [`LaunchEvent`](crate::LaunchEvent) that no longer exists.
+    #[error("the LaunchEvent this launch fires was dropped before the launch")]
+    EventDropped,
+    /// The event belongs to another device's context than the launch or the stream.
+    #[error("the LaunchEvent belongs to another device's context than the stream that uses it")]
+    EventOfAnotherContext,
     /// The device cannot launch cooperatively.
     #[error("this device does not support cooperative launches")]
     CooperativeUnsupported,

@@ -116,7 +116,7 @@ pub(crate) fn validate(
 }
 
 /// The attributes of current GPUs: programmatic dependent launch, memory synchronization
-/// domain, priority, preferred cluster shape.
+/// domain, launch events, priority, preferred cluster shape.
 fn validate_attributes(
     cfg: &Launch,
     k: &KernelLimits,
@@ -128,6 +128,12 @@ fn validate_attributes(
     }
     if cfg.mem_sync_domain.is_some() && major < 9 {
         return Err(ConfigError::MemSyncDomainUnsupported { arch: dev.arch() });
+    }
+    if cfg.trigger_at_block_start && cfg.programmatic_event.is_none() {
+        return Err(ConfigError::TriggerWithoutEvent);
+    }
+    if (cfg.programmatic_event.is_some() || cfg.completion_event.is_some()) && major < 9 {
+        return Err(ConfigError::LaunchEventUnsupported { arch: dev.arch() });
     }
     if let Some(p) = cfg.priority {
         let (least, greatest) = dev.stream_priorities;

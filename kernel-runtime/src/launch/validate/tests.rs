@@ -233,3 +233,36 @@ fn a_preferred_cluster_needs_blackwell_a_cluster_and_a_multiple_of_it() {
         "preferred_cluster.x = 3 of the preferred cluster is not a multiple of the cluster's 2"
     );
 }
+
+#[test]
+fn launch_events_need_hopper_and_a_trigger_needs_its_event() {
+    let ampere = DeviceLimits {
+        compute_capability: (8, 6),
+        ..hopper()
+    };
+    let key = crate::launch::event::EventKey::unregistered();
+    let programmatic = Launch {
+        programmatic_event: Some(key),
+        ..Launch::new(8, 128)
+    };
+    let completion = Launch {
+        completion_event: Some(key),
+        ..Launch::new(8, 128)
+    };
+    for cfg in [programmatic, completion] {
+        assert!(cfg.needs_ex());
+        assert_eq!(check(cfg), Ok(()));
+        let err = validate(&cfg, &kernel(), &ampere).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "a programmatic or launch completion event needs compute capability 9.0 or later; \
+             this device is sm_86"
+        );
+    }
+    let at_start = programmatic.with_trigger_at_block_start(true);
+    assert_eq!(check(at_start), Ok(()));
+    assert_eq!(
+        check(Launch::new(8, 128).with_trigger_at_block_start(true)),
+        Err(ConfigError::TriggerWithoutEvent)
+    );
+}
