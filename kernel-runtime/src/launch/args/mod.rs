@@ -67,7 +67,7 @@ pub trait PreparedArg {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a `const {T}*` kernel parameter",
     label = "expected device memory holding `{T}`",
-    note = "pass `&CudaSlice<{T}>`, `&CudaView<{T}>`, `&mut CudaSlice<{T}>`, `&UnifiedSlice<{T}>`, `In(&[{T}])`, `InOut(&mut [{T}])` or `Null`"
+    note = "pass `&CudaSlice<{T}>`, `&CudaView<{T}>`, `&mut CudaSlice<{T}>`, `&TrackedBuffer<{T}>`, `&UnifiedSlice<{T}>`, `In(&[{T}])`, `InOut(&mut [{T}])` or `Null`"
 )]
 pub trait ConstPtr<T>: DeviceArg {}
 
@@ -85,7 +85,7 @@ pub trait ConstPtr<T>: DeviceArg {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a `{T}*` kernel parameter",
     label = "expected mutable device memory holding `{T}`",
-    note = "pass `&mut CudaSlice<{T}>`, `&mut CudaViewMut<{T}>`, `&mut UnifiedSlice<{T}>`, `Out(&mut [{T}])`, `InOut(&mut [{T}])` or `Null`"
+    note = "pass `&mut CudaSlice<{T}>`, `&mut CudaViewMut<{T}>`, `&mut TrackedBuffer<{T}>`, `&mut UnifiedSlice<{T}>`, `Out(&mut [{T}])`, `InOut(&mut [{T}])` or `Null`"
 )]
 pub trait MutPtr<T>: DeviceArg {}
 
