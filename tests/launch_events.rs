@@ -18,7 +18,7 @@
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
 use cuda_kernel_runtime::{ConfigError, CudaSlice, Error, Gpu, Launch, LaunchEvent, cuda_module};
-use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
+use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip, two_gpus_or_skip};
 
 cuda_module! {
     /// Kernels that fire and wait for launch events.
@@ -308,5 +308,36 @@ fn a_dropped_event_and_a_trigger_without_one_are_refused_before_launch() -> Resu
     // SAFETY: `gate` touches no memory.
     unsafe { k.gate(&Launch::new(1, 32).with_completion_event(&event), 1000)? };
     gpu.synchronize()?;
+    Ok(())
+}
+
+#[test]
+fn an_event_of_another_device_is_refused_by_waits_and_launches() -> Result<(), Error> {
+    let Some((a, b)) = two_gpus_or_skip() else {
+        return Ok(());
+    };
+    if a.limits().compute_capability.0 < 9 {
+        eprintln!("skipped: launch events need sm_90 (device is {})", a.arch());
+        return Ok(());
+    }
+    let event = LaunchEvent::new(&a)?;
+    let err = b.wait_for_event(&event).unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "the LaunchEvent belongs to another device's context than the stream that waits on it"
+    );
+    let k = events::load(&b)?;
+    // SAFETY: nothing runs: the launch is refused.
+    let err = unsafe { k.gate(&Launch::new(1, 32).with_completion_event(&event), 0) }.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            Error::InvalidConfig {
+                problem: ConfigError::EventOfAnotherContext,
+                ..
+            }
+        ),
+        "{err}"
+    );
     Ok(())
 }

@@ -239,6 +239,14 @@ pub enum Error {
         /// The driver's description of the code.
         message: String,
     },
+    /// An object of one device's context used with another device's.
+    #[error("{what} belongs to another device's context than the {user}")]
+    ForeignContext {
+        /// The object (`the LaunchEvent`).
+        what: &'static str,
+        /// What used it (`stream that waits on it`).
+        user: &'static str,
+    },
     /// The device (or the pair of devices) cannot do what was asked.
     #[error("{what} is not supported by {device}: {reason}")]
     Unsupported {

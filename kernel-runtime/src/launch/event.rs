@@ -148,9 +148,9 @@ impl Gpu {
     /// When `event` belongs to another device's context, or the driver refuses the wait.
     pub fn wait_for_event(&self, event: &LaunchEvent) -> Result<(), Error> {
         if !same_context(event.event.context(), self.context()) {
-            return Err(Error::InvalidConfig {
-                kernel: "(a wait for a launch event)".into(),
-                problem: ConfigError::EventOfAnotherContext,
+            return Err(Error::ForeignContext {
+                what: "the LaunchEvent",
+                user: "stream that waits on it",
             });
         }
         self.stream().wait(&event.event).call("cuStreamWaitEvent")
