@@ -1,8 +1,8 @@
 //! `TrackedBuffer` across streams: a read on one stream after writes on another, a write
-//! after reads elsewhere, two writers, and a buffer dropped while another stream still reads
-//! it; each checked against a CPU reference on random data. The writers queue 48 saxpy passes
-//! over 2^24 floats (milliseconds of work), so a missing wait would let the other stream run
-//! before them and show in the result.
+//! after reads elsewhere, two writers, a buffer dropped while another stream still reads it,
+//! and a device-to-device copy between streams; each checked against a CPU reference on random
+//! data. The writers queue 48 saxpy passes over 2^24 floats (milliseconds of work), so a
+//! missing wait would let the other stream run before them and show in the result.
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
@@ -172,5 +172,33 @@ fn each_new_write_is_waited_for_again() -> Result<(), Error> {
             .collect();
     }
     assert_close(&z.download(&gpu)?, &z_want, 1e-4);
+    Ok(())
+}
+
+#[test]
+fn a_copy_waits_for_its_source_and_a_later_write_waits_for_the_copy() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let [(a_gpu, a_k), (b_gpu, _)] = two_streams(&gpu)?;
+    let mut r = Rng::with_seed(37);
+    let (xs, ys) = (r.nonzero_f32s(N), r.nonzero_f32s(N));
+    let a = r.nonzero_f32() / 8.0;
+    let x = TrackedBuffer::upload(&a_gpu, &xs)?;
+    let mut y = TrackedBuffer::upload(&a_gpu, &ys)?;
+    let mut copy = TrackedBuffer::upload(&b_gpu, &r.nonzero_f32s(N))?;
+    saxpy_passes(&a_k, a, &x, &mut y)?;
+    // On stream b, after the passes on stream a.
+    copy.copy_from(&b_gpu, &y)?;
+    // On stream a again, after the copy on stream b has read y.
+    y.memset_zeros(&a_gpu)?;
+    assert_close(&copy.download(&gpu)?, &passes(a, &xs, &ys), 1e-5);
+    assert!(y.download(&b_gpu)?.iter().all(|v| *v == 0.0));
+    let short = TrackedBuffer::<f32>::zeros(&gpu, N - 1)?;
+    let err = copy.copy_from(&gpu, &short).unwrap_err();
+    assert!(
+        matches!(err, Error::LengthMismatch { src, dst, .. } if src == N - 1 && dst == N),
+        "{err}"
+    );
     Ok(())
 }

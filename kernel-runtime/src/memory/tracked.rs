@@ -102,6 +102,18 @@ impl<T> TrackedBuffer<T> {
         self.uses.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
+    /// Errors unless `gpu` is of the buffer's context.
+    fn same_context(&self, gpu: &Gpu) -> Result<(), Error> {
+        if gpu.context().cu_ctx() == self.ctx.cu_ctx() {
+            Ok(())
+        } else {
+            Err(Error::ForeignContext {
+                what: "the TrackedBuffer",
+                user: "stream it is used on",
+            })
+        }
+    }
+
     /// Queues `op` on `gpu`'s stream after the uses it must follow, and records it.
     fn queue(
         &self,
@@ -109,6 +121,7 @@ impl<T> TrackedBuffer<T> {
         write: bool,
         op: impl FnOnce(&CudaStream) -> Result<(), Error>,
     ) -> Result<(), Error> {
+        self.same_context(gpu)?;
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         let slot = slot_of(gpu.stream());
         let mut uses = self.uses();
@@ -220,6 +233,76 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
             // the call returns once `host` has been read.
             unsafe { result::memcpy_htod_async(ptr, host, s.cu_stream()) }.call("cuMemcpyHtoDAsync")
         })
+    }
+
+    /// Sets every byte of the buffer to zero on `gpu`'s stream, after every queued use of the
+    /// buffer on other streams.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let mut x = cuda_kernel_runtime::TrackedBuffer::upload(&gpu, &[1u32, 2, 3])?;
+    /// x.memset_zeros(&gpu)?;
+    /// assert_eq!(x.download(&gpu)?, [0, 0, 0]);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// When `gpu` is of another device's context; the driver's failures.
+    pub fn memset_zeros(&mut self, gpu: &Gpu) -> Result<(), Error>
+    where
+        T: ValidAsZeroBits,
+    {
+        let (ptr, bytes) = (self.ptr, self.len * std::mem::size_of::<T>());
+        if bytes == 0 {
+            return Ok(());
+        }
+        self.queue(gpu, true, |s| {
+            // SAFETY: `bytes` of the allocation, on a live stream of its context.
+            unsafe { result::memset_d8_async(ptr, 0, bytes, s.cu_stream()) }.call("cuMemsetD8Async")
+        })
+    }
+
+    /// Copies `src` (same length) into this buffer on `gpu`'s stream, after the last write of
+    /// `src` and every use of this buffer on other streams; later uses of either on other
+    /// streams wait for the copy as for any other use.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// use cuda_kernel_runtime::TrackedBuffer;
+    /// let x = TrackedBuffer::upload(&gpu, &[1.5f32, 2.5])?;
+    /// let mut y = TrackedBuffer::<f32>::zeros(&gpu, 2)?;
+    /// let side = gpu.with_stream(&gpu.new_stream()?);
+    /// y.copy_from(&side, &x)?;
+    /// assert_eq!(y.download(&gpu)?, [1.5, 2.5]);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    ///
+    /// [`Error::LengthMismatch`] when the lengths differ; [`Error::ForeignContext`] when a
+    /// buffer or `gpu` is of another device's context; the driver's failures.
+    pub fn copy_from(&mut self, gpu: &Gpu, src: &TrackedBuffer<T>) -> Result<(), Error> {
+        same_len("TrackedBuffer::copy_from", src.len, self.len)?;
+        self.same_context(gpu)?;
+        src.same_context(gpu)?;
+        if self.len == 0 {
+            return Ok(());
+        }
+        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        let slot = slot_of(gpu.stream());
+        // Two locks: `self` is borrowed mutably, so `src` is another buffer.
+        let mut dst_uses = self.uses();
+        let mut src_uses = src.uses();
+        dst_uses.before(&slot, true)?;
+        src_uses.before(&slot, false)?;
+        let bytes = self.len * std::mem::size_of::<T>();
+        // SAFETY: both allocations hold `bytes`; the stream is live and of their context.
+        unsafe { result::memcpy_dtod_async(self.ptr, src.ptr, bytes, slot.stream().cu_stream()) }
+            .call("cuMemcpyDtoDAsync")?;
+        dst_uses.after(slot.mark(), true);
+        src_uses.after(slot.mark(), false);
+        Ok(())
     }
 
     /// Copies the buffer into a new `Vec` on `gpu`'s stream, after the last write on any
