@@ -8,7 +8,7 @@
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
 use cuda_kernel_runtime::{ConfigError, Error, Launch, MemSyncDomain, cuda_module};
-use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
+use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_at_least_or_skip};
 
 cuda_module! {
     /// Kernels chained by programmatic dependent launch.
@@ -24,16 +24,9 @@ fn cfg(n: usize) -> Launch {
 
 #[test]
 fn a_pair_chained_by_programmatic_dependent_launch() -> Result<(), Error> {
-    let Some(gpu) = gpu_or_skip() else {
+    let Some(gpu) = gpu_at_least_or_skip(9, "programmatic dependent launch") else {
         return Ok(());
     };
-    if gpu.limits().compute_capability.0 < 9 {
-        eprintln!(
-            "skipped: programmatic dependent launch needs sm_90 (device is {})",
-            gpu.arch()
-        );
-        return Ok(());
-    }
     let k = pdl::load(&gpu)?;
     let n = 1_000_003usize;
     let mut r = Rng::with_seed(61);
@@ -57,16 +50,9 @@ fn a_pair_chained_by_programmatic_dependent_launch() -> Result<(), Error> {
 
 #[test]
 fn priorities_domains_and_clusters_on_the_gpu() -> Result<(), Error> {
-    let Some(gpu) = gpu_or_skip() else {
+    let Some(gpu) = gpu_at_least_or_skip(9, "each of these attributes") else {
         return Ok(());
     };
-    if gpu.limits().compute_capability.0 < 9 {
-        eprintln!(
-            "skipped: these attributes need sm_90 (device is {})",
-            gpu.arch()
-        );
-        return Ok(());
-    }
     let k = pdl::load(&gpu)?;
     let (least, greatest) = gpu.limits().stream_priorities;
     assert!(greatest < least, "{greatest} {least}");

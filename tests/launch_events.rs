@@ -18,7 +18,7 @@
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
 use cuda_kernel_runtime::{ConfigError, CudaSlice, Error, Gpu, Launch, LaunchEvent, cuda_module};
-use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip, two_gpus_or_skip};
+use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_at_least_or_skip, two_gpus_or_skip};
 
 cuda_module! {
     /// Kernels that fire and wait for launch events.
@@ -33,14 +33,7 @@ const GATE_NS: u64 = 20_000_000;
 
 /// Device 0 with its streams ordered by hand, if it is a Hopper or later.
 fn hopper_or_skip() -> Option<Gpu> {
-    let gpu = gpu_or_skip()?;
-    if gpu.limits().compute_capability.0 < 9 {
-        eprintln!(
-            "skipped: launch events need sm_90 (device is {})",
-            gpu.arch()
-        );
-        return None;
-    }
+    let gpu = gpu_at_least_or_skip(9, "a launch event")?;
     // SAFETY: every test here orders its streams itself: inputs are uploaded and synchronized
     // before any launch, the second stream uses the first's buffers only after waiting on an
     // event of the first, and results are read after both streams are synchronized.

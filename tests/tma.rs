@@ -12,7 +12,7 @@
 use cuda_kernel_runtime::{
     Error, Im2colShape, Launch, TensorMap, TensorMapError, TensorMapOptions, cuda_module,
 };
-use kernel_test_support::{NonZeroData, Rng, gpu_or_skip};
+use kernel_test_support::{NonZeroData, Rng, gpu_at_least_or_skip, gpu_or_skip};
 
 cuda_module! {
     /// A TMA tile copy.
@@ -41,13 +41,9 @@ fn the_stub_takes_a_tensor_map_checked_against_the_image() {
 
 #[test]
 fn tiles_of_a_matrix_through_a_tensor_map() -> Result<(), Error> {
-    let Some(gpu) = gpu_or_skip() else {
+    let Some(gpu) = gpu_at_least_or_skip(9, "TMA") else {
         return Ok(());
     };
-    if gpu.limits().compute_capability.0 < 9 {
-        eprintln!("skipped: TMA needs sm_90 (device is {})", gpu.arch());
-        return Ok(());
-    }
     let k = tma::load(&gpu)?;
     let (rows, cols) = (701usize, 1000usize);
     let mut r = Rng::with_seed(71);
@@ -145,13 +141,9 @@ fn im2col_cpu(
 
 #[test]
 fn im2col_columns_of_an_nhwc_tensor_for_every_filter_tap() -> Result<(), Error> {
-    let Some(gpu) = gpu_or_skip() else {
+    let Some(gpu) = gpu_at_least_or_skip(9, "TMA") else {
         return Ok(());
     };
-    if gpu.limits().compute_capability.0 < 9 {
-        eprintln!("skipped: TMA needs sm_90 (device is {})", gpu.arch());
-        return Ok(());
-    }
     let k = tma::load(&gpu)?;
     // Odd sizes, and a filter and padding that differ between W and H, so that a corner
     // given in the wrong order shows.
@@ -223,13 +215,9 @@ fn im2col_columns_of_an_nhwc_tensor_for_every_filter_tap() -> Result<(), Error> 
 
 #[test]
 fn im2col_rules_are_errors_first_and_the_driver_agrees() -> Result<(), Error> {
-    let Some(gpu) = gpu_or_skip() else {
+    let Some(gpu) = gpu_at_least_or_skip(9, "TMA") else {
         return Ok(());
     };
-    if gpu.limits().compute_capability.0 < 9 {
-        eprintln!("skipped: TMA needs sm_90 (device is {})", gpu.arch());
-        return Ok(());
-    }
     let dims = [4u64, 10, 7, 2];
     let x = gpu.zeros::<f32>(4 * 10 * 7 * 2)?;
     let opts = TensorMapOptions::default();

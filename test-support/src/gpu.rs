@@ -55,6 +55,30 @@ pub fn gpu_or_skip() -> Option<Gpu> {
     }
 }
 
+/// Device 0 if its compute capability is at least `major`.0, or `None` after printing
+/// `skipped: <what> needs compute capability <major>.0 ...` (and, as for [`gpu_or_skip`],
+/// when no GPU is usable).
+///
+/// ```
+/// if let Some(gpu) = kernel_test_support::gpu_at_least_or_skip(9, "TMA") {
+///     assert!(gpu.limits().compute_capability.0 >= 9);
+/// }
+/// ```
+#[track_caller]
+pub fn gpu_at_least_or_skip(major: u32, what: &str) -> Option<Gpu> {
+    let gpu = gpu_or_skip()?;
+    if gpu.limits().compute_capability.0 >= major {
+        return Some(gpu);
+    }
+    let test = std::thread::current().name().map(str::to_owned);
+    let reason = format!(
+        "{what} needs compute capability {major}.0 or later (device is {})",
+        gpu.arch()
+    );
+    let _ = writeln!(std::io::stderr(), "{}", skip_line(test.as_deref(), &reason));
+    None
+}
+
 /// The environment variable that makes a two-GPU test fail instead of skipping on a machine
 /// with fewer than two GPUs: set it to `2` where two are present.
 ///

@@ -28,4 +28,6 @@ mod gpu;
 pub use compare::assert_close;
 pub use data::NonZeroData;
 pub use fastrand::Rng;
-pub use gpu::{REQUIRE_GPU, REQUIRE_GPUS, gpu_or_skip, gpu_required, two_gpus_or_skip};
+pub use gpu::{
+    REQUIRE_GPU, REQUIRE_GPUS, gpu_at_least_or_skip, gpu_or_skip, gpu_required, two_gpus_or_skip,
+};
