@@ -14,7 +14,7 @@ use cudarc::driver::{CudaEvent, CudaStream, result};
 use crate::code::module::{KernelInfo, ModuleInner};
 use crate::error::{DriverResultExt, Error};
 use crate::launch::config::{Launch, MemSyncDomain};
-use crate::launch::event::live_event;
+use crate::launch::event::{EventKey, live_event};
 use crate::launch::validate::{ConfigError, validate};
 
 /// Launches `kernel` of `module` on `stream` with `params` (one pointer per kernel parameter).
@@ -58,16 +58,13 @@ pub(crate) unsafe fn launch_kernel(
     if let Some(cluster) = cfg.cluster {
         check_cluster_fit(kernel, stream, cfg, cluster)?;
     }
-    let programmatic_event = cfg
-        .programmatic_event
-        .map(|key| live_event(key, &module.ctx))
-        .transpose()
-        .map_err(|problem| invalid(kernel, problem))?;
-    let completion_event = cfg
-        .completion_event
-        .map(|key| live_event(key, &module.ctx))
-        .transpose()
-        .map_err(|problem| invalid(kernel, problem))?;
+    let live = |key: Option<EventKey>| {
+        key.map(|key| live_event(key, &module.ctx))
+            .transpose()
+            .map_err(|problem| invalid(kernel, problem))
+    };
+    let (programmatic_event, completion_event) =
+        (live(cfg.programmatic_event)?, live(cfg.completion_event)?);
     let events = Events {
         programmatic: programmatic_event.as_deref(),
         completion: completion_event.as_deref(),

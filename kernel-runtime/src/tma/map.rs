@@ -9,7 +9,7 @@ use cudarc::driver::sys::{
 };
 use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr};
 
-use super::rules::{Layout, Shape, check};
+use super::rules::{Layout, Shape, check, packed_strides};
 use crate::error::{DriverResultExt, Error};
 
 /// An element type TMA can move, with its `CUtensorMapDataType`.
@@ -283,14 +283,7 @@ fn encode<'a, T: TmaElement>(
     let elem = std::mem::size_of::<T>() as u64;
     let strides: Vec<u64> = match &opts.strides {
         Some(s) => s.clone(),
-        None => dims
-            .iter()
-            .scan(elem, |acc, &d| {
-                *acc *= d;
-                Some(*acc)
-            })
-            .take(dims.len().saturating_sub(1))
-            .collect(),
+        None => packed_strides(elem, dims),
     };
     let element_strides = opts
         .element_strides

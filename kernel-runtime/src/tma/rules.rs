@@ -317,6 +317,17 @@ pub(super) fn check(s: &Shape<'_>) -> Result<(), TensorMapError> {
     Ok(())
 }
 
+/// The byte strides of dimensions 1 to rank - 1 of a packed tensor of `elem`-byte values.
+pub(super) fn packed_strides(elem: u64, dims: &[u64]) -> Vec<u64> {
+    dims.iter()
+        .scan(elem, |acc, &d| {
+            *acc *= d;
+            Some(*acc)
+        })
+        .take(dims.len().saturating_sub(1))
+        .collect()
+}
+
 /// A list of `got` entries where rank `rank` needs `want`.
 fn lengths(what: &'static str, got: usize, want: usize, rank: usize) -> Result<(), TensorMapError> {
     if got == want {
@@ -514,21 +525,10 @@ mod tests {
         }
     }
 
-    /// Strides of a packed tensor of 4-byte elements.
-    fn packed(dims: &[u64]) -> Vec<u64> {
-        dims.iter()
-            .scan(4, |acc, &d| {
-                *acc *= d;
-                Some(*acc)
-            })
-            .take(dims.len() - 1)
-            .collect()
-    }
-
     #[test]
     fn an_nhwc_tensor_for_a_3_by_3_convolution_passes() {
         let dims = [32, 10, 7, 2];
-        let strides = packed(&dims);
+        let strides = packed_strides(4, &dims);
         let s = Shape {
             strides: &strides,
             ..im2col(&dims, &[-1, -1], &[-1, -1])
@@ -541,7 +541,7 @@ mod tests {
     fn every_im2col_rule_names_what_breaks_it() {
         let e = |s: Shape<'_>| check(&s).unwrap_err().to_string();
         let dims = [32, 10, 7, 2];
-        let strides = packed(&dims);
+        let strides = packed_strides(4, &dims);
         let nhwc = |lower: &'static [i32], upper: &'static [i32]| Shape {
             strides: &strides,
             ..im2col(&dims, lower, upper)
@@ -561,7 +561,7 @@ mod tests {
              for rank 4"
         );
         let dims5 = [16, 4, 4, 4, 1];
-        let strides5 = packed(&dims5);
+        let strides5 = packed_strides(4, &dims5);
         assert_eq!(
             e(Shape {
                 strides: &strides5,
