@@ -197,15 +197,8 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
     where
         T: ValidAsZeroBits,
     {
-        let buffer = Self::alloc(gpu, len)?;
-        let bytes = len * std::mem::size_of::<T>();
-        if bytes > 0 {
-            buffer.queue(gpu, true, |s| {
-                // SAFETY: `bytes` of the allocation, on a live stream of its context.
-                unsafe { result::memset_d8_async(buffer.ptr, 0, bytes, s.cu_stream()) }
-                    .call("cuMemsetD8Async")
-            })?;
-        }
+        let mut buffer = Self::alloc(gpu, len)?;
+        buffer.memset_zeros(gpu)?;
         Ok(buffer)
     }
 
