@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use cuda_kernel_runtime::{CudaSlice, Error, Gpu, Launch, cuda_module};
+use cuda_kernel_runtime::{Error, Gpu, Launch, TrackedBuffer, cuda_module};
 use kernel_examples::{Comparison, NonZeroData, Report, Rng, Tolerance, compare, embedded};
 
 cuda_module! {
@@ -68,8 +68,8 @@ fn constants(gpu: &Gpu) -> Result<Report, Error> {
 fn run_filter(
     gpu: &Gpu,
     k: &conv::Module,
-    x: &CudaSlice<f32>,
-    y: &mut CudaSlice<f32>,
+    x: &TrackedBuffer<f32>,
+    y: &mut TrackedBuffer<f32>,
     xs: &[f32],
     taps: &[f32; TAPS],
     bias: f32,

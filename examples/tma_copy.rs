@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use cuda_kernel_runtime::{
-    CudaSlice, Error, Gpu, Launch, TensorMap, TensorMapOptions, cuda_module,
+    Error, Gpu, Launch, TensorMap, TensorMapOptions, TrackedBuffer, cuda_module,
 };
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded, mean_time};
 
@@ -96,20 +96,22 @@ fn tma_copy(gpu: &Gpu) -> Result<Report, Error> {
 
     // a → b, then b → c with programmatic dependent launch.
     // b is written by the first copy and read by the second: a shared map of it serves both.
-    let chained =
-        |b: &CudaSlice<f32>, c: &mut CudaSlice<f32>, pdl: bool| -> Result<Duration, Error> {
-            let ma = TensorMap::tiled(&a, &dims, &[BW, BH])?;
-            let mb = TensorMap::tiled(b, &dims, &[BW, BH])?;
-            let mc = TensorMap::tiled_mut(c, &dims, &[BW, BH], &TensorMapOptions::default())?;
-            let second = cfg.with_programmatic(pdl);
-            mean_time(gpu, REPEATS, || {
-                // SAFETY: as above; the second waits for the first before reading b.
-                unsafe {
-                    k.tma_copy(&cfg, &ma, &mb)?;
-                    k.tma_copy(&second, &mb, &mc)
-                }
-            })
-        };
+    let chained = |b: &TrackedBuffer<f32>,
+                   c: &mut TrackedBuffer<f32>,
+                   pdl: bool|
+     -> Result<Duration, Error> {
+        let ma = TensorMap::tiled(&a, &dims, &[BW, BH])?;
+        let mb = TensorMap::tiled(b, &dims, &[BW, BH])?;
+        let mc = TensorMap::tiled_mut(c, &dims, &[BW, BH], &TensorMapOptions::default())?;
+        let second = cfg.with_programmatic(pdl);
+        mean_time(gpu, REPEATS, || {
+            // SAFETY: as above; the second waits for the first before reading b.
+            unsafe {
+                k.tma_copy(&cfg, &ma, &mb)?;
+                k.tma_copy(&second, &mb, &mc)
+            }
+        })
+    };
     gpu.memset_zeros(&mut c)?;
     let plain_pair = chained(&b, &mut c, false)?;
     gpu.memset_zeros(&mut c)?;

@@ -210,8 +210,10 @@ fn wgmma_gemm(gpu: &Gpu) -> Result<Report, Error> {
     // the pipeline holds, so every stage is reused).
     let (m, n, kk) = (512, 768, 640);
     let (a, b) = (random_bf16(m * kk, 1), random_bf16(n * kk, 2));
-    let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
-    let mut dc = gpu.zeros::<bf16>(m * n)?;
+    // cudarc's buffers throughout: cuBLAS (through cudarc) takes them, and so do the stubs.
+    let s = gpu.stream();
+    let (da, db) = (s.clone_htod(&a)?, s.clone_htod(&b)?);
+    let mut dc = s.alloc_zeros::<bf16>(m * n)?;
     gemm(&k, &da, &db, &mut dc, (m, n, kk))?;
     let got = gpu.download(&dc)?;
     let want: Vec<f64> = (0..m * n).map(|i| dot(&a, &b, kk, i / n, i % n)).collect();
@@ -230,9 +232,9 @@ fn wgmma_gemm(gpu: &Gpu) -> Result<Report, Error> {
         });
     }
     let (a, b) = (random_bf16(m * kk, 3), random_bf16(n * kk, 4));
-    let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
-    let mut ours = gpu.zeros::<bf16>(m * n)?;
-    let mut theirs = gpu.zeros::<bf16>(m * n)?;
+    let (da, db) = (s.clone_htod(&a)?, s.clone_htod(&b)?);
+    let mut ours = s.alloc_zeros::<bf16>(m * n)?;
+    let mut theirs = s.alloc_zeros::<bf16>(m * n)?;
     let flops = 2.0 * (m * n * kk) as f64;
     let blas = cublas(gpu)?;
     let mut best = (Duration::MAX, Duration::MAX);

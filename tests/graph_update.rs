@@ -6,7 +6,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use cuda_kernel_runtime::{CudaSlice, Error, Gpu, Launch, cuda_module};
+use cuda_kernel_runtime::{Error, Gpu, Launch, TrackedBuffer, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -24,7 +24,12 @@ fn cfg() -> Launch {
 }
 
 /// y = 2 * (a * x + y) * 0.5, launched as scale, axpy, scale.
-fn record(g: &Gpu, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> Result<(), Error> {
+fn record(
+    g: &Gpu,
+    a: f32,
+    x: &TrackedBuffer<f32>,
+    y: &mut TrackedBuffer<f32>,
+) -> Result<(), Error> {
     let k = ops::load(g)?;
     // SAFETY: every kernel touches index i < N; x and y hold N.
     unsafe {
@@ -57,7 +62,7 @@ fn a_kernel_node_updated_100_times_without_re_instantiation() -> Result<(), Erro
     assert_close(&gpu.download(&y)?, &want, 1e-5);
 
     // The middle launch, 100 times with a new coefficient and a new input buffer each time.
-    let mut inputs: Vec<(f32, Vec<f32>, CudaSlice<f32>)> = Vec::new();
+    let mut inputs: Vec<(f32, Vec<f32>, TrackedBuffer<f32>)> = Vec::new();
     for _ in 0..100 {
         let a = r.nonzero_f32();
         let host = r.nonzero_f32s(N);

@@ -17,7 +17,9 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use cuda_kernel_runtime::{ConfigError, CudaSlice, Error, Gpu, Launch, LaunchEvent, cuda_module};
+use cuda_kernel_runtime::{
+    ConfigError, Error, Gpu, Launch, LaunchEvent, TrackedBuffer, cuda_module,
+};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_at_least_or_skip, two_gpus_or_skip};
 
 cuda_module! {
@@ -44,11 +46,11 @@ fn hopper_or_skip() -> Option<Gpu> {
 /// Buffers of one programmatic-event pair: `first` writes a (before its trigger) and b
 /// (after it); `second` writes out = a + b + y.
 struct Pair {
-    a: CudaSlice<f32>,
-    b: CudaSlice<f32>,
-    out: CudaSlice<f32>,
-    flag: CudaSlice<u32>,
-    timed_out: CudaSlice<u32>,
+    a: TrackedBuffer<f32>,
+    b: TrackedBuffer<f32>,
+    out: TrackedBuffer<f32>,
+    flag: TrackedBuffer<u32>,
+    timed_out: TrackedBuffer<u32>,
 }
 
 impl Pair {
@@ -70,7 +72,7 @@ impl Pair {
         gpu: &Gpu,
         side: &Gpu,
         ready: &LaunchEvent,
-        (x, y): (&CudaSlice<f32>, &CudaSlice<f32>),
+        (x, y): (&TrackedBuffer<f32>, &TrackedBuffer<f32>),
         epoch: u32,
         wait_ns: u64,
         at_block_start: bool,

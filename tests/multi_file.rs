@@ -6,7 +6,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use cuda_kernel_runtime::{CudaSlice, Error, Gpu, Launch, cuda_module};
+use cuda_kernel_runtime::{Error, Gpu, Launch, TrackedBuffer, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -73,8 +73,8 @@ fn whole_program_files_run_as_one_module() -> Result<(), Error> {
 fn run_linked<M>(
     gpu: &Gpu,
     m: &M,
-    affine: impl Fn(&M, &mut CudaSlice<f32>) -> Result<(), Error>,
-    poly: impl Fn(&M, &mut CudaSlice<f32>, &CudaSlice<f32>) -> Result<(), Error>,
+    affine: impl Fn(&M, &mut TrackedBuffer<f32>) -> Result<(), Error>,
+    poly: impl Fn(&M, &mut TrackedBuffer<f32>, &TrackedBuffer<f32>) -> Result<(), Error>,
     reset: impl Fn(&M) -> Result<(), Error>,
     calls: impl Fn(&M) -> Result<u32, Error>,
 ) -> Result<(), Error> {
@@ -161,7 +161,7 @@ fn rdc_and_lto_kernel_times() -> Result<(), Error> {
     let big = Launch::for_num_elems(BIG as u32);
     let rdc = linked::load(&gpu)?;
     let lto = optimised::load(&gpu)?;
-    let mut time = |launch: &mut dyn FnMut(&mut CudaSlice<f32>) -> Result<(), Error>| {
+    let mut time = |launch: &mut dyn FnMut(&mut TrackedBuffer<f32>) -> Result<(), Error>| {
         let mut ts = Vec::new();
         for _ in 0..50 {
             gpu.synchronize()?;

@@ -8,7 +8,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use cuda_kernel_runtime::{CudaSlice, Error, Launch, Null, RawDevicePtr, cuda_module};
+use cuda_kernel_runtime::{Error, Launch, Null, RawDevicePtr, TrackedBuffer, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
 
 cuda_module! {
@@ -246,7 +246,7 @@ fn null_and_none_for_optional_pointers() -> Result<(), Error> {
     // Strided through a table given as `Some`, reversed.
     let reversed: Vec<usize> = (0..n).rev().collect();
     let strides = gpu.upload(&reversed)?;
-    let table: Option<&CudaSlice<usize>> = Some(&strides);
+    let table: Option<&TrackedBuffer<usize>> = Some(&strides);
     // SAFETY: strides[i] < n; as above.
     unsafe { k.copy2(&cfg(n), n, table, &inp, &mut out)? };
     let want: Vec<f32> = reversed.iter().map(|&j| 2.0 * xs[j]).collect();
@@ -254,7 +254,7 @@ fn null_and_none_for_optional_pointers() -> Result<(), Error> {
 
     // In place: a null input, and no stride table (`None`).
     let mut data = gpu.upload(&xs)?;
-    let none: Option<&CudaSlice<usize>> = None;
+    let none: Option<&TrackedBuffer<usize>> = None;
     // SAFETY: `copy2` reads and writes data[i] for i < n.
     unsafe { k.copy2(&cfg(n), n, none, Null, &mut data)? };
     assert_close(&gpu.download(&data)?, &twice, 1e-6);

@@ -251,11 +251,11 @@ fn im2col_rules_are_errors_first_and_the_driver_agrees() -> Result<(), Error> {
 
 /// `cuTensorMapEncodeIm2col` called directly, packed strides, to see what the driver accepts.
 fn driver_encodes_im2col(
-    x: &cuda_kernel_runtime::CudaSlice<f32>,
+    x: &cuda_kernel_runtime::TrackedBuffer<f32>,
     dims: &[u64],
     shape: &Im2colShape,
 ) -> Result<(), cuda_kernel_runtime::cudarc::driver::DriverError> {
-    use cuda_kernel_runtime::cudarc::driver::{DevicePtr, sys};
+    use cuda_kernel_runtime::cudarc::driver::sys;
     let strides: Vec<u64> = dims
         .iter()
         .scan(4u64, |acc, &d| {
@@ -264,7 +264,7 @@ fn driver_encodes_im2col(
         })
         .take(dims.len() - 1)
         .collect();
-    let (addr, _record) = x.device_ptr(x.stream());
+    let addr = cuda_kernel_runtime::RawDevicePtr::of(x).addr();
     let mut map = std::mem::MaybeUninit::<sys::CUtensorMap>::zeroed();
     let element_strides = vec![1u32; dims.len()];
     // SAFETY: every array holds what the rank asks for; the address is the live buffer's.

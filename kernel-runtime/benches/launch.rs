@@ -1,9 +1,11 @@
-//! Runtime benchmarks, comparable to the native anchors: launch cost (generated-stub path,
-//! by-name path, cudarc's builder, raw `cuLaunchKernel`, all in one process on one stream),
+//! Runtime benchmarks, comparable to the native anchors: launch cost (generated-stub path with
+//! the default buffers and with cudarc's, by-name path, cudarc's builder, raw `cuLaunchKernel`,
+//! all in one process on one stream),
 //! module load against `cuModuleLoadData` of the same bytes, pinned 256 MiB copies against raw
 //! driver copies, graph replay against a graph captured from raw launches, and launches
 //! alternating between two streams (raw, with cudarc's event tracking, with `TrackedBuffer`s,
-//! and with the streams ordered manually).
+//! and with the streams ordered manually). The default buffers are what `Gpu::zeros` returns
+//! (`TrackedBuffer`); cudarc's `CudaSlice`s are made on the stream directly.
 //!
 //! Each figure is the median of several repetitions; lines starting with `BENCH ` are JSON for
 //! machines. Without a GPU it prints why and exits successfully (unless `KERNEL_REQUIRE_GPU=1`).
@@ -23,7 +25,7 @@ use std::time::Instant;
 
 use common::{FATBIN, SPEC, TestKernels, idx};
 use cuda_kernel_runtime::cudarc::driver::{PushKernelArg, result, sys};
-use cuda_kernel_runtime::{Gpu, Launch, RawDevicePtr, RawModule, TrackedBuffer};
+use cuda_kernel_runtime::{Gpu, Launch, RawDevicePtr, RawModule};
 use kernel_test_support::bench::{fastest, median, per_call_us, report};
 
 const LAUNCHES: usize = 200_000;
@@ -51,18 +53,21 @@ fn main() {
     // Last: it turns the context's event tracking off for good.
     let streams = bench_streams(&gpu);
     println!(
-        "BENCH_SUMMARY {{\"stub_over_raw\":{:.4},\"load_over_raw\":{:.4},\"spec_load_over_raw\":{:.4},\"pinned_h2d_over_raw\":{:.4},\"pinned_d2h_over_raw\":{:.4},\"graph_over_raw\":{:.4},\"two_streams_tracked_buffer_over_raw\":{:.4},\"two_streams_manual_over_raw\":{:.4}}}",
-        launch, load.0, load.1, copy.0, copy.1, graph, streams.0, streams.1
+        "BENCH_SUMMARY {{\"stub_over_raw\":{:.4},\"stub_cuda_slice_over_raw\":{:.4},\"load_over_raw\":{:.4},\"spec_load_over_raw\":{:.4},\"pinned_h2d_over_raw\":{:.4},\"pinned_d2h_over_raw\":{:.4},\"graph_over_raw\":{:.4},\"two_streams_default_over_raw\":{:.4},\"two_streams_cuda_slice_over_raw\":{:.4},\"two_streams_manual_over_raw\":{:.4}}}",
+        launch.0, launch.1, load.0, load.1, copy.0, copy.1, graph, streams.0, streams.1, streams.2
     );
 }
 
-/// Returns stub / raw.
-fn bench_launch(gpu: &Gpu) -> f64 {
+/// Returns (stub / raw with the default buffers, stub / raw with cudarc's).
+fn bench_launch(gpu: &Gpu) -> (f64, f64) {
     let k = TestKernels::load(gpu).unwrap();
     let by_name = k.0.kernel(idx::EMPTY4).unwrap();
     let func = by_name.cu_function();
     let a = gpu.zeros::<f32>(1 << 18).unwrap();
     let mut b = gpu.zeros::<f32>(1 << 18).unwrap();
+    // cudarc's buffers, for its builder and for the stub path over them.
+    let ca = gpu.stream().alloc_zeros::<f32>(1 << 18).unwrap();
+    let mut cb = gpu.stream().alloc_zeros::<f32>(1 << 18).unwrap();
     let cfg = Launch::new(1, 32);
     let stream = gpu.stream().clone();
     let (mut pa, mut pb, mut n, mut s) = (RawDevicePtr::of(&a), RawDevicePtr::of(&b), 0i32, 1.0f32);
@@ -80,12 +85,13 @@ fn bench_launch(gpu: &Gpu) -> f64 {
         unsafe { k.empty4(&cfg, &a, &mut b, n, s).unwrap() };
     }
     gpu.synchronize().unwrap();
-    // Paths: 0 stub, 1 by name, 2 cudarc builder, 3 raw. Each repetition rotates the order,
-    // so that no path always runs first or right after the same other path.
-    let mut samples: [Vec<f64>; 4] = Default::default();
+    // Paths: 0 stub, 1 by name, 2 cudarc builder, 3 raw, 4 stub over cudarc's buffers. Each
+    // repetition rotates the order, so that no path always runs first or right after the same
+    // other path.
+    let mut samples: [Vec<f64>; 5] = Default::default();
     for rep in 0..REPS {
-        for turn in 0..4 {
-            let path = (rep + turn) % 4;
+        for turn in 0..5 {
+            let path = (rep + turn) % 5;
             // SAFETY (all four): empty4(const float*, float*, int, float) ignores its arguments.
             let t = match path {
                 0 => time(&mut || unsafe { k.empty4(&cfg, &a, &mut b, 0, 1.0).unwrap() }),
@@ -95,13 +101,14 @@ fn bench_launch(gpu: &Gpu) -> f64 {
                 2 => time(&mut || unsafe {
                     stream
                         .launch_builder(&cudarc_fn)
-                        .arg(&a)
-                        .arg(&mut b)
+                        .arg(&ca)
+                        .arg(&mut cb)
                         .arg(&n)
                         .arg(&s)
                         .launch(cudarc_cfg)
                         .unwrap();
                 }),
+                4 => time(&mut || unsafe { k.empty4(&cfg, &ca, &mut cb, 0, 1.0).unwrap() }),
                 _ => time(&mut || {
                     let mut params: [*mut c_void; 4] = [
                         (&raw mut pa).cast(),
@@ -126,20 +133,24 @@ fn bench_launch(gpu: &Gpu) -> f64 {
         }
     }
     // The fastest repetition of each path: the least disturbed by other work on the machine.
-    let [stub_min, named_min, builder_min, raw_min] = samples.each_ref().map(|v| fastest(v));
-    let [stub, named, builder, raw] = samples.map(median);
+    let [stub_min, named_min, builder_min, raw_min, slice_min] =
+        samples.each_ref().map(|v| fastest(v));
+    let [stub, named, builder, raw, slice] = samples.map(median);
     println!("-- launch: {LAUNCHES} back-to-back launches of empty4 (4 args), median of {REPS}");
     report("launch.stub_us", stub, "us/launch");
+    report("launch.stub_cuda_slice_us", slice, "us/launch");
     report("launch.by_name_us", named, "us/launch");
     report("launch.cudarc_builder_us", builder, "us/launch");
     report("launch.raw_cuLaunchKernel_us", raw, "us/launch");
     report("launch.stub_over_raw", stub / raw, "x");
+    report("launch.stub_cuda_slice_over_raw", slice / raw, "x");
     report("launch.stub_min_us", stub_min, "us/launch");
+    report("launch.stub_cuda_slice_min_us", slice_min, "us/launch");
     report("launch.by_name_min_us", named_min, "us/launch");
     report("launch.cudarc_builder_min_us", builder_min, "us/launch");
     report("launch.raw_cuLaunchKernel_min_us", raw_min, "us/launch");
     report("launch.stub_over_raw_min", stub_min / raw_min, "x");
-    stub / raw
+    (stub / raw, slice / raw)
 }
 
 fn load_cudarc_fn(gpu: &Gpu) -> cuda_kernel_runtime::cudarc::driver::CudaFunction {
@@ -358,7 +369,8 @@ fn bench_graph(gpu: &Gpu) -> f64 {
 /// stub with cudarc's event tracking on, then raw and the stub after `order_streams_manually`
 /// (the tracking is the context's: it cannot be measured after), with `TrackedBuffer`s in
 /// between. Returns (tracked buffers / raw, manual / raw).
-fn bench_streams(gpu: &Gpu) -> (f64, f64) {
+/// Returns (default, cudarc's buffers, streams ordered by hand) over raw.
+fn bench_streams(gpu: &Gpu) -> (f64, f64, f64) {
     let k = TestKernels::load(gpu).unwrap();
     let func = k.0.kernel(idx::EMPTY4).unwrap().cu_function();
     let streams = [gpu.new_stream().unwrap(), gpu.new_stream().unwrap()];
@@ -383,12 +395,13 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64) {
         }
         host * 1e6 / (LAUNCHES / BURST * BURST) as f64
     };
+    // cudarc's buffers, two per stream.
     let buffers = || -> Vec<_> {
         (0..2)
             .map(|_| {
                 (
-                    gpu.zeros::<f32>(1 << 16).unwrap(),
-                    gpu.zeros::<f32>(1 << 16).unwrap(),
+                    gpu.stream().alloc_zeros::<f32>(1 << 16).unwrap(),
+                    gpu.stream().alloc_zeros::<f32>(1 << 16).unwrap(),
                 )
             })
             .collect()
@@ -431,27 +444,30 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64) {
         }
         (raw, ours)
     };
-    let mut tracked_bufs = buffers();
-    let first = (
-        RawDevicePtr::of(&tracked_bufs[0].0),
-        RawDevicePtr::of(&tracked_bufs[0].1),
-    );
-    let (raw_tracked, tracked) = phase(first, &mut |i| {
-        let (a, b) = &mut tracked_bufs[i];
-        // SAFETY: empty4 ignores its arguments.
-        unsafe { on[i].empty4(&cfg, &*a, b, 0, 1.0).unwrap() };
-    });
-    // The runtime's own buffers: one event per stream, none while each stream keeps its own.
-    let mut own: Vec<(TrackedBuffer<f32>, TrackedBuffer<f32>)> = (0..2)
+    // The default buffers (`Gpu::zeros`): one event per stream, none while each stream keeps
+    // its own.
+    let mut own: Vec<_> = (0..2)
         .map(|_| {
             (
-                TrackedBuffer::zeros(gpu, 1 << 16).unwrap(),
-                TrackedBuffer::zeros(gpu, 1 << 16).unwrap(),
+                gpu.zeros::<f32>(1 << 16).unwrap(),
+                gpu.zeros::<f32>(1 << 16).unwrap(),
             )
         })
         .collect();
+    let first = (RawDevicePtr::of(&own[0].0), RawDevicePtr::of(&own[0].1));
     let (raw_own, own_us) = phase(first, &mut |i| {
         let (a, b) = &mut own[i];
+        // SAFETY: empty4 ignores its arguments.
+        unsafe { on[i].empty4(&cfg, &*a, b, 0, 1.0).unwrap() };
+    });
+    // cudarc's buffers with its per-buffer events.
+    let mut slices = buffers();
+    let first = (
+        RawDevicePtr::of(&slices[0].0),
+        RawDevicePtr::of(&slices[0].1),
+    );
+    let (raw_slices, slices_us) = phase(first, &mut |i| {
+        let (a, b) = &mut slices[i];
         // SAFETY: empty4 ignores its arguments.
         unsafe { on[i].empty4(&cfg, &*a, b, 0, 1.0).unwrap() };
     });
@@ -469,7 +485,8 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64) {
         // SAFETY: empty4 ignores its arguments.
         unsafe { on[i].empty4(&cfg, &*a, b, 0, 1.0).unwrap() };
     });
-    let (raw_a, tracked_us) = (median(raw_tracked), median(tracked));
+    let (raw_a, own_us) = (median(raw_own), median(own_us));
+    let (raw_c, slices_us) = (median(raw_slices), median(slices_us));
     let (raw_b, manual_us) = (median(raw_manual), median(manual));
     println!(
         "-- two streams: host time per launch of empty4 alternating between two streams, bursts of {BURST}, {LAUNCHES} launches, median of {REPS}"
@@ -479,16 +496,15 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64) {
         raw_a,
         "us/launch",
     );
-    report("streams.stub_tracked_us", tracked_us, "us/launch");
-    report("streams.tracked_over_raw", tracked_us / raw_a, "x");
-    let (raw_c, own_us) = (median(raw_own), median(own_us));
+    report("streams.stub_default_us", own_us, "us/launch");
+    report("streams.default_over_raw", own_us / raw_a, "x");
     report(
         "streams.raw_cuLaunchKernel_us (phase 2)",
         raw_c,
         "us/launch",
     );
-    report("streams.stub_tracked_buffer_us", own_us, "us/launch");
-    report("streams.tracked_buffer_over_raw", own_us / raw_c, "x");
+    report("streams.stub_cuda_slice_us", slices_us, "us/launch");
+    report("streams.cuda_slice_over_raw", slices_us / raw_c, "x");
     report(
         "streams.raw_cuLaunchKernel_us (phase 3)",
         raw_b,
@@ -496,5 +512,5 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64) {
     );
     report("streams.stub_manual_us", manual_us, "us/launch");
     report("streams.manual_over_raw", manual_us / raw_b, "x");
-    (own_us / raw_c, manual_us / raw_b)
+    (own_us / raw_a, slices_us / raw_c, manual_us / raw_b)
 }

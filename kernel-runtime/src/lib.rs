@@ -90,13 +90,14 @@ pub use device::limits::DeviceLimits;
 
 // Memory, by kind.
 pub use memory::copy3d::{Region, RegionMut};
+pub use memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 pub use memory::ipc::{IpcBuffer, IpcEvent, IpcEventHandle, IpcMemHandle};
 pub use memory::managed::{Advice, Location};
 pub use memory::pinned::{PageLocked, PinnedBuffer};
 pub use memory::pitched::Pitched;
 pub use memory::pointer::{MemoryType, PointerAttributes};
 pub use memory::registered::Registered;
-pub use memory::tracked::TrackedBuffer;
+pub use memory::tracked::{TrackedBuffer, TrackedView, TrackedViewMut};
 
 // Code: modules, object code, linking, run-time compilation, globals.
 pub use code::global::Global;

@@ -19,7 +19,6 @@ pub use crate::launch::args::host::PreparedHost;
 pub use crate::launch::args::null::{PreparedNull, PreparedOption};
 pub use crate::launch::args::values::PreparedValue;
 pub use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
-pub use crate::memory::tracked::PreparedTracked;
 pub use cuda_kernel_generate::Dtype;
 pub use cuda_kernel_generate::geometry::scan_items;
 

@@ -86,7 +86,7 @@ fn invalid_configs_fail_before_the_driver() {
     let Some(gpu) = gpu_or_skip() else { return };
     let k = TestKernels::load(&gpu).unwrap();
     let mut y = gpu.upload(&Rng::with_seed(13).nonzero_f32s(4096)).unwrap();
-    let x = y.clone();
+    let x = gpu.duplicate(&y).unwrap();
     // SAFETY: never reaches the device.
     let e = unsafe { k.saxpy(&Launch::new(1, 2048), 1.0, &x, &mut y, 4096) }.unwrap_err();
     let want = ConfigError::BlockDimTooLarge {

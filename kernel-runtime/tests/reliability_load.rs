@@ -10,7 +10,7 @@ mod reliability_common;
 use std::sync::{Barrier, Mutex};
 
 use cuda_kernel_runtime::__private::load_module;
-use cuda_kernel_runtime::cudarc::driver::CudaSlice;
+use cuda_kernel_runtime::TrackedBuffer;
 use cuda_kernel_runtime::{Gpu, Launch, RawModule};
 use kernel_test_support::{NonZeroData, Rng, gpu_or_skip};
 use reliability_common::{RELIABILITY, SPEC, idx, iterations, rss_bytes};
@@ -107,7 +107,7 @@ fn module_load_unload_cycles_keep_memory_flat() {
     let _turn = turn();
     let mut counter = gpu.zeros::<u32>(1).unwrap();
     let cfg = Launch::new(1, 1);
-    let cycle = |counter: &mut CudaSlice<u32>| {
+    let cycle = |counter: &mut TrackedBuffer<u32>| {
         let m = RawModule::load_bytes(&gpu, &RELIABILITY.0).unwrap();
         let k = m.kernel("add_u32").unwrap();
         // SAFETY: add_u32(unsigned*, int, unsigned) on a 1-element buffer.

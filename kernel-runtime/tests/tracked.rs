@@ -1,7 +1,8 @@
 //! `TrackedBuffer` across streams: a read on one stream after writes on another, a write
 //! after reads elsewhere, two writers, a buffer dropped while another stream still reads it,
-//! and a device-to-device copy between streams; each checked against a CPU reference on random
-//! data. The writers queue 48 saxpy passes over 2^24 floats (milliseconds of work), so a
+//! a device-to-device copy between streams, views, the `Gpu`'s copies and fills on views, and
+//! a graph captured while another stream still writes what it reads; each checked against a
+//! CPU reference on random data. The writers queue 48 saxpy passes over 2^24 floats (milliseconds of work), so a
 //! missing wait would let the other stream run before them and show in the result.
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
@@ -200,5 +201,106 @@ fn a_copy_waits_for_its_source_and_a_later_write_waits_for_the_copy() -> Result<
         matches!(err, Error::LengthMismatch { src, dst, .. } if src == N - 1 && dst == N),
         "{err}"
     );
+    Ok(())
+}
+
+#[test]
+fn views_are_ordered_as_their_buffer() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let [(a_gpu, a_k), (b_gpu, b_k)] = two_streams(&gpu)?;
+    let mut r = Rng::with_seed(41);
+    let (xs, ys, zs) = (r.nonzero_f32s(N), r.nonzero_f32s(N), r.nonzero_f32s(N));
+    let (a, b) = (r.nonzero_f32() / 8.0, r.nonzero_f32());
+    let x = a_gpu.upload(&xs)?;
+    let mut y = a_gpu.upload(&ys)?;
+    let mut z = b_gpu.upload(&zs)?;
+    saxpy_passes(&a_k, a, &x, &mut y)?;
+    // On stream b, through views: z[..half] = b * y[half..] + z[..half].
+    let half = N / 2;
+    let cfg = Launch::for_num_elems(half as u32);
+    // SAFETY: both views hold `half` values.
+    unsafe { b_k.saxpy(&cfg, b, y.slice(half..), z.slice_mut(..half), half as i32)? };
+    let y_want = passes(a, &xs, &ys);
+    let mut z_want = zs.clone();
+    for i in 0..half {
+        z_want[i] = b.mul_add(y_want[half + i], zs[i]);
+    }
+    // Read back through a view on a third stream, and the whole buffer on stream a.
+    assert_close(&gpu.download(&z.slice(..half))?, &z_want[..half], 1e-5);
+    assert_close(&a_gpu.download(&z)?, &z_want, 1e-5);
+    assert!(y.try_slice(half..N + 1).is_none());
+    assert_eq!(y.slice(3..3).len(), 0);
+    Ok(())
+}
+
+#[test]
+fn gpu_copies_fills_and_downloads_take_views_across_streams() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let [(a_gpu, a_k), (b_gpu, _)] = two_streams(&gpu)?;
+    let mut r = Rng::with_seed(43);
+    let (xs, ys) = (r.nonzero_f32s(N), r.nonzero_f32s(N));
+    let a = r.nonzero_f32() / 8.0;
+    let x = a_gpu.upload(&xs)?;
+    let mut y = a_gpu.upload(&ys)?;
+    let mut w = b_gpu.zeros::<f32>(N)?;
+    saxpy_passes(&a_k, a, &x, &mut y)?;
+    let y_want = passes(a, &xs, &ys);
+    // Stream b copies the second half after the passes on stream a, then overwrites the
+    // first quarter from the host and zeroes the second quarter.
+    let (half, quarter) = (N / 2, N / 4);
+    b_gpu.copy(&y.slice(half..), &mut w.slice_mut(half..))?;
+    let host: Vec<f32> = r.nonzero_f32s(quarter);
+    b_gpu.upload_into(&host, &mut w.slice_mut(..quarter))?;
+    b_gpu.memset_zeros(&mut w.slice_mut(quarter..half))?;
+    // Stream a then writes y again: it must wait for stream b's copy to have read it.
+    a_gpu.memset_zeros(&mut y)?;
+    let mut want = host.clone();
+    want.extend(std::iter::repeat_n(0.0, quarter));
+    want.extend_from_slice(&y_want[half..]);
+    let mut got = vec![0.0f32; N];
+    gpu.download_into(&w, &mut got)?;
+    assert_close(&got, &want, 1e-5);
+    assert!(gpu.download(&y)?.iter().all(|v| *v == 0.0));
+    // A duplicate made on stream b of a buffer last written on stream a.
+    let dup = b_gpu.duplicate(&w.slice(half..))?;
+    assert_close(&gpu.download(&dup)?, &y_want[half..], 1e-5);
+    Ok(())
+}
+
+#[test]
+fn a_graph_captured_after_writes_on_another_stream_reads_what_they_wrote() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let [(a_gpu, a_k), _] = two_streams(&gpu)?;
+    let k = TestKernels::load(&gpu)?;
+    let mut r = Rng::with_seed(47);
+    let (xs, ys, zs) = (r.nonzero_f32s(N), r.nonzero_f32s(N), r.nonzero_f32s(N));
+    let (a, b) = (r.nonzero_f32() / 8.0, r.nonzero_f32());
+    let x = a_gpu.upload(&xs)?;
+    let mut y = a_gpu.upload(&ys)?;
+    let mut z = gpu.upload(&zs)?;
+    saxpy_passes(&a_k, a, &x, &mut y)?;
+    // Captured on the handle's stream while stream a may still be writing y: the capture
+    // itself cannot wait for stream a, so the replay stream does, outside the capture.
+    let cfg = Launch::for_num_elems(N as u32);
+    let graph = gpu.capture(|g| {
+        let on_g = TestKernels(k.0.with_stream(g.stream()));
+        // SAFETY: y and z hold N values.
+        unsafe { on_g.saxpy(&cfg, b, &y, &mut z, N as i32) }
+    })?;
+    graph.launch()?;
+    graph.launch()?;
+    let y_want = passes(a, &xs, &ys);
+    let want: Vec<f32> = y_want
+        .iter()
+        .zip(&zs)
+        .map(|(y, z)| b.mul_add(*y, b.mul_add(*y, *z)))
+        .collect();
+    assert_close(&gpu.download(&z)?, &want, 1e-5);
     Ok(())
 }

@@ -61,12 +61,7 @@ fn main() -> Result<(), Error> {
     let mut y = gpu.upload(&xs)?;
     let mut out = gpu.zeros::<f32>(1)?;
     let bytes = (N * 4) as f64;
-    let stream = gpu.stream().clone();
-    let copy = gpu_us(&gpu, &mut || {
-        stream
-            .memcpy_dtod(&x, &mut y)
-            .map_err(|e| Error::driver("cuMemcpyDtoDAsync", e))
-    })?;
+    let copy = gpu_us(&gpu, &mut || gpu.copy(&x, &mut y))?;
     let copy_gbs = 2.0 * bytes / copy / 1e3;
     report("generated.copy_dtod_gbs", copy_gbs, "GB/s");
 

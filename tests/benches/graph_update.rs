@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use cuda_kernel_runtime::{CudaSlice, Error, Gpu, Launch, cuda_module};
+use cuda_kernel_runtime::{Error, Gpu, Launch, TrackedBuffer, cuda_module};
 use kernel_test_support::bench::{median, report};
 use kernel_test_support::gpu_or_skip;
 
@@ -32,7 +32,12 @@ fn cfg() -> Launch {
     Launch::for_num_elems(N as u32)
 }
 
-fn record(g: &Gpu, a: f32, x: &CudaSlice<f32>, y: &mut CudaSlice<f32>) -> Result<(), Error> {
+fn record(
+    g: &Gpu,
+    a: f32,
+    x: &TrackedBuffer<f32>,
+    y: &mut TrackedBuffer<f32>,
+) -> Result<(), Error> {
     let k = ops::load(g)?;
     unsafe {
         k.scale(&cfg(), &mut *y, 1.0, N as i32)?;

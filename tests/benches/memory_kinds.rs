@@ -24,7 +24,7 @@ use std::ffi::c_void;
 use std::time::Instant;
 
 use cuda_kernel_runtime::cudarc::driver::sys;
-use cuda_kernel_runtime::{DevicePtr, Gpu, Launch, Location, RawModule, cuda_module};
+use cuda_kernel_runtime::{Gpu, Launch, Location, RawDevicePtr, RawModule, cuda_module};
 use kernel_test_support::bench::{median, report};
 use kernel_test_support::{NonZeroData, Rng, gpu_or_skip};
 
@@ -274,7 +274,7 @@ fn registered(gpu: &Gpu) {
         "ms",
     );
     unsafe { check(sys::cuMemHostRegister_v2(ptr, bytes, 1)) };
-    let dptr = dev.device_ptr(gpu.stream()).0;
+    let dptr = RawDevicePtr::of(&dev).addr();
     let up = time(&mut || unsafe { check(sys::cuMemcpyHtoDAsync_v2(dptr, ptr, bytes, stream)) });
     let down = time(&mut || unsafe { check(sys::cuMemcpyDtoHAsync_v2(ptr, dptr, bytes, stream)) });
     unsafe { check(sys::cuMemHostUnregister(ptr)) };
@@ -337,7 +337,7 @@ fn peers(a: &Gpu, b: &Gpu) {
     }
     let ours = time(&mut || b.copy_peer_async(&src, &mut dst).unwrap());
     report("peer.copy_peer_GBps", gbps(bytes, ours), "GB/s");
-    let (s, d) = (src.device_ptr(a.stream()).0, dst.device_ptr(b.stream()).0);
+    let (s, d) = (RawDevicePtr::of(&src).addr(), RawDevicePtr::of(&dst).addr());
     let (sc, dc) = (a.context().cu_ctx(), b.context().cu_ctx());
     let stream = b.stream().cu_stream();
     let raw = time(&mut || unsafe { check(sys::cuMemcpyPeerAsync(d, dc, s, sc, bytes, stream)) });

@@ -41,11 +41,8 @@ fn main() -> Result<(), Error> {
         let tiles = n.div_ceil(256 * items);
         let words = 1 + tiles;
         let mut scratch = gpu.zeros::<u64>(words)?;
-        let run = |scratch: &mut cuda_kernel_runtime::CudaSlice<u64>| -> Result<(), Error> {
-            let s = gpu.stream().clone();
-            let mut head = scratch.slice_mut(..1 + tiles);
-            s.memset_zeros(&mut head)
-                .map_err(|e| Error::driver("memset", e))?;
+        let run = |scratch: &mut cuda_kernel_runtime::TrackedBuffer<u64>| -> Result<(), Error> {
+            gpu.memset_zeros(&mut scratch.slice_mut(..1 + tiles))?;
             unsafe {
                 k.launch(
                     &Launch::new(tiles as u32, 256u32),

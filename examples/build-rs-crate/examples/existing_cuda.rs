@@ -92,8 +92,10 @@ fn run(gpu: &Gpu) -> Result<bool, Error> {
         .map(|&v| f16::from_f32(v))
         .collect();
     let b: Vec<f16> = (0..k * n).map(|_| f16::from_f32(rng.unit())).collect();
-    let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
-    let mut dc16 = gpu.zeros::<f16>(m * n)?;
+    // The GEMM bindings are declared on cudarc's `CudaSlice` (so that cuBLAS through cudarc
+    // takes the same buffers); kernels and the runtime's copies take both kinds.
+    let (da, db) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
+    let mut dc16 = stream.alloc_zeros::<f16>(m * n)?;
     // SAFETY: a is m x k, b k x n, c m x n (column-major), multiples of 8.
     unsafe {
         gemm_f16(

@@ -61,8 +61,9 @@ fn main() -> Result<(), Error> {
         ($t:ty, $label:literal, $ours:ident) => {{
             let a: Vec<$t> = (0..m * k).map(|i| <$t>::from_f32(((i % 7) as f32 - 3.0) / 8.0)).collect();
             let b: Vec<$t> = (0..k * nn).map(|i| <$t>::from_f32(((i % 5) as f32 - 2.0) / 8.0)).collect();
-            let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
-            let mut c = gpu.zeros::<$t>(m * nn)?;
+            // cudarc's buffers: cuBLAS (through cudarc) takes them, and so do the bindings.
+            let (da, db) = (stream.clone_htod(&a)?, stream.clone_htod(&b)?);
+            let mut c = stream.alloc_zeros::<$t>(m * nn)?;
             let cfg = GemmConfig {
                 transa: cublasOperation_t::CUBLAS_OP_N,
                 transb: cublasOperation_t::CUBLAS_OP_N,

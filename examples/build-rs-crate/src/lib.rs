@@ -70,23 +70,23 @@ fn transform_then_blur(gpu: &Gpu) -> Result<Report, Error> {
 /// `build.rs` (`Build::host_code`) and linked with the static CUDA runtime, with checked
 /// bindings: each declaration below is checked against the C one when this crate compiles.
 /// They work on the runtime's buffers and streams (one primary context), ordered with kernel
-/// launches by the buffers' events.
+/// launches by the runtime's record of each buffer's uses.
 pub mod host {
     use std::sync::Arc;
 
-    use cuda_kernel_runtime::{CudaSlice, CudaStream, Error};
+    use cuda_kernel_runtime::{CudaStream, Error, TrackedBuffer};
 
     cuda_kernel_runtime::include_kernels!(hosted);
 
     cuda_kernel_runtime::host_functions!(hosted {
         /// Launches `scale` (`x[i] *= s` for `i < n`) through the CUDA runtime on `stream`.
-        pub fn hosted_scale(x: &mut CudaSlice<f32>, s: f32, n: i32, stream: &Arc<CudaStream>)
+        pub fn hosted_scale(x: &mut TrackedBuffer<f32>, s: f32, n: i32, stream: &Arc<CudaStream>)
             -> Result<(), Error>;
         /// Copies `host[0..n)` into `dev` and scales it there, on the legacy default stream.
-        pub fn hosted_upload_scaled(host: &[f32], dev: &mut CudaSlice<f32>, s: f32, n: i32)
+        pub fn hosted_upload_scaled(host: &[f32], dev: &mut TrackedBuffer<f32>, s: f32, n: i32)
             -> Result<(), Error>;
         /// Sets `x[0..n)` to zero on `stream`.
-        pub fn hosted_clear(x: &mut CudaSlice<f32>, n: i32, stream: &Arc<CudaStream>)
+        pub fn hosted_clear(x: &mut TrackedBuffer<f32>, n: i32, stream: &Arc<CudaStream>)
             -> Result<(), Error>;
         /// Makes `ordinal` the CUDA runtime's current device.
         pub fn hosted_select_device(ordinal: i32) -> Result<(), Error>;
@@ -94,29 +94,29 @@ pub mod host {
         pub fn hosted_runtime_version() -> i32;
         /// Sorts n (key, value) pairs by key with CUB's radix sort on `stream`.
         pub fn hosted_sort_pairs(
-            keys_in: &CudaSlice<u32>,
-            keys_out: &mut CudaSlice<u32>,
-            values_in: &CudaSlice<f32>,
-            values_out: &mut CudaSlice<f32>,
+            keys_in: &TrackedBuffer<u32>,
+            keys_out: &mut TrackedBuffer<u32>,
+            values_in: &TrackedBuffer<f32>,
+            values_out: &mut TrackedBuffer<f32>,
             n: i32,
             stream: &Arc<CudaStream>,
         ) -> Result<(), Error>;
         /// Writes the sum of `input[0..n)` to `out[0]` with CUB on `stream`.
-        pub fn hosted_sum(input: &CudaSlice<f32>, out: &mut CudaSlice<f32>, n: i32,
+        pub fn hosted_sum(input: &TrackedBuffer<f32>, out: &mut TrackedBuffer<f32>, n: i32,
             stream: &Arc<CudaStream>) -> Result<(), Error>;
         /// `out[i]` = the sum of `input[0..i)`, with CUB on `stream`.
-        pub fn hosted_exclusive_scan(input: &CudaSlice<i32>, out: &mut CudaSlice<i32>, n: i32,
+        pub fn hosted_exclusive_scan(input: &TrackedBuffer<i32>, out: &mut TrackedBuffer<i32>, n: i32,
             stream: &Arc<CudaStream>) -> Result<(), Error>;
         /// `out[s]` = the sum of `input[offsets[s]..offsets[s + 1])`, with CUB on `stream`.
         pub fn hosted_segmented_sum(
-            input: &CudaSlice<f32>,
-            out: &mut CudaSlice<f32>,
+            input: &TrackedBuffer<f32>,
+            out: &mut TrackedBuffer<f32>,
             segments: i32,
-            offsets: &CudaSlice<i32>,
+            offsets: &TrackedBuffer<i32>,
             stream: &Arc<CudaStream>,
         ) -> Result<(), Error>;
         /// Sorts `values` by `keys` in place with Thrust on `stream`.
-        pub fn hosted_thrust_sort_by_key(keys: &mut CudaSlice<u32>, values: &mut CudaSlice<f32>,
+        pub fn hosted_thrust_sort_by_key(keys: &mut TrackedBuffer<u32>, values: &mut TrackedBuffer<f32>,
             n: i32, stream: &Arc<CudaStream>) -> Result<(), Error>;
     });
 }

@@ -268,8 +268,11 @@ fn cutlass_gemm_matches_cublas_and_the_cpu() -> Result<(), Error> {
         &a.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
         &b.iter().map(|v| v.to_f32()).collect::<Vec<_>>(),
     );
-    let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
-    let (mut cutlass_c, mut cublas_c) = (gpu.zeros::<f16>(m * n)?, gpu.zeros::<f16>(m * n)?);
+    // cudarc's buffers, which cuBLAS (through cudarc) takes as the bindings do.
+    let s = gpu.stream();
+    let (da, db) = (s.clone_htod(&a)?, s.clone_htod(&b)?);
+    let (mut cutlass_c, mut cublas_c) =
+        (s.alloc_zeros::<f16>(m * n)?, s.alloc_zeros::<f16>(m * n)?);
     // SAFETY: a is m x k, b k x n, c m x n, column-major; m, n, k are multiples of 8.
     unsafe {
         gemm_f16(
@@ -335,8 +338,9 @@ fn cutlass_gemm_matches_cublas_and_the_cpu() -> Result<(), Error> {
         .zip(&c0)
         .map(|(p, c)| 0.5 * p + 2.0 * c.to_f32())
         .collect();
-    let (da, db) = (gpu.upload(&a)?, gpu.upload(&b)?);
-    let (mut cutlass_c, mut cublas_c) = (gpu.upload(&c0)?, gpu.upload(&c0)?);
+    let s = gpu.stream();
+    let (da, db) = (s.clone_htod(&a)?, s.clone_htod(&b)?);
+    let (mut cutlass_c, mut cublas_c) = (s.clone_htod(&c0)?, s.clone_htod(&c0)?);
     // SAFETY: as above.
     unsafe {
         gemm_bf16(
@@ -379,10 +383,10 @@ fn cutlass_gemm_matches_cublas_and_the_cpu() -> Result<(), Error> {
             8,
             7,
             1.0,
-            &gpu.zeros::<f16>(64)?,
-            &gpu.zeros::<f16>(64)?,
+            &gpu.stream().alloc_zeros::<f16>(64)?,
+            &gpu.stream().alloc_zeros::<f16>(64)?,
             0.0,
-            &mut gpu.zeros::<f16>(64)?,
+            &mut gpu.stream().alloc_zeros::<f16>(64)?,
             gpu.stream(),
         )
     }

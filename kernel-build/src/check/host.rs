@@ -2,12 +2,14 @@
 //! declarations of the module's files, and what each parameter is for the binding.
 //!
 //! ```text
-//! fn sort_pairs(keys: &CudaSlice<u32>, out: &mut CudaSlice<u32>, n: i32,
+//! fn sort_pairs(keys: &TrackedBuffer<u32>, out: &mut TrackedBuffer<u32>, n: i32,
 //!               stream: &Arc<CudaStream>) -> Result<(), Error>;
 //! ```
 //!
-//! Which memory a C pointer holds is said on the Rust side: `&CudaSlice<T>`, `&CudaView<T>`
-//! (device, `const T*`), `&mut CudaSlice<T>`, `&mut CudaViewMut<T>` (device, `T*`), `&[T]`,
+//! Which memory a C pointer holds is said on the Rust side: `&TrackedBuffer<T>`,
+//! `&TrackedView<T>`, `&CudaSlice<T>`, `&CudaView<T>` (device, `const T*`),
+//! `&mut TrackedBuffer<T>`, `&mut TrackedViewMut<T>`, `&mut CudaSlice<T>`,
+//! `&mut CudaViewMut<T>` (device, `T*`), `&[T]`,
 //! `&mut [T]` (host), `*const T` / `*mut T` (passed as they are). `cudaStream_t` is
 //! `&Arc<CudaStream>`; a `cudaError_t` return is `Result<(), Error>`. Every mismatch is
 //! reported at the span of the Rust type, with the C file and line.
@@ -314,7 +316,7 @@ fn role(
                     pname,
                     &rust_text,
                     written,
-                    &format!("&{m}CudaSlice<{elem}>"),
+                    &format!("&{m}TrackedBuffer<{elem}>"),
                     &format!("&{m}[{elem}]"),
                 ),
             });
@@ -333,7 +335,17 @@ fn role(
         };
         let m = if m { "mut " } else { "" };
         match role {
-            HostArg::Device { .. } => format!("&{m}CudaSlice<{e}>"),
+            HostArg::Device { .. } => {
+                // The kind the user wrote, in its writable form where a write is needed.
+                let kind = match (device_kind(ty).as_deref(), !m.is_empty()) {
+                    (Some("CudaView"), true) => "CudaViewMut",
+                    (Some("TrackedView"), true) => "TrackedViewMut",
+                    (Some(k), _) => k,
+                    (None, _) => "TrackedBuffer",
+                }
+                .to_owned();
+                format!("&{m}{kind}<{e}>")
+            }
             HostArg::Host { .. } => format!("&{m}[{e}]"),
             _ => format!("*{} {e}", if m.is_empty() { "const" } else { "mut" }),
         }
@@ -363,6 +375,19 @@ fn role(
     Ok(role)
 }
 
+/// The buffer kind a reference to device memory names (`TrackedBuffer`, `CudaView`, ...).
+fn device_kind(ty: &syn::Type) -> Option<String> {
+    match ty {
+        syn::Type::Paren(p) => device_kind(&p.elem),
+        syn::Type::Group(g) => device_kind(&g.elem),
+        syn::Type::Reference(r) => match r.elem.as_ref() {
+            syn::Type::Path(p) => wrapper(p).map(|(name, _)| name),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
 /// The memory a Rust pointer-like type stands for: its role, whether it is exclusive, and
 /// its element type (`None` for `c_void`).
 fn memory(ty: &syn::Type) -> Option<(HostArg, bool, Option<syn::Type>)> {
@@ -377,11 +402,19 @@ fn memory(ty: &syn::Type) -> Option<(HostArg, bool, Option<syn::Type>)> {
                 }
                 syn::Type::Path(p) => {
                     let (name, inner) = wrapper(p)?;
-                    if !matches!(name.as_str(), "CudaSlice" | "CudaView" | "CudaViewMut") {
+                    if !matches!(
+                        name.as_str(),
+                        "TrackedBuffer"
+                            | "TrackedView"
+                            | "TrackedViewMut"
+                            | "CudaSlice"
+                            | "CudaView"
+                            | "CudaViewMut"
+                    ) {
                         return None;
                     }
-                    // `&CudaViewMut<T>` only reads.
-                    let mutable = mutable && name != "CudaView";
+                    // Through `&`, a view only reads; `&mut TrackedView<T>` cannot write.
+                    let mutable = mutable && name != "CudaView" && name != "TrackedView";
                     Some((HostArg::Device { mutable }, mutable, Some(inner.clone())))
                 }
                 _ => None,
@@ -511,5 +544,40 @@ mod tests {
         ] {
             assert!(e.contains(want), "missing {want:?} in:\n{e}");
         }
+    }
+
+    #[test]
+    fn tracked_buffers_and_views_are_device_memory() {
+        let b = check(
+            "fn sort(keys: &TrackedBuffer<u32>, out: &mut TrackedViewMut<u32>, scratch: &mut TrackedBuffer<u8>, n: i32, s: &Arc<CudaStream>) -> Result<(), Error>;\n\
+             fn fill(host: &mut [f32], dev: &TrackedView<f32>, p: P) -> cuda_kernel_runtime::Result<()>;\n\
+             fn count(x: *const i32) -> i32;",
+        )
+        .unwrap();
+        let roles: Vec<HostArg> = b[0].args.iter().map(|a| a.2).collect();
+        assert_eq!(
+            roles[..3],
+            [
+                HostArg::Device { mutable: false },
+                HostArg::Device { mutable: true },
+                HostArg::Device { mutable: true },
+            ]
+        );
+        assert_eq!(b[1].args[1].2, HostArg::Device { mutable: false });
+    }
+
+    #[test]
+    fn a_const_fix_keeps_the_kind_written() {
+        let e = check(
+            "fn sort(keys: &TrackedBuffer<u32>, out: &TrackedView<u32>, scratch: &mut CudaSlice<u8>, n: i32, s: &Arc<CudaStream>) -> Result<(), Error>;\n\
+             fn fill(host: &mut [f32], dev: &CudaView<f32>, p: P) -> Result<(), Error>;\n\
+             fn count(x: *const i32) -> i32;",
+        )
+        .unwrap_err();
+        assert!(e.contains("parameter `out`: const-ness differs"), "{e}");
+        assert!(
+            e.contains("declare it as `&mut TrackedViewMut<u32>`"),
+            "{e}"
+        );
     }
 }

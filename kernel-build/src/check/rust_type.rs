@@ -133,11 +133,15 @@ fn ptr(mutable: bool, elem: RustType) -> RustType {
     }
 }
 
-/// cudarc's buffer types, which stand for their elements behind a reference.
+/// The runtime's and cudarc's buffer types, which stand for their elements behind a
+/// reference.
 fn is_buffer(name: &str) -> bool {
     matches!(
         name,
-        "CudaSlice"
+        "TrackedBuffer"
+            | "TrackedView"
+            | "TrackedViewMut"
+            | "CudaSlice"
             | "CudaView"
             | "CudaViewMut"
             | "UnifiedSlice"

@@ -9,7 +9,7 @@
 //! `K` (`{K}` prints as the marker's name, which is the kernel's):
 //!
 //! ```text
-//! error[E0277]: `&CudaSlice<f64>` cannot be passed for parameter `x` (`float*`) of kernel `scale`
+//! error[E0277]: `&TrackedBuffer<f64>` cannot be passed for parameter `x` (`float*`) of kernel `scale`
 //! ```
 //!
 //! One trait serves every parameter with the same name, CUDA type and direction, in every
@@ -161,7 +161,7 @@ impl ArgBounds {
                     quote!(#rt::__private::MutPtr<E>),
                     "expected mutable device memory holding `{E}`",
                     format!(
-                        "pass `&mut CudaSlice<{{E}}>`, `&mut CudaViewMut<{{E}}>`, `&mut UnifiedSlice<{{E}}>`, `{krate}::Out(&mut [{{E}}])`, `{krate}::InOut(&mut [{{E}}])` or `{krate}::Null`"
+                        "pass `&mut TrackedBuffer<{{E}}>`, `&mut TrackedViewMut<{{E}}>`, `&mut CudaSlice<{{E}}>`, `&mut CudaViewMut<{{E}}>`, `&mut UnifiedSlice<{{E}}>`, `{krate}::Out(&mut [{{E}}])`, `{krate}::InOut(&mut [{{E}}])` or `{krate}::Null`"
                     ),
                 )
             } else {
@@ -169,7 +169,7 @@ impl ArgBounds {
                     quote!(#rt::__private::ConstPtr<E>),
                     "expected device memory holding `{E}`",
                     format!(
-                        "pass `&CudaSlice<{{E}}>`, `&CudaView<{{E}}>`, `&mut CudaSlice<{{E}}>`, `&UnifiedSlice<{{E}}>`, `{krate}::In(&[{{E}}])`, `{krate}::InOut(&mut [{{E}}])` or `{krate}::Null`"
+                        "pass `&TrackedBuffer<{{E}}>`, `&TrackedView<{{E}}>`, `&CudaSlice<{{E}}>`, `&CudaView<{{E}}>`, `&UnifiedSlice<{{E}}>`, a mutable form of any, `{krate}::In(&[{{E}}])`, `{krate}::InOut(&mut [{{E}}])` or `{krate}::Null`"
                     ),
                 )
             };

@@ -131,7 +131,8 @@ pub fn unsupported_rust_type(name: &str, param: &str, rust: &str) -> Diagnostic 
         "host function `{name}`, parameter `{param}`: Rust type `{rust}` cannot be passed to a host function"
     ))
     .note(
-        "use a scalar, a vector type, a generated struct, `&CudaSlice<T>` / `&mut CudaSlice<T>` (or views) \
+        "use a scalar, a vector type, a generated struct, `&TrackedBuffer<T>` / `&mut TrackedBuffer<T>` \
+         (or their views, or cudarc's `CudaSlice` and views) \
          for device memory, `&[T]` / `&mut [T]` for host memory, `*const T` / `*mut T` as is, \
          or `&Arc<CudaStream>` for `cudaStream_t`",
     )

@@ -9,6 +9,7 @@ use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DeviceRepr};
 use crate::error::{DriverResultExt, Error};
 use crate::launch::args::host::{In, InOut, Out};
 use crate::launch::config::Launch;
+use crate::memory::tracked::{TrackedBuffer, TrackedView, TrackedViewMut};
 
 /// The element count of a slice argument of a generated kernel (device buffers, views, and
 /// the host wrappers `In`/`Out`/`InOut`).
@@ -20,7 +21,7 @@ use crate::launch::config::Launch;
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no length a generated kernel can check",
     label = "expected a slice of device memory",
-    note = "pass `&CudaSlice<T>`, `&CudaView<T>`, `&mut CudaSlice<T>`, `&mut CudaViewMut<T>`, `In(&[T])`, `Out(&mut [T])` or `InOut(&mut [T])`"
+    note = "pass `&TrackedBuffer<T>`, `&mut TrackedBuffer<T>`, a `TrackedView<T>` or `TrackedViewMut<T>`, `&CudaSlice<T>`, `&CudaView<T>`, `&mut CudaSlice<T>`, `&mut CudaViewMut<T>`, `In(&[T])`, `Out(&mut [T])` or `InOut(&mut [T])`"
 )]
 pub trait SliceLen {
     /// Elements.
@@ -45,6 +46,13 @@ slice_len! {
     &CudaView<'_, T> => |s| s.len();
     &CudaViewMut<'_, T> => |s| s.len();
     &mut CudaViewMut<'_, T> => |s| s.len();
+    &TrackedBuffer<T> => |s| s.len();
+    &mut TrackedBuffer<T> => |s| s.len();
+    TrackedView<'_, T> => |s| s.len();
+    &TrackedView<'_, T> => |s| s.len();
+    TrackedViewMut<'_, T> => |s| s.len();
+    &TrackedViewMut<'_, T> => |s| s.len();
+    &mut TrackedViewMut<'_, T> => |s| s.len();
     In<'_, T> => |s| s.0.len();
     Out<'_, T> => |s| s.0.len();
     InOut<'_, T> => |s| s.0.len();

@@ -8,8 +8,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cuda_kernel_generate::{self as generate, Access, Dtype, Param};
-use cudarc::driver::sys::CUdeviceptr;
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
+use cudarc::driver::{CudaStream, DeviceRepr};
 
 use super::launch::{
     elementwise_launch, read_one, reduction_launches, scan_launch, scan_scratch, scratch,
@@ -18,7 +17,8 @@ use crate::code::module::Kernel;
 use crate::code::nvrtc::Program;
 use crate::device::gpu::Gpu;
 use crate::error::Error;
-use crate::launch::args::{PreparedArg, PreparedBuffer, split};
+use crate::launch::args::{PreparedArg, PreparedBuffer};
+use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 
 /// A Rust element type of generated kernels, and its [`Dtype`].
 ///
@@ -494,7 +494,7 @@ impl<'a> Arg<'a> {
         }
     }
 
-    /// A slice the kernel reads (`&CudaSlice<T>`, `&CudaView<T>`).
+    /// A slice the kernel reads (a buffer or a view, the runtime's or cudarc's).
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
@@ -503,14 +503,14 @@ impl<'a> Arg<'a> {
     /// # let _ = a;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn input<T: Element, S: DevicePtr<T>>(slice: &'a S) -> Arg<'a> {
+    pub fn input<T: Element, S: DeviceMemory<T> + ?Sized>(slice: &'a S) -> Arg<'a> {
         Arg {
             dtype: T::DTYPE,
             inner: ArgInner::Read(slice.len(), Box::new(Reader(slice, PhantomData))),
         }
     }
 
-    /// A slice the kernel writes (`&mut CudaSlice<T>`, `&mut CudaViewMut<T>`).
+    /// A slice the kernel writes (a buffer or a writable view, the runtime's or cudarc's).
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
@@ -519,7 +519,7 @@ impl<'a> Arg<'a> {
     /// # let _ = a;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn output<T: Element, S: DevicePtrMut<T>>(slice: &'a mut S) -> Arg<'a> {
+    pub fn output<T: Element, S: DeviceMemoryMut<T> + ?Sized>(slice: &'a mut S) -> Arg<'a> {
         let len = slice.len();
         Arg {
             dtype: T::DTYPE,
@@ -538,25 +538,21 @@ impl<'a> Arg<'a> {
 
 /// A slice with its element type erased, prepared for a launch on a stream.
 trait ErasedSlice {
-    fn prepare(&mut self, stream: &Arc<CudaStream>) -> PreparedBuffer<'_>;
+    fn prepare(&mut self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'_>, Error>;
 }
 
-struct Reader<'a, T, S>(&'a S, PhantomData<T>);
-struct Writer<'a, T, S>(&'a mut S, PhantomData<T>);
+struct Reader<'a, T, S: ?Sized>(&'a S, PhantomData<T>);
+struct Writer<'a, T, S: ?Sized>(&'a mut S, PhantomData<T>);
 
-impl<T, S: DevicePtr<T>> ErasedSlice for Reader<'_, T, S> {
-    fn prepare(&mut self, stream: &Arc<CudaStream>) -> PreparedBuffer<'_> {
-        let (ptr, guard): (CUdeviceptr, _) = self.0.device_ptr(stream);
-        // SAFETY: the event lives in the slice, borrowed for the returned lifetime.
-        unsafe { split(ptr, guard) }
+impl<T, S: DeviceMemory<T> + ?Sized> ErasedSlice for Reader<'_, T, S> {
+    fn prepare(&mut self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'_>, Error> {
+        self.0.prepare_read(stream)
     }
 }
 
-impl<T, S: DevicePtrMut<T>> ErasedSlice for Writer<'_, T, S> {
-    fn prepare(&mut self, stream: &Arc<CudaStream>) -> PreparedBuffer<'_> {
-        let (ptr, guard): (CUdeviceptr, _) = self.0.device_ptr_mut(stream);
-        // SAFETY: the event lives in the slice, mutably borrowed for the returned lifetime.
-        unsafe { split(ptr, guard) }
+impl<T, S: DeviceMemoryMut<T> + ?Sized> ErasedSlice for Writer<'_, T, S> {
+    fn prepare(&mut self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'_>, Error> {
+        self.0.prepare_write(stream)
     }
 }
 
@@ -702,7 +698,11 @@ impl GeneratedKernel {
     ///
     /// Different lengths, another element type, a kernel that is not a scan, a driver
     /// failure.
-    pub fn scan<T: Element>(&self, x: &CudaSlice<T>, y: &mut CudaSlice<T>) -> Result<(), Error> {
+    pub fn scan<T: Element, X: DeviceMemory<T> + ?Sized, Y: DeviceMemoryMut<T> + ?Sized>(
+        &self,
+        x: &X,
+        y: &mut Y,
+    ) -> Result<(), Error> {
         let generate::Kernel::Scan(s) = &self.kernel else {
             return Err(self.error("it is not a scan".into()));
         };
@@ -806,8 +806,8 @@ impl GeneratedKernel {
         let mut scalars: Vec<u64> = Vec::new();
         let mut buffers: Vec<PreparedBuffer<'_>> = Vec::new();
         let mut order: Vec<(bool, usize)> = Vec::new();
-        prepare(args, stream, &mut order, &mut scalars, &mut buffers);
-        prepare(extra, stream, &mut order, &mut scalars, &mut buffers);
+        prepare(args, stream, &mut order, &mut scalars, &mut buffers)?;
+        prepare(extra, stream, &mut order, &mut scalars, &mut buffers)?;
         scalars.push(n as u64);
         let count = scalars.len();
         let mut params: Vec<*mut c_void> = order
@@ -839,7 +839,7 @@ fn prepare<'s>(
     order: &mut Vec<(bool, usize)>,
     scalars: &mut Vec<u64>,
     buffers: &mut Vec<PreparedBuffer<'s>>,
-) {
+) -> Result<(), Error> {
     for a in args.iter_mut() {
         match &mut a.inner {
             ArgInner::Scalar(bits) => {
@@ -848,8 +848,9 @@ fn prepare<'s>(
             }
             ArgInner::Read(_, s) | ArgInner::Write(_, s) => {
                 order.push((true, buffers.len()));
-                buffers.push(s.prepare(stream));
+                buffers.push(s.prepare(stream)?);
             }
         }
     }
+    Ok(())
 }

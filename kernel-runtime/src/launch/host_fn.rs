@@ -8,10 +8,11 @@
 use std::ffi::{CStr, c_char, c_void};
 use std::sync::Arc;
 
-use cudarc::driver::{CudaStream, DeviceSlice};
+use cudarc::driver::CudaStream;
 
 use super::args::PreparedArg;
 use crate::error::Error;
+use crate::memory::device_memory::DeviceMemory;
 
 /// The legacy default stream of a buffer's context: where a host function that takes no
 /// stream runs its work.
@@ -23,8 +24,8 @@ use crate::error::Error;
 /// assert!(s.cu_stream().is_null());
 /// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
-pub fn default_stream<T>(buffer: &impl DeviceSlice<T>) -> Arc<CudaStream> {
-    buffer.stream().context().default_stream()
+pub fn default_stream<T>(buffer: &(impl DeviceMemory<T> + ?Sized)) -> Arc<CudaStream> {
+    buffer.context().default_stream()
 }
 
 /// The device address a prepared buffer passes (what a kernel parameter would hold).

@@ -1,15 +1,18 @@
 //! Device memory through a [`Gpu`]: typed upload, download, allocation, fills and device to
 //! device copies, on the handle's stream.
 //!
-//! Buffers are cudarc's [`CudaSlice`]; views ([`CudaView`](cudarc::driver::CudaView),
-//! [`CudaViewMut`](cudarc::driver::CudaViewMut)) work wherever a borrowed range is enough.
-//! Lengths are checked here, so a mismatch is an [`Error::LengthMismatch`] rather than one of
-//! cudarc's assertion panics.
+//! New buffers are the runtime's [`TrackedBuffer`]s, ordered across streams with one event per
+//! stream; every operation here also takes their views and cudarc's buffers and views
+//! ([`DeviceMemory`], [`DeviceMemoryMut`]), each ordered by its own rules. Lengths are checked
+//! here, so a mismatch is an [`Error::LengthMismatch`] rather than an assertion panic.
 
-use cudarc::driver::{CudaSlice, DevicePtr, DevicePtrMut, DeviceRepr, ValidAsZeroBits, result};
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits, result};
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
+use crate::launch::args::PreparedArg;
+use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
+use crate::memory::tracked::TrackedBuffer;
 
 /// Checks that `len` elements of `T` fit in the address space.
 pub(crate) fn byte_len<T>(what: &'static str, len: usize) -> Result<usize, Error> {
@@ -33,7 +36,7 @@ pub(crate) fn same_len(what: &'static str, src: usize, dst: usize) -> Result<(),
 }
 
 impl Gpu {
-    /// Copies `host` into a new device buffer.
+    /// Copies `host` into a new device buffer, ordered across streams by the runtime.
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
@@ -41,12 +44,11 @@ impl Gpu {
     /// assert_eq!(x.len(), 3);
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<CudaSlice<T>, Error> {
-        byte_len::<T>("upload", host.len())?;
-        self.stream().clone_htod(host).call("cuMemcpyHtoDAsync")
+    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<TrackedBuffer<T>, Error> {
+        TrackedBuffer::upload(self, host)
     }
 
-    /// Copies `host` into the existing device buffer `dst` (same length).
+    /// Copies `host` into the existing device memory `dst` (same length).
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
@@ -54,18 +56,26 @@ impl Gpu {
     /// gpu.upload_into(&[1, 2, 3, 4], &mut x)?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn upload_into<T: DeviceRepr, D: DevicePtrMut<T>>(
+    pub fn upload_into<T: DeviceRepr, D: DeviceMemoryMut<T> + ?Sized>(
         &self,
         host: &[T],
         dst: &mut D,
     ) -> Result<(), Error> {
         same_len("upload_into", host.len(), dst.len())?;
-        self.stream()
-            .memcpy_htod(host, dst)
-            .call("cuMemcpyHtoDAsync")
+        if host.is_empty() {
+            return Ok(());
+        }
+        let stream = self.stream();
+        stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
+        let d = dst.prepare_write(stream)?;
+        // SAFETY: both hold `host.len()` values; from pageable memory the call returns once
+        // `host` has been read.
+        unsafe { result::memcpy_htod_async(d.addr(), host, stream.cu_stream()) }
+            .call("cuMemcpyHtoDAsync")?;
+        d.finish(stream)
     }
 
-    /// Copies a device buffer or view into a new `Vec` (waits for the copy).
+    /// Copies device memory (a buffer or a view) into a new `Vec` (waits for the copy).
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
@@ -73,13 +83,23 @@ impl Gpu {
     /// assert_eq!(gpu.download(&x)?, [1, 2, 3]);
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn download<T: DeviceRepr, S: DevicePtr<T>>(&self, src: &S) -> Result<Vec<T>, Error> {
-        let v = self.stream().clone_dtoh(src).call("cuMemcpyDtoHAsync")?;
-        self.synchronize()?;
-        Ok(v)
+    pub fn download<T: DeviceRepr, S: DeviceMemory<T> + ?Sized>(
+        &self,
+        src: &S,
+    ) -> Result<Vec<T>, Error> {
+        let len = src.len();
+        let mut host = Vec::<T>::with_capacity(len);
+        // SAFETY: the Vec has room for `len` values; they are all written by the copy and the
+        // copy has finished when `download_into` returns Ok (on an error it is never read).
+        let dst = unsafe { std::slice::from_raw_parts_mut(host.as_mut_ptr(), len) };
+        self.download_into(src, dst)?;
+        // SAFETY: as above.
+        unsafe { host.set_len(len) };
+        Ok(host)
     }
 
-    /// Copies a device buffer or view into `host` (same length; waits for the copy).
+    /// Copies device memory (a buffer or a view) into `host` (same length; waits for the
+    /// copy).
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
@@ -88,19 +108,27 @@ impl Gpu {
     /// gpu.download_into(&x, &mut back)?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn download_into<T: DeviceRepr, S: DevicePtr<T>>(
+    pub fn download_into<T: DeviceRepr, S: DeviceMemory<T> + ?Sized>(
         &self,
         src: &S,
         host: &mut [T],
     ) -> Result<(), Error> {
         same_len("download_into", src.len(), host.len())?;
-        self.stream()
-            .memcpy_dtoh(src, host)
+        if host.is_empty() {
+            return Ok(());
+        }
+        let stream = self.stream();
+        stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
+        let s = src.prepare_read(stream)?;
+        // SAFETY: both hold `host.len()` values; the stream is synchronised before `host` is
+        // used again.
+        unsafe { result::memcpy_dtoh_async(host, s.addr(), stream.cu_stream()) }
             .call("cuMemcpyDtoHAsync")?;
+        s.finish(stream)?;
         self.synchronize()
     }
 
-    /// A new device buffer of `len` zeroed elements.
+    /// A new device buffer of `len` zeroed elements, ordered across streams by the runtime.
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
@@ -110,9 +138,8 @@ impl Gpu {
     pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(
         &self,
         len: usize,
-    ) -> Result<CudaSlice<T>, Error> {
-        byte_len::<T>("zeros", len)?;
-        self.stream().alloc_zeros(len).call("cuMemAlloc")
+    ) -> Result<TrackedBuffer<T>, Error> {
+        TrackedBuffer::zeros(self, len)
     }
 
     /// A new device buffer of `len` elements whose contents are unspecified.
@@ -127,10 +154,9 @@ impl Gpu {
     /// gpu.upload_into(&[0.5f32; 4], &mut y)?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub unsafe fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<CudaSlice<T>, Error> {
-        byte_len::<T>("alloc", len)?;
-        // SAFETY: the caller promises not to read before writing.
-        unsafe { self.stream().alloc(len) }.call("cuMemAlloc")
+    pub unsafe fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<TrackedBuffer<T>, Error> {
+        // SAFETY: forwarded to the caller.
+        unsafe { TrackedBuffer::uninit(self, len) }
     }
 
     /// Sets every byte of `dst` to zero.
@@ -141,11 +167,12 @@ impl Gpu {
     /// gpu.memset_zeros(&mut x)?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn memset_zeros<T: DeviceRepr + ValidAsZeroBits, D: DevicePtrMut<T>>(
+    pub fn memset_zeros<T: DeviceRepr + ValidAsZeroBits, D: DeviceMemoryMut<T> + ?Sized>(
         &self,
         dst: &mut D,
     ) -> Result<(), Error> {
-        self.stream().memset_zeros(dst).call("cuMemsetD8Async")
+        let bytes = dst.len() * std::mem::size_of::<T>();
+        self.fill_bytes(dst, bytes, 0)
     }
 
     /// Sets every byte of a buffer of bytes to `value`.
@@ -157,15 +184,33 @@ impl Gpu {
     /// assert_eq!(gpu.download(&x)?, [0xff; 16]);
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn memset<D: DevicePtrMut<u8>>(&self, dst: &mut D, value: u8) -> Result<(), Error> {
+    pub fn memset<D: DeviceMemoryMut<u8> + ?Sized>(
+        &self,
+        dst: &mut D,
+        value: u8,
+    ) -> Result<(), Error> {
+        let bytes = dst.len();
+        self.fill_bytes(dst, bytes, value)
+    }
+
+    /// Sets the first `bytes` bytes of `dst` to `value` on this handle's stream.
+    fn fill_bytes<T, D: DeviceMemoryMut<T> + ?Sized>(
+        &self,
+        dst: &mut D,
+        bytes: usize,
+        value: u8,
+    ) -> Result<(), Error> {
+        if bytes == 0 {
+            return Ok(());
+        }
         let stream = self.stream();
         stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
-        let n = dst.num_bytes();
-        let (ptr, _record) = dst.device_ptr_mut(stream);
-        // SAFETY: `ptr` addresses `n` bytes owned by `dst`, which stays borrowed until `_record`
-        // drops after the call is queued.
-        unsafe { result::memset_d8_async(ptr, value, n, stream.cu_stream()) }
-            .call("cuMemsetD8Async")
+        let d = dst.prepare_write(stream)?;
+        // SAFETY: `d` addresses `bytes` bytes of `dst`, which stays borrowed until the write
+        // is recorded.
+        unsafe { result::memset_d8_async(d.addr(), value, bytes, stream.cu_stream()) }
+            .call("cuMemsetD8Async")?;
+        d.finish(stream)
     }
 
     /// Copies device memory to device memory (same length; may cross devices).
@@ -177,15 +222,26 @@ impl Gpu {
     /// gpu.copy(&a, &mut b)?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn copy<T, S: DevicePtr<T>, D: DevicePtrMut<T>>(
+    pub fn copy<T, S: DeviceMemory<T> + ?Sized, D: DeviceMemoryMut<T> + ?Sized>(
         &self,
         src: &S,
         dst: &mut D,
     ) -> Result<(), Error> {
         same_len("copy", src.len(), dst.len())?;
-        self.stream()
-            .memcpy_dtod(src, dst)
-            .call("cuMemcpyDtoDAsync")
+        let bytes = src.len() * std::mem::size_of::<T>();
+        if bytes == 0 {
+            return Ok(());
+        }
+        let stream = self.stream();
+        stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
+        let s = src.prepare_read(stream)?;
+        let d = dst.prepare_write(stream)?;
+        // SAFETY: both ranges hold `bytes` bytes and stay borrowed until the uses are
+        // recorded; unified addressing lets the copy cross devices.
+        unsafe { result::memcpy_dtod_async(d.addr(), s.addr(), bytes, stream.cu_stream()) }
+            .call("cuMemcpyDtoDAsync")?;
+        d.finish(stream)?;
+        s.finish(stream)
     }
 
     /// A new device buffer holding a copy of `src`.
@@ -196,11 +252,14 @@ impl Gpu {
     /// let b = gpu.duplicate(&a)?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn duplicate<T: DeviceRepr, S: DevicePtr<T>>(
+    pub fn duplicate<T: DeviceRepr, S: DeviceMemory<T> + ?Sized>(
         &self,
         src: &S,
-    ) -> Result<CudaSlice<T>, Error> {
-        self.stream().clone_dtod(src).call("cuMemcpyDtoDAsync")
+    ) -> Result<TrackedBuffer<T>, Error> {
+        // SAFETY: every value is written by the copy before anything else can use the buffer.
+        let mut dst = unsafe { TrackedBuffer::uninit(self, src.len())? };
+        self.copy(src, &mut dst)?;
+        Ok(dst)
     }
 }
 

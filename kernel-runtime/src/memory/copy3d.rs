@@ -9,11 +9,13 @@
 
 use std::marker::PhantomData;
 
+use cudarc::driver::DeviceRepr;
 use cudarc::driver::sys::{self, CUmemorytype as M};
-use cudarc::driver::{DevicePtr, DevicePtrMut, DeviceRepr};
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
+use crate::launch::args::PreparedArg;
+use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 use crate::memory::pitched::Pitched;
 use crate::texture::Array;
 
@@ -21,8 +23,8 @@ use crate::texture::Array;
 enum Mem<'a, T> {
     Host(&'a [T]),
     HostMut(&'a mut [T]),
-    Device(&'a dyn DevicePtr<T>),
-    DeviceMut(&'a mut dyn DevicePtrMut<T>),
+    Device(&'a dyn DeviceMemory<T>),
+    DeviceMut(&'a mut dyn DeviceMemoryMut<T>),
     Pitched(&'a Pitched<T>),
     Array(&'a Array),
 }
@@ -82,7 +84,7 @@ impl<'a, T> Region<'a, T> {
         Region(side(Mem::Host(data), row_len))
     }
 
-    /// A device buffer (`CudaSlice`, a view, managed memory) of rows of `row_len` elements.
+    /// Device memory (a buffer or a view, the runtime's or cudarc's, managed memory) of rows of `row_len` elements.
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
@@ -90,7 +92,7 @@ impl<'a, T> Region<'a, T> {
     /// let _rows = cuda_kernel_runtime::Region::device(&buf, 16);
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn device(buf: &'a dyn DevicePtr<T>, row_len: usize) -> Self {
+    pub fn device(buf: &'a dyn DeviceMemory<T>, row_len: usize) -> Self {
         Region(side(Mem::Device(buf), row_len))
     }
 
@@ -177,7 +179,7 @@ impl<'a, T> RegionMut<'a, T> {
     /// let _rows = cuda_kernel_runtime::RegionMut::device(&mut buf, 16);
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn device(buf: &'a mut dyn DevicePtrMut<T>, row_len: usize) -> Self {
+    pub fn device(buf: &'a mut dyn DeviceMemoryMut<T>, row_len: usize) -> Self {
         RegionMut(side(Mem::DeviceMut(buf), row_len), PhantomData)
     }
 
@@ -308,9 +310,9 @@ impl Gpu {
         let d = &mut dst.0;
         let mut events = Vec::with_capacity(2);
         let host = matches!(s.mem, Mem::Host(_)) || matches!(d.mem, Mem::HostMut(_));
-        // Device sides: the stream waits on their pending work; the guards record this copy.
-        let src_guard;
-        let dst_guard;
+        // Device sides: the stream waits on their pending work; the prepared sides record this
+        // copy once it is queued.
+        let mut prepared = Vec::with_capacity(2);
         p.srcXInBytes = s.origin[0] * size;
         p.srcY = s.origin[1];
         p.srcZ = s.origin[2];
@@ -323,11 +325,10 @@ impl Gpu {
                 p.srcHost = h.as_ptr().cast();
             }
             Mem::Device(b) => {
-                let (ptr, g) = b.device_ptr(stream);
-                src_guard = g;
-                let _ = &src_guard;
+                let side = b.prepare_read(stream)?;
                 p.srcMemoryType = M::CU_MEMORYTYPE_DEVICE;
-                p.srcDevice = ptr;
+                p.srcDevice = side.addr();
+                prepared.push(side);
             }
             Mem::Pitched(b) => {
                 stream.wait(&b.event).call("cuStreamWaitEvent")?;
@@ -354,11 +355,10 @@ impl Gpu {
                 p.dstHost = h.as_mut_ptr().cast();
             }
             Mem::DeviceMut(b) => {
-                let (ptr, g) = b.device_ptr_mut(stream);
-                dst_guard = g;
-                let _ = &dst_guard;
+                let side = b.prepare_write(stream)?;
                 p.dstMemoryType = M::CU_MEMORYTYPE_DEVICE;
-                p.dstDevice = ptr;
+                p.dstDevice = side.addr();
+                prepared.push(side);
             }
             Mem::Pitched(b) => {
                 stream.wait(&b.event).call("cuStreamWaitEvent")?;
@@ -382,6 +382,9 @@ impl Gpu {
             .call("cuMemcpy3DAsync")?;
         for event in events {
             event.record(stream).call("cuEventRecord")?;
+        }
+        for side in prepared {
+            side.finish(stream)?;
         }
         if host {
             // The host slices are only borrowed for this call.

@@ -8,11 +8,13 @@
 use std::sync::Arc;
 
 use cudarc::driver::sys;
-use cudarc::driver::{CudaStream, DevicePtr, DevicePtrMut, DeviceRepr};
+use cudarc::driver::{CudaStream, DeviceRepr};
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
+use crate::launch::args::PreparedArg;
 use crate::memory::buffers::same_len;
+use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 
 /// Makes `waiter` wait for the work queued so far on `on` (nothing when they are one stream).
 fn join(waiter: &Arc<CudaStream>, on: &Arc<CudaStream>) -> Result<(), Error> {
@@ -118,32 +120,51 @@ impl Gpu {
     /// assert_eq!(b.download(&dst)?, vec![1.0; 1024]);
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn copy_peer_async<T: DeviceRepr, S: DevicePtr<T>, D: DevicePtrMut<T>>(
+    pub fn copy_peer_async<
+        T: DeviceRepr,
+        S: DeviceMemory<T> + ?Sized,
+        D: DeviceMemoryMut<T> + ?Sized,
+    >(
         &self,
         src: &S,
         dst: &mut D,
     ) -> Result<(), Error> {
         same_len("copy_peer", src.len(), dst.len())?;
-        let bytes = src.num_bytes();
+        let bytes = src.len() * std::mem::size_of::<T>();
         let stream = self.stream();
-        let (src_stream, dst_stream) = (src.stream().clone(), dst.stream().clone());
-        // The buffers' own streams (on other devices) may still be allocating or writing
-        // them: the copy waits for both, and both wait for the copy before their next use.
-        join(stream, &src_stream)?;
-        join(stream, &dst_stream)?;
-        let (src_ctx, dst_ctx) = (src_stream.context().cu_ctx(), dst_stream.context().cu_ctx());
-        self.context().bind_to_thread().call("cuCtxSetCurrent")?;
-        {
-            let (s, _read) = src.device_ptr(stream);
-            let (d, _write) = dst.device_ptr_mut(stream);
-            // SAFETY: both ranges hold `bytes` bytes and stay borrowed until the guards
-            // record the copy on their buffers.
-            unsafe { sys::cuMemcpyPeerAsync(d, dst_ctx, s, src_ctx, bytes, stream.cu_stream()) }
-                .result()
-                .call("cuMemcpyPeerAsync")?;
+        // cudarc's buffers' own streams (on other devices) may still be allocating or
+        // writing them: the copy waits for both, and both wait for the copy before their next
+        // use. The runtime's buffers record the copy as a use instead.
+        let (src_stream, dst_stream) = (src.own_stream().cloned(), dst.own_stream().cloned());
+        for own in [&src_stream, &dst_stream].into_iter().flatten() {
+            join(stream, own)?;
         }
-        join(&src_stream, stream)?;
-        join(&dst_stream, stream)
+        let (src_ctx, dst_ctx) = (src.context().cu_ctx(), dst.context().cu_ctx());
+        self.context().bind_to_thread().call("cuCtxSetCurrent")?;
+        if bytes > 0 {
+            let s = src.prepare_read(stream)?;
+            let d = dst.prepare_write(stream)?;
+            // SAFETY: both ranges hold `bytes` bytes and stay borrowed until their uses are
+            // recorded.
+            unsafe {
+                sys::cuMemcpyPeerAsync(
+                    d.addr(),
+                    dst_ctx,
+                    s.addr(),
+                    src_ctx,
+                    bytes,
+                    stream.cu_stream(),
+                )
+            }
+            .result()
+            .call("cuMemcpyPeerAsync")?;
+            d.finish(stream)?;
+            s.finish(stream)?;
+        }
+        for own in [&src_stream, &dst_stream].into_iter().flatten() {
+            join(own, stream)?;
+        }
+        Ok(())
     }
 
     /// [`Gpu::copy_peer_async`], then waits for the copy.
@@ -156,7 +177,7 @@ impl Gpu {
     /// b.copy_peer(&src, &mut dst)?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn copy_peer<T: DeviceRepr, S: DevicePtr<T>, D: DevicePtrMut<T>>(
+    pub fn copy_peer<T: DeviceRepr, S: DeviceMemory<T> + ?Sized, D: DeviceMemoryMut<T> + ?Sized>(
         &self,
         src: &S,
         dst: &mut D,

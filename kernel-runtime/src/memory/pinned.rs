@@ -9,13 +9,14 @@
 //! accessors would not wait; [`PinnedBuffer`] always does.)
 
 use cudarc::driver::{
-    CudaEvent, DevicePtr, DevicePtrMut, DeviceRepr, HostSlice, PinnedHostSlice, ValidAsZeroBits,
-    sys,
+    CudaEvent, DeviceRepr, HostSlice, PinnedHostSlice, ValidAsZeroBits, result, sys,
 };
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
+use crate::launch::args::PreparedArg;
 use crate::memory::buffers::{byte_len, same_len};
+use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 
 /// A page-locked host buffer whose host accessors wait for the asynchronous copies queued on it.
 ///
@@ -244,15 +245,28 @@ impl Gpu {
     /// gpu.upload_async(&host, &mut dev)?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn upload_async<T: DeviceRepr, H: PageLocked<T> + ?Sized, D: DevicePtrMut<T>>(
+    pub fn upload_async<
+        T: DeviceRepr,
+        H: PageLocked<T> + ?Sized,
+        D: DeviceMemoryMut<T> + ?Sized,
+    >(
         &self,
         src: &H,
         dst: &mut D,
     ) -> Result<(), Error> {
         same_len("upload_async", src.len(), dst.len())?;
-        self.stream()
-            .memcpy_htod(src.host(), dst)
-            .call("cuMemcpyHtoDAsync")?;
+        if src.len() > 0 {
+            let stream = self.stream();
+            stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
+            let d = dst.prepare_write(stream)?;
+            // SAFETY: the host slice is used on `stream` only.
+            let (host, _record) = unsafe { src.host().stream_synced_slice(stream) };
+            // SAFETY: both hold `len` values; the host memory is page-locked and its `done`
+            // event, recorded below, keeps it from being touched before the copy ends.
+            unsafe { result::memcpy_htod_async(d.addr(), host, stream.cu_stream()) }
+                .call("cuMemcpyHtoDAsync")?;
+            d.finish(stream)?;
+        }
         mark_done(src.done(), self.stream())
     }
 
@@ -267,15 +281,24 @@ impl Gpu {
     /// assert_eq!(host.as_slice()?, [1, 2]);
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn download_async<T: DeviceRepr, S: DevicePtr<T>, H: PageLocked<T> + ?Sized>(
+    pub fn download_async<T: DeviceRepr, S: DeviceMemory<T> + ?Sized, H: PageLocked<T> + ?Sized>(
         &self,
         src: &S,
         dst: &mut H,
     ) -> Result<(), Error> {
         same_len("download_async", src.len(), dst.len())?;
-        self.stream()
-            .memcpy_dtoh(src, dst.host_mut())
-            .call("cuMemcpyDtoHAsync")?;
+        if src.len() > 0 {
+            let stream = self.stream();
+            stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
+            let s = src.prepare_read(stream)?;
+            // SAFETY: the host slice is used on `stream` only.
+            let (host, _record) = unsafe { dst.host_mut().stream_synced_mut_slice(stream) };
+            // SAFETY: both hold `len` values; the host memory is page-locked and its accessors
+            // wait on the `done` event recorded below.
+            unsafe { result::memcpy_dtoh_async(host, s.addr(), stream.cu_stream()) }
+                .call("cuMemcpyDtoHAsync")?;
+            s.finish(stream)?;
+        }
         mark_done(dst.done(), self.stream())
     }
 }

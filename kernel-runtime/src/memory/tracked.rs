@@ -7,6 +7,7 @@
 //! use and the ordering it keeps is complete. That is what makes skipping events sound.
 
 use std::marker::PhantomData;
+use std::ops::{Bound, RangeBounds};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use cudarc::driver::sys::{CUdevice_attribute, CUdeviceptr};
@@ -14,8 +15,9 @@ use cudarc::driver::{CudaContext, CudaStream, DeviceRepr, ValidAsZeroBits, resul
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
-use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg};
+use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
 use crate::memory::buffers::{byte_len, same_len};
+use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut, Sealed};
 use crate::streams::clock::{Slot, Use, slot_of};
 
 /// Device memory for `len` values of `T` whose uses on several streams are ordered by the
@@ -61,15 +63,22 @@ impl Uses {
         Ok(())
     }
 
-    /// Records a use. Every earlier use was ordered before a write, so the write alone
-    /// stands for them; a read replaces the earlier read of its stream.
-    fn after(&mut self, used: Use, write: bool) {
+    /// Records a use on `slot`'s stream dated `records`. Every earlier use was ordered before a
+    /// write, so the write alone stands for them; a read replaces the earlier read of its
+    /// stream. A use on the stream of the one it replaces moves that one forward (no new
+    /// handle on the clock: the common case of a buffer kept on one stream).
+    fn after(&mut self, slot: &Arc<Slot>, records: u64, write: bool) {
         if write {
             self.reads.clear();
-            self.write = used;
+            if self.write.on(slot) {
+                self.write.advance(records);
+            } else {
+                self.write = slot.mark_at(records);
+            }
+        } else if let Some(read) = self.reads.iter_mut().find(|r| r.on(slot)) {
+            read.advance(records);
         } else {
-            self.reads.retain(|r| !r.on(used.slot()));
-            self.reads.push(used);
+            self.reads.push(slot.mark_at(records));
         }
     }
 }
@@ -123,19 +132,170 @@ impl<T> TrackedBuffer<T> {
     ) -> Result<(), Error> {
         self.same_context(gpu)?;
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        let slot = slot_of(gpu.stream());
-        let mut uses = self.uses();
-        uses.before(&slot, write)?;
-        op(slot.stream())?;
-        let used = slot.mark();
-        uses.after(used, write);
-        Ok(())
+        let prepared = self.prepare_use(gpu.stream(), 0, write)?;
+        op(gpu.stream())?;
+        prepared.finish(gpu.stream())
+    }
+
+    /// Makes `stream` wait for the uses a use of the buffer there must follow; the returned
+    /// buffer (at `offset` values in) records the use once the work is queued.
+    fn prepare_use(
+        &self,
+        stream: &Arc<CudaStream>,
+        offset: usize,
+        write: bool,
+    ) -> Result<PreparedBuffer<'_>, Error> {
+        let slot = slot_of(stream);
+        self.uses().before(&slot, write)?;
+        let ptr = self.ptr + (offset * std::mem::size_of::<T>()) as CUdeviceptr;
+        Ok(PreparedBuffer::tracked(
+            ptr,
+            TrackedUse {
+                uses: &self.uses,
+                slot,
+                write,
+            },
+        ))
+    }
+
+    /// A view of the values in `range`.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let x = gpu.upload(&[1u32, 2, 3, 4])?;
+    /// assert_eq!(gpu.download(&x.slice(1..3))?, [2, 3]);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `range` is not within the buffer (as slice indexing does); see
+    /// [`try_slice`](Self::try_slice).
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> TrackedView<'_, T> {
+        let (offset, len) = bounds(range, self.len)
+            .unwrap_or_else(|| panic!("range out of bounds for a TrackedBuffer of {}", self.len));
+        TrackedView {
+            buffer: self,
+            offset,
+            len,
+        }
+    }
+
+    /// A view of the values in `range`, or `None` when the range is not within the buffer.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let x = gpu.zeros::<f32>(4)?;
+    /// assert!(x.try_slice(2..).is_some());
+    /// assert!(x.try_slice(2..5).is_none());
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn try_slice(&self, range: impl RangeBounds<usize>) -> Option<TrackedView<'_, T>> {
+        let (offset, len) = bounds(range, self.len)?;
+        Some(TrackedView {
+            buffer: self,
+            offset,
+            len,
+        })
+    }
+
+    /// A view of the values in `range` that kernels and copies may write.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let mut x = gpu.zeros::<u8>(4)?;
+    /// gpu.upload_into(&[9, 9], &mut x.slice_mut(2..))?;
+    /// assert_eq!(gpu.download(&x)?, [0, 0, 9, 9]);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Panics
+    ///
+    /// When `range` is not within the buffer; see [`try_slice_mut`](Self::try_slice_mut).
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> TrackedViewMut<'_, T> {
+        let (offset, len) = bounds(range, self.len)
+            .unwrap_or_else(|| panic!("range out of bounds for a TrackedBuffer of {}", self.len));
+        TrackedViewMut {
+            buffer: self,
+            offset,
+            len,
+        }
+    }
+
+    /// A writable view of the values in `range`, or `None` when the range is not within the
+    /// buffer.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let mut x = gpu.zeros::<f32>(4)?;
+    /// assert!(x.try_slice_mut(..4).is_some());
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn try_slice_mut(
+        &mut self,
+        range: impl RangeBounds<usize>,
+    ) -> Option<TrackedViewMut<'_, T>> {
+        let (offset, len) = bounds(range, self.len)?;
+        Some(TrackedViewMut {
+            buffer: self,
+            offset,
+            len,
+        })
+    }
+
+    /// The context the memory belongs to.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let x = gpu.zeros::<f32>(4)?;
+    /// assert_eq!(x.context().cu_ctx(), gpu.context().cu_ctx());
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn context(&self) -> &Arc<CudaContext> {
+        &self.ctx
+    }
+}
+
+/// `range` within `len` values: (offset, length).
+fn bounds(range: impl RangeBounds<usize>, len: usize) -> Option<(usize, usize)> {
+    let start = match range.start_bound() {
+        Bound::Included(&s) => s,
+        Bound::Excluded(&s) => s.checked_add(1)?,
+        Bound::Unbounded => 0,
+    };
+    let end = match range.end_bound() {
+        Bound::Included(&e) => e.checked_add(1)?,
+        Bound::Excluded(&e) => e,
+        Bound::Unbounded => len,
+    };
+    (start <= end && end <= len).then(|| (start, end - start))
+}
+
+/// A use of a tracked buffer queued on a stream, recorded once the work is queued.
+pub(crate) struct TrackedUse<'a> {
+    uses: &'a Mutex<Uses>,
+    slot: Arc<Slot>,
+    write: bool,
+}
+
+impl TrackedUse<'_> {
+    /// Records the use (call after queueing the work).
+    pub(crate) fn finish(self) {
+        let records = self.slot.records();
+        self.uses
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .after(&self.slot, records, self.write);
     }
 }
 
 impl<T: DeviceRepr> TrackedBuffer<T> {
-    /// `len` values of uninitialised memory allocated on `gpu`'s stream.
-    fn alloc(gpu: &Gpu, len: usize) -> Result<Self, Error> {
+    /// `len` values of uninitialised memory allocated on `gpu`'s stream (on the replay
+    /// stream when `gpu` is capturing a graph, so that the buffer outlives the capture).
+    ///
+    /// # Safety
+    /// The values must be written before they are read as `T`.
+    pub(crate) unsafe fn uninit(gpu: &Gpu, len: usize) -> Result<Self, Error> {
         let bytes = byte_len::<T>("TrackedBuffer", len)?;
         let ctx = Arc::clone(gpu.context());
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
@@ -177,7 +337,8 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
     ///
     /// When the size overflows or the driver fails to allocate or copy.
     pub fn upload(gpu: &Gpu, host: &[T]) -> Result<Self, Error> {
-        let mut buffer = Self::alloc(gpu, host.len())?;
+        // SAFETY: every value is written below before the buffer is handed out.
+        let mut buffer = unsafe { Self::uninit(gpu, host.len())? };
         buffer.upload_from(gpu, host)?;
         Ok(buffer)
     }
@@ -197,7 +358,8 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
     where
         T: ValidAsZeroBits,
     {
-        let mut buffer = Self::alloc(gpu, len)?;
+        // SAFETY: every byte is zeroed below before the buffer is handed out.
+        let mut buffer = unsafe { Self::uninit(gpu, len)? };
         buffer.memset_zeros(gpu)?;
         Ok(buffer)
     }
@@ -283,19 +445,15 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
             return Ok(());
         }
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        let slot = slot_of(gpu.stream());
-        // Two locks: `self` is borrowed mutably, so `src` is another buffer.
-        let mut dst_uses = self.uses();
-        let mut src_uses = src.uses();
-        dst_uses.before(&slot, true)?;
-        src_uses.before(&slot, false)?;
+        let stream = gpu.stream();
+        let dst = self.prepare_use(stream, 0, true)?;
+        let from = src.prepare_use(stream, 0, false)?;
         let bytes = self.len * std::mem::size_of::<T>();
         // SAFETY: both allocations hold `bytes`; the stream is live and of their context.
-        unsafe { result::memcpy_dtod_async(self.ptr, src.ptr, bytes, slot.stream().cu_stream()) }
+        unsafe { result::memcpy_dtod_async(dst.addr(), from.addr(), bytes, stream.cu_stream()) }
             .call("cuMemcpyDtoDAsync")?;
-        dst_uses.after(slot.mark(), true);
-        src_uses.after(slot.mark(), false);
-        Ok(())
+        dst.finish(stream)?;
+        from.finish(stream)
     }
 
     /// Copies the buffer into a new `Vec` on `gpu`'s stream, after the last write on any
@@ -364,69 +522,251 @@ impl<T> std::fmt::Debug for TrackedBuffer<T> {
     }
 }
 
-/// A tracked buffer prepared for a launch: its address, and the use to record after it.
-#[doc(hidden)]
-pub struct PreparedTracked<'a, T> {
-    ptr: CUdeviceptr,
+/// Read-only view of part of a [`TrackedBuffer`] (from [`TrackedBuffer::slice`]): kernels and
+/// copies take it where they take the buffer, and its uses are ordered as uses of the whole
+/// buffer.
+///
+/// ```no_run
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+/// let x = gpu.upload(&[1.0f32, 2.0, 3.0])?;
+/// let tail = x.slice(1..);
+/// assert_eq!(tail.len(), 2);
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// ```
+pub struct TrackedView<'a, T> {
     buffer: &'a TrackedBuffer<T>,
-    slot: Arc<Slot>,
-    write: bool,
+    offset: usize,
+    len: usize,
 }
 
-impl<T> PreparedArg for PreparedTracked<'_, T> {
-    #[inline]
-    fn param_ptr(&self) -> *mut std::ffi::c_void {
-        std::ptr::from_ref(&self.ptr).cast_mut().cast()
+/// Writable view of part of a [`TrackedBuffer`] (from [`TrackedBuffer::slice_mut`]); its uses
+/// are ordered as uses of the whole buffer.
+///
+/// ```no_run
+/// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+/// let mut x = gpu.zeros::<f32>(8)?;
+/// let mut head = x.slice_mut(..4);
+/// gpu.memset_zeros(&mut head)?;
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// ```
+pub struct TrackedViewMut<'a, T> {
+    buffer: &'a mut TrackedBuffer<T>,
+    offset: usize,
+    len: usize,
+}
+
+impl<T> TrackedView<'_, T> {
+    /// Number of values.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// assert_eq!(gpu.zeros::<u8>(10)?.slice(2..5).len(), 3);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn len(&self) -> usize {
+        self.len
     }
 
-    #[inline]
-    fn finish(self, _: &Arc<CudaStream>) -> Result<(), Error> {
-        let used = self.slot.mark();
-        self.buffer.uses().after(used, self.write);
-        Ok(())
-    }
-}
-
-/// Prepares `buffer` for a launch on `stream`: waits for the uses it must follow.
-fn prepare<'a, T>(
-    buffer: &'a TrackedBuffer<T>,
-    stream: &Arc<CudaStream>,
-    write: bool,
-) -> Result<PreparedTracked<'a, T>, Error> {
-    let slot = slot_of(stream);
-    buffer.uses().before(&slot, write)?;
-    Ok(PreparedTracked {
-        ptr: buffer.ptr,
-        buffer,
-        slot,
-        write,
-    })
-}
-
-impl<T> DeviceArg for &TrackedBuffer<T> {
-    type Prepared<'a>
-        = PreparedTracked<'a, T>
-    where
-        Self: 'a;
-
-    #[inline]
-    fn prepare<'a>(&'a mut self, stream: &Arc<CudaStream>) -> Result<Self::Prepared<'a>, Error> {
-        prepare(self, stream, false)
+    /// Whether it holds no value.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// assert!(gpu.zeros::<u8>(10)?.slice(3..3).is_empty());
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 
-impl<T> DeviceArg for &mut TrackedBuffer<T> {
-    type Prepared<'a>
-        = PreparedTracked<'a, T>
-    where
-        Self: 'a;
+impl<T> TrackedViewMut<'_, T> {
+    /// Number of values.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// assert_eq!(gpu.zeros::<u8>(10)?.slice_mut(2..).len(), 8);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn len(&self) -> usize {
+        self.len
+    }
 
-    #[inline]
-    fn prepare<'a>(&'a mut self, stream: &Arc<CudaStream>) -> Result<Self::Prepared<'a>, Error> {
-        prepare(self, stream, true)
+    /// Whether it holds no value.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// assert!(gpu.zeros::<u8>(10)?.slice_mut(10..).is_empty());
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 
-impl<T> ConstPtr<T> for &TrackedBuffer<T> {}
-impl<T> ConstPtr<T> for &mut TrackedBuffer<T> {}
-impl<T> MutPtr<T> for &mut TrackedBuffer<T> {}
+impl<T> std::fmt::Debug for TrackedView<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TrackedView")
+            .field("offset", &self.offset)
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<T> std::fmt::Debug for TrackedViewMut<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TrackedViewMut")
+            .field("offset", &self.offset)
+            .field("len", &self.len)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The buffer, offset and length a tracked kind addresses.
+trait Tracked<T> {
+    fn parts(&self) -> (&TrackedBuffer<T>, usize, usize);
+}
+
+impl<T> Tracked<T> for TrackedBuffer<T> {
+    fn parts(&self) -> (&TrackedBuffer<T>, usize, usize) {
+        (self, 0, self.len)
+    }
+}
+
+impl<T> Tracked<T> for TrackedView<'_, T> {
+    fn parts(&self) -> (&TrackedBuffer<T>, usize, usize) {
+        (self.buffer, self.offset, self.len)
+    }
+}
+
+impl<T> Tracked<T> for TrackedViewMut<'_, T> {
+    fn parts(&self) -> (&TrackedBuffer<T>, usize, usize) {
+        (self.buffer, self.offset, self.len)
+    }
+}
+
+impl<T, X: Tracked<T> + ?Sized> Tracked<T> for &X {
+    fn parts(&self) -> (&TrackedBuffer<T>, usize, usize) {
+        (**self).parts()
+    }
+}
+
+impl<T, X: Tracked<T> + ?Sized> Tracked<T> for &mut X {
+    fn parts(&self) -> (&TrackedBuffer<T>, usize, usize) {
+        (**self).parts()
+    }
+}
+
+/// Kernel-argument and device-memory impls of a tracked kind: `$read` are the forms that
+/// read, `$write` those that may write.
+macro_rules! tracked_kind {
+    (read: [$($read:ty),*], write: [$($write:ty),*]) => {
+        $(
+            impl<'v, T> DeviceArg for $read {
+                type Prepared<'a> = PreparedBuffer<'a> where Self: 'a;
+
+                #[inline]
+                fn prepare<'a>(
+                    &'a mut self,
+                    stream: &Arc<CudaStream>,
+                ) -> Result<PreparedBuffer<'a>, Error> {
+                    let (buffer, offset, _) = Tracked::parts(&*self);
+                    buffer.prepare_use(stream, offset, false)
+                }
+            }
+            impl<'v, T> ConstPtr<T> for $read {}
+        )*
+        $(
+            impl<'v, T> DeviceArg for $write {
+                type Prepared<'a> = PreparedBuffer<'a> where Self: 'a;
+
+                #[inline]
+                fn prepare<'a>(
+                    &'a mut self,
+                    stream: &Arc<CudaStream>,
+                ) -> Result<PreparedBuffer<'a>, Error> {
+                    let (buffer, offset, _) = Tracked::parts(&*self);
+                    buffer.prepare_use(stream, offset, true)
+                }
+            }
+            impl<'v, T> ConstPtr<T> for $write {}
+            impl<'v, T> MutPtr<T> for $write {}
+        )*
+    };
+}
+
+tracked_kind!(
+    read: [&'v TrackedBuffer<T>, &'v TrackedView<'_, T>, TrackedView<'v, T>, &'v TrackedViewMut<'_, T>],
+    write: [&'v mut TrackedBuffer<T>, &'v mut TrackedViewMut<'_, T>, TrackedViewMut<'v, T>]
+);
+
+/// [`DeviceMemory`] (and [`DeviceMemoryMut`] where writable) for each tracked kind.
+macro_rules! tracked_memory {
+    ($($ty:ty => $mutable:tt),*) => {$(
+        impl<T> Sealed<T> for $ty {}
+
+        impl<T> DeviceMemory<T> for $ty {
+            fn len(&self) -> usize {
+                Tracked::parts(self).2
+            }
+
+            fn prepare_read(&self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'_>, Error> {
+                let (buffer, offset, _) = Tracked::parts(self);
+                buffer.prepare_use(stream, offset, false)
+            }
+
+            fn context(&self) -> &Arc<CudaContext> {
+                &Tracked::parts(self).0.ctx
+            }
+
+            fn own_stream(&self) -> Option<&Arc<CudaStream>> {
+                None
+            }
+
+            fn address(&self) -> CUdeviceptr {
+                let (buffer, offset, _) = Tracked::parts(self);
+                buffer.ptr + (offset * std::mem::size_of::<T>()) as CUdeviceptr
+            }
+        }
+
+        tracked_memory!(@mut $ty, $mutable);
+    )*};
+    (@mut $ty:ty, mut) => {
+        impl<T> DeviceMemoryMut<T> for $ty {
+            fn prepare_write(
+                &mut self,
+                stream: &Arc<CudaStream>,
+            ) -> Result<PreparedBuffer<'_>, Error> {
+                let (buffer, offset, _) = Tracked::parts(&*self);
+                buffer.prepare_use(stream, offset, true)
+            }
+        }
+    };
+    (@mut $ty:ty, ref) => {};
+}
+
+tracked_memory!(TrackedBuffer<T> => mut, TrackedView<'_, T> => ref, TrackedViewMut<'_, T> => mut);
+
+#[cfg(test)]
+mod tests {
+    use super::bounds;
+
+    #[test]
+    fn ranges_within_the_buffer() {
+        assert_eq!(bounds(.., 8), Some((0, 8)));
+        assert_eq!(bounds(2..5, 8), Some((2, 3)));
+        assert_eq!(bounds(2..=5, 8), Some((2, 4)));
+        assert_eq!(bounds(8.., 8), Some((8, 0)));
+        assert_eq!(bounds(..=7, 8), Some((0, 8)));
+    }
+
+    #[test]
+    fn ranges_outside_are_none() {
+        assert_eq!(bounds(9.., 8), None);
+        assert_eq!(bounds(..9, 8), None);
+        assert_eq!(bounds(..=8, 8), None);
+        #[allow(clippy::reversed_empty_ranges)]
+        let backwards = 5..2;
+        assert_eq!(bounds(backwards, 8), None);
+        assert_eq!(bounds(..=usize::MAX, 8), None);
+    }
+}

@@ -49,19 +49,36 @@ impl Slot {
 
     /// A use for the work queued on this stream so far (call after queueing it).
     pub(crate) fn mark(self: &Arc<Self>) -> Use {
-        let records = self.records.load(Ordering::Acquire);
+        self.mark_at(self.records())
+    }
+
+    /// A use dated `records` (a count read after the use was queued).
+    pub(crate) fn mark_at(self: &Arc<Self>, records: u64) -> Use {
         Use {
             slot: Arc::clone(self),
             records,
             waited: Vec::new(),
         }
     }
+
+    /// How many times the event has been recorded (read after queueing a use, it dates it).
+    pub(crate) fn records(&self) -> u64 {
+        self.records.load(Ordering::Acquire)
+    }
 }
 
 impl Use {
-    /// Whether the use was on `slot`'s stream.
-    pub(crate) fn on(&self, slot: &Slot) -> bool {
-        same(&self.slot.stream, &slot.stream)
+    /// Whether the use was on `slot`'s stream (each stream has one clock; a graph's capture
+    /// stream shares its replay stream's).
+    pub(crate) fn on(&self, slot: &Arc<Slot>) -> bool {
+        Arc::ptr_eq(&self.slot, slot)
+    }
+
+    /// Moves the use to a later point of its own stream, dated `records`: the streams that
+    /// waited for the earlier point have not waited for this one.
+    pub(crate) fn advance(&mut self, records: u64) {
+        self.records = records;
+        self.waited.clear();
     }
 
     /// The stream the use was queued on.
@@ -121,46 +138,117 @@ fn same(a: &CudaStream, b: &CudaStream) -> bool {
     a.cu_stream() == b.cu_stream() && a.context().cu_ctx() == b.context().cu_ctx()
 }
 
+/// A stream's clock: the stream it is looked up by, and the clock (the stream's own, or, for
+/// a graph's capture stream, the clock of the stream the graph is replayed on).
+struct Entry {
+    key: Arc<CudaStream>,
+    slot: Arc<Slot>,
+    /// A capture stream's entry, removed by [`Alias`] before its stream is destroyed.
+    alias: bool,
+}
+
 /// Every stream with a clock. An entry keeps its stream alive, so no other stream can take
 /// its handle; entries nobody else holds (no buffer's use, no thread's cache, no stream
 /// handle outside) are dropped when a new stream is added.
-static SLOTS: Mutex<Vec<Arc<Slot>>> = Mutex::new(Vec::new());
+static SLOTS: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+
+/// Bumped whenever an alias is removed: every thread's cache is then stale.
+static EPOCH: AtomicU64 = AtomicU64::new(0);
 
 /// Clocks a thread looked up lately, so that a launch finds its stream's without a lock.
 const RECENT: usize = 8;
 
-thread_local! {
-    /// The clocks this thread used last, the newest last.
-    static LAST: RefCell<Vec<Arc<Slot>>> = const { RefCell::new(Vec::new()) };
+/// A thread's recent lookups, valid while [`EPOCH`] is `epoch`.
+struct Recent {
+    epoch: u64,
+    entries: Vec<(Arc<CudaStream>, Arc<Slot>)>,
 }
 
-/// The clock of `stream`.
+thread_local! {
+    /// The clocks this thread used last, the newest last.
+    static LAST: RefCell<Recent> = const {
+        RefCell::new(Recent { epoch: 0, entries: Vec::new() })
+    };
+}
+
+/// The clock that orders work queued on `stream`: its own, or the replay stream's for a
+/// graph's capture stream.
 pub(crate) fn slot_of(stream: &Arc<CudaStream>) -> Arc<Slot> {
-    if let Some(hit) =
-        LAST.with_borrow(|last| last.iter().rev().find(|s| same(&s.stream, stream)).cloned())
-    {
+    let epoch = EPOCH.load(Ordering::Acquire);
+    if let Some(hit) = LAST.with_borrow_mut(|last| {
+        if last.epoch != epoch {
+            last.entries.clear();
+            last.epoch = epoch;
+        }
+        last.entries
+            .iter()
+            .rev()
+            .find(|(key, _)| same(key, stream))
+            .map(|(_, slot)| Arc::clone(slot))
+    }) {
         return hit;
     }
     let slot = {
         let mut slots = lock(&SLOTS);
-        if let Some(s) = slots.iter().find(|s| same(&s.stream, stream)) {
-            Arc::clone(s)
+        if let Some(e) = slots.iter().find(|e| same(&e.key, stream)) {
+            Arc::clone(&e.slot)
         } else {
-            slots.retain(|s| Arc::strong_count(s) > 1 || Arc::strong_count(&s.stream) > 1);
-            let s = Arc::new(Slot {
-                stream: Arc::clone(stream),
-                event: Mutex::new(None),
-                records: AtomicU64::new(0),
+            // A stream's own entry holds its handle twice (key and clock).
+            slots.retain(|e| {
+                e.alias || Arc::strong_count(&e.slot) > 1 || Arc::strong_count(&e.key) > 2
             });
-            slots.push(Arc::clone(&s));
-            s
+            let slot = new_slot(stream);
+            slots.push(Entry {
+                key: Arc::clone(stream),
+                slot: Arc::clone(&slot),
+                alias: false,
+            });
+            slot
         }
     };
     LAST.with_borrow_mut(|last| {
-        if last.len() == RECENT {
-            last.remove(0);
+        if last.epoch == epoch {
+            if last.entries.len() == RECENT {
+                last.entries.remove(0);
+            }
+            last.entries.push((Arc::clone(stream), Arc::clone(&slot)));
         }
-        last.push(Arc::clone(&slot));
     });
     slot
+}
+
+fn new_slot(stream: &Arc<CudaStream>) -> Arc<Slot> {
+    Arc::new(Slot {
+        stream: Arc::clone(stream),
+        event: Mutex::new(None),
+        records: AtomicU64::new(0),
+    })
+}
+
+/// While alive, work queued on a graph's capture stream is ordered as work of the stream the
+/// graph is replayed on: waits for other streams are made on the replay stream (outside the
+/// capture, which the driver allows) and uses are recorded as the replay stream's. The
+/// capture stream waited for the replay stream before its capture began.
+pub(crate) struct Alias {
+    capture: Arc<CudaStream>,
+}
+
+/// Orders work on `capture` as work on `replay` until the returned guard drops.
+pub(crate) fn alias(capture: &Arc<CudaStream>, replay: &Arc<CudaStream>) -> Alias {
+    let target = slot_of(replay);
+    lock(&SLOTS).push(Entry {
+        key: Arc::clone(capture),
+        slot: target,
+        alias: true,
+    });
+    Alias {
+        capture: Arc::clone(capture),
+    }
+}
+
+impl Drop for Alias {
+    fn drop(&mut self) {
+        lock(&SLOTS).retain(|e| !(e.alias && same(&e.key, &self.capture)));
+        EPOCH.fetch_add(1, Ordering::AcqRel);
+    }
 }

@@ -3,8 +3,14 @@
 //! Capture runs on a private non-blocking stream that first waits for the work already queued on
 //! the handle's stream; replay goes to the handle's stream, so it is ordered with everything else
 //! there. Inside the capture, use device buffers: copies from pageable host memory (`In`, `Out`,
-//! `upload`) cannot be captured. In cudarc's multi-stream mode, buffers last used on other
-//! streams make the capture fail (their events were recorded outside it).
+//! `upload`) cannot be captured. The runtime's buffers ([`TrackedBuffer`](crate::TrackedBuffer),
+//! what `Gpu::upload` and `Gpu::zeros` return) used inside are ordered as if the captured work
+//! ran on the replay stream: a buffer last used on another stream makes the replay stream wait
+//! for it, outside the capture, and its uses inside count as the replay stream's. (cudarc's
+//! `CudaSlice`s last used on other streams in its multi-stream mode make the capture fail:
+//! their events were recorded outside it.) Replays themselves are ordered on the stream they
+//! are launched on; work on other streams that uses the same buffers waits for a replay
+//! through [`Gpu::wait_for`](crate::Gpu::wait_for) or an event.
 //!
 //! A kernel node of an instantiated graph is updated in place ([`Graph::update_kernel`]): the
 //! new launch is made through the same typed stub on the graph's capture stream, captured
@@ -18,6 +24,7 @@ use cudarc::driver::{CudaGraph, CudaStream, result};
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
+use crate::streams::clock::{self, Alias};
 
 /// An instantiated graph, replayed on the stream of the [`Gpu`] that captured it.
 ///
@@ -81,10 +88,13 @@ impl Drop for OwnedExec {
 /// A stream made for one graph's captures, destroyed after the graph.
 pub(super) struct CaptureStream {
     pub(super) stream: Arc<CudaStream>,
+    /// Orders tracked buffers' uses on this stream as uses on the replay stream; removed
+    /// before the stream is destroyed.
+    alias: Option<Alias>,
 }
 
 impl CaptureStream {
-    /// A new non-blocking stream of `gpu`'s context.
+    /// A new non-blocking stream of `gpu`'s context, whose graphs replay on `gpu`'s stream.
     pub(super) fn new(gpu: &Gpu) -> Result<Self, Error> {
         let ctx = gpu.context();
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
@@ -93,7 +103,8 @@ impl CaptureStream {
         // SAFETY: `raw` is a live stream of this context; `CaptureStream` destroys it after
         // every user of the wrapper (the graph and the handles given out) is gone.
         let stream = unsafe { ctx.wrap_borrowed_stream(raw) };
-        Ok(CaptureStream { stream })
+        let alias = Some(clock::alias(&stream, gpu.stream()));
+        Ok(CaptureStream { stream, alias })
     }
 }
 
@@ -137,6 +148,7 @@ impl CaptureStream {
 
 impl Drop for CaptureStream {
     fn drop(&mut self) {
+        drop(self.alias.take());
         let ctx = self.stream.context();
         ctx.record_err(ctx.bind_to_thread());
         // SAFETY: the stream was created by `CaptureStream::new` and is destroyed once, after

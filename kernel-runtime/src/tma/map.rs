@@ -3,11 +3,13 @@
 
 use std::marker::PhantomData;
 
+use cudarc::driver::DeviceRepr;
 use cudarc::driver::sys::{
     self, CUtensorMapDataType as D, CUtensorMapFloatOOBfill as Fill, CUtensorMapInterleave as I,
     CUtensorMapL2promotion as L2, CUtensorMapSwizzle as S,
 };
-use cudarc::driver::{CudaSlice, DevicePtr, DeviceRepr};
+
+use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 
 use super::rules::{Layout, Shape, check, packed_strides};
 use crate::error::{DriverResultExt, Error};
@@ -199,7 +201,7 @@ pub struct TensorMap<'a, T> {
     rank: usize,
     dims: Vec<u64>,
     box_dims: Vec<u32>,
-    _buffer: PhantomData<&'a CudaSlice<T>>,
+    _buffer: PhantomData<&'a T>,
 }
 
 impl<'a, T: TmaElement> TensorMap<'a, T> {
@@ -211,7 +213,11 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     /// let map = cuda_kernel_runtime::TensorMap::tiled(&v, &[4096], &[256])?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn tiled(buffer: &'a CudaSlice<T>, dims: &[u64], box_dims: &[u32]) -> Result<Self, Error> {
+    pub fn tiled<M: DeviceMemory<T> + ?Sized>(
+        buffer: &'a M,
+        dims: &[u64],
+        box_dims: &[u32],
+    ) -> Result<Self, Error> {
         Self::tiled_with(buffer, dims, box_dims, &TensorMapOptions::default())
     }
 
@@ -227,8 +233,8 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     /// let map = TensorMap::tiled_with(&m, &[1024, 64], &[64, 64], &opts)?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn tiled_with(
-        buffer: &'a CudaSlice<T>,
+    pub fn tiled_with<M: DeviceMemory<T> + ?Sized>(
+        buffer: &'a M,
         dims: &[u64],
         box_dims: &[u32],
         opts: &TensorMapOptions,
@@ -257,8 +263,8 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     /// assert_eq!(map.box_dims(), [64, 128]);
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn im2col(
-        buffer: &'a CudaSlice<T>,
+    pub fn im2col<M: DeviceMemory<T> + ?Sized>(
+        buffer: &'a M,
         dims: &[u64],
         shape: &Im2colShape,
         opts: &TensorMapOptions,
@@ -274,8 +280,8 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
 }
 
 /// Checks and encodes a map of `buffer`.
-fn encode<'a, T: TmaElement>(
-    buffer: &'a CudaSlice<T>,
+fn encode<'a, T: TmaElement, M: DeviceMemory<T> + ?Sized>(
+    buffer: &'a M,
     dims: &[u64],
     layout: Layout<'_>,
     opts: &TensorMapOptions,
@@ -289,7 +295,7 @@ fn encode<'a, T: TmaElement>(
         .element_strides
         .clone()
         .unwrap_or_else(|| vec![1; dims.len()]);
-    let (addr, _record) = buffer.device_ptr(buffer.stream());
+    let addr = buffer.address();
     let shape = Shape {
         addr,
         buffer_bytes: buffer.len() as u64 * elem,
@@ -391,8 +397,8 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     /// let map = TensorMap::tiled_mut(&mut out, &[64, 64], &[32, 32], &TensorMapOptions::default())?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn tiled_mut(
-        buffer: &'a mut CudaSlice<T>,
+    pub fn tiled_mut<M: DeviceMemoryMut<T> + ?Sized>(
+        buffer: &'a mut M,
         dims: &[u64],
         box_dims: &[u32],
         opts: &TensorMapOptions,

@@ -1,5 +1,6 @@
 //! Kernel arguments for pointer parameters: cudarc buffers and views, with cudarc's cross-stream
-//! events honoured, and the markers that say which of them fit a `const T*` or a `T*`.
+//! events honoured (the runtime's own `TrackedBuffer`s have theirs beside the type), and the
+//! markers that say which of them fit a `const T*` or a `T*`.
 //!
 //! A launch prepares every argument ([`DeviceArg::prepare`]: the stream waits on the buffer's
 //! pending work), takes each prepared value's parameter pointer into a stack array, launches, and
@@ -16,6 +17,7 @@ use cudarc::driver::{
 };
 
 use crate::error::{DriverResultExt, Error};
+use crate::memory::tracked::TrackedUse;
 
 /// A value that can be passed to a kernel parameter.
 ///
@@ -67,7 +69,7 @@ pub trait PreparedArg {
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a `const {T}*` kernel parameter",
     label = "expected device memory holding `{T}`",
-    note = "pass `&CudaSlice<{T}>`, `&CudaView<{T}>`, `&mut CudaSlice<{T}>`, `&TrackedBuffer<{T}>`, `&UnifiedSlice<{T}>`, `In(&[{T}])`, `InOut(&mut [{T}])` or `Null`"
+    note = "pass `&TrackedBuffer<{T}>`, `&TrackedView<{T}>`, `&CudaSlice<{T}>`, `&CudaView<{T}>`, `&UnifiedSlice<{T}>`, a mutable form of any, `In(&[{T}])`, `InOut(&mut [{T}])` or `Null`"
 )]
 pub trait ConstPtr<T>: DeviceArg {}
 
@@ -85,17 +87,28 @@ pub trait ConstPtr<T>: DeviceArg {}
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be passed for a `{T}*` kernel parameter",
     label = "expected mutable device memory holding `{T}`",
-    note = "pass `&mut CudaSlice<{T}>`, `&mut CudaViewMut<{T}>`, `&mut TrackedBuffer<{T}>`, `&mut UnifiedSlice<{T}>`, `Out(&mut [{T}])`, `InOut(&mut [{T}])` or `Null`"
+    note = "pass `&mut TrackedBuffer<{T}>`, `&mut TrackedViewMut<{T}>`, `&mut CudaSlice<{T}>`, `&mut CudaViewMut<{T}>`, `&mut UnifiedSlice<{T}>`, `Out(&mut [{T}])`, `InOut(&mut [{T}])` or `Null`"
 )]
 pub trait MutPtr<T>: DeviceArg {}
 
-/// A prepared device buffer: its address, and the event to record once the launch is queued.
+/// A prepared device buffer: its address, and what to record once the launch is queued (the
+/// buffer's event for cudarc's buffers, the use for the runtime's tracked ones).
 pub struct PreparedBuffer<'a> {
     ptr: CUdeviceptr,
-    record: Option<&'a CudaEvent>,
-    /// Record even in single-stream mode: the buffer's host accessors wait on the event
-    /// (managed memory).
-    always: bool,
+    after: After<'a>,
+}
+
+/// What a prepared buffer records after the launch.
+enum After<'a> {
+    /// cudarc's event (and the runtime's own page-locked kinds).
+    Event {
+        record: Option<&'a CudaEvent>,
+        /// Record even in single-stream mode: the buffer's host accessors wait on the event
+        /// (managed memory).
+        always: bool,
+    },
+    /// A use of a [`TrackedBuffer`](crate::TrackedBuffer).
+    Tracked(TrackedUse<'a>),
 }
 
 impl<'a> PreparedBuffer<'a> {
@@ -104,9 +117,21 @@ impl<'a> PreparedBuffer<'a> {
     pub(crate) fn new(ptr: CUdeviceptr, record: Option<&'a CudaEvent>, always: bool) -> Self {
         PreparedBuffer {
             ptr,
-            record,
-            always,
+            after: After::Event { record, always },
         }
+    }
+
+    /// A tracked buffer at `ptr` whose use is recorded after the launch.
+    pub(crate) fn tracked(ptr: CUdeviceptr, used: TrackedUse<'a>) -> Self {
+        PreparedBuffer {
+            ptr,
+            after: After::Tracked(used),
+        }
+    }
+
+    /// The device address.
+    pub(crate) fn addr(&self) -> CUdeviceptr {
+        self.ptr
     }
 }
 
@@ -118,11 +143,18 @@ impl PreparedArg for PreparedBuffer<'_> {
 
     #[inline]
     fn finish(self, stream: &Arc<CudaStream>) -> Result<(), Error> {
-        match self.record {
-            Some(event) if self.always || stream.context().is_managing_stream_synchronization() => {
+        match self.after {
+            After::Event {
+                record: Some(event),
+                always,
+            } if always || stream.context().is_managing_stream_synchronization() => {
                 event.record(stream).call("cuEventRecord")
             }
-            _ => Ok(()),
+            After::Event { .. } => Ok(()),
+            After::Tracked(used) => {
+                used.finish();
+                Ok(())
+            }
         }
     }
 }
@@ -158,11 +190,7 @@ pub(crate) unsafe fn split_with<'a>(
     drop(guard);
     // SAFETY: the caller guarantees the event outlives `'a`.
     let record = event.map(|e| unsafe { &*e });
-    PreparedBuffer {
-        ptr,
-        record,
-        always,
-    }
+    PreparedBuffer::new(ptr, record, always)
 }
 
 /// Read access: waits on the last write, records a read.

@@ -5,10 +5,11 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream, DevicePtr, DeviceRepr};
+use cudarc::driver::{CudaStream, DeviceRepr};
 
 use crate::error::Error;
 use crate::launch::args::{DeviceArg, PreparedArg};
+use crate::memory::device_memory::DeviceMemory;
 
 /// A value passed by reference to its bytes.
 pub struct PreparedValue<'a, T>(pub(crate) &'a T);
@@ -149,17 +150,18 @@ impl RawDevicePtr {
         self.0 == 0
     }
 
-    /// The address of a device buffer (no stream ordering is recorded for later uses).
+    /// The address of device memory, a buffer or a view (no use is recorded: the caller
+    /// orders the work that uses the address).
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let buf = gpu.zeros::<f32>(16)?;
     /// let p = cuda_kernel_runtime::RawDevicePtr::of(&buf);
+    /// assert_eq!(cuda_kernel_runtime::RawDevicePtr::of(&buf.slice(4..)), p.add::<f32>(4));
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn of<T>(buf: &CudaSlice<T>) -> Self {
-        let (addr, _guard) = buf.device_ptr(buf.stream());
-        RawDevicePtr(addr)
+    pub fn of<T, M: DeviceMemory<T> + ?Sized>(buf: &M) -> Self {
+        RawDevicePtr(buf.address())
     }
 
     /// This address offset by `count` elements of `T`.
