@@ -17,9 +17,7 @@
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
-use cuda_kernel_runtime::{
-    ConfigError, Error, Gpu, Launch, LaunchEvent, TrackedBuffer, cuda_module,
-};
+use cuda_kernel_runtime::{ConfigError, CudaSlice, Error, Gpu, Launch, LaunchEvent, cuda_module};
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_at_least_or_skip, two_gpus_or_skip};
 
 cuda_module! {
@@ -33,7 +31,10 @@ cuda_module! {
 /// How long `gate` holds the first stream, in nanoseconds.
 const GATE_NS: u64 = 20_000_000;
 
-/// Device 0 with its streams ordered by hand, if it is a Hopper or later.
+/// Device 0 with its streams ordered by hand, if it is a Hopper or later. The kernels here
+/// talk to each other through flags while running at the same time on two streams, which no
+/// automatic ordering allows: the tests use cudarc's buffers with its events turned off, not
+/// the runtime's ordered ones.
 fn hopper_or_skip() -> Option<Gpu> {
     let gpu = gpu_at_least_or_skip(9, "a launch event")?;
     // SAFETY: every test here orders its streams itself: inputs are uploaded and synchronized
@@ -46,21 +47,21 @@ fn hopper_or_skip() -> Option<Gpu> {
 /// Buffers of one programmatic-event pair: `first` writes a (before its trigger) and b
 /// (after it); `second` writes out = a + b + y.
 struct Pair {
-    a: TrackedBuffer<f32>,
-    b: TrackedBuffer<f32>,
-    out: TrackedBuffer<f32>,
-    flag: TrackedBuffer<u32>,
-    timed_out: TrackedBuffer<u32>,
+    a: CudaSlice<f32>,
+    b: CudaSlice<f32>,
+    out: CudaSlice<f32>,
+    flag: CudaSlice<u32>,
+    timed_out: CudaSlice<u32>,
 }
 
 impl Pair {
     fn new(gpu: &Gpu, n: usize, r: &mut Rng) -> Result<Pair, Error> {
         Ok(Pair {
-            a: gpu.upload(&r.nonzero_f32s(n))?,
-            b: gpu.upload(&r.nonzero_f32s(n))?,
-            out: gpu.upload(&r.nonzero_f32s(n))?,
-            flag: gpu.zeros::<u32>(1)?,
-            timed_out: gpu.zeros::<u32>(1)?,
+            a: gpu.stream().clone_htod(&r.nonzero_f32s(n))?,
+            b: gpu.stream().clone_htod(&r.nonzero_f32s(n))?,
+            out: gpu.stream().clone_htod(&r.nonzero_f32s(n))?,
+            flag: gpu.stream().alloc_zeros::<u32>(1)?,
+            timed_out: gpu.stream().alloc_zeros::<u32>(1)?,
         })
     }
 
@@ -72,7 +73,7 @@ impl Pair {
         gpu: &Gpu,
         side: &Gpu,
         ready: &LaunchEvent,
-        (x, y): (&TrackedBuffer<f32>, &TrackedBuffer<f32>),
+        (x, y): (&CudaSlice<f32>, &CudaSlice<f32>),
         epoch: u32,
         wait_ns: u64,
         at_block_start: bool,
@@ -141,7 +142,7 @@ fn a_programmatic_event_in_a_graph_lets_another_stream_overlap_the_first_kernel(
     let ready = LaunchEvent::new(&gpu)?;
     for (epoch, at_block_start) in [(1u32, false), (2, true), (3, false)] {
         let (xs, ys) = (r.nonzero_f32s(n), r.nonzero_f32s(n));
-        let (x, y) = (gpu.upload(&xs)?, gpu.upload(&ys)?);
+        let (x, y) = (gpu.stream().clone_htod(&xs)?, gpu.stream().clone_htod(&ys)?);
         gpu.synchronize()?;
         let graph = gpu.capture(|g| {
             let side = g.with_stream(&side_stream);
@@ -186,7 +187,7 @@ fn a_programmatic_event_on_streams_orders_the_second_kernel() -> Result<(), Erro
     let mut overlapped = 0;
     for (epoch, at_block_start) in [(1u32, false), (2, true), (3, false)] {
         let (xs, ys) = (r.nonzero_f32s(n), r.nonzero_f32s(n));
-        let (x, y) = (gpu.upload(&xs)?, gpu.upload(&ys)?);
+        let (x, y) = (gpu.stream().clone_htod(&xs)?, gpu.stream().clone_htod(&ys)?);
         gpu.synchronize()?;
         pair.queue(
             &gpu,
@@ -202,7 +203,7 @@ fn a_programmatic_event_on_streams_orders_the_second_kernel() -> Result<(), Erro
         if gpu.download(&pair.timed_out)?[0] == 0 {
             overlapped += 1;
         }
-        pair.timed_out = gpu.zeros::<u32>(1)?;
+        pair.timed_out = gpu.stream().alloc_zeros::<u32>(1)?;
         gpu.synchronize()?;
         assert_close(&gpu.download(&pair.out)?, &pair_on_cpu(&xs, &ys), 1e-5);
     }
@@ -221,12 +222,12 @@ fn a_completion_event_fires_once_every_block_has_started() -> Result<(), Error> 
     let (n, blocks) = (123_457usize, 48u32);
     let mut r = Rng::with_seed(72);
     let xs = r.nonzero_f32s(n);
-    let x = gpu.upload(&xs)?;
-    let mut out = gpu.upload(&r.nonzero_f32s(n))?;
-    let mut started = gpu.zeros::<u32>(blocks as usize)?;
-    let mut flag = gpu.zeros::<u32>(1)?;
-    let mut timed_out = gpu.zeros::<u32>(1)?;
-    let mut missing = gpu.zeros::<u32>(1)?;
+    let x = gpu.stream().clone_htod(&xs)?;
+    let mut out = gpu.stream().clone_htod(&r.nonzero_f32s(n))?;
+    let mut started = gpu.stream().alloc_zeros::<u32>(blocks as usize)?;
+    let mut flag = gpu.stream().alloc_zeros::<u32>(1)?;
+    let mut timed_out = gpu.stream().alloc_zeros::<u32>(1)?;
+    let mut missing = gpu.stream().alloc_zeros::<u32>(1)?;
     gpu.synchronize()?;
     let all_started = LaunchEvent::new(&gpu)?;
     for epoch in 1..=3u32 {

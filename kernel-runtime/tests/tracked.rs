@@ -304,3 +304,39 @@ fn a_graph_captured_after_writes_on_another_stream_reads_what_they_wrote() -> Re
     assert_close(&gpu.download(&z)?, &want, 1e-5);
     Ok(())
 }
+
+#[test]
+fn a_stream_joined_to_a_capture_waits_for_the_captured_writes() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let k = TestKernels::load(&gpu)?;
+    let side_stream = gpu.new_stream()?;
+    let mut r = Rng::with_seed(53);
+    let (xs, ys, zs) = (r.nonzero_f32s(N), r.nonzero_f32s(N), r.nonzero_f32s(N));
+    let (a, b) = (r.nonzero_f32() / 8.0, r.nonzero_f32());
+    let x = gpu.upload(&xs)?;
+    let mut y = gpu.upload(&ys)?;
+    let mut z = gpu.upload(&zs)?;
+    // In the graph: the passes over y on the capture stream, then, on a stream joined to the
+    // capture, z = b y + z, which must come after the passes through a captured event.
+    let graph = gpu.capture(|g| {
+        let side = g.with_stream(&side_stream);
+        side.wait_for(g)?;
+        saxpy_passes(&TestKernels(k.0.with_stream(g.stream())), a, &x, &mut y)?;
+        let on_side = TestKernels(k.0.with_stream(&side_stream));
+        // SAFETY: y and z hold N values.
+        unsafe { on_side.saxpy(&Launch::for_num_elems(N as u32), b, &y, &mut z, N as i32)? };
+        g.wait_for(&side)
+    })?;
+    graph.launch()?;
+    let y_want = passes(a, &xs, &ys);
+    let want: Vec<f32> = y_want
+        .iter()
+        .zip(&zs)
+        .map(|(y, z)| b.mul_add(*y, *z))
+        .collect();
+    assert_close(&gpu.download(&z)?, &want, 1e-5);
+    assert_close(&gpu.download(&y)?, &y_want, 1e-5);
+    Ok(())
+}

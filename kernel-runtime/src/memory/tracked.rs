@@ -303,7 +303,9 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
             .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED)
             .call("cuDeviceGetAttribute")?
             != 0;
-        let slot = slot_of(gpu.stream());
+        // Allocated where the memory outlives a capture: on the replay stream when `gpu`
+        // captures a graph.
+        let slot = Arc::clone(slot_of(gpu.stream()).home());
         let ptr = match (bytes, pooled) {
             (0, _) => 0,
             // SAFETY: the context is bound; the stream is live.
@@ -496,8 +498,10 @@ impl<T> Drop for TrackedBuffer<T> {
         // Errors cannot be returned from here; the context records none we could report.
         let _ = self.ctx.bind_to_thread();
         let uses = self.uses.get_mut().unwrap_or_else(PoisonError::into_inner);
-        // Free on the last writer's stream once every read elsewhere is done.
-        let slot = Arc::clone(uses.write.slot());
+        // Free on the last writer's stream (the replay stream for a write captured into a
+        // graph) once every use elsewhere is done.
+        let slot = Arc::clone(uses.write.slot().home());
+        let _ = uses.write.order_before(&slot);
         for read in &mut uses.reads {
             let _ = read.order_before(&slot);
         }

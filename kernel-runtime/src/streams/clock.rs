@@ -11,10 +11,10 @@
 //! event call at all.
 
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
-use cudarc::driver::sys::{CUevent_flags, CUevent_wait_flags};
+use cudarc::driver::sys::{self, CUevent_flags, CUevent_wait_flags, CUstreamCaptureStatus};
 use cudarc::driver::{CudaEvent, CudaStream, result};
 
 use crate::error::{DriverResultExt, Error};
@@ -27,6 +27,11 @@ pub(crate) struct Slot {
     /// Records of the event, counted before each record is made (under the lock), so that a
     /// use that reads a count lower than a record's was queued before that record.
     records: AtomicU64,
+    /// For a graph's capture stream: the clock of the stream the graph replays on, which
+    /// stands for the captured work once the capture has ended.
+    replay: Option<Arc<Slot>>,
+    /// Set when a capture stream is destroyed: its handle is never used again.
+    retired: AtomicBool,
 }
 
 /// Work queued on a stream: everything before the `records + 1`-th record of its event.
@@ -45,6 +50,12 @@ impl Slot {
     /// The stream this clock belongs to.
     pub(crate) fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
+    }
+
+    /// The clock of the stream where work lives beyond a capture: the replay stream's for a
+    /// capture stream, this one otherwise (where buffers are allocated and freed).
+    pub(crate) fn home(self: &Arc<Self>) -> &Arc<Slot> {
+        self.replay.as_ref().unwrap_or(self)
     }
 
     /// A use for the work queued on this stream so far (call after queueing it).
@@ -68,8 +79,7 @@ impl Slot {
 }
 
 impl Use {
-    /// Whether the use was on `slot`'s stream (each stream has one clock; a graph's capture
-    /// stream shares its replay stream's).
+    /// Whether the use was on `slot`'s stream (each stream has one clock).
     pub(crate) fn on(&self, slot: &Arc<Slot>) -> bool {
         Arc::ptr_eq(&self.slot, slot)
     }
@@ -88,6 +98,14 @@ impl Use {
 
     /// Makes `waiter` wait, on the device, for this use: nothing when the use is on
     /// `waiter`'s stream or that stream already waited for it.
+    ///
+    /// Around stream capture: a use captured into a graph whose capture has ended stands for
+    /// the graph's replays, so the replay stream is waited for (what it has queued so far). A
+    /// capturing waiter cannot wait for work outside its capture, so the host waits for that
+    /// work instead (the captured work runs only when the graph is launched, after it). Work
+    /// outside a capture cannot wait for a use being captured (it has not run, and runs only
+    /// with the graph): nothing is ordered, as for the graph's replays, which the program
+    /// orders with other streams itself.
     pub(crate) fn order_before(&mut self, waiter: &Arc<Slot>) -> Result<(), Error> {
         if self.on(waiter) || self.waited.iter().any(|w| Arc::ptr_eq(w, waiter)) {
             return Ok(());
@@ -97,6 +115,18 @@ impl Use {
             .context()
             .bind_to_thread()
             .call("cuCtxSetCurrent")?;
+        let use_captured = self.slot.replay.is_some()
+            && (self.slot.retired.load(Ordering::Acquire) || !capturing(&self.slot.stream)?);
+        if let (true, Some(replay)) = (use_captured, &self.slot.replay) {
+            replay.mark().order_before(waiter)?;
+            self.waited.push(Arc::clone(waiter));
+            return Ok(());
+        }
+        let waiter_capturing = capturing(&waiter.stream)?;
+        let use_capturing = capturing(&self.slot.stream)?;
+        if use_capturing && !waiter_capturing {
+            return Ok(());
+        }
         let mut event = lock(&self.slot.event);
         if event.is_none() {
             *event = Some(
@@ -118,6 +148,12 @@ impl Use {
             unsafe { result::event::record(event.cu_event(), self.slot.stream.cu_stream()) }
                 .call("cuEventRecord")?;
         }
+        if waiter_capturing && !use_capturing {
+            // SAFETY: a live event, recorded outside any capture.
+            unsafe { result::event::synchronize(event.cu_event()) }.call("cuEventSynchronize")?;
+            self.waited.push(Arc::clone(waiter));
+            return Ok(());
+        }
         // SAFETY: as above; the wait takes the event's state now.
         unsafe {
             result::stream::wait_event(
@@ -132,19 +168,27 @@ impl Use {
     }
 }
 
+/// Whether `stream` is capturing work into a graph.
+fn capturing(stream: &CudaStream) -> Result<bool, Error> {
+    let mut status = CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
+    // SAFETY: a live stream; `status` receives its capture status.
+    unsafe { sys::cuStreamIsCapturing(stream.cu_stream(), &mut status) }
+        .result()
+        .call("cuStreamIsCapturing")?;
+    Ok(status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
+}
+
 /// The same stream: the same handle in the same context (every context's legacy default
 /// stream is the null handle).
 fn same(a: &CudaStream, b: &CudaStream) -> bool {
     a.cu_stream() == b.cu_stream() && a.context().cu_ctx() == b.context().cu_ctx()
 }
 
-/// A stream's clock: the stream it is looked up by, and the clock (the stream's own, or, for
-/// a graph's capture stream, the clock of the stream the graph is replayed on).
+/// A stream's clock, and whether it is a capture stream's (removed by [`CaptureClock`] before
+/// its stream is destroyed, never as unused).
 struct Entry {
-    key: Arc<CudaStream>,
     slot: Arc<Slot>,
-    /// A capture stream's entry, removed by [`Alias`] before its stream is destroyed.
-    alias: bool,
+    capture: bool,
 }
 
 /// Every stream with a clock. An entry keeps its stream alive, so no other stream can take
@@ -152,7 +196,7 @@ struct Entry {
 /// handle outside) are dropped when a new stream is added.
 static SLOTS: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
 
-/// Bumped whenever an alias is removed: every thread's cache is then stale.
+/// Bumped whenever a capture stream's clock is removed: every thread's cache is then stale.
 static EPOCH: AtomicU64 = AtomicU64::new(0);
 
 /// Clocks a thread looked up lately, so that a launch finds its stream's without a lock.
@@ -161,94 +205,91 @@ const RECENT: usize = 8;
 /// A thread's recent lookups, valid while [`EPOCH`] is `epoch`.
 struct Recent {
     epoch: u64,
-    entries: Vec<(Arc<CudaStream>, Arc<Slot>)>,
+    slots: Vec<Arc<Slot>>,
 }
 
 thread_local! {
     /// The clocks this thread used last, the newest last.
     static LAST: RefCell<Recent> = const {
-        RefCell::new(Recent { epoch: 0, entries: Vec::new() })
+        RefCell::new(Recent { epoch: 0, slots: Vec::new() })
     };
 }
 
-/// The clock that orders work queued on `stream`: its own, or the replay stream's for a
-/// graph's capture stream.
+/// The clock of `stream`.
 pub(crate) fn slot_of(stream: &Arc<CudaStream>) -> Arc<Slot> {
     let epoch = EPOCH.load(Ordering::Acquire);
     if let Some(hit) = LAST.with_borrow_mut(|last| {
         if last.epoch != epoch {
-            last.entries.clear();
+            last.slots.clear();
             last.epoch = epoch;
         }
-        last.entries
+        last.slots
             .iter()
             .rev()
-            .find(|(key, _)| same(key, stream))
-            .map(|(_, slot)| Arc::clone(slot))
+            .find(|s| same(&s.stream, stream))
+            .cloned()
     }) {
         return hit;
     }
     let slot = {
         let mut slots = lock(&SLOTS);
-        if let Some(e) = slots.iter().find(|e| same(&e.key, stream)) {
+        if let Some(e) = slots.iter().find(|e| same(&e.slot.stream, stream)) {
             Arc::clone(&e.slot)
         } else {
-            // A stream's own entry holds its handle twice (key and clock).
             slots.retain(|e| {
-                e.alias || Arc::strong_count(&e.slot) > 1 || Arc::strong_count(&e.key) > 2
+                e.capture || Arc::strong_count(&e.slot) > 1 || Arc::strong_count(&e.slot.stream) > 1
             });
-            let slot = new_slot(stream);
+            let slot = new_slot(stream, None);
             slots.push(Entry {
-                key: Arc::clone(stream),
                 slot: Arc::clone(&slot),
-                alias: false,
+                capture: false,
             });
             slot
         }
     };
     LAST.with_borrow_mut(|last| {
         if last.epoch == epoch {
-            if last.entries.len() == RECENT {
-                last.entries.remove(0);
+            if last.slots.len() == RECENT {
+                last.slots.remove(0);
             }
-            last.entries.push((Arc::clone(stream), Arc::clone(&slot)));
+            last.slots.push(Arc::clone(&slot));
         }
     });
     slot
 }
 
-fn new_slot(stream: &Arc<CudaStream>) -> Arc<Slot> {
+fn new_slot(stream: &Arc<CudaStream>, replay: Option<Arc<Slot>>) -> Arc<Slot> {
     Arc::new(Slot {
         stream: Arc::clone(stream),
         event: Mutex::new(None),
         records: AtomicU64::new(0),
+        replay,
+        retired: AtomicBool::new(false),
     })
 }
 
-/// While alive, work queued on a graph's capture stream is ordered as work of the stream the
-/// graph is replayed on: waits for other streams are made on the replay stream (outside the
-/// capture, which the driver allows) and uses are recorded as the replay stream's. The
-/// capture stream waited for the replay stream before its capture began.
-pub(crate) struct Alias {
-    capture: Arc<CudaStream>,
+/// The clock of a graph's capture stream while the stream lives: uses captured on it are
+/// ordered with other captured work through its own event, and once the capture has ended
+/// stand for the graph's replays on the replay stream. Dropped before the stream is destroyed:
+/// the clock is retired (its handle never used again) and forgotten.
+pub(crate) struct CaptureClock {
+    slot: Arc<Slot>,
 }
 
-/// Orders work on `capture` as work on `replay` until the returned guard drops.
-pub(crate) fn alias(capture: &Arc<CudaStream>, replay: &Arc<CudaStream>) -> Alias {
-    let target = slot_of(replay);
+/// Gives the capture stream `capture`, whose graphs replay on `replay`, its clock.
+pub(crate) fn capture_clock(capture: &Arc<CudaStream>, replay: &Arc<CudaStream>) -> CaptureClock {
+    let slot = new_slot(capture, Some(slot_of(replay)));
     lock(&SLOTS).push(Entry {
-        key: Arc::clone(capture),
-        slot: target,
-        alias: true,
+        slot: Arc::clone(&slot),
+        capture: true,
     });
-    Alias {
-        capture: Arc::clone(capture),
-    }
+    CaptureClock { slot }
 }
 
-impl Drop for Alias {
+impl Drop for CaptureClock {
     fn drop(&mut self) {
-        lock(&SLOTS).retain(|e| !(e.alias && same(&e.key, &self.capture)));
+        self.slot.retired.store(true, Ordering::Release);
+        lock(&SLOTS).retain(|e| !Arc::ptr_eq(&e.slot, &self.slot));
         EPOCH.fetch_add(1, Ordering::AcqRel);
     }
 }

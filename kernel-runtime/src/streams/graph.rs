@@ -4,13 +4,16 @@
 //! the handle's stream; replay goes to the handle's stream, so it is ordered with everything else
 //! there. Inside the capture, use device buffers: copies from pageable host memory (`In`, `Out`,
 //! `upload`) cannot be captured. The runtime's buffers ([`TrackedBuffer`](crate::TrackedBuffer),
-//! what `Gpu::upload` and `Gpu::zeros` return) used inside are ordered as if the captured work
-//! ran on the replay stream: a buffer last used on another stream makes the replay stream wait
-//! for it, outside the capture, and its uses inside count as the replay stream's. (cudarc's
-//! `CudaSlice`s last used on other streams in its multi-stream mode make the capture fail:
-//! their events were recorded outside it.) Replays themselves are ordered on the stream they
-//! are launched on; work on other streams that uses the same buffers waits for a replay
-//! through [`Gpu::wait_for`](crate::Gpu::wait_for) or an event.
+//! what `Gpu::upload` and `Gpu::zeros` return) used inside are ordered as elsewhere, within the
+//! capture (other streams joined to it included) through captured events; a buffer last used
+//! outside the capture on another stream is waited for by the host during the capture (a
+//! captured stream cannot wait for uncaptured work); once the capture has ended, the captured
+//! uses stand for the graph's replays on the replay stream, so a later use on another stream
+//! waits for what the replay stream has queued by then. (cudarc's `CudaSlice`s last used on
+//! other streams in its multi-stream mode make the capture fail: their events were recorded
+//! outside it.) Replays launched later are ordered on their stream only; work on other streams
+//! that uses the same buffers waits for them through [`Gpu::wait_for`](crate::Gpu::wait_for)
+//! or an event.
 //!
 //! A kernel node of an instantiated graph is updated in place ([`Graph::update_kernel`]): the
 //! new launch is made through the same typed stub on the graph's capture stream, captured
@@ -24,7 +27,7 @@ use cudarc::driver::{CudaGraph, CudaStream, result};
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
-use crate::streams::clock::{self, Alias};
+use crate::streams::clock::{self, CaptureClock};
 
 /// An instantiated graph, replayed on the stream of the [`Gpu`] that captured it.
 ///
@@ -88,9 +91,9 @@ impl Drop for OwnedExec {
 /// A stream made for one graph's captures, destroyed after the graph.
 pub(super) struct CaptureStream {
     pub(super) stream: Arc<CudaStream>,
-    /// Orders tracked buffers' uses on this stream as uses on the replay stream; removed
-    /// before the stream is destroyed.
-    alias: Option<Alias>,
+    /// The clock ordering tracked buffers' uses on this stream; retired before the stream is
+    /// destroyed.
+    clock: Option<CaptureClock>,
 }
 
 impl CaptureStream {
@@ -103,8 +106,8 @@ impl CaptureStream {
         // SAFETY: `raw` is a live stream of this context; `CaptureStream` destroys it after
         // every user of the wrapper (the graph and the handles given out) is gone.
         let stream = unsafe { ctx.wrap_borrowed_stream(raw) };
-        let alias = Some(clock::alias(&stream, gpu.stream()));
-        Ok(CaptureStream { stream, alias })
+        let clock = Some(clock::capture_clock(&stream, gpu.stream()));
+        Ok(CaptureStream { stream, clock })
     }
 }
 
@@ -148,7 +151,7 @@ impl CaptureStream {
 
 impl Drop for CaptureStream {
     fn drop(&mut self) {
-        drop(self.alias.take());
+        drop(self.clock.take());
         let ctx = self.stream.context();
         ctx.record_err(ctx.bind_to_thread());
         // SAFETY: the stream was created by `CaptureStream::new` and is destroyed once, after
