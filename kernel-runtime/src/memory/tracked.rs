@@ -8,6 +8,7 @@
 
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
+use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use cudarc::driver::sys::{CUdevice_attribute, CUdeviceptr};
@@ -18,7 +19,7 @@ use crate::error::{DriverResultExt, Error};
 use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
 use crate::memory::buffers::{byte_len, same_len};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut, Sealed};
-use crate::streams::clock::{Slot, Use, slot_of};
+use crate::streams::clock::{Slot, Use, slot_of, slot_ptr};
 
 /// Device memory for `len` values of `T` whose uses on several streams are ordered by the
 /// runtime: a kernel or copy on one stream waits for the last write on another stream (and a
@@ -44,11 +45,17 @@ pub struct TrackedBuffer<T> {
     /// Allocated from the stream-ordered pool (freed with `cuMemFreeAsync`).
     pooled: bool,
     uses: Mutex<Uses>,
+    /// While not null: the clock of a stream whose later work runs after every use so far
+    /// (they were queued on it, or ordered before it). A use on that stream then needs no
+    /// lock and records nothing; the first use elsewhere ends it under the lock, standing
+    /// for them all by one stale use of that stream (every wait for it records the stream's
+    /// event afresh). A use held in `uses` keeps the clock, and so the address, alive.
+    solo: AtomicPtr<Slot>,
     _values: PhantomData<T>,
 }
 
 /// The last write and the reads after it, at most one per stream.
-struct Uses {
+pub(crate) struct Uses {
     write: Use,
     reads: Vec<Use>,
 }
@@ -61,6 +68,32 @@ impl Uses {
             self.reads.iter_mut().try_for_each(|r| r.order_before(on))?;
         }
         Ok(())
+    }
+
+    /// Whether everything the buffer's uses hold is ordered before what `slot`'s stream queues
+    /// next: the last write ran before that stream's later work, and every read was on it.
+    fn only_on(&self, slot: &Arc<Slot>) -> bool {
+        self.write.covered_on(slot) && self.reads.iter().all(|r| r.on(slot))
+    }
+
+    /// Leaves the state where every use was on the stream of the clock at `solo`: the uses
+    /// made there without a record are stood for by one stale use of that stream (every
+    /// wait for it records the stream's event afresh), which covers the last write too.
+    fn leave_solo(&mut self, solo: *const Slot) {
+        let slot = if std::ptr::eq(Arc::as_ptr(self.write.slot()), solo) {
+            Some(Arc::clone(self.write.slot()))
+        } else {
+            self.reads
+                .iter()
+                .find(|r| std::ptr::eq(Arc::as_ptr(r.slot()), solo))
+                .map(|r| Arc::clone(r.slot()))
+        };
+        debug_assert!(slot.is_some(), "a solo stream always holds a use");
+        if let Some(slot) = slot {
+            self.write = slot.mark();
+            self.write.go_stale();
+            self.reads.clear();
+        }
     }
 
     /// Records a use on `slot`'s stream dated `records`. Every earlier use was ordered before a
@@ -145,13 +178,28 @@ impl<T> TrackedBuffer<T> {
         offset: usize,
         write: bool,
     ) -> Result<PreparedBuffer<'_>, Error> {
-        let slot = slot_of(stream);
-        self.uses().before(&slot, write)?;
         let ptr = self.ptr + (offset * std::mem::size_of::<T>()) as CUdeviceptr;
+        let here = slot_ptr(stream);
+        if std::ptr::eq(self.solo.load(Ordering::Acquire), here) {
+            // Every use so far was on this stream: nothing to wait for or record. (A write
+            // borrows the buffer exclusively; reads elsewhere meanwhile need no order with
+            // this read, and a later write elsewhere records this stream's event afresh.)
+            return Ok(PreparedBuffer::tracked(ptr, TrackedUse::Solo));
+        }
+        let slot = slot_of(stream);
+        let mut uses = self.uses();
+        let solo = self.solo.load(Ordering::Acquire);
+        if !solo.is_null() {
+            uses.leave_solo(solo);
+            self.solo.store(std::ptr::null_mut(), Ordering::Release);
+        }
+        uses.before(&slot, write)?;
+        drop(uses);
         Ok(PreparedBuffer::tracked(
             ptr,
-            TrackedUse {
+            TrackedUse::Recorded {
                 uses: &self.uses,
+                solo: &self.solo,
                 slot,
                 write,
             },
@@ -272,20 +320,37 @@ fn bounds(range: impl RangeBounds<usize>, len: usize) -> Option<(usize, usize)> 
 }
 
 /// A use of a tracked buffer queued on a stream, recorded once the work is queued.
-pub(crate) struct TrackedUse<'a> {
-    uses: &'a Mutex<Uses>,
-    slot: Arc<Slot>,
-    write: bool,
+pub(crate) enum TrackedUse<'a> {
+    /// On the stream every earlier use was on: nothing to record.
+    Solo,
+    /// Recorded in the buffer's uses.
+    Recorded {
+        uses: &'a Mutex<Uses>,
+        solo: &'a AtomicPtr<Slot>,
+        slot: Arc<Slot>,
+        write: bool,
+    },
 }
 
 impl TrackedUse<'_> {
-    /// Records the use (call after queueing the work).
+    /// Records the use (call after queueing the work). A write waited for every earlier use,
+    /// so after it the buffer is on the writer's stream alone.
     pub(crate) fn finish(self) {
-        let records = self.slot.records();
-        self.uses
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .after(&self.slot, records, self.write);
+        let TrackedUse::Recorded {
+            uses,
+            solo,
+            slot,
+            write,
+        } = self
+        else {
+            return;
+        };
+        let records = slot.records();
+        let mut uses = uses.lock().unwrap_or_else(PoisonError::into_inner);
+        uses.after(&slot, records, write);
+        if write || uses.only_on(&slot) {
+            solo.store(Arc::as_ptr(&slot).cast_mut(), Ordering::Release);
+        }
     }
 }
 
@@ -319,6 +384,7 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
             len,
             ctx,
             pooled,
+            solo: AtomicPtr::new(Arc::as_ptr(&slot).cast_mut()),
             uses: Mutex::new(Uses {
                 write: slot.mark(),
                 reads: Vec::new(),
@@ -497,7 +563,11 @@ impl<T> Drop for TrackedBuffer<T> {
         }
         // Errors cannot be returned from here; the context records none we could report.
         let _ = self.ctx.bind_to_thread();
+        let solo = *self.solo.get_mut();
         let uses = self.uses.get_mut().unwrap_or_else(PoisonError::into_inner);
+        if !solo.is_null() {
+            uses.leave_solo(solo);
+        }
         // Free on the last writer's stream (the replay stream for a write captured into a
         // graph) once every use elsewhere is done.
         let slot = Arc::clone(uses.write.slot().home());

@@ -34,6 +34,9 @@ pub(crate) struct Slot {
     retired: AtomicBool,
 }
 
+/// The date of a stale use: later than any record.
+const STALE: u64 = u64::MAX;
+
 /// Work queued on a stream: everything before the `records + 1`-th record of its event.
 pub(crate) struct Use {
     slot: Arc<Slot>,
@@ -84,11 +87,24 @@ impl Use {
         Arc::ptr_eq(&self.slot, slot)
     }
 
+    /// Makes the use stand for everything its stream queues until the next write: every wait
+    /// for it records the stream's event afresh (for uses made without a record of their own,
+    /// while the buffer stayed on one stream).
+    pub(crate) fn go_stale(&mut self) {
+        self.records = STALE;
+        self.waited.clear();
+    }
+
     /// Moves the use to a later point of its own stream, dated `records`: the streams that
     /// waited for the earlier point have not waited for this one.
     pub(crate) fn advance(&mut self, records: u64) {
         self.records = records;
         self.waited.clear();
+    }
+
+    /// Whether `slot`'s stream runs after this use: it is the use's stream or waited for it.
+    pub(crate) fn covered_on(&self, slot: &Arc<Slot>) -> bool {
+        self.on(slot) || self.waited.iter().any(|w| Arc::ptr_eq(w, slot))
     }
 
     /// The stream the use was queued on.
@@ -99,10 +115,12 @@ impl Use {
     /// Makes `waiter` wait, on the device, for this use: nothing when the use is on
     /// `waiter`'s stream or that stream already waited for it.
     ///
+    /// A stale use ([`Use::go_stale`]) is waited for through a fresh record each time.
+    ///
     /// Around stream capture: a use captured into a graph whose capture has ended stands for
     /// the graph's replays, so the replay stream is waited for (what it has queued so far). A
-    /// capturing waiter cannot wait for work outside its capture, so the host waits for that
-    /// work instead (the captured work runs only when the graph is launched, after it). Work
+    /// capturing waiter waits for work outside its capture through an event-wait node of the
+    /// graph (each replay waits for the event's latest record, which covers the work). Work
     /// outside a capture cannot wait for a use being captured (it has not run, and runs only
     /// with the graph): nothing is ordered, as for the graph's replays, which the program
     /// orders with other streams itself.
@@ -119,7 +137,9 @@ impl Use {
             && (self.slot.retired.load(Ordering::Acquire) || !capturing(&self.slot.stream)?);
         if let (true, Some(replay)) = (use_captured, &self.slot.replay) {
             replay.mark().order_before(waiter)?;
-            self.waited.push(Arc::clone(waiter));
+            if self.records != STALE {
+                self.waited.push(Arc::clone(waiter));
+            }
             return Ok(());
         }
         let waiter_capturing = capturing(&waiter.stream)?;
@@ -148,22 +168,19 @@ impl Use {
             unsafe { result::event::record(event.cu_event(), self.slot.stream.cu_stream()) }
                 .call("cuEventRecord")?;
         }
-        if waiter_capturing && !use_capturing {
-            // SAFETY: a live event, recorded outside any capture.
-            unsafe { result::event::synchronize(event.cu_event()) }.call("cuEventSynchronize")?;
-            self.waited.push(Arc::clone(waiter));
-            return Ok(());
-        }
+        // A capturing stream waits for uncaptured work through an event-wait node: each
+        // replay waits for the event's latest record, which covers the use.
+        let flags = if waiter_capturing && !use_capturing {
+            CUevent_wait_flags::CU_EVENT_WAIT_EXTERNAL
+        } else {
+            CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT
+        };
         // SAFETY: as above; the wait takes the event's state now.
-        unsafe {
-            result::stream::wait_event(
-                waiter.stream.cu_stream(),
-                event.cu_event(),
-                CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
-            )
+        unsafe { result::stream::wait_event(waiter.stream.cu_stream(), event.cu_event(), flags) }
+            .call("cuStreamWaitEvent")?;
+        if self.records != STALE {
+            self.waited.push(Arc::clone(waiter));
         }
-        .call("cuStreamWaitEvent")?;
-        self.waited.push(Arc::clone(waiter));
         Ok(())
     }
 }
@@ -256,6 +273,20 @@ pub(crate) fn slot_of(stream: &Arc<CudaStream>) -> Arc<Slot> {
         }
     });
     slot
+}
+
+/// The address of `stream`'s clock, for comparing (found without a new handle when this
+/// thread used the stream lately).
+#[inline]
+pub(crate) fn slot_ptr(stream: &Arc<CudaStream>) -> *const Slot {
+    let epoch = EPOCH.load(Ordering::Acquire);
+    let hit = LAST.with_borrow(|last| {
+        (last.epoch == epoch)
+            .then(|| last.slots.iter().rev().find(|s| same(&s.stream, stream)))
+            .flatten()
+            .map(Arc::as_ptr)
+    });
+    hit.unwrap_or_else(|| Arc::as_ptr(&slot_of(stream)))
 }
 
 fn new_slot(stream: &Arc<CudaStream>, replay: Option<Arc<Slot>>) -> Arc<Slot> {
