@@ -142,6 +142,15 @@ impl Use {
             }
             return Ok(());
         }
+        // A capture stream waited for its replay stream before the capture began, and the
+        // graph replays there after anything queued on it now.
+        if waiter
+            .replay
+            .as_ref()
+            .is_some_and(|r| Arc::ptr_eq(r, &self.slot))
+        {
+            return Ok(());
+        }
         let waiter_capturing = capturing(&waiter.stream)?;
         let use_capturing = capturing(&self.slot.stream)?;
         if use_capturing && !waiter_capturing {

@@ -295,7 +295,9 @@ impl Graph {
         };
         let captured = self.capture.capture(&self.captured_on, record)?;
         let nodes = kernel_nodes(captured.0)?;
-        let all = node_count(captured.0)?;
+        // Event waits ordering the launch's buffers do not count: only the kernel's
+        // parameters are copied.
+        let all = node_count(captured.0)? - wait_nodes(captured.0)?;
         if nodes.len() != 1 || all != 1 {
             return Err(Error::GraphUpdate(format!(
                 "the update must make exactly one kernel launch; it queued {all} operation(s), {} of them launches",
@@ -352,6 +354,23 @@ fn node_count(graph: sys::CUgraph) -> Result<usize, Error> {
     unsafe { sys::cuGraphGetNodes(graph, std::ptr::null_mut(), &mut n) }
         .result()
         .call("cuGraphGetNodes")?;
+    Ok(n)
+}
+
+/// How many of a graph's nodes wait for an event.
+fn wait_nodes(graph: sys::CUgraph) -> Result<usize, Error> {
+    if graph.is_null() {
+        return Ok(0);
+    }
+    let mut n = 0;
+    for node in nodes(graph)? {
+        let mut kind = CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
+        // SAFETY: `node` belongs to the live graph.
+        unsafe { sys::cuGraphNodeGetType(node, &mut kind) }
+            .result()
+            .call("cuGraphNodeGetType")?;
+        n += usize::from(kind == CUgraphNodeType::CU_GRAPH_NODE_TYPE_WAIT_EVENT);
+    }
     Ok(n)
 }
 
