@@ -63,9 +63,11 @@ pub(crate) struct Uses {
 impl Uses {
     /// Orders a use on `on` after the last write and, for a write, after every read.
     fn before(&mut self, on: &Arc<Slot>, write: bool) -> Result<(), Error> {
-        self.write.order_before(on)?;
+        self.write.order_before(on, write)?;
         if write {
-            self.reads.iter_mut().try_for_each(|r| r.order_before(on))?;
+            self.reads
+                .iter_mut()
+                .try_for_each(|r| r.order_before(on, true))?;
         }
         Ok(())
     }
@@ -571,9 +573,9 @@ impl<T> Drop for TrackedBuffer<T> {
         // Free on the last writer's stream (the replay stream for a write captured into a
         // graph) once every use elsewhere is done.
         let slot = Arc::clone(uses.write.slot().home());
-        let _ = uses.write.order_before(&slot);
+        let _ = uses.write.order_before(&slot, true);
         for read in &mut uses.reads {
-            let _ = read.order_before(&slot);
+            let _ = read.order_before(&slot, true);
         }
         let stream = slot.stream().cu_stream();
         if self.pooled {

@@ -102,9 +102,11 @@ impl Use {
         self.waited.clear();
     }
 
-    /// Whether `slot`'s stream runs after this use: it is the use's stream or waited for it.
+    /// Whether `slot`'s stream runs after this use, for any later use there: it is the use's
+    /// stream or waited for it (a stale use's unrecorded reads are waited for by writers
+    /// only, so it covers only its own stream).
     pub(crate) fn covered_on(&self, slot: &Arc<Slot>) -> bool {
-        self.on(slot) || self.waited.iter().any(|w| Arc::ptr_eq(w, slot))
+        self.on(slot) || (self.records != STALE && self.waited.iter().any(|w| Arc::ptr_eq(w, slot)))
     }
 
     /// The stream the use was queued on.
@@ -115,7 +117,8 @@ impl Use {
     /// Makes `waiter` wait, on the device, for this use: nothing when the use is on
     /// `waiter`'s stream or that stream already waited for it.
     ///
-    /// A stale use ([`Use::go_stale`]) is waited for through a fresh record each time.
+    /// `write` says whether the waiter writes: a stale use ([`Use::go_stale`]) is waited for
+    /// through a fresh record by every writer.
     ///
     /// Around stream capture: a use captured into a graph whose capture has ended stands for
     /// the graph's replays, so the replay stream is waited for (what it has queued so far). A
@@ -124,8 +127,13 @@ impl Use {
     /// outside a capture cannot wait for a use being captured (it has not run, and runs only
     /// with the graph): nothing is ordered, as for the graph's replays, which the program
     /// orders with other streams itself.
-    pub(crate) fn order_before(&mut self, waiter: &Arc<Slot>) -> Result<(), Error> {
-        if self.on(waiter) || self.waited.iter().any(|w| Arc::ptr_eq(w, waiter)) {
+    pub(crate) fn order_before(&mut self, waiter: &Arc<Slot>, write: bool) -> Result<(), Error> {
+        // A stale use stands for reads made without a record: a read waiter that waited once
+        // is ordered after its write, a writer records the stream's event afresh.
+        let stale_for_writer = write && self.records == STALE;
+        if self.on(waiter)
+            || (!stale_for_writer && self.waited.iter().any(|w| Arc::ptr_eq(w, waiter)))
+        {
             return Ok(());
         }
         self.slot
@@ -136,10 +144,8 @@ impl Use {
         let use_captured = self.slot.replay.is_some()
             && (self.slot.retired.load(Ordering::Acquire) || !capturing(&self.slot.stream)?);
         if let (true, Some(replay)) = (use_captured, &self.slot.replay) {
-            replay.mark().order_before(waiter)?;
-            if self.records != STALE {
-                self.waited.push(Arc::clone(waiter));
-            }
+            replay.mark().order_before(waiter, write)?;
+            self.waited.push(Arc::clone(waiter));
             return Ok(());
         }
         // A capture stream waited for its replay stream before the capture began, and the
@@ -187,9 +193,7 @@ impl Use {
         // SAFETY: as above; the wait takes the event's state now.
         unsafe { result::stream::wait_event(waiter.stream.cu_stream(), event.cu_event(), flags) }
             .call("cuStreamWaitEvent")?;
-        if self.records != STALE {
-            self.waited.push(Arc::clone(waiter));
-        }
+        self.waited.push(Arc::clone(waiter));
         Ok(())
     }
 }
