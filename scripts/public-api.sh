@@ -15,7 +15,7 @@
 #                       Scan, Param, Access, Dtype), what they write (Generated, KernelInfo,
 #                       Region, GenerateError) and the launch geometry the kernels assume
 #                       (geometry: 3 constants, 6 functions): 21 today.
-#   cuda-kernel-runtime 184  the runtime: 83 are CUDA value types (vector::*, fp::*), one per CUDA
+#   cuda-kernel-runtime 188  the runtime: 83 are CUDA value types (vector::*, fp::*), one per CUDA
 #                       type; the rest devices, memory kinds, code, launches (with their
 #                       attributes: MemSyncDomain, and the events a launch fires: LaunchEvent,
 #                       EventKey), TMA tensor maps (TensorMap, its handle, options, im2col
@@ -25,11 +25,14 @@
 #                       the macros (cuda_module, host_functions, include_kernels, and the
 #                       generated-kernel macros elementwise, reduction, scan), kernels
 #                       generated at run time (Generated, GeneratedKernel, Arg, Element, Dtype)
-#                       and the cudarc vocabulary it re-exports, TrackedBuffer: 181 today.
+#                       and the cudarc vocabulary it re-exports, the default buffer
+#                       TrackedBuffer with its views (TrackedView, TrackedViewMut) and the
+#                       traits every Gpu copy takes memory through (DeviceMemory,
+#                       DeviceMemoryMut): 185 today.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-declare -A ceiling=([cuda-kernel-build]=30 [cuda-kernel-objects]=30 [cuda-kernel-generate]=22 [cuda-kernel-runtime]=184)
+declare -A ceiling=([cuda-kernel-build]=30 [cuda-kernel-objects]=30 [cuda-kernel-generate]=22 [cuda-kernel-runtime]=188)
 status=0
 for crate in cuda-kernel-build cuda-kernel-objects cuda-kernel-generate cuda-kernel-runtime; do
     cargo doc -q -p "$crate" --no-deps
