@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 
 use super::compare::{Mismatch, compare, expected_rust, type_text};
-use super::rust_type::{RustType, classify, wrapper};
+use super::rust_type::{RustType, classify, is_device_buffer, wrapper};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::host as msg;
 use crate::front::is_stream;
@@ -402,15 +402,7 @@ fn memory(ty: &syn::Type) -> Option<(HostArg, bool, Option<syn::Type>)> {
                 }
                 syn::Type::Path(p) => {
                     let (name, inner) = wrapper(p)?;
-                    if !matches!(
-                        name.as_str(),
-                        "TrackedBuffer"
-                            | "TrackedView"
-                            | "TrackedViewMut"
-                            | "CudaSlice"
-                            | "CudaView"
-                            | "CudaViewMut"
-                    ) {
+                    if !is_device_buffer(&name) {
                         return None;
                     }
                     // Through `&`, a view only reads; `&mut TrackedView<T>` cannot write.

@@ -136,6 +136,15 @@ fn ptr(mutable: bool, elem: RustType) -> RustType {
 /// The runtime's and cudarc's buffer types, which stand for their elements behind a
 /// reference.
 fn is_buffer(name: &str) -> bool {
+    is_device_buffer(name)
+        || matches!(
+            name,
+            "UnifiedSlice" | "UnifiedView" | "UnifiedViewMut" | "Pitched"
+        )
+}
+
+/// The device buffers and views a host function may take: the runtime's and cudarc's.
+pub(crate) fn is_device_buffer(name: &str) -> bool {
     matches!(
         name,
         "TrackedBuffer"
@@ -144,10 +153,6 @@ fn is_buffer(name: &str) -> bool {
             | "CudaSlice"
             | "CudaView"
             | "CudaViewMut"
-            | "UnifiedSlice"
-            | "UnifiedView"
-            | "UnifiedViewMut"
-            | "Pitched"
     )
 }
 
