@@ -16,7 +16,7 @@ use cudarc::driver::{CudaContext, CudaStream, DeviceRepr, ValidAsZeroBits, resul
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
-use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
+use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedBuffer};
 use crate::memory::buffers::{byte_len, same_len};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut, Sealed};
 use crate::streams::clock::{Slot, Use, slot_of, slot_ptr};
@@ -156,20 +156,6 @@ impl<T> TrackedBuffer<T> {
                 user: "stream it is used on",
             })
         }
-    }
-
-    /// Queues `op` on `gpu`'s stream after the uses it must follow, and records it.
-    fn queue(
-        &self,
-        gpu: &Gpu,
-        write: bool,
-        op: impl FnOnce(&CudaStream) -> Result<(), Error>,
-    ) -> Result<(), Error> {
-        self.same_context(gpu)?;
-        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        let prepared = self.prepare_use(gpu.stream(), 0, write)?;
-        op(gpu.stream())?;
-        prepared.finish(gpu.stream())
     }
 
     /// Makes `stream` wait for the uses a use of the buffer there must follow; the returned
@@ -452,12 +438,8 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        let ptr = self.ptr;
-        self.queue(gpu, true, |s| {
-            // SAFETY: `host` and the allocation both hold `len` values; from pageable memory
-            // the call returns once `host` has been read.
-            unsafe { result::memcpy_htod_async(ptr, host, s.cu_stream()) }.call("cuMemcpyHtoDAsync")
-        })
+        self.same_context(gpu)?;
+        gpu.upload_into(host, self)
     }
 
     /// Sets every byte of the buffer to zero on `gpu`'s stream, after every queued use of the
@@ -478,14 +460,11 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
     where
         T: ValidAsZeroBits,
     {
-        let (ptr, bytes) = (self.ptr, self.len * std::mem::size_of::<T>());
-        if bytes == 0 {
+        if self.len * std::mem::size_of::<T>() == 0 {
             return Ok(());
         }
-        self.queue(gpu, true, |s| {
-            // SAFETY: `bytes` of the allocation, on a live stream of its context.
-            unsafe { result::memset_d8_async(ptr, 0, bytes, s.cu_stream()) }.call("cuMemsetD8Async")
-        })
+        self.same_context(gpu)?;
+        gpu.memset_zeros(self)
     }
 
     /// Copies `src` (same length) into this buffer on `gpu`'s stream, after the last write of
@@ -514,16 +493,7 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
         if self.len == 0 {
             return Ok(());
         }
-        self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        let stream = gpu.stream();
-        let dst = self.prepare_use(stream, 0, true)?;
-        let from = src.prepare_use(stream, 0, false)?;
-        let bytes = self.len * std::mem::size_of::<T>();
-        // SAFETY: both allocations hold `bytes`; the stream is live and of their context.
-        unsafe { result::memcpy_dtod_async(dst.addr(), from.addr(), bytes, stream.cu_stream()) }
-            .call("cuMemcpyDtoDAsync")?;
-        dst.finish(stream)?;
-        from.finish(stream)
+        gpu.copy(src, self)
     }
 
     /// Copies the buffer into a new `Vec` on `gpu`'s stream, after the last write on any
@@ -540,21 +510,11 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
     ///
     /// The driver's failures.
     pub fn download(&self, gpu: &Gpu) -> Result<Vec<T>, Error> {
-        let mut host = Vec::<T>::with_capacity(self.len);
-        if self.len > 0 {
-            self.queue(gpu, false, |s| {
-                // SAFETY: the Vec has room for `len` values, written by the copy before the
-                // stream is synchronised below.
-                let dst = unsafe { std::slice::from_raw_parts_mut(host.as_mut_ptr(), self.len) };
-                // SAFETY: both hold `len` values; the stream is synchronised before `dst` is read.
-                unsafe { result::memcpy_dtoh_async(dst, self.ptr, s.cu_stream()) }
-                    .call("cuMemcpyDtoHAsync")?;
-                s.synchronize().call("cuStreamSynchronize")
-            })?;
-            // SAFETY: the copy wrote all `len` values and has finished.
-            unsafe { host.set_len(self.len) };
+        if self.len == 0 {
+            return Ok(Vec::new());
         }
-        Ok(host)
+        self.same_context(gpu)?;
+        gpu.download(self)
     }
 }
 
@@ -732,41 +692,33 @@ impl<T, X: Tracked<T> + ?Sized> Tracked<T> for &mut X {
     }
 }
 
-/// Kernel-argument and device-memory impls of a tracked kind: `$read` are the forms that
-/// read, `$write` those that may write.
+/// Kernel-argument impls of the tracked kinds: `$read` are the forms that read, `$write`
+/// those that may write.
 macro_rules! tracked_kind {
     (read: [$($read:ty),*], write: [$($write:ty),*]) => {
         $(
-            impl<'v, T> DeviceArg for $read {
-                type Prepared<'a> = PreparedBuffer<'a> where Self: 'a;
-
-                #[inline]
-                fn prepare<'a>(
-                    &'a mut self,
-                    stream: &Arc<CudaStream>,
-                ) -> Result<PreparedBuffer<'a>, Error> {
-                    let (buffer, offset, _) = Tracked::parts(&*self);
-                    buffer.prepare_use(stream, offset, false)
-                }
-            }
+            tracked_kind!(@arg $read, false);
             impl<'v, T> ConstPtr<T> for $read {}
         )*
         $(
-            impl<'v, T> DeviceArg for $write {
-                type Prepared<'a> = PreparedBuffer<'a> where Self: 'a;
-
-                #[inline]
-                fn prepare<'a>(
-                    &'a mut self,
-                    stream: &Arc<CudaStream>,
-                ) -> Result<PreparedBuffer<'a>, Error> {
-                    let (buffer, offset, _) = Tracked::parts(&*self);
-                    buffer.prepare_use(stream, offset, true)
-                }
-            }
+            tracked_kind!(@arg $write, true);
             impl<'v, T> ConstPtr<T> for $write {}
             impl<'v, T> MutPtr<T> for $write {}
         )*
+    };
+    (@arg $ty:ty, $write:literal) => {
+        impl<'v, T> DeviceArg for $ty {
+            type Prepared<'a> = PreparedBuffer<'a> where Self: 'a;
+
+            #[inline]
+            fn prepare<'a>(
+                &'a mut self,
+                stream: &Arc<CudaStream>,
+            ) -> Result<PreparedBuffer<'a>, Error> {
+                let (buffer, offset, _) = Tracked::parts(&*self);
+                buffer.prepare_use(stream, offset, $write)
+            }
+        }
     };
 }
 
