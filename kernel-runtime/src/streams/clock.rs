@@ -141,13 +141,6 @@ impl Use {
             .context()
             .bind_to_thread()
             .call("cuCtxSetCurrent")?;
-        let use_captured = self.slot.replay.is_some()
-            && (self.slot.retired.load(Ordering::Acquire) || !capturing(&self.slot.stream)?);
-        if let (true, Some(replay)) = (use_captured, &self.slot.replay) {
-            replay.mark().order_before(waiter, write)?;
-            self.waited.push(Arc::clone(waiter));
-            return Ok(());
-        }
         // A capture stream waited for its replay stream before the capture began, and the
         // graph replays there after anything queued on it now.
         if waiter
@@ -157,8 +150,15 @@ impl Use {
         {
             return Ok(());
         }
+        // A retired capture stream's handle is never used again (it captures nothing).
+        let use_capturing =
+            !self.slot.retired.load(Ordering::Acquire) && capturing(&self.slot.stream)?;
+        if let (false, Some(replay)) = (use_capturing, &self.slot.replay) {
+            replay.mark().order_before(waiter, write)?;
+            self.waited.push(Arc::clone(waiter));
+            return Ok(());
+        }
         let waiter_capturing = capturing(&waiter.stream)?;
-        let use_capturing = capturing(&self.slot.stream)?;
         if use_capturing && !waiter_capturing {
             return Ok(());
         }
@@ -248,17 +248,7 @@ thread_local! {
 /// The clock of `stream`.
 pub(crate) fn slot_of(stream: &Arc<CudaStream>) -> Arc<Slot> {
     let epoch = EPOCH.load(Ordering::Acquire);
-    if let Some(hit) = LAST.with_borrow_mut(|last| {
-        if last.epoch != epoch {
-            last.slots.clear();
-            last.epoch = epoch;
-        }
-        last.slots
-            .iter()
-            .rev()
-            .find(|s| same(&s.stream, stream))
-            .cloned()
-    }) {
+    if let Some(hit) = recent(epoch, stream, Arc::clone) {
         return hit;
     }
     let slot = {
@@ -288,18 +278,29 @@ pub(crate) fn slot_of(stream: &Arc<CudaStream>) -> Arc<Slot> {
     slot
 }
 
+/// `f` of `stream`'s clock if this thread used the stream lately (the thread's cache is
+/// emptied first when a capture clock was removed since it was filled).
+#[inline]
+fn recent<R>(epoch: u64, stream: &CudaStream, f: impl FnOnce(&Arc<Slot>) -> R) -> Option<R> {
+    LAST.with_borrow_mut(|last| {
+        if last.epoch != epoch {
+            last.slots.clear();
+            last.epoch = epoch;
+        }
+        last.slots
+            .iter()
+            .rev()
+            .find(|s| same(&s.stream, stream))
+            .map(f)
+    })
+}
+
 /// The address of `stream`'s clock, for comparing (found without a new handle when this
 /// thread used the stream lately).
 #[inline]
 pub(crate) fn slot_ptr(stream: &Arc<CudaStream>) -> *const Slot {
-    let epoch = EPOCH.load(Ordering::Acquire);
-    let hit = LAST.with_borrow(|last| {
-        (last.epoch == epoch)
-            .then(|| last.slots.iter().rev().find(|s| same(&s.stream, stream)))
-            .flatten()
-            .map(Arc::as_ptr)
-    });
-    hit.unwrap_or_else(|| Arc::as_ptr(&slot_of(stream)))
+    recent(EPOCH.load(Ordering::Acquire), stream, Arc::as_ptr)
+        .unwrap_or_else(|| Arc::as_ptr(&slot_of(stream)))
 }
 
 fn new_slot(stream: &Arc<CudaStream>, replay: Option<Arc<Slot>>) -> Arc<Slot> {
