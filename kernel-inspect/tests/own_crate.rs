@@ -76,13 +76,13 @@ extern "C" cudaError_t launch_scale(float* x, float a, int n, cudaStream_t s) {
 
 const MAIN_RS: &str = r##"use std::sync::Arc;
 
-use cuda_kernel_runtime::{CudaSlice, CudaStream, Error, Gpu, Launch, cuda_module, include_kernels};
+use cuda_kernel_runtime::{CudaStream, Error, Gpu, Launch, TrackedBuffer, cuda_module, include_kernels};
 
 include_kernels!(scale);
 
 cuda_kernel_runtime::host_functions!(scale {
     /// Scales `x[0..n)` by `a` with a launch from host code.
-    pub fn launch_scale(x: &mut CudaSlice<f32>, a: f32, n: i32, s: &Arc<CudaStream>)
+    pub fn launch_scale(x: &mut TrackedBuffer<f32>, a: f32, n: i32, s: &Arc<CudaStream>)
         -> Result<(), Error>;
 });
 
