@@ -3,8 +3,10 @@
 //! tile (edge tiles partly outside the tensor), packed and from rows padded to a pitch, and
 //! the copy is compared element by element with the random input; an im2col map gives, for
 //! every tap of a 3 x 2 filter with padding, the columns of an NHWC tensor (zeros in the
-//! padding), compared with the CPU's im2col; the descriptor rules the driver would refuse are
-//! errors before it sees them, and the driver refuses what the rules refuse.
+//! padding), compared with the CPU's im2col; a launch passing a map orders the map's buffer
+//! with work on other streams (a read map waits for a late write, a store map for a late read,
+//! and a later read for the store); the descriptor rules the driver would refuse are errors
+//! before it sees them, and the driver refuses what the rules refuse.
 //!
 //! Skips (with the reason) without a GPU or below compute capability 9.0; fails when
 //! `KERNEL_REQUIRE_GPU=1`.
@@ -71,6 +73,77 @@ fn tiles_of_a_matrix_through_a_tensor_map() -> Result<(), Error> {
     // SAFETY: as above.
     unsafe { k.tma_tiles(&grid(rows, cols), &map, &mut out, rows as i32, cols as i32)? };
     assert_eq!(gpu.download(&out)?, host);
+    Ok(())
+}
+
+/// About 10 ms of spinning on an H100: long enough that a launch on another stream, queued
+/// right after, would overtake the spinning kernel if nothing ordered the two.
+const LATE: i64 = 20_000_000;
+
+fn elementwise(n: usize) -> Launch {
+    Launch::new((n as u32).div_ceil(256), 256)
+}
+
+#[test]
+fn a_read_map_waits_for_a_write_on_another_stream() -> Result<(), Error> {
+    let Some(gpu) = gpu_at_least_or_skip(9, "TMA") else {
+        return Ok(());
+    };
+    let (rows, cols) = (701usize, 1000usize);
+    let n = rows * cols;
+    let host = Rng::with_seed(75).nonzero_f32s(n);
+    let staging = gpu.upload(&host)?;
+    let mut src = gpu.zeros::<f32>(n)?;
+    let (a, b) = (
+        gpu.with_stream(&gpu.new_stream()?),
+        gpu.with_stream(&gpu.new_stream()?),
+    );
+    let (on_a, on_b) = (tma::load(&a)?, tma::load(&b)?);
+    // SAFETY: both buffers hold n values; the kernel reads and writes index < n.
+    unsafe { on_a.late_copy(&elementwise(n), &staging, &mut src, n as i32, LATE)? };
+    // The map's launch on stream b reads `src`: it waits for the late write on stream a.
+    let map = TensorMap::tiled(&src, &[cols as u64, rows as u64], &[TILE, TILE])?;
+    let mut out = gpu.zeros::<f32>(n)?;
+    // SAFETY: the kernel writes out[y * cols + x] for y < rows, x < cols; out holds that.
+    unsafe { on_b.tma_tiles(&grid(rows, cols), &map, &mut out, rows as i32, cols as i32)? };
+    assert_eq!(gpu.download(&out)?, host);
+    Ok(())
+}
+
+#[test]
+fn a_write_map_waits_for_reads_and_is_waited_for() -> Result<(), Error> {
+    let Some(gpu) = gpu_at_least_or_skip(9, "TMA") else {
+        return Ok(());
+    };
+    let (rows, cols) = (701usize, 1000usize);
+    let n = rows * cols;
+    let mut r = Rng::with_seed(77);
+    let (first, second) = (r.nonzero_f32s(n), r.nonzero_f32s(n));
+    let mut dst = gpu.upload(&first)?;
+    let next = gpu.upload(&second)?;
+    let mut snapshot = gpu.zeros::<f32>(n)?;
+    let (a, b) = (
+        gpu.with_stream(&gpu.new_stream()?),
+        gpu.with_stream(&gpu.new_stream()?),
+    );
+    let (on_a, on_b) = (tma::load(&a)?, tma::load(&b)?);
+    // SAFETY: both buffers hold n values; the kernel reads and writes index < n.
+    unsafe { on_a.late_copy(&elementwise(n), &dst, &mut snapshot, n as i32, LATE)? };
+    {
+        // The store through the map on stream b waits for the late read on stream a.
+        let map = TensorMap::tiled_mut(
+            &mut dst,
+            &[cols as u64, rows as u64],
+            &[TILE, TILE],
+            &TensorMapOptions::default(),
+        )?;
+        // SAFETY: the kernel reads next[y * cols + x] for y < rows, x < cols; the map's
+        // stores are clipped to the tensor.
+        unsafe { on_b.tma_store_tiles(&grid(rows, cols), &next, &map, rows as i32, cols as i32)? };
+    }
+    // A read on stream a waits for the store on stream b.
+    assert_eq!(a.download(&dst)?, second);
+    assert_eq!(gpu.download(&snapshot)?, first);
     Ok(())
 }
 

@@ -1,6 +1,7 @@
 //! Runtime benchmarks, comparable to the native anchors: launch cost (generated-stub path with
 //! the default buffers and with cudarc's, by-name path, cudarc's builder, raw `cuLaunchKernel`,
-//! all in one process on one stream),
+//! all in one process on one stream, timed back to back and again as the host's cost in short
+//! bursts),
 //! module load against `cuModuleLoadData` of the same bytes, pinned 256 MiB copies against raw
 //! driver copies, graph replay against a graph captured from raw launches, and launches
 //! alternating between two streams (raw, with cudarc's event tracking, with `TrackedBuffer`s,
@@ -26,10 +27,24 @@ use std::time::Instant;
 use common::{FATBIN, SPEC, TestKernels, idx};
 use cuda_kernel_runtime::cudarc::driver::{PushKernelArg, result, sys};
 use cuda_kernel_runtime::{Gpu, Launch, RawDevicePtr, RawModule};
-use kernel_test_support::bench::{fastest, median, per_call_us, report};
+use kernel_test_support::bench::{fastest, host_us_per_call, median, per_call_us, report};
 
 const LAUNCHES: usize = 200_000;
 const REPS: usize = 9;
+/// Launches per timed burst when the host's own cost is measured: few enough that the
+/// device's queue never fills (a full queue would time the GPU's launch rate instead).
+const BURST: usize = 256;
+
+/// How a launch path is timed.
+#[derive(Clone, Copy, PartialEq)]
+enum Timing {
+    /// Back to back, the queue drained at the end: bounded by the device's launch rate once
+    /// its queue is full.
+    BackToBack,
+    /// In bursts of [`BURST`], the device drained between bursts outside the timing: the
+    /// host's cost per launch.
+    Bursts,
+}
 
 fn ck(r: sys::CUresult) -> Result<(), cuda_kernel_runtime::Error> {
     r.result()
@@ -46,20 +61,32 @@ fn main() {
         gpu.arch(),
         Gpu::driver_version().unwrap()
     );
-    let launch = bench_launch(&gpu);
+    let launch = bench_launch(&gpu, Timing::BackToBack);
+    let host = bench_launch(&gpu, Timing::Bursts);
     let load = bench_load(&gpu);
     let copy = bench_copies(&gpu);
     let graph = bench_graph(&gpu);
     // Last: it turns the context's event tracking off for good.
     let streams = bench_streams(&gpu);
     println!(
-        "BENCH_SUMMARY {{\"stub_over_raw\":{:.4},\"stub_cuda_slice_over_raw\":{:.4},\"load_over_raw\":{:.4},\"spec_load_over_raw\":{:.4},\"pinned_h2d_over_raw\":{:.4},\"pinned_d2h_over_raw\":{:.4},\"graph_over_raw\":{:.4},\"two_streams_default_over_raw\":{:.4},\"two_streams_cuda_slice_over_raw\":{:.4},\"two_streams_manual_over_raw\":{:.4}}}",
-        launch.0, launch.1, load.0, load.1, copy.0, copy.1, graph, streams.0, streams.1, streams.2
+        "BENCH_SUMMARY {{\"stub_over_raw\":{:.4},\"stub_cuda_slice_over_raw\":{:.4},\"host_stub_over_raw\":{:.4},\"host_stub_cuda_slice_over_raw\":{:.4},\"load_over_raw\":{:.4},\"spec_load_over_raw\":{:.4},\"pinned_h2d_over_raw\":{:.4},\"pinned_d2h_over_raw\":{:.4},\"graph_over_raw\":{:.4},\"two_streams_default_over_raw\":{:.4},\"two_streams_cuda_slice_over_raw\":{:.4},\"two_streams_manual_over_raw\":{:.4}}}",
+        launch.0,
+        launch.1,
+        host.0,
+        host.1,
+        load.0,
+        load.1,
+        copy.0,
+        copy.1,
+        graph,
+        streams.0,
+        streams.1,
+        streams.2
     );
 }
 
 /// Returns (stub / raw with the default buffers, stub / raw with cudarc's).
-fn bench_launch(gpu: &Gpu) -> (f64, f64) {
+fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
     let k = TestKernels::load(gpu).unwrap();
     let by_name = k.0.kernel(idx::EMPTY4).unwrap();
     let func = by_name.cu_function();
@@ -78,7 +105,10 @@ fn bench_launch(gpu: &Gpu) -> (f64, f64) {
         shared_mem_bytes: 0,
     };
 
-    let time = |f: &mut dyn FnMut()| per_call_us(gpu, LAUNCHES, f);
+    let time = |f: &mut dyn FnMut()| match timing {
+        Timing::BackToBack => per_call_us(gpu, LAUNCHES, f),
+        Timing::Bursts => host_us_per_call(gpu, LAUNCHES, BURST, &mut |_| f()),
+    };
     // Warm up every path.
     for _ in 0..2000 {
         // SAFETY: empty4 ignores its arguments.
@@ -136,20 +166,35 @@ fn bench_launch(gpu: &Gpu) -> (f64, f64) {
     let [stub_min, named_min, builder_min, raw_min, slice_min] =
         samples.each_ref().map(|v| fastest(v));
     let [stub, named, builder, raw, slice] = samples.map(median);
-    println!("-- launch: {LAUNCHES} back-to-back launches of empty4 (4 args), median of {REPS}");
-    report("launch.stub_us", stub, "us/launch");
-    report("launch.stub_cuda_slice_us", slice, "us/launch");
-    report("launch.by_name_us", named, "us/launch");
-    report("launch.cudarc_builder_us", builder, "us/launch");
-    report("launch.raw_cuLaunchKernel_us", raw, "us/launch");
-    report("launch.stub_over_raw", stub / raw, "x");
-    report("launch.stub_cuda_slice_over_raw", slice / raw, "x");
-    report("launch.stub_min_us", stub_min, "us/launch");
-    report("launch.stub_cuda_slice_min_us", slice_min, "us/launch");
-    report("launch.by_name_min_us", named_min, "us/launch");
-    report("launch.cudarc_builder_min_us", builder_min, "us/launch");
-    report("launch.raw_cuLaunchKernel_min_us", raw_min, "us/launch");
-    report("launch.stub_over_raw_min", stub_min / raw_min, "x");
+    let section = match timing {
+        Timing::BackToBack => {
+            println!(
+                "-- launch: {LAUNCHES} back-to-back launches of empty4 (4 args), median of {REPS}"
+            );
+            "launch"
+        }
+        Timing::Bursts => {
+            println!(
+                "-- launch, host cost: {LAUNCHES} launches of empty4 (4 args) in bursts of {BURST}, the device drained between bursts outside the timing, median of {REPS}"
+            );
+            "launch_host"
+        }
+    };
+    let r = |name: &str, value: f64, unit: &str| report(&format!("{section}.{name}"), value, unit);
+    r("stub_us", stub, "us/launch");
+    r("stub_cuda_slice_us", slice, "us/launch");
+    r("by_name_us", named, "us/launch");
+    r("cudarc_builder_us", builder, "us/launch");
+    r("raw_cuLaunchKernel_us", raw, "us/launch");
+    r("stub_over_raw", stub / raw, "x");
+    r("stub_cuda_slice_over_raw", slice / raw, "x");
+    r("cudarc_builder_over_raw", builder / raw, "x");
+    r("stub_min_us", stub_min, "us/launch");
+    r("stub_cuda_slice_min_us", slice_min, "us/launch");
+    r("by_name_min_us", named_min, "us/launch");
+    r("cudarc_builder_min_us", builder_min, "us/launch");
+    r("raw_cuLaunchKernel_min_us", raw_min, "us/launch");
+    r("stub_over_raw_min", stub_min / raw_min, "x");
     (stub / raw, slice / raw)
 }
 
@@ -379,22 +424,7 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64, f64) {
         .map(|s| TestKernels(k.0.with_stream(s)))
         .collect();
     let cfg = Launch::new(1, 32);
-    // Host cost per launch: bursts short enough that the device's queue never fills (a full
-    // queue would time the GPU's launch rate instead), the device drained between bursts
-    // outside the timing.
-    const BURST: usize = 256;
-    let time = |f: &mut dyn FnMut(usize)| {
-        let mut host = 0.0;
-        for _ in 0..LAUNCHES / BURST {
-            let start = Instant::now();
-            for i in 0..BURST {
-                f(i & 1);
-            }
-            host += start.elapsed().as_secs_f64();
-            gpu.synchronize_device().unwrap();
-        }
-        host * 1e6 / (LAUNCHES / BURST * BURST) as f64
-    };
+    let time = |f: &mut dyn FnMut(usize)| host_us_per_call(gpu, LAUNCHES, BURST, &mut |i| f(i & 1));
     // cudarc's buffers, two per stream.
     let buffers = || -> Vec<_> {
         (0..2)

@@ -27,6 +27,36 @@ pub fn per_call_us(gpu: &Gpu, calls: usize, f: &mut dyn FnMut()) -> f64 {
     start.elapsed().as_secs_f64() * 1e6 / calls as f64
 }
 
+/// Microseconds of the host's time per call of `calls` calls of `f`, made in bursts of
+/// `burst` with the GPU drained between bursts outside the timing: what a call costs the
+/// host while the device keeps up, never the device's own rate once its queue is full.
+/// `f` gets the call's index within its burst.
+///
+/// # Panics
+/// When a synchronisation fails, or `burst` is 0.
+///
+/// ```no_run
+/// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+/// let mut n = 0u64;
+/// let us = kernel_test_support::bench::host_us_per_call(&gpu, 1024, 256, &mut |_| n += 1);
+/// assert!(us >= 0.0 && n == 1024);
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// ```
+pub fn host_us_per_call(gpu: &Gpu, calls: usize, burst: usize, f: &mut dyn FnMut(usize)) -> f64 {
+    assert!(burst > 0, "a burst makes at least one call");
+    let bursts = calls / burst;
+    let mut host = 0.0;
+    for _ in 0..bursts {
+        let start = Instant::now();
+        for i in 0..burst {
+            f(i);
+        }
+        host += start.elapsed().as_secs_f64();
+        gpu.synchronize_device().unwrap();
+    }
+    host * 1e6 / (bursts * burst) as f64
+}
+
 /// The middle sample (the upper one of the two middles for an even count).
 ///
 /// # Panics

@@ -76,3 +76,33 @@ extern "C" __global__ void im2col_columns(const __grid_constant__ CUtensorMap in
         if (m < total) out[((size_t)m * taps + tap) * CHANNELS + i % CHANNELS] = tile[i];
     }
 }
+
+// Copies in[i] to out[i] after spinning `cycles` clock cycles: a use of both buffers that
+// lasts long enough for work on another stream to overtake it if nothing orders the two.
+extern "C" __global__ void late_copy(const float* in, float* out, int n, long long cycles) {
+    long long start = clock64();
+    while (clock64() - start < cycles) {
+    }
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = in[i];
+}
+
+// The reverse of tma_tiles: each block reads one 32 x 32 tile of `in` (rows x cols, packed;
+// zeros outside) into shared memory and stores it through the tensor map
+// (`cp.async.bulk.tensor` shared to global, which clips the parts outside the tensor).
+extern "C" __global__ void tma_store_tiles(const float* in, const __grid_constant__ CUtensorMap out,
+                                           int rows, int cols) {
+    __shared__ alignas(128) float tile[TILE][TILE];
+    int x0 = blockIdx.x * TILE, y0 = blockIdx.y * TILE;
+    for (int i = threadIdx.x; i < TILE * TILE; i += blockDim.x) {
+        int y = y0 + i / TILE, x = x0 + i % TILE;
+        tile[i / TILE][i % TILE] = (y < rows && x < cols) ? in[(size_t)y * cols + x] : 0.0f;
+    }
+    cde::fence_proxy_async_shared_cta();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        cde::cp_async_bulk_tensor_2d_shared_to_global(&out, x0, y0, &tile);
+        cde::cp_async_bulk_commit_group();
+        cde::cp_async_bulk_wait_group_read<0>();
+    }
+}

@@ -240,12 +240,14 @@ fn method(
     });
     // Every argument goes to the runtime as one tuple, in the verified parameter order:
     // scalars, vector types and raw pointers as they are, other values (structs, a texture
-    // or surface object's handle) wrapped to be passed as they are, pointer arguments as given.
+    // or surface object's handle) wrapped to be passed as they are, pointer arguments and
+    // tensor maps (which order their buffer's uses) as given.
     let values = params.iter().map(|p| {
         let id = &p.ident;
         match &p.kind {
             ParamKind::Value(_) if p.bare => quote!(#id),
             ParamKind::Value(_) => quote!(#rt::ByValue(#id)),
+            ParamKind::Object { ordered: true, .. } => quote!(#id),
             ParamKind::Object { .. } => quote!(#rt::ByValue(#id.handle())),
             ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(#id),
         }

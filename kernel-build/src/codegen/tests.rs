@@ -295,6 +295,37 @@ fn texture_and_surface_parameters_take_the_runtime_objects() {
 }
 
 #[test]
+fn tensor_map_parameters_pass_the_map_itself() {
+    let mut parts = fixture();
+    parts.info.kernels.push(kernel(
+        "tile",
+        "tile",
+        vec![],
+        vec![
+            param(
+                "src",
+                CType::Scalar(Scalar::TensorMap),
+                "CUtensorMap",
+                0,
+                128,
+            ),
+            param("n", CType::Scalar(Scalar::I32), "int", 128, 4),
+        ],
+    ));
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(
+        has(
+            &out,
+            "src: &::cuda_kernel_runtime::TensorMap<'_, impl ::core::marker::Sized>"
+        ),
+        "{out}"
+    );
+    // The map is the argument (it orders its buffer's uses), not its handle by value.
+    assert!(has(&out, "cfg, (src, n))"), "{out}");
+    assert!(!has(&out, "src.handle()"), "{out}");
+}
+
+#[test]
 fn vouched_kernels_get_safe_stubs() {
     let mut opts = CodegenOptions::default();
     opts.safe_kernels.insert("saxpy".into());

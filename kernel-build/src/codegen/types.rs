@@ -43,6 +43,9 @@ pub(crate) enum ParamKind {
         object: TokenStream,
         /// `TextureHandle` or `SurfaceHandle`.
         handle: TokenStream,
+        /// The object is a kernel argument itself, which orders the memory it describes
+        /// across streams (a tensor map); otherwise its handle is passed by value.
+        ordered: bool,
     },
 }
 
@@ -135,22 +138,27 @@ pub(crate) fn param_kind(ty: &CType, rt: &TokenStream) -> ParamKind {
         CType::Scalar(Scalar::TexObject) => ParamKind::Object {
             object: quote!(#rt::TextureObject<impl ::core::marker::Sized>),
             handle: quote!(#rt::TextureHandle),
+            ordered: false,
         },
         CType::Scalar(Scalar::SurfObject) => ParamKind::Object {
             object: quote!(#rt::SurfaceObject<impl ::core::marker::Sized>),
             handle: quote!(#rt::SurfaceHandle),
+            ordered: false,
         },
         CType::Scalar(Scalar::TensorMap) => ParamKind::Object {
             object: quote!(#rt::TensorMap<'_, impl ::core::marker::Sized>),
             handle: quote!(#rt::TensorMapHandle),
+            ordered: true,
         },
         CType::Scalar(Scalar::GraphCondition) => ParamKind::Object {
             object: quote!(#rt::Condition<'_>),
             handle: quote!(#rt::ConditionHandle),
+            ordered: false,
         },
         CType::Scalar(Scalar::GraphExec) => ParamKind::Object {
             object: quote!(#rt::DeviceGraph<'_>),
             handle: quote!(#rt::GraphExecHandle),
+            ordered: false,
         },
         other => ParamKind::Value(value_tokens(other, rt)),
     }

@@ -1,18 +1,20 @@
 //! [`TensorMap`]: a TMA descriptor of a device buffer, tiled (`cuTensorMapEncodeTiled`) or
 //! im2col (`cuTensorMapEncodeIm2col`), encoded after [`super::rules`] has checked it.
 
-use std::marker::PhantomData;
+use std::sync::Arc;
 
-use cudarc::driver::DeviceRepr;
 use cudarc::driver::sys::{
     self, CUtensorMapDataType as D, CUtensorMapFloatOOBfill as Fill, CUtensorMapInterleave as I,
     CUtensorMapL2promotion as L2, CUtensorMapSwizzle as S,
 };
+use cudarc::driver::{CudaStream, DeviceRepr};
 
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 
 use super::rules::{Layout, Shape, check, packed_strides};
+use super::source::{Reads, Source, SourceUse, Writes};
 use crate::error::{DriverResultExt, Error};
+use crate::launch::args::{DeviceArg, PreparedArg};
 
 /// An element type TMA can move, with its `CUtensorMapDataType`.
 ///
@@ -183,8 +185,13 @@ pub struct TensorMapHandle([u64; 16]);
 unsafe impl DeviceRepr for TensorMapHandle {}
 
 /// A TMA descriptor of a device buffer of `T` (tiled, or im2col for convolutions), the buffer
-/// borrowed for as long as the descriptor lives. Dimensions are innermost first (a row-major `rows × cols` matrix is `[cols, rows]`);
-/// the box is the tile one copy moves to shared memory.
+/// borrowed for as long as the descriptor lives. Dimensions are innermost first (a row-major
+/// `rows × cols` matrix is `[cols, rows]`); the box is the tile one copy moves to shared memory.
+///
+/// A launch that passes the map orders the buffer's uses across streams as a pointer argument
+/// would: as a read for maps made by [`tiled`](Self::tiled), [`tiled_with`](Self::tiled_with)
+/// and [`im2col`](Self::im2col), as a write for maps made by [`tiled_mut`](Self::tiled_mut).
+/// (A map's [`handle`](Self::handle) passed by hand, or inside a struct, orders nothing.)
 ///
 /// ```no_run
 /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
@@ -195,13 +202,24 @@ unsafe impl DeviceRepr for TensorMapHandle {}
 /// assert_eq!(map.rank(), 2);
 /// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
-#[derive(Debug)]
 pub struct TensorMap<'a, T> {
     handle: TensorMapHandle,
     rank: usize,
     dims: Vec<u64>,
     box_dims: Vec<u32>,
-    _buffer: PhantomData<&'a T>,
+    /// The buffer, borrowed for `'a`, prepared for each launch that passes the map.
+    source: Box<dyn Source + 'a>,
+    _values: std::marker::PhantomData<&'a T>,
+}
+
+impl<T> std::fmt::Debug for TensorMap<'_, T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TensorMap")
+            .field("rank", &self.rank)
+            .field("dims", &self.dims)
+            .field("box_dims", &self.box_dims)
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a, T: TmaElement> TensorMap<'a, T> {
@@ -213,7 +231,7 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     /// let map = cuda_kernel_runtime::TensorMap::tiled(&v, &[4096], &[256])?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn tiled<M: DeviceMemory<T> + ?Sized>(
+    pub fn tiled<M: DeviceMemory<T> + Sync + ?Sized>(
         buffer: &'a M,
         dims: &[u64],
         box_dims: &[u32],
@@ -233,13 +251,14 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     /// let map = TensorMap::tiled_with(&m, &[1024, 64], &[64, 64], &opts)?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn tiled_with<M: DeviceMemory<T> + ?Sized>(
+    pub fn tiled_with<M: DeviceMemory<T> + Sync + ?Sized>(
         buffer: &'a M,
         dims: &[u64],
         box_dims: &[u32],
         opts: &TensorMapOptions,
     ) -> Result<Self, Error> {
-        encode(buffer, dims, Layout::Tiled { box_dims }, opts)
+        let encoded = encode(buffer, dims, Layout::Tiled { box_dims }, opts)?;
+        Ok(encoded.into_map(Box::new(Reads::new(buffer))))
     }
 
     /// An im2col map of an image tensor in `buffer` (`dims` innermost first: channels, 1 to 3
@@ -263,7 +282,7 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     /// assert_eq!(map.box_dims(), [64, 128]);
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn im2col<M: DeviceMemory<T> + ?Sized>(
+    pub fn im2col<M: DeviceMemory<T> + Sync + ?Sized>(
         buffer: &'a M,
         dims: &[u64],
         shape: &Im2colShape,
@@ -275,17 +294,38 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
             channels: shape.channels_per_pixel,
             pixels: shape.pixels_per_column,
         };
-        encode(buffer, dims, layout, opts)
+        let encoded = encode(buffer, dims, layout, opts)?;
+        Ok(encoded.into_map(Box::new(Reads::new(buffer))))
+    }
+}
+
+/// A descriptor encoded, before it keeps its buffer.
+struct Encoded {
+    handle: TensorMapHandle,
+    dims: Vec<u64>,
+    box_dims: Vec<u32>,
+}
+
+impl Encoded {
+    fn into_map<'a, T>(self, source: Box<dyn Source + 'a>) -> TensorMap<'a, T> {
+        TensorMap {
+            handle: self.handle,
+            rank: self.dims.len(),
+            dims: self.dims,
+            box_dims: self.box_dims,
+            source,
+            _values: std::marker::PhantomData,
+        }
     }
 }
 
 /// Checks and encodes a map of `buffer`.
-fn encode<'a, T: TmaElement, M: DeviceMemory<T> + ?Sized>(
-    buffer: &'a M,
+fn encode<T: TmaElement, M: DeviceMemory<T> + ?Sized>(
+    buffer: &M,
     dims: &[u64],
     layout: Layout<'_>,
     opts: &TensorMapOptions,
-) -> Result<TensorMap<'a, T>, Error> {
+) -> Result<Encoded, Error> {
     let elem = std::mem::size_of::<T>() as u64;
     let strides: Vec<u64> = match &opts.strides {
         Some(s) => s.clone(),
@@ -376,12 +416,10 @@ fn encode<'a, T: TmaElement, M: DeviceMemory<T> + ?Sized>(
     let raw = unsafe { raw.assume_init() };
     // SAFETY: both are 128 bytes of plain data.
     let words: [u64; 16] = unsafe { std::mem::transmute_copy(&raw) };
-    Ok(TensorMap {
+    Ok(Encoded {
         handle: TensorMapHandle(words),
-        rank: dims.len(),
         dims: dims.to_vec(),
         box_dims,
-        _buffer: PhantomData,
     })
 }
 
@@ -397,13 +435,14 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
     /// let map = TensorMap::tiled_mut(&mut out, &[64, 64], &[32, 32], &TensorMapOptions::default())?;
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
-    pub fn tiled_mut<M: DeviceMemoryMut<T> + ?Sized>(
+    pub fn tiled_mut<M: DeviceMemoryMut<T> + Send + ?Sized>(
         buffer: &'a mut M,
         dims: &[u64],
         box_dims: &[u32],
         opts: &TensorMapOptions,
     ) -> Result<Self, Error> {
-        Self::tiled_with(buffer, dims, box_dims, opts)
+        let encoded = encode(&*buffer, dims, Layout::Tiled { box_dims }, opts)?;
+        Ok(encoded.into_map(Box::new(Writes::new(buffer))))
     }
 }
 
@@ -459,5 +498,39 @@ impl<T> TensorMap<'_, T> {
     /// ```
     pub fn box_dims(&self) -> &[u32] {
         &self.box_dims
+    }
+}
+
+/// A map passed to a launch: its handle, and the prepared use of its buffer.
+pub struct PreparedMap<'m> {
+    handle: &'m TensorMapHandle,
+    source: SourceUse<'m>,
+}
+
+impl<'m, T> DeviceArg for &'m TensorMap<'_, T> {
+    type Prepared<'p>
+        = PreparedMap<'p>
+    where
+        Self: 'p;
+
+    #[inline]
+    fn prepare<'p>(&'p mut self, stream: &Arc<CudaStream>) -> Result<PreparedMap<'p>, Error> {
+        let map: &'m TensorMap<'_, T> = self;
+        Ok(PreparedMap {
+            handle: &map.handle,
+            source: map.source.prepare(stream)?,
+        })
+    }
+}
+
+impl PreparedArg for PreparedMap<'_> {
+    #[inline]
+    fn param_ptr(&self) -> *mut std::ffi::c_void {
+        std::ptr::from_ref(self.handle).cast_mut().cast()
+    }
+
+    #[inline]
+    fn finish(self, stream: &Arc<CudaStream>) -> Result<(), Error> {
+        self.source.finish(stream)
     }
 }

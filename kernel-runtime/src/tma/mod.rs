@@ -3,10 +3,12 @@
 //! `const __grid_constant__ CUtensorMap`; an im2col map feeds convolutions written as matrix
 //! products. Every rule `cuTensorMapEncodeTiled` and `cuTensorMapEncodeIm2col` impose is
 //! checked first ([`rules`]) and named in the error; the descriptor borrows its buffer, so
-//! the memory it points at outlives it.
+//! the memory it points at outlives it, and a launch passing it orders the buffer's uses
+//! across streams ([`source`]).
 
 mod map;
 mod rules;
+mod source;
 
 pub use map::{
     Im2colShape, Interleave, Swizzle, TensorMap, TensorMapHandle, TensorMapOptions, TmaElement,
