@@ -27,7 +27,9 @@ use std::time::Instant;
 use common::{FATBIN, SPEC, TestKernels, idx};
 use cuda_kernel_runtime::cudarc::driver::{PushKernelArg, result, sys};
 use cuda_kernel_runtime::{Gpu, Launch, RawDevicePtr, RawModule};
-use kernel_test_support::bench::{fastest, host_us_per_call, median, per_call_us, report};
+use kernel_test_support::bench::{
+    fastest, interleaved_bursts, median, paired_ratio, per_call_us, report,
+};
 
 const LAUNCHES: usize = 200_000;
 const REPS: usize = 9;
@@ -41,8 +43,8 @@ enum Timing {
     /// Back to back, the queue drained at the end: bounded by the device's launch rate once
     /// its queue is full.
     BackToBack,
-    /// In bursts of [`BURST`], the device drained between bursts outside the timing: the
-    /// host's cost per launch.
+    /// In bursts of [`BURST`], one of each path per round, the device drained after each
+    /// outside the timing: the host's cost per launch, compared round by round.
     Bursts,
 }
 
@@ -105,67 +107,77 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
         shared_mem_bytes: 0,
     };
 
-    let time = |f: &mut dyn FnMut()| match timing {
-        Timing::BackToBack => per_call_us(gpu, LAUNCHES, f),
-        Timing::Bursts => host_us_per_call(gpu, LAUNCHES, BURST, &mut |_| f()),
-    };
     // Warm up every path.
     for _ in 0..2000 {
         // SAFETY: empty4 ignores its arguments.
         unsafe { k.empty4(&cfg, &a, &mut b, n, s).unwrap() };
     }
     gpu.synchronize().unwrap();
-    // Paths: 0 stub, 1 by name, 2 cudarc builder, 3 raw, 4 stub over cudarc's buffers. Each
-    // repetition rotates the order, so that no path always runs first or right after the same
-    // other path.
-    let mut samples: [Vec<f64>; 5] = Default::default();
-    for rep in 0..REPS {
-        for turn in 0..5 {
-            let path = (rep + turn) % 5;
-            // SAFETY (all four): empty4(const float*, float*, int, float) ignores its arguments.
-            let t = match path {
-                0 => time(&mut || unsafe { k.empty4(&cfg, &a, &mut b, 0, 1.0).unwrap() }),
-                1 => time(&mut || unsafe {
-                    by_name.launch(&cfg, (&a, &mut b, 0i32, 1.0f32)).unwrap()
-                }),
-                2 => time(&mut || unsafe {
-                    stream
-                        .launch_builder(&cudarc_fn)
-                        .arg(&ca)
-                        .arg(&mut cb)
-                        .arg(&n)
-                        .arg(&s)
-                        .launch(cudarc_cfg)
-                        .unwrap();
-                }),
-                4 => time(&mut || unsafe { k.empty4(&cfg, &ca, &mut cb, 0, 1.0).unwrap() }),
-                _ => time(&mut || {
-                    let mut params: [*mut c_void; 4] = [
-                        (&raw mut pa).cast(),
-                        (&raw mut pb).cast(),
-                        (&raw mut n).cast(),
-                        (&raw mut s).cast(),
-                    ];
-                    unsafe {
-                        result::launch_kernel(
-                            func,
-                            (1, 1, 1),
-                            (32, 1, 1),
-                            0,
-                            stream.cu_stream(),
-                            &mut params,
-                        )
-                        .unwrap()
-                    };
-                }),
+    // Paths: 0 stub, 1 by name, 2 cudarc builder, 3 raw, 4 stub over cudarc's buffers.
+    let mut launch = |path: usize| match path {
+        // SAFETY (all five): empty4(const float*, float*, int, float) ignores its arguments.
+        0 => unsafe { k.empty4(&cfg, &a, &mut b, 0, 1.0).unwrap() },
+        1 => unsafe { by_name.launch(&cfg, (&a, &mut b, 0i32, 1.0f32)).unwrap() },
+        2 => unsafe {
+            stream
+                .launch_builder(&cudarc_fn)
+                .arg(&ca)
+                .arg(&mut cb)
+                .arg(&n)
+                .arg(&s)
+                .launch(cudarc_cfg)
+                .unwrap();
+        },
+        4 => unsafe { k.empty4(&cfg, &ca, &mut cb, 0, 1.0).unwrap() },
+        _ => {
+            let mut params: [*mut c_void; 4] = [
+                (&raw mut pa).cast(),
+                (&raw mut pb).cast(),
+                (&raw mut n).cast(),
+                (&raw mut s).cast(),
+            ];
+            unsafe {
+                result::launch_kernel(
+                    func,
+                    (1, 1, 1),
+                    (32, 1, 1),
+                    0,
+                    stream.cu_stream(),
+                    &mut params,
+                )
+                .unwrap()
             };
-            samples[path].push(t);
         }
-    }
-    // The fastest repetition of each path: the least disturbed by other work on the machine.
-    let [stub_min, named_min, builder_min, raw_min, slice_min] =
-        samples.each_ref().map(|v| fastest(v));
-    let [stub, named, builder, raw, slice] = samples.map(median);
+    };
+    let samples: Vec<Vec<f64>> = match timing {
+        // Each repetition rotates the order, so that no path always runs first or right after
+        // the same other path.
+        Timing::BackToBack => {
+            let mut samples = vec![Vec::new(); 5];
+            for rep in 0..REPS {
+                for turn in 0..5 {
+                    let path = (rep + turn) % 5;
+                    samples[path].push(per_call_us(gpu, LAUNCHES, &mut || launch(path)));
+                }
+            }
+            samples
+        }
+        Timing::Bursts => {
+            interleaved_bursts(gpu, LAUNCHES / BURST, BURST, 5, &mut |path, _| launch(path))
+        }
+    };
+    // Over raw: the ratio of the medians for whole repetitions, the median of the rounds'
+    // ratios for interleaved bursts.
+    let over = |path: usize| match timing {
+        Timing::BackToBack => median(samples[path].clone()) / median(samples[3].clone()),
+        Timing::Bursts => paired_ratio(&samples[path], &samples[3]),
+    };
+    let (stub_over, slice_over, builder_over) = (over(0), over(4), over(2));
+    // The fastest repetition (or burst) of each path: the least disturbed by other work.
+    let [stub_min, named_min, builder_min, raw_min, slice_min]: [f64; 5] =
+        std::array::from_fn(|p| fastest(&samples[p]));
+    let [stub, named, builder, raw, slice]: [f64; 5] =
+        std::array::from_fn(|p| median(samples[p].clone()));
     let section = match timing {
         Timing::BackToBack => {
             println!(
@@ -175,7 +187,7 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
         }
         Timing::Bursts => {
             println!(
-                "-- launch, host cost: {LAUNCHES} launches of empty4 (4 args) in bursts of {BURST}, the device drained between bursts outside the timing, median of {REPS}"
+                "-- launch, host cost: {LAUNCHES} launches of empty4 (4 args) per path in interleaved bursts of {BURST} (each round one burst of every path, the device drained after each outside the timing), medians over rounds"
             );
             "launch_host"
         }
@@ -186,16 +198,16 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
     r("by_name_us", named, "us/launch");
     r("cudarc_builder_us", builder, "us/launch");
     r("raw_cuLaunchKernel_us", raw, "us/launch");
-    r("stub_over_raw", stub / raw, "x");
-    r("stub_cuda_slice_over_raw", slice / raw, "x");
-    r("cudarc_builder_over_raw", builder / raw, "x");
+    r("stub_over_raw", stub_over, "x");
+    r("stub_cuda_slice_over_raw", slice_over, "x");
+    r("cudarc_builder_over_raw", builder_over, "x");
     r("stub_min_us", stub_min, "us/launch");
     r("stub_cuda_slice_min_us", slice_min, "us/launch");
     r("by_name_min_us", named_min, "us/launch");
     r("cudarc_builder_min_us", builder_min, "us/launch");
     r("raw_cuLaunchKernel_min_us", raw_min, "us/launch");
     r("stub_over_raw_min", stub_min / raw_min, "x");
-    (stub / raw, slice / raw)
+    (stub_over, slice_over)
 }
 
 fn load_cudarc_fn(gpu: &Gpu) -> cuda_kernel_runtime::cudarc::driver::CudaFunction {
@@ -410,11 +422,11 @@ fn bench_graph(gpu: &Gpu) -> f64 {
     ours / raw
 }
 
-/// The host's time per launch alternating between two streams: raw `cuLaunchKernel` and the
-/// stub with cudarc's event tracking on, then raw and the stub after `order_streams_manually`
-/// (the tracking is the context's: it cannot be measured after), with `TrackedBuffer`s in
-/// between. Returns (tracked buffers / raw, manual / raw).
-/// Returns (default, cudarc's buffers, streams ordered by hand) over raw.
+/// The host's time per launch alternating between two streams, each phase against raw
+/// `cuLaunchKernel` in the same rounds: the stub on the default buffers, on `CudaSlice`s with
+/// cudarc's event tracking, then after `order_streams_manually` (the tracking is the
+/// context's: it cannot be measured after). Returns (default, cudarc's buffers, streams
+/// ordered by hand) over raw.
 fn bench_streams(gpu: &Gpu) -> (f64, f64, f64) {
     let k = TestKernels::load(gpu).unwrap();
     let func = k.0.kernel(idx::EMPTY4).unwrap().cu_function();
@@ -424,7 +436,6 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64, f64) {
         .map(|s| TestKernels(k.0.with_stream(s)))
         .collect();
     let cfg = Launch::new(1, 32);
-    let time = |f: &mut dyn FnMut(usize)| host_us_per_call(gpu, LAUNCHES, BURST, &mut |i| f(i & 1));
     // cudarc's buffers, two per stream.
     let buffers = || -> Vec<_> {
         (0..2)
@@ -436,43 +447,40 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64, f64) {
             })
             .collect()
     };
-    // One phase: raw launches and `stub` (launching on stream i), alternating turns; (raw,
-    // stub) samples. The raw launches pass the first pair of buffers' addresses.
+    // One phase: raw launches and `stub` (launching on stream i) in interleaved bursts, the
+    // launches of a burst alternating between the streams; (raw, stub) per round. The raw
+    // launches pass the first pair of buffers' addresses.
     let phase = |first: (RawDevicePtr, RawDevicePtr),
                  stub: &mut dyn FnMut(usize)|
      -> (Vec<f64>, Vec<f64>) {
         let (mut pa, mut pb) = first;
         let (mut n, mut s) = (0i32, 1.0f32);
-        let (mut raw, mut ours) = (Vec::new(), Vec::new());
-        for rep in 0..REPS {
-            for turn in 0..2 {
-                // SAFETY: empty4 ignores its arguments.
-                if (rep + turn) % 2 == 0 {
-                    raw.push(time(&mut |i| {
-                        let mut params: [*mut c_void; 4] = [
-                            (&raw mut pa).cast(),
-                            (&raw mut pb).cast(),
-                            (&raw mut n).cast(),
-                            (&raw mut s).cast(),
-                        ];
-                        unsafe {
-                            result::launch_kernel(
-                                func,
-                                (1, 1, 1),
-                                (32, 1, 1),
-                                0,
-                                streams[i].cu_stream(),
-                                &mut params,
-                            )
-                            .unwrap()
-                        };
-                    }));
-                } else {
-                    ours.push(time(stub));
-                }
+        let mut launch = |path: usize, i: usize| {
+            if path == 1 {
+                return stub(i & 1);
             }
-        }
-        (raw, ours)
+            let mut params: [*mut c_void; 4] = [
+                (&raw mut pa).cast(),
+                (&raw mut pb).cast(),
+                (&raw mut n).cast(),
+                (&raw mut s).cast(),
+            ];
+            // SAFETY: empty4 ignores its arguments.
+            unsafe {
+                result::launch_kernel(
+                    func,
+                    (1, 1, 1),
+                    (32, 1, 1),
+                    0,
+                    streams[i & 1].cu_stream(),
+                    &mut params,
+                )
+                .unwrap()
+            };
+        };
+        let mut t = interleaved_bursts(gpu, LAUNCHES / BURST, BURST, 2, &mut launch);
+        let ours = t.pop().unwrap();
+        (t.pop().unwrap(), ours)
     };
     // The default buffers (`Gpu::zeros`): one event per stream, none while each stream keeps
     // its own.
@@ -515,11 +523,14 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64, f64) {
         // SAFETY: empty4 ignores its arguments.
         unsafe { on[i].empty4(&cfg, &*a, b, 0, 1.0).unwrap() };
     });
+    let own_over = paired_ratio(&own_us, &raw_own);
+    let slices_over = paired_ratio(&slices_us, &raw_slices);
+    let manual_over = paired_ratio(&manual, &raw_manual);
     let (raw_a, own_us) = (median(raw_own), median(own_us));
     let (raw_c, slices_us) = (median(raw_slices), median(slices_us));
     let (raw_b, manual_us) = (median(raw_manual), median(manual));
     println!(
-        "-- two streams: host time per launch of empty4 alternating between two streams, bursts of {BURST}, {LAUNCHES} launches, median of {REPS}"
+        "-- two streams: host time per launch of empty4 alternating between two streams, {LAUNCHES} launches per path in interleaved bursts of {BURST} (raw and ours each round), medians over rounds"
     );
     report(
         "streams.raw_cuLaunchKernel_us (phase 1)",
@@ -527,20 +538,20 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64, f64) {
         "us/launch",
     );
     report("streams.stub_default_us", own_us, "us/launch");
-    report("streams.default_over_raw", own_us / raw_a, "x");
+    report("streams.default_over_raw", own_over, "x");
     report(
         "streams.raw_cuLaunchKernel_us (phase 2)",
         raw_c,
         "us/launch",
     );
     report("streams.stub_cuda_slice_us", slices_us, "us/launch");
-    report("streams.cuda_slice_over_raw", slices_us / raw_c, "x");
+    report("streams.cuda_slice_over_raw", slices_over, "x");
     report(
         "streams.raw_cuLaunchKernel_us (phase 3)",
         raw_b,
         "us/launch",
     );
     report("streams.stub_manual_us", manual_us, "us/launch");
-    report("streams.manual_over_raw", manual_us / raw_b, "x");
-    (own_us / raw_a, slices_us / raw_c, manual_us / raw_b)
+    report("streams.manual_over_raw", manual_over, "x");
+    (own_over, slices_over, manual_over)
 }

@@ -27,34 +27,64 @@ pub fn per_call_us(gpu: &Gpu, calls: usize, f: &mut dyn FnMut()) -> f64 {
     start.elapsed().as_secs_f64() * 1e6 / calls as f64
 }
 
-/// Microseconds of the host's time per call of `calls` calls of `f`, made in bursts of
-/// `burst` with the GPU drained between bursts outside the timing: what a call costs the
-/// host while the device keeps up, never the device's own rate once its queue is full.
-/// `f` gets the call's index within its burst.
+/// The host's time, in microseconds per call, of several ways of doing one thing, measured
+/// in interleaved bursts: round `r` runs one burst of `burst` calls of each path, starting
+/// with path `r % paths.len()`, and drains the GPU after each burst outside the timing. A
+/// burst is short enough that the device's queue never fills (a full queue would time the
+/// device's own rate), and the paths of one round run within milliseconds of each other, so
+/// that slow drifts of a shared machine touch them alike; compare them round by round with
+/// [`paired_ratio`]. `f(path, i)` makes call `i` of a burst of path `path`. Returns, per
+/// path, one figure per round.
 ///
 /// # Panics
 /// When a synchronisation fails, or `burst` is 0.
 ///
 /// ```no_run
+/// use kernel_test_support::bench::{interleaved_bursts, paired_ratio};
 /// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
-/// let mut n = 0u64;
-/// let us = kernel_test_support::bench::host_us_per_call(&gpu, 1024, 256, &mut |_| n += 1);
-/// assert!(us >= 0.0 && n == 1024);
+/// let mut counts = [0u64; 2];
+/// let t = interleaved_bursts(&gpu, 8, 256, 2, &mut |path, _| counts[path] += 1);
+/// assert_eq!((t.len(), t[0].len(), counts), (2, 8, [2048, 2048]));
+/// let ratio = paired_ratio(&t[1], &t[0]);
+/// assert!(ratio > 0.0);
 /// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
-pub fn host_us_per_call(gpu: &Gpu, calls: usize, burst: usize, f: &mut dyn FnMut(usize)) -> f64 {
+pub fn interleaved_bursts(
+    gpu: &Gpu,
+    rounds: usize,
+    burst: usize,
+    paths: usize,
+    f: &mut dyn FnMut(usize, usize),
+) -> Vec<Vec<f64>> {
     assert!(burst > 0, "a burst makes at least one call");
-    let bursts = calls / burst;
-    let mut host = 0.0;
-    for _ in 0..bursts {
-        let start = Instant::now();
-        for i in 0..burst {
-            f(i);
+    let mut times = vec![Vec::with_capacity(rounds); paths];
+    for round in 0..rounds {
+        for turn in 0..paths {
+            let path = (round + turn) % paths;
+            let start = Instant::now();
+            for i in 0..burst {
+                f(path, i);
+            }
+            times[path].push(start.elapsed().as_secs_f64() * 1e6 / burst as f64);
+            gpu.synchronize_device().unwrap();
         }
-        host += start.elapsed().as_secs_f64();
-        gpu.synchronize_device().unwrap();
     }
-    host * 1e6 / (bursts * burst) as f64
+    times
+}
+
+/// The median, over rounds, of `a`'s figure over `b`'s in the same round.
+///
+/// # Panics
+/// When the two are empty or of different lengths.
+///
+/// ```
+/// let a = [2.0, 4.0, 9.0];
+/// let b = [1.0, 2.0, 3.0];
+/// assert_eq!(kernel_test_support::bench::paired_ratio(&a, &b), 2.0);
+/// ```
+pub fn paired_ratio(a: &[f64], b: &[f64]) -> f64 {
+    assert_eq!(a.len(), b.len(), "one figure per round on both sides");
+    median(a.iter().zip(b).map(|(a, b)| a / b).collect())
 }
 
 /// The middle sample (the upper one of the two middles for an even count).

@@ -3,7 +3,9 @@
 //!
 //! Both paths launch the argument-ignoring `empty4` 200,000 times back to back; each figure is
 //! the median of 9 repetitions, the two paths alternating with the first one swapped every
-//! repetition. Prints `BENCH {json}` lines. Without a GPU it says why and exits successfully
+//! repetition. Then the host's own cost: the same launches in interleaved bursts of 256 (one
+//! burst of each path per round, the device drained after each outside the timing), compared
+//! round by round. Prints `BENCH {json}` lines. Without a GPU it says why and exits successfully
 //! (unless `KERNEL_REQUIRE_GPU=1`).
 //!
 //! ```text
@@ -16,7 +18,9 @@ use std::ffi::c_void;
 
 use cuda_kernel_runtime::cudarc::driver::result;
 use cuda_kernel_runtime::{Launch, RawDevicePtr, RawModule, cuda_module};
-use kernel_test_support::bench::{fastest, median, per_call_us, report};
+use kernel_test_support::bench::{
+    fastest, interleaved_bursts, median, paired_ratio, per_call_us, report,
+};
 use kernel_test_support::gpu_or_skip;
 
 cuda_module! {
@@ -30,6 +34,7 @@ cuda_module! {
 
 const LAUNCHES: usize = 200_000;
 const REPS: usize = 9;
+const BURST: usize = 256;
 
 fn main() {
     let Some(gpu) = gpu_or_skip() else { return };
@@ -97,4 +102,24 @@ fn main() {
         stub_min / raw_min,
         "x",
     );
+
+    let mut t = interleaved_bursts(&gpu, LAUNCHES / BURST, BURST, 2, &mut |path, _| {
+        if path == 0 { stub() } else { raw() }
+    });
+    let (raw_host, stub_host) = (t.pop().unwrap(), t.pop().unwrap());
+    let over = paired_ratio(&stub_host, &raw_host);
+    println!(
+        "-- host cost of a cuda_module! stub: {LAUNCHES} launches of empty4 per path in interleaved bursts of {BURST}, medians over rounds"
+    );
+    report(
+        "launch_host.generated_stub_us",
+        median(stub_host),
+        "us/launch",
+    );
+    report(
+        "launch_host.raw_cuLaunchKernel_us",
+        median(raw_host),
+        "us/launch",
+    );
+    report("launch_host.generated_stub_over_raw", over, "x");
 }
