@@ -36,6 +36,8 @@ const REPS: usize = 9;
 /// Launches per timed burst when the host's own cost is measured: few enough that the
 /// device's queue never fills (a full queue would time the GPU's launch rate instead).
 const BURST: usize = 256;
+/// Launch paths compared on one stream.
+const PATHS: usize = 6;
 
 /// How a launch path is timed.
 #[derive(Clone, Copy, PartialEq)]
@@ -113,9 +115,12 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
         unsafe { k.empty4(&cfg, &a, &mut b, n, s).unwrap() };
     }
     gpu.synchronize().unwrap();
-    // Paths: 0 stub, 1 by name, 2 cudarc builder, 3 raw, 4 stub over cudarc's buffers.
+    // Paths: 0 stub, 1 by name, 2 cudarc builder, 3 raw, 4 stub over cudarc's buffers, 5 raw
+    // after the context check every safe path makes (cudarc's `bind_to_thread`: one
+    // `cuCtxGetCurrent`), to show what that check alone costs.
+    let ctx = gpu.context().clone();
     let mut launch = |path: usize| match path {
-        // SAFETY (all five): empty4(const float*, float*, int, float) ignores its arguments.
+        // SAFETY (all six): empty4(const float*, float*, int, float) ignores its arguments.
         0 => unsafe { k.empty4(&cfg, &a, &mut b, 0, 1.0).unwrap() },
         1 => unsafe { by_name.launch(&cfg, (&a, &mut b, 0i32, 1.0f32)).unwrap() },
         2 => unsafe {
@@ -130,6 +135,9 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
         },
         4 => unsafe { k.empty4(&cfg, &ca, &mut cb, 0, 1.0).unwrap() },
         _ => {
+            if path == 5 {
+                ctx.bind_to_thread().unwrap();
+            }
             let mut params: [*mut c_void; 4] = [
                 (&raw mut pa).cast(),
                 (&raw mut pb).cast(),
@@ -153,17 +161,19 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
         // Each repetition rotates the order, so that no path always runs first or right after
         // the same other path.
         Timing::BackToBack => {
-            let mut samples = vec![Vec::new(); 5];
+            let mut samples = vec![Vec::new(); PATHS];
             for rep in 0..REPS {
-                for turn in 0..5 {
-                    let path = (rep + turn) % 5;
+                for turn in 0..PATHS {
+                    let path = (rep + turn) % PATHS;
                     samples[path].push(per_call_us(gpu, LAUNCHES, &mut || launch(path)));
                 }
             }
             samples
         }
         Timing::Bursts => {
-            interleaved_bursts(gpu, LAUNCHES / BURST, BURST, 5, &mut |path, _| launch(path))
+            interleaved_bursts(gpu, LAUNCHES / BURST, BURST, PATHS, &mut |path, _| {
+                launch(path)
+            })
         }
     };
     // Over raw: the ratio of the medians for whole repetitions, the median of the rounds'
@@ -172,11 +182,11 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
         Timing::BackToBack => median(samples[path].clone()) / median(samples[3].clone()),
         Timing::Bursts => paired_ratio(&samples[path], &samples[3]),
     };
-    let (stub_over, slice_over, builder_over) = (over(0), over(4), over(2));
+    let (stub_over, slice_over, builder_over, bind_over) = (over(0), over(4), over(2), over(5));
     // The fastest repetition (or burst) of each path: the least disturbed by other work.
-    let [stub_min, named_min, builder_min, raw_min, slice_min]: [f64; 5] =
+    let [stub_min, named_min, builder_min, raw_min, slice_min, _]: [f64; PATHS] =
         std::array::from_fn(|p| fastest(&samples[p]));
-    let [stub, named, builder, raw, slice]: [f64; 5] =
+    let [stub, named, builder, raw, slice, bind]: [f64; PATHS] =
         std::array::from_fn(|p| median(samples[p].clone()));
     let section = match timing {
         Timing::BackToBack => {
@@ -198,9 +208,11 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
     r("by_name_us", named, "us/launch");
     r("cudarc_builder_us", builder, "us/launch");
     r("raw_cuLaunchKernel_us", raw, "us/launch");
+    r("raw_after_context_check_us", bind, "us/launch");
     r("stub_over_raw", stub_over, "x");
     r("stub_cuda_slice_over_raw", slice_over, "x");
     r("cudarc_builder_over_raw", builder_over, "x");
+    r("raw_after_context_check_over_raw", bind_over, "x");
     r("stub_min_us", stub_min, "us/launch");
     r("stub_cuda_slice_min_us", slice_min, "us/launch");
     r("by_name_min_us", named_min, "us/launch");
