@@ -37,7 +37,7 @@ const REPS: usize = 9;
 /// device's queue never fills (a full queue would time the GPU's launch rate instead).
 const BURST: usize = 256;
 /// Launch paths compared on one stream.
-const PATHS: usize = 6;
+const PATHS: usize = 7;
 
 /// How a launch path is timed.
 #[derive(Clone, Copy, PartialEq)]
@@ -117,10 +117,11 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
     gpu.synchronize().unwrap();
     // Paths: 0 stub, 1 by name, 2 cudarc builder, 3 raw, 4 stub over cudarc's buffers, 5 raw
     // after the context check every safe path makes (cudarc's `bind_to_thread`: one
-    // `cuCtxGetCurrent`), to show what that check alone costs.
+    // `cuCtxGetCurrent`), 6 the runtime's launch core alone (`Kernel::launch_raw`: validation,
+    // the context check, the launch; no argument handling), to show what each part costs.
     let ctx = gpu.context().clone();
     let mut launch = |path: usize| match path {
-        // SAFETY (all six): empty4(const float*, float*, int, float) ignores its arguments.
+        // SAFETY (all seven): empty4(const float*, float*, int, float) ignores its arguments.
         0 => unsafe { k.empty4(&cfg, &a, &mut b, 0, 1.0).unwrap() },
         1 => unsafe { by_name.launch(&cfg, (&a, &mut b, 0i32, 1.0f32)).unwrap() },
         2 => unsafe {
@@ -134,6 +135,15 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
                 .unwrap();
         },
         4 => unsafe { k.empty4(&cfg, &ca, &mut cb, 0, 1.0).unwrap() },
+        6 => {
+            let mut params: [*mut c_void; 4] = [
+                (&raw mut pa).cast(),
+                (&raw mut pb).cast(),
+                (&raw mut n).cast(),
+                (&raw mut s).cast(),
+            ];
+            unsafe { by_name.launch_raw(&cfg, &mut params).unwrap() };
+        }
         _ => {
             if path == 5 {
                 ctx.bind_to_thread().unwrap();
@@ -182,11 +192,12 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
         Timing::BackToBack => median(samples[path].clone()) / median(samples[3].clone()),
         Timing::Bursts => paired_ratio(&samples[path], &samples[3]),
     };
-    let (stub_over, slice_over, builder_over, bind_over) = (over(0), over(4), over(2), over(5));
+    let (stub_over, slice_over, builder_over) = (over(0), over(4), over(2));
+    let (bind_over, core_over) = (over(5), over(6));
     // The fastest repetition (or burst) of each path: the least disturbed by other work.
-    let [stub_min, named_min, builder_min, raw_min, slice_min, _]: [f64; PATHS] =
+    let [stub_min, named_min, builder_min, raw_min, slice_min, _, _]: [f64; PATHS] =
         std::array::from_fn(|p| fastest(&samples[p]));
-    let [stub, named, builder, raw, slice, bind]: [f64; PATHS] =
+    let [stub, named, builder, raw, slice, bind, core]: [f64; PATHS] =
         std::array::from_fn(|p| median(samples[p].clone()));
     let section = match timing {
         Timing::BackToBack => {
@@ -209,10 +220,12 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
     r("cudarc_builder_us", builder, "us/launch");
     r("raw_cuLaunchKernel_us", raw, "us/launch");
     r("raw_after_context_check_us", bind, "us/launch");
+    r("launch_core_us", core, "us/launch");
     r("stub_over_raw", stub_over, "x");
     r("stub_cuda_slice_over_raw", slice_over, "x");
     r("cudarc_builder_over_raw", builder_over, "x");
     r("raw_after_context_check_over_raw", bind_over, "x");
+    r("launch_core_over_raw", core_over, "x");
     r("stub_min_us", stub_min, "us/launch");
     r("stub_cuda_slice_min_us", slice_min, "us/launch");
     r("by_name_min_us", named_min, "us/launch");
