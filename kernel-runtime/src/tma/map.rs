@@ -170,8 +170,9 @@ pub struct Im2colShape {
     pub pixels_per_column: u32,
 }
 
-/// The 128-byte `CUtensorMap` a kernel takes as `const __grid_constant__ CUtensorMap`, as a
-/// stub passes it.
+/// The 128-byte `CUtensorMap` a kernel takes as `const __grid_constant__ CUtensorMap`: what
+/// the launch copies into the kernel's parameters, and the field type of a struct that holds
+/// one.
 ///
 /// ```
 /// assert_eq!(std::mem::size_of::<cuda_kernel_runtime::TensorMapHandle>(), 128);
@@ -447,7 +448,9 @@ impl<'a, T: TmaElement> TensorMap<'a, T> {
 }
 
 impl<T> TensorMap<'_, T> {
-    /// The descriptor a stub passes for a `CUtensorMap` parameter.
+    /// The 128-byte descriptor, for passing by hand (`ByValue(map.handle())`, or as a field
+    /// of a struct). A launch given the handle rather than the map does not order the map's
+    /// buffer with other streams; stubs take the map itself.
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
