@@ -21,14 +21,13 @@
 #[path = "../tests/common/mod.rs"]
 mod common;
 
-use std::ffi::c_void;
 use std::time::Instant;
 
 use common::{FATBIN, SPEC, TestKernels, idx};
 use cuda_kernel_runtime::cudarc::driver::{PushKernelArg, result, sys};
 use cuda_kernel_runtime::{Gpu, Launch, RawDevicePtr, RawModule};
 use kernel_test_support::bench::{
-    fastest, interleaved_bursts, median, paired_ratio, per_call_us, report,
+    Empty4Args, fastest, interleaved_bursts, median, paired_ratio, per_call_us, report,
 };
 
 const LAUNCHES: usize = 200_000;
@@ -101,7 +100,7 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
     let mut cb = gpu.stream().alloc_zeros::<f32>(1 << 18).unwrap();
     let cfg = Launch::new(1, 32);
     let stream = gpu.stream().clone();
-    let (mut pa, mut pb, mut n, mut s) = (RawDevicePtr::of(&a), RawDevicePtr::of(&b), 0i32, 1.0f32);
+    let mut raw_args = Empty4Args::new(RawDevicePtr::of(&a), RawDevicePtr::of(&b));
     let cudarc_fn = load_cudarc_fn(gpu);
     let cudarc_cfg = cuda_kernel_runtime::cudarc::driver::LaunchConfig {
         grid_dim: (1, 1, 1),
@@ -112,7 +111,7 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
     // Warm up every path.
     for _ in 0..2000 {
         // SAFETY: empty4 ignores its arguments.
-        unsafe { k.empty4(&cfg, &a, &mut b, n, s).unwrap() };
+        unsafe { k.empty4(&cfg, &a, &mut b, 0, 1.0).unwrap() };
     }
     gpu.synchronize().unwrap();
     // Paths: 0 stub, 1 by name, 2 cudarc builder, 3 raw, 4 stub over cudarc's buffers, 5 raw
@@ -129,42 +128,18 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
                 .launch_builder(&cudarc_fn)
                 .arg(&ca)
                 .arg(&mut cb)
-                .arg(&n)
-                .arg(&s)
+                .arg(&raw_args.n)
+                .arg(&raw_args.s)
                 .launch(cudarc_cfg)
                 .unwrap();
         },
         4 => unsafe { k.empty4(&cfg, &ca, &mut cb, 0, 1.0).unwrap() },
-        6 => {
-            let mut params: [*mut c_void; 4] = [
-                (&raw mut pa).cast(),
-                (&raw mut pb).cast(),
-                (&raw mut n).cast(),
-                (&raw mut s).cast(),
-            ];
-            unsafe { by_name.launch_raw(&cfg, &mut params).unwrap() };
-        }
+        6 => unsafe { by_name.launch_raw(&cfg, &mut raw_args.params()).unwrap() },
         _ => {
             if path == 5 {
                 ctx.bind_to_thread().unwrap();
             }
-            let mut params: [*mut c_void; 4] = [
-                (&raw mut pa).cast(),
-                (&raw mut pb).cast(),
-                (&raw mut n).cast(),
-                (&raw mut s).cast(),
-            ];
-            unsafe {
-                result::launch_kernel(
-                    func,
-                    (1, 1, 1),
-                    (32, 1, 1),
-                    0,
-                    stream.cu_stream(),
-                    &mut params,
-                )
-                .unwrap()
-            };
+            unsafe { raw_args.launch(func, stream.cu_stream()).unwrap() };
         }
     };
     let samples: Vec<Vec<f64>> = match timing {
@@ -186,10 +161,11 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
             })
         }
     };
+    let medians: [f64; PATHS] = std::array::from_fn(|p| median(samples[p].clone()));
     // Over raw: the ratio of the medians for whole repetitions, the median of the rounds'
     // ratios for interleaved bursts.
     let over = |path: usize| match timing {
-        Timing::BackToBack => median(samples[path].clone()) / median(samples[3].clone()),
+        Timing::BackToBack => medians[path] / medians[3],
         Timing::Bursts => paired_ratio(&samples[path], &samples[3]),
     };
     let (stub_over, slice_over, builder_over) = (over(0), over(4), over(2));
@@ -197,8 +173,7 @@ fn bench_launch(gpu: &Gpu, timing: Timing) -> (f64, f64) {
     // The fastest repetition (or burst) of each path: the least disturbed by other work.
     let [stub_min, named_min, builder_min, raw_min, slice_min, _, _]: [f64; PATHS] =
         std::array::from_fn(|p| fastest(&samples[p]));
-    let [stub, named, builder, raw, slice, bind, core]: [f64; PATHS] =
-        std::array::from_fn(|p| median(samples[p].clone()));
+    let [stub, named, builder, raw, slice, bind, core] = medians;
     let section = match timing {
         Timing::BackToBack => {
             println!(
@@ -391,7 +366,7 @@ fn bench_graph(gpu: &Gpu) -> f64 {
         .kernel(idx::EMPTY4)
         .unwrap()
         .cu_function();
-    let (mut pa, mut pb, mut n, mut s) = (RawDevicePtr::of(&a), RawDevicePtr::of(&b), 0i32, 1.0f32);
+    let mut raw_args = Empty4Args::new(RawDevicePtr::of(&a), RawDevicePtr::of(&b));
     // SAFETY: raw capture on a private stream; everything is destroyed at the end.
     let (raw_exec, raw_stream) = unsafe {
         let cs = result::stream::create(result::stream::StreamKind::NonBlocking).unwrap();
@@ -401,13 +376,7 @@ fn bench_graph(gpu: &Gpu) -> f64 {
         )
         .unwrap();
         for _ in 0..KERNELS {
-            let mut params: [*mut c_void; 4] = [
-                (&raw mut pa).cast(),
-                (&raw mut pb).cast(),
-                (&raw mut n).cast(),
-                (&raw mut s).cast(),
-            ];
-            result::launch_kernel(func, (1, 1, 1), (32, 1, 1), 0, cs, &mut params).unwrap();
+            raw_args.launch(func, cs).unwrap();
         }
         let g = result::stream::end_capture(cs).unwrap();
         (
@@ -475,33 +444,13 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64, f64) {
     // One phase: raw launches and `stub` (launching on stream i) in interleaved bursts, the
     // launches of a burst alternating between the streams; (raw, stub) per round. The raw
     // launches pass the first pair of buffers' addresses.
-    let phase = |first: (RawDevicePtr, RawDevicePtr),
-                 stub: &mut dyn FnMut(usize)|
-     -> (Vec<f64>, Vec<f64>) {
-        let (mut pa, mut pb) = first;
-        let (mut n, mut s) = (0i32, 1.0f32);
+    let phase = |mut raw_args: Empty4Args, stub: &mut dyn FnMut(usize)| -> (Vec<f64>, Vec<f64>) {
         let mut launch = |path: usize, i: usize| {
             if path == 1 {
                 return stub(i & 1);
             }
-            let mut params: [*mut c_void; 4] = [
-                (&raw mut pa).cast(),
-                (&raw mut pb).cast(),
-                (&raw mut n).cast(),
-                (&raw mut s).cast(),
-            ];
             // SAFETY: empty4 ignores its arguments.
-            unsafe {
-                result::launch_kernel(
-                    func,
-                    (1, 1, 1),
-                    (32, 1, 1),
-                    0,
-                    streams[i & 1].cu_stream(),
-                    &mut params,
-                )
-                .unwrap()
-            };
+            unsafe { raw_args.launch(func, streams[i & 1].cu_stream()).unwrap() };
         };
         let mut t = interleaved_bursts(gpu, LAUNCHES / BURST, BURST, 2, &mut launch);
         let ours = t.pop().unwrap();
@@ -517,7 +466,7 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64, f64) {
             )
         })
         .collect();
-    let first = (RawDevicePtr::of(&own[0].0), RawDevicePtr::of(&own[0].1));
+    let first = Empty4Args::new(RawDevicePtr::of(&own[0].0), RawDevicePtr::of(&own[0].1));
     let (raw_own, own_us) = phase(first, &mut |i| {
         let (a, b) = &mut own[i];
         // SAFETY: empty4 ignores its arguments.
@@ -525,7 +474,7 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64, f64) {
     });
     // cudarc's buffers with its per-buffer events.
     let mut slices = buffers();
-    let first = (
+    let first = Empty4Args::new(
         RawDevicePtr::of(&slices[0].0),
         RawDevicePtr::of(&slices[0].1),
     );
@@ -539,7 +488,7 @@ fn bench_streams(gpu: &Gpu) -> (f64, f64, f64) {
     unsafe { gpu.order_streams_manually() };
     assert!(!gpu.tracks_buffer_events());
     let mut manual_bufs = buffers();
-    let first = (
+    let first = Empty4Args::new(
         RawDevicePtr::of(&manual_bufs[0].0),
         RawDevicePtr::of(&manual_bufs[0].1),
     );

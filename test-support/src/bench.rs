@@ -1,9 +1,93 @@
-//! What the benchmarks share: timing back-to-back calls, the summary statistics they report,
-//! and the report line, human-readable and as `BENCH {json}` for machines.
+//! What the benchmarks share: timing back-to-back calls and interleaved bursts, the raw
+//! `cuLaunchKernel` of their `empty4` kernel, the summary statistics they report, and the
+//! report line, human-readable and as `BENCH {json}` for machines.
 
+use std::ffi::c_void;
 use std::time::Instant;
 
-use cuda_kernel_runtime::Gpu;
+use cuda_kernel_runtime::cudarc::driver::{DriverError, result, sys};
+use cuda_kernel_runtime::{Gpu, RawDevicePtr};
+
+/// The four arguments of the benchmarks' `empty4(const float*, float*, int, float)` kernel,
+/// which ignores them, for raw `cuLaunchKernel` calls beside the runtime's launch paths.
+///
+/// ```no_run
+/// # use cuda_kernel_runtime::{Gpu, RawDevicePtr};
+/// # let gpu = Gpu::new(0)?;
+/// # let func: cuda_kernel_runtime::cudarc::driver::sys::CUfunction = std::ptr::null_mut();
+/// let (a, b) = (gpu.zeros::<f32>(32)?, gpu.zeros::<f32>(32)?);
+/// let mut args = kernel_test_support::bench::Empty4Args::new(RawDevicePtr::of(&a), RawDevicePtr::of(&b));
+/// // SAFETY: `func` is an `empty4` of the current context.
+/// unsafe { args.launch(func, gpu.stream().cu_stream()) }.unwrap();
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// ```
+pub struct Empty4Args {
+    /// `const float* a`.
+    pub a: RawDevicePtr,
+    /// `float* b`.
+    pub b: RawDevicePtr,
+    /// `int n`.
+    pub n: i32,
+    /// `float s`.
+    pub s: f32,
+}
+
+impl Empty4Args {
+    /// The buffers `a` and `b`, `n = 0` and `s = 1`.
+    ///
+    /// ```
+    /// let args = kernel_test_support::bench::Empty4Args::new(
+    ///     cuda_kernel_runtime::RawDevicePtr::NULL,
+    ///     cuda_kernel_runtime::RawDevicePtr::NULL,
+    /// );
+    /// assert_eq!((args.n, args.s), (0, 1.0));
+    /// ```
+    pub fn new(a: RawDevicePtr, b: RawDevicePtr) -> Self {
+        Empty4Args { a, b, n: 0, s: 1.0 }
+    }
+
+    /// The parameter pointers `cuLaunchKernel` takes, into `self`.
+    ///
+    /// ```
+    /// let null = cuda_kernel_runtime::RawDevicePtr::NULL;
+    /// let mut args = kernel_test_support::bench::Empty4Args::new(null, null);
+    /// assert!(args.params().iter().all(|p| !p.is_null()));
+    /// ```
+    pub fn params(&mut self) -> [*mut c_void; 4] {
+        [
+            (&raw mut self.a).cast(),
+            (&raw mut self.b).cast(),
+            (&raw mut self.n).cast(),
+            (&raw mut self.s).cast(),
+        ]
+    }
+
+    /// `cuLaunchKernel` of `func` with one block of 32 threads on `stream`.
+    ///
+    /// # Safety
+    /// `func` must be a kernel taking `(const float*, float*, int, float)` that touches no
+    /// memory through them (`empty4`), of the context current to this thread.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let func: cuda_kernel_runtime::cudarc::driver::sys::CUfunction = std::ptr::null_mut();
+    /// let null = cuda_kernel_runtime::RawDevicePtr::NULL;
+    /// let mut args = kernel_test_support::bench::Empty4Args::new(null, null);
+    /// // SAFETY: `func` is an `empty4` of the current context.
+    /// unsafe { args.launch(func, gpu.stream().cu_stream()) }.unwrap();
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    #[inline]
+    pub unsafe fn launch(
+        &mut self,
+        func: sys::CUfunction,
+        stream: sys::CUstream,
+    ) -> Result<(), DriverError> {
+        let mut params = self.params();
+        // SAFETY: forwarded to the caller; `params` points into `self`, alive across the call.
+        unsafe { result::launch_kernel(func, (1, 1, 1), (32, 1, 1), 0, stream, &mut params) }
+    }
+}
 
 /// Microseconds per call of `calls` back-to-back calls of `f`, including draining the GPU's
 /// queue at the end (so work `f` only queued is counted).

@@ -14,12 +14,9 @@
 // Every unsafe block launches `empty4`, which ignores its arguments, on buffers made here.
 #![allow(clippy::undocumented_unsafe_blocks, missing_docs)]
 
-use std::ffi::c_void;
-
-use cuda_kernel_runtime::cudarc::driver::result;
 use cuda_kernel_runtime::{Launch, RawDevicePtr, RawModule, cuda_module};
 use kernel_test_support::bench::{
-    fastest, interleaved_bursts, median, paired_ratio, per_call_us, report,
+    Empty4Args, fastest, interleaved_bursts, median, paired_ratio, per_call_us, report,
 };
 use kernel_test_support::gpu_or_skip;
 
@@ -47,29 +44,11 @@ fn main() {
     let a = gpu.zeros::<f32>(1024).unwrap();
     let mut b = gpu.zeros::<f32>(1024).unwrap();
     let c = gpu.zeros::<f32>(1024).unwrap();
-    let (mut pa, mut pc, mut n, mut s) = (RawDevicePtr::of(&a), RawDevicePtr::of(&c), 0i32, 1.0f32);
+    let mut raw_args = Empty4Args::new(RawDevicePtr::of(&a), RawDevicePtr::of(&c));
     let cfg = Launch::new(1, 32);
 
     let mut stub = || unsafe { stubs.empty4(&cfg, &a, &mut b, 0, 1.0).unwrap() };
-    let mut raw = || {
-        let mut params: [*mut c_void; 4] = [
-            (&raw mut pa).cast(),
-            (&raw mut pc).cast(),
-            (&raw mut n).cast(),
-            (&raw mut s).cast(),
-        ];
-        unsafe {
-            result::launch_kernel(
-                func,
-                (1, 1, 1),
-                (32, 1, 1),
-                0,
-                stream.cu_stream(),
-                &mut params,
-            )
-            .unwrap()
-        }
-    };
+    let mut raw = || unsafe { raw_args.launch(func, stream.cu_stream()).unwrap() };
     for _ in 0..2000 {
         stub();
         raw();
