@@ -158,6 +158,11 @@ impl<T> TrackedBuffer<T> {
         }
     }
 
+    /// The device address `offset` values in.
+    fn addr(&self, offset: usize) -> CUdeviceptr {
+        self.ptr + (offset * std::mem::size_of::<T>()) as CUdeviceptr
+    }
+
     /// Makes `stream` wait for the uses a use of the buffer there must follow; the returned
     /// buffer (at `offset` values in) records the use once the work is queued.
     fn prepare_use(
@@ -166,7 +171,7 @@ impl<T> TrackedBuffer<T> {
         offset: usize,
         write: bool,
     ) -> Result<PreparedBuffer<'_>, Error> {
-        let ptr = self.ptr + (offset * std::mem::size_of::<T>()) as CUdeviceptr;
+        let ptr = self.addr(offset);
         let here = slot_ptr(stream);
         if std::ptr::eq(self.solo.load(Ordering::Acquire), here) {
             // Every use so far was on this stream: nothing to wait for or record. (A write
@@ -752,7 +757,7 @@ macro_rules! tracked_memory {
 
             fn address(&self) -> CUdeviceptr {
                 let (buffer, offset, _) = Tracked::parts(self);
-                buffer.ptr + (offset * std::mem::size_of::<T>()) as CUdeviceptr
+                buffer.addr(offset)
             }
         }
 
