@@ -12,7 +12,7 @@
 //! `KERNEL_REQUIRE_GPU=1`.
 
 use cuda_kernel_runtime::{
-    Error, Im2colShape, Launch, TensorMap, TensorMapError, TensorMapOptions, cuda_module,
+    Error, Gpu, Im2colShape, Launch, TensorMap, TensorMapError, TensorMapOptions, cuda_module,
 };
 use kernel_test_support::{NonZeroData, Rng, gpu_at_least_or_skip, gpu_or_skip};
 
@@ -80,6 +80,16 @@ fn tiles_of_a_matrix_through_a_tensor_map() -> Result<(), Error> {
 /// right after, would overtake the spinning kernel if nothing ordered the two.
 const LATE: i64 = 20_000_000;
 
+/// Two new streams, a and b: the module on each, and stream a.
+fn two_streams(gpu: &Gpu) -> Result<(Gpu, tma::Module, tma::Module), Error> {
+    let (a, b) = (
+        gpu.with_stream(&gpu.new_stream()?),
+        gpu.with_stream(&gpu.new_stream()?),
+    );
+    let (on_a, on_b) = (tma::load(&a)?, tma::load(&b)?);
+    Ok((a, on_a, on_b))
+}
+
 fn elementwise(n: usize) -> Launch {
     Launch::new((n as u32).div_ceil(256), 256)
 }
@@ -94,11 +104,7 @@ fn a_read_map_waits_for_a_write_on_another_stream() -> Result<(), Error> {
     let host = Rng::with_seed(75).nonzero_f32s(n);
     let staging = gpu.upload(&host)?;
     let mut src = gpu.zeros::<f32>(n)?;
-    let (a, b) = (
-        gpu.with_stream(&gpu.new_stream()?),
-        gpu.with_stream(&gpu.new_stream()?),
-    );
-    let (on_a, on_b) = (tma::load(&a)?, tma::load(&b)?);
+    let (_, on_a, on_b) = two_streams(&gpu)?;
     // SAFETY: both buffers hold n values; the kernel reads and writes index < n.
     unsafe { on_a.late_copy(&elementwise(n), &staging, &mut src, n as i32, LATE)? };
     // The map's launch on stream b reads `src`: it waits for the late write on stream a.
@@ -122,11 +128,7 @@ fn a_write_map_waits_for_reads_and_is_waited_for() -> Result<(), Error> {
     let mut dst = gpu.upload(&first)?;
     let next = gpu.upload(&second)?;
     let mut snapshot = gpu.zeros::<f32>(n)?;
-    let (a, b) = (
-        gpu.with_stream(&gpu.new_stream()?),
-        gpu.with_stream(&gpu.new_stream()?),
-    );
-    let (on_a, on_b) = (tma::load(&a)?, tma::load(&b)?);
+    let (a, on_a, on_b) = two_streams(&gpu)?;
     // SAFETY: both buffers hold n values; the kernel reads and writes index < n.
     unsafe { on_a.late_copy(&elementwise(n), &dst, &mut snapshot, n as i32, LATE)? };
     {
