@@ -19,12 +19,52 @@ use crate::launch::validate::{ConfigError, validate};
 
 /// Launches `kernel` of `module` on `stream` with `params` (one pointer per kernel parameter).
 ///
+/// A plain launch within the kernel's folded limits ([`PlainLimits`]) and its current dynamic
+/// shared memory goes straight to the context check and `cuLaunchKernel`; any other goes
+/// through [`launch_checked`], which names the limit it breaks or passes the attributes.
+///
 /// # Safety
 /// `params` must hold exactly one pointer per kernel parameter, each pointing to a value of that
 /// parameter's type, alive until this returns; device pointers among them must address memory
 /// that stays valid and correctly typed until the kernel finishes.
+///
+/// [`PlainLimits`]: crate::launch::validate::PlainLimits
 #[inline]
 pub(crate) unsafe fn launch_kernel(
+    module: &ModuleInner,
+    kernel: &KernelInfo,
+    stream: &CudaStream,
+    cfg: &Launch,
+    params: &mut [*mut c_void],
+) -> Result<(), Error> {
+    if kernel.plain.admits(cfg)
+        && cfg.shared_mem_bytes <= kernel.max_dynamic_shared.load(Ordering::Relaxed)
+    {
+        module.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        // SAFETY: the caller guarantees `params`; `function` is live while `module` is.
+        return unsafe {
+            result::launch_kernel(
+                kernel.function,
+                cfg.grid,
+                cfg.block,
+                cfg.shared_mem_bytes,
+                stream.cu_stream(),
+                params,
+            )
+        }
+        .call("cuLaunchKernel");
+    }
+    // SAFETY: forwarded to the caller.
+    unsafe { launch_checked(module, kernel, stream, cfg, params) }
+}
+
+/// [`launch_kernel`] for every other configuration: validation that names the broken limit,
+/// more dynamic shared memory, cooperative and cluster checks, launch attributes.
+///
+/// # Safety
+/// As for [`launch_kernel`].
+#[inline(never)]
+unsafe fn launch_checked(
     module: &ModuleInner,
     kernel: &KernelInfo,
     stream: &CudaStream,

@@ -165,6 +165,7 @@ impl<T> TrackedBuffer<T> {
 
     /// Makes `stream` wait for the uses a use of the buffer there must follow; the returned
     /// buffer (at `offset` values in) records the use once the work is queued.
+    #[inline]
     fn prepare_use(
         &self,
         stream: &Arc<CudaStream>,
@@ -172,13 +173,24 @@ impl<T> TrackedBuffer<T> {
         write: bool,
     ) -> Result<PreparedBuffer<'_>, Error> {
         let ptr = self.addr(offset);
-        let here = slot_ptr(stream);
-        if std::ptr::eq(self.solo.load(Ordering::Acquire), here) {
+        if std::ptr::eq(self.solo.load(Ordering::Acquire), slot_ptr(stream)) {
             // Every use so far was on this stream: nothing to wait for or record. (A write
             // borrows the buffer exclusively; reads elsewhere meanwhile need no order with
             // this read, and a later write elsewhere records this stream's event afresh.)
             return Ok(PreparedBuffer::tracked(ptr, TrackedUse::Solo));
         }
+        self.prepare_shared_use(stream, ptr, write)
+    }
+
+    /// [`prepare_use`](Self::prepare_use) when the buffer was used on another stream (or not
+    /// yet): the wait, and the use to record.
+    #[inline(never)]
+    fn prepare_shared_use(
+        &self,
+        stream: &Arc<CudaStream>,
+        ptr: CUdeviceptr,
+        write: bool,
+    ) -> Result<PreparedBuffer<'_>, Error> {
         let slot = slot_of(stream);
         let mut uses = self.uses();
         let solo = self.solo.load(Ordering::Acquire);
@@ -328,7 +340,16 @@ pub(crate) enum TrackedUse<'a> {
 impl TrackedUse<'_> {
     /// Records the use (call after queueing the work). A write waited for every earlier use,
     /// so after it the buffer is on the writer's stream alone.
+    #[inline]
     pub(crate) fn finish(self) {
+        if let TrackedUse::Recorded { .. } = self {
+            self.record();
+        }
+    }
+
+    /// [`finish`](Self::finish) for a use on a stream other than the buffer's last.
+    #[inline(never)]
+    fn record(self) {
         let TrackedUse::Recorded {
             uses,
             solo,

@@ -10,7 +10,7 @@
 //! stream, re-recorded, serves every waiter. Launches on streams that share no buffer make no
 //! event call at all.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -238,11 +238,63 @@ struct Recent {
     slots: Vec<Arc<Slot>>,
 }
 
+impl Recent {
+    /// Adds `slot` as the newest, dropping the oldest when full.
+    fn push(&mut self, slot: &Arc<Slot>) {
+        if self.slots.len() == RECENT {
+            HOT.set(Hot::EMPTY);
+            self.slots.remove(0);
+        }
+        self.slots.push(Arc::clone(slot));
+        HOT.set(Hot::of(slot, self.epoch));
+    }
+}
+
+impl Drop for Recent {
+    fn drop(&mut self) {
+        // The clocks go with the cache: the thread's last lookup must not outlive them.
+        HOT.set(Hot::EMPTY);
+    }
+}
+
+/// The thread's last hit in [`LAST`], as plain values that are compared without borrowing the
+/// cache: the stream's handle and context, its clock's address and the epoch. It is empty or
+/// names a clock [`LAST`] holds, so its stream is alive and no other stream can have taken
+/// its handle.
+#[derive(Clone, Copy)]
+struct Hot {
+    stream: sys::CUstream,
+    ctx: sys::CUcontext,
+    slot: *const Slot,
+    epoch: u64,
+}
+
+impl Hot {
+    /// Matches no stream (no stream has a null context).
+    const EMPTY: Hot = Hot {
+        stream: std::ptr::null_mut(),
+        ctx: std::ptr::null_mut(),
+        slot: std::ptr::null(),
+        epoch: 0,
+    };
+
+    fn of(slot: &Arc<Slot>, epoch: u64) -> Hot {
+        Hot {
+            stream: slot.stream.cu_stream(),
+            ctx: slot.stream.context().cu_ctx(),
+            slot: Arc::as_ptr(slot),
+            epoch,
+        }
+    }
+}
+
 thread_local! {
     /// The clocks this thread used last, the newest last.
     static LAST: RefCell<Recent> = const {
         RefCell::new(Recent { epoch: 0, slots: Vec::new() })
     };
+    /// The last of them found (no destructor, so reading it costs one load).
+    static HOT: Cell<Hot> = const { Cell::new(Hot::EMPTY) };
 }
 
 /// The clock of `stream`.
@@ -269,10 +321,7 @@ pub(crate) fn slot_of(stream: &Arc<CudaStream>) -> Arc<Slot> {
     };
     LAST.with_borrow_mut(|last| {
         if last.epoch == epoch {
-            if last.slots.len() == RECENT {
-                last.slots.remove(0);
-            }
-            last.slots.push(Arc::clone(&slot));
+            last.push(&slot);
         }
     });
     slot
@@ -284,21 +333,33 @@ pub(crate) fn slot_of(stream: &Arc<CudaStream>) -> Arc<Slot> {
 fn recent<R>(epoch: u64, stream: &CudaStream, f: impl FnOnce(&Arc<Slot>) -> R) -> Option<R> {
     LAST.with_borrow_mut(|last| {
         if last.epoch != epoch {
+            HOT.set(Hot::EMPTY);
             last.slots.clear();
             last.epoch = epoch;
         }
-        last.slots
-            .iter()
-            .rev()
-            .find(|s| same(&s.stream, stream))
-            .map(f)
+        let hit = last.slots.iter().rev().find(|s| same(&s.stream, stream))?;
+        HOT.set(Hot::of(hit, epoch));
+        Some(f(hit))
     })
 }
 
-/// The address of `stream`'s clock, for comparing (found without a new handle when this
-/// thread used the stream lately).
+/// The address of `stream`'s clock, for comparing: the thread's last hit when it is this
+/// stream's (a few loads), else found in the thread's cache or the registry.
 #[inline]
 pub(crate) fn slot_ptr(stream: &Arc<CudaStream>) -> *const Slot {
+    let hot = HOT.get();
+    if hot.stream == stream.cu_stream()
+        && hot.ctx == stream.context().cu_ctx()
+        && hot.epoch == EPOCH.load(Ordering::Acquire)
+    {
+        return hot.slot;
+    }
+    slot_ptr_looked_up(stream)
+}
+
+/// [`slot_ptr`] past the thread's last hit.
+#[inline(never)]
+fn slot_ptr_looked_up(stream: &Arc<CudaStream>) -> *const Slot {
     recent(EPOCH.load(Ordering::Acquire), stream, Arc::as_ptr)
         .unwrap_or_else(|| Arc::as_ptr(&slot_of(stream)))
 }

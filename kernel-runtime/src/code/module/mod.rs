@@ -36,7 +36,7 @@ use crate::device::driver::driver_version;
 use crate::device::gpu::Gpu;
 use crate::device::limits::DeviceLimits;
 use crate::error::{DriverResultExt, Error};
-use crate::launch::validate::KernelLimits;
+use crate::launch::validate::{KernelLimits, PlainLimits};
 
 /// A loaded module: the driver handles (one, or one per file of a module of several
 /// whole-program files), its context, and its resolved kernels.
@@ -79,13 +79,20 @@ impl Slot {
     pub(crate) fn get(&self, module: &ModuleInner) -> Result<&Arc<KernelInfo>, Error> {
         match self {
             Slot::Ready(k) => Ok(k),
-            Slot::NotInImage { name, available } => Err(Error::KernelNotInImage {
-                module: module.name.clone(),
-                kernel: name.clone(),
-                device_arch: module.device.arch(),
-                available: available.iter().map(|s| (*s).to_owned()).collect(),
-            }),
+            Slot::NotInImage { name, available } => Err(not_in_image(module, name, available)),
         }
+    }
+}
+
+/// The error of [`Slot::get`] for a kernel compiled for other targets only.
+#[cold]
+#[inline(never)]
+fn not_in_image(module: &ModuleInner, name: &str, available: &[&str]) -> Error {
+    Error::KernelNotInImage {
+        module: module.name.clone(),
+        kernel: name.to_owned(),
+        device_arch: module.device.arch(),
+        available: available.iter().map(|s| (*s).to_owned()).collect(),
     }
 }
 
@@ -115,6 +122,8 @@ pub(crate) struct KernelInfo {
     pub(crate) name: String,
     pub(crate) function: sys::CUfunction,
     pub(crate) limits: KernelLimits,
+    /// The same limits with the device's, folded for plain launches.
+    pub(crate) plain: PlainLimits,
     /// Current `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, raised on demand.
     pub(crate) max_dynamic_shared: AtomicU32,
     /// The last cluster occupancy query: `(threads | shared << 16) << 8 | largest cluster`,
@@ -249,15 +258,17 @@ impl ModuleInner {
                 .call("cuFuncGetAttribute")?;
             Ok(u32::try_from(v).unwrap_or(0))
         };
+        let limits = KernelLimits {
+            max_threads: attr(F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
+            launch_bounds: k.launch_bounds,
+            static_shared: attr(F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
+            cluster_dims: k.cluster_dims,
+        };
         Ok(KernelInfo {
             name: k.name.to_owned(),
             function,
-            limits: KernelLimits {
-                max_threads: attr(F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?,
-                launch_bounds: k.launch_bounds,
-                static_shared: attr(F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)?,
-                cluster_dims: k.cluster_dims,
-            },
+            limits,
+            plain: PlainLimits::new(&limits, &self.device),
             max_dynamic_shared: AtomicU32::new(attr(
                 F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             )?),

@@ -8,10 +8,12 @@
 
 mod cluster;
 mod error;
+mod plain;
 #[cfg(test)]
 mod tests;
 
 pub use error::ConfigError;
+pub(crate) use plain::PlainLimits;
 
 use crate::device::limits::DeviceLimits;
 use crate::launch::config::Launch;
