@@ -9,7 +9,8 @@
 //! (`TrackedBuffer`); cudarc's `CudaSlice`s are made on the stream directly.
 //!
 //! Each figure is the median of several repetitions; lines starting with `BENCH ` are JSON for
-//! machines. Without a GPU it prints why and exits successfully (unless `KERNEL_REQUIRE_GPU=1`).
+//! machines. An argument runs the sections whose name holds it alone (`launch`, `load`,
+//! `copies`, `graph`, `streams`; `cargo bench --bench launch -- streams`). Without a GPU it prints why and exits successfully (unless `KERNEL_REQUIRE_GPU=1`).
 // Every unsafe block here launches the argument-ignoring `empty4` kernel or calls the raw driver
 // on buffers this file allocates; the comparisons need both.
 #![allow(
@@ -54,6 +55,15 @@ fn ck(r: sys::CUresult) -> Result<(), cuda_kernel_runtime::Error> {
         .map_err(|e| cuda_kernel_runtime::Error::driver("raw copy", e))
 }
 
+/// Whether to run `section` (`launch`, `load`, `copies`, `graph`, `streams`): every section
+/// unless an argument that is not a flag names part of one (`launch --bench streams`).
+fn wanted(section: &str) -> bool {
+    std::env::args()
+        .skip(1)
+        .find(|a| !a.starts_with('-'))
+        .is_none_or(|filter| section.contains(&filter))
+}
+
 fn main() {
     let Some(gpu) = kernel_test_support::gpu_or_skip() else {
         return;
@@ -64,13 +74,18 @@ fn main() {
         gpu.arch(),
         Gpu::driver_version().unwrap()
     );
-    let launch = bench_launch(&gpu, Timing::BackToBack);
-    let host = bench_launch(&gpu, Timing::Bursts);
-    let load = bench_load(&gpu);
-    let copy = bench_copies(&gpu);
-    let graph = bench_graph(&gpu);
+    let launch = wanted("launch").then(|| bench_launch(&gpu, Timing::BackToBack));
+    let host = wanted("launch").then(|| bench_launch(&gpu, Timing::Bursts));
+    let load = wanted("load").then(|| bench_load(&gpu));
+    let copy = wanted("copies").then(|| bench_copies(&gpu));
+    let graph = wanted("graph").then(|| bench_graph(&gpu));
     // Last: it turns the context's event tracking off for good.
-    let streams = bench_streams(&gpu);
+    let streams = wanted("streams").then(|| bench_streams(&gpu));
+    let (Some(launch), Some(host), Some(load), Some(copy), Some(graph), Some(streams)) =
+        (launch, host, load, copy, graph, streams)
+    else {
+        return;
+    };
     println!(
         "BENCH_SUMMARY {{\"stub_over_raw\":{:.4},\"stub_cuda_slice_over_raw\":{:.4},\"host_stub_over_raw\":{:.4},\"host_stub_cuda_slice_over_raw\":{:.4},\"load_over_raw\":{:.4},\"spec_load_over_raw\":{:.4},\"pinned_h2d_over_raw\":{:.4},\"pinned_d2h_over_raw\":{:.4},\"graph_over_raw\":{:.4},\"two_streams_default_over_raw\":{:.4},\"two_streams_cuda_slice_over_raw\":{:.4},\"two_streams_manual_over_raw\":{:.4}}}",
         launch.0,
