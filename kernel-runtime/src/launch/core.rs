@@ -41,21 +41,36 @@ pub(crate) unsafe fn launch_kernel(
         && cfg.shared_mem_bytes <= kernel.max_dynamic_shared.load(Ordering::Relaxed)
     {
         module.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        // SAFETY: the caller guarantees `params`; `function` is live while `module` is.
-        return unsafe {
-            result::launch_kernel(
-                kernel.function,
-                cfg.grid,
-                cfg.block,
-                cfg.shared_mem_bytes,
-                stream.cu_stream(),
-                params,
-            )
-        }
-        .call("cuLaunchKernel");
+        // SAFETY: forwarded to the caller.
+        return unsafe { launch_plain(kernel, stream, cfg, params) };
     }
     // SAFETY: forwarded to the caller.
     unsafe { launch_checked(module, kernel, stream, cfg, params) }
+}
+
+/// `cuLaunchKernel` with the configuration's grid, block and dynamic shared memory.
+///
+/// # Safety
+/// As for [`launch_kernel`]; the context is bound.
+#[inline(always)]
+unsafe fn launch_plain(
+    kernel: &KernelInfo,
+    stream: &CudaStream,
+    cfg: &Launch,
+    params: &mut [*mut c_void],
+) -> Result<(), Error> {
+    // SAFETY: the caller guarantees `params`; `function` is live while its module is.
+    unsafe {
+        result::launch_kernel(
+            kernel.function,
+            cfg.grid,
+            cfg.block,
+            cfg.shared_mem_bytes,
+            stream.cu_stream(),
+            params,
+        )
+    }
+    .call("cuLaunchKernel")
 }
 
 /// [`launch_kernel`] for every other configuration: validation that names the broken limit,
@@ -79,18 +94,8 @@ unsafe fn launch_checked(
         raise_dynamic_shared(kernel, cfg.shared_mem_bytes)?;
     }
     if !cfg.needs_ex() {
-        // SAFETY: the caller guarantees `params`; `function` is live while `module` is.
-        return unsafe {
-            result::launch_kernel(
-                kernel.function,
-                cfg.grid,
-                cfg.block,
-                cfg.shared_mem_bytes,
-                stream.cu_stream(),
-                params,
-            )
-        }
-        .call("cuLaunchKernel");
+        // SAFETY: forwarded to the caller.
+        return unsafe { launch_plain(kernel, stream, cfg, params) };
     }
     if cfg.cooperative {
         check_cooperative_grid(module, kernel, cfg)?;
