@@ -342,29 +342,26 @@ impl TrackedUse<'_> {
     /// so after it the buffer is on the writer's stream alone.
     #[inline]
     pub(crate) fn finish(self) {
-        if let TrackedUse::Recorded { .. } = self {
-            self.record();
-        }
-    }
-
-    /// [`finish`](Self::finish) for a use on a stream other than the buffer's last.
-    #[inline(never)]
-    fn record(self) {
-        let TrackedUse::Recorded {
+        if let TrackedUse::Recorded {
             uses,
             solo,
             slot,
             write,
         } = self
-        else {
-            return;
-        };
-        let records = slot.records();
-        let mut uses = uses.lock().unwrap_or_else(PoisonError::into_inner);
-        uses.after(&slot, records, write);
-        if write || uses.only_on(&slot) {
-            solo.store(Arc::as_ptr(&slot).cast_mut(), Ordering::Release);
+        {
+            record(uses, solo, slot, write);
         }
+    }
+}
+
+/// [`TrackedUse::finish`] for a use on a stream other than the buffer's last.
+#[inline(never)]
+fn record(uses: &Mutex<Uses>, solo: &AtomicPtr<Slot>, slot: Arc<Slot>, write: bool) {
+    let records = slot.records();
+    let mut uses = uses.lock().unwrap_or_else(PoisonError::into_inner);
+    uses.after(&slot, records, write);
+    if write || uses.only_on(&slot) {
+        solo.store(Arc::as_ptr(&slot).cast_mut(), Ordering::Release);
     }
 }
 

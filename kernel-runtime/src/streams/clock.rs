@@ -208,10 +208,18 @@ fn capturing(stream: &CudaStream) -> Result<bool, Error> {
     Ok(status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
 }
 
-/// The same stream: the same handle in the same context (every context's legacy default
+/// What identifies a stream: its handle and its context (every context's legacy default
 /// stream is the null handle).
+type StreamKey = (sys::CUstream, sys::CUcontext);
+
+#[inline]
+fn key(stream: &CudaStream) -> StreamKey {
+    (stream.cu_stream(), stream.context().cu_ctx())
+}
+
+/// The same stream: the same handle in the same context.
 fn same(a: &CudaStream, b: &CudaStream) -> bool {
-    a.cu_stream() == b.cu_stream() && a.context().cu_ctx() == b.context().cu_ctx()
+    key(a) == key(b)
 }
 
 /// A stream's clock, and whether it is a capture stream's (removed by [`CaptureClock`] before
@@ -258,13 +266,11 @@ impl Drop for Recent {
 }
 
 /// The thread's last hit in [`LAST`], as plain values that are compared without borrowing the
-/// cache: the stream's handle and context, its clock's address and the epoch. It is empty or
-/// names a clock [`LAST`] holds, so its stream is alive and no other stream can have taken
-/// its handle.
+/// cache: the stream's key, its clock's address and the epoch. It is empty or names a clock
+/// [`LAST`] holds, so its stream is alive and no other stream can have taken its handle.
 #[derive(Clone, Copy)]
 struct Hot {
-    stream: sys::CUstream,
-    ctx: sys::CUcontext,
+    stream: StreamKey,
     slot: *const Slot,
     epoch: u64,
 }
@@ -272,16 +278,14 @@ struct Hot {
 impl Hot {
     /// Matches no stream (no stream has a null context).
     const EMPTY: Hot = Hot {
-        stream: std::ptr::null_mut(),
-        ctx: std::ptr::null_mut(),
+        stream: (std::ptr::null_mut(), std::ptr::null_mut()),
         slot: std::ptr::null(),
         epoch: 0,
     };
 
     fn of(slot: &Arc<Slot>, epoch: u64) -> Hot {
         Hot {
-            stream: slot.stream.cu_stream(),
-            ctx: slot.stream.context().cu_ctx(),
+            stream: key(&slot.stream),
             slot: Arc::as_ptr(slot),
             epoch,
         }
@@ -347,21 +351,17 @@ fn recent<R>(epoch: u64, stream: &CudaStream, f: impl FnOnce(&Arc<Slot>) -> R) -
 /// stream's (a few loads), else found in the thread's cache or the registry.
 #[inline]
 pub(crate) fn slot_ptr(stream: &Arc<CudaStream>) -> *const Slot {
-    let hot = HOT.get();
-    if hot.stream == stream.cu_stream()
-        && hot.ctx == stream.context().cu_ctx()
-        && hot.epoch == EPOCH.load(Ordering::Acquire)
-    {
+    let (hot, epoch) = (HOT.get(), EPOCH.load(Ordering::Acquire));
+    if hot.stream == key(stream) && hot.epoch == epoch {
         return hot.slot;
     }
-    slot_ptr_looked_up(stream)
+    slot_ptr_looked_up(stream, epoch)
 }
 
-/// [`slot_ptr`] past the thread's last hit.
+/// [`slot_ptr`] past the thread's last hit (`epoch` read there).
 #[inline(never)]
-fn slot_ptr_looked_up(stream: &Arc<CudaStream>) -> *const Slot {
-    recent(EPOCH.load(Ordering::Acquire), stream, Arc::as_ptr)
-        .unwrap_or_else(|| Arc::as_ptr(&slot_of(stream)))
+fn slot_ptr_looked_up(stream: &Arc<CudaStream>, epoch: u64) -> *const Slot {
+    recent(epoch, stream, Arc::as_ptr).unwrap_or_else(|| Arc::as_ptr(&slot_of(stream)))
 }
 
 fn new_slot(stream: &Arc<CudaStream>, replay: Option<Arc<Slot>>) -> Arc<Slot> {
