@@ -1,10 +1,14 @@
 //! Finding the driver without a panic.
 //!
-//! cudarc opens `libcuda` lazily on its first driver call and panics when the library is missing.
-//! Every path into the driver therefore starts with [`ensure_driver`], which checks for the
-//! library once (without loading it for good), then initialises the driver and maps what it
-//! reports to [`Error::NoDriver`] or [`Error::NoDevice`].
+//! cudarc reaches `libcuda` (and NVRTC) in the mode its Cargo features pick, and any crate of the
+//! build may pick it: `dynamic-loading` (ours by default) opens the library by name on the first
+//! call and panics when it is missing; `dynamic-linking` (candle's choice) and `static-linking`
+//! link the driver when the program starts. A crate cannot read a dependency's features, so
+//! [`reachable`] asks what holds in every mode, and every path into the driver starts with
+//! [`ensure_driver`], which checks once that the library is reachable, then initialises the
+//! driver and maps what it reports to [`Error::NoDriver`] or [`Error::NoDevice`].
 
+use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -25,8 +29,7 @@ pub(crate) fn is_loaded() -> bool {
 /// Safe to call from many threads and many times: the library probe and `cuInit` run once.
 pub(crate) fn ensure_driver() -> Result<usize, Error> {
     static PRESENT: OnceLock<bool> = OnceLock::new();
-    // SAFETY: `is_culib_present` only tries to dlopen the candidate names and drops the handles.
-    let present = *PRESENT.get_or_init(|| unsafe { sys::is_culib_present() });
+    let present = *PRESENT.get_or_init(|| reachable("cuInit", &driver_names()));
     if !present {
         return Err(Error::NoDriver {
             reason:
@@ -49,6 +52,62 @@ pub(crate) fn ensure_driver() -> Result<usize, Error> {
             Err(init_error(e))
         }
     }
+}
+
+/// Whether this build's cudarc finds the library that defines `symbol` on its first call into
+/// it, instead of panicking, in whichever linking mode the build's features picked:
+///
+/// - this crate's own `dynamic-linking` or `static-linking` feature put cudarc in that mode: the
+///   library is part of the program (the loader refused to start it otherwise);
+/// - the symbol is already in the process's global scope (cudarc's `dynamic-linking` or
+///   `static-linking` turned on by another crate: the loader mapped the library at start-up):
+///   cudarc's calls resolve to it;
+/// - otherwise cudarc opens the library by name on the first call (`dynamic-loading`): it is
+///   reachable when one of `names` opens. Each name is one cudarc 0.19 tries as well, so a name
+///   that opens here means cudarc's search finds a library too. The handles are closed again.
+pub(crate) fn reachable(symbol: &str, names: &[String]) -> bool {
+    if cfg!(any(feature = "dynamic-linking", feature = "static-linking")) {
+        return true;
+    }
+    in_process(symbol)
+        || names.iter().any(|name| {
+            // SAFETY: loading a CUDA library runs no initialiser with preconditions; the handle
+            // is dropped (closed) at once.
+            unsafe { libloading::Library::new(name) }.is_ok()
+        })
+}
+
+/// Whether `symbol` resolves in the program and the libraries it was linked with (or loaded
+/// globally); libraries opened privately, as cudarc's loader opens them, are not searched.
+fn in_process(symbol: &str) -> bool {
+    #[cfg(unix)]
+    {
+        let this = libloading::os::unix::Library::this();
+        // SAFETY: only the symbol's address is looked up; nothing is called through it.
+        unsafe { this.get::<*const ()>(symbol) }.is_ok()
+    }
+    #[cfg(windows)]
+    {
+        libloading::os::windows::Library::this().is_ok_and(|this| {
+            // SAFETY: as above.
+            unsafe { this.get::<*const ()>(symbol) }.is_ok()
+        })
+    }
+    #[cfg(not(any(unix, windows)))]
+    {
+        let _ = symbol;
+        false
+    }
+}
+
+/// The names the driver library is installed under (`libcuda.so.1` and its development link;
+/// `nvcuda.dll`), each one cudarc tries too.
+fn driver_names() -> Vec<String> {
+    vec![
+        format!("{DLL_PREFIX}cuda{DLL_SUFFIX}.1"),
+        format!("{DLL_PREFIX}cuda{DLL_SUFFIX}"),
+        format!("{DLL_PREFIX}nvcuda{DLL_SUFFIX}"),
+    ]
 }
 
 /// Maps a failing `cuInit`/`cuDeviceGetCount` to the error a user can act on.
@@ -104,6 +163,34 @@ mod tests {
     fn no_device_maps_to_no_device() {
         let e = init_error(DriverError(sys::CUresult::CUDA_ERROR_NO_DEVICE));
         assert!(matches!(e, Error::NoDevice { count: 0, .. }), "{e:?}");
+    }
+
+    #[test]
+    fn a_symbol_of_the_process_is_reachable() {
+        // The C library is linked into every test binary; no name needs to open.
+        assert!(reachable("malloc", &[]));
+    }
+
+    #[test]
+    fn nothing_is_reachable_without_the_symbol_or_a_name() {
+        if cfg!(any(feature = "dynamic-linking", feature = "static-linking")) {
+            return; // linked in by construction
+        }
+        assert!(!reachable(
+            "kernel_rs_no_such_symbol",
+            &["libkernel-rs-no-such-library.so.0".to_owned()]
+        ));
+    }
+
+    #[test]
+    fn driver_names_are_the_installed_ones() {
+        let names = driver_names();
+        if cfg!(target_os = "linux") {
+            assert_eq!(names[0], "libcuda.so.1");
+        }
+        if cfg!(windows) {
+            assert!(names.iter().any(|n| n == "nvcuda.dll"));
+        }
     }
 
     #[test]

@@ -1,8 +1,9 @@
 //! Finding NVRTC without a panic, once per process.
 //!
-//! cudarc opens `libnvrtc` by name on its first NVRTC call and panics when no name loads. The
-//! runtime therefore looks first, in this order: the names cudarc tries (the system's loader:
-//! `LD_LIBRARY_PATH`, the loader cache), then `KERNEL_NVRTC_LIBRARY`, then the toolkit's usual
+//! Under dynamic loading (the default) cudarc opens `libnvrtc` by name on its first NVRTC call
+//! and panics when no name loads; under dynamic or static linking NVRTC is part of the program.
+//! The runtime therefore looks first, in this order: NVRTC already in the program, the names
+//! cudarc tries (the system's loader: `LD_LIBRARY_PATH`, the loader cache), then `KERNEL_NVRTC_LIBRARY`, then the toolkit's usual
 //! places (`$CUDA_PATH`, `$CUDA_HOME`, `/usr/local/cuda`), then the per-user wheels of
 //! `cuda-kernel-inspect toolkit install` (`$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else
 //! `~/.cache/kernel-build/cuda-toolkit`). A library found by path is loaded
@@ -15,6 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use cudarc::nvrtc::sys;
 
+use crate::device::driver::reachable;
 use crate::env;
 use crate::error::Error;
 
@@ -141,8 +143,7 @@ fn find(first: Option<&Path>) -> Result<Nvrtc, Vec<String>> {
     let mut path = None;
     let by_name = match first {
         Some(_) => false,
-        // SAFETY: only tries to open the names cudarc would, and closes them again.
-        None => unsafe { sys::is_culib_present() },
+        None => reachable("nvrtcVersion", &names()),
     };
     if by_name {
         tried.push("the system loader's libnvrtc".to_owned());
@@ -163,8 +164,8 @@ fn find(first: Option<&Path>) -> Result<Nvrtc, Vec<String>> {
                 Err(why) => tried.push(format!("{}: {why}", file.display())),
             }
         }
-        // SAFETY: as above.
-        if path.is_none() || !unsafe { sys::is_culib_present() } {
+        // The library is now open by path: cudarc's open by name must find it.
+        if path.is_none() || !reachable("nvrtcVersion", &names()) {
             return Err(tried);
         }
     }
@@ -177,6 +178,25 @@ fn find(first: Option<&Path>) -> Result<Nvrtc, Vec<String>> {
         archs,
         include,
     })
+}
+
+/// The names NVRTC is installed under that cudarc 0.19 tries too: the bindings' release first
+/// (`libnvrtc.so.13` for the CUDA 13 bindings, `nvrtc64_130_0.dll`), then the older releases
+/// cudarc also accepts, then the development link.
+fn names() -> Vec<String> {
+    let major = cudarc::driver::sys::CUDA_VERSION / 1000;
+    if cfg!(windows) {
+        return vec![format!("nvrtc64_{major}0_0.dll")];
+    }
+    let mut names = vec![format!("libnvrtc.so.{major}")];
+    names.extend(
+        [12, 11]
+            .into_iter()
+            .filter(|&m| m != major)
+            .map(|m| format!("libnvrtc.so.{m}")),
+    );
+    names.push("libnvrtc.so".to_owned());
+    names
 }
 
 /// `$CUDA_PATH/lib64`, `$CUDA_HOME/lib64`, `/usr/local/cuda`'s library folders.
@@ -279,4 +299,20 @@ fn include_dir(lib: Option<&Path>) -> Option<PathBuf> {
     candidates
         .into_iter()
         .find(|d| d.join("cuda_fp16.h").is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_bindings_release_is_tried_first_and_once() {
+        let names = names();
+        let major = cudarc::driver::sys::CUDA_VERSION / 1000;
+        assert!(names[0].contains(&format!("{major}")), "{names:?}");
+        let mut unique = names.clone();
+        unique.sort();
+        unique.dedup();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+    }
 }
