@@ -7,7 +7,7 @@
 //! cuda-kernel-inspect build FILE.cu... [--arch TARGET]... [-I DIR]... [-D NAME[=VALUE]]...
 //!                                 [--flag NVCC_FLAG]... [--cache-dir DIR | --no-cache]
 //!                                 [--rdc | --lto] [-j N] [--name NAME]
-//!                                 [--out FILE.fatbin] [--require-every-target] [--json]
+//!                                 [--out FILE.fatbin] [--require-every-target] [-v] [--json]
 //! ```
 
 use cuda_kernel_build::__private::pipeline::{Context, ModuleRequest, SourceInput, build_module};
@@ -58,6 +58,10 @@ pub(crate) struct BuildArgs {
     /// A kernel missing from an image is an error.
     #[arg(long)]
     require_every_target: bool,
+    /// Print a line on stderr per finished nvcc run (the targets it built and how long it
+    /// took), as a build script does under `cargo build -vv`.
+    #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
+    verbose: u8,
     /// The built module as JSON (model, fatbin path, warnings).
     #[arg(long)]
     json: bool,
@@ -97,6 +101,7 @@ pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
         cache_dir: args.cache_dir.clone(),
         use_cache: !args.no_cache,
         jobs: args.jobs,
+        progress: args.verbose > 0,
         ..Context::default()
     };
     let (out, json, every_target) = (&args.out, args.json, args.require_every_target);

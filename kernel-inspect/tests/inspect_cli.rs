@@ -132,6 +132,7 @@ fn errors_are_messages_not_panics() {
                 "-I",
                 "--rdc",
                 "--cache-dir",
+                "--verbose",
             ],
         ),
         (&["decls"], &["-D", "--json"]),
@@ -254,4 +255,49 @@ fn native_targets_are_the_gpus_of_this_machine() {
         );
         println!("native targets: {targets:?}");
     }
+}
+
+/// A module of several files compiles each file once per virtual architecture; each run's
+/// progress line names what it built (`sm_75` SASS; `sm_90` SASS with `compute_90` PTX).
+#[test]
+fn build_progress_names_the_targets_each_run_built() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("a.cu"),
+        "extern \"C\" __global__ void from_a(float* x) { x[0] = 1.0f; }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("b.cu"),
+        "extern \"C\" __global__ void from_b(int* x, int n) { x[0] = n; }\n",
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
+        .current_dir(dir.path())
+        .env("NVCC", &nvcc)
+        .args(["build", "a.cu", "b.cu", "-vv"])
+        .args(["--arch", "sm_75", "--arch", "sm_90", "--arch", "compute_90"])
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let mut runs: Vec<&str> = err
+        .lines()
+        .filter_map(|l| l.strip_prefix("cuda-kernel-build: compiled "))
+        .map(|l| l.split(" in ").next().unwrap_or_default())
+        .collect();
+    runs.sort();
+    assert_eq!(
+        runs,
+        [
+            "`a.cu` for sm_75",
+            "`a.cu` for sm_90, compute_90",
+            "`b.cu` for sm_75",
+            "`b.cu` for sm_90, compute_90"
+        ],
+        "{err}"
+    );
 }

@@ -149,7 +149,7 @@ fn build_sources(
         targets: &targets,
         flags: &flags,
         debug: env::flag(crate::env::Var::DEBUG, reporting),
-        progress: reporting == env::Reporting::Cargo,
+        progress: cx.progress || reporting == env::Reporting::Cargo,
         wrapper: wrapper.as_deref(),
         cache,
         mode: req.link,

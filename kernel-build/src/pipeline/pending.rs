@@ -108,16 +108,16 @@ impl<'a> Pending<'a> {
             (g == 0).then_some(&*depfile),
         );
         if self.job.shared.progress {
-            let targets: Vec<String> = if one {
-                self.job
-                    .shared
-                    .targets
-                    .iter()
-                    .map(ToString::to_string)
-                    .collect()
-            } else {
-                vec![name.clone()]
-            };
+            // The targets this run built, as the module names them (`sm_75` SASS,
+            // `compute_90` PTX), not the group's virtual architecture.
+            let targets: Vec<String> = self
+                .job
+                .shared
+                .targets
+                .iter()
+                .filter(|t| one || t.virtual_arch() == *name)
+                .map(ToString::to_string)
+                .collect();
             eprintln!(
                 "{}",
                 crate::diagnostics::build::compiled_progress(

@@ -275,6 +275,9 @@ pub struct Context {
     /// A program nvcc's compilations run through (`sccache`): `wrapper nvcc args...`.
     /// `None`: `KERNEL_BUILD_NVCC_WRAPPER`, else `RUSTC_WRAPPER` when it is sccache.
     pub nvcc_wrapper: Option<PathBuf>,
+    /// Print a line per finished nvcc run on stderr (always on in a build script, where
+    /// Cargo shows the lines with `-vv`).
+    pub progress: bool,
 }
 
 impl Default for Context {
@@ -289,6 +292,7 @@ impl Default for Context {
             search_from: d.search_from,
             jobs: None,
             nvcc_wrapper: None,
+            progress: false,
         }
     }
 }
