@@ -7,13 +7,18 @@
 //! cuda-kernel-inspect build FILE.cu... [--arch TARGET]... [-I DIR]... [-D NAME[=VALUE]]...
 //!                                 [--flag NVCC_FLAG]... [--cache-dir DIR | --no-cache]
 //!                                 [--rdc | --lto] [-j N] [--name NAME]
-//!                                 [--out FILE.fatbin] [--require-every-target] [-v] [--json]
+//!                                 [--out FILE.fatbin | --out DIR] [--require-every-target]
+//!                                 [-v] [--json]
 //! ```
+//!
+//! The module is named after its first file unless `--name` says otherwise; either way the
+//! name must be one the build accepts for a module (a Rust identifier). It heads the report
+//! and names the fatbin written into a folder given to `--out`.
 
 use cuda_kernel_build::__private::pipeline::{Context, ModuleRequest, SourceInput, build_module};
 use cuda_kernel_build::LinkMode;
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// The options of `cuda-kernel-inspect build`.
 #[derive(clap::Args)]
@@ -40,11 +45,12 @@ pub(crate) struct BuildArgs {
     /// Device-link the files with link-time optimisation.
     #[arg(long)]
     lto: bool,
-    /// The module's name (default: the first file's stem).
+    /// The module's name, a Rust identifier as the build requires (default: the first
+    /// file's stem).
     #[arg(long)]
     name: Option<String>,
-    /// Where to copy the fatbin.
-    #[arg(long, value_name = "FILE.fatbin")]
+    /// Where to copy the fatbin: a file, or an existing folder to write NAME.fatbin into.
+    #[arg(long, value_name = "FILE.fatbin|DIR")]
     out: Option<PathBuf>,
     /// The build cache (default: the per-user one).
     #[arg(long, value_name = "DIR", conflicts_with = "no_cache")]
@@ -70,16 +76,7 @@ pub(crate) struct BuildArgs {
 /// Runs the subcommand: the report to print, or the message of what failed.
 pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
     let mut files = args.files.clone();
-    let first = &files[0];
-    let name = args.name.clone().unwrap_or_else(|| {
-        first
-            .file_stem()
-            .map(|s| {
-                s.to_string_lossy()
-                    .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
-            })
-            .unwrap_or_else(|| "module".into())
-    });
+    let name = module_name(args.name.as_deref(), &files[0])?;
     let source = match files.len() {
         1 => SourceInput::File {
             path: files.remove(0),
@@ -107,10 +104,17 @@ pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
     let (out, json, every_target) = (&args.out, args.json, args.require_every_target);
     req.require_every_target = every_target;
     let start = std::time::Instant::now();
-    let built = build_module(&req, &cx).map_err(|e| e.to_string())?;
+    let mut built = build_module(&req, &cx).map_err(|e| e.to_string())?;
     let elapsed = start.elapsed();
-    if let (Some(dest), Some(src)) = (out, &built.fatbin_path) {
-        std::fs::copy(src, dest).map_err(|e| format!("cannot write `{}`: {e}", dest.display()))?;
+    if let (Some(out), Some(src)) = (out, built.fatbin_path.clone()) {
+        let dest = if out.is_dir() {
+            out.join(format!("{}.fatbin", built.name))
+        } else {
+            out.clone()
+        };
+        std::fs::copy(&src, &dest)
+            .map_err(|e| format!("cannot write `{}`: {e}", dest.display()))?;
+        built.fatbin_path = Some(dest);
     }
     if json {
         return serde_json::to_string_pretty(&built)
@@ -175,7 +179,7 @@ pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
         );
     }
     if let Some(p) = &built.fatbin_path {
-        let _ = writeln!(text, "fatbin: {}", out.as_ref().unwrap_or(p).display());
+        let _ = writeln!(text, "fatbin: {}", p.display());
     }
     for w in &built.warnings {
         let _ = writeln!(text, "warning: {w}");
@@ -194,6 +198,35 @@ pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
     Ok(text)
 }
 
+/// The module's name: `--name`, else the first file's stem with every character that cannot
+/// be in an identifier made `_`; either must pass the build's own check of module names.
+fn module_name(given: Option<&str>, first: &Path) -> Result<String, String> {
+    let mut req = ModuleRequest::new(
+        "module",
+        SourceInput::Inline {
+            text: String::new(),
+        },
+    );
+    if let Some(name) = given {
+        req.set_name(name)?;
+        return Ok(req.name);
+    }
+    let stem = first
+        .file_stem()
+        .map(|s| {
+            s.to_string_lossy()
+                .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
+        })
+        .unwrap_or_default();
+    req.set_name(&stem).map_err(|problem| {
+        format!(
+            "{problem}; it comes from `{}`, so name the module with `--name NAME`",
+            first.display()
+        )
+    })?;
+    Ok(req.name)
+}
+
 /// The parameters of `k` whose type is (or points to) an opaque struct, as `name: Type`.
 fn opaque_params(
     info: &cuda_kernel_build::model::ModuleInfo,
@@ -209,4 +242,27 @@ fn opaque_params(
             Some(format!("{pname}: {}", p.written))
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::module_name;
+    use std::path::Path;
+
+    #[test]
+    fn the_module_is_named_as_the_build_names_modules() {
+        let first = Path::new("kernels/saxpy-f32.cu");
+        assert_eq!(module_name(None, first).unwrap(), "saxpy_f32");
+        assert_eq!(module_name(Some("vec_ops"), first).unwrap(), "vec_ops");
+        // The build's own check: a name that is not a Rust identifier is refused, given or not.
+        for bad in ["my-mod", "2d", "", "a b"] {
+            let err = module_name(Some(bad), first).unwrap_err();
+            assert!(err.contains("is not a Rust identifier"), "{bad}: {err}");
+        }
+        let err = module_name(None, Path::new("2d-stencil.cu")).unwrap_err();
+        assert!(
+            err.contains("`2d_stencil`") && err.contains("--name NAME"),
+            "{err}"
+        );
+    }
 }

@@ -132,6 +132,7 @@ fn errors_are_messages_not_panics() {
                 "-I",
                 "--rdc",
                 "--cache-dir",
+                "--name",
                 "--verbose",
             ],
         ),
@@ -299,5 +300,76 @@ fn build_progress_names_the_targets_each_run_built() {
             "`b.cu` for sm_90, compute_90"
         ],
         "{err}"
+    );
+}
+
+/// `--name` names the module in the report, the JSON and the fatbin written into a folder;
+/// a name the build would refuse is refused before anything is compiled, given or taken
+/// from the first file.
+#[test]
+fn build_names_the_module_as_the_build_does() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("2d-stencil.cu"),
+        "extern \"C\" __global__ void stencil(float* x) { x[0] = 1.0f; }\n",
+    )
+    .unwrap();
+    let build = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
+            .current_dir(dir.path())
+            .args(["build", "2d-stencil.cu", "--arch", "sm_80"])
+            .arg("--cache-dir")
+            .arg(dir.path().join("cache"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for (args, expected) in [
+        (
+            &["--name", "my-mod"][..],
+            "module name `my-mod` is not a Rust identifier",
+        ),
+        (&[], "module name `2d_stencil` is not a Rust identifier"),
+        (&[], "name the module with `--name NAME`"),
+    ] {
+        let out = build(args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success(), "{args:?}");
+        assert!(err.contains(expected), "{args:?}: {err}");
+    }
+    let Some(nvcc) = nvcc() else { return };
+    let out_dir = dir.path().join("out");
+    std::fs::create_dir(&out_dir).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
+        .current_dir(dir.path())
+        .env("NVCC", &nvcc)
+        .args([
+            "build",
+            "2d-stencil.cu",
+            "--arch",
+            "sm_80",
+            "--name",
+            "stencil2d",
+        ])
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .arg("--out")
+        .arg(&out_dir)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let written = out_dir.join("stencil2d.fatbin");
+    assert_eq!(json["name"], "stencil2d");
+    assert_eq!(json["fatbin_path"], written.to_str().unwrap());
+    let fatbin = std::fs::read(&written).unwrap();
+    assert_eq!(
+        cuda_kernel_objects::parse(&fatbin).unwrap().entries.len(),
+        1
     );
 }
