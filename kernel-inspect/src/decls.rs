@@ -3,6 +3,10 @@
 //!
 //! With nvcc, the file is preprocessed first and C++ kernels get their symbols from a
 //! quick `sm_80` compile; without nvcc the raw text is read and the output says so.
+//!
+//! A kernel whose signature the front end cannot type (an unknown type, a closure) is listed
+//! with the reason, as the build lists it: it is a warning, not an error, so the exit status
+//! stays 0, as for `build`. Only a source that cannot be read ends with status 1.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -36,6 +40,8 @@ struct Report {
     preprocessed: bool,
     notes: Vec<String>,
     kernels: Vec<KernelOut>,
+    untyped: Vec<UntypedOut>,
+    skipped: Vec<String>,
     structs: Vec<StructOut>,
     globals: Vec<GlobalOut>,
 }
@@ -52,6 +58,16 @@ struct KernelOut {
     cluster_dims: Option<[u32; 3]>,
     maxnreg: Option<u32>,
     params: Vec<ParamOut>,
+}
+
+/// A kernel the front end read but could not type.
+#[derive(Serialize)]
+struct UntypedOut {
+    name: String,
+    symbol: Option<String>,
+    line: Option<u32>,
+    why: String,
+    param_names: Vec<Option<String>>,
 }
 
 #[derive(Serialize)]
@@ -204,6 +220,17 @@ fn build_report(display: &str, info: &ModuleInfo) -> Report {
                 .collect(),
         })
         .collect();
+    let untyped = info
+        .untyped
+        .iter()
+        .map(|k| UntypedOut {
+            name: k.name.clone(),
+            symbol: (!k.symbol.is_empty()).then(|| k.symbol.clone()),
+            line: k.loc.as_ref().map(|l| l.line),
+            why: k.why.clone(),
+            param_names: k.param_names.clone(),
+        })
+        .collect();
     let structs = info
         .structs
         .iter()
@@ -246,6 +273,8 @@ fn build_report(display: &str, info: &ModuleInfo) -> Report {
         preprocessed: info.preprocessed,
         notes: info.notes.clone(),
         kernels,
+        untyped,
+        skipped: info.skipped.clone(),
         structs,
         globals,
     }
@@ -278,6 +307,26 @@ fn text(r: &Report) -> String {
                 p.size,
                 p.align
             );
+        }
+    }
+    for k in &r.untyped {
+        let line = k.line.map_or_else(String::new, |l| format!(" line {l}"));
+        let mut why = k.why.lines();
+        let _ = writeln!(
+            s,
+            "kernel {} [untyped]{line}: {}",
+            k.name,
+            why.next().unwrap_or_default()
+        );
+        for more in why {
+            let _ = writeln!(s, "  {more}");
+        }
+    }
+    for skipped in &r.skipped {
+        let mut lines = skipped.lines();
+        let _ = writeln!(s, "skipped: {}", lines.next().unwrap_or_default());
+        for more in lines {
+            let _ = writeln!(s, "  {more}");
         }
     }
     for st in &r.structs {

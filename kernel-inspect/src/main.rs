@@ -43,6 +43,11 @@ enum Command {
     /// kernels (typed, with opaque parameters, by name only), targets and warnings.
     Build(build_cmd::BuildArgs),
     /// The kernel declarations the front end reads from a CUDA source.
+    ///
+    /// A kernel whose signature cannot be typed (an unknown type, a closure) is listed as
+    /// untyped with the reason; like `build`, which embeds such a kernel and reaches it by
+    /// name, this is not an error and the exit status stays 0. The status is 1 when the
+    /// source cannot be read: a missing file, a malformed declaration, a failed nvcc run.
     Decls(decls::DeclArgs),
     /// What toolkit discovery finds and why; `install` installs NVIDIA's nvcc wheels.
     Toolkit(toolkit_cmd::ToolkitArgs),

@@ -1,5 +1,5 @@
 //! `cuda-kernel-inspect fatbin`, `cuda-kernel-inspect binary` and `cuda-kernel-inspect build` of several
-//! files, on files built by the real nvcc.
+//! files, on files built by the real nvcc; `decls` of kernels the front end cannot type.
 
 #[path = "../../kernel-build/tests/fatbin_support/mod.rs"]
 mod fatbin_support;
@@ -136,7 +136,7 @@ fn errors_are_messages_not_panics() {
                 "--verbose",
             ],
         ),
-        (&["decls"], &["-D", "--json"]),
+        (&["decls"], &["-D", "--json", "untyped", "exit status"]),
         (&["toolkit"], &["install"]),
         (&["toolkit", "install"], &["--with", "--dir", "curand"]),
     ] {
@@ -371,5 +371,61 @@ fn build_names_the_module_as_the_build_does() {
     assert_eq!(
         cuda_kernel_objects::parse(&fatbin).unwrap().entries.len(),
         1
+    );
+}
+
+/// A kernel the front end cannot type is listed with the reason, in text and JSON, beside
+/// the typed one; as for `build`, that is not an error.
+#[test]
+fn decls_lists_the_kernels_it_cannot_type() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("k.cu");
+    std::fs::write(
+        &path,
+        "extern \"C\" __global__ void scale(float* x, float a) { x[0] *= a; }\n\
+         extern \"C\" __global__ void by_pointer(struct Unknown* u, int n) { }\n\
+         extern \"C\" __global__ void by_value(Mystery m) { }\n",
+    )
+    .unwrap();
+    let json: Value = serde_json::from_str(&inspect(&[
+        "decls".as_ref(),
+        path.as_os_str(),
+        "--json".as_ref(),
+    ]))
+    .unwrap();
+    let typed: Vec<&str> = json["kernels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(typed, ["scale"]);
+    let untyped = json["untyped"].as_array().unwrap();
+    let found: Vec<(&str, u64, &str)> = untyped
+        .iter()
+        .map(|k| {
+            (
+                k["name"].as_str().unwrap(),
+                k["line"].as_u64().unwrap(),
+                k["why"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert_eq!((found[0].0, found[0].1), ("by_pointer", 2));
+    assert!(found[0].2.contains("unknown type `Unknown`"), "{found:?}");
+    assert_eq!((found[1].0, found[1].1), ("by_value", 3));
+    assert!(found[1].2.contains("unknown type `Mystery`"), "{found:?}");
+    assert_eq!(untyped[0]["param_names"], serde_json::json!(["u", "n"]));
+
+    let text = inspect(&["decls".as_ref(), path.as_os_str()]);
+    assert!(text.contains("kernel scale [C]"), "{text}");
+    assert!(
+        text.contains("kernel by_pointer [untyped] line 2: unknown type `Unknown`"),
+        "{text}"
+    );
+    assert!(
+        text.contains("kernel by_value [untyped] line 3: unknown type `Mystery`"),
+        "{text}"
     );
 }
