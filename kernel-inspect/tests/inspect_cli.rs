@@ -6,6 +6,7 @@ mod fatbin_support;
 
 use std::process::Command;
 
+use cuda_kernel_objects::label;
 use fatbin_support::{SM90_UP, compile, nvcc, source};
 use serde_json::Value;
 
@@ -256,6 +257,79 @@ fn native_targets_are_the_gpus_of_this_machine() {
         );
         println!("native targets: {targets:?}");
     }
+}
+
+/// A file as a Rust executable holds a generated module: bytes, the module's label, its
+/// fatbin; then a fatbin with no label (as nvcc's host objects embed them) and a label
+/// whose image holds no fatbin.
+#[test]
+fn binary_names_the_module_of_each_labelled_fatbin() {
+    let Some(nvcc) = nvcc() else { return };
+    let fatbin = compile(&nvcc, "-fatbin", &source("cluster.cu"), SM90_UP, &[]);
+    const OPS: usize = label::header_len("ops");
+    const EMPTY: usize = label::header_len("empty");
+    let mut file = vec![0x5Au8; 24];
+    file.extend_from_slice(&label::header::<OPS>("ops", fatbin.len()));
+    let labelled = file.len();
+    file.extend_from_slice(&fatbin);
+    file.resize(file.len().next_multiple_of(8) + 16, 0);
+    let unlabelled = file.len();
+    file.extend_from_slice(&fatbin);
+    file.resize(file.len().next_multiple_of(8), 0);
+    file.extend_from_slice(&label::header::<EMPTY>("empty", 64));
+    file.extend_from_slice(&[0u8; 64]);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("app.bin");
+    std::fs::write(&path, &file).unwrap();
+
+    let json: Value = serde_json::from_str(&inspect(&[
+        "binary".as_ref(),
+        path.as_os_str(),
+        "--json".as_ref(),
+    ]))
+    .unwrap();
+    let modules = json["modules"].as_array().unwrap();
+    let found: Vec<(&Value, u64)> = modules
+        .iter()
+        .map(|m| (&m["name"], m["offset"].as_u64().unwrap()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            (&Value::from("ops"), labelled as u64),
+            (&Value::Null, unlabelled as u64)
+        ]
+    );
+    assert_eq!(
+        kernels(&modules[0]["entries"][0]),
+        [("clustered", vec![(0, 8)])]
+    );
+    let labels: Vec<(&str, u64)> = json["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["name"].as_str().unwrap(),
+                l["containers"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(labels, [("ops", 1), ("empty", 0)]);
+
+    let text = inspect(&["binary".as_ref(), path.as_os_str()]);
+    assert!(
+        text.contains(&format!("module `ops` @{labelled:#x} in no section: ")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("module @{unlabelled:#x} in no section: ")),
+        "{text}"
+    );
+    assert!(
+        text.contains("module `empty` @") && text.contains("holding no fatbin container"),
+        "{text}"
+    );
 }
 
 /// A module of several files compiles each file once per virtual architecture; each run's
