@@ -377,15 +377,17 @@ fn build_progress_names_the_targets_each_run_built() {
     );
 }
 
-/// `--name` names the module in the report, the JSON and the fatbin written into a folder;
-/// a name the build would refuse is refused before anything is compiled, given or taken
-/// from the first file.
+/// `--name` names the module in the report, its warnings, the JSON and the fatbin written
+/// into a folder (also when the file comes from the cache, built under another name); a name
+/// the build would refuse is refused before anything is compiled, given or taken from the
+/// first file.
 #[test]
 fn build_names_the_module_as_the_build_does() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("2d-stencil.cu"),
-        "extern \"C\" __global__ void stencil(float* x) { x[0] = 1.0f; }\n",
+        "extern \"C\" __global__ void stencil(float* x) { x[0] = 1.0f; }\n\
+         extern \"C\" __global__ void by_name(struct Unknown* u) { }\n",
     )
     .unwrap();
     let build = |args: &[&str]| {
@@ -445,6 +447,39 @@ fn build_names_the_module_as_the_build_does() {
     assert_eq!(
         cuda_kernel_objects::parse(&fatbin).unwrap().entries.len(),
         1
+    );
+    let warnings = json["warnings"].to_string();
+    assert!(
+        warnings.contains("module `stencil2d`: kernel `by_name`"),
+        "{warnings}"
+    );
+
+    // The same file again from the cache, under another name: no trace of the first one.
+    let out = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
+        .current_dir(dir.path())
+        .env("NVCC", &nvcc)
+        .args([
+            "build",
+            "2d-stencil.cu",
+            "--arch",
+            "sm_80",
+            "--name",
+            "renamed",
+        ])
+        .arg("--cache-dir")
+        .arg(dir.path().join("cache"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.starts_with("module `renamed`: 2 kernels"), "{text}");
+    assert!(
+        text.contains("warning: module `renamed`: kernel `by_name`") && !text.contains("stencil2d"),
+        "{text}"
     );
 }
 

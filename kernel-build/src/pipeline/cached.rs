@@ -57,7 +57,8 @@ pub(crate) struct Entry {
 impl Entry {
     pub(crate) fn into_built(self, req: &ModuleRequest, source: &Source) -> BuiltModule {
         let tracked = self.tracked_files(source);
-        let mut warnings = self.meta.warnings;
+        let mut warnings = self.meta.warnings.clone();
+        warnings.extend(super::module_warnings(&req.name, &self.meta));
         warnings.extend(self.note);
         BuiltModule {
             name: req.name.clone(),

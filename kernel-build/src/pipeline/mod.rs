@@ -343,13 +343,23 @@ struct Targets {
     warning: Option<String>,
 }
 
+/// The warnings that name the module (kernels missing from some images, kernels without a
+/// typed stub), made for each build from its cached result instead of stored with it, so
+/// that a file built again under another module name is reported under the new name.
+pub(crate) fn module_warnings(module: &str, meta: &cached::ObjectMeta) -> Vec<String> {
+    let mut warnings: Vec<String> = availability_warning(module, &meta.targets, &meta.info)
+        .into_iter()
+        .collect();
+    warnings.extend(untyped_warnings(module, &meta.info));
+    warnings
+}
+
 /// The one warning of a module whose kernels are not all in every image.
 pub(crate) fn availability_warning(
     module: &str,
-    targets: &[Target],
+    targets: &[String],
     info: &crate::model::ModuleInfo,
 ) -> Option<String> {
-    let targets: Vec<String> = targets.iter().map(Target::to_string).collect();
     let missing: Vec<(String, Vec<String>)> = info
         .kernels
         .iter()
@@ -361,7 +371,7 @@ pub(crate) fn availability_warning(
             module,
             info.kernels.len(),
             &missing,
-            &targets,
+            targets,
         )
     })
 }

@@ -240,15 +240,11 @@ impl Job<'_> {
         let deps = std::fs::read_to_string(staging.path().join("module.d"))
             .map(|t| compile::depfile::parse(&t))
             .unwrap_or_default();
-        let mut warnings: Vec<String> = ran
+        let warnings: Vec<String> = ran
             .warnings
             .iter()
             .map(|w| self.source.rename_in_text(&w.raw))
             .collect();
-        if s.alone {
-            warnings.extend(super::availability_warning(&s.req.name, s.targets, &info));
-            warnings.extend(super::untyped_warnings(&s.req.name, &info));
-        }
         Ok(cached::Fresh {
             staging,
             fatbin_hash: crate::cache::hash_bytes(&bytes),

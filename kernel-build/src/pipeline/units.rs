@@ -63,6 +63,7 @@ pub(crate) fn build(
         }
     }
     let mut warnings = entry.meta.warnings.clone();
+    warnings.extend(super::module_warnings(&shared.req.name, &entry.meta));
     warnings.extend(built.iter().filter_map(|b| b.entry.note.clone()).take(1));
     if elapsed > 10.0 {
         warnings.push(summary);
@@ -182,12 +183,6 @@ fn assemble(
             }
         }
     }
-    warnings.extend(super::availability_warning(
-        &shared.req.name,
-        shared.targets,
-        &info,
-    ));
-    warnings.extend(super::untyped_warnings(&shared.req.name, &info));
     let staging = Staging::new(shared.cache)?;
     let path = staging.path().join("module.fatbin");
     std::fs::write(&path, &bytes).map_err(|e| Error::io("failed to write", &path, e))?;
