@@ -39,6 +39,7 @@ mod entry;
 mod error;
 mod image;
 mod kind;
+pub mod label;
 mod nvinfo;
 pub mod nvjitlink;
 mod params;

@@ -7,7 +7,7 @@ pub use ::cudarc;
 pub use ::half;
 
 pub use crate::code::global::global;
-pub use crate::code::module::spec::Aligned;
+pub use crate::code::module::spec::{Aligned, Labelled};
 pub use crate::code::module::{
     LoadedModule, compile_module, library_module, load_library, load_module, load_module_with,
 };
@@ -21,6 +21,7 @@ pub use crate::launch::args::values::PreparedValue;
 pub use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
 pub use cuda_kernel_generate::Dtype;
 pub use cuda_kernel_generate::geometry::scan_items;
+pub use cuda_kernel_objects::label::{header as label_header, header_len as label_len};
 
 use crate::error::Error;
 

@@ -12,6 +12,28 @@
 #[repr(C, align(8))]
 pub struct Aligned<T: ?Sized>(pub T);
 
+/// An embedded fatbin behind the label that names its module
+/// (`cuda_kernel_objects::label`), so that a tool reading the built binary can tell which
+/// module an embedded fatbin is. The label's length is a multiple of 8: the image stays
+/// 8-byte aligned.
+///
+/// ```
+/// use cuda_kernel_runtime::__private::{Labelled, label_header};
+/// static IMAGE: &Labelled<[u8; 32], [u8]> = &Labelled {
+///     label: label_header::<32>("ops", 4),
+///     image: *b"\x50\xed\x55\xba",
+/// };
+/// assert_eq!(std::ptr::from_ref(&IMAGE.image).cast::<u8>().addr() % 8, 0);
+/// assert_eq!(&IMAGE.label[24..27], b"ops");
+/// ```
+#[repr(C, align(8))]
+pub struct Labelled<L, T: ?Sized> {
+    /// The label.
+    pub label: L,
+    /// The image.
+    pub image: T,
+}
+
 /// One module: its image, the archs it embeds, its kernels and globals.
 ///
 /// ```
