@@ -52,7 +52,7 @@ pub enum Error {
         supported: Vec<String>,
     },
     /// nvcc ran and failed.
-    #[error("{}", crate::diagnostics::build::nvcc_failed(.location.as_deref(), .status, .command, .output))]
+    #[error("{}", crate::diagnostics::build::nvcc_failed(.location.as_deref(), .status, .command, .output, .hint.as_deref()))]
     NvccFailed {
         /// `file:line` of nvcc's first error, when it printed one.
         location: Option<String>,
@@ -60,8 +60,10 @@ pub enum Error {
         status: String,
         /// The command line, quoted for a shell.
         command: String,
-        /// Everything nvcc printed.
+        /// Everything nvcc printed, each diagnostic once.
         output: String,
+        /// How to fix it, when the output shows a known cause (a library's header missing).
+        hint: Option<String>,
     },
     /// A file could not be read or written.
     #[error("{action} `{}`", .path.display())]

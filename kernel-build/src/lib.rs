@@ -53,6 +53,7 @@ mod jobs;
 mod link;
 pub mod model;
 mod pipeline;
+mod runtime_crate;
 mod toolkit;
 
 pub use builder::{Build, Metadata, Output};
@@ -101,6 +102,10 @@ pub mod __private {
     /// The whole build of one module.
     pub mod pipeline {
         pub use crate::pipeline::*;
+    }
+    /// The path generated code names the runtime by.
+    pub mod runtime_crate {
+        pub use crate::runtime_crate::*;
     }
     /// Finding and installing nvcc.
     pub mod toolkit {

@@ -78,6 +78,7 @@ fn failing_nvcc_reports_command_status_and_line() {
             status,
             command,
             output,
+            ..
         } => {
             assert_eq!(location.as_deref(), Some("k.cu:3"), "{err}");
             assert!(status.contains('2'), "{status}");

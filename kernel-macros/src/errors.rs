@@ -34,6 +34,7 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
             status,
             output,
             location,
+            hint,
             ..
         } => {
             let named = location.as_deref().and_then(|l| file_literal(input, l));
@@ -44,7 +45,10 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
                 (Source::Files(_), Some(lit)) => &format!("`{}`", lit.value()),
                 (Source::Files(_), None) => "one of the module's files",
             };
-            syn::Error::new(source_span, build::nvcc_failed_on(what, status, output))
+            syn::Error::new(
+                source_span,
+                build::nvcc_failed_on(what, status, output, hint.as_deref()),
+            )
         }
         Error::UnknownArch { arch, .. } => {
             let span = input

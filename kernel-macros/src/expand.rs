@@ -7,8 +7,12 @@ use std::path::PathBuf;
 
 use cuda_kernel_build::__private::check::check_declarations;
 use cuda_kernel_build::__private::codegen::{self, CodegenOptions, Declared};
-use cuda_kernel_build::__private::pipeline::{Context, ModuleRequest, SourceInput, build_module};
-use proc_macro2::TokenStream;
+use cuda_kernel_build::__private::diagnostics::inline::InlinePlace;
+use cuda_kernel_build::__private::pipeline::{
+    Context, ModuleRequest, SourceInput, build_module, inline_display_name,
+};
+use cuda_kernel_build::__private::runtime_crate;
+use proc_macro2::{TokenStream, TokenTree};
 use quote::quote;
 
 use crate::errors;
@@ -16,34 +20,99 @@ use crate::input::{ModuleInput, Source};
 
 /// Expands one `cuda_module!` invocation (never panics; errors become `compile_error!`).
 pub(crate) fn cuda_module(input: &ModuleInput) -> TokenStream {
+    let runtime = match runtime_path(input) {
+        Ok(path) => path,
+        Err(e) => return with_fallback(input, e),
+    };
     let req = match request(input) {
         Ok(req) => req,
         Err(e) => return with_fallback(input, e),
     };
+    let place = inline_place(input);
     let built = match build_module(&req, &Context::default()) {
-        Ok(built) => built,
+        Ok(mut built) => {
+            if let Some((place, display)) = &place {
+                for w in &mut built.warnings {
+                    *w = place.relocate(w, display);
+                }
+            }
+            built
+        }
         Err(e) => {
             let error = errors::build_error(&e, input);
             return match declarations_alone(&req) {
                 Some(read) => {
-                    let module = codegen::generate(&read, &options(input, &req));
-                    let errors = error.to_compile_error();
+                    let module = codegen::generate(&read, &options(input, &req, &runtime));
+                    let errors = relocated(error.to_compile_error(), place.as_ref());
                     quote!(#errors #module)
                 }
-                None => with_fallback(input, error),
+                None => relocated(with_fallback(input, error), place.as_ref()),
             };
         }
     };
     let sigs: Vec<syn::Signature> = input.decls.iter().map(|d| d.sig.clone()).collect();
     let checked = check_declarations(&built.info, &sigs);
-    let module = codegen::generate(&built, &options(input, &req));
+    let module = codegen::generate(&built, &options(input, &req, &runtime));
     match checked {
         Ok(()) => module,
         Err(e) => {
-            let errors = e.to_compile_error();
+            let errors = relocated(e.to_compile_error(), place.as_ref());
             quote!(#module #errors)
         }
     }
+}
+
+/// Where an inline source's lines lie in the Rust file (from its literal's span), with the
+/// name messages give the source (`<inline k>`); `None` for files, or outside a compiler.
+fn inline_place(input: &ModuleInput) -> Option<(InlinePlace, String)> {
+    let Source::Inline(lit) = &input.source else {
+        return None;
+    };
+    if !proc_macro::is_available() {
+        return None;
+    }
+    let span = lit.span().unwrap();
+    let place = InlinePlace::from_literal(
+        &lit.token().to_string(),
+        &lit.value(),
+        &span.file(),
+        span.line(),
+        span.column(),
+    )?;
+    Some((place, inline_display_name(&input.name.to_string())))
+}
+
+/// `tokens` (`compile_error!`s, and whatever else) with every location in an inline source
+/// that their messages give told in the Rust file; each literal keeps its span, so every
+/// error stays where it was.
+fn relocated(tokens: TokenStream, place: Option<&(InlinePlace, String)>) -> TokenStream {
+    let Some(pair) = place else {
+        return tokens;
+    };
+    let (place, display) = pair;
+    tokens
+        .into_iter()
+        .map(|tree| match tree {
+            TokenTree::Group(g) => {
+                let mut inner =
+                    proc_macro2::Group::new(g.delimiter(), relocated(g.stream(), Some(pair)));
+                inner.set_span(g.span());
+                TokenTree::Group(inner)
+            }
+            TokenTree::Literal(lit) => {
+                match syn::parse2::<syn::LitStr>(TokenTree::Literal(lit.clone()).into()) {
+                    Ok(text) if text.value().contains(display.as_str()) => {
+                        let mut moved =
+                            proc_macro2::Literal::string(&place.relocate(&text.value(), display));
+                        moved.set_span(lit.span());
+                        TokenTree::Literal(moved)
+                    }
+                    _ => TokenTree::Literal(lit),
+                }
+            }
+            other => other,
+        })
+        .collect()
 }
 
 /// The build request from the macro's keys, through the same validating setters as
@@ -89,10 +158,25 @@ fn request(input: &ModuleInput) -> syn::Result<ModuleRequest> {
     Ok(req)
 }
 
+/// The path generated code names the runtime by: `crate = "..."`, else the name this
+/// crate's manifest gives it; an error at the literal, or at the module's name.
+fn runtime_path(input: &ModuleInput) -> syn::Result<syn::Path> {
+    let explicit = input.runtime_path.as_ref().map(syn::LitStr::value);
+    runtime_crate::runtime_path(explicit.as_deref()).map_err(|message| {
+        let span = input
+            .runtime_path
+            .as_ref()
+            .map_or(input.name.span(), syn::LitStr::span);
+        syn::Error::new(span, message)
+    })
+}
+
 /// Codegen options: the request's, the module's visibility and attributes, the kernels
-/// vouched for in `unsafe extern` blocks, and tracking of every input for rustc.
-fn options(input: &ModuleInput, req: &ModuleRequest) -> CodegenOptions {
+/// vouched for in `unsafe extern` blocks, the runtime's path, and tracking of every input
+/// for rustc.
+fn options(input: &ModuleInput, req: &ModuleRequest, runtime: &syn::Path) -> CodegenOptions {
     let mut opts = CodegenOptions::for_request(req);
+    opts.runtime = runtime.clone();
     opts.vis = input.vis.clone();
     opts.attrs = input.attrs.clone();
     opts.safe_kernels = input

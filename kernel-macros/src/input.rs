@@ -11,6 +11,7 @@
 //!     fallback = "runtime";           // NVRTC at run time when the fatbin has nothing for the GPU
 //!     kernels = ["saxpy"];            // stubs for these kernels only
 //!     constants = ["TILE: u32"];      // CUDA constants as Rust consts
+//!     crate = "my_gpu::runtime";      // the runtime's path, when a crate re-exports it
 //!     fn saxpy(a: f32, x: &[f32], y: &mut [f32], n: i32);          // checked, unsafe stub
 //!     unsafe extern "CUDA" {
 //!         safe fn fill(x: &mut [f32], v: f32, n: i32);              // checked, safe stub
@@ -18,6 +19,7 @@
 //! }
 //! ```
 
+use syn::ext::IdentExt;
 use syn::parse::{Parse, ParseStream};
 use syn::{Attribute, Ident, LitStr, Signature, Token, Visibility, braced, bracketed};
 
@@ -40,6 +42,8 @@ pub(crate) struct ModuleInput {
     pub kernels: Option<Vec<LitStr>>,
     /// `constants = ["TILE: u32"]`: constants exported as Rust `const`s.
     pub constants: Vec<LitStr>,
+    /// `crate = "my_gpu::runtime"`: the path generated code names the runtime by.
+    pub runtime_path: Option<LitStr>,
     pub decls: Vec<Decl>,
 }
 
@@ -69,6 +73,7 @@ impl Parse for ModuleInput {
         let (mut arch, mut include, mut define, mut flags) = (None, None, None, None);
         let mut kernels = None;
         let mut constants = None;
+        let mut runtime_path = None;
         let mut decls = Vec::new();
         let mut every_target: Option<bool> = None;
         let mut link: Option<(Ident, cuda_kernel_build::LinkMode)> = None;
@@ -93,7 +98,8 @@ impl Parse for ModuleInput {
                         "attributes are only allowed on kernel declarations",
                     ));
                 }
-                let key: Ident = body.parse()?;
+                // `crate` is a keyword: keys are read as any identifier.
+                let key: Ident = body.call(Ident::parse_any)?;
                 body.parse::<Token![=]>()?;
                 let dup = || syn::Error::new(key.span(), format!("`{key}` is given twice"));
                 match key.to_string().as_str() {
@@ -171,6 +177,7 @@ impl Parse for ModuleInput {
                     "constants" => {
                         set(&mut constants, string_list(&body)?).map_err(|()| dup())?;
                     }
+                    "crate" => set(&mut runtime_path, body.parse()?).map_err(|()| dup())?,
                     "require_every_target" => {
                         let v: syn::LitBool = body.parse()?;
                         set(&mut every_target, v.value).map_err(|()| dup())?;
@@ -205,6 +212,7 @@ impl Parse for ModuleInput {
             runtime: runtime.unwrap_or_default(),
             kernels,
             constants: constants.unwrap_or_default(),
+            runtime_path,
             decls,
         })
     }
@@ -263,10 +271,12 @@ fn extern_block(input: ParseStream<'_>) -> syn::Result<Vec<Decl>> {
     Ok(decls)
 }
 
-/// `host_functions!(module { fn ...; ... })`.
+/// `host_functions!(module { [crate = "path";] fn ...; ... })`.
 pub(crate) struct HostInput {
     /// The module (as `Build::compile` named it).
     pub(crate) module: syn::Ident,
+    /// `crate = "my_gpu::runtime";`: the path generated code names the runtime by.
+    pub(crate) runtime_path: Option<LitStr>,
     /// The declarations.
     pub(crate) decls: Vec<syn::ForeignItemFn>,
 }
@@ -276,11 +286,22 @@ impl syn::parse::Parse for HostInput {
         let module: syn::Ident = input.parse()?;
         let body;
         syn::braced!(body in input);
+        let mut runtime_path = None;
+        if body.peek(Token![crate]) && body.peek2(Token![=]) {
+            body.parse::<Token![crate]>()?;
+            body.parse::<Token![=]>()?;
+            runtime_path = Some(body.parse()?);
+            body.parse::<Token![;]>()?;
+        }
         let mut decls = Vec::new();
         while !body.is_empty() {
             decls.push(body.parse()?);
         }
-        Ok(HostInput { module, decls })
+        Ok(HostInput {
+            module,
+            runtime_path,
+            decls,
+        })
     }
 }
 

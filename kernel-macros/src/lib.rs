@@ -62,6 +62,7 @@ use proc_macro::TokenStream;
 /// | `fallback = "runtime"` | `"runtime"`: built by nvcc, and compiled by NVRTC at run time on a GPU the fatbin has no image for |
 /// | `kernels = ["saxpy"]` | stubs only for these kernels (Rust names), for a crate that uses a few kernels of a large library |
 /// | `constants = ["TILE: u32", "STEPS"]` | integer constants of the CUDA code (`#define`, `constexpr`, enumerators) as Rust `const`s in the module, `"NAME"` (an `i64`) or `"NAME: u32"`; evaluated by the compiler, checked to fit |
+/// | `crate = "my_gpu::runtime"` | the path generated code names the runtime by, for a crate that reaches it through a crate of its own re-exporting it; default: the name this crate's `Cargo.toml` gives `cuda-kernel-runtime` (renamed or not) |
 ///
 /// Doc comments and attributes on the `mod` are kept, and so is its visibility.
 ///
@@ -176,10 +177,22 @@ pub fn cuda_module(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn host_functions(input: TokenStream) -> TokenStream {
     let input = syn::parse_macro_input!(input as input::HostInput);
+    let explicit = input.runtime_path.as_ref().map(syn::LitStr::value);
+    let runtime =
+        match cuda_kernel_build::__private::runtime_crate::runtime_path(explicit.as_deref()) {
+            Ok(path) => path,
+            Err(message) => {
+                let span = input
+                    .runtime_path
+                    .as_ref()
+                    .map_or(input.module.span(), syn::LitStr::span);
+                return syn::Error::new(span, message).to_compile_error().into();
+            }
+        };
     cuda_kernel_build::__private::codegen::expand_host_functions(
         &input.module,
         &input.decls,
-        &syn::parse_quote!(::cuda_kernel_runtime),
+        &runtime,
     )
     .into()
 }

@@ -1,12 +1,13 @@
 //! Running a [`Build`]: checking the module name, building the module through the
 //! pipeline, writing the outputs and telling Cargo what to watch.
 
-use super::outputs::{generate, mkdir, write_if_changed};
+use super::outputs::{Runtime, generate, mkdir, write_if_changed};
 use super::{Build, Metadata, Output};
 use crate::diagnostics::options;
 use crate::env::Reporting;
 use crate::error::Error;
 use crate::pipeline::{self, Context, SourceInput};
+use crate::runtime_crate;
 use std::path::{Path, PathBuf};
 
 impl Build {
@@ -55,6 +56,21 @@ impl Build {
         if let Err(problem) = req.set_name(name) {
             problems.insert(0, problem);
         }
+        // The runtime's path: a written one must parse; one the manifest lacks is reported
+        // where the module is included (a build that never includes it is not wrong).
+        let runtime = match self.runtime_crate.as_deref() {
+            Some(text) => match runtime_crate::explicit_path(text) {
+                Ok(path) => Runtime::Found(path),
+                Err(problem) => {
+                    problems.push(problem);
+                    Runtime::Found(runtime_crate::default_path())
+                }
+            },
+            None => match runtime_crate::from_manifest() {
+                Ok(path) => Runtime::Found(path),
+                Err(message) => Runtime::Missing(message),
+            },
+        };
         if !problems.is_empty() {
             return Err(Error::InvalidOption(problems.join("\n")));
         }
@@ -138,10 +154,17 @@ impl Build {
         .map_err(|e| Error::io("failed to write", &metadata, e))?;
         write_if_changed(&metadata, &json)?;
         let rust = gen_dir.join(format!("{name}.rs"));
-        write_if_changed(&rust, generate(&published, &req).as_bytes())?;
+        write_if_changed(&rust, generate(&published, &req, &runtime).as_bytes())?;
         super::modules::record(&out_dir, name)?;
 
         if self.cargo_metadata {
+            // A renamed runtime dependency changes the generated module.
+            if self.runtime_crate.is_none()
+                && let Some(dir) = crate::env::cargo_var("CARGO_MANIFEST_DIR")
+            {
+                let manifest = PathBuf::from(dir).join("Cargo.toml");
+                println!("cargo:rerun-if-changed={}", manifest.display());
+            }
             for f in &module.tracked_files {
                 println!("cargo:rerun-if-changed={}", f.display());
             }

@@ -59,6 +59,8 @@ pub struct Build {
     nvcc_wrapper: Option<PathBuf>,
     /// Also compile the files' host code into a static library linked into the crate.
     host_code: bool,
+    /// The path the generated module names the runtime by (`None`: from the manifest).
+    runtime_crate: Option<String>,
 }
 
 /// What [`Build::try_compile`] produced.
@@ -127,6 +129,7 @@ impl Build {
             jobs: None,
             nvcc_wrapper: None,
             host_code: false,
+            runtime_crate: None,
         }
     }
 }

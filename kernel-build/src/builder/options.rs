@@ -62,6 +62,21 @@ impl Build {
         self
     }
 
+    /// The path the generated module names the runtime by, for a crate that reaches
+    /// `cuda-kernel-runtime` through a crate of its own that re-exports it
+    /// (`pub use cuda_kernel_runtime as runtime;` in `my_gpu`). By default the name this
+    /// crate's `Cargo.toml` gives `cuda-kernel-runtime` is used, renamed or not; when the
+    /// manifest lists no runtime, the generated module says so where `include_kernels!`
+    /// includes it. A value that is not a Rust path fails the build.
+    ///
+    /// ```
+    /// cuda_kernel_build::Build::new().file("kernels/k.cu").runtime_crate("my_gpu::runtime");
+    /// ```
+    pub fn runtime_crate(&mut self, path: &str) -> &mut Build {
+        self.runtime_crate = Some(path.to_owned());
+        self
+    }
+
     /// The most nvcc runs at once. By default a build script follows Cargo (`-j`, through
     /// its jobserver) and other callers use every core.
     ///

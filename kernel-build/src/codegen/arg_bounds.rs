@@ -24,6 +24,7 @@ use quote::{format_ident, quote};
 
 use super::docs::qualified_base;
 use super::names::param_ident;
+use super::takes;
 use super::templates::{Planned, plan};
 use super::types::{ParamKind, param_kind};
 use crate::pipeline::BuiltModule;
@@ -156,23 +157,18 @@ impl ArgBounds {
         let krate = krate.trim_start_matches("::");
         let traits = self.traits.iter().map(|t| {
             let (ident, message) = (&t.ident, &t.message);
-            let (base, label, note) = if t.mutable {
+            let (base, label) = if t.mutable {
                 (
                     quote!(#rt::__private::MutPtr<E>),
                     "expected mutable device memory holding `{E}`",
-                    format!(
-                        "pass `&mut TrackedBuffer<{{E}}>`, `&mut TrackedViewMut<{{E}}>`, `&mut CudaSlice<{{E}}>`, `&mut CudaViewMut<{{E}}>`, `&mut UnifiedSlice<{{E}}>`, `{krate}::Out(&mut [{{E}}])`, `{krate}::InOut(&mut [{{E}}])` or `{krate}::Null`"
-                    ),
                 )
             } else {
                 (
                     quote!(#rt::__private::ConstPtr<E>),
                     "expected device memory holding `{E}`",
-                    format!(
-                        "pass `&TrackedBuffer<{{E}}>`, `&TrackedView<{{E}}>`, `&CudaSlice<{{E}}>`, `&CudaView<{{E}}>`, `&UnifiedSlice<{{E}}>`, a mutable form of any, `{krate}::In(&[{{E}}])`, `{krate}::InOut(&mut [{{E}}])` or `{krate}::Null`"
-                    ),
                 )
             };
+            let note = takes::error_note(t.mutable, krate);
             quote! {
                 #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
                 pub trait #ident<E, K>: #base {}

@@ -3,8 +3,11 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
+use super::names::param_ident;
+use super::takes;
 use super::templates::Member;
-use crate::model::{Kernel, UntypedKernel};
+use super::types::{ParamKind, param_kind};
+use crate::model::{CType, Kernel, UntypedKernel};
 
 /// What an unsafe stub's caller must uphold; the whole text, and the errors every stub
 /// returns, are in the module's docs.
@@ -54,13 +57,91 @@ pub(crate) fn untyped_section(untyped: &[UntypedKernel]) -> TokenStream {
 }
 
 /// Rustdoc of a one-kernel stub.
-pub(crate) fn kernel_doc(kernel: &Kernel, targets: &[String], safe: bool) -> TokenStream {
+pub(crate) fn kernel_doc(
+    kernel: &Kernel,
+    targets: &[String],
+    safe: bool,
+    rt: &TokenStream,
+) -> TokenStream {
     let mut text = user_doc(kernel);
     text.push_str(&declaration(kernel));
     text.push_str(&registers(kernel));
     text.push_str(".\n\n");
     text.push_str(&availability(kernel, targets));
+    text.push_str(&arguments(kernel, rt, None));
     finish(text, safe)
+}
+
+/// The `# Arguments` section: for each parameter its CUDA declaration, whether the kernel
+/// reads or may write through it, and every Rust type it takes, linked (the same list a
+/// wrong argument's error gives). `family`: the method of a template family, whose
+/// arguments are described for its first instantiation.
+fn arguments(kernel: &Kernel, rt: &TokenStream, family: Option<&str>) -> String {
+    let krate = rt.to_string().replace(' ', "");
+    let krate = krate.trim_start_matches("::");
+    let shown = |tokens: &TokenStream| {
+        let text = tokens.to_string().replace(' ', "");
+        let text = text.strip_prefix("::").unwrap_or(&text).to_owned();
+        text.strip_prefix(&format!("{krate}::"))
+            .map_or(text.clone(), str::to_owned)
+    };
+    let mut out = String::from("# Arguments\n\n");
+    if let Some(instance) = family {
+        out.push_str(&format!(
+            "As `{instance}` takes them; each instantiation takes its own element types.\n\n"
+        ));
+    }
+    out.push_str(&format!(
+        "- `cfg`: the launch configuration, a [`Launch`]({krate}::Launch) (grid, block, \
+         dynamic shared memory, attributes).\n"
+    ));
+    for (i, p) in kernel.params.iter().enumerate() {
+        let name = param_ident(p.name.as_deref(), i).to_string();
+        let name = name.trim_start_matches("r#");
+        let written = match &p.name {
+            Some(n) if !n.is_empty() => format!("{} {n}", p.written),
+            _ => p.written.clone(),
+        };
+        let what = match param_kind(&p.ty, rt) {
+            ParamKind::ConstPtr(elem) => format!(
+                "device memory holding `{e}`, which the kernel reads only. Pass\n  {}.",
+                takes::doc_list(false, &shown(&elem), krate),
+                e = shown(&elem)
+            ),
+            ParamKind::MutPtr(elem) => format!(
+                "device memory holding `{e}`, which the kernel may write. Pass\n  {}.",
+                takes::doc_list(true, &shown(&elem), krate),
+                e = shown(&elem)
+            ),
+            ParamKind::Value(ty) => {
+                let ty = shown(&ty);
+                let linked = match &p.ty {
+                    CType::Struct(_) => format!("[`{ty}`]"),
+                    _ => format!("`{ty}`"),
+                };
+                format!("{linked}, passed by value (the kernel gets a copy).")
+            }
+            ParamKind::Object {
+                object, ordered, ..
+            } => {
+                let text = shown(&object).replace("impl::core::marker::Sized", "_");
+                let item = text.split('<').next().unwrap_or(&text).to_owned();
+                let how = if ordered {
+                    "the kernel gets it by value, and the launch orders the memory it describes \
+                     across streams as it orders a buffer's"
+                } else {
+                    "the kernel gets its handle"
+                };
+                format!("a [`&{text}`]({krate}::{item}); {how}.")
+            }
+        };
+        out.push_str(&format!(
+            "- `{name}` (CUDA `{}`): {what}\n",
+            escape_brackets(&written)
+        ));
+    }
+    out.push('\n');
+    out
 }
 
 /// Where a kernel compiled for some targets only can run.
@@ -87,6 +168,7 @@ pub(crate) fn family_doc(
     members: &[Member<'_>],
     targets: &[String],
     safe: bool,
+    rt: &TokenStream,
 ) -> TokenStream {
     let mut text = user_doc(members[0].kernel);
     let template = qualified_base(members[0].kernel);
@@ -100,6 +182,14 @@ pub(crate) fn family_doc(
         text.push_str(&format!("| `{name}::<{key}>` | `{}` |\n", m.kernel.name));
     }
     text.push('\n');
+    let first = &members[0];
+    let key = first.key.to_string().replace(' ', "");
+    let key = key.rsplit("::").next().unwrap_or(&key).to_owned();
+    text.push_str(&arguments(
+        first.kernel,
+        rt,
+        Some(&format!("{name}::<{key}>")),
+    ));
     for m in members {
         text.push_str(&declaration(m.kernel));
         text.push_str(&registers(m.kernel));

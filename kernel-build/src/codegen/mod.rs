@@ -35,6 +35,7 @@ mod names;
 mod shell;
 mod structs;
 mod stubs;
+mod takes;
 mod templates;
 mod types;
 
@@ -42,7 +43,7 @@ mod fallback;
 mod generated;
 
 use std::collections::BTreeSet;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use proc_macro2::TokenStream;
 
@@ -88,6 +89,13 @@ pub struct CodegenOptions {
     /// The kernels' stubs are `#[doc(hidden)]`: the module's face is something else (the
     /// launchers of generated kernels).
     pub hidden_stubs: bool,
+    /// The fatbin lies in the crate's `OUT_DIR` (a build script's module): it is embedded as
+    /// `concat!(env!("OUT_DIR"), "/<file>")`, so the generated text names no path of the
+    /// build machine.
+    pub image_in_out_dir: bool,
+    /// The crate's folder: source locations in the docs, and tracked files, are written
+    /// relative to it (a file outside it by its name alone), never as absolute paths.
+    pub source_root: Option<PathBuf>,
 }
 
 impl Default for CodegenOptions {
@@ -101,6 +109,8 @@ impl Default for CodegenOptions {
             warn_in_code: false,
             runtime: syn::parse_quote!(::cuda_kernel_runtime),
             hidden_stubs: false,
+            image_in_out_dir: false,
+            source_root: None,
         }
     }
 }
@@ -119,6 +129,7 @@ impl CodegenOptions {
         CodegenOptions {
             safe_kernels: req.safe_kernels.iter().cloned().collect(),
             kernels: req.kernels.as_ref().map(|k| k.iter().cloned().collect()),
+            source_root: Some(req.base_dir.clone()),
             ..CodegenOptions::default()
         }
     }
@@ -145,17 +156,63 @@ pub(crate) fn generated_module(
 /// assert!(tokens.to_string().contains("mod empty"));
 /// ```
 pub fn generate(module: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
-    match &opts.kernels {
-        None => shell::module(module, opts),
-        Some(wanted) => {
-            let mut selected = module.clone();
-            selected
-                .info
-                .kernels
-                .retain(|k| wanted.contains(&kernel_rust_name(k)));
-            shell::module(&selected, opts)
+    if opts.kernels.is_none() && opts.source_root.is_none() {
+        return shell::module(module, opts);
+    }
+    let mut selected = module.clone();
+    if let Some(wanted) = &opts.kernels {
+        selected
+            .info
+            .kernels
+            .retain(|k| wanted.contains(&kernel_rust_name(k)));
+    }
+    if let Some(root) = &opts.source_root {
+        locations_under(&mut selected.info, root);
+    }
+    shell::module(&selected, opts)
+}
+
+/// Every source location of `info` written relative to `root`; a file outside it by its
+/// name alone.
+fn locations_under(info: &mut ModuleInfo, root: &Path) {
+    let kernels = info.kernels.iter_mut().chain(info.elsewhere.iter_mut());
+    let locs = kernels
+        .map(|k| &mut k.loc)
+        .chain(info.structs.iter_mut().map(|s| &mut s.loc))
+        .chain(info.globals.iter_mut().map(|g| &mut g.loc))
+        .chain(info.untyped.iter_mut().map(|u| &mut u.loc))
+        .chain(info.host_functions.iter_mut().map(|h| &mut h.loc));
+    for loc in locs.flatten() {
+        loc.file = relative_name(Path::new(&loc.file), root);
+    }
+    let params = info.kernels.iter_mut().chain(info.elsewhere.iter_mut());
+    for p in params.flat_map(|k| k.params.iter_mut()) {
+        if let Some(loc) = &mut p.loc {
+            loc.file = relative_name(Path::new(&loc.file), root);
         }
     }
+}
+
+/// `path` as shown in generated text: relative to `root` when under it, a relative path
+/// as it is, any other absolute path by its file name.
+///
+/// ```
+/// use std::path::Path;
+/// use cuda_kernel_build::__private::codegen::relative_name;
+/// assert_eq!(relative_name(Path::new("/c/app/kernels/a.h"), Path::new("/c/app")), "kernels/a.h");
+/// assert_eq!(relative_name(Path::new("kernels/a.cu"), Path::new("/c/app")), "kernels/a.cu");
+/// assert_eq!(relative_name(Path::new("/opt/inc/b.h"), Path::new("/c/app")), "b.h");
+/// ```
+pub fn relative_name(path: &Path, root: &Path) -> String {
+    if let Ok(rel) = path.strip_prefix(root) {
+        return rel.to_string_lossy().into_owned();
+    }
+    if path.is_relative() {
+        return path.to_string_lossy().into_owned();
+    }
+    path.file_name()
+        .map_or_else(|| path.to_string_lossy(), |n| n.to_string_lossy())
+        .into_owned()
 }
 
 /// The Rust names a module's kernels go by: each kernel's (a template family's) method

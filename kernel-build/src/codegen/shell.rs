@@ -41,7 +41,7 @@ pub(crate) fn module_with_items(
     let untyped = super::docs::untyped_section(&parts.info.untyped);
     let tracking = tracking(parts, opts);
     let warnings = warnings(parts, opts);
-    let image = image(parts, &rt);
+    let image = image(parts, opts, &rt);
     let metadata = metadata::items(parts, &rt);
     let handle = handle(&rt);
     let library = library(parts, &rt);
@@ -160,30 +160,64 @@ fn tracking(parts: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
         .iter()
         .filter(|_| opts.track_inputs)
         .map(|path| {
-            let lit = path_literal(path);
-            quote!(
-                const _: &[u8] = ::core::include_bytes!(#lit);
-            )
+            // A file of the crate is named from the crate's folder, as rustc sees it.
+            let under = opts
+                .source_root
+                .as_deref()
+                .and_then(|root| path.strip_prefix(root).ok());
+            match under {
+                Some(rel) => {
+                    let rel = format!("/{}", rel.to_string_lossy());
+                    quote!(
+                        const _: &[u8] = ::core::include_bytes!(::core::concat!(
+                            ::core::env!("CARGO_MANIFEST_DIR"),
+                            #rel
+                        ));
+                    )
+                }
+                None => {
+                    let lit = path_literal(path);
+                    quote!(
+                        const _: &[u8] = ::core::include_bytes!(#lit);
+                    )
+                }
+            }
         });
     quote!(#(#env)* #(#files)*)
 }
 
-/// The 8-byte aligned embedded fatbin, or nothing without device code.
-fn image(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
-    match &parts.fatbin_path {
-        Some(path) => {
-            let lit = path_literal(path);
-            quote! {
-                static IMAGE: ::core::option::Option<&[u8]> = {
-                    static ALIGNED: &#rt::__private::Aligned<[u8]> =
-                        &#rt::__private::Aligned(*::core::include_bytes!(#lit));
-                    ::core::option::Option::Some(&ALIGNED.0)
-                };
-            }
-        }
-        None => quote! {
+/// The 8-byte aligned embedded fatbin behind the label naming its module, or nothing without
+/// device code. A build script's fatbin lies in `OUT_DIR` and is named from it.
+fn image(parts: &BuiltModule, opts: &CodegenOptions, rt: &TokenStream) -> TokenStream {
+    let Some(path) = &parts.fatbin_path else {
+        return quote! {
             static IMAGE: ::core::option::Option<&[u8]> = ::core::option::Option::None;
-        },
+        };
+    };
+    let file = match path.file_name() {
+        Some(name) if opts.image_in_out_dir => {
+            let name = format!("/{}", name.to_string_lossy());
+            quote!(::core::concat!(::core::env!("OUT_DIR"), #name))
+        }
+        _ => {
+            let lit = path_literal(path);
+            quote!(#lit)
+        }
+    };
+    let name = parts.name.as_str();
+    let len = cuda_kernel_objects::label::header_len(name);
+    quote! {
+        static IMAGE: ::core::option::Option<&[u8]> = {
+            static LABELLED: &#rt::__private::Labelled<[u8; #len], [u8]> =
+                &#rt::__private::Labelled {
+                    label: #rt::__private::label_header::<#len>(
+                        #name,
+                        ::core::include_bytes!(#file).len(),
+                    ),
+                    image: *::core::include_bytes!(#file),
+                };
+            ::core::option::Option::Some(&LABELLED.image)
+        };
     }
 }
 

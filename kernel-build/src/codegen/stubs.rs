@@ -57,7 +57,7 @@ pub(crate) fn methods(
                     })
                     .collect::<Vec<_>>();
                 let safe = opts.safe_kernels.contains(&name.to_string());
-                let doc = docs::kernel_doc(kernel, &parts.targets, safe);
+                let doc = docs::kernel_doc(kernel, &parts.targets, safe, rt);
                 let index = proc_macro2::Literal::usize_unsuffixed(index);
                 method(&name, &quote!(), &params, &quote!(#index), safe, &doc, rt)
             }
@@ -214,7 +214,7 @@ fn family_method(
         .collect::<Vec<_>>();
     let generics = quote!(<T: templates::#trait_name>);
     let index = quote!(<T as templates::#trait_name>::INDEX);
-    let doc = docs::family_doc(name, members, targets, safe);
+    let doc = docs::family_doc(name, members, targets, safe, rt);
     method(name, &generics, &params, &index, safe, &doc, rt)
 }
 

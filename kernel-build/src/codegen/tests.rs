@@ -731,3 +731,82 @@ fn template_docs_name_the_template_and_the_instantiated_types() {
     );
     assert!(!out.contains("(T a"), "{out}");
 }
+
+#[test]
+fn stub_docs_say_what_each_argument_takes_and_whether_the_kernel_writes() {
+    let opts = CodegenOptions {
+        runtime: syn::parse_quote!(::kr),
+        ..CodegenOptions::default()
+    };
+    let out = render(&fixture(), &opts);
+    // Rendered as doc attributes: look for the text itself.
+    assert!(has(&out, "# Arguments"), "{out}");
+    assert!(
+        has(
+            &out,
+            "- `x` (CUDA `const float* x`): device memory holding `f32`, which the kernel reads only. Pass"
+        ),
+        "{out}"
+    );
+    assert!(
+        has(
+            &out,
+            "- `y` (CUDA `float* y`): device memory holding `f32`, which the kernel may write. Pass"
+        ),
+        "{out}"
+    );
+    assert!(
+        has(&out, "- `a` (CUDA `float a`): `f32`, passed by value"),
+        "{out}"
+    );
+    assert!(
+        has(&out, "///   [`&TrackedBuffer<f32>`](kr::TrackedBuffer),"),
+        "{out}"
+    );
+    assert!(
+        has(&out, "///   [`&mut CudaViewMut<f32>`](kr::CudaViewMut),"),
+        "{out}"
+    );
+    // The generated module names the runtime by the path it was given, nowhere else.
+    assert!(!out.contains("cuda_kernel_runtime"), "{out}");
+}
+
+#[test]
+fn locations_and_images_name_no_path_of_the_build_machine() {
+    let mut parts = fixture();
+    parts.fatbin_path = Some("/build/target/out/v.fatbin".into());
+    parts.info.structs.push(StructDef {
+        name: "P".into(),
+        fields: vec![],
+        size: 0,
+        align: 1,
+        is_union: false,
+        opaque: false,
+        loc: Some(SourceLoc {
+            file: "/home/u/app/kernels/common.cuh".into(),
+            line: 3,
+            column: 1,
+        }),
+    });
+    let opts = CodegenOptions {
+        image_in_out_dir: true,
+        source_root: Some("/home/u/app".into()),
+        ..CodegenOptions::default()
+    };
+    let out = render(&parts, &opts);
+    assert!(has(&out, "declared at `kernels/common.cuh:3:1`"), "{out}");
+    assert!(
+        has(
+            &out,
+            "include_bytes!(::core::concat!(::core::env!(\"OUT_DIR\"), \"/v.fatbin\"))"
+        ),
+        "{out}"
+    );
+    assert!(
+        !out.contains("/home/u") && !out.contains("/build/target"),
+        "{out}"
+    );
+    // The image sits behind the label naming its module.
+    assert!(has(&out, "label_header::<32usize"), "{out}");
+    assert!(has(&out, "(\"vecmath\", ::core::include_bytes!"), "{out}");
+}

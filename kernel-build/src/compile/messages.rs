@@ -151,6 +151,60 @@ pub(crate) fn missing_header(output: &str) -> Option<String> {
     })
 }
 
+/// nvcc's output as a user reads it: each diagnostic once (nvcc compiles a file once per
+/// virtual architecture, and each run prints the same errors), without the follow-on
+/// complaint of a later stage about an intermediate file an earlier failure never wrote
+/// (`fatal : Could not open input file …/k.compute_80.cpp1.ii`).
+///
+/// A diagnostic is its message line and the lines after it up to the next message or a
+/// blank line (the quoted source, the caret, `compilation terminated.`).
+pub fn tidy(output: &str) -> String {
+    let messages = parse(output);
+    let failed_before = messages
+        .iter()
+        .any(|m| m.severity == Severity::Error && !is_missing_intermediate(&m.raw));
+    let lines: Vec<&str> = output
+        .lines()
+        .filter(|l| !(failed_before && is_missing_intermediate(l)))
+        .collect();
+    let mut out: Vec<&str> = Vec::with_capacity(lines.len());
+    let mut seen: Vec<&[&str]> = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let starts = |l: &str| parse_line(l).is_some() || note_location(l).is_some();
+        if !starts(lines[i]) {
+            out.push(lines[i]);
+            i += 1;
+            continue;
+        }
+        let mut end = i + 1;
+        while end < lines.len() && !lines[end].trim().is_empty() && !starts(lines[end]) {
+            end += 1;
+        }
+        let block = &lines[i..end];
+        if seen.contains(&block) {
+            // The repeat's blank separator goes with it.
+            if end < lines.len() && lines[end].trim().is_empty() {
+                end += 1;
+            }
+        } else {
+            seen.push(block);
+            out.extend_from_slice(block);
+        }
+        i = end;
+    }
+    let mut text = out.join("\n");
+    if output.ends_with('\n') {
+        text.push('\n');
+    }
+    text
+}
+
+/// A later stage's complaint that an intermediate file of nvcc's is missing.
+fn is_missing_intermediate(line: &str) -> bool {
+    line.contains("Could not open input file") && line.trim_end().ends_with(".ii")
+}
+
 /// nvcc's CUDA front end writes `k.cu(3): error: ...`; every other tool (and this crate's
 /// messages) write `k.cu:3: ...`. Rewrites each located line of `output` to the colon form,
 /// leaving everything else as it is.
@@ -216,6 +270,18 @@ mod tests {
             Some("cute/tensor.hpp")
         );
         assert_eq!(missing_header("k.cu(2): error: x"), None);
+    }
+
+    #[test]
+    fn tidy_keeps_each_diagnostic_once_and_drops_follow_on_complaints() {
+        let twice = "g.cu:1:10: fatal error: cutlass/cutlass.h: No such file or directory\n    1 | #include <cutlass/cutlass.h>\n      |          ^~~~\ncompilation terminated.\n";
+        let output = format!("{twice}{twice}nvcc fatal   : Could not open input file /tmp/k/g.compute_80.cpp1.ii\n");
+        assert_eq!(tidy(&output), twice);
+        // Different messages at the same place both stay; a lone missing file is kept.
+        let two = "k.cu(3): error: a\n  x\n  ^\n\nk.cu(3): error: b\n  x\n  ^\n";
+        assert_eq!(tidy(two), two);
+        let alone = "nvcc fatal   : Could not open input file /tmp/k/g.compute_80.cpp1.ii";
+        assert_eq!(tidy(alone), alone);
     }
 
     #[test]

@@ -130,13 +130,9 @@ pub(crate) fn run_through(
     text.push_str(&String::from_utf8_lossy(&out.stderr));
     let msgs = messages::parse(&text);
     if !out.status.success() {
-        if let Some(note) = messages::missing_header(&text)
+        let hint = messages::missing_header(&text)
             .and_then(|h| Some((crate::toolkit::library_for_header(&h)?, h)))
-            .map(|(lib, h)| crate::diagnostics::build::library_header_missing(&h, lib))
-        {
-            text.push_str("\nnote: ");
-            text.push_str(&note);
-        }
+            .map(|(lib, h)| crate::diagnostics::build::library_header_missing(&h, lib));
         let first_error = msgs
             .iter()
             .find(|m| m.severity == messages::Severity::Error);
@@ -144,7 +140,8 @@ pub(crate) fn run_through(
             location: first_error.and_then(|m| m.location()),
             status: out.status.to_string(),
             command,
-            output: text,
+            output: messages::tidy(&text),
+            hint,
         });
     }
     let warnings = msgs

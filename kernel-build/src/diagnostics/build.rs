@@ -15,12 +15,13 @@ pub enum Door {
 /// nvcc failed on `what` (`the inline CUDA source`, `` `k.cu` ``).
 ///
 /// ```
-/// let m = cuda_kernel_build::__private::diagnostics::build::nvcc_failed_on("`k.cu`", "exit status: 1", "k.cu(3): error: x\n");
+/// let m = cuda_kernel_build::__private::diagnostics::build::nvcc_failed_on("`k.cu`", "exit status: 1", "k.cu(3): error: x\n", None);
 /// assert_eq!(m, "nvcc failed to compile `k.cu` (exit status: 1):\nk.cu(3): error: x");
 /// ```
-pub fn nvcc_failed_on(what: &str, status: &str, output: &str) -> String {
+pub fn nvcc_failed_on(what: &str, status: &str, output: &str, hint: Option<&str>) -> String {
+    let hint = hint.map(|h| format!("\nhint: {h}")).unwrap_or_default();
     format!(
-        "nvcc failed to compile {what} ({status}):\n{}",
+        "nvcc failed to compile {what} ({status}):{hint}\n{}",
         output.trim_end()
     )
 }
@@ -28,13 +29,24 @@ pub fn nvcc_failed_on(what: &str, status: &str, output: &str) -> String {
 /// nvcc failed; the build script's message, with the command line.
 ///
 /// ```
-/// let m = cuda_kernel_build::__private::diagnostics::build::nvcc_failed(Some("k.cu:3"), "exit status: 1", "nvcc k.cu", "boom");
+/// use cuda_kernel_build::__private::diagnostics::build::nvcc_failed;
+/// let m = nvcc_failed(Some("k.cu:3"), "exit status: 1", "nvcc k.cu", "boom", None);
 /// assert!(m.starts_with("nvcc failed at k.cu:3 (exit status: 1)\ncommand: nvcc k.cu"));
+/// // A known cause's fix comes first, before the command and nvcc's output.
+/// let m = nvcc_failed(None, "exit status: 1", "nvcc k.cu", "boom", Some("install x"));
+/// assert!(m.starts_with("nvcc failed (exit status: 1)\nhint: install x\ncommand:"));
 /// ```
-pub fn nvcc_failed(location: Option<&str>, status: &str, command: &str, output: &str) -> String {
+pub fn nvcc_failed(
+    location: Option<&str>,
+    status: &str,
+    command: &str,
+    output: &str,
+    hint: Option<&str>,
+) -> String {
     let at = location.map(|l| format!(" at {l}")).unwrap_or_default();
+    let hint = hint.map(|h| format!("\nhint: {h}")).unwrap_or_default();
     format!(
-        "nvcc failed{at} ({status})\ncommand: {command}\n{}",
+        "nvcc failed{at} ({status}){hint}\ncommand: {command}\n{}",
         output.trim_end()
     )
 }
@@ -140,7 +152,8 @@ pub fn device_link_failed(mode: &str, target: &str, problems: &[String], log: &s
 /// ```
 /// use cuda_kernel_build::__private::diagnostics::build::nvcc_not_found;
 /// let m = nvcc_not_found(&["CUDA_PATH: not set".into(), "PATH: no nvcc".into()]);
-/// assert!(m.contains("To fix: run `cuda-kernel-inspect toolkit install`"));
+/// assert!(m.contains("python3 -m pip install --target ~/.cache/kernel-build/cuda-toolkit"));
+/// assert!(m.contains("cargo install --locked --path kernel-inspect"));
 /// let m = nvcc_not_found(&["NVCC=`/bad/nvcc`: not an executable file".into()]);
 /// assert!(m.contains("To fix: set `NVCC` to the path of an nvcc executable, or unset it"), "{m}");
 /// ```
@@ -162,14 +175,37 @@ pub fn nvcc_not_found(tried: &[String]) -> String {
             "To fix: give `Build::nvcc` the path of an nvcc executable, or remove the call so \
              that nvcc is looked for in the usual places",
         ),
-        _ => s.push_str(
-            "To fix: run `cuda-kernel-inspect toolkit install` (from `cargo install \
-             cuda-kernel-inspect`; installs NVIDIA's nvcc 13.0 pip wheels into a per-user \
-             folder, found automatically), or install the CUDA toolkit and set `NVCC` or \
-             `CUDA_PATH`; to build without device code set `KERNEL_BUILD_NO_DEVICE_CODE=1`",
-        ),
+        _ => s.push_str(&format!(
+            "To fix: install NVIDIA's nvcc 13.0 pip wheels into the per-user folder, where they \
+             are found with no configuration:\n    {}\n\
+             (the same as `cuda-kernel-inspect toolkit install`, which a checkout of this \
+             project installs with `cargo install --locked --path kernel-inspect`; inside the \
+             checkout `scripts/install-cuda-toolkit.sh` installs them into `.cuda-toolkit/`); \
+             or install the CUDA toolkit and set `NVCC` or `CUDA_PATH`; to build without device \
+             code set `KERNEL_BUILD_NO_DEVICE_CODE=1`",
+            pip_install_command()
+        )),
     }
     s
+}
+
+/// The pip command that installs the toolkit's wheels where discovery finds them on its own
+/// (the per-user folder), for messages: it works wherever Python 3 with pip does.
+///
+/// ```
+/// let c = cuda_kernel_build::__private::diagnostics::build::pip_install_command();
+/// assert!(c.starts_with("python3 -m pip install --target ~/.cache/kernel-build/cuda-toolkit "));
+/// assert!(c.contains("'nvidia-cuda-nvcc==13.0.*'"));
+/// ```
+pub fn pip_install_command() -> String {
+    let wheels: Vec<String> = crate::toolkit::WHEELS
+        .iter()
+        .map(|w| format!("'{w}=={}'", crate::toolkit::WHEEL_VERSION))
+        .collect();
+    format!(
+        "python3 -m pip install --target ~/.cache/kernel-build/cuda-toolkit {}",
+        wheels.join(" ")
+    )
 }
 
 /// A module built without device code (on purpose): its stubs exist, its kernels cannot be
@@ -197,8 +233,9 @@ pub fn library_header_missing(header: &str, library: &str) -> String {
     format!(
         "`{header}` is a header of NVIDIA's {library} library, which this toolkit does not \
          have; install it beside nvcc with `cuda-kernel-inspect toolkit install --with {library}` \
-         (in this repository: `scripts/install-cuda-toolkit.sh --with {library}`), or use a \
-         CUDA toolkit that has it"
+         (the tool installs from a checkout of this project with `cargo install --locked --path \
+         kernel-inspect`; inside the checkout `scripts/install-cuda-toolkit.sh --with {library}` \
+         does the same for `.cuda-toolkit/`), or use a CUDA toolkit that has it"
     )
 }
 

@@ -10,6 +10,7 @@ pub mod check;
 pub mod front;
 pub mod generated;
 pub mod host;
+pub mod inline;
 pub mod options;
 pub mod units;
 

@@ -51,7 +51,47 @@ pub const MACRO_KEYS: &[(&str, &str)] = &[
         "constants",
         "integer constants of the CUDA code (`#define`, `constexpr`, enumerators) as Rust `const`s in the module, `\"NAME\"` (an `i64`) or `\"NAME: u32\"`; evaluated by the compiler, checked to fit",
     ),
+    (
+        "crate",
+        "the path generated code names the runtime by, for a crate that reaches it through a crate of its own re-exporting it (`\"my_gpu::runtime\"`); default: the name this crate's `Cargo.toml` gives `cuda-kernel-runtime`",
+    ),
 ];
+
+/// A `crate = "..."` (or `Build::runtime_crate`) value that is not a Rust path.
+///
+/// ```
+/// let m = cuda_kernel_build::__private::diagnostics::options::bad_runtime_path("a b");
+/// assert!(m.contains("`a b` is not a Rust path"));
+/// ```
+pub fn bad_runtime_path(text: &str) -> String {
+    format!(
+        "`{text}` is not a Rust path; the runtime's path is written as in a `use`, e.g. `\"my_gpu::runtime\"`"
+    )
+}
+
+/// The compiled crate's manifest lists no `cuda-kernel-runtime`, and no path was given.
+///
+/// ```
+/// let m = cuda_kernel_build::__private::diagnostics::options::runtime_not_a_dependency(
+///     std::path::Path::new("/x/app/Cargo.toml"));
+/// assert!(m.starts_with("generated code needs the runtime crate, but `app/Cargo.toml` lists no `cuda-kernel-runtime`"));
+/// ```
+pub fn runtime_not_a_dependency(manifest: &std::path::Path) -> String {
+    let shown = match (
+        manifest.parent().and_then(|d| d.file_name()),
+        manifest.file_name(),
+    ) {
+        (Some(dir), Some(file)) => format!("{}/{}", dir.to_string_lossy(), file.to_string_lossy()),
+        _ => "Cargo.toml".to_owned(),
+    };
+    format!(
+        "generated code needs the runtime crate, but `{shown}` lists no `cuda-kernel-runtime` \
+         among its dependencies.\n\
+         To fix: add `cuda-kernel-runtime` to `[dependencies]` (under any name), or, when a crate \
+         of yours re-exports it, name that path: `crate = \"my_gpu::runtime\";` in the macro, \
+         `Build::runtime_crate(\"my_gpu::runtime\")` in build.rs."
+    )
+}
 
 /// An unknown key of `cuda_module!`.
 ///

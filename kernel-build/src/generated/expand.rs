@@ -45,6 +45,14 @@ pub fn expand(kind: GeneratorKind, tokens: TokenStream) -> TokenStream {
 
 fn expand_module(kind: GeneratorKind, module: &GenModule) -> syn::Result<TokenStream> {
     check(kind, module)?;
+    let explicit = module.runtime_path.as_ref().map(LitStr::value);
+    let runtime = crate::runtime_crate::runtime_path(explicit.as_deref()).map_err(|message| {
+        let span = module
+            .runtime_path
+            .as_ref()
+            .map_or(module.name.span(), LitStr::span);
+        syn::Error::new(span, message)
+    })?;
     let (spec, order) = spec(kind, module);
     let generated = spec
         .source()
@@ -104,6 +112,7 @@ fn expand_module(kind: GeneratorKind, module: &GenModule) -> syn::Result<TokenSt
         }
     }
     let mut opts = CodegenOptions::for_request(&req);
+    opts.runtime = runtime;
     opts.vis = module.vis.clone();
     opts.attrs = module.attrs.clone();
     opts.track_inputs = true;

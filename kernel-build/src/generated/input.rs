@@ -5,6 +5,7 @@
 //!     preamble = "device code";           // optional: functions the expressions call
 //!     arch = ["sm_80", "sm_90"];          // optional, as in cuda_module!
 //!     flags = ["--use_fast_math"];        // optional
+//!     crate = "my_gpu::runtime";          // optional: the runtime's path, as in cuda_module!
 //!     #[doc = "..."]* VIS fn axpy<T>(a: T, x: &[T], y: &mut [T]) for T in [f32, f64]
 //!         = "y[i] = a * x[i] + y[i]";                                  // elementwise!
 //!     VIS fn norm<T>(x: &[T]) -> T for T in [f32, f64] {
@@ -52,6 +53,8 @@ pub(crate) struct GenModule {
     pub preamble: Option<LitStr>,
     pub arch: Option<Vec<LitStr>>,
     pub flags: Vec<LitStr>,
+    /// `crate = "my_gpu::runtime"`: the path generated code names the runtime by.
+    pub runtime_path: Option<LitStr>,
     pub fns: Vec<GenFn>,
 }
 
@@ -158,9 +161,20 @@ impl Parse for GenModule {
             preamble: None,
             arch: None,
             flags: Vec::new(),
+            runtime_path: None,
             fns: Vec::new(),
         };
         while !content.is_empty() {
+            if content.peek(Token![crate]) && content.peek2(Token![=]) {
+                let key: Token![crate] = content.parse()?;
+                content.parse::<Token![=]>()?;
+                if module.runtime_path.is_some() {
+                    return Err(syn::Error::new(key.span, "`crate` is given twice"));
+                }
+                module.runtime_path = Some(content.parse()?);
+                content.parse::<Token![;]>()?;
+                continue;
+            }
             if content.peek(Ident) && content.peek2(Token![=]) {
                 let key: Ident = content.parse()?;
                 content.parse::<Token![=]>()?;
@@ -172,7 +186,7 @@ impl Parse for GenModule {
                         return Err(syn::Error::new(
                             key.span(),
                             format!(
-                                "unknown key `{other}`: a generated module takes `preamble`, `arch` and `flags`, then `fn` items"
+                                "unknown key `{other}`: a generated module takes `preamble`, `arch`, `flags` and `crate`, then `fn` items"
                             ),
                         ));
                     }

@@ -16,7 +16,9 @@ mod runtime;
 mod unit;
 mod units;
 
-pub use request::{BuiltModule, Context, ExportedConstant, ModuleRequest, SourceInput, Unit};
+pub use request::{
+    BuiltModule, Context, ExportedConstant, ModuleRequest, SourceInput, Unit, inline_display_name,
+};
 pub use runtime::{RuntimeCompile, RuntimeSource};
 
 use std::path::PathBuf;

@@ -402,19 +402,25 @@ impl Source {
                 status,
                 command,
                 output,
+                hint,
             } => Error::NvccFailed {
                 location: location.map(|l| self.rename_in_text(&l)),
                 status,
                 command,
                 output: self.rename_in_text(&output),
+                hint,
             },
             other => other,
         }
     }
 }
 
-/// The display name of inline source text.
-pub(crate) fn inline_display_name(module: &str) -> String {
+/// The display name of inline source text, in every message about it.
+///
+/// ```
+/// assert_eq!(cuda_kernel_build::__private::pipeline::inline_display_name("k"), "<inline k>");
+/// ```
+pub fn inline_display_name(module: &str) -> String {
     format!("<inline {module}>")
 }
 

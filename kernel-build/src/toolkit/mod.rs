@@ -275,6 +275,7 @@ fn probe(nvcc: &Path) -> Result<Probe, Error> {
             status: "no GPU targets listed".into(),
             command: format!("{} --list-gpu-code", nvcc.display()),
             output: codes,
+            hint: None,
         });
     }
     Ok(Probe {

@@ -1,0 +1,280 @@
+//! Crates of the user's own, outside this workspace, that reach the runtime under another
+//! name: one renames the dependency (`kr = { package = "cuda-kernel-runtime", ... }`), one
+//! reaches it only through a crate of its own that re-exports it (`facade::runtime`, named
+//! with `crate = "..."` in the macro and `Build::runtime_crate` in build.rs). Both doors
+//! (a build.rs module through `include_kernels!`, an inline `cuda_module!`) must compile in
+//! both; a crate that names no path while its manifest lists no runtime gets one error that
+//! says how to name it. The renamed crate's rendered docs must say what each argument of a
+//! stub takes and whether the kernel writes through it.
+//!
+//! Builds into `target/renamed-runtime` (kept between runs), offline, with this workspace's
+//! lock file and the project's toolkit; skipped with a reason when either is missing.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const KERNEL_CU: &str = r#"/// Scales `x[0..n)` by `a`.
+extern "C" __global__ void scale(float* x, float a, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) x[i] *= a;
+}
+"#;
+
+const WORKSPACE: &str = r#"[workspace]
+resolver = "3"
+members = ["renamed", "facade", "through-facade", "unnamed"]
+"#;
+
+const RENAMED_TOML: &str = r#"[package]
+name = "renamed"
+version = "0.1.0"
+edition = "2024"
+
+[dependencies]
+kr = { package = "cuda-kernel-runtime", path = "@ROOT@/kernel-runtime" }
+
+[build-dependencies]
+cuda-kernel-build = { path = "@ROOT@/kernel-build" }
+"#;
+
+const BUILD_RS: &str = r#"fn main() {
+    cuda_kernel_build::Build::new().file("kernels/scale.cu").arch("sm_80").compile("ops");
+}
+"#;
+
+const FACADE_BUILD_RS: &str = r#"fn main() {
+    cuda_kernel_build::Build::new()
+        .file("kernels/scale.cu")
+        .arch("sm_80")
+        .runtime_crate("facade::runtime")
+        .compile("ops");
+}
+"#;
+
+/// Both doors, under the renamed dependency.
+const RENAMED_LIB: &str = r##"//! Kernels under a renamed runtime.
+
+kr::include_kernels!(ops);
+
+kr::cuda_module! {
+    /// Inline kernels.
+    pub mod inline {
+        source = r#"
+            extern "C" __global__ void add(const float* x, float* y, float b, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) y[i] = x[i] + b;
+            }
+        "#;
+        arch = ["sm_80"];
+    }
+}
+
+/// Runs both kernels when there is a GPU.
+pub fn run(gpu: &kr::Gpu) -> Result<Vec<f32>, kr::Error> {
+    let x = gpu.upload(&[1.0f32, 2.0])?;
+    let mut y = gpu.zeros::<f32>(2)?;
+    let cfg = kr::Launch::for_num_elems(2);
+    // SAFETY: both kernels touch index 0 and 1 only, and both buffers hold 2.
+    unsafe {
+        inline::load(gpu)?.add(&cfg, &x, &mut y, 1.0, 2)?;
+        ops::load(gpu)?.scale(&cfg, &mut y, 3.0, 2)?;
+    }
+    gpu.download(&y)
+}
+"##;
+
+const FACADE_TOML: &str = r#"[package]
+name = "facade"
+version = "0.1.0"
+edition = "2024"
+
+[dependencies]
+cuda-kernel-runtime = { path = "@ROOT@/kernel-runtime" }
+"#;
+
+const FACADE_LIB: &str = "//! A crate of the user's that re-exports the runtime.\npub use cuda_kernel_runtime as runtime;\n";
+
+const THROUGH_TOML: &str = r#"[package]
+name = "through-facade"
+version = "0.1.0"
+edition = "2024"
+
+[dependencies]
+facade = { path = "../facade" }
+
+[build-dependencies]
+cuda-kernel-build = { path = "@ROOT@/kernel-build" }
+"#;
+
+/// Both doors, through the facade only.
+const THROUGH_LIB: &str = r##"//! Kernels through a facade.
+
+facade::runtime::include_kernels!(ops);
+
+facade::runtime::cuda_module! {
+    pub mod inline {
+        source = r#"extern "C" __global__ void add(float* y, float b, int n) { if ((int)threadIdx.x < n) y[threadIdx.x] += b; }"#;
+        arch = ["sm_80"];
+        crate = "facade::runtime";
+    }
+}
+
+/// The modules' kernels, by name.
+pub fn names() -> Vec<&'static str> {
+    let mut names: Vec<&str> = ops::METADATA.kernels.iter().map(|k| k.name).collect();
+    names.extend(inline::METADATA.kernels.iter().map(|k| k.name));
+    names
+}
+"##;
+
+const UNNAMED_TOML: &str = r#"[package]
+name = "unnamed"
+version = "0.1.0"
+edition = "2024"
+
+[dependencies]
+facade = { path = "../facade" }
+"#;
+
+/// The facade's macro without `crate = ...`: this crate's manifest lists no runtime.
+const UNNAMED_LIB: &str = r##"facade::runtime::cuda_module! {
+    pub mod inline {
+        source = r#"extern "C" __global__ void k(int n) {}"#;
+        arch = ["sm_80"];
+    }
+}
+"##;
+
+/// The workspace root.
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// The cargo running this test, in the temporary workspace.
+fn cargo(dir: &Path, root: &Path, args: &[&str]) -> Option<std::process::Output> {
+    #[allow(clippy::disallowed_methods, reason = "the cargo running this test")]
+    let cargo = std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from);
+    let mut c = Command::new(cargo);
+    c.args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", root.join("target/renamed-runtime"))
+        .env("KERNEL_CUDA_TOOLKIT_DIR", root.join(".cuda-toolkit"))
+        // Set for this test by cargo; the child crates have their own.
+        .env_remove("CARGO_MANIFEST_DIR")
+        .env_remove("KERNEL_BUILD_NO_DEVICE_CODE");
+    c.output().ok()
+}
+
+#[test]
+fn renamed_and_re_exported_runtimes_build_through_both_doors() {
+    let root = root();
+    if !root.join(".cuda-toolkit/nvidia/cu13/bin/nvcc").exists() {
+        println!("skipped: no project toolkit at .cuda-toolkit (scripts/test.sh installs it)");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path();
+    let at_root = |t: &str| t.replace("@ROOT@", &root.display().to_string());
+    write(&ws.join("Cargo.toml"), WORKSPACE);
+    std::fs::copy(root.join("Cargo.lock"), ws.join("Cargo.lock")).unwrap();
+    write(&ws.join("renamed/Cargo.toml"), &at_root(RENAMED_TOML));
+    write(&ws.join("renamed/build.rs"), BUILD_RS);
+    write(&ws.join("renamed/kernels/scale.cu"), KERNEL_CU);
+    write(&ws.join("renamed/src/lib.rs"), RENAMED_LIB);
+    write(&ws.join("facade/Cargo.toml"), &at_root(FACADE_TOML));
+    write(&ws.join("facade/src/lib.rs"), FACADE_LIB);
+    write(&ws.join("through-facade/Cargo.toml"), &at_root(THROUGH_TOML));
+    write(&ws.join("through-facade/build.rs"), FACADE_BUILD_RS);
+    write(&ws.join("through-facade/kernels/scale.cu"), KERNEL_CU);
+    write(&ws.join("through-facade/src/lib.rs"), THROUGH_LIB);
+    write(&ws.join("unnamed/Cargo.toml"), &at_root(UNNAMED_TOML));
+    write(&ws.join("unnamed/src/lib.rs"), UNNAMED_LIB);
+
+    let Some(out) = cargo(
+        ws,
+        &root,
+        &[
+            "build",
+            "--offline",
+            "-p",
+            "renamed",
+            "-p",
+            "through-facade",
+        ],
+    ) else {
+        println!("skipped: cargo cannot be run here");
+        return;
+    };
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+
+    // No path: one error, at the module's name, saying how to name the runtime.
+    let out = cargo(ws, &root, &["build", "--offline", "-p", "unnamed"]).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("`unnamed/Cargo.toml` lists no `cuda-kernel-runtime`")
+            && stderr.contains("crate = \"my_gpu::runtime\";"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("src/lib.rs:2:13"), "{stderr}");
+
+    // The rendered page of the build.rs module's stub says what each argument takes.
+    // With the dependencies' pages, as `cargo doc` makes them: rustdoc links a type of another
+    // crate only to pages it made.
+    let out = cargo(ws, &root, &["doc", "--offline", "-p", "renamed"]).unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let docs = root.join("target/renamed-runtime/doc/renamed");
+    let page = std::fs::read_to_string(docs.join("ops/struct.Module.html")).unwrap();
+    for want in [
+        "Arguments",
+        "which the kernel may write",
+        "TrackedBuffer",
+        "Out(&amp;mut [f32])",
+    ] {
+        assert!(page.contains(want), "`{want}` not in the page of ops::Module");
+    }
+    // Each runtime type is a link to its page (rustdoc resolved `kr::TrackedBuffer`).
+    assert!(
+        page.contains("struct.TrackedBuffer.html"),
+        "no link to TrackedBuffer in the page of ops::Module"
+    );
+    let inline = std::fs::read_to_string(docs.join("inline/struct.Module.html")).unwrap();
+    assert!(
+        inline.contains("which the kernel reads only")
+            && inline.contains("In(&amp;[f32])")
+            && inline.contains("struct.TrackedView.html")
+            && inline.contains("struct.CudaSlice.html"),
+        "the inline module's stub does not say what `x` takes"
+    );
+    // Neither the generated code nor its docs name a path of the build machine.
+    let generated = std::fs::read_dir(root.join("target/renamed-runtime/debug/build"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path().join("out/kernel-build/ops.rs"))
+        .filter(|p| p.is_file())
+        .collect::<Vec<_>>();
+    assert!(!generated.is_empty());
+    for file in generated {
+        let text = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            !text.contains(&*root.to_string_lossy())
+                && !text.contains(&*ws.to_string_lossy()),
+            "{} names a path of this machine",
+            file.display()
+        );
+    }
+    assert!(!page.contains(&*ws.to_string_lossy()));
+}
