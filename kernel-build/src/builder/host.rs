@@ -51,17 +51,23 @@ pub(crate) struct HostReport {
     pub library: PathBuf,
 }
 
-/// The variables cc reads that change the objects it makes (target, profile, extra flags).
-const CC_VARS: &[&str] = &[
-    "TARGET",
-    "HOST",
-    "OPT_LEVEL",
-    "DEBUG",
-    "PROFILE",
+/// The variables the user may set that cc reads when it compiles and archives the objects:
+/// a change reruns the build script (the key below holds their values too).
+const CC_WATCHED: &[&str] = &[
+    "CXX",
     "CXXFLAGS",
     "CFLAGS",
+    "NVCC_PREPEND_FLAGS",
+    "NVCC_APPEND_FLAGS",
+    "NVCC_CCBIN",
+    "AR",
+    "ARFLAGS",
     "CRATE_CC_NO_DEFAULTS",
 ];
+
+/// The variables Cargo sets that cc reads and that change the objects it makes (target,
+/// profile); with [`CC_WATCHED`], the part of the objects' key the environment gives.
+const CC_VARS: &[&str] = &["TARGET", "HOST", "OPT_LEVEL", "DEBUG", "PROFILE"];
 
 impl HostCode<'_> {
     /// Compiles (or reuses) every file's object and archives them; prints Cargo's link lines
@@ -89,12 +95,18 @@ impl HostCode<'_> {
             }
             objects.push(object);
         }
+        // cc prints each variable it reads with its value when it tells Cargo anything (a
+        // wall of `AR = None` lines above any later build error): it tells Cargo nothing,
+        // and the link lines and the variables to watch are printed here.
         let b = self.cc();
         report.library = b
             .try_create_archive(&format!("{}_host", self.name), &objects)
             .map_err(|e| self.failed(&e))?;
         if self.cargo_metadata {
-            cc::try_emit_link_directives(&b, &report.library).map_err(|e| self.failed(&e))?;
+            if let Some(dir) = report.library.parent() {
+                println!("cargo:rustc-link-search=native={}", dir.display());
+            }
+            println!("cargo:rustc-link-lib=static={}_host", self.name);
             // The toolkit's own library folders (the wheels keep `libcudart_static.a` in
             // `<root>/lib`, where cc does not look), and what the static runtime needs.
             for dir in crate::link::library_dirs(self.nvcc) {
@@ -102,8 +114,15 @@ impl HostCode<'_> {
                     println!("cargo:rustc-link-search=native={}", dir.display());
                 }
             }
+            for lib in ["cudart_static", "stdc++"] {
+                println!("cargo:rustc-link-lib={lib}");
+            }
             for lib in ["dl", "rt", "pthread"] {
                 println!("cargo:rustc-link-lib=dylib={lib}");
+            }
+            // What cc reads that changes the objects (the profile's variables are Cargo's).
+            for var in CC_WATCHED {
+                println!("cargo:rerun-if-env-changed={var}");
             }
         }
         Ok(report)
@@ -143,7 +162,7 @@ impl HostCode<'_> {
         }
         b.cuda(true)
             .out_dir(self.out_dir)
-            .cargo_metadata(self.cargo_metadata)
+            .cargo_metadata(false)
             .warnings(false);
         for t in self.targets {
             let (kind, number) = t.split_at(t.find('_').map_or(0, |i| i + 1));
@@ -191,7 +210,7 @@ impl HostCode<'_> {
         for f in &self.req.flags {
             k.field(f.as_bytes());
         }
-        for var in CC_VARS {
+        for var in CC_VARS.iter().chain(CC_WATCHED) {
             let v = crate::env::cargo_var(var).unwrap_or_default();
             k.field(var.as_bytes()).field(v.as_encoded_bytes());
         }
@@ -232,7 +251,7 @@ impl HostCode<'_> {
         let staging = tempfile::TempDir::with_prefix_in("host-", store)
             .map_err(|e| Error::io("failed to create a folder in", store, e))?;
         let mut b = self.cc();
-        b.out_dir(staging.path()).cargo_metadata(false).file(file);
+        b.out_dir(staging.path()).file(file);
         let made = b.try_compile_intermediates().map_err(|e| self.failed(&e))?;
         let Some(made) = made.first() else {
             return Err(Error::HostCode {

@@ -275,7 +275,9 @@ mod tests {
     #[test]
     fn tidy_keeps_each_diagnostic_once_and_drops_follow_on_complaints() {
         let twice = "g.cu:1:10: fatal error: cutlass/cutlass.h: No such file or directory\n    1 | #include <cutlass/cutlass.h>\n      |          ^~~~\ncompilation terminated.\n";
-        let output = format!("{twice}{twice}nvcc fatal   : Could not open input file /tmp/k/g.compute_80.cpp1.ii\n");
+        let output = format!(
+            "{twice}{twice}nvcc fatal   : Could not open input file /tmp/k/g.compute_80.cpp1.ii\n"
+        );
         assert_eq!(tidy(&output), twice);
         // Different messages at the same place both stay; a lone missing file is kept.
         let two = "k.cu(3): error: a\n  x\n  ^\n\nk.cu(3): error: b\n  x\n  ^\n";
