@@ -191,7 +191,10 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
     write(&ws.join("renamed/src/lib.rs"), RENAMED_LIB);
     write(&ws.join("facade/Cargo.toml"), &at_root(FACADE_TOML));
     write(&ws.join("facade/src/lib.rs"), FACADE_LIB);
-    write(&ws.join("through-facade/Cargo.toml"), &at_root(THROUGH_TOML));
+    write(
+        &ws.join("through-facade/Cargo.toml"),
+        &at_root(THROUGH_TOML),
+    );
     write(&ws.join("through-facade/build.rs"), FACADE_BUILD_RS);
     write(&ws.join("through-facade/kernels/scale.cu"), KERNEL_CU);
     write(&ws.join("through-facade/src/lib.rs"), THROUGH_LIB);
@@ -244,7 +247,10 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
         "TrackedBuffer",
         "Out(&amp;mut [f32])",
     ] {
-        assert!(page.contains(want), "`{want}` not in the page of ops::Module");
+        assert!(
+            page.contains(want),
+            "`{want}` not in the page of ops::Module"
+        );
     }
     // Each runtime type is a link to its page (rustdoc resolved `kr::TrackedBuffer`).
     assert!(
@@ -270,8 +276,7 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
     for file in generated {
         let text = std::fs::read_to_string(&file).unwrap();
         assert!(
-            !text.contains(&*root.to_string_lossy())
-                && !text.contains(&*ws.to_string_lossy()),
+            !text.contains(&*root.to_string_lossy()) && !text.contains(&*ws.to_string_lossy()),
             "{} names a path of this machine",
             file.display()
         );

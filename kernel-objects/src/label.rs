@@ -71,7 +71,10 @@ const fn name_len(name: &str) -> usize {
 /// assert_eq!(&h[24..27], b"ops");
 /// ```
 pub const fn header<const LEN: usize>(name: &str, image_len: usize) -> [u8; LEN] {
-    assert!(LEN == header_len(name), "label length differs from header_len(name)");
+    assert!(
+        LEN == header_len(name),
+        "label length differs from header_len(name)"
+    );
     let mut out = [0u8; LEN];
     let mut i = 0;
     while i < 8 {
@@ -157,7 +160,11 @@ fn read_at(data: &[u8], at: usize) -> Option<Label> {
     let padded = n.div_ceil(8) * 8;
     let name_at = at + FIXED;
     let name = std::str::from_utf8(data.get(name_at..name_at + n)?).ok()?;
-    if data.get(name_at + n..name_at + padded)?.iter().any(|&b| b != 0) {
+    if data
+        .get(name_at + n..name_at + padded)?
+        .iter()
+        .any(|&b| b != 0)
+    {
         return None;
     }
     let image_offset = name_at + padded;

@@ -145,7 +145,10 @@ impl InlinePlace {
                 end += 1;
             }
             let block = &lines[i + 1..end];
-            let source = self.lines.get(head.line.wrapping_sub(1)).map(String::as_str);
+            let source = self
+                .lines
+                .get(head.line.wrapping_sub(1))
+                .map(String::as_str);
             let caret = caret_column(block, source);
             let (line, column) = match head {
                 Head {
@@ -264,7 +267,9 @@ fn caret_column(block: &[&str], source: Option<&str>) -> Option<usize> {
     }
     let (start, end) = if word(bytes[at] as char) {
         let start = quoted[..at].rfind(|c: char| !word(c)).map_or(0, |i| i + 1);
-        let end = quoted[at..].find(|c: char| !word(c)).map_or(quoted.len(), |i| at + i);
+        let end = quoted[at..]
+            .find(|c: char| !word(c))
+            .map_or(quoted.len(), |i| at + i);
         (start, end)
     } else {
         (at, at + 1)
@@ -272,7 +277,10 @@ fn caret_column(block: &[&str], source: Option<&str>) -> Option<usize> {
     let needle = quoted.get(start..end)?;
     let whole = |text: &str, i: usize| {
         let before = text[..i].chars().next_back().is_none_or(|c| !word(c));
-        let after = text[i + needle.len()..].chars().next().is_none_or(|c| !word(c));
+        let after = text[i + needle.len()..]
+            .chars()
+            .next()
+            .is_none_or(|c| !word(c));
         !word(needle.chars().next().unwrap_or(' ')) || (before && after)
     };
     let occurrence = quoted
