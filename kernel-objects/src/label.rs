@@ -34,8 +34,9 @@ pub const MAGIC: [u8; 8] = *b"CUKMOD01";
 /// Bytes before the name.
 const FIXED: usize = 24;
 
-/// The longest name a label carries; longer names are cut (at a character boundary).
-pub const MAX_NAME: usize = 4096;
+/// The longest name a label carries (4096 bytes); longer names are cut at a character
+/// boundary.
+const MAX_NAME: usize = 4096;
 
 /// The size of the label for `name`: 24 bytes and the name padded to a multiple of 8.
 ///
@@ -48,7 +49,7 @@ pub const fn header_len(name: &str) -> usize {
     FIXED + n.div_ceil(8) * 8
 }
 
-/// The name's length as stored (at most [`MAX_NAME`], at a character boundary).
+/// The name's length as stored (at most 4096 bytes, at a character boundary).
 const fn name_len(name: &str) -> usize {
     let bytes = name.as_bytes();
     if bytes.len() <= MAX_NAME {
