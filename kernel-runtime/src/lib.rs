@@ -43,8 +43,16 @@
 //! ```
 //!
 //! or leave every version feature off and set `CUDARC_CUDA_VERSION=12080` in the build
-//! environment. cudarc is used with `fallback-dynamic-loading`: `libcuda` is opened at run
-//! time, and nothing CUDA is needed to build.
+//! environment. cudarc is used with `fallback-dynamic-loading`: `libcuda` and NVRTC are opened
+//! at run time, nothing CUDA is needed to build, and a missing driver is `Error::NoDriver`.
+//! Another crate of the build may switch cudarc to `dynamic-linking` (candle-core's `cuda`
+//! feature does) or `static-linking`, as do this crate's features of the same names: the
+//! runtime builds and works in each mode, but the system's loader then links `libcuda` and
+//! `libnvrtc` when the program starts, so a machine without the driver cannot start the
+//! program at all (a loader error before `main`, not `Error::NoDriver`). Under static linking
+//! turn on this crate's `static-linking` too, so that the runtime knows NVRTC is in the binary.
+//! `cuda-version-from-build-system` takes the version from the nvcc the build finds; an
+//! explicit version feature wins over it.
 //!
 //! # Streams and ordering
 //!
