@@ -1,7 +1,9 @@
 //! Crates of the user's own, outside this workspace, that reach the runtime under another
 //! name: one renames the dependency (`kr = { package = "cuda-kernel-runtime", ... }`), one
 //! reaches it only through a crate of its own that re-exports it (`facade::runtime`, named
-//! with `crate = "..."` in the macro and `Build::runtime_crate` in build.rs). Both doors
+//! with `crate = "..."` in the macro and `Build::runtime_crate` in build.rs); the renamed one
+//! also depends on cudarc the way candle does (`dynamic-linking`, the version from the build
+//! system), which the build unifies into the runtime's cudarc. Both doors
 //! (a build.rs module through `include_kernels!`, an inline `cuda_module!`) must compile in
 //! both; a crate that names no path while its manifest lists no runtime gets one error that
 //! says how to name it. The renamed crate's rendered docs must say what each argument of a
@@ -32,6 +34,8 @@ edition = "2024"
 
 [dependencies]
 kr = { package = "cuda-kernel-runtime", path = "@ROOT@/kernel-runtime" }
+# cudarc as candle-core 0.11 asks for it: linked, not loaded, and versioned by the toolkit.
+cudarc = { version = "0.19.10", default-features = false, features = ["std", "cublas", "cublaslt", "curand", "driver", "nvrtc", "f16", "cuda-version-from-build-system", "dynamic-linking"] }
 
 [build-dependencies]
 cuda-kernel-build = { path = "@ROOT@/kernel-build" }
@@ -67,6 +71,12 @@ kr::cuda_module! {
         "#;
         arch = ["sm_80"];
     }
+}
+
+/// A cudarc buffer of the application's own passes straight into a stub.
+pub fn scale_own(gpu: &kr::Gpu, x: &mut cudarc::driver::CudaSlice<f32>, n: i32) -> Result<(), kr::Error> {
+    // SAFETY: `scale` touches `x[0..n)` only; the caller's buffer holds `n`.
+    unsafe { ops::load(gpu)?.scale(&kr::Launch::for_num_elems(n as u32), x, 2.0, n) }
 }
 
 /// Runs both kernels when there is a GPU.
