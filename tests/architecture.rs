@@ -64,7 +64,11 @@ fn every_path_architecture_names_exists() {
     assert!(named.len() > 20, "only {} paths found", named.len());
     let missing: Vec<&String> = named
         .iter()
-        .filter(|p| !files.iter().any(|f| f == *p || f.ends_with(&format!("/{p}"))))
+        .filter(|p| {
+            !files
+                .iter()
+                .any(|f| f == *p || f.ends_with(&format!("/{p}")))
+        })
         .collect();
     assert!(
         missing.is_empty(),
@@ -74,6 +78,7 @@ fn every_path_architecture_names_exists() {
 
 #[test]
 fn paths_are_told_from_code_and_globs() {
-    let text = "see `codegen/shell.rs`, `a::b`, `x = 1`, `kernels/*.cu`, `$OUT_DIR/k.rs` and `src/`";
+    let text =
+        "see `codegen/shell.rs`, `a::b`, `x = 1`, `kernels/*.cu`, `$OUT_DIR/k.rs` and `src/`";
     assert_eq!(named_paths(text), ["codegen/shell.rs"]);
 }
