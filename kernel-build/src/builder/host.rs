@@ -63,6 +63,7 @@ const CC_WATCHED: &[&str] = &[
     "AR",
     "ARFLAGS",
     "CRATE_CC_NO_DEFAULTS",
+    "CXXSTDLIB",
 ];
 
 /// The variables Cargo sets that cc reads and that change the objects it makes (target,
@@ -114,9 +115,11 @@ impl HostCode<'_> {
                     println!("cargo:rustc-link-search=native={}", dir.display());
                 }
             }
-            for lib in ["cudart_static", "stdc++"] {
-                println!("cargo:rustc-link-lib={lib}");
-            }
+            println!("cargo:rustc-link-lib=cudart_static");
+            // The C++ runtime the objects need: GNU's, or what `CXXSTDLIB` names, as cc does.
+            let cxx = crate::env::cargo_var("CXXSTDLIB")
+                .map_or_else(|| "stdc++".to_owned(), |v| v.to_string_lossy().into_owned());
+            println!("cargo:rustc-link-lib={cxx}");
             for lib in ["dl", "rt", "pthread"] {
                 println!("cargo:rustc-link-lib=dylib={lib}");
             }
