@@ -5,7 +5,8 @@
 //! `CUDA_PATH`, nvcc on `PATH` or `.cuda-toolkit` above the crate. The crate has a build.rs
 //! module with host code and a checked binding of it, and a `cuda_module!`; it must build, link
 //! the host code with the static CUDA runtime, run (its GPU part skips without a GPU) and
-//! report the device code it embeds; with no toolkit and `KERNEL_BUILD_NO_DEVICE_CODE=1`,
+//! report the device code it embeds, and `cuda-kernel-inspect binary` must name the module of each
+//! fatbin in the executable; with no toolkit and `KERNEL_BUILD_NO_DEVICE_CODE=1`,
 //! `cargo check` and `cargo doc` must pass. `cuda-kernel-inspect toolkit` must say it found the per-user
 //! wheels.
 //!
@@ -252,6 +253,13 @@ fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
         stderr.contains("cuda-kernel-build: compiled `kernels/hist.cu` for "),
         "no progress line in:\n{stderr}"
     );
+    // A file of a module of several is compiled once per virtual architecture; each line
+    // names the targets that run built.
+    assert!(
+        stderr.contains("cuda-kernel-build: compiled `kernels/hist.cu` for sm_75 in ")
+            && !stderr.contains(" for compute_75 in "),
+        "{stderr}"
+    );
     assert!(stdout.contains("scale embeds [\"sm_75\""), "{stdout}");
     assert!(stdout.contains("inline embeds [\"sm_75\""), "{stdout}");
     assert!(
@@ -259,7 +267,44 @@ fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
         "{stdout}"
     );
 
+    embedded_modules_are_named(inspect, &root.join("target/own-crate/debug/my-kernels"));
     no_toolkit_check_and_doc(&cargo, &krate, &tmp.path().join("empty-cache"), &root);
+}
+
+/// `cuda-kernel-inspect binary` on the built program: each module's image behind its label
+/// (the two files of `hist` side by side in one image), and the fatbins nvcc put in the host
+/// code's objects, which have none.
+fn embedded_modules_are_named(inspect: &Path, exe: &Path) {
+    let out = Command::new(inspect)
+        .args(["binary", "--json"])
+        .arg(exe)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mut labels: Vec<(&str, u64)> = json["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| {
+            (
+                l["name"].as_str().unwrap(),
+                l["containers"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    labels.sort();
+    assert_eq!(labels, [("hist", 2), ("inline", 1), ("scale", 1)], "{json}");
+    for m in json["modules"].as_array().unwrap() {
+        match m["name"].as_str() {
+            Some(_) => assert_eq!(m["section"], ".rodata", "{m}"),
+            None => assert_eq!(m["section"], ".nv_fatbin", "{m}"),
+        }
+    }
 }
 
 /// With no toolkit at all and no device code (`KERNEL_BUILD_NO_DEVICE_CODE=1`, or docs.rs's
