@@ -275,14 +275,21 @@ fn missing_library_header_names_the_install_command() {
     let dir = project(&[("k.cu", src)]);
     let cache = tempfile::tempdir().unwrap();
     let err = build_module(&request(dir.path()), &context(&real, cache.path())).unwrap_err();
-    let Error::NvccFailed { output, .. } = &err else {
+    let Error::NvccFailed { output, hint, .. } = &err else {
         panic!("expected NvccFailed, got {err}")
     };
+    let hint = hint.as_deref().unwrap_or_default();
     assert!(
-        output.contains("note: `curand_kernel.h` is a header of NVIDIA's curand library")
-            && output.contains("cuda-kernel-inspect toolkit install --with curand"),
-        "{output}"
+        hint.starts_with("`curand_kernel.h` is a header of NVIDIA's curand library")
+            && hint.contains("cuda-kernel-inspect toolkit install --with curand"),
+        "{hint}"
     );
+    // The fix comes first, then the command and nvcc's output, each diagnostic once.
+    let text = err.to_string();
+    let at = |needle: &str| text.find(needle).unwrap_or(usize::MAX);
+    assert!(at("hint: `curand_kernel.h`") < at("command:"), "{text}");
+    assert!(at("command:") < at("fatal error: curand_kernel.h"), "{text}");
+    assert_eq!(output.matches("fatal error: curand_kernel.h").count(), 1, "{output}");
 }
 
 /// What `cargo check`/`cargo doc` without nvcc read: the user's headers (beside the file
