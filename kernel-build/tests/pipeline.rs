@@ -288,8 +288,15 @@ fn missing_library_header_names_the_install_command() {
     let text = err.to_string();
     let at = |needle: &str| text.find(needle).unwrap_or(usize::MAX);
     assert!(at("hint: `curand_kernel.h`") < at("command:"), "{text}");
-    assert!(at("command:") < at("fatal error: curand_kernel.h"), "{text}");
-    assert_eq!(output.matches("fatal error: curand_kernel.h").count(), 1, "{output}");
+    assert!(
+        at("command:") < at("fatal error: curand_kernel.h"),
+        "{text}"
+    );
+    assert_eq!(
+        output.matches("fatal error: curand_kernel.h").count(),
+        1,
+        "{output}"
+    );
 }
 
 /// What `cargo check`/`cargo doc` without nvcc read: the user's headers (beside the file

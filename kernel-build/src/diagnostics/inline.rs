@@ -121,10 +121,10 @@ impl InlinePlace {
     /// ```
     /// use cuda_kernel_build::__private::diagnostics::inline::InlinePlace;
     /// let p = InlinePlace {
-///     file: "src/main.rs".into(),
-///     starts: vec![(8, 21), (9, 1), (10, 1)],
-///     lines: vec![String::new(), "  int i = 0".into(), "    if (i < n) x[i] = 0;".into()],
-/// };
+    ///     file: "src/main.rs".into(),
+    ///     starts: vec![(8, 21), (9, 1), (10, 1)],
+    ///     lines: vec![String::new(), "  int i = 0".into(), "    if (i < n) x[i] = 0;".into()],
+    /// };
     /// let nvcc = "<inline k>:3: error: expected a \";\"\n      if (i < n) x[i] = 0;\n      ^\n";
     /// assert!(p.relocate(nvcc, "<inline k>").starts_with("src/main.rs:10:5: error: expected a \";\""));
     /// ```
