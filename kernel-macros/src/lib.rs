@@ -169,6 +169,10 @@ pub fn cuda_module(input: TokenStream) -> TokenStream {
 /// buffers can fail). A mismatch is a compile error at the Rust type naming the function,
 /// the parameter, both types and the C file:line.
 ///
+/// The generated code names the runtime as this crate's `Cargo.toml` does (a renamed
+/// dependency works); a crate that reaches the runtime through a crate of its own re-exporting
+/// it names that path first: `host_functions!(hosted { crate = "my_gpu::runtime"; ... })`.
+///
 /// Each binding is an `unsafe fn` with the declared signature: the C function can do
 /// anything with the addresses it is given. Device buffers are ordered on the call's stream
 /// as a kernel launch orders them (the stream waits on their pending work, and their later
@@ -265,7 +269,8 @@ pub fn include_kernels(input: TokenStream) -> TokenStream {
 /// # Keys
 ///
 /// `preamble = "..."` (device functions the statements may call), `arch = [...]`,
-/// `flags = [...]` as in [`cuda_module!`].
+/// `flags = [...]` and `crate = "my_gpu::runtime"` (the runtime's path, for a crate that
+/// reaches it through a re-export) as in [`cuda_module!`].
 ///
 /// # Safety
 ///
