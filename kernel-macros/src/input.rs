@@ -333,6 +333,22 @@ mod tests {
     }
 
     #[test]
+    fn the_runtime_path_is_a_key_of_both_macros() {
+        let m: ModuleInput = syn::parse_quote! {
+            mod m { source = "x"; crate = "my_gpu::runtime"; }
+        };
+        assert_eq!(m.runtime_path.unwrap().value(), "my_gpu::runtime");
+        let h: HostInput = syn::parse_quote! {
+            hosted { crate = "my_gpu::runtime"; fn f(n: i32) -> i32; }
+        };
+        assert_eq!(h.runtime_path.unwrap().value(), "my_gpu::runtime");
+        assert_eq!(h.decls.len(), 1);
+        let twice = quote::quote!(mod m { source = "x"; crate = "a"; crate = "b"; });
+        let err = syn::parse2::<ModuleInput>(twice).err().expect("an error");
+        assert!(err.to_string().contains("`crate` is given twice"), "{err}");
+    }
+
+    #[test]
     fn rejects_unknown_keys_duplicates_and_stray_safe() {
         let cases = [
             (
