@@ -365,3 +365,24 @@ fn type_error(ty: &syn::Type) -> syn::Error {
         crate::diagnostics::generated::unsupported_type(&text),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_runtime_path_is_a_key() {
+        let m: GenModule = syn::parse_quote! {
+            pub mod ops {
+                crate = "my_gpu::runtime";
+                arch = ["sm_90"];
+                pub fn relu(x: &mut [f32]) = "x[i] = fmaxf(x[i], 0.0f)";
+            }
+        };
+        assert_eq!(m.runtime_path.unwrap().value(), "my_gpu::runtime");
+        assert_eq!(m.fns.len(), 1);
+        let twice = quote::quote!(mod m { crate = "a"; crate = "b"; });
+        let err = syn::parse2::<GenModule>(twice).err().expect("an error");
+        assert!(err.to_string().contains("`crate` is given twice"), "{err}");
+    }
+}
