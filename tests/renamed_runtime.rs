@@ -275,6 +275,11 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
             && inline.contains("struct.CudaSlice.html"),
         "the inline module's stub does not say what `x` takes"
     );
+    // The inline kernel is declared at its line of the Rust file, not of the literal's value.
+    assert!(
+        inline.contains("src/lib.rs:9:13") && !inline.contains("&lt;inline"),
+        "the inline kernel's docs do not name its line in src/lib.rs"
+    );
     // Neither the generated code nor its docs name a path of the build machine.
     let generated = std::fs::read_dir(root.join("target/renamed-runtime/debug/build"))
         .unwrap()

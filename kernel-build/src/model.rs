@@ -619,6 +619,31 @@ impl Kernel {
 }
 
 impl ModuleInfo {
+    /// Calls `f` on every source location the model holds: kernels (and those of other
+    /// files), their parameters, structs, globals, untyped kernels, host functions.
+    ///
+    /// ```
+    /// let mut m = cuda_kernel_build::model::ModuleInfo::default();
+    /// let mut n = 0;
+    /// m.for_each_location(|_| n += 1);
+    /// assert_eq!(n, 0);
+    /// ```
+    pub fn for_each_location(&mut self, mut f: impl FnMut(&mut SourceLoc)) {
+        for k in self.kernels.iter_mut().chain(self.elsewhere.iter_mut()) {
+            let params = k.params.iter_mut().map(|p| &mut p.loc);
+            for loc in std::iter::once(&mut k.loc).chain(params).flatten() {
+                f(loc);
+            }
+        }
+        let locs = (self.structs.iter_mut().map(|s| &mut s.loc))
+            .chain(self.globals.iter_mut().map(|g| &mut g.loc))
+            .chain(self.untyped.iter_mut().map(|u| &mut u.loc))
+            .chain(self.host_functions.iter_mut().map(|h| &mut h.loc));
+        for loc in locs.flatten() {
+            f(loc);
+        }
+    }
+
     /// Looks up a struct definition by name.
     ///
     /// ```

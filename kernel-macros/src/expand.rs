@@ -35,6 +35,7 @@ pub(crate) fn cuda_module(input: &ModuleInput) -> TokenStream {
                 for w in &mut built.warnings {
                     *w = place.relocate(w, display);
                 }
+                place.relocate_model(&mut built.info, display);
             }
             built
         }

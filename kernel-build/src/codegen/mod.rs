@@ -175,22 +175,7 @@ pub fn generate(module: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
 /// Every source location of `info` written relative to `root`; a file outside it by its
 /// name alone.
 fn locations_under(info: &mut ModuleInfo, root: &Path) {
-    let kernels = info.kernels.iter_mut().chain(info.elsewhere.iter_mut());
-    let locs = kernels
-        .map(|k| &mut k.loc)
-        .chain(info.structs.iter_mut().map(|s| &mut s.loc))
-        .chain(info.globals.iter_mut().map(|g| &mut g.loc))
-        .chain(info.untyped.iter_mut().map(|u| &mut u.loc))
-        .chain(info.host_functions.iter_mut().map(|h| &mut h.loc));
-    for loc in locs.flatten() {
-        loc.file = relative_name(Path::new(&loc.file), root);
-    }
-    let params = info.kernels.iter_mut().chain(info.elsewhere.iter_mut());
-    for p in params.flat_map(|k| k.params.iter_mut()) {
-        if let Some(loc) = &mut p.loc {
-            loc.file = relative_name(Path::new(&loc.file), root);
-        }
-    }
+    info.for_each_location(|loc| loc.file = relative_name(Path::new(&loc.file), root));
 }
 
 /// `path` as shown in generated text: relative to `root` when under it, a relative path

@@ -107,6 +107,35 @@ impl InlinePlace {
         })
     }
 
+    /// Every location of `info` in the inline source named `display` told in the Rust file
+    /// (so that generated docs say `src/main.rs:6:13`, not `<inline k>:2:1`).
+    ///
+    /// ```
+    /// use cuda_kernel_build::__private::diagnostics::inline::InlinePlace;
+    /// use cuda_kernel_build::model::{ModuleInfo, SourceLoc, StructDef};
+    /// let p = InlinePlace { file: "src/main.rs".into(), starts: vec![(4, 21), (5, 1)], lines: vec![] };
+    /// let mut info = ModuleInfo::default();
+    /// info.structs.push(StructDef { name: "P".into(), fields: vec![], size: 0, align: 1,
+    ///     is_union: false, opaque: false,
+    ///     loc: Some(SourceLoc { file: "<inline k>".into(), line: 2, column: 13 }) });
+    /// p.relocate_model(&mut info, "<inline k>");
+    /// assert_eq!(info.structs[0].loc.as_ref().unwrap().to_string(), "src/main.rs:5:13");
+    /// ```
+    pub fn relocate_model(&self, info: &mut crate::model::ModuleInfo, display: &str) {
+        info.for_each_location(|loc| {
+            if loc.file != display {
+                return;
+            }
+            if let Some((line, Some(column))) =
+                self.position(loc.line as usize, Some(loc.column as usize))
+            {
+                loc.file = self.file.clone();
+                loc.line = u32::try_from(line).unwrap_or(loc.line);
+                loc.column = u32::try_from(column).unwrap_or(loc.column);
+            }
+        });
+    }
+
     /// Where column `column` of line `line` of the value is in the Rust file.
     fn position(&self, line: usize, column: Option<usize>) -> Option<(usize, Option<usize>)> {
         let &(l, c) = self.starts.get(line.checked_sub(1)?)?;
