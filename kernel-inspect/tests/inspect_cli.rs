@@ -170,9 +170,8 @@ fn errors_are_messages_not_panics() {
     );
 }
 
-#[test]
-fn build_of_several_files_names_the_file_of_each_kernel() {
-    let Some(nvcc) = nvcc() else { return };
+/// A folder with `a.cu` and `b.cu`, one kernel each (`from_a`, `from_b`).
+fn two_files() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(
         dir.path().join("a.cu"),
@@ -184,6 +183,13 @@ fn build_of_several_files_names_the_file_of_each_kernel() {
         "extern \"C\" __global__ void from_b(int* x, int n) { x[0] = n; }\n",
     )
     .unwrap();
+    dir
+}
+
+#[test]
+fn build_of_several_files_names_the_file_of_each_kernel() {
+    let Some(nvcc) = nvcc() else { return };
+    let dir = two_files();
     let out = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
         .current_dir(dir.path())
         .env("NVCC", &nvcc)
@@ -337,17 +343,7 @@ fn binary_names_the_module_of_each_labelled_fatbin() {
 #[test]
 fn build_progress_names_the_targets_each_run_built() {
     let Some(nvcc) = nvcc() else { return };
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::write(
-        dir.path().join("a.cu"),
-        "extern \"C\" __global__ void from_a(float* x) { x[0] = 1.0f; }\n",
-    )
-    .unwrap();
-    std::fs::write(
-        dir.path().join("b.cu"),
-        "extern \"C\" __global__ void from_b(int* x, int n) { x[0] = n; }\n",
-    )
-    .unwrap();
+    let dir = two_files();
     let out = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
         .current_dir(dir.path())
         .env("NVCC", &nvcc)
