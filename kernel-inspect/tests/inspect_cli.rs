@@ -386,9 +386,12 @@ fn build_names_the_module_as_the_build_does() {
          extern \"C\" __global__ void by_name(struct Unknown* u) { }\n",
     )
     .unwrap();
+    // Names are checked before anything is compiled: the refusals need no nvcc.
+    let nvcc = nvcc();
     let build = |args: &[&str]| {
         Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
             .current_dir(dir.path())
+            .envs(nvcc.iter().map(|n| ("NVCC", n)))
             .args(["build", "2d-stencil.cu", "--arch", "sm_80"])
             .arg("--cache-dir")
             .arg(dir.path().join("cache"))
@@ -409,27 +412,18 @@ fn build_names_the_module_as_the_build_does() {
         assert!(!out.status.success(), "{args:?}");
         assert!(err.contains(expected), "{args:?}: {err}");
     }
-    let Some(nvcc) = nvcc() else { return };
+    if nvcc.is_none() {
+        return;
+    }
     let out_dir = dir.path().join("out");
     std::fs::create_dir(&out_dir).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
-        .current_dir(dir.path())
-        .env("NVCC", &nvcc)
-        .args([
-            "build",
-            "2d-stencil.cu",
-            "--arch",
-            "sm_80",
-            "--name",
-            "stencil2d",
-        ])
-        .arg("--cache-dir")
-        .arg(dir.path().join("cache"))
-        .arg("--out")
-        .arg(&out_dir)
-        .arg("--json")
-        .output()
-        .unwrap();
+    let out = build(&[
+        "--name",
+        "stencil2d",
+        "--out",
+        out_dir.to_str().unwrap(),
+        "--json",
+    ]);
     assert!(
         out.status.success(),
         "{}",
@@ -451,21 +445,7 @@ fn build_names_the_module_as_the_build_does() {
     );
 
     // The same file again from the cache, under another name: no trace of the first one.
-    let out = Command::new(env!("CARGO_BIN_EXE_cuda-kernel-inspect"))
-        .current_dir(dir.path())
-        .env("NVCC", &nvcc)
-        .args([
-            "build",
-            "2d-stencil.cu",
-            "--arch",
-            "sm_80",
-            "--name",
-            "renamed",
-        ])
-        .arg("--cache-dir")
-        .arg(dir.path().join("cache"))
-        .output()
-        .unwrap();
+    let out = build(&["--name", "renamed"]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
