@@ -3,15 +3,7 @@
 //! file or folder of the repository, named from the root, from a crate's folder, or as the
 //! tail of a path inside one.
 
-use std::path::{Path, PathBuf};
-
-/// The repository's root.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
+use std::path::Path;
 
 /// Every file and folder under `dir`, relative to `root`, with `/` separators; build outputs,
 /// installed tools and version control left out.
@@ -56,7 +48,7 @@ fn named_paths(text: &str) -> Vec<String> {
 
 #[test]
 fn every_path_architecture_names_exists() {
-    let root = root();
+    let root = kernel_test_support::workspace_root();
     let text = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
     let mut files = Vec::new();
     walk(&root, &root, &mut files);

@@ -12,8 +12,10 @@
 //! Builds into `target/renamed-runtime` (kept between runs), offline, with this workspace's
 //! lock file and the project's toolkit; skipped with a reason when either is missing.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
+
+use kernel_test_support::workspace_root;
 
 const KERNEL_CU: &str = r#"/// Scales `x[0..n)` by `a`.
 extern "C" __global__ void scale(float* x, float a, int n) {
@@ -155,14 +157,6 @@ const UNNAMED_LIB: &str = r##"facade::runtime::cuda_module! {
 }
 "##;
 
-/// The workspace root.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
-
 fn write(path: &Path, text: &str) {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
@@ -170,9 +164,7 @@ fn write(path: &Path, text: &str) {
 
 /// The cargo running this test, in the temporary workspace.
 fn cargo(dir: &Path, root: &Path, args: &[&str]) -> Option<std::process::Output> {
-    #[allow(clippy::disallowed_methods, reason = "the cargo running this test")]
-    let cargo = std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from);
-    let mut c = Command::new(cargo);
+    let mut c = Command::new(kernel_test_support::cargo());
     c.args(args)
         .current_dir(dir)
         .env("CARGO_TARGET_DIR", root.join("target/renamed-runtime"))
@@ -185,7 +177,7 @@ fn cargo(dir: &Path, root: &Path, args: &[&str]) -> Option<std::process::Output>
 
 #[test]
 fn renamed_and_re_exported_runtimes_build_through_both_doors() {
-    let root = root();
+    let root = workspace_root();
     if !root.join(".cuda-toolkit/nvidia/cu13/bin/nvcc").exists() {
         println!("skipped: no project toolkit at .cuda-toolkit (scripts/test.sh installs it)");
         return;

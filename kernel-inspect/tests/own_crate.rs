@@ -12,8 +12,10 @@
 //!
 //! Builds into `target/own-crate` (kept between runs), offline, with this workspace's lock file.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
+
+use kernel_test_support::{cargo, workspace_root};
 
 const CARGO_TOML: &str = r#"[package]
 name = "my-kernels"
@@ -140,14 +142,6 @@ fn main() -> Result<(), cuda_kernel_runtime::Error> {
 }
 "##;
 
-/// The workspace root.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .canonicalize()
-        .unwrap()
-}
-
 /// `PATH` without any folder holding an `nvcc`.
 fn path_without_nvcc() -> String {
     #[allow(
@@ -186,7 +180,7 @@ fn user_command(program: &Path, xdg: &Path) -> Command {
 
 #[test]
 fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
-    let root = root();
+    let root = workspace_root();
     let wheels = root.join(".cuda-toolkit");
     if !wheels.join("nvidia/cu13/bin/nvcc").exists() {
         println!(
@@ -237,8 +231,7 @@ fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
         "{text}"
     );
 
-    #[allow(clippy::disallowed_methods, reason = "the cargo running this test")]
-    let cargo = std::env::var_os("CARGO").map_or_else(|| PathBuf::from("cargo"), PathBuf::from);
+    let cargo = cargo();
     let out = user_command(&cargo, &xdg)
         // `-vv` shows the build script's lines as they come: one per finished nvcc run.
         .args(["run", "--offline", "-vv"])

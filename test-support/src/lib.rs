@@ -7,6 +7,7 @@
 //!   match a CPU reference by accident.
 //! - [`assert_close`]: element-wise comparison with a relative tolerance.
 //! - [`bench`](mod@bench): timing, median and fastest repetition, and the `BENCH {json}` report line.
+//! - [`workspace_root`] and [`cargo`]: for tests that read the repository or run cargo.
 //!
 //! ```
 //! use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
@@ -24,6 +25,7 @@ pub mod bench;
 mod compare;
 mod data;
 mod gpu;
+mod workspace;
 
 pub use compare::assert_close;
 pub use data::NonZeroData;
@@ -31,3 +33,4 @@ pub use fastrand::Rng;
 pub use gpu::{
     REQUIRE_GPU, REQUIRE_GPUS, gpu_at_least_or_skip, gpu_or_skip, gpu_required, two_gpus_or_skip,
 };
+pub use workspace::{cargo, workspace_root};
