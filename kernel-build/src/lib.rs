@@ -59,8 +59,9 @@ mod toolkit;
 pub use builder::{Build, Metadata, Output};
 pub use diagnostics::Diagnostics;
 pub use error::Error;
-pub use link::{LinkLibraryError, LinkMode};
-pub use pipeline::{BuiltModule, ExportedConstant, RuntimeCompile, RuntimeSource, Unit};
+pub use link::LinkLibraryError;
+pub use model::built::{BuiltModule, ExportedConstant, Unit};
+pub use model::options::{LinkMode, RuntimeCompile, RuntimeSource};
 
 /// Not public API: the compiler's phases, for `cuda_module!` (cuda-kernel-macros),
 /// `cuda-kernel-inspect` and this crate's own tests. Nothing here is stable; the crates that

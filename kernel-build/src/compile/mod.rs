@@ -212,7 +212,7 @@ mod tests {
             source: Path::new("dir with space/k.cu"),
             output: Path::new("out.fatbin"),
             depfile: Some(Path::new("out.d")),
-            code_args: crate::link::LinkMode::Whole.unit_args(&targets),
+            code_args: crate::model::options::LinkMode::Whole.unit_args(&targets),
             threads: 2,
             includes: &[PathBuf::from("inc")],
             defines: &[("N".into(), Some("4".into())), ("FAST".into(), None)],

@@ -7,46 +7,12 @@ use super::nvjitlink::{InputKind, LinkInput, NvJitLink};
 use super::symbols::{self, SymbolProblem};
 use crate::env::Reporting;
 use crate::error::Error;
+use crate::model::options::LinkMode;
 use crate::toolkit::{Target, TargetKind};
 use cuda_kernel_objects::EntryKind;
-use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// How the files of a module become its device code.
-///
-/// ```
-/// use cuda_kernel_build::LinkMode;
-/// assert_eq!(LinkMode::default(), LinkMode::Whole);
-/// assert_eq!(LinkMode::Lto.name(), "lto");
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum LinkMode {
-    /// Every file is a whole program of its own (nvcc's default): no device link; a
-    /// kernel can only call device functions of its own file.
-    #[default]
-    Whole,
-    /// Relocatable device code (`-rdc=true`), device-linked per target by nvJitLink:
-    /// files may call each other's `__device__` functions and use each other's variables.
-    Rdc,
-    /// As `Rdc`, but every file is compiled to LTO-IR and nvJitLink optimises the whole
-    /// module per target (cross-file inlining).
-    Lto,
-}
-
 impl LinkMode {
-    /// The option's name: `whole`, `rdc`, `lto`.
-    ///
-    /// ```
-    /// assert_eq!(cuda_kernel_build::LinkMode::Rdc.name(), "rdc");
-    /// ```
-    pub fn name(self) -> &'static str {
-        match self {
-            LinkMode::Whole => "whole",
-            LinkMode::Rdc => "rdc",
-            LinkMode::Lto => "lto",
-        }
-    }
-
     /// What the libraries are needed for, in messages.
     pub(crate) fn purpose(self) -> &'static str {
         match self {

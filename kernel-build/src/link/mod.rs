@@ -20,7 +20,6 @@ mod nvfatbin;
 mod nvjitlink;
 mod symbols;
 
-pub use device::LinkMode;
 pub(crate) use device::{DeviceLink, UnitCode};
 pub(crate) use library::library_dirs;
 pub use library::{LinkLibraryError, companion_libraries};

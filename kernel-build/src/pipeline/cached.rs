@@ -1,10 +1,12 @@
 //! Reading and writing the pipeline's cache entries: objects (fatbin + model),
 //! direct-mode manifests (dependency stamps), and staging for fresh builds.
 
-use super::request::{BuiltModule, ModuleRequest, Source};
+use super::request::Source;
 use crate::cache::{Cache, hash_bytes};
 use crate::error::Error;
 use crate::model::ModuleInfo;
+use crate::model::built::BuiltModule;
+use crate::model::request::ModuleRequest;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -22,7 +24,7 @@ pub(crate) struct ObjectMeta {
     pub warnings: Vec<String>,
     /// The files of a module of several.
     #[serde(default)]
-    pub units: Vec<super::request::Unit>,
+    pub units: Vec<crate::model::built::Unit>,
     /// For one file of a device-linked module: `(compute_XY, offset, length)` of each
     /// virtual architecture's container inside `module.fatbin`.
     #[serde(default)]

@@ -2,10 +2,10 @@
 //! What several files see through a shared header (a template instantiation, a struct)
 //! is kept once; two kernels of one name from two files are an error naming both.
 
-use super::request::Unit;
 use crate::diagnostics::{Diagnostics, units as msg};
 use crate::front::types::c_spelling;
-use crate::link::LinkMode;
+use crate::model::built::Unit;
+use crate::model::options::LinkMode;
 use crate::model::{Kernel, ModuleInfo, SourceLoc};
 
 /// One file's model.

@@ -11,14 +11,16 @@
 
 use std::path::PathBuf;
 
-use super::request::{ExportedConstant, ModuleRequest, Source};
+use super::request::Source;
 use super::unit::Shared;
 use crate::cache::KeyHasher;
 use crate::compile::probe::Probe;
 use crate::diagnostics::options as msg;
 use crate::error::Error;
 use crate::front::raw::{split_ident, strip_comments};
-use crate::link::LinkMode;
+use crate::model::built::ExportedConstant;
+use crate::model::options::LinkMode;
+use crate::model::request::ModuleRequest;
 
 /// Evaluates the request's constants with nvcc, through the cache.
 pub(crate) fn with_nvcc(

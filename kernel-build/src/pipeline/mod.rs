@@ -16,10 +16,10 @@ mod runtime;
 mod unit;
 mod units;
 
-pub use request::{
-    BuiltModule, Context, ExportedConstant, ModuleRequest, SourceInput, Unit, inline_display_name,
-};
-pub use runtime::{RuntimeCompile, RuntimeSource};
+pub use crate::model::built::{BuiltModule, ExportedConstant, Unit};
+pub use crate::model::options::{RuntimeCompile, RuntimeSource};
+pub use crate::model::request::{ModuleRequest, SourceInput};
+pub use request::{Context, inline_display_name};
 
 use std::path::PathBuf;
 
@@ -29,7 +29,7 @@ use crate::env;
 use crate::error::Error;
 use crate::front;
 use crate::jobs::Jobs;
-use crate::link::LinkMode;
+use crate::model::options::LinkMode;
 use crate::toolkit::{DiscoverOptions, Target, Toolkit, parse_target_list};
 
 /// Builds one module: parses its declarations, compiles it for every target, checks

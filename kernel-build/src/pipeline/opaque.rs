@@ -8,8 +8,8 @@ use super::request::Source;
 use super::unit::Shared;
 use crate::compile::probe::{Measurements, Probe};
 use crate::front::opaque;
-use crate::link::LinkMode;
 use crate::model::ModuleInfo;
+use crate::model::options::LinkMode;
 
 /// Measures what `info`'s untyped kernels need, in `sources` in turn (the first file
 /// whose text names a type measures it), and promotes the kernels it can.

@@ -9,7 +9,8 @@ use crate::diagnostics::Diagnostics;
 use crate::env::Reporting;
 use crate::error::Error;
 use crate::jobs::Jobs;
-use crate::link::{LinkMode, NvFatbin};
+use crate::link::NvFatbin;
+use crate::model::options::LinkMode;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 

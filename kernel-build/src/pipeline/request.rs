@@ -4,80 +4,10 @@
 use crate::cache::Cache;
 use crate::env::Reporting;
 use crate::error::Error;
-use crate::link::LinkMode;
 use crate::model::ModuleInfo;
-use serde::{Deserialize, Serialize};
+use crate::model::options::LinkMode;
+use crate::model::request::{ModuleRequest, SourceInput};
 use std::path::{Path, PathBuf};
-
-/// Where a module's CUDA source comes from.
-///
-/// ```
-/// use cuda_kernel_build::__private::pipeline::SourceInput;
-/// let s = SourceInput::Inline { text: "extern \"C\" __global__ void k() {}".into() };
-/// assert!(matches!(s, SourceInput::Inline { .. }));
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum SourceInput {
-    /// Source text (the `cuda_module!` string literal).
-    Inline {
-        /// The CUDA C text.
-        text: String,
-    },
-    /// A `.cu` file; relative paths resolve against [`ModuleRequest::base_dir`].
-    File {
-        /// The file.
-        path: PathBuf,
-    },
-    /// Several `.cu` files, each compiled as its own translation unit; their kernels form
-    /// one module (see [`ModuleRequest::link`] for calls between files).
-    Files {
-        /// The files, in order.
-        paths: Vec<PathBuf>,
-    },
-}
-
-/// One module to build.
-///
-/// ```
-/// use cuda_kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
-/// let mut req = ModuleRequest::new("vecmath", SourceInput::File { path: "k.cu".into() });
-/// req.archs = Some(vec!["sm_90".into(), "compute_90".into()]);
-/// assert_eq!(req.name, "vecmath");
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct ModuleRequest {
-    /// Module name (used in messages, file names and the generated Rust module).
-    pub name: String,
-    /// The CUDA source.
-    pub source: SourceInput,
-    /// Targets (`sm_90`, `compute_120`); `None`: `KERNEL_BUILD_ARCHS`, else the default list.
-    pub archs: Option<Vec<String>>,
-    /// `-I` directories (relative ones resolve against `base_dir`).
-    pub includes: Vec<PathBuf>,
-    /// `-D` definitions.
-    pub defines: Vec<(String, Option<String>)>,
-    /// Extra nvcc flags.
-    pub flags: Vec<String>,
-    /// The crate root: relative paths resolve against it; inline sources include from it.
-    pub base_dir: PathBuf,
-    /// More folders whose files count as the user's (tracked, parsed), besides the
-    /// source's own folder and the include directories.
-    pub user_dirs: Vec<PathBuf>,
-    /// Every target's image must hold every kernel: a kernel compiled for some targets
-    /// only (declared inside `#if __CUDA_ARCH__ ...`) is an error instead of a warning.
-    pub require_every_target: bool,
-    /// How several files become one module's device code: each a whole program
-    /// (default), device-linked (`rdc`), or link-time optimised (`lto`).
-    pub link: LinkMode,
-    /// Whether the module is compiled at run time by NVRTC, only or as a fallback.
-    pub runtime: super::RuntimeCompile,
-    /// Rust names of kernels the user vouched for: their stubs are safe `fn`s.
-    pub safe_kernels: Vec<String>,
-    /// Generate stubs for these kernels only (Rust names); `None`: every kernel.
-    pub kernels: Option<Vec<String>>,
-    /// Integer constants of the CUDA code to export as Rust `const`s: name and Rust type.
-    pub constants: Vec<(String, String)>,
-}
 
 impl ModuleRequest {
     /// A request with no options, resolving paths against `CARGO_MANIFEST_DIR` (or the
@@ -104,7 +34,7 @@ impl ModuleRequest {
             user_dirs: Vec::new(),
             require_every_target: false,
             link: LinkMode::Whole,
-            runtime: super::RuntimeCompile::Off,
+            runtime: crate::model::options::RuntimeCompile::Off,
             safe_kernels: Vec::new(),
             kernels: None,
             constants: Vec::new(),
@@ -221,23 +151,6 @@ pub(crate) const INTEGER_TYPES: [&str; 10] = [
     "i8", "i16", "i32", "i64", "isize", "u8", "u16", "u32", "u64", "usize",
 ];
 
-/// An integer constant of the CUDA code exported to Rust, as the compiler evaluated it
-/// (`Build::export_constant`, the macro's `constants`).
-///
-/// ```
-/// let c = cuda_kernel_build::ExportedConstant { name: "TILE".into(), rust_type: "u32".into(), value: 16 };
-/// assert_eq!(c.value, 16);
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct ExportedConstant {
-    /// Its name in the CUDA code, and of the Rust `const`.
-    pub name: String,
-    /// The Rust integer type of the `const`.
-    pub rust_type: String,
-    /// Its value, checked to fit `rust_type`.
-    pub value: i128,
-}
-
 /// True for an identifier of Rust and of the C preprocessor (ASCII letters, digits and
 /// `_`, not starting with a digit).
 pub(crate) fn is_identifier(s: &str) -> bool {
@@ -295,64 +208,6 @@ impl Default for Context {
             progress: false,
         }
     }
-}
-
-/// A built, verified module.
-///
-/// ```
-/// # fn f(built: cuda_kernel_build::BuiltModule) {
-/// for k in &built.info.kernels {
-///     println!("{} takes {} parameters", k.name, k.params.len());
-/// }
-/// # }
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct BuiltModule {
-    /// Module name.
-    pub name: String,
-    /// The declarations, verified against every compiled image.
-    pub info: ModuleInfo,
-    /// The fatbin; `None` when built without device code.
-    pub fatbin_path: Option<PathBuf>,
-    /// Targets in the fatbin (`sm_90`, `compute_120`).
-    pub targets: Vec<String>,
-    /// The nvcc release that compiled it.
-    pub toolkit_version: Option<String>,
-    /// The source file and every user header it includes (not system or toolkit headers).
-    pub tracked_files: Vec<PathBuf>,
-    /// nvcc's warnings, with file:line.
-    pub warnings: Vec<String>,
-    /// The translation units of a module built from several files, in order: which
-    /// kernels and globals each holds and, when each is its own image, where that image
-    /// lies in the fatbin. Empty for a module of one file.
-    #[serde(default)]
-    pub units: Vec<Unit>,
-    /// The source the binary carries to compile at run time, when it does.
-    #[serde(default)]
-    pub runtime_source: Option<super::RuntimeSource>,
-    /// The constants exported to Rust (see [`ModuleRequest::constant_text`]).
-    #[serde(default)]
-    pub constants: Vec<ExportedConstant>,
-}
-
-/// One file of a module built from several.
-///
-/// ```
-/// let u = cuda_kernel_build::Unit { file: "a.cu".into(), image: Some((0, 4096)),
-///     kernels: vec!["scale".into()], globals: vec![] };
-/// assert_eq!(u.image.unwrap().1, 4096);
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Unit {
-    /// The file as given.
-    pub file: String,
-    /// `(offset, length)` of this file's own fatbin inside the module's fatbin, when
-    /// files are not device-linked (each is then loaded as a module of its own).
-    pub image: Option<(u64, u64)>,
-    /// Symbols of the kernels that come from this file.
-    pub kernels: Vec<String>,
-    /// Symbols of the globals that come from this file.
-    pub globals: Vec<String>,
 }
 
 /// The source as nvcc sees it.

@@ -9,51 +9,10 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-
-use super::request::{ModuleRequest, Source};
+use super::request::Source;
 use crate::error::Error;
-
-/// Whether a module is compiled at run time.
-///
-/// ```
-/// use cuda_kernel_build::RuntimeCompile;
-/// assert_eq!(RuntimeCompile::default(), RuntimeCompile::Off);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RuntimeCompile {
-    /// Compiled by nvcc at build time only.
-    #[default]
-    Off,
-    /// Compiled by NVRTC at run time only: the build needs no nvcc and embeds the source.
-    Only,
-    /// Compiled by nvcc at build time, and by NVRTC at run time on a GPU the fatbin has no
-    /// image for.
-    Fallback,
-}
-
-/// The source a module compiled at run time carries.
-///
-/// ```
-/// let s = cuda_kernel_build::RuntimeSource { name: "k.cu".into(), text: String::new(),
-///     headers: vec![], defines: vec![], options: vec![], fallback: false };
-/// assert!(s.headers.is_empty());
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RuntimeSource {
-    /// The program's name in NVRTC's messages (`k.cu`, or `<module>.cu` for inline text).
-    pub name: String,
-    /// The source text.
-    pub text: String,
-    /// The user's headers it includes, by the name written in the `#include` line.
-    pub headers: Vec<(String, String)>,
-    /// The module's definitions.
-    pub defines: Vec<(String, Option<String>)>,
-    /// NVRTC options (the module's flags).
-    pub options: Vec<String>,
-    /// Compiled at run time only when the fatbin has no image for the GPU.
-    pub fallback: bool,
-}
+use crate::model::options::{RuntimeCompile, RuntimeSource};
+use crate::model::request::ModuleRequest;
 
 /// The runtime source of `source`, or an error naming the header that cannot be read.
 pub(crate) fn runtime_source(

@@ -8,14 +8,15 @@
 //! with no nvcc run.
 
 use super::cached::{self, Entry};
-use super::request::{ModuleRequest, Source};
+use super::request::Source;
 use crate::cache::{Cache, KeyHasher};
 use crate::compile::{self, NvccJob};
 use crate::diagnostics::Diagnostics;
 use crate::error::Error;
 use crate::front;
-use crate::link::LinkMode;
 use crate::model::ModuleInfo;
+use crate::model::options::LinkMode;
+use crate::model::request::ModuleRequest;
 use crate::toolkit::{Target, Toolkit};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};

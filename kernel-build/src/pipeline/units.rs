@@ -7,7 +7,7 @@
 
 use super::cached::{self, Fresh, ObjectMeta, Staging};
 use super::combine::{self, Part};
-use super::request::{BuiltModule, Source, Unit};
+use super::request::Source;
 use super::unit::{Shared, UnitBuilt};
 use crate::cache::{KeyHasher, hash_bytes};
 use crate::diagnostics::{Diagnostics, units as msg};
@@ -15,7 +15,9 @@ use crate::env::Reporting;
 use crate::error::Error;
 use crate::front;
 use crate::jobs::Jobs;
-use crate::link::{DeviceLink, LinkMode, UnitCode};
+use crate::link::{DeviceLink, UnitCode};
+use crate::model::built::{BuiltModule, Unit};
+use crate::model::options::LinkMode;
 use crate::toolkit::Target;
 use std::path::PathBuf;
 use std::time::Instant;

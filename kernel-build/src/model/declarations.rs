@@ -1,8 +1,5 @@
-//! The module model: what the front end learns about a CUDA source, what the
-//! verifier checks against the compiled images, and what codegen turns into Rust.
-//!
-//! Everything here is plain data (serde-serialisable) so that it can be cached
-//! beside the fatbin and read back on a warm build without running nvcc.
+//! The declarations of a module: kernels, their parameters and C types, structs, globals
+//! and host functions, as the front end reads them and verification completes them.
 
 use serde::{Deserialize, Serialize};
 

@@ -1,0 +1,81 @@
+//! The options of a build that the model records: how several files become one module's
+//! device code, and whether it is compiled at run time.
+
+use serde::{Deserialize, Serialize};
+
+/// How the files of a module become its device code.
+///
+/// ```
+/// use cuda_kernel_build::LinkMode;
+/// assert_eq!(LinkMode::default(), LinkMode::Whole);
+/// assert_eq!(LinkMode::Lto.name(), "lto");
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum LinkMode {
+    /// Every file is a whole program of its own (nvcc's default): no device link; a
+    /// kernel can only call device functions of its own file.
+    #[default]
+    Whole,
+    /// Relocatable device code (`-rdc=true`), device-linked per target by nvJitLink:
+    /// files may call each other's `__device__` functions and use each other's variables.
+    Rdc,
+    /// As `Rdc`, but every file is compiled to LTO-IR and nvJitLink optimises the whole
+    /// module per target (cross-file inlining).
+    Lto,
+}
+
+impl LinkMode {
+    /// The option's name: `whole`, `rdc`, `lto`.
+    ///
+    /// ```
+    /// assert_eq!(cuda_kernel_build::LinkMode::Rdc.name(), "rdc");
+    /// ```
+    pub fn name(self) -> &'static str {
+        match self {
+            LinkMode::Whole => "whole",
+            LinkMode::Rdc => "rdc",
+            LinkMode::Lto => "lto",
+        }
+    }
+}
+
+/// Whether a module is compiled at run time.
+///
+/// ```
+/// use cuda_kernel_build::RuntimeCompile;
+/// assert_eq!(RuntimeCompile::default(), RuntimeCompile::Off);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum RuntimeCompile {
+    /// Compiled by nvcc at build time only.
+    #[default]
+    Off,
+    /// Compiled by NVRTC at run time only: the build needs no nvcc and embeds the source.
+    Only,
+    /// Compiled by nvcc at build time, and by NVRTC at run time on a GPU the fatbin has no
+    /// image for.
+    Fallback,
+}
+
+/// The source a module compiled at run time carries.
+///
+/// ```
+/// let s = cuda_kernel_build::RuntimeSource { name: "k.cu".into(), text: String::new(),
+///     headers: vec![], defines: vec![], options: vec![], fallback: false };
+/// assert!(s.headers.is_empty());
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RuntimeSource {
+    /// The program's name in NVRTC's messages (`k.cu`, or `<module>.cu` for inline text).
+    pub name: String,
+    /// The source text.
+    pub text: String,
+    /// The user's headers it includes, by the name written in the `#include` line.
+    pub headers: Vec<(String, String)>,
+    /// The module's definitions.
+    pub defines: Vec<(String, Option<String>)>,
+    /// NVRTC options (the module's flags).
+    pub options: Vec<String>,
+    /// Compiled at run time only when the fatbin has no image for the GPU.
+    pub fallback: bool,
+}
