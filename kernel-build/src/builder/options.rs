@@ -2,7 +2,7 @@
 //! outputs go, and what is reported to Cargo.
 
 use super::Build;
-use crate::link::LinkMode;
+use crate::model::options::LinkMode;
 use crate::pipeline::RuntimeCompile;
 use std::path::Path;
 
