@@ -15,11 +15,6 @@
 use std::ffi::OsString;
 
 /// Whether reads should be reported to Cargo.
-///
-/// ```
-/// use cuda_kernel_build::__private::env::Reporting;
-/// assert_ne!(Reporting::Cargo, Reporting::Silent);
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Reporting {
     /// Running in a build script: print `cargo:rerun-if-env-changed` for each read.
@@ -30,14 +25,13 @@ pub enum Reporting {
 
 /// A variable the build reads. Only the constants below exist, so a read of an unlisted
 /// variable does not compile.
-///
-/// ```
-/// use cuda_kernel_build::__private::env::Var;
-/// assert_eq!(Var::NVCC.name(), "NVCC");
-/// assert!(Var::ALL.contains(&Var::ARCHS));
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Var(&'static str);
+
+/// The names of every variable the build reads, for a macro's expansion to track.
+pub fn tracked_names() -> Vec<&'static str> {
+    Var::ALL.iter().map(|v| v.name()).collect()
+}
 
 impl Var {
     /// Path of the nvcc to use.
@@ -111,11 +105,6 @@ pub(crate) const TEST_UNSET: Var = Var("KERNEL_BUILD_TEST_UNSET_VARIABLE");
 
 /// Reads an environment variable, telling Cargo about it when `reporting` is
 /// [`Reporting::Cargo`]. An empty value counts as unset.
-///
-/// ```
-/// use cuda_kernel_build::__private::env::{var, Reporting, Var};
-/// let _cache = var(Var::CACHE_DIR, Reporting::Silent);
-/// ```
 pub fn var(v: Var, reporting: Reporting) -> Option<OsString> {
     if reporting == Reporting::Cargo {
         let mut pending = PENDING.lock().unwrap_or_else(|p| p.into_inner());
@@ -142,11 +131,6 @@ pub(crate) fn announce() {
 }
 
 /// Reads a flag variable: set and not `0`, `false`, `no` or `off`.
-///
-/// ```
-/// use cuda_kernel_build::__private::env::{flag, Reporting, Var};
-/// let _no_cache = flag(Var::NO_CACHE, Reporting::Silent);
-/// ```
 pub fn flag(v: Var, reporting: Reporting) -> bool {
     var(v, reporting).is_some_and(|v| {
         let v = v.to_string_lossy().trim().to_ascii_lowercase();
@@ -156,10 +140,6 @@ pub fn flag(v: Var, reporting: Reporting) -> bool {
 
 /// Reads a variable that Cargo sets itself (`OUT_DIR`, `CARGO_MANIFEST_DIR`, ...);
 /// Cargo needs no `rerun-if-env-changed` for those.
-///
-/// ```
-/// let _dir = cuda_kernel_build::__private::env::cargo_var("CARGO_MANIFEST_DIR");
-/// ```
 pub fn cargo_var(name: &str) -> Option<OsString> {
     #[allow(clippy::disallowed_methods)] // Cargo-provided, never tracked
     std::env::var_os(name).filter(|v| !v.is_empty())
@@ -233,5 +213,35 @@ mod tests {
             }
         }
         assert!(offenders.is_empty(), "{offenders:?}");
+    }
+
+    #[test]
+    fn cargo_and_silent_reporting_differ() {
+        assert_ne!(Reporting::Cargo, Reporting::Silent);
+    }
+
+    #[test]
+    fn variables_carry_their_names_and_are_listed() {
+        assert_eq!(Var::NVCC.name(), "NVCC");
+        assert!(Var::ALL.contains(&Var::ARCHS));
+    }
+
+    #[test]
+    fn var_reads_the_named_variable() {
+        assert_eq!(var(Var::HOME, Reporting::Silent), cargo_var("HOME"));
+    }
+
+    #[test]
+    fn a_flag_set_to_anything_but_an_off_word_is_on() {
+        // `PATH` is set in every test environment, to a list of folders.
+        assert!(flag(Var("PATH"), Reporting::Silent));
+    }
+
+    #[test]
+    fn cargo_var_reads_what_cargo_sets() {
+        assert_eq!(
+            cargo_var("CARGO_MANIFEST_DIR"),
+            Some(env!("CARGO_MANIFEST_DIR").into())
+        );
     }
 }

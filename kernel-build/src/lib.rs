@@ -48,9 +48,9 @@ mod diagnostics;
 mod env;
 mod error;
 mod front;
-mod generated;
 mod jobs;
 mod link;
+mod macros;
 pub mod model;
 mod pipeline;
 mod runtime_crate;
@@ -96,9 +96,13 @@ pub mod __private {
     pub mod link {
         pub use crate::link::*;
     }
+    /// The macros' backend.
+    pub mod macros {
+        pub use crate::macros::*;
+    }
     /// The generated-kernel macros (`elementwise!`, `reduction!`, `scan!`).
     pub mod generated {
-        pub use crate::generated::*;
+        pub use crate::macros::generated::*;
     }
     /// The whole build of one module.
     pub mod pipeline {

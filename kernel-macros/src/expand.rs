@@ -186,7 +186,7 @@ fn options(input: &ModuleInput, req: &ModuleRequest, runtime: &syn::Path) -> Cod
         .filter(|d| d.safe)
         .map(|d| d.sig.ident.to_string())
         .collect();
-    opts.track_inputs = true;
+    opts.track_inputs = Some(cuda_kernel_build::__private::env::tracked_names());
     opts.warn_in_code = true;
     opts
 }

@@ -193,7 +193,7 @@ pub fn host_functions(input: TokenStream) -> TokenStream {
                 return syn::Error::new(span, message).to_compile_error().into();
             }
         };
-    cuda_kernel_build::__private::codegen::expand_host_functions(
+    cuda_kernel_build::__private::macros::expand_host_functions(
         &input.module,
         &input.decls,
         &runtime,
@@ -227,7 +227,7 @@ pub fn host_functions(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn include_kernels(input: TokenStream) -> TokenStream {
     let module = syn::parse_macro_input!(input as syn::Ident);
-    cuda_kernel_build::__private::codegen::expand_include_kernels(&module).into()
+    cuda_kernel_build::__private::macros::expand_include_kernels(&module).into()
 }
 
 /// Writes, compiles (at build time, through the same pipeline as [`cuda_module!`]) and

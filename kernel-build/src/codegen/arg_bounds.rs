@@ -27,7 +27,7 @@ use super::names::param_ident;
 use super::takes;
 use super::templates::{Planned, plan};
 use super::types::{ParamKind, param_kind};
-use crate::pipeline::BuiltModule;
+use crate::model::built::BuiltModule;
 
 /// The module's argument bounds: the shared traits, and which one each pointer parameter
 /// of each method takes.

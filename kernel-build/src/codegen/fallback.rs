@@ -7,7 +7,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{CodegenOptions, shell};
-use crate::pipeline::BuiltModule;
+use crate::model::built::BuiltModule;
 
 /// A kernel the macro declares (`fn name(...);`, `safe fn` in an `unsafe extern` block).
 #[derive(Clone, Debug)]

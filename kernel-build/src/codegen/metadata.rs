@@ -4,8 +4,8 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
+use crate::model::built::BuiltModule;
 use crate::model::{Kernel, UntypedKernel};
-use crate::pipeline::BuiltModule;
 
 /// `METADATA` and `REGISTERS`.
 pub(crate) fn items(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {

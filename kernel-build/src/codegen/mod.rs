@@ -28,8 +28,6 @@ mod arg_bounds;
 mod docs;
 mod globals;
 mod host;
-mod host_macro;
-mod include_macro;
 mod metadata;
 mod names;
 mod shell;
@@ -40,7 +38,6 @@ mod templates;
 mod types;
 
 mod fallback;
-mod generated;
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -49,13 +46,13 @@ use proc_macro2::TokenStream;
 
 pub use fallback::{Declared, fallback};
 pub use host::{error_name_functions, host_bindings};
-pub use host_macro::expand_host_functions;
-pub use include_macro::expand_include_kernels;
 pub use names::{kernel_rust_name, param_ident, rust_ident};
+pub(crate) use shell::{module_with_items, runtime_tokens};
 pub use types::c_spelling;
 
 use crate::model::ModuleInfo;
-use crate::pipeline::{BuiltModule, ModuleRequest};
+use crate::model::built::BuiltModule;
+use crate::model::request::ModuleRequest;
 
 /// Choices made by the caller (the macro or the build script) about the generated module.
 ///
@@ -75,10 +72,11 @@ pub struct CodegenOptions {
     pub safe_kernels: BTreeSet<String>,
     /// Stubs only for these kernels (Rust names); `None`: every kernel.
     pub kernels: Option<BTreeSet<String>>,
-    /// Inside a macro: emit `include_bytes!` of every tracked file and `option_env!` of
-    /// every variable the build reads ([`crate::env::Var::ALL`]), so that rustc
-    /// re-expands the macro when one changes. A build script tells Cargo instead.
-    pub track_inputs: bool,
+    /// Inside a macro: the variables the build reads (every one of the build's
+    /// environment table), each emitted as `option_env!`, and every tracked file as
+    /// `include_bytes!`, so that rustc re-expands the macro when one changes. `None`: a
+    /// build script, which tells Cargo instead.
+    pub track_inputs: Option<Vec<&'static str>>,
     /// Inside a macro: the build's warnings (nvcc's, kernels on some targets only, kernels
     /// without a typed stub) become compiler warnings at the macro, which cannot print them
     /// otherwise on stable Rust. A build script prints them as `cargo:warning=` instead.
@@ -105,7 +103,7 @@ impl Default for CodegenOptions {
             attrs: Vec::new(),
             safe_kernels: BTreeSet::new(),
             kernels: None,
-            track_inputs: false,
+            track_inputs: None,
             warn_in_code: false,
             runtime: syn::parse_quote!(::cuda_kernel_runtime),
             hidden_stubs: false,
@@ -133,16 +131,6 @@ impl CodegenOptions {
             ..CodegenOptions::default()
         }
     }
-}
-
-/// Generates the Rust module of generated kernels: the built module's hidden stubs plus one
-/// launcher per function of the macro.
-pub(crate) fn generated_module(
-    module: &BuiltModule,
-    opts: &CodegenOptions,
-    plans: &[crate::generated::expand::FnPlan<'_>],
-) -> TokenStream {
-    generated::module(module, opts, plans)
 }
 
 /// Generates the Rust module of a built module.

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{CodegenOptions, arg_bounds, globals, metadata, path_literal, structs, stubs};
-use crate::pipeline::BuiltModule;
+use crate::model::built::BuiltModule;
 
 /// The whole generated `mod` item.
 pub(crate) fn module(parts: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
@@ -148,9 +148,8 @@ fn warnings(parts: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
 
 /// `option_env!` for every variable and `include_bytes!` for every tracked file.
 fn tracking(parts: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
-    let vars = crate::env::Var::ALL.iter().filter(|_| opts.track_inputs);
+    let vars = opts.track_inputs.iter().flatten();
     let env = vars.map(|var| {
-        let var = var.name();
         quote!(
             const _: ::core::option::Option<&str> = ::core::option_env!(#var);
         )
@@ -158,7 +157,7 @@ fn tracking(parts: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
     let files = parts
         .tracked_files
         .iter()
-        .filter(|_| opts.track_inputs)
+        .filter(|_| opts.track_inputs.is_some())
         .map(|path| {
             // A file of the crate is named from the crate's folder, as rustc sees it.
             let under = opts

@@ -13,7 +13,7 @@ use super::templates::{Member, Planned, kind_type, plan, shape};
 use super::types::{ParamKind, param_kind, passes_bare};
 use super::{CodegenOptions, docs, names::param_ident};
 use crate::model::Kernel;
-use crate::pipeline::BuiltModule;
+use crate::model::built::BuiltModule;
 
 /// A parameter as the stub passes it.
 struct StubParam {

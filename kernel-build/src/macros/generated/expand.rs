@@ -11,7 +11,7 @@ use quote::quote;
 use syn::LitStr;
 
 use super::input::{Body, ElemType, FieldValue, GenFn, GenModule, GeneratorKind};
-use crate::codegen::{self, CodegenOptions};
+use crate::codegen::CodegenOptions;
 use crate::diagnostics::generated as msg;
 use crate::pipeline::{Context, ModuleRequest, SourceInput, build_module};
 
@@ -115,10 +115,10 @@ fn expand_module(kind: GeneratorKind, module: &GenModule) -> syn::Result<TokenSt
     opts.runtime = runtime;
     opts.vis = module.vis.clone();
     opts.attrs = module.attrs.clone();
-    opts.track_inputs = true;
+    opts.track_inputs = Some(crate::env::tracked_names());
     opts.warn_in_code = true;
     opts.hidden_stubs = true;
-    let module = codegen::generated_module(&built, &opts, &plans);
+    let module = super::launchers::module(&built, &opts, &plans);
     let errors = nvcc_errors.map(|e| e.to_compile_error());
     Ok(quote!(#errors #module))
 }

@@ -8,15 +8,15 @@ use std::path::PathBuf;
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::host::host_bindings;
 use crate::builder::Metadata;
 use crate::check::check_host_declarations;
+use crate::codegen::host_bindings;
 use crate::diagnostics::host as msg;
 
 /// Expands `host_functions!(module { decls })` for the crate being compiled (its `OUT_DIR`).
 ///
 /// ```
-/// let out = cuda_kernel_build::__private::codegen::expand_host_functions(
+/// let out = cuda_kernel_build::__private::macros::expand_host_functions(
 ///     &syn::parse_quote!(nowhere), &[], &syn::parse_quote!(::cuda_kernel_runtime));
 /// assert!(out.to_string().contains("compile_error"));
 /// ```
@@ -27,7 +27,7 @@ pub fn expand_host_functions(
 ) -> TokenStream {
     let name = module.to_string();
     let out_dir = crate::env::cargo_var("OUT_DIR").map(PathBuf::from);
-    if let Err(e) = super::include_macro::built_here(module, out_dir.as_deref()) {
+    if let Err(e) = super::include_kernels::built_here(module, out_dir.as_deref()) {
         return fallback(decls, e);
     }
     let path = out_dir

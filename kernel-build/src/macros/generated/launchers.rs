@@ -13,10 +13,10 @@ use heck::ToUpperCamelCase;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::CodegenOptions;
-use crate::generated::expand::{FnPlan, Instance};
-use crate::generated::input::{Body, ElemType, GeneratorKind};
-use crate::pipeline::BuiltModule;
+use super::expand::{FnPlan, Instance};
+use super::input::{Body, ElemType, GeneratorKind};
+use crate::codegen::{self, CodegenOptions};
+use crate::model::built::BuiltModule;
 
 /// The module: the shell with its stubs (hidden), the launchers, the dispatch traits.
 pub(crate) fn module(
@@ -24,7 +24,7 @@ pub(crate) fn module(
     opts: &CodegenOptions,
     plans: &[FnPlan<'_>],
 ) -> TokenStream {
-    let rt = super::shell::runtime_tokens(opts);
+    let rt = codegen::runtime_tokens(opts);
     let methods = plans.iter().map(|p| launcher(p, &rt));
     let traits = plans.iter().filter_map(|p| dispatch_trait(p, &rt));
     let mut sealed_types: Vec<Dtype> = plans
@@ -46,7 +46,7 @@ pub(crate) fn module(
         }
         #(#traits)*
     };
-    super::shell::module_with_items(parts, opts, quote!(#(#methods)*), items)
+    codegen::module_with_items(parts, opts, quote!(#(#methods)*), items)
 }
 
 /// The Rust type of an element type, named through the runtime for the 16-bit floats.

@@ -5,6 +5,7 @@
 
 pub(crate) mod expand;
 pub(crate) mod input;
+mod launchers;
 
 pub use expand::expand;
 pub use input::GeneratorKind;

@@ -13,7 +13,7 @@ use crate::diagnostics::build as msg;
 /// Expands `include_kernels!(name)` for the crate being compiled (its `OUT_DIR`).
 ///
 /// ```
-/// let out = cuda_kernel_build::__private::codegen::expand_include_kernels(&syn::parse_quote!(nowhere));
+/// let out = cuda_kernel_build::__private::macros::expand_include_kernels(&syn::parse_quote!(nowhere));
 /// assert!(out.to_string().contains("compile_error"));
 /// ```
 pub fn expand_include_kernels(module: &syn::Ident) -> TokenStream {
