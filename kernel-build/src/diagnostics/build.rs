@@ -13,11 +13,6 @@ pub enum Door {
 }
 
 /// nvcc failed on `what` (`the inline CUDA source`, `` `k.cu` ``).
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::build::nvcc_failed_on("`k.cu`", "exit status: 1", "k.cu(3): error: x\n", None);
-/// assert_eq!(m, "nvcc failed to compile `k.cu` (exit status: 1):\nk.cu(3): error: x");
-/// ```
 pub fn nvcc_failed_on(what: &str, status: &str, output: &str, hint: Option<&str>) -> String {
     let hint = hint.map(|h| format!("\nhint: {h}")).unwrap_or_default();
     format!(
@@ -27,15 +22,6 @@ pub fn nvcc_failed_on(what: &str, status: &str, output: &str, hint: Option<&str>
 }
 
 /// nvcc failed; the build script's message, with the command line.
-///
-/// ```
-/// use cuda_kernel_build::__private::diagnostics::build::nvcc_failed;
-/// let m = nvcc_failed(Some("k.cu:3"), "exit status: 1", "nvcc k.cu", "boom", None);
-/// assert!(m.starts_with("nvcc failed at k.cu:3 (exit status: 1)\ncommand: nvcc k.cu"));
-/// // A known cause's fix comes first, before the command and nvcc's output.
-/// let m = nvcc_failed(None, "exit status: 1", "nvcc k.cu", "boom", Some("install x"));
-/// assert!(m.starts_with("nvcc failed (exit status: 1)\nhint: install x\ncommand:"));
-/// ```
 pub fn nvcc_failed(
     location: Option<&str>,
     status: &str,
@@ -53,12 +39,6 @@ pub fn nvcc_failed(
 
 /// A file calls a device function it does not define, in a module whose files are not
 /// device-linked.
-///
-/// ```
-/// use cuda_kernel_build::__private::diagnostics::build::{needs_rdc, Door};
-/// let m = needs_rdc("b.cu", "helper(float)", Door::Macro);
-/// assert!(m.ends_with("add `rdc = true;`"), "{m}");
-/// ```
 pub fn needs_rdc(file: &str, symbol: &str, door: Door) -> String {
     let fix = match door {
         Door::Build => {
@@ -74,12 +54,6 @@ pub fn needs_rdc(file: &str, symbol: &str, door: Door) -> String {
 
 /// A file launches kernels from device code (`<<<...>>>` in a kernel: dynamic
 /// parallelism), which needs device linking with the CUDA device runtime.
-///
-/// ```
-/// use cuda_kernel_build::__private::diagnostics::build::{needs_device_runtime, Door};
-/// let m = needs_device_runtime("tree.cu:8", Door::Macro);
-/// assert!(m.starts_with("`tree.cu:8` launches a kernel from device code"), "{m}");
-/// ```
 pub fn needs_device_runtime(at: &str, door: Door) -> String {
     let fix = match door {
         Door::Build => {
@@ -95,12 +69,6 @@ pub fn needs_device_runtime(at: &str, door: Door) -> String {
 }
 
 /// A source file named by the user cannot be read.
-///
-/// ```
-/// let io = std::io::Error::from(std::io::ErrorKind::NotFound);
-/// let m = cuda_kernel_build::__private::diagnostics::build::unreadable_source("kernels/k.cu", &io);
-/// assert!(m.starts_with("cannot read CUDA source `kernels/k.cu`: no such file"));
-/// ```
 pub fn unreadable_source(written: &str, io: &std::io::Error) -> String {
     let kind = match io.kind() {
         std::io::ErrorKind::NotFound => "no such file".to_owned(),
@@ -113,11 +81,6 @@ pub fn unreadable_source(written: &str, io: &std::io::Error) -> String {
 
 /// An error and its causes, one per line, as anyhow prints them: for reports that show an
 /// error once, whatever it wraps.
-///
-/// ```
-/// let e = cuda_kernel_build::Error::InvalidOption("bad".into());
-/// assert_eq!(cuda_kernel_build::__private::diagnostics::build::report(&e), "bad");
-/// ```
 pub fn report(error: &(dyn std::error::Error + 'static)) -> String {
     let mut text = error.to_string();
     let mut cause = error.source();
@@ -129,11 +92,6 @@ pub fn report(error: &(dyn std::error::Error + 'static)) -> String {
 }
 
 /// The device link of a module's files failed for one target.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::build::device_link_failed("rdc", "sm_90", &["`f` undefined".into()], "");
-/// assert_eq!(m, "device link (rdc) for sm_90 failed\n  - `f` undefined");
-/// ```
 pub fn device_link_failed(mode: &str, target: &str, problems: &[String], log: &str) -> String {
     let mut s = format!("device link ({mode}) for {target} failed");
     for p in problems {
@@ -148,15 +106,6 @@ pub fn device_link_failed(mode: &str, target: &str, problems: &[String], log: &s
 }
 
 /// No nvcc anywhere: every place looked at, and how to get one.
-///
-/// ```
-/// use cuda_kernel_build::__private::diagnostics::build::nvcc_not_found;
-/// let m = nvcc_not_found(&["CUDA_PATH: not set".into(), "PATH: no nvcc".into()]);
-/// assert!(m.contains("python3 -m pip install --target ~/.cache/kernel-build/cuda-toolkit"));
-/// assert!(m.contains("cargo install --locked --path kernel-inspect"));
-/// let m = nvcc_not_found(&["NVCC=`/bad/nvcc`: not an executable file".into()]);
-/// assert!(m.contains("To fix: set `NVCC` to the path of an nvcc executable, or unset it"), "{m}");
-/// ```
 pub fn nvcc_not_found(tried: &[String]) -> String {
     let mut s = String::from("nvcc (the CUDA compiler) was not found. Looked in:\n");
     for t in tried {
@@ -191,12 +140,6 @@ pub fn nvcc_not_found(tried: &[String]) -> String {
 
 /// The pip command that installs the toolkit's wheels where discovery finds them on its own
 /// (the per-user folder), for messages: it works wherever Python 3 with pip does.
-///
-/// ```
-/// let c = cuda_kernel_build::__private::diagnostics::build::pip_install_command();
-/// assert!(c.starts_with("python3 -m pip install --target ~/.cache/kernel-build/cuda-toolkit "));
-/// assert!(c.contains("'nvidia-cuda-nvcc==13.0.*'"));
-/// ```
 pub fn pip_install_command() -> String {
     let wheels: Vec<String> = crate::toolkit::WHEELS
         .iter()
@@ -210,11 +153,6 @@ pub fn pip_install_command() -> String {
 
 /// A module built without device code (on purpose): its stubs exist, its kernels cannot be
 /// launched. `why` says what asked for it.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::build::no_device_code("hist", "`DOCS_RS` is set");
-/// assert!(m.starts_with("module `hist` was built without device code (`DOCS_RS` is set)"), "{m}");
-/// ```
 pub fn no_device_code(module: &str, why: &str) -> String {
     format!(
         "module `{module}` was built without device code ({why}): its declarations were read \
@@ -224,11 +162,6 @@ pub fn no_device_code(module: &str, why: &str) -> String {
 }
 
 /// A compile failed on a header that one of the toolkit installer's libraries provides.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::build::library_header_missing("curand_kernel.h", "curand");
-/// assert!(m.contains("cuda-kernel-inspect toolkit install --with curand"), "{m}");
-/// ```
 pub fn library_header_missing(header: &str, library: &str) -> String {
     format!(
         "`{header}` is a header of NVIDIA's {library} library, which this toolkit does not \
@@ -242,13 +175,6 @@ pub fn library_header_missing(header: &str, library: &str) -> String {
 /// `include_kernels!(name)` or `host_functions!(name {..})` for a module this crate's build
 /// script does not build; `built` are the ones it builds, `leftover` says whether a file of
 /// an earlier build is still there.
-///
-/// ```
-/// use cuda_kernel_build::__private::diagnostics::build::module_not_built;
-/// let d = module_not_built("signl", &["signal".into(), "hosted".into()], false);
-/// assert!(d.message.starts_with("no module `signl` is built by this crate's build script"));
-/// assert!(d.notes[0].contains("`signal`, `hosted`"), "{:?}", d.notes);
-/// ```
 pub fn module_not_built(module: &str, built: &[String], leftover: bool) -> super::Diagnostic {
     let mut d = super::Diagnostic::error(format!(
         "no module `{module}` is built by this crate's build script"
@@ -271,12 +197,6 @@ pub fn module_not_built(module: &str, built: &[String], leftover: bool) -> super
 
 /// One finished nvcc run, as a build script prints it while a module builds (Cargo shows
 /// these lines as they come with `cargo build -vv`).
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::build::compiled_progress(
-///     "kernels/k.cu", &["sm_80".into(), "sm_90".into()], 3.25, true);
-/// assert_eq!(m, "cuda-kernel-build: compiled `kernels/k.cu` for sm_80, sm_90 in 3.2 s");
-/// ```
 pub fn compiled_progress(file: &str, targets: &[String], seconds: f64, ok: bool) -> String {
     let done = if ok { "compiled" } else { "failed to compile" };
     format!(
@@ -286,13 +206,6 @@ pub fn compiled_progress(file: &str, targets: &[String], seconds: f64, ok: bool)
 }
 
 /// A cold build of the default target list that took long, with the faster way to develop.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::build::slow_build(
-///     "myk", 46.0, &["sm_75".into(), "sm_90".into(), "compute_120".into()]);
-/// assert!(m.starts_with("module `myk` took 46 s to build for 3 targets"), "{m}");
-/// assert!(m.contains("KERNEL_BUILD_ARCHS=native"), "{m}");
-/// ```
 pub fn slow_build(module: &str, seconds: f64, targets: &[String]) -> String {
     format!(
         "module `{module}` took {seconds:.0} s to build for {} targets ({}); while developing, \
@@ -304,14 +217,155 @@ pub fn slow_build(module: &str, seconds: f64, targets: &[String]) -> String {
 }
 
 /// `KERNEL_BUILD_ARCHS=native` on a machine where the driver reports no GPU.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::build::no_native_gpu("myk", "the NVIDIA driver sees no GPU");
-/// assert!(m.contains("building the default targets"), "{m}");
-/// ```
 pub fn no_native_gpu(module: &str, why: &str) -> String {
     format!(
         "module `{module}`: `KERNEL_BUILD_ARCHS=native` found no GPU here ({why}); building \
          the default targets instead"
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nvcc_failure_on_a_file_quotes_its_output() {
+        let m = nvcc_failed_on("`k.cu`", "exit status: 1", "k.cu(3): error: x\n", None);
+        assert_eq!(
+            m,
+            "nvcc failed to compile `k.cu` (exit status: 1):\nk.cu(3): error: x"
+        );
+    }
+
+    #[test]
+    fn nvcc_failure_names_location_command_and_hint_first() {
+        let m = nvcc_failed(Some("k.cu:3"), "exit status: 1", "nvcc k.cu", "boom", None);
+        assert!(m.starts_with("nvcc failed at k.cu:3 (exit status: 1)\ncommand: nvcc k.cu"));
+        // A known cause's fix comes first, before the command and nvcc's output.
+        let m = nvcc_failed(
+            None,
+            "exit status: 1",
+            "nvcc k.cu",
+            "boom",
+            Some("install x"),
+        );
+        assert!(m.starts_with("nvcc failed (exit status: 1)\nhint: install x\ncommand:"));
+    }
+
+    #[test]
+    fn needs_rdc_ends_with_the_macro_option() {
+        let m = needs_rdc("b.cu", "helper(float)", Door::Macro);
+        assert!(m.ends_with("add `rdc = true;`"), "{m}");
+    }
+
+    #[test]
+    fn needs_device_runtime_names_the_launch_site() {
+        let m = needs_device_runtime("tree.cu:8", Door::Macro);
+        assert!(
+            m.starts_with("`tree.cu:8` launches a kernel from device code"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn unreadable_source_names_the_file_and_the_io_error() {
+        let io = std::io::Error::from(std::io::ErrorKind::NotFound);
+        let m = unreadable_source("kernels/k.cu", &io);
+        assert!(m.starts_with("cannot read CUDA source `kernels/k.cu`: no such file"));
+    }
+
+    #[test]
+    fn report_of_an_invalid_option_is_its_text() {
+        let e = crate::Error::InvalidOption("bad".into());
+        assert_eq!(report(&e), "bad");
+    }
+
+    #[test]
+    fn device_link_failure_lists_the_linker_errors() {
+        let m = device_link_failed("rdc", "sm_90", &["`f` undefined".into()], "");
+        assert_eq!(m, "device link (rdc) for sm_90 failed\n  - `f` undefined");
+    }
+
+    #[test]
+    fn nvcc_not_found_says_how_to_install_or_fix_nvcc() {
+        let m = nvcc_not_found(&["CUDA_PATH: not set".into(), "PATH: no nvcc".into()]);
+        assert!(m.contains("python3 -m pip install --target ~/.cache/kernel-build/cuda-toolkit"));
+        assert!(m.contains("cargo install --locked --path kernel-inspect"));
+        let m = nvcc_not_found(&["NVCC=`/bad/nvcc`: not an executable file".into()]);
+        assert!(
+            m.contains("To fix: set `NVCC` to the path of an nvcc executable, or unset it"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn pip_install_command_installs_the_13_0_wheels() {
+        let c = pip_install_command();
+        assert!(
+            c.starts_with("python3 -m pip install --target ~/.cache/kernel-build/cuda-toolkit ")
+        );
+        assert!(c.contains("'nvidia-cuda-nvcc==13.0.*'"));
+    }
+
+    #[test]
+    fn no_device_code_names_the_module_and_why() {
+        let m = no_device_code("hist", "`DOCS_RS` is set");
+        assert!(
+            m.starts_with("module `hist` was built without device code (`DOCS_RS` is set)"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn library_header_missing_says_how_to_install_the_library() {
+        let m = library_header_missing("curand_kernel.h", "curand");
+        assert!(
+            m.contains("cuda-kernel-inspect toolkit install --with curand"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn module_not_built_lists_the_modules_built() {
+        let d = module_not_built("signl", &["signal".into(), "hosted".into()], false);
+        assert!(
+            d.message
+                .starts_with("no module `signl` is built by this crate's build script")
+        );
+        assert!(d.notes[0].contains("`signal`, `hosted`"), "{:?}", d.notes);
+    }
+
+    #[test]
+    fn compiled_progress_names_file_targets_and_seconds() {
+        let m = compiled_progress(
+            "kernels/k.cu",
+            &["sm_80".into(), "sm_90".into()],
+            3.25,
+            true,
+        );
+        assert_eq!(
+            m,
+            "cuda-kernel-build: compiled `kernels/k.cu` for sm_80, sm_90 in 3.2 s"
+        );
+    }
+
+    #[test]
+    fn slow_build_counts_targets_and_suggests_native() {
+        let m = slow_build(
+            "myk",
+            46.0,
+            &["sm_75".into(), "sm_90".into(), "compute_120".into()],
+        );
+        assert!(
+            m.starts_with("module `myk` took 46 s to build for 3 targets"),
+            "{m}"
+        );
+        assert!(m.contains("KERNEL_BUILD_ARCHS=native"), "{m}");
+    }
+
+    #[test]
+    fn no_native_gpu_falls_back_to_the_default_targets() {
+        let m = no_native_gpu("myk", "the NVIDIA driver sees no GPU");
+        assert!(m.contains("building the default targets"), "{m}");
+    }
 }

@@ -7,12 +7,6 @@
 use super::Diagnostic;
 
 /// A kernel declared in Rust that the CUDA source does not define.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::check::kernel_not_found("sacpy", &["saxpy".into()]);
-/// assert_eq!(d.message, "kernel `sacpy` is declared in Rust but not defined in the CUDA source");
-/// assert_eq!(d.notes, ["the CUDA source defines: `saxpy`"]);
-/// ```
 pub fn kernel_not_found(name: &str, available: &[String]) -> Diagnostic {
     let d = Diagnostic::error(format!(
         "kernel `{name}` is declared in Rust but not defined in the CUDA source"
@@ -26,11 +20,6 @@ pub fn kernel_not_found(name: &str, available: &[String]) -> Diagnostic {
 }
 
 /// Parameter counts differ.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::check::param_count("saxpy", 4, 3);
-/// assert_eq!(d.message, "kernel `saxpy` takes 4 parameters in CUDA but 3 in the Rust declaration");
-/// ```
 pub fn param_count(kernel: &str, cuda: usize, rust: usize) -> Diagnostic {
     param_count_of(Callee::KERNEL, kernel, cuda, rust)
 }
@@ -71,12 +60,6 @@ pub(super) fn differs_of(c: Callee, name: &str, param: &str, rust: &str, cuda: &
 }
 
 /// A parameter's Rust type is not the one the CUDA type maps to.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::check::type_mismatch("saxpy", "a", "f64", "float", "f32");
-/// assert_eq!(d.message, "kernel `saxpy`, parameter `a`: Rust type `f64` does not match CUDA type `float`");
-/// assert_eq!(d.notes, ["CUDA `float` is `f32` in Rust"]);
-/// ```
 pub fn type_mismatch(
     kernel: &str,
     param: &str,
@@ -90,12 +73,6 @@ pub fn type_mismatch(
 
 /// Const-ness differs: a shared borrow for a pointer the kernel may write through,
 /// or an exclusive borrow for a `const` pointer.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::check::const_mismatch("saxpy", "y", "&[f32]", "float*", "&mut [f32]");
-/// assert!(d.message.contains("read-only"));
-/// assert!(d.message.contains("may write through it"));
-/// ```
 pub fn const_mismatch(
     kernel: &str,
     param: &str,
@@ -128,11 +105,6 @@ pub(super) fn const_mismatch_of(
 }
 
 /// A struct parameter declared with a Rust type that is not the struct's.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::check::struct_mismatch("k", "p", "Params", "P");
-/// assert_eq!(d.message, "kernel `k`, parameter `p`: Rust type `Params` is not CUDA struct `P`");
-/// ```
 pub fn struct_mismatch(kernel: &str, param: &str, rust: &str, cuda: &str) -> Diagnostic {
     not_struct_of(Callee::KERNEL, kernel, param, rust, cuda).note(format!(
         "use the generated `{}`, which has the CUDA layout",
@@ -155,11 +127,6 @@ pub(super) fn not_struct_of(
 }
 
 /// A Rust type that no CUDA parameter maps to.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::check::unsupported_rust_type("k", "s", "String");
-/// assert!(d.message.contains("`String`"));
-/// ```
 pub fn unsupported_rust_type(kernel: &str, param: &str, rust: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "kernel `{kernel}`, parameter `{param}`: Rust type `{rust}` cannot be a kernel parameter"
@@ -171,11 +138,6 @@ pub fn unsupported_rust_type(kernel: &str, param: &str, rust: &str) -> Diagnosti
 }
 
 /// A declaration with a return type.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::check::returns_value("k");
-/// assert!(d.message.contains("return"));
-/// ```
 pub fn returns_value(kernel: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "kernel `{kernel}`: a kernel returns nothing; remove the return type"
@@ -183,14 +145,77 @@ pub fn returns_value(kernel: &str) -> Diagnostic {
 }
 
 /// Generic parameters that do not fit a template's arguments.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::check::generics_mismatch("axpy", 1, "axpy<float, 4>");
-/// assert!(d.message.contains("axpy<float, 4>"));
-/// ```
 pub fn generics_mismatch(kernel: &str, rust: usize, instance: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "kernel `{kernel}` is declared with {rust} type parameter(s), which cannot name the CUDA instantiation `{instance}`"
     ))
     .note("declare one Rust type parameter per template type argument; templates with value arguments cannot be declared generically")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_not_found_lists_the_kernels_defined() {
+        let d = kernel_not_found("sacpy", &["saxpy".into()]);
+        assert_eq!(
+            d.message,
+            "kernel `sacpy` is declared in Rust but not defined in the CUDA source"
+        );
+        assert_eq!(d.notes, ["the CUDA source defines: `saxpy`"]);
+    }
+
+    #[test]
+    fn param_count_compares_cuda_with_rust() {
+        let d = param_count("saxpy", 4, 3);
+        assert_eq!(
+            d.message,
+            "kernel `saxpy` takes 4 parameters in CUDA but 3 in the Rust declaration"
+        );
+    }
+
+    #[test]
+    fn type_mismatch_gives_the_rust_type_of_the_cuda_type() {
+        let d = type_mismatch("saxpy", "a", "f64", "float", "f32");
+        assert_eq!(
+            d.message,
+            "kernel `saxpy`, parameter `a`: Rust type `f64` does not match CUDA type `float`"
+        );
+        assert_eq!(d.notes, ["CUDA `float` is `f32` in Rust"]);
+    }
+
+    #[test]
+    fn const_mismatch_says_the_kernel_may_write() {
+        let d = const_mismatch("saxpy", "y", "&[f32]", "float*", "&mut [f32]");
+        assert!(d.message.contains("read-only"));
+        assert!(d.message.contains("may write through it"));
+    }
+
+    #[test]
+    fn struct_mismatch_names_both_structs() {
+        let d = struct_mismatch("k", "p", "Params", "P");
+        assert_eq!(
+            d.message,
+            "kernel `k`, parameter `p`: Rust type `Params` is not CUDA struct `P`"
+        );
+    }
+
+    #[test]
+    fn unsupported_rust_type_names_the_type() {
+        let d = unsupported_rust_type("k", "s", "String");
+        assert!(d.message.contains("`String`"));
+    }
+
+    #[test]
+    fn returns_value_mentions_the_return() {
+        let d = returns_value("k");
+        assert!(d.message.contains("return"));
+    }
+
+    #[test]
+    fn generics_mismatch_names_the_instantiation() {
+        let d = generics_mismatch("axpy", 1, "axpy<float, 4>");
+        assert!(d.message.contains("axpy<float, 4>"));
+    }
 }

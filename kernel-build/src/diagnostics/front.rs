@@ -7,61 +7,33 @@
 use super::Diagnostic;
 
 /// Formats an `(offset, size)` list as `[(0, 4), (8, 8)]`.
-///
-/// ```
-/// assert_eq!(cuda_kernel_build::__private::diagnostics::front::layout_list(&[(0, 4), (8, 8)]), "[(0, 4), (8, 8)]");
-/// ```
 pub fn layout_list(slots: &[(u64, u64)]) -> String {
     let items: Vec<String> = slots.iter().map(|(o, s)| format!("({o}, {s})")).collect();
     format!("[{}]", items.join(", "))
 }
 
 /// A comment that never ends.
-///
-/// ```
-/// assert_eq!(cuda_kernel_build::__private::diagnostics::front::unterminated("comment").message, "unterminated comment");
-/// ```
 pub fn unterminated(what: &str) -> Diagnostic {
     Diagnostic::error(format!("unterminated {what}"))
 }
 
 /// The parser expected something else.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::expected("`)`", "`;`");
-/// assert_eq!(d.message, "expected `)`, found `;`");
-/// ```
 pub fn expected(what: &str, found: &str) -> Diagnostic {
     Diagnostic::error(format!("expected {what}, found {found}"))
 }
 
 /// A type name the front end does not know.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::unknown_type("foo_t");
-/// assert_eq!(d.message, "unknown type `foo_t`");
-/// ```
 pub fn unknown_type(name: &str) -> Diagnostic {
     Diagnostic::error(format!("unknown type `{name}`"))
         .note("kernel parameters, struct fields and globals need types whose layout is known: builtin and stdint types, `size_t`, `__half`, `__nv_bfloat16`, the FP8/FP6/FP4 types, CUDA vector and complex types, texture and surface objects, pointers, and structs and enums defined in the user's files")
 }
 
 /// A type the front end recognises but cannot lay out or pass.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::unsupported_type("void", "a parameter cannot have type `void`");
-/// assert_eq!(d.message, "unsupported type `void`: a parameter cannot have type `void`");
-/// ```
 pub fn unsupported_type(ty: &str, why: &str) -> Diagnostic {
     Diagnostic::error(format!("unsupported type `{ty}`: {why}"))
 }
 
 /// An array extent that is not an integer constant the front end can evaluate.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::bad_array_extent("coeffs", "N");
-/// assert_eq!(d.message, "array extent `N` of `coeffs` is not an integer constant");
-/// ```
 pub fn bad_array_extent(name: &str, extent: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "array extent `{extent}` of `{name}` is not an integer constant"
@@ -69,11 +41,6 @@ pub fn bad_array_extent(name: &str, extent: &str) -> Diagnostic {
 }
 
 /// A bit-field in a struct (its layout is compiler-specific).
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::bitfield("Flags", "on");
-/// assert_eq!(d.message, "bit-field `on` in struct `Flags` is not supported");
-/// ```
 pub fn bitfield(strukt: &str, field: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "bit-field `{field}` in struct `{strukt}` is not supported"
@@ -81,11 +48,6 @@ pub fn bitfield(strukt: &str, field: &str) -> Diagnostic {
 }
 
 /// A kernel whose return type is not `void`.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::kernel_not_void("k", "int");
-/// assert_eq!(d.message, "kernel `k` returns `int`; a `__global__` function must return `void`");
-/// ```
 pub fn kernel_not_void(kernel: &str, ty: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "kernel `{kernel}` returns `{ty}`; a `__global__` function must return `void`"
@@ -93,11 +55,6 @@ pub fn kernel_not_void(kernel: &str, ty: &str) -> Diagnostic {
 }
 
 /// An explicit instantiation of a template kernel that is not declared.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::no_such_template("scale");
-/// assert_eq!(d.message, "explicit instantiation of `scale` names no template kernel declared before it");
-/// ```
 pub fn no_such_template(name: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "explicit instantiation of `{name}` names no template kernel declared before it"
@@ -105,11 +62,6 @@ pub fn no_such_template(name: &str) -> Diagnostic {
 }
 
 /// Template arguments that do not fit the template's parameter list.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::template_args("scale", "missing argument for `T`");
-/// assert_eq!(d.message, "cannot instantiate template kernel `scale`: missing argument for `T`");
-/// ```
 pub fn template_args(name: &str, why: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "cannot instantiate template kernel `{name}`: {why}"
@@ -117,11 +69,6 @@ pub fn template_args(name: &str, why: &str) -> Diagnostic {
 }
 
 /// A kernel declared twice with different parameter types under C linkage.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::conflicting_kernel("k");
-/// assert_eq!(d.message, "`extern \"C\"` kernel `k` is declared twice with different parameters");
-/// ```
 pub fn conflicting_kernel(kernel: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "`extern \"C\"` kernel `{kernel}` is declared twice with different parameters"
@@ -129,11 +76,6 @@ pub fn conflicting_kernel(kernel: &str) -> Diagnostic {
 }
 
 /// A function-like macro met while parsing without nvcc.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::raw_macro("KERNEL");
-/// assert!(d.message.starts_with("macro `KERNEL`"));
-/// ```
 pub fn raw_macro(name: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "macro `{name}` takes arguments and cannot be expanded without nvcc"
@@ -142,30 +84,16 @@ pub fn raw_macro(name: &str) -> Diagnostic {
 }
 
 /// Note recorded when a source is read without preprocessing.
-///
-/// ```
-/// assert!(cuda_kernel_build::__private::diagnostics::front::note_raw().contains("without nvcc"));
-/// ```
 pub fn note_raw() -> String {
     "declarations were read without nvcc: only object-like macros defined in the file were expanded and headers were not read".to_string()
 }
 
 /// Note for an `#include` not followed without nvcc.
-///
-/// ```
-/// let n = cuda_kernel_build::__private::diagnostics::front::note_raw_include(3, "\"util.h\"");
-/// assert_eq!(n, "line 3: `#include \"util.h\"` was not read without nvcc");
-/// ```
 pub fn note_raw_include(line: u32, what: &str) -> String {
     format!("line {line}: `#include {what}` was not read without nvcc")
 }
 
 /// Note for a conditional evaluated with names the raw reader cannot know.
-///
-/// ```
-/// let n = cuda_kernel_build::__private::diagnostics::front::note_raw_condition(5, "FAST", true);
-/// assert!(n.starts_with("line 5: `#if FAST`"));
-/// ```
 pub fn note_raw_condition(line: u32, expr: &str, taken: bool) -> String {
     let verdict = if taken { "read" } else { "skipped" };
     format!(
@@ -174,21 +102,11 @@ pub fn note_raw_condition(line: u32, expr: &str, taken: bool) -> String {
 }
 
 /// nvcc could not be started.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::spawn_failed("nvcc", "not found");
-/// assert_eq!(d.message, "failed to run `nvcc`: not found");
-/// ```
 pub fn spawn_failed(tool: &str, err: &str) -> Diagnostic {
     Diagnostic::error(format!("failed to run `{tool}`: {err}"))
 }
 
 /// `nvcc -E` failed.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::preprocess_failed("k.cu", "exit status: 1", "k.cu:1: error");
-/// assert_eq!(d.message, "nvcc could not preprocess `k.cu` (exit status: 1)");
-/// ```
 pub fn preprocess_failed(file: &str, status: &str, stderr: &str) -> Diagnostic {
     let d = Diagnostic::error(format!("nvcc could not preprocess `{file}` ({status})"));
     stderr
@@ -199,11 +117,6 @@ pub fn preprocess_failed(file: &str, status: &str, stderr: &str) -> Diagnostic {
 
 /// A kernel absent from one compiled image when every target must hold every kernel
 /// (`require_every_target`), or absent from every image.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::kernel_missing("clustered", "clustered", "sm_80");
-/// assert_eq!(d.message, "kernel `clustered` (symbol `clustered`) is missing from the sm_80 image");
-/// ```
 pub fn kernel_missing(kernel: &str, symbol: &str, target: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "kernel `{kernel}` (symbol `{symbol}`) is missing from the {target} image"
@@ -212,11 +125,6 @@ pub fn kernel_missing(kernel: &str, symbol: &str, target: &str) -> Diagnostic {
 }
 
 /// A declared kernel that no compiled image contains.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::kernel_in_no_image("k", "k", &["sm_80".into(), "sm_90".into()]);
-/// assert_eq!(d.message, "kernel `k` (symbol `k`) is declared but no compiled image contains it (targets: sm_80, sm_90)");
-/// ```
 pub fn kernel_in_no_image(kernel: &str, symbol: &str, targets: &[String]) -> Diagnostic {
     Diagnostic::error(format!(
         "kernel `{kernel}` (symbol `{symbol}`) is declared but no compiled image contains it (targets: {})",
@@ -226,13 +134,6 @@ pub fn kernel_in_no_image(kernel: &str, symbol: &str, targets: &[String]) -> Dia
 }
 
 /// One kernel declared with different parameters by the device passes of two targets.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::kernel_differs_between_targets(
-///     "k", "compute_80", "(float x @ 0+4)", "compute_90", "(double x @ 0+8)");
-/// assert_eq!(d.message, "kernel `k` has different parameters for compute_80 and compute_90");
-/// assert_eq!(d.notes[0], "compute_80: (float x @ 0+4)");
-/// ```
 pub fn kernel_differs_between_targets(
     kernel: &str,
     arch_a: &str,
@@ -249,11 +150,6 @@ pub fn kernel_differs_between_targets(
 }
 
 /// One struct defined differently by the device passes of two targets.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::struct_differs_between_targets("P", "compute_80", "compute_90");
-/// assert_eq!(d.message, "struct `P` is defined differently for compute_80 and compute_90");
-/// ```
 pub fn struct_differs_between_targets(name: &str, arch_a: &str, arch_b: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "struct `{name}` is defined differently for {arch_a} and {arch_b}"
@@ -264,11 +160,6 @@ pub fn struct_differs_between_targets(name: &str, arch_a: &str, arch_b: &str) ->
 }
 
 /// One global declared with different types by the device passes of two targets.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::global_differs_between_targets("c", "compute_80", 16, "compute_90", 32);
-/// assert_eq!(d.message, "global `c` is 16 bytes for compute_80 but 32 bytes for compute_90");
-/// ```
 pub fn global_differs_between_targets(
     name: &str,
     arch_a: &str,
@@ -283,14 +174,6 @@ pub fn global_differs_between_targets(
 
 /// The one warning of a module some of whose kernels are compiled for some targets only.
 /// `missing` lists each such kernel with the targets that hold it.
-///
-/// ```
-/// let w = cuda_kernel_build::__private::diagnostics::front::kernels_on_some_targets(
-///     "ops", 3, &[("affine_bf16".into(), vec!["sm_80".into(), "sm_90".into()])], &["sm_75".into(), "sm_80".into(), "sm_90".into()]);
-/// assert_eq!(w, "module `ops`: 1 of 3 kernels are not in every image (targets sm_75, sm_80, sm_90): \
-///     affine_bf16 (only sm_80, sm_90); calling one on a GPU whose image lacks it returns \
-///     Error::KernelNotInImage (set require_every_target to make this an error)");
-/// ```
 pub fn kernels_on_some_targets(
     module: &str,
     total: usize,
@@ -318,13 +201,6 @@ pub fn kernels_on_some_targets(
 
 /// The warnings of a module some of whose kernels have no typed stub (each with why),
 /// the first few one by one, the rest counted.
-///
-/// ```
-/// let w = cuda_kernel_build::__private::diagnostics::front::kernels_untyped(
-///     "ops", &[("tab".into(), "unknown type `Table`".into(), Some("k.cu:6:1".into()))]);
-/// assert_eq!(w, ["module `ops`: kernel `tab` has no typed stub (at k.cu:6:1): unknown type `Table`; \
-///     it is in the module: launch it by name with `Module::by_name(\"tab\")`"]);
-/// ```
 pub fn kernels_untyped(module: &str, kernels: &[(String, String, Option<String>)]) -> Vec<String> {
     const SHOWN: usize = 16;
     let mut out: Vec<String> = kernels
@@ -352,11 +228,6 @@ pub fn kernels_untyped(module: &str, kernels: &[(String, String, Option<String>)
 }
 
 /// No compiled symbol matches a C++ kernel.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::symbol_not_found("ns::k", "ns::k(float*)", &[]);
-/// assert_eq!(d.message, "no compiled kernel symbol matches C++ kernel `ns::k` with signature `ns::k(float*)`");
-/// ```
 pub fn symbol_not_found(kernel: &str, signature: &str, candidates: &[String]) -> Diagnostic {
     let d = Diagnostic::error(format!(
         "no compiled kernel symbol matches C++ kernel `{kernel}` with signature `{signature}`"
@@ -367,11 +238,6 @@ pub fn symbol_not_found(kernel: &str, signature: &str, candidates: &[String]) ->
 }
 
 /// Several compiled symbols match one C++ kernel.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::symbol_ambiguous("k", &["_Z1kl".into(), "_Z1kx".into()]);
-/// assert_eq!(d.message, "C++ kernel `k` matches several compiled symbols: `_Z1kl`, `_Z1kx`");
-/// ```
 pub fn symbol_ambiguous(kernel: &str, symbols: &[String]) -> Diagnostic {
     let list: Vec<String> = symbols.iter().map(|s| format!("`{s}`")).collect();
     Diagnostic::error(format!(
@@ -381,11 +247,6 @@ pub fn symbol_ambiguous(kernel: &str, symbols: &[String]) -> Diagnostic {
 }
 
 /// A compiled image whose parameter list differs in length from the declaration.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::param_count("k", "sm_90", &[(0, 8)], &[(0, 8), (8, 4)]);
-/// assert_eq!(d.message, "kernel `k` has 1 parameter(s) in its declaration but 2 in the sm_90 image");
-/// ```
 pub fn param_count(
     kernel: &str,
     target: &str,
@@ -408,12 +269,6 @@ pub fn param_count(
 }
 
 /// One parameter laid out differently in a compiled image than the declaration predicts.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::param_layout(
-///     "withstruct", "p", "P", "sm_80", (0, 20), (0, 24), &[(0, 20), (24, 8)], &[(0, 24), (24, 8)]);
-/// assert!(d.message.starts_with("parameter `p` of kernel `withstruct`"));
-/// ```
 #[allow(clippy::too_many_arguments)]
 pub fn param_layout(
     kernel: &str,
@@ -435,11 +290,6 @@ pub fn param_layout(
 }
 
 /// A compiled image the verifier could not read.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::image_unreadable("sm_90", "bad ELF");
-/// assert_eq!(d.message, "cannot read the sm_90 image of the fatbin: bad ELF");
-/// ```
 pub fn image_unreadable(target: &str, err: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "cannot read the {target} image of the fatbin: {err}"
@@ -448,11 +298,6 @@ pub fn image_unreadable(target: &str, err: &str) -> Diagnostic {
 
 /// A source that declares no kernel at all (empty, comments only, or kernels the host
 /// pass cannot see).
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::no_kernels("k.cu");
-/// assert_eq!(d.message, "`k.cu` declares no `__global__` kernel");
-/// ```
 pub fn no_kernels(file: &str) -> Diagnostic {
     Diagnostic::error(format!("`{file}` declares no `__global__` kernel"))
         .note("a module needs at least one kernel to launch")
@@ -460,20 +305,11 @@ pub fn no_kernels(file: &str) -> Diagnostic {
 }
 
 /// A fatbin with no image at all.
-///
-/// ```
-/// assert_eq!(cuda_kernel_build::__private::diagnostics::front::no_images().message, "the fatbin holds no SASS or PTX image");
-/// ```
 pub fn no_images() -> Diagnostic {
     Diagnostic::error("the fatbin holds no SASS or PTX image")
 }
 
 /// A global whose compiled size differs from the declaration.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::global_size("coeffs", "sm_80", 64, 32);
-/// assert_eq!(d.message, "global `coeffs` is 64 bytes in its declaration but 32 bytes in the sm_80 image");
-/// ```
 pub fn global_size(name: &str, target: &str, predicted: u64, found: u64) -> Diagnostic {
     Diagnostic::error(format!(
         "global `{name}` is {predicted} bytes in its declaration but {found} bytes in the {target} image"
@@ -481,53 +317,28 @@ pub fn global_size(name: &str, target: &str, predicted: u64, found: u64) -> Diag
 }
 
 /// Class templates instantiated inside each other beyond the front end's depth limit.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::templates_too_deep("vec<vec<int>>");
-/// assert_eq!(d.message, "templates nest too deeply at `vec<vec<int>>`");
-/// ```
 pub fn templates_too_deep(name: &str) -> Diagnostic {
     Diagnostic::error(format!("templates nest too deeply at `{name}`"))
 }
 
 /// Structs or declarations nested beyond the parser's depth limit (`what`: `structs`,
 /// `declarations`).
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::nested_too_deeply("structs");
-/// assert_eq!(d.message, "structs are nested too deeply");
-/// ```
 pub fn nested_too_deeply(what: &str) -> Diagnostic {
     Diagnostic::error(format!("{what} are nested too deeply"))
 }
 
 /// `#else`/`#elif` (`directive`) or `#endif` with no open `#if`, in the raw reading.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::directive_without_if("endif");
-/// assert_eq!(d.message, "`#endif` without `#if`");
-/// ```
 pub fn directive_without_if(directive: &str) -> Diagnostic {
     Diagnostic::error(format!("`#{directive}` without `#if`"))
 }
 
 /// An `#if` still open at the end of the file, in the raw reading.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::unterminated_if();
-/// assert_eq!(d.message, "unterminated `#if`: missing `#endif`");
-/// ```
 pub fn unterminated_if() -> Diagnostic {
     Diagnostic::error("unterminated `#if`: missing `#endif`")
 }
 
 /// A kernel instantiation launched by host code that cannot be typed: left out of the
 /// module, with why when the front end said.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::launched_left_out("_Z1kIiEvv", None);
-/// assert_eq!(d.message, "launched kernel `_Z1kIiEvv` left out: its declaration could not be read");
-/// ```
 pub fn launched_left_out(symbol: &str, why: Option<Diagnostic>) -> Diagnostic {
     let (reason, loc) = match why {
         Some(d) => (d.message, d.loc),
@@ -538,31 +349,16 @@ pub fn launched_left_out(symbol: &str, why: Option<Diagnostic>) -> Diagnostic {
 
 /// A `__device__`/`__constant__` variable whose type could not be laid out, when the
 /// reason is not known more precisely.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::global_unreadable("table");
-/// assert_eq!(d.message, "the type of global `table` could not be read");
-/// ```
 pub fn global_unreadable(name: &str) -> Diagnostic {
     Diagnostic::error(format!("the type of global `{name}` could not be read"))
 }
 
 /// A template parameter without a name.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::template_param_unnamed();
-/// assert_eq!(d.message, "template parameters need a name");
-/// ```
 pub fn template_param_unnamed() -> Diagnostic {
     Diagnostic::error("template parameters need a name")
 }
 
 /// An attribute argument (`__launch_bounds__`, `__cluster_dims__`) that is not a constant.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::attr_not_constant("n", "__launch_bounds__");
-/// assert_eq!(d.message, "argument `n` of `__launch_bounds__` is not a non-negative integer constant");
-/// ```
 pub fn attr_not_constant(text: &str, attr: &str) -> Diagnostic {
     Diagnostic::error(format!(
         "argument `{text}` of `{attr}` is not a non-negative integer constant"
@@ -570,31 +366,377 @@ pub fn attr_not_constant(text: &str, attr: &str) -> Diagnostic {
 }
 
 /// A declarator of function type where an object is declared.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::function_type_not_object();
-/// assert_eq!(d.message, "a function type is not an object type");
-/// ```
 pub fn function_type_not_object() -> Diagnostic {
     Diagnostic::error("a function type is not an object type")
 }
 
 /// Not a `using` alias (the parser's signal to read the item another way; never shown).
-///
-/// ```
-/// assert_eq!(cuda_kernel_build::__private::diagnostics::front::not_an_alias().message, "not an alias");
-/// ```
 pub fn not_an_alias() -> Diagnostic {
     Diagnostic::error("not an alias")
 }
 
 /// A kernel parameter form CUDA kernels cannot take (`what`: `variadic kernels`,
 /// `reference parameters`, `multi-dimensional array parameters`).
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::front::unsupported_param("variadic kernels");
-/// assert_eq!(d.message, "variadic kernels are not supported");
-/// ```
 pub fn unsupported_param(what: &str) -> Diagnostic {
     Diagnostic::error(format!("{what} are not supported"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn layout_list_formats_offset_size_pairs() {
+        assert_eq!(layout_list(&[(0, 4), (8, 8)]), "[(0, 4), (8, 8)]");
+    }
+
+    #[test]
+    fn unterminated_names_what_never_ends() {
+        assert_eq!(unterminated("comment").message, "unterminated comment");
+    }
+
+    #[test]
+    fn expected_names_what_was_expected_and_found() {
+        let d = expected("`)`", "`;`");
+        assert_eq!(d.message, "expected `)`, found `;`");
+    }
+
+    #[test]
+    fn unknown_type_names_the_type() {
+        let d = unknown_type("foo_t");
+        assert_eq!(d.message, "unknown type `foo_t`");
+    }
+
+    #[test]
+    fn unsupported_type_gives_the_reason() {
+        let d = unsupported_type("void", "a parameter cannot have type `void`");
+        assert_eq!(
+            d.message,
+            "unsupported type `void`: a parameter cannot have type `void`"
+        );
+    }
+
+    #[test]
+    fn bad_array_extent_names_extent_and_array() {
+        let d = bad_array_extent("coeffs", "N");
+        assert_eq!(
+            d.message,
+            "array extent `N` of `coeffs` is not an integer constant"
+        );
+    }
+
+    #[test]
+    fn bitfield_names_field_and_struct() {
+        let d = bitfield("Flags", "on");
+        assert_eq!(
+            d.message,
+            "bit-field `on` in struct `Flags` is not supported"
+        );
+    }
+
+    #[test]
+    fn kernel_not_void_names_the_return_type() {
+        let d = kernel_not_void("k", "int");
+        assert_eq!(
+            d.message,
+            "kernel `k` returns `int`; a `__global__` function must return `void`"
+        );
+    }
+
+    #[test]
+    fn no_such_template_names_the_instantiation() {
+        let d = no_such_template("scale");
+        assert_eq!(
+            d.message,
+            "explicit instantiation of `scale` names no template kernel declared before it"
+        );
+    }
+
+    #[test]
+    fn template_args_gives_the_reason() {
+        let d = template_args("scale", "missing argument for `T`");
+        assert_eq!(
+            d.message,
+            "cannot instantiate template kernel `scale`: missing argument for `T`"
+        );
+    }
+
+    #[test]
+    fn conflicting_kernel_names_the_extern_c_kernel() {
+        let d = conflicting_kernel("k");
+        assert_eq!(
+            d.message,
+            "`extern \"C\"` kernel `k` is declared twice with different parameters"
+        );
+    }
+
+    #[test]
+    fn raw_macro_names_the_macro() {
+        let d = raw_macro("KERNEL");
+        assert!(d.message.starts_with("macro `KERNEL`"));
+    }
+
+    #[test]
+    fn note_raw_says_nvcc_was_not_used() {
+        assert!(note_raw().contains("without nvcc"));
+    }
+
+    #[test]
+    fn note_raw_include_names_line_and_header() {
+        let n = note_raw_include(3, "\"util.h\"");
+        assert_eq!(n, "line 3: `#include \"util.h\"` was not read without nvcc");
+    }
+
+    #[test]
+    fn note_raw_condition_names_line_and_condition() {
+        let n = note_raw_condition(5, "FAST", true);
+        assert!(n.starts_with("line 5: `#if FAST`"));
+    }
+
+    #[test]
+    fn spawn_failed_names_the_tool_and_error() {
+        let d = spawn_failed("nvcc", "not found");
+        assert_eq!(d.message, "failed to run `nvcc`: not found");
+    }
+
+    #[test]
+    fn preprocess_failed_names_file_and_status() {
+        let d = preprocess_failed("k.cu", "exit status: 1", "k.cu:1: error");
+        assert_eq!(
+            d.message,
+            "nvcc could not preprocess `k.cu` (exit status: 1)"
+        );
+    }
+
+    #[test]
+    fn kernel_missing_names_kernel_symbol_and_target() {
+        let d = kernel_missing("clustered", "clustered", "sm_80");
+        assert_eq!(
+            d.message,
+            "kernel `clustered` (symbol `clustered`) is missing from the sm_80 image"
+        );
+    }
+
+    #[test]
+    fn kernel_in_no_image_lists_the_targets() {
+        let d = kernel_in_no_image("k", "k", &["sm_80".into(), "sm_90".into()]);
+        assert_eq!(
+            d.message,
+            "kernel `k` (symbol `k`) is declared but no compiled image contains it (targets: sm_80, sm_90)"
+        );
+    }
+
+    #[test]
+    fn kernel_differs_between_targets_shows_both_signatures() {
+        let d = kernel_differs_between_targets(
+            "k",
+            "compute_80",
+            "(float x @ 0+4)",
+            "compute_90",
+            "(double x @ 0+8)",
+        );
+        assert_eq!(
+            d.message,
+            "kernel `k` has different parameters for compute_80 and compute_90"
+        );
+        assert_eq!(d.notes[0], "compute_80: (float x @ 0+4)");
+    }
+
+    #[test]
+    fn struct_differs_between_targets_names_both_targets() {
+        let d = struct_differs_between_targets("P", "compute_80", "compute_90");
+        assert_eq!(
+            d.message,
+            "struct `P` is defined differently for compute_80 and compute_90"
+        );
+    }
+
+    #[test]
+    fn global_differs_between_targets_gives_both_sizes() {
+        let d = global_differs_between_targets("c", "compute_80", 16, "compute_90", 32);
+        assert_eq!(
+            d.message,
+            "global `c` is 16 bytes for compute_80 but 32 bytes for compute_90"
+        );
+    }
+
+    #[test]
+    fn kernels_on_some_targets_lists_each_kernel_with_its_targets() {
+        let w = kernels_on_some_targets(
+            "ops",
+            3,
+            &[("affine_bf16".into(), vec!["sm_80".into(), "sm_90".into()])],
+            &["sm_75".into(), "sm_80".into(), "sm_90".into()],
+        );
+        assert_eq!(
+            w,
+            "module `ops`: 1 of 3 kernels are not in every image (targets sm_75, sm_80, sm_90): \
+            affine_bf16 (only sm_80, sm_90); calling one on a GPU whose image lacks it returns \
+            Error::KernelNotInImage (set require_every_target to make this an error)"
+        );
+    }
+
+    #[test]
+    fn kernels_untyped_says_why_and_how_to_launch_by_name() {
+        let w = kernels_untyped(
+            "ops",
+            &[(
+                "tab".into(),
+                "unknown type `Table`".into(),
+                Some("k.cu:6:1".into()),
+            )],
+        );
+        assert_eq!(
+            w,
+            [
+                "module `ops`: kernel `tab` has no typed stub (at k.cu:6:1): unknown type `Table`; \
+            it is in the module: launch it by name with `Module::by_name(\"tab\")`"
+            ]
+        );
+    }
+
+    #[test]
+    fn symbol_not_found_names_kernel_and_signature() {
+        let d = symbol_not_found("ns::k", "ns::k(float*)", &[]);
+        assert_eq!(
+            d.message,
+            "no compiled kernel symbol matches C++ kernel `ns::k` with signature `ns::k(float*)`"
+        );
+    }
+
+    #[test]
+    fn symbol_ambiguous_lists_the_symbols() {
+        let d = symbol_ambiguous("k", &["_Z1kl".into(), "_Z1kx".into()]);
+        assert_eq!(
+            d.message,
+            "C++ kernel `k` matches several compiled symbols: `_Z1kl`, `_Z1kx`"
+        );
+    }
+
+    #[test]
+    fn param_count_compares_declaration_with_image() {
+        let d = param_count("k", "sm_90", &[(0, 8)], &[(0, 8), (8, 4)]);
+        assert_eq!(
+            d.message,
+            "kernel `k` has 1 parameter(s) in its declaration but 2 in the sm_90 image"
+        );
+    }
+
+    #[test]
+    fn param_layout_names_parameter_and_kernel() {
+        let d = param_layout(
+            "withstruct",
+            "p",
+            "P",
+            "sm_80",
+            (0, 20),
+            (0, 24),
+            &[(0, 20), (24, 8)],
+            &[(0, 24), (24, 8)],
+        );
+        assert!(
+            d.message
+                .starts_with("parameter `p` of kernel `withstruct`")
+        );
+    }
+
+    #[test]
+    fn image_unreadable_names_target_and_error() {
+        let d = image_unreadable("sm_90", "bad ELF");
+        assert_eq!(
+            d.message,
+            "cannot read the sm_90 image of the fatbin: bad ELF"
+        );
+    }
+
+    #[test]
+    fn no_kernels_names_the_file() {
+        let d = no_kernels("k.cu");
+        assert_eq!(d.message, "`k.cu` declares no `__global__` kernel");
+    }
+
+    #[test]
+    fn no_images_says_the_fatbin_is_empty() {
+        assert_eq!(no_images().message, "the fatbin holds no SASS or PTX image");
+    }
+
+    #[test]
+    fn global_size_compares_declaration_with_image() {
+        let d = global_size("coeffs", "sm_80", 64, 32);
+        assert_eq!(
+            d.message,
+            "global `coeffs` is 64 bytes in its declaration but 32 bytes in the sm_80 image"
+        );
+    }
+
+    #[test]
+    fn templates_too_deep_names_the_template() {
+        let d = templates_too_deep("vec<vec<int>>");
+        assert_eq!(d.message, "templates nest too deeply at `vec<vec<int>>`");
+    }
+
+    #[test]
+    fn nested_too_deeply_names_what_nests() {
+        let d = nested_too_deeply("structs");
+        assert_eq!(d.message, "structs are nested too deeply");
+    }
+
+    #[test]
+    fn directive_without_if_names_the_directive() {
+        let d = directive_without_if("endif");
+        assert_eq!(d.message, "`#endif` without `#if`");
+    }
+
+    #[test]
+    fn unterminated_if_asks_for_endif() {
+        let d = unterminated_if();
+        assert_eq!(d.message, "unterminated `#if`: missing `#endif`");
+    }
+
+    #[test]
+    fn launched_left_out_without_a_reason_says_unreadable() {
+        let d = launched_left_out("_Z1kIiEvv", None);
+        assert_eq!(
+            d.message,
+            "launched kernel `_Z1kIiEvv` left out: its declaration could not be read"
+        );
+    }
+
+    #[test]
+    fn global_unreadable_names_the_global() {
+        let d = global_unreadable("table");
+        assert_eq!(d.message, "the type of global `table` could not be read");
+    }
+
+    #[test]
+    fn template_param_unnamed_asks_for_a_name() {
+        let d = template_param_unnamed();
+        assert_eq!(d.message, "template parameters need a name");
+    }
+
+    #[test]
+    fn attr_not_constant_names_argument_and_attribute() {
+        let d = attr_not_constant("n", "__launch_bounds__");
+        assert_eq!(
+            d.message,
+            "argument `n` of `__launch_bounds__` is not a non-negative integer constant"
+        );
+    }
+
+    #[test]
+    fn function_type_not_object_says_so() {
+        let d = function_type_not_object();
+        assert_eq!(d.message, "a function type is not an object type");
+    }
+
+    #[test]
+    fn not_an_alias_says_so() {
+        assert_eq!(not_an_alias().message, "not an alias");
+    }
+
+    #[test]
+    fn unsupported_param_names_the_form() {
+        let d = unsupported_param("variadic kernels");
+        assert_eq!(d.message, "variadic kernels are not supported");
+    }
 }

@@ -27,12 +27,6 @@ impl InlinePlace {
     /// The place of a string literal written as `token` (its source text, quotes and all)
     /// whose value is `value`, starting at `line`:`column` (both 1-based) of `file`. `None`
     /// for a token that is not a string literal.
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::diagnostics::inline::InlinePlace;
-    /// let p = InlinePlace::from_literal("r#\"\n  int x;\"#", "\n  int x;", "src/main.rs", 10, 18).unwrap();
-    /// assert_eq!(p.starts, vec![(10, 21), (11, 1)]);
-    /// ```
     pub fn from_literal(
         token: &str,
         value: &str,
@@ -109,18 +103,6 @@ impl InlinePlace {
 
     /// Every location of `info` in the inline source named `display` told in the Rust file
     /// (so that generated docs say `src/main.rs:6:13`, not `<inline k>:2:1`).
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::diagnostics::inline::InlinePlace;
-    /// use cuda_kernel_build::model::{ModuleInfo, SourceLoc, StructDef};
-    /// let p = InlinePlace { file: "src/main.rs".into(), starts: vec![(4, 21), (5, 1)], lines: vec![] };
-    /// let mut info = ModuleInfo::default();
-    /// info.structs.push(StructDef { name: "P".into(), fields: vec![], size: 0, align: 1,
-    ///     is_union: false, opaque: false,
-    ///     loc: Some(SourceLoc { file: "<inline k>".into(), line: 2, column: 13 }) });
-    /// p.relocate_model(&mut info, "<inline k>");
-    /// assert_eq!(info.structs[0].loc.as_ref().unwrap().to_string(), "src/main.rs:5:13");
-    /// ```
     pub fn relocate_model(&self, info: &mut crate::model::ModuleInfo, display: &str) {
         info.for_each_location(|loc| {
             if loc.file != display {
@@ -146,17 +128,6 @@ impl InlinePlace {
     /// told in the Rust file, a column added from the caret line under a quoted source
     /// line, and repeated diagnostics (the same message at the same place, as each
     /// target's compile prints it) kept once.
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::diagnostics::inline::InlinePlace;
-    /// let p = InlinePlace {
-    ///     file: "src/main.rs".into(),
-    ///     starts: vec![(8, 21), (9, 1), (10, 1)],
-    ///     lines: vec![String::new(), "  int i = 0".into(), "    if (i < n) x[i] = 0;".into()],
-    /// };
-    /// let nvcc = "<inline k>:3: error: expected a \";\"\n      if (i < n) x[i] = 0;\n      ^\n";
-    /// assert!(p.relocate(nvcc, "<inline k>").starts_with("src/main.rs:10:5: error: expected a \";\""));
-    /// ```
     pub fn relocate(&self, text: &str, display: &str) -> String {
         let lines: Vec<&str> = text.split('\n').collect();
         let mut out: Vec<String> = Vec::with_capacity(lines.len());
@@ -400,6 +371,60 @@ mod tests {
         assert_eq!(
             p.relocate("<inline k>:3: warning #177-D: unused", "<inline k>"),
             "src/main.rs:6: warning #177-D: unused"
+        );
+    }
+
+    #[test]
+    fn a_raw_literal_starts_after_its_opening_quote() {
+        let p = InlinePlace::from_literal("r#\"\n  int x;\"#", "\n  int x;", "src/main.rs", 10, 18)
+            .unwrap();
+        assert_eq!(p.starts, vec![(10, 21), (11, 1)]);
+    }
+
+    #[test]
+    fn model_locations_are_moved_into_the_rust_file() {
+        use crate::model::{ModuleInfo, SourceLoc, StructDef};
+        let p = InlinePlace {
+            file: "src/main.rs".into(),
+            starts: vec![(4, 21), (5, 1)],
+            lines: vec![],
+        };
+        let mut info = ModuleInfo::default();
+        info.structs.push(StructDef {
+            name: "P".into(),
+            fields: vec![],
+            size: 0,
+            align: 1,
+            is_union: false,
+            opaque: false,
+            loc: Some(SourceLoc {
+                file: "<inline k>".into(),
+                line: 2,
+                column: 13,
+            }),
+        });
+        p.relocate_model(&mut info, "<inline k>");
+        assert_eq!(
+            info.structs[0].loc.as_ref().unwrap().to_string(),
+            "src/main.rs:5:13"
+        );
+    }
+
+    #[test]
+    fn nvcc_errors_are_moved_to_the_rust_line_and_column() {
+        let p = InlinePlace {
+            file: "src/main.rs".into(),
+            starts: vec![(8, 21), (9, 1), (10, 1)],
+            lines: vec![
+                String::new(),
+                "  int i = 0".into(),
+                "    if (i < n) x[i] = 0;".into(),
+            ],
+        };
+        let nvcc = "<inline k>:3: error: expected a \";\"\n      if (i < n) x[i] = 0;\n      ^\n";
+        assert!(
+            p.relocate(nvcc, "<inline k>")
+                .starts_with("src/main.rs:10:5: error: expected a \";\"")
         );
     }
 }

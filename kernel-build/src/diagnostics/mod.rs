@@ -19,15 +19,6 @@ use std::fmt;
 use crate::model::SourceLoc;
 
 /// One problem: a message, where it is (when known), and explanatory notes.
-///
-/// ```
-/// use cuda_kernel_build::__private::diagnostics::Diagnostic;
-/// use cuda_kernel_build::model::SourceLoc;
-/// let d = cuda_kernel_build::__private::diagnostics::front::unterminated("comment")
-///     .at(Some(SourceLoc { file: "k.cu".into(), line: 3, column: 7 }))
-///     .note("declare it or include its header");
-/// assert_eq!(d.to_string(), "k.cu:3:7: error: unterminated comment\n  = note: declare it or include its header");
-/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     /// The message: lowercase, no trailing period.
@@ -40,11 +31,6 @@ pub struct Diagnostic {
 
 impl Diagnostic {
     /// A diagnostic with a message and no location.
-    ///
-    /// ```
-    /// let d = cuda_kernel_build::__private::diagnostics::front::unterminated("comment");
-    /// assert!(d.loc.is_none());
-    /// ```
     pub(in crate::diagnostics) fn error(message: impl Into<String>) -> Self {
         Diagnostic {
             message: message.into(),
@@ -54,23 +40,12 @@ impl Diagnostic {
     }
 
     /// Sets the location.
-    ///
-    /// ```
-    /// use cuda_kernel_build::model::SourceLoc;
-    /// let d = cuda_kernel_build::__private::diagnostics::front::unterminated("x").at(Some(SourceLoc { file: "a.cu".into(), line: 1, column: 1 }));
-    /// assert_eq!(d.loc.unwrap().line, 1);
-    /// ```
     pub fn at(mut self, loc: Option<SourceLoc>) -> Self {
         self.loc = loc;
         self
     }
 
     /// Appends a note.
-    ///
-    /// ```
-    /// let d = cuda_kernel_build::__private::diagnostics::front::unterminated("x").note("because");
-    /// assert_eq!(d.notes, ["because"]);
-    /// ```
     pub fn note(mut self, note: impl Into<String>) -> Self {
         self.notes.push(note.into());
         self
@@ -78,12 +53,6 @@ impl Diagnostic {
 
     /// Converts to a `syn::Error` at `span`, appending the CUDA location and the notes
     /// to the message (a string literal has no finer stable span).
-    ///
-    /// ```
-    /// let d = cuda_kernel_build::__private::diagnostics::front::unterminated("comment");
-    /// let e = d.to_syn_error(proc_macro2::Span::call_site());
-    /// assert_eq!(e.to_string(), "unterminated comment");
-    /// ```
     pub fn to_syn_error(&self, span: proc_macro2::Span) -> syn::Error {
         let mut text = self.message.clone();
         if let Some(loc) = &self.loc {
@@ -113,17 +82,6 @@ impl std::error::Error for Diagnostic {}
 
 /// A collecting accumulator of diagnostics: phases push every problem they find and
 /// stop only between phases.
-///
-/// ```
-/// use cuda_kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
-/// let mut all = Diagnostics::new();
-/// assert!(all.is_empty());
-/// all.push(cuda_kernel_build::__private::diagnostics::front::unterminated("comment"));
-/// all.push(cuda_kernel_build::__private::diagnostics::front::unterminated("string"));
-/// let err = all.into_result().unwrap_err();
-/// assert_eq!(err.len(), 2);
-/// assert_eq!(err.to_string(), "error: unterminated comment\nerror: unterminated string");
-/// ```
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Diagnostics {
     list: Vec<Diagnostic>,
@@ -131,85 +89,42 @@ pub struct Diagnostics {
 
 impl Diagnostics {
     /// An empty accumulator.
-    ///
-    /// ```
-    /// assert!(cuda_kernel_build::__private::diagnostics::Diagnostics::new().is_empty());
-    /// ```
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Records a diagnostic.
-    ///
-    /// ```
-    /// let mut d = cuda_kernel_build::__private::diagnostics::Diagnostics::new();
-    /// d.push(cuda_kernel_build::__private::diagnostics::front::unterminated("x"));
-    /// assert_eq!(d.len(), 1);
-    /// ```
     pub fn push(&mut self, diagnostic: Diagnostic) {
         self.list.push(diagnostic);
     }
 
     /// Moves every diagnostic of `other` into `self`.
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
-    /// let mut a = Diagnostics::new();
-    /// a.append(Diagnostics::from(cuda_kernel_build::__private::diagnostics::front::unterminated("x")));
-    /// assert_eq!(a.len(), 1);
-    /// ```
     pub fn append(&mut self, other: Diagnostics) {
         self.list.extend(other.list);
     }
 
     /// True when nothing was recorded.
-    ///
-    /// ```
-    /// assert!(cuda_kernel_build::__private::diagnostics::Diagnostics::new().is_empty());
-    /// ```
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
     }
 
     /// Number of diagnostics recorded.
-    ///
-    /// ```
-    /// assert_eq!(cuda_kernel_build::__private::diagnostics::Diagnostics::new().len(), 0);
-    /// ```
     pub fn len(&self) -> usize {
         self.list.len()
     }
 
     /// The diagnostics in the order they were recorded.
-    ///
-    /// ```
-    /// let d = cuda_kernel_build::__private::diagnostics::Diagnostics::new();
-    /// assert_eq!(d.iter().count(), 0);
-    /// ```
     pub fn iter(&self) -> std::slice::Iter<'_, Diagnostic> {
         self.list.iter()
     }
 
     /// `Ok(())` when empty, otherwise `Err(self)`: the step between two phases.
-    ///
-    /// ```
-    /// assert!(cuda_kernel_build::__private::diagnostics::Diagnostics::new().into_result().is_ok());
-    /// ```
     pub fn into_result(self) -> Result<(), Diagnostics> {
         if self.is_empty() { Ok(()) } else { Err(self) }
     }
 
     /// One `syn::Error` at `span` combining every diagnostic (see
     /// [`Diagnostic::to_syn_error`]).
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::diagnostics::{Diagnostic, Diagnostics};
-    /// let mut d = Diagnostics::new();
-    /// d.push(cuda_kernel_build::__private::diagnostics::front::unterminated("a"));
-    /// d.push(cuda_kernel_build::__private::diagnostics::front::unterminated("b"));
-    /// let e = d.to_syn_error(proc_macro2::Span::call_site());
-    /// assert_eq!(e.into_iter().count(), 2);
-    /// ```
     pub fn to_syn_error(&self, span: proc_macro2::Span) -> syn::Error {
         let mut iter = self.list.iter().map(|d| d.to_syn_error(span));
         let mut first = iter
@@ -257,3 +172,110 @@ impl fmt::Display for Diagnostics {
 }
 
 impl std::error::Error for Diagnostics {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_diagnostic_displays_location_message_and_notes() {
+        let d = front::unterminated("comment")
+            .at(Some(SourceLoc {
+                file: "k.cu".into(),
+                line: 3,
+                column: 7,
+            }))
+            .note("declare it or include its header");
+        assert_eq!(
+            d.to_string(),
+            "k.cu:3:7: error: unterminated comment\n  = note: declare it or include its header"
+        );
+    }
+
+    #[test]
+    fn a_new_error_has_no_location() {
+        let d = front::unterminated("comment");
+        assert!(d.loc.is_none());
+    }
+
+    #[test]
+    fn at_sets_the_location() {
+        let d = front::unterminated("x").at(Some(SourceLoc {
+            file: "a.cu".into(),
+            line: 1,
+            column: 1,
+        }));
+        assert_eq!(d.loc.unwrap().line, 1);
+    }
+
+    #[test]
+    fn note_adds_a_note() {
+        let d = front::unterminated("x").note("because");
+        assert_eq!(d.notes, ["because"]);
+    }
+
+    #[test]
+    fn a_diagnostic_becomes_a_syn_error_with_its_message() {
+        let d = front::unterminated("comment");
+        let e = d.to_syn_error(proc_macro2::Span::call_site());
+        assert_eq!(e.to_string(), "unterminated comment");
+    }
+
+    #[test]
+    fn diagnostics_fail_with_every_error_pushed() {
+        let mut all = Diagnostics::new();
+        assert!(all.is_empty());
+        all.push(front::unterminated("comment"));
+        all.push(front::unterminated("string"));
+        let err = all.into_result().unwrap_err();
+        assert_eq!(err.len(), 2);
+        assert_eq!(
+            err.to_string(),
+            "error: unterminated comment\nerror: unterminated string"
+        );
+    }
+
+    #[test]
+    fn new_diagnostics_are_empty() {
+        assert!(Diagnostics::new().is_empty());
+    }
+
+    #[test]
+    fn push_adds_one() {
+        let mut d = Diagnostics::new();
+        d.push(front::unterminated("x"));
+        assert_eq!(d.len(), 1);
+    }
+
+    #[test]
+    fn append_takes_every_diagnostic_of_the_other() {
+        let mut a = Diagnostics::new();
+        a.append(Diagnostics::from(front::unterminated("x")));
+        assert_eq!(a.len(), 1);
+    }
+
+    #[test]
+    fn new_diagnostics_have_length_zero() {
+        assert_eq!(Diagnostics::new().len(), 0);
+    }
+
+    #[test]
+    fn new_diagnostics_iterate_over_nothing() {
+        let d = Diagnostics::new();
+        assert_eq!(d.iter().count(), 0);
+    }
+
+    #[test]
+    fn no_diagnostics_are_ok() {
+        assert!(Diagnostics::new().into_result().is_ok());
+    }
+
+    #[test]
+    fn diagnostics_become_one_syn_error_each() {
+        let mut d = Diagnostics::new();
+        d.push(front::unterminated("a"));
+        d.push(front::unterminated("b"));
+        let e = d.to_syn_error(proc_macro2::Span::call_site());
+        assert_eq!(e.into_iter().count(), 2);
+    }
+}

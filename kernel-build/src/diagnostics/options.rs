@@ -58,11 +58,6 @@ pub const MACRO_KEYS: &[(&str, &str)] = &[
 ];
 
 /// A `crate = "..."` (or `Build::runtime_crate`) value that is not a Rust path.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::options::bad_runtime_path("a b");
-/// assert!(m.contains("`a b` is not a Rust path"));
-/// ```
 pub fn bad_runtime_path(text: &str) -> String {
     format!(
         "`{text}` is not a Rust path; the runtime's path is written as in a `use`, e.g. `\"my_gpu::runtime\"`"
@@ -70,12 +65,6 @@ pub fn bad_runtime_path(text: &str) -> String {
 }
 
 /// The compiled crate's manifest lists no `cuda-kernel-runtime`, and no path was given.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::options::runtime_not_a_dependency(
-///     std::path::Path::new("/x/app/Cargo.toml"));
-/// assert!(m.starts_with("generated code needs the runtime crate, but `app/Cargo.toml` lists no `cuda-kernel-runtime`"));
-/// ```
 pub fn runtime_not_a_dependency(manifest: &std::path::Path) -> String {
     let shown = match (
         manifest.parent().and_then(|d| d.file_name()),
@@ -94,11 +83,6 @@ pub fn runtime_not_a_dependency(manifest: &std::path::Path) -> String {
 }
 
 /// An unknown key of `cuda_module!`.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::options::unknown_key("archs");
-/// assert!(m.starts_with("unknown option `archs`; expected one of `source`, `file`"));
-/// ```
 pub fn unknown_key(key: &str) -> String {
     let keys: Vec<String> = MACRO_KEYS.iter().map(|(k, _)| format!("`{k}`")).collect();
     format!(
@@ -108,31 +92,16 @@ pub fn unknown_key(key: &str) -> String {
 }
 
 /// A module name that cannot name the generated Rust module.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::options::bad_module_name("my-mod");
-/// assert!(m.contains("`my-mod` is not a Rust identifier"));
-/// ```
 pub fn bad_module_name(name: &str) -> String {
     format!("module name `{name}` is not a Rust identifier (it names the generated module)")
 }
 
 /// A definition whose name is not a preprocessor identifier.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::options::bad_define("4N=2");
-/// assert_eq!(m, "`4N=2` is not a definition: expected `NAME` or `NAME=VALUE`");
-/// ```
 pub fn bad_define(text: &str) -> String {
     format!("`{text}` is not a definition: expected `NAME` or `NAME=VALUE`")
 }
 
 /// A constant to export written neither `NAME` nor `NAME: TYPE` with an integer type.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::options::bad_constant("TILE: f32");
-/// assert!(m.starts_with("`TILE: f32` is not a constant to export"), "{m}");
-/// ```
 pub fn bad_constant(text: &str) -> String {
     format!(
         "`{text}` is not a constant to export: expected `NAME` (an `i64`) or `NAME: TYPE` with \
@@ -141,31 +110,16 @@ pub fn bad_constant(text: &str) -> String {
 }
 
 /// A constant to export that the module's code does not define (or not as an integer).
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::options::constant_unknown("m", "TILE", "identifier \"TILE\" is undefined");
-/// assert!(m.starts_with("module `m`: constant `TILE` cannot be exported"), "{m}");
-/// ```
 pub fn constant_unknown(module: &str, name: &str, why: &str) -> String {
     format!("module `{module}`: constant `{name}` cannot be exported: {why}")
 }
 
 /// A constant whose value does not fit the Rust type asked for.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::options::constant_out_of_range("m", "N", -1, "u32");
-/// assert_eq!(m, "module `m`: constant `N` is -1, which does not fit `u32`");
-/// ```
 pub fn constant_out_of_range(module: &str, name: &str, value: i128, ty: &str) -> String {
     format!("module `{module}`: constant `{name}` is {value}, which does not fit `{ty}`")
 }
 
 /// A constant the targets' compilations see with different values (`#if __CUDA_ARCH__`).
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::options::constant_differs("m", "TILE");
-/// assert!(m.contains("differs between the targets"), "{m}");
-/// ```
 pub fn constant_differs(module: &str, name: &str) -> String {
     format!(
         "module `{module}`: constant `{name}` differs between the targets (it depends on \
@@ -174,31 +128,16 @@ pub fn constant_differs(module: &str, name: &str) -> String {
 }
 
 /// A `Build` given no file.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::options::no_files("m");
-/// assert!(m.contains("no files"));
-/// ```
 pub fn no_files(module: &str) -> String {
     format!("module `{module}` has no files: call `Build::file`")
 }
 
 /// The same file listed twice.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::options::file_twice("m", "a.cu");
-/// assert_eq!(m, "module `m` lists `a.cu` twice");
-/// ```
 pub fn file_twice(module: &str, file: &str) -> String {
     format!("module `{module}` lists `{file}` twice")
 }
 
 /// A module compiled at run time given several files.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::options::runtime_many_files("m", 2);
-/// assert!(m.contains("2 files"));
-/// ```
 pub fn runtime_many_files(module: &str, files: usize) -> String {
     format!(
         "module `{module}` is compiled at run time, which takes one source; it has {files} files"
@@ -206,21 +145,11 @@ pub fn runtime_many_files(module: &str, files: usize) -> String {
 }
 
 /// No `OUT_DIR` and no explicit output folder.
-///
-/// ```
-/// assert!(cuda_kernel_build::__private::diagnostics::options::no_out_dir().contains("OUT_DIR"));
-/// ```
 pub fn no_out_dir() -> String {
     "OUT_DIR is not set: run from build.rs or call `out_dir`".to_owned()
 }
 
 /// A kernel named by an option (`safe_kernel`, `kernels`) that the module does not have.
-///
-/// ```
-/// let m = cuda_kernel_build::__private::diagnostics::options::unknown_kernel(
-///     "safe_kernel", "transpos", "m", &["transpose".into(), "scale".into()]);
-/// assert!(m.contains("did you mean `transpose`"), "{m}");
-/// ```
 pub fn unknown_kernel(option: &str, name: &str, module: &str, kernels: &[String]) -> String {
     let mut text = format!("`{option}` names `{name}`, which is not a kernel of module `{module}`");
     match closest(name, kernels) {
@@ -262,5 +191,105 @@ mod tests {
     fn far_names_list_the_kernels() {
         let m = super::unknown_kernel("kernels", "zzz", "m", &["scale".into()]);
         assert!(m.ends_with("its kernels are: scale"), "{m}");
+    }
+
+    #[test]
+    fn bad_runtime_path_says_it_is_not_a_path() {
+        let m = super::bad_runtime_path("a b");
+        assert!(m.contains("`a b` is not a Rust path"));
+    }
+
+    #[test]
+    fn runtime_not_a_dependency_names_the_manifest() {
+        let m = super::runtime_not_a_dependency(std::path::Path::new("/x/app/Cargo.toml"));
+        assert!(m.starts_with("generated code needs the runtime crate, but `app/Cargo.toml` lists no `cuda-kernel-runtime`"));
+    }
+
+    #[test]
+    fn unknown_key_lists_the_expected_keys() {
+        let m = super::unknown_key("archs");
+        assert!(m.starts_with("unknown option `archs`; expected one of `source`, `file`"));
+    }
+
+    #[test]
+    fn bad_module_name_says_it_is_not_an_identifier() {
+        let m = super::bad_module_name("my-mod");
+        assert!(m.contains("`my-mod` is not a Rust identifier"));
+    }
+
+    #[test]
+    fn bad_define_gives_the_expected_forms() {
+        let m = super::bad_define("4N=2");
+        assert_eq!(
+            m,
+            "`4N=2` is not a definition: expected `NAME` or `NAME=VALUE`"
+        );
+    }
+
+    #[test]
+    fn bad_constant_names_the_text() {
+        let m = super::bad_constant("TILE: f32");
+        assert!(
+            m.starts_with("`TILE: f32` is not a constant to export"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn constant_unknown_names_module_and_constant() {
+        let m = super::constant_unknown("m", "TILE", "identifier \"TILE\" is undefined");
+        assert!(
+            m.starts_with("module `m`: constant `TILE` cannot be exported"),
+            "{m}"
+        );
+    }
+
+    #[test]
+    fn constant_out_of_range_gives_value_and_type() {
+        let m = super::constant_out_of_range("m", "N", -1, "u32");
+        assert_eq!(
+            m,
+            "module `m`: constant `N` is -1, which does not fit `u32`"
+        );
+    }
+
+    #[test]
+    fn constant_differs_says_between_targets() {
+        let m = super::constant_differs("m", "TILE");
+        assert!(m.contains("differs between the targets"), "{m}");
+    }
+
+    #[test]
+    fn no_files_says_there_are_none() {
+        let m = super::no_files("m");
+        assert!(m.contains("no files"));
+    }
+
+    #[test]
+    fn file_twice_names_the_file() {
+        let m = super::file_twice("m", "a.cu");
+        assert_eq!(m, "module `m` lists `a.cu` twice");
+    }
+
+    #[test]
+    fn runtime_many_files_counts_the_files() {
+        let m = super::runtime_many_files("m", 2);
+        assert!(m.contains("2 files"));
+    }
+
+    #[test]
+    fn no_out_dir_names_out_dir() {
+        assert!(super::no_out_dir().contains("OUT_DIR"));
+    }
+
+    #[test]
+    fn unknown_kernel_suggests_a_near_name() {
+        let m = super::unknown_kernel(
+            "safe_kernel",
+            "transpos",
+            "m",
+            &["transpose".into(), "scale".into()],
+        );
+        assert!(m.contains("did you mean `transpose`"), "{m}");
     }
 }

@@ -13,14 +13,6 @@ fn at(loc: &Option<SourceLoc>, file: &str) -> String {
 }
 
 /// One kernel name defined by two files (the Rust module can hold one).
-///
-/// ```
-/// use cuda_kernel_build::model::SourceLoc;
-/// let a = Some(SourceLoc { file: "a.cu".into(), line: 3, column: 1 });
-/// let b = Some(SourceLoc { file: "b.cu".into(), line: 9, column: 1 });
-/// let d = cuda_kernel_build::__private::diagnostics::units::kernel_in_two_files("scale", "a.cu", &a, "b.cu", &b);
-/// assert_eq!(d.message, "kernel `scale` is defined in two files of the module: a.cu:3 and b.cu:9");
-/// ```
 pub fn kernel_in_two_files(
     kernel: &str,
     file_a: &str,
@@ -39,11 +31,6 @@ pub fn kernel_in_two_files(
 }
 
 /// One global name with two different types in two device-linked files.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::units::global_in_two_files("n", "int", "a.cu", "float", "b.cu");
-/// assert_eq!(d.message, "device variable `n` is `int` in `a.cu` but `float` in `b.cu`");
-/// ```
 pub fn global_in_two_files(
     name: &str,
     ty_a: &str,
@@ -58,11 +45,6 @@ pub fn global_in_two_files(
 
 /// The note for a variable that every one of several whole-program files has its own
 /// copy of: it is left out of the typed API.
-///
-/// ```
-/// let n = cuda_kernel_build::__private::diagnostics::units::global_per_file("table", &["a.cu".into(), "b.cu".into()]);
-/// assert!(n.starts_with("device variable `table` has one copy in each of `a.cu`, `b.cu`"));
-/// ```
 pub fn global_per_file(name: &str, files: &[String]) -> String {
     let list = files
         .iter()
@@ -77,11 +59,6 @@ pub fn global_per_file(name: &str, files: &[String]) -> String {
 }
 
 /// A kernel the files declare and none defines.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::diagnostics::units::kernel_defined_nowhere("scale", &["a.cu".into()]);
-/// assert_eq!(d.message, "kernel `scale` is declared in `a.cu` but no file of the module defines it");
-/// ```
 pub fn kernel_defined_nowhere(kernel: &str, files: &[String]) -> Diagnostic {
     let list = files
         .iter()
@@ -95,11 +72,6 @@ pub fn kernel_defined_nowhere(kernel: &str, files: &[String]) -> Diagnostic {
 }
 
 /// The summary of a build of several files: time per file and cache hits.
-///
-/// ```
-/// let s = cuda_kernel_build::__private::diagnostics::units::progress("m", 2.5, &[("a.cu".into(), 2.0, false), ("b.cu".into(), 0.0, true)]);
-/// assert!(s.starts_with("module `m`: 2 files in 2.5 s, 1 from the cache"));
-/// ```
 pub fn progress(module: &str, total_s: f64, files: &[(String, f64, bool)]) -> String {
     let cached = files.iter().filter(|f| f.2).count();
     let mut s = format!(
@@ -112,4 +84,62 @@ pub fn progress(module: &str, total_s: f64, files: &[(String, f64, bool)]) -> St
         s.push_str(&format!("\n  {secs:>7.1} s  {file}"));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kernel_in_two_files_names_both_places() {
+        let a = Some(SourceLoc {
+            file: "a.cu".into(),
+            line: 3,
+            column: 1,
+        });
+        let b = Some(SourceLoc {
+            file: "b.cu".into(),
+            line: 9,
+            column: 1,
+        });
+        let d = kernel_in_two_files("scale", "a.cu", &a, "b.cu", &b);
+        assert_eq!(
+            d.message,
+            "kernel `scale` is defined in two files of the module: a.cu:3 and b.cu:9"
+        );
+    }
+
+    #[test]
+    fn global_in_two_files_gives_both_types() {
+        let d = global_in_two_files("n", "int", "a.cu", "float", "b.cu");
+        assert_eq!(
+            d.message,
+            "device variable `n` is `int` in `a.cu` but `float` in `b.cu`"
+        );
+    }
+
+    #[test]
+    fn global_per_file_lists_the_files() {
+        let n = global_per_file("table", &["a.cu".into(), "b.cu".into()]);
+        assert!(n.starts_with("device variable `table` has one copy in each of `a.cu`, `b.cu`"));
+    }
+
+    #[test]
+    fn kernel_defined_nowhere_names_the_declaring_file() {
+        let d = kernel_defined_nowhere("scale", &["a.cu".into()]);
+        assert_eq!(
+            d.message,
+            "kernel `scale` is declared in `a.cu` but no file of the module defines it"
+        );
+    }
+
+    #[test]
+    fn progress_counts_files_time_and_cache_hits() {
+        let s = progress(
+            "m",
+            2.5,
+            &[("a.cu".into(), 2.0, false), ("b.cu".into(), 0.0, true)],
+        );
+        assert!(s.starts_with("module `m`: 2 files in 2.5 s, 1 from the cache"));
+    }
 }
