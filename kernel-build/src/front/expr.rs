@@ -7,14 +7,6 @@
 
 /// Evaluates `text`; identifiers and `defined X` go through `lookup(name, is_defined_query)`.
 /// `None` when the text is not a valid expression (or divides by zero).
-///
-/// ```
-/// use cuda_kernel_build::__private::front::expr::eval_pp;
-/// assert_eq!(eval_pp("(1 + 2) * 4 >= 12 && !0", &mut |_, _| None), Some(1));
-/// assert_eq!(eval_pp("defined(X) || N == 3", &mut |n, d| Some(if d { 0 } else if n == "N" { 3 } else { 0 })), Some(1));
-/// assert_eq!(eval_pp("1 +", &mut |_, _| None), None);
-/// assert_eq!(eval_pp("::cfg::W * 2", &mut |n, _| (n == "cfg::W").then_some(8)), Some(16));
-/// ```
 pub fn eval_pp(text: &str, lookup: &mut dyn FnMut(&str, bool) -> Option<i64>) -> Option<i64> {
     let toks = tokenize(text)?;
     let mut p = Eval {
@@ -27,11 +19,6 @@ pub fn eval_pp(text: &str, lookup: &mut dyn FnMut(&str, bool) -> Option<i64>) ->
 }
 
 /// Evaluates an expression with no identifiers other than `true`/`false`.
-///
-/// ```
-/// assert_eq!(cuda_kernel_build::__private::front::expr::eval_const("4 * 16"), Some(64));
-/// assert_eq!(cuda_kernel_build::__private::front::expr::eval_const("N"), None);
-/// ```
 pub fn eval_const(text: &str) -> Option<i64> {
     eval_pp(text, &mut |name, _| match name {
         "true" => Some(1),
@@ -93,14 +80,6 @@ fn tokenize(text: &str) -> Option<Vec<Tok>> {
 }
 
 /// Parses a C integer literal (decimal, hex, octal, binary; `u`/`l` suffixes; `'` separators).
-///
-/// ```
-/// use cuda_kernel_build::__private::front::expr::parse_int;
-/// assert_eq!(parse_int("0x10u"), Some(16));
-/// assert_eq!(parse_int("010"), Some(8));
-/// assert_eq!(parse_int("1'000ULL"), Some(1000));
-/// assert_eq!(parse_int("1.5"), None);
-/// ```
 pub fn parse_int(lit: &str) -> Option<i64> {
     let cleaned: String = lit.chars().filter(|c| *c != '\'').collect();
     let digits = cleaned.trim_end_matches(['u', 'U', 'l', 'L']);
@@ -233,5 +212,42 @@ mod tests {
         for bad in ["", "(1", "1 2", "1 / 0", "defined(", "@", "1 << -1"] {
             assert_eq!(eval_const(bad), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn preprocessor_conditions_evaluate_with_defined_and_names() {
+        assert_eq!(
+            eval_pp("(1 + 2) * 4 >= 12 && !0", &mut |_, _| None),
+            Some(1)
+        );
+        assert_eq!(
+            eval_pp("defined(X) || N == 3", &mut |n, d| Some(if d {
+                0
+            } else if n == "N" {
+                3
+            } else {
+                0
+            })),
+            Some(1)
+        );
+        assert_eq!(eval_pp("1 +", &mut |_, _| None), None);
+        assert_eq!(
+            eval_pp("::cfg::W * 2", &mut |n, _| (n == "cfg::W").then_some(8)),
+            Some(16)
+        );
+    }
+
+    #[test]
+    fn constant_expressions_evaluate_without_names() {
+        assert_eq!(eval_const("4 * 16"), Some(64));
+        assert_eq!(eval_const("N"), None);
+    }
+
+    #[test]
+    fn integer_literals_read_bases_suffixes_and_separators() {
+        assert_eq!(parse_int("0x10u"), Some(16));
+        assert_eq!(parse_int("010"), Some(8));
+        assert_eq!(parse_int("1'000ULL"), Some(1000));
+        assert_eq!(parse_int("1.5"), None);
     }
 }

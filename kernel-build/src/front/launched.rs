@@ -41,15 +41,6 @@ pub(crate) fn launched_all(stub: &str) -> Vec<Launched> {
 }
 
 /// Every template kernel the stub file launches.
-///
-/// ```
-/// let stub = "static void __device_stub__Z5scaleIfLi4EEvPT_S0_i(float *__par0, float __par1, int __par2)\
-///     {__cudaLaunchPrologue(3);__cudaLaunch(((char *)((void ( *)(float *, float, int))scale<float, (int)4> )), 0U);}";
-/// let k = cuda_kernel_build::__private::front::launched_templates(stub);
-/// assert_eq!(k[0].symbol, "_Z5scaleIfLi4EEvPT_S0_i");
-/// assert_eq!(k[0].name, "scale<float, 4>");
-/// assert_eq!(k[0].params, ["float *", "float", "int"]);
-/// ```
 pub fn launched_templates(stub: &str) -> Vec<Launched> {
     scan(stub, false)
 }
@@ -230,5 +221,15 @@ static void __device_stub__Z3allPf(float *__par0){__cudaLaunch(((char *)((void (
         let got = launched_templates(stub);
         assert_eq!(got.len(), 1);
         assert_eq!(got[0].name, "k<true>");
+    }
+
+    #[test]
+    fn a_device_stub_gives_symbol_name_and_params() {
+        let stub = "static void __device_stub__Z5scaleIfLi4EEvPT_S0_i(float *__par0, float __par1, int __par2)\
+            {__cudaLaunchPrologue(3);__cudaLaunch(((char *)((void ( *)(float *, float, int))scale<float, (int)4> )), 0U);}";
+        let k = launched_templates(stub);
+        assert_eq!(k[0].symbol, "_Z5scaleIfLi4EEvPT_S0_i");
+        assert_eq!(k[0].name, "scale<float, 4>");
+        assert_eq!(k[0].params, ["float *", "float", "int"]);
     }
 }

@@ -19,11 +19,6 @@ pub struct LineMap {
 
 impl LineMap {
     /// The identity map for unpreprocessed text of one file.
-    ///
-    /// ```
-    /// let m = cuda_kernel_build::__private::front::linemap::LineMap::identity("k.cu", "a\nb\n");
-    /// assert_eq!(m.loc(2, 5).unwrap().to_string(), "k.cu:2:5");
-    /// ```
     pub fn identity(file: &str, text: &str) -> Self {
         let n = text.lines().count() + 1;
         LineMap {
@@ -33,11 +28,6 @@ impl LineMap {
     }
 
     /// The original location of `line`:`col` of the filtered text.
-    ///
-    /// ```
-    /// let m = cuda_kernel_build::__private::front::linemap::LineMap::identity("k.cu", "a");
-    /// assert!(m.loc(9, 1).is_none());
-    /// ```
     pub fn loc(&self, line: u32, col: u32) -> Option<SourceLoc> {
         let (file, orig) = (*self.lines.get((line as usize).checked_sub(1)?)?)?;
         Some(SourceLoc {
@@ -128,30 +118,12 @@ fn parse_marker(line: &str) -> Option<(u32, String)> {
 }
 
 /// Keeps the lines of the user's files from `preprocessed`.
-///
-/// ```
-/// use cuda_kernel_build::__private::front::linemap::{filter, UserFiles};
-/// use std::path::Path;
-/// let pre = "# 1 \"k.cu\"\n# 1 \"/usr/include/x.h\" 1\ntypedef int x;\n# 2 \"k.cu\" 2\nint y;\n";
-/// let f = filter(pre, &UserFiles { main_file: Path::new("k.cu"), display_name: "kernels.cu", user_dirs: &[] });
-/// assert!(!f.text.contains("typedef"));
-/// assert_eq!(f.map.loc(5, 1).unwrap().to_string(), "kernels.cu:2:1");
-/// ```
 pub fn filter(preprocessed: &str, users: &UserFiles<'_>) -> Filtered {
     split(preprocessed, users, true)
 }
 
 /// Keeps the lines of every file but the user's: the toolkit and system headers, where
 /// the types a kernel takes from a library (`cudaExtent`, `curandState`) are defined.
-///
-/// ```
-/// use cuda_kernel_build::__private::front::linemap::{library, UserFiles};
-/// use std::path::Path;
-/// let pre = "# 1 \"k.cu\"\nint y;\n# 1 \"/usr/include/x.h\" 1\ntypedef int x;\n";
-/// let f = library(pre, &UserFiles { main_file: Path::new("k.cu"), display_name: "k.cu", user_dirs: &[] });
-/// assert!(f.text.contains("typedef") && !f.text.contains("int y"));
-/// assert_eq!(f.map.loc(4, 1).unwrap().to_string(), "/usr/include/x.h:1:1");
-/// ```
 pub fn library(preprocessed: &str, users: &UserFiles<'_>) -> Filtered {
     split(preprocessed, users, false)
 }
@@ -250,5 +222,48 @@ mod tests {
         );
         assert!(f.map.loc(4, 1).is_none());
         assert_eq!(f.map.loc(6, 1).unwrap().line, 2);
+    }
+
+    #[test]
+    fn identity_map_keeps_lines_and_columns() {
+        let m = LineMap::identity("k.cu", "a\nb\n");
+        assert_eq!(m.loc(2, 5).unwrap().to_string(), "k.cu:2:5");
+    }
+
+    #[test]
+    fn identity_map_has_no_line_past_the_end() {
+        let m = LineMap::identity("k.cu", "a");
+        assert!(m.loc(9, 1).is_none());
+    }
+
+    #[test]
+    fn filter_drops_system_headers_and_maps_user_lines() {
+        let pre =
+            "# 1 \"k.cu\"\n# 1 \"/usr/include/x.h\" 1\ntypedef int x;\n# 2 \"k.cu\" 2\nint y;\n";
+        let f = filter(
+            pre,
+            &UserFiles {
+                main_file: Path::new("k.cu"),
+                display_name: "kernels.cu",
+                user_dirs: &[],
+            },
+        );
+        assert!(!f.text.contains("typedef"));
+        assert_eq!(f.map.loc(5, 1).unwrap().to_string(), "kernels.cu:2:1");
+    }
+
+    #[test]
+    fn library_keeps_system_headers_only() {
+        let pre = "# 1 \"k.cu\"\nint y;\n# 1 \"/usr/include/x.h\" 1\ntypedef int x;\n";
+        let f = library(
+            pre,
+            &UserFiles {
+                main_file: Path::new("k.cu"),
+                display_name: "k.cu",
+                user_dirs: &[],
+            },
+        );
+        assert!(f.text.contains("typedef") && !f.text.contains("int y"));
+        assert_eq!(f.map.loc(4, 1).unwrap().to_string(), "/usr/include/x.h:1:1");
     }
 }

@@ -32,14 +32,6 @@ pub struct Demangled {
 
 /// Demangles an Itanium symbol and splits it; `None` for plain C names or text the
 /// demangler rejects.
-///
-/// ```
-/// let d = cuda_kernel_build::__private::front::names::demangle("_ZN3ops3k15IfEEvPT_PKS1_j").unwrap();
-/// assert_eq!(d.name, "ops::k15");
-/// assert_eq!(d.template_args, ["float"]);
-/// assert_eq!(d.params, ["float*", "float const*", "unsigned int"]);
-/// assert!(cuda_kernel_build::__private::front::names::demangle("saxpy").is_none());
-/// ```
 pub fn demangle(symbol: &str) -> Option<Demangled> {
     if !symbol.starts_with("_Z") {
         return None;
@@ -171,12 +163,6 @@ pub(crate) fn int_value(text: &str) -> Option<i64> {
 }
 
 /// The signature a C++ kernel is looked up by, as the demangler would print it.
-///
-/// ```
-/// use cuda_kernel_build::__private::front::{analyze, names::signature, FrontInput};
-/// let info = analyze(&FrontInput::raw_only("k.cu", "namespace ns { __global__ void k(const float* a, size_t n) {} }")).unwrap();
-/// assert_eq!(signature(&info.kernels[0]), "ns::k(const float*, size_t)");
-/// ```
 pub fn signature(k: &Kernel) -> String {
     let params: Vec<String> = k.params.iter().map(|p| c_spelling(&p.ty)).collect();
     format!("{}({})", k.name, params.join(", "))
@@ -218,15 +204,6 @@ fn matches(k: &Kernel, d: &Demangled, env: &TypeEnv, loose: bool) -> bool {
 /// Sets the symbol of every C++ kernel of `info` from the compiled entry `symbols`.
 /// A kernel that no symbol (or more than one) matches moves to [`ModuleInfo::untyped`]
 /// with why (verification then types it by the images alone).
-///
-/// ```
-/// use cuda_kernel_build::__private::front::{analyze, names::resolve_symbols, FrontInput};
-/// let src = "template<typename T> __global__ void scale(T* x, T s, unsigned n) {}\n\
-///            template __global__ void scale<float>(float*, float, unsigned);";
-/// let mut info = analyze(&FrontInput::raw_only("k.cu", src)).unwrap();
-/// resolve_symbols(&mut info, &["_Z5scaleIfEvPT_S0_j".to_string(), "_Z5scaleIdEvPT_S0_j".to_string()]);
-/// assert_eq!(info.kernels[0].symbol, "_Z5scaleIfEvPT_S0_j");
-/// ```
 pub fn resolve_symbols(info: &mut ModuleInfo, symbols: &[String]) {
     let env = TypeEnv::with_structs(info.structs.clone());
     let demangled: Vec<(&String, Demangled)> = symbols
@@ -347,5 +324,41 @@ mod tests {
             read_type("unsigned long", &env),
             Some(CType::Scalar(Scalar::U64))
         );
+    }
+
+    #[test]
+    fn demangle_reads_name_template_args_and_params() {
+        let d = demangle("_ZN3ops3k15IfEEvPT_PKS1_j").unwrap();
+        assert_eq!(d.name, "ops::k15");
+        assert_eq!(d.template_args, ["float"]);
+        assert_eq!(d.params, ["float*", "float const*", "unsigned int"]);
+        assert!(demangle("saxpy").is_none());
+    }
+
+    #[test]
+    fn signature_spells_qualified_name_and_params() {
+        use crate::front::{FrontInput, analyze};
+        let info = analyze(&FrontInput::raw_only(
+            "k.cu",
+            "namespace ns { __global__ void k(const float* a, size_t n) {} }",
+        ))
+        .unwrap();
+        assert_eq!(signature(&info.kernels[0]), "ns::k(const float*, size_t)");
+    }
+
+    #[test]
+    fn resolve_symbols_picks_the_matching_instantiation() {
+        use crate::front::{FrontInput, analyze};
+        let src = "template<typename T> __global__ void scale(T* x, T s, unsigned n) {}\n\
+                   template __global__ void scale<float>(float*, float, unsigned);";
+        let mut info = analyze(&FrontInput::raw_only("k.cu", src)).unwrap();
+        resolve_symbols(
+            &mut info,
+            &[
+                "_Z5scaleIfEvPT_S0_j".to_string(),
+                "_Z5scaleIdEvPT_S0_j".to_string(),
+            ],
+        );
+        assert_eq!(info.kernels[0].symbol, "_Z5scaleIfEvPT_S0_j");
     }
 }

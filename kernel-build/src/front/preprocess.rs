@@ -8,14 +8,6 @@ use crate::diagnostics::{Diagnostics, front as msg};
 /// Preprocesses `file` with `nvcc -E -x cu` as the host pass sees it and returns the text
 /// with its line markers. `defines` are `(NAME, Some(VALUE))` for `-DNAME=VALUE` or
 /// `(NAME, None)` for `-DNAME`.
-///
-/// ```no_run
-/// use std::path::Path;
-/// let text = cuda_kernel_build::__private::front::preprocess(
-///     Path::new("nvcc"), Path::new("kernels/k.cu"), &[], &[("N".into(), Some("4".into()))], &[],
-/// ).unwrap();
-/// assert!(text.contains("k.cu"));
-/// ```
 pub fn preprocess(
     nvcc: &Path,
     file: &Path,
@@ -55,4 +47,45 @@ pub fn preprocess(
         .into());
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn preprocess_passes_the_host_view_includes_defines_and_file() {
+        use std::os::unix::fs::PermissionsExt;
+        // An nvcc that prints its arguments, one a line.
+        let dir = tempfile::tempdir().unwrap();
+        let nvcc = dir.path().join("nvcc");
+        std::fs::write(&nvcc, "#!/bin/sh\nfor a in \"$@\"; do echo \"$a\"; done\n").unwrap();
+        std::fs::set_permissions(&nvcc, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let text = preprocess(
+            &nvcc,
+            Path::new("kernels/k.cu"),
+            &["inc".into()],
+            &[("N".into(), Some("4".into())), ("FAST".into(), None)],
+            &["-std=c++17".into()],
+        )
+        .unwrap();
+        assert!(text.contains("k.cu"));
+        let args: Vec<&str> = text.lines().collect();
+        assert_eq!(
+            args,
+            [
+                "-E",
+                "-x",
+                "cu",
+                "-Xcompiler",
+                "-U__CUDA_ARCH__",
+                "-I",
+                "inc",
+                "-DN=4",
+                "-DFAST",
+                "-std=c++17",
+                "kernels/k.cu"
+            ]
+        );
+    }
 }

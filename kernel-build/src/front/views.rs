@@ -16,13 +16,6 @@ use crate::diagnostics::Diagnostics;
 use crate::model::ModuleInfo;
 
 /// The preprocessed source one device pass compiled.
-///
-/// ```
-/// let v = cuda_kernel_build::__private::front::DeviceView {
-///     arch: "compute_90".into(), text: String::new(), host_stub: String::new(),
-/// };
-/// assert_eq!(v.arch_number(), Some(90));
-/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DeviceView {
     /// The virtual architecture (`compute_90`, `compute_90a`).
@@ -35,13 +28,6 @@ pub struct DeviceView {
 
 impl DeviceView {
     /// The compute capability number of the view (`90` for `compute_90a`).
-    ///
-    /// ```
-    /// let v = cuda_kernel_build::__private::front::DeviceView {
-    ///     arch: "compute_100f".into(), text: String::new(), host_stub: String::new(),
-    /// };
-    /// assert_eq!(v.arch_number(), Some(100));
-    /// ```
     pub fn arch_number(&self) -> Option<u32> {
         let digits: String = self
             .arch
@@ -57,23 +43,6 @@ impl DeviceView {
 /// host stub, in ascending architecture order. `archs` are the virtual architectures
 /// compiled: with only one, nvcc names the files without it (`<stem>.cpp1.ii`). Files that
 /// cannot be read are left out.
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// std::fs::write(dir.path().join("k.compute_90.cpp1.ii"), "int a;").unwrap();
-/// std::fs::write(dir.path().join("k.compute_90.cudafe1.stub.c"), "// stub").unwrap();
-/// std::fs::write(dir.path().join("k.compute_75.cpp1.ii"), "int b;").unwrap();
-/// std::fs::write(dir.path().join("k.cpp4.ii"), "host").unwrap();
-/// let views = cuda_kernel_build::__private::front::read_kept_views(dir.path(), &["compute_75".into(), "compute_90".into()]);
-/// let archs: Vec<_> = views.iter().map(|v| v.arch.as_str()).collect();
-/// assert_eq!(archs, ["compute_75", "compute_90"]);
-/// assert_eq!(views[1].host_stub, "// stub");
-///
-/// let one = tempfile::tempdir().unwrap();
-/// std::fs::write(one.path().join("k.cpp1.ii"), "int a;").unwrap();
-/// let views = cuda_kernel_build::__private::front::read_kept_views(one.path(), &["compute_90".into()]);
-/// assert_eq!(views[0].arch, "compute_90");
-/// ```
 pub fn read_kept_views(dir: &Path, archs: &[String]) -> Vec<DeviceView> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
@@ -115,22 +84,6 @@ pub fn read_kept_views(dir: &Path, archs: &[String]) -> Vec<DeviceView> {
 /// are reported once.
 ///
 /// `base` gives the file names and raw text; its `preprocessed` field is ignored.
-///
-/// ```
-/// use cuda_kernel_build::__private::front::{analyze_views, DeviceView, FrontInput};
-/// let base = FrontInput::raw_only("k.cu", "");
-/// // What `nvcc --keep` leaves: preprocessed text with line markers.
-/// let all = "# 1 \"k.cu\"\nextern \"C\" __global__ void all(float* x) {}\n";
-/// let v75 = DeviceView { arch: "compute_75".into(), text: all.into(), host_stub: String::new() };
-/// let v90 = DeviceView {
-///     arch: "compute_90".into(),
-///     text: format!("{all}extern \"C\" __global__ void only90(int n) {{}}\n"),
-///     host_stub: String::new(),
-/// };
-/// let info = analyze_views(&base, &[v75, v90]).unwrap();
-/// let names: Vec<_> = info.kernels.iter().map(|k| k.name.as_str()).collect();
-/// assert_eq!(names, ["all", "only90"]);
-/// ```
 pub fn analyze_views(
     base: &FrontInput<'_>,
     views: &[DeviceView],
@@ -178,4 +131,67 @@ pub(crate) fn read_views(base: &FrontInput<'_>, views: &[DeviceView]) -> (Module
     let mut info = merge(infos, &mut diags);
     info.preprocessed = true;
     (info, diags)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_compute_view_has_its_arch_number() {
+        let v = DeviceView {
+            arch: "compute_90".into(),
+            text: String::new(),
+            host_stub: String::new(),
+        };
+        assert_eq!(v.arch_number(), Some(90));
+    }
+
+    #[test]
+    fn arch_number_drops_the_family_suffix() {
+        let v = DeviceView {
+            arch: "compute_100f".into(),
+            text: String::new(),
+            host_stub: String::new(),
+        };
+        assert_eq!(v.arch_number(), Some(100));
+    }
+
+    #[test]
+    fn kept_views_are_read_per_target_with_their_stubs() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("k.compute_90.cpp1.ii"), "int a;").unwrap();
+        std::fs::write(dir.path().join("k.compute_90.cudafe1.stub.c"), "// stub").unwrap();
+        std::fs::write(dir.path().join("k.compute_75.cpp1.ii"), "int b;").unwrap();
+        std::fs::write(dir.path().join("k.cpp4.ii"), "host").unwrap();
+        let views = read_kept_views(dir.path(), &["compute_75".into(), "compute_90".into()]);
+        let archs: Vec<_> = views.iter().map(|v| v.arch.as_str()).collect();
+        assert_eq!(archs, ["compute_75", "compute_90"]);
+        assert_eq!(views[1].host_stub, "// stub");
+
+        let one = tempfile::tempdir().unwrap();
+        std::fs::write(one.path().join("k.cpp1.ii"), "int a;").unwrap();
+        let views = read_kept_views(one.path(), &["compute_90".into()]);
+        assert_eq!(views[0].arch, "compute_90");
+    }
+
+    #[test]
+    fn kernels_of_every_view_are_merged() {
+        let base = FrontInput::raw_only("k.cu", "");
+        // What `nvcc --keep` leaves: preprocessed text with line markers.
+        let all = "# 1 \"k.cu\"\nextern \"C\" __global__ void all(float* x) {}\n";
+        let v75 = DeviceView {
+            arch: "compute_75".into(),
+            text: all.into(),
+            host_stub: String::new(),
+        };
+        let v90 = DeviceView {
+            arch: "compute_90".into(),
+            text: format!("{all}extern \"C\" __global__ void only90(int n) {{}}\n"),
+            host_stub: String::new(),
+        };
+        let info = analyze_views(&base, &[v75, v90]).unwrap();
+        let names: Vec<_> = info.kernels.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, ["all", "only90"]);
+    }
 }

@@ -4,16 +4,6 @@ use super::cursor::{Cursor, is_ident_byte, lex_directive, lex_quoted, lex_raw_st
 use super::{Comment, LexError, Lexed, TokKind, Token};
 
 /// Lexes `src`.
-///
-/// ```
-/// use cuda_kernel_build::__private::front::lexer::{lex, TokKind};
-/// let src = "/* doc */ extern \"C\" __global__ void k(float* x);";
-/// let lexed = lex(src);
-/// assert_eq!(lexed.comments[0].text.trim(), "doc");
-/// let texts: Vec<&str> = lexed.tokens.iter().map(|t| t.text(src)).collect();
-/// assert_eq!(texts[..4], ["extern", "\"C\"", "__global__", "void"]);
-/// assert_eq!(lexed.tokens[1].kind, TokKind::Str);
-/// ```
 pub fn lex(src: &str) -> Lexed {
     let mut c = Cursor {
         b: src.as_bytes(),

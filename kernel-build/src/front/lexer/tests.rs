@@ -82,3 +82,13 @@ fn raw_strings_and_non_ascii() {
     let src = "R\"x(a)\" )x\" é int";
     assert_eq!(texts(src), ["R\"x(a)\" )x\"", "é", "int"]);
 }
+
+#[test]
+fn comments_are_kept_apart_from_tokens() {
+    let src = "/* doc */ extern \"C\" __global__ void k(float* x);";
+    let lexed = lex(src);
+    assert_eq!(lexed.comments[0].text.trim(), "doc");
+    let texts: Vec<&str> = lexed.tokens.iter().map(|t| t.text(src)).collect();
+    assert_eq!(texts[..4], ["extern", "\"C\"", "__global__", "void"]);
+    assert_eq!(lexed.tokens[1].kind, TokKind::Str);
+}

@@ -277,16 +277,6 @@ pub enum Item {
 /// Parses the declarations of `tokens` (directives already removed) from `src`;
 /// `map` turns positions into source locations. Returns every item it could read
 /// and every problem it found (parsing resumes after a bad declaration).
-///
-/// ```
-/// use cuda_kernel_build::__private::front::{lexer::lex, linemap::LineMap, parse::{parse, Item}};
-/// let src = "extern \"C\" __global__ void k(const float* x, int n) { }";
-/// let (items, diags) = parse(src, &lex(src).tokens, &LineMap::identity("k.cu", src));
-/// assert!(diags.is_empty());
-/// let Item::Kernel(k) = &items[0] else { panic!() };
-/// assert_eq!(k.name, "k");
-/// assert_eq!(k.params[0].ty.written, "const float*");
-/// ```
 pub fn parse(src: &str, tokens: &[Token], map: &LineMap) -> (Vec<Item>, Diagnostics) {
     let mut p = cursor::Parser::new(src, tokens, map);
     p.items_until_close(&items::Scope::default(), 0);
@@ -294,12 +284,6 @@ pub fn parse(src: &str, tokens: &[Token], map: &LineMap) -> (Vec<Item>, Diagnost
 }
 
 /// Reads `text` as one type (`const float*`, `pair<int, 4>`), or `None` when it is not one.
-///
-/// ```
-/// let ty = cuda_kernel_build::__private::front::parse::type_from_text("const unsigned int*").unwrap();
-/// assert_eq!(ty.ptrs.len(), 1);
-/// assert!(cuda_kernel_build::__private::front::parse::type_from_text("3 + 4").is_none());
-/// ```
 pub fn type_from_text(text: &str) -> Option<TypeSyn> {
     let lexed = super::lexer::lex(text);
     let map = LineMap::identity("", text);
@@ -307,4 +291,27 @@ pub fn type_from_text(text: &str) -> Option<TypeSyn> {
     let n = lexed.tokens.len();
     let ty = p.type_name(&[], 0, n).ok()?;
     (p.pos == n).then_some(ty)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_extern_c_kernel_parses_with_its_params() {
+        use crate::front::lexer::lex;
+        let src = "extern \"C\" __global__ void k(const float* x, int n) { }";
+        let (items, diags) = parse(src, &lex(src).tokens, &LineMap::identity("k.cu", src));
+        assert!(diags.is_empty());
+        let Item::Kernel(k) = &items[0] else { panic!() };
+        assert_eq!(k.name, "k");
+        assert_eq!(k.params[0].ty.written, "const float*");
+    }
+
+    #[test]
+    fn type_from_text_reads_types_not_expressions() {
+        let ty = type_from_text("const unsigned int*").unwrap();
+        assert_eq!(ty.ptrs.len(), 1);
+        assert!(type_from_text("3 + 4").is_none());
+    }
 }

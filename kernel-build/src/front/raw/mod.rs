@@ -33,30 +33,12 @@ pub struct RawOutput {
 }
 
 /// Runs the raw pass over the tokens of `src` (`file` names it in diagnostics).
-///
-/// ```
-/// use cuda_kernel_build::__private::front::{lexer::lex, raw::expand};
-/// let src = "#define K extern \"C\" __global__\n#if 0\nK void no();\n#endif\nK void yes();";
-/// let out = expand(src, &lex(src).tokens, "k.cu").unwrap();
-/// let text: Vec<&str> = out.tokens.iter().map(|t| t.text(src)).collect();
-/// assert_eq!(text, ["extern", "\"C\"", "__global__", "void", "yes", "(", ")", ";"]);
-/// ```
 pub fn expand(src: &str, tokens: &[Token], file: &str) -> Result<RawOutput, Diagnostics> {
     expand_for(src, tokens, file, None)
 }
 
 /// [`expand`] as the device pass of one architecture sees the text: `__CUDA_ARCH__` is
 /// `cuda_arch` (`900` for sm_90) instead of undefined.
-///
-/// ```
-/// use cuda_kernel_build::__private::front::{lexer::lex, raw::expand_for};
-/// let src = "#if __CUDA_ARCH__ >= 800\n__global__ void bf16();\n#endif";
-/// let names = |arch| {
-///     let out = expand_for(src, &lex(src).tokens, "k.cu", arch).unwrap();
-///     out.tokens.iter().any(|t| t.text(src) == "bf16")
-/// };
-/// assert!(names(Some(900)) && !names(Some(750)) && !names(None));
-/// ```
 pub fn expand_for(
     src: &str,
     tokens: &[Token],

@@ -59,3 +59,33 @@ fn expansions_carry_the_use_site() {
     assert_eq!((out.tokens[0].line, out.tokens[0].col), (3, 3));
     assert_eq!(out.tokens[0].text(src), "float");
 }
+
+#[test]
+fn object_macros_expand_and_false_branches_drop() {
+    let src = "#define K extern \"C\" __global__\n#if 0\nK void no();\n#endif\nK void yes();";
+    let out = expand(src, &lex(src).tokens, "k.cu").unwrap();
+    let text: Vec<&str> = out.tokens.iter().map(|t| t.text(src)).collect();
+    assert_eq!(
+        text,
+        [
+            "extern",
+            "\"C\"",
+            "__global__",
+            "void",
+            "yes",
+            "(",
+            ")",
+            ";"
+        ]
+    );
+}
+
+#[test]
+fn cuda_arch_conditions_follow_the_target() {
+    let src = "#if __CUDA_ARCH__ >= 800\n__global__ void bf16();\n#endif";
+    let names = |arch| {
+        let out = expand_for(src, &lex(src).tokens, "k.cu", arch).unwrap();
+        out.tokens.iter().any(|t| t.text(src) == "bf16")
+    };
+    assert!(names(Some(900)) && !names(Some(750)) && !names(None));
+}

@@ -7,14 +7,6 @@ use crate::model::{CType, Scalar};
 
 /// The type a name from the CUDA or C headers stands for (`size_t`, `int64_t`,
 /// `__half`, `float4`); `std::` and `::` prefixes are accepted.
-///
-/// ```
-/// use cuda_kernel_build::__private::front::types::header_type;
-/// use cuda_kernel_build::model::{CType, Scalar};
-/// assert_eq!(header_type("std::uint32_t"), Some(CType::Scalar(Scalar::U32)));
-/// assert_eq!(header_type("uchar4"), Some(CType::Vector { elem: Scalar::U8, lanes: 4 }));
-/// assert_eq!(header_type("my_t"), None);
-/// ```
 pub fn header_type(name: &str) -> Option<CType> {
     let name = name.trim_start_matches("::");
     let name = name.strip_prefix("std::").unwrap_or(name);
@@ -189,5 +181,22 @@ mod tests {
         }
         assert_eq!(header_type("__nv_fp4x2_e3m2"), None);
         assert_eq!(header_type("__nv_fp8x3_e4m3"), None);
+    }
+
+    #[test]
+    fn header_types_cover_stdint_and_vectors() {
+        use crate::model::{CType, Scalar};
+        assert_eq!(
+            header_type("std::uint32_t"),
+            Some(CType::Scalar(Scalar::U32))
+        );
+        assert_eq!(
+            header_type("uchar4"),
+            Some(CType::Vector {
+                elem: Scalar::U8,
+                lanes: 4
+            })
+        );
+        assert_eq!(header_type("my_t"), None);
     }
 }

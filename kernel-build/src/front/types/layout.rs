@@ -9,13 +9,6 @@ use crate::front::parse::{BaseSyn, FieldSyn, StructSyn, TypeSyn};
 use crate::model::{CType, Field, Layout, SourceLoc, StructDef};
 
 /// Size and alignment of a type, or `None` for `void` or an unknown struct.
-///
-/// ```
-/// use cuda_kernel_build::__private::front::types::size_align;
-/// use cuda_kernel_build::model::{CType, Scalar};
-/// assert_eq!(size_align(&CType::Vector { elem: Scalar::F32, lanes: 3 }, &[]), Some((12, 4)));
-/// assert_eq!(size_align(&CType::Vector { elem: Scalar::F64, lanes: 4 }, &[]), Some((32, 16)));
-/// ```
 pub fn size_align(ty: &CType, structs: &[StructDef]) -> Option<(u64, u64)> {
     match ty {
         CType::Void => None,

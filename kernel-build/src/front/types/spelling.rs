@@ -3,13 +3,6 @@
 use crate::model::{CType, Qualifiers, Scalar};
 
 /// The C spelling of a resolved type (`const float*`, `unsigned long long`, `float2`).
-///
-/// ```
-/// use cuda_kernel_build::__private::front::types::c_spelling;
-/// use cuda_kernel_build::model::{CType, Qualifiers, Scalar};
-/// let t = CType::Pointer { pointee: Box::new(CType::Scalar(Scalar::F32)), pointee_quals: Qualifiers { is_const: true, is_volatile: false } };
-/// assert_eq!(c_spelling(&t), "const float*");
-/// ```
 pub fn c_spelling(ty: &CType) -> String {
     match ty {
         CType::Void => "void".into(),
@@ -70,10 +63,6 @@ fn quals_prefix(q: Qualifiers) -> String {
 }
 
 /// The canonical C name of a scalar.
-///
-/// ```
-/// assert_eq!(cuda_kernel_build::__private::front::types::scalar_spelling(cuda_kernel_build::model::Scalar::Usize), "size_t");
-/// ```
 pub fn scalar_spelling(s: Scalar) -> &'static str {
     match s {
         Scalar::Bool => "bool",

@@ -37,13 +37,6 @@ pub struct AliasTemplate {
 }
 
 /// `text` with each identifier that `map` holds replaced by its value.
-///
-/// ```
-/// # use std::collections::HashMap;
-/// use cuda_kernel_build::__private::front::types::replace_words;
-/// let map = HashMap::from([("B".to_string(), "true".to_string())]);
-/// assert_eq!(replace_words("flag<B, BB>", &map), "flag<true, BB>");
-/// ```
 pub fn replace_words(text: &str, map: &HashMap<String, String>) -> String {
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
@@ -164,11 +157,6 @@ impl TypeEnv {
 
     /// The canonical name a full specialization declared as `qualified`
     /// (`vec4<float>`, its arguments read in `namespace`) is known by.
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::front::types::TypeEnv;
-    /// assert_eq!(TypeEnv::default().specialization_name("v< unsigned int, 2*2 >", &[]).as_deref(), Some("v<unsigned int, 4>"));
-    /// ```
     pub fn specialization_name(&self, qualified: &str, namespace: &[String]) -> Option<String> {
         let (base, args) = split_args(qualified)?;
         self.canonical(base, &args, namespace, &HashMap::new())
@@ -344,7 +332,7 @@ impl TypeEnv {
 
 #[cfg(test)]
 mod tests {
-    use super::split_args;
+    use super::{TypeEnv, replace_words, split_args};
 
     #[test]
     fn arguments_split_at_the_top_level_only() {
@@ -355,5 +343,22 @@ mod tests {
         assert_eq!(split_args("plain"), None);
         assert_eq!(split_args("vec4<T>::Type"), None);
         assert_eq!(split_args("bad<(>"), None);
+    }
+
+    #[test]
+    fn replace_words_replaces_whole_words_only() {
+        use std::collections::HashMap;
+        let map = HashMap::from([("B".to_string(), "true".to_string())]);
+        assert_eq!(replace_words("flag<B, BB>", &map), "flag<true, BB>");
+    }
+
+    #[test]
+    fn specialization_names_are_normalised_and_evaluated() {
+        assert_eq!(
+            TypeEnv::default()
+                .specialization_name("v< unsigned int, 2*2 >", &[])
+                .as_deref(),
+            Some("v<unsigned int, 4>")
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! Unit tests of the type model: vector layouts and C spellings.
 
-use super::{c_spelling, header_type, size_align};
+use super::{c_spelling, header_type, scalar_spelling, size_align};
 use crate::model::{CType, Qualifiers, Scalar};
 
 #[test]
@@ -132,4 +132,45 @@ fn function_pointers_and_pointers_to_arrays_are_typed() {
             "const float (*)[2][3]"
         ]
     );
+}
+
+#[test]
+fn three_and_four_lane_vectors_lay_out_like_cuda() {
+    assert_eq!(
+        size_align(
+            &CType::Vector {
+                elem: Scalar::F32,
+                lanes: 3
+            },
+            &[]
+        ),
+        Some((12, 4))
+    );
+    assert_eq!(
+        size_align(
+            &CType::Vector {
+                elem: Scalar::F64,
+                lanes: 4
+            },
+            &[]
+        ),
+        Some((32, 16))
+    );
+}
+
+#[test]
+fn a_pointer_to_const_is_spelled_const_first() {
+    let t = CType::Pointer {
+        pointee: Box::new(CType::Scalar(Scalar::F32)),
+        pointee_quals: Qualifiers {
+            is_const: true,
+            is_volatile: false,
+        },
+    };
+    assert_eq!(c_spelling(&t), "const float*");
+}
+
+#[test]
+fn usize_is_spelled_size_t() {
+    assert_eq!(scalar_spelling(Scalar::Usize), "size_t");
 }
