@@ -41,12 +41,6 @@ use std::path::{Path, PathBuf};
 pub(crate) const FORMAT_VERSION: &str = "kernel-build-cache-v6";
 
 /// A cache directory.
-///
-/// ```
-/// let dir = tempfile::tempdir().unwrap();
-/// let cache = cuda_kernel_build::__private::cache::Cache::at(dir.path());
-/// assert!(cache.root().starts_with(dir.path()));
-/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Cache {
     root: PathBuf,
@@ -55,10 +49,6 @@ pub struct Cache {
 impl Cache {
     /// The cache the environment asks for: `None` under `KERNEL_BUILD_NO_CACHE=1`, else
     /// `KERNEL_BUILD_CACHE_DIR`, `$XDG_CACHE_HOME/kernel-build`, `$HOME/.cache/kernel-build`.
-    ///
-    /// ```
-    /// let _cache = cuda_kernel_build::__private::cache::Cache::locate(cuda_kernel_build::__private::env::Reporting::Silent);
-    /// ```
     pub fn locate(reporting: Reporting) -> Option<Cache> {
         if env::flag(crate::env::Var::NO_CACHE, reporting) {
             return None;
@@ -77,11 +67,6 @@ impl Cache {
     }
 
     /// A cache rooted at `dir` (created on first write).
-    ///
-    /// ```
-    /// let cache = cuda_kernel_build::__private::cache::Cache::at("/tmp/my-cache");
-    /// assert!(cache.root().ends_with("v1"));
-    /// ```
     pub fn at(dir: impl AsRef<Path>) -> Cache {
         Cache {
             root: dir.as_ref().join("v1"),
@@ -273,5 +258,34 @@ mod tests {
     fn unwritable_cache_reports_false() {
         let c = Cache::at("/proc/kernel-build-cannot-write-here");
         assert!(!c.write_json("manifests", "k", &1u32));
+    }
+
+    #[test]
+    fn a_cache_at_a_folder_is_rooted_inside_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = Cache::at(dir.path());
+        assert!(cache.root().starts_with(dir.path()));
+    }
+
+    #[test]
+    fn a_cache_root_is_the_versioned_subfolder() {
+        let cache = Cache::at("/tmp/my-cache");
+        assert!(cache.root().ends_with("v1"));
+    }
+
+    #[test]
+    fn the_located_cache_follows_the_environment() {
+        let located = Cache::locate(Reporting::Silent);
+        if env::flag(env::Var::NO_CACHE, Reporting::Silent) {
+            assert_eq!(located, None);
+        } else if let Some(dir) = env::var(env::Var::CACHE_DIR, Reporting::Silent) {
+            assert_eq!(located, Some(Cache::at(dir)));
+        } else if let Some(cache) = located {
+            assert!(
+                cache.root().ends_with("kernel-build/v1"),
+                "{}",
+                cache.root().display()
+            );
+        }
     }
 }

@@ -23,13 +23,6 @@ pub const PACKAGE: &str = "cuda-kernel-runtime";
 /// An error (from the catalog) when `explicit` is not a path, or when the manifest lists no
 /// `cuda-kernel-runtime`: the generated code would not resolve, and the message says how to
 /// name a crate that re-exports it.
-///
-/// ```
-/// use cuda_kernel_build::__private::runtime_crate::runtime_path;
-/// let p = runtime_path(Some("my_gpu::runtime")).unwrap();
-/// assert_eq!(quote::quote!(#p).to_string(), "my_gpu :: runtime");
-/// assert!(runtime_path(Some("not a path")).is_err());
-/// ```
 pub fn runtime_path(explicit: Option<&str>) -> Result<syn::Path, String> {
     match explicit {
         Some(text) => explicit_path(text),
@@ -38,12 +31,6 @@ pub fn runtime_path(explicit: Option<&str>) -> Result<syn::Path, String> {
 }
 
 /// `text` as a path, or the catalog's message saying it is not one.
-///
-/// ```
-/// use cuda_kernel_build::__private::runtime_crate::explicit_path;
-/// assert!(explicit_path("::my_gpu::rt").is_ok());
-/// assert!(explicit_path("my gpu").is_err());
-/// ```
 pub fn explicit_path(text: &str) -> Result<syn::Path, String> {
     syn::parse_str::<syn::Path>(text.trim()).map_err(|_| msg::bad_runtime_path(text))
 }
@@ -51,11 +38,6 @@ pub fn explicit_path(text: &str) -> Result<syn::Path, String> {
 /// The name the compiled crate's manifest gives `cuda-kernel-runtime`, as a path; the
 /// default path when there is no manifest to read; an error when the manifest lists no
 /// runtime.
-///
-/// ```
-/// // This crate's own manifest lists no `cuda-kernel-runtime`.
-/// assert!(cuda_kernel_build::__private::runtime_crate::from_manifest().is_err());
-/// ```
 pub fn from_manifest() -> Result<syn::Path, String> {
     match crate_name(PACKAGE) {
         Ok(FoundCrate::Itself) => Ok(default_path()),
@@ -94,5 +76,24 @@ mod tests {
         let e = runtime_path(None).unwrap_err();
         assert!(e.contains("cuda-kernel-runtime"), "{e}");
         assert!(e.contains("crate = "), "{e}");
+    }
+
+    #[test]
+    fn an_explicit_runtime_path_is_parsed_or_rejected() {
+        let p = runtime_path(Some("my_gpu::runtime")).unwrap();
+        assert_eq!(quote::quote!(#p).to_string(), "my_gpu :: runtime");
+        assert!(runtime_path(Some("not a path")).is_err());
+    }
+
+    #[test]
+    fn explicit_paths_must_be_rust_paths() {
+        assert!(explicit_path("::my_gpu::rt").is_ok());
+        assert!(explicit_path("my gpu").is_err());
+    }
+
+    #[test]
+    fn this_crate_manifest_names_no_runtime() {
+        // This crate's own manifest lists no `cuda-kernel-runtime`.
+        assert!(from_manifest().is_err());
     }
 }

@@ -97,14 +97,6 @@ pub(crate) fn open(
 
 /// The libraries beside the toolkit `nvcc` belongs to that the build (nvJitLink, nvFatbin)
 /// and the runtime (NVRTC) use, each with the file found, if any.
-///
-/// ```no_run
-/// let tk = cuda_kernel_build::__private::toolkit::Toolkit::discover()?;
-/// for (name, file) in cuda_kernel_build::__private::link::companion_libraries(tk.nvcc()) {
-///     println!("{name}: {file:?}");
-/// }
-/// # Ok::<(), cuda_kernel_build::Error>(())
-/// ```
 pub fn companion_libraries(nvcc: &Path) -> Vec<(&'static str, Option<PathBuf>)> {
     const NVRTC: LibrarySpec = LibrarySpec {
         name: "NVRTC",
@@ -223,6 +215,29 @@ mod tests {
         assert!(
             text.contains("pip install nvidia-nvjitlink==13.0.*"),
             "{text}"
+        );
+    }
+
+    #[test]
+    fn companion_libraries_are_found_beside_nvcc() {
+        let root = tempfile::tempdir().unwrap();
+        for dir in ["bin", "nvvm", "lib", "lib64"] {
+            std::fs::create_dir_all(root.path().join(dir)).unwrap();
+        }
+        let nvcc = root.path().join("bin/nvcc");
+        std::fs::write(&nvcc, "").unwrap();
+        std::fs::write(root.path().join("lib64/libnvJitLink.so.13"), "").unwrap();
+        std::fs::write(root.path().join("lib/libnvrtc.so"), "").unwrap();
+        assert_eq!(
+            companion_libraries(&nvcc),
+            [
+                (
+                    "nvJitLink",
+                    Some(root.path().join("lib64/libnvJitLink.so.13"))
+                ),
+                ("nvFatbin", None),
+                ("NVRTC", Some(root.path().join("lib/libnvrtc.so"))),
+            ]
         );
     }
 }

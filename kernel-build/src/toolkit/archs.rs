@@ -4,11 +4,6 @@
 use serde::{Deserialize, Serialize};
 
 /// What an image holds: machine code for one GPU generation or PTX for the JIT.
-///
-/// ```
-/// use cuda_kernel_build::__private::toolkit::{Target, TargetKind};
-/// assert_eq!("compute_120".parse::<Target>().unwrap().kind, TargetKind::Ptx);
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub enum TargetKind {
     /// SASS (`sm_XY`).
@@ -18,15 +13,6 @@ pub enum TargetKind {
 }
 
 /// One compilation target.
-///
-/// ```
-/// use cuda_kernel_build::__private::toolkit::Target;
-/// let t: Target = "sm_90a".parse().unwrap();
-/// assert_eq!(t.number, 90);
-/// assert_eq!(t.suffix, Some('a'));
-/// assert_eq!(t.gencode(), "arch=compute_90a,code=sm_90a");
-/// assert_eq!(t.to_string(), "sm_90a");
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct Target {
     /// SASS or PTX.
@@ -39,10 +25,6 @@ pub struct Target {
 
 impl Target {
     /// The SASS target for a compute capability number.
-    ///
-    /// ```
-    /// assert_eq!(cuda_kernel_build::__private::toolkit::Target::sass(80).to_string(), "sm_80");
-    /// ```
     pub fn sass(number: u32) -> Self {
         Target {
             kind: TargetKind::Sass,
@@ -52,10 +34,6 @@ impl Target {
     }
 
     /// The PTX target for a compute capability number.
-    ///
-    /// ```
-    /// assert_eq!(cuda_kernel_build::__private::toolkit::Target::ptx(120).to_string(), "compute_120");
-    /// ```
     pub fn ptx(number: u32) -> Self {
         Target {
             kind: TargetKind::Ptx,
@@ -65,44 +43,23 @@ impl Target {
     }
 
     /// The major compute capability (`9` for `sm_90`).
-    ///
-    /// ```
-    /// assert_eq!(cuda_kernel_build::__private::toolkit::Target::sass(120).major(), 12);
-    /// ```
     pub fn major(&self) -> u32 {
         self.number / 10
     }
 
     /// The value of nvcc's `-gencode` option for this target.
-    ///
-    /// ```
-    /// assert_eq!(cuda_kernel_build::__private::toolkit::Target::ptx(120).gencode(), "arch=compute_120,code=compute_120");
-    /// ```
     pub fn gencode(&self) -> String {
         format!("arch={},code={self}", self.virtual_arch())
     }
 
     /// The virtual architecture the image is compiled from (`compute_90a` for `sm_90a`):
     /// its device pass sees `__CUDA_ARCH__` of this number.
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::toolkit::Target;
-    /// assert_eq!("sm_90a".parse::<Target>().unwrap().virtual_arch(), "compute_90a");
-    /// assert_eq!(Target::ptx(120).virtual_arch(), "compute_120");
-    /// ```
     pub fn virtual_arch(&self) -> String {
         let suffix = self.suffix.map(String::from).unwrap_or_default();
         format!("compute_{}{suffix}", self.number)
     }
 
     /// Checks the target against the SASS names `nvcc --list-gpu-code` printed.
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::toolkit::Target;
-    /// let supported = vec!["sm_80".to_string(), "sm_90".to_string()];
-    /// assert!(Target::sass(90).is_supported(&supported));
-    /// assert!(!Target::sass(91).is_supported(&supported));
-    /// ```
     pub fn is_supported(&self, supported_sass: &[String]) -> bool {
         let base = format!("sm_{}", self.number);
         let suffix_ok = match self.suffix {
@@ -130,10 +87,6 @@ impl std::fmt::Display for Target {
 }
 
 /// A target name that is not of the form `sm_XY[a|f]` / `compute_XY[a|f]`.
-///
-/// ```
-/// assert!("gfx90a".parse::<cuda_kernel_build::__private::toolkit::Target>().is_err());
-/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct BadTargetName(pub String);
 
@@ -181,14 +134,6 @@ impl std::str::FromStr for Target {
 /// The default target list: SASS for the lowest supported arch of every major
 /// generation, plus PTX for the newest one (nvcc 13.0: sm_75, 80, 90, 100, 110, 120 +
 /// compute_120).
-///
-/// ```
-/// use cuda_kernel_build::__private::toolkit::default_targets;
-/// let codes: Vec<String> = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_120", "sm_121"]
-///     .iter().map(|s| s.to_string()).collect();
-/// let names: Vec<String> = default_targets(&codes).iter().map(|t| t.to_string()).collect();
-/// assert_eq!(names, ["sm_75", "sm_80", "sm_90", "sm_120", "compute_120"]);
-/// ```
 pub fn default_targets(supported_sass: &[String]) -> Vec<Target> {
     let mut per_major: std::collections::BTreeMap<u32, u32> = Default::default();
     for name in supported_sass {
@@ -208,11 +153,6 @@ pub fn default_targets(supported_sass: &[String]) -> Vec<Target> {
 }
 
 /// Parses a comma- or space-separated list of target names.
-///
-/// ```
-/// let t = cuda_kernel_build::__private::toolkit::parse_target_list("sm_80, sm_90,compute_90").unwrap();
-/// assert_eq!(t.len(), 3);
-/// ```
 pub fn parse_target_list(list: &str) -> Result<Vec<Target>, BadTargetName> {
     list.split([',', ' '])
         .map(str::trim)
@@ -288,5 +228,85 @@ mod tests {
     #[test]
     fn empty_supported_list_gives_no_defaults() {
         assert!(default_targets(&[]).is_empty());
+    }
+
+    #[test]
+    fn compute_names_are_ptx_targets() {
+        assert_eq!(
+            "compute_120".parse::<Target>().unwrap().kind,
+            TargetKind::Ptx
+        );
+    }
+
+    #[test]
+    fn target_names_parse_with_their_suffix() {
+        let t: Target = "sm_90a".parse().unwrap();
+        assert_eq!(t.number, 90);
+        assert_eq!(t.suffix, Some('a'));
+        assert_eq!(t.gencode(), "arch=compute_90a,code=sm_90a");
+        assert_eq!(t.to_string(), "sm_90a");
+    }
+
+    #[test]
+    fn sass_targets_display_as_sm() {
+        assert_eq!(Target::sass(80).to_string(), "sm_80");
+    }
+
+    #[test]
+    fn ptx_targets_display_as_compute() {
+        assert_eq!(Target::ptx(120).to_string(), "compute_120");
+    }
+
+    #[test]
+    fn major_is_the_number_over_ten() {
+        assert_eq!(Target::sass(120).major(), 12);
+    }
+
+    #[test]
+    fn ptx_gencode_embeds_compute_code() {
+        assert_eq!(
+            Target::ptx(120).gencode(),
+            "arch=compute_120,code=compute_120"
+        );
+    }
+
+    #[test]
+    fn virtual_arch_keeps_the_suffix() {
+        assert_eq!(
+            "sm_90a".parse::<Target>().unwrap().virtual_arch(),
+            "compute_90a"
+        );
+        assert_eq!(Target::ptx(120).virtual_arch(), "compute_120");
+    }
+
+    #[test]
+    fn sass_support_follows_the_list() {
+        let supported = vec!["sm_80".to_string(), "sm_90".to_string()];
+        assert!(Target::sass(90).is_supported(&supported));
+        assert!(!Target::sass(91).is_supported(&supported));
+    }
+
+    #[test]
+    fn non_nvidia_names_are_rejected() {
+        assert!("gfx90a".parse::<Target>().is_err());
+    }
+
+    #[test]
+    fn default_targets_skip_minor_variants_and_add_newest_ptx() {
+        let codes: Vec<String> = ["sm_75", "sm_80", "sm_86", "sm_90", "sm_120", "sm_121"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let names: Vec<String> = default_targets(&codes)
+            .iter()
+            .map(|t| t.to_string())
+            .collect();
+        assert_eq!(names, ["sm_75", "sm_80", "sm_90", "sm_120", "compute_120"]);
+    }
+
+    #[test]
+    fn target_lists_split_on_commas_and_spaces() {
+        let t = parse_target_list("sm_80, sm_90,compute_90").unwrap();
+        assert_eq!(t.len(), 3);
     }
 }

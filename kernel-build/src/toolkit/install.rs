@@ -52,13 +52,6 @@ pub const LIBRARIES: [(&str, &str, &str); 3] = [
 
 /// The library of [`LIBRARIES`] that provides the header `name` (as written in an
 /// `#include`), for a note when a compile cannot find it.
-///
-/// ```
-/// use cuda_kernel_build::__private::toolkit::library_for_header;
-/// assert_eq!(library_for_header("curand_kernel.h"), Some("curand"));
-/// assert_eq!(library_for_header("cute/tensor.hpp"), Some("cutlass"));
-/// assert_eq!(library_for_header("my_header.cuh"), None);
-/// ```
 pub fn library_for_header(name: &str) -> Option<&'static str> {
     let first = name.split('/').next().unwrap_or(name);
     if name.starts_with("curand") {
@@ -73,13 +66,6 @@ pub fn library_for_header(name: &str) -> Option<&'static str> {
 }
 
 /// What [`install`] did.
-///
-/// ```no_run
-/// let dir = cuda_kernel_build::__private::toolkit::user_toolkit_dir().unwrap();
-/// let done = cuda_kernel_build::__private::toolkit::install(&dir, &mut |line| println!("{line}"))?;
-/// println!("nvcc at {} (already there: {})", done.nvcc.display(), done.already_installed);
-/// # Ok::<(), cuda_kernel_build::Error>(())
-/// ```
 #[derive(Clone, Debug)]
 pub struct Installed {
     /// The folder holding the wheels.
@@ -92,12 +78,6 @@ pub struct Installed {
 
 /// The per-user folder discovery searches after the project-local one:
 /// `$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else `~/.cache/kernel-build/cuda-toolkit`.
-///
-/// ```
-/// if let Some(dir) = cuda_kernel_build::__private::toolkit::user_toolkit_dir() {
-///     assert!(dir.ends_with("kernel-build/cuda-toolkit"));
-/// }
-/// ```
 pub fn user_toolkit_dir() -> Option<PathBuf> {
     user_toolkit_dir_reported(Reporting::Silent)
 }
@@ -123,12 +103,6 @@ pub fn install(dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Installed, Error
 /// Installs the wheels and the libraries named in `with` (see [`LIBRARIES`]) into `dir`
 /// (idempotent: libraries installed before are kept). With `show_pip`, pip's own progress
 /// (each wheel collected, download bars on a terminal) is shown as it comes.
-///
-/// ```no_run
-/// let dir = cuda_kernel_build::__private::toolkit::user_toolkit_dir().unwrap();
-/// cuda_kernel_build::__private::toolkit::install_with(&dir, &["cutlass"], &mut |l| println!("{l}"), true)?;
-/// # Ok::<(), cuda_kernel_build::Error>(())
-/// ```
 ///
 /// # Errors
 ///
@@ -370,5 +344,19 @@ mod tests {
         let (base, with) = read_stamp(&text);
         assert_eq!(base, stamp_text());
         assert_eq!(with, ["curand", "cutlass"]);
+    }
+
+    #[test]
+    fn library_headers_map_to_their_wheels() {
+        assert_eq!(library_for_header("curand_kernel.h"), Some("curand"));
+        assert_eq!(library_for_header("cute/tensor.hpp"), Some("cutlass"));
+        assert_eq!(library_for_header("my_header.cuh"), None);
+    }
+
+    #[test]
+    fn user_toolkit_dir_is_in_the_kernel_build_cache() {
+        if let Some(dir) = user_toolkit_dir() {
+            assert!(dir.ends_with("kernel-build/cuda-toolkit"));
+        }
     }
 }

@@ -26,11 +26,6 @@ use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
 /// How nvcc was found.
-///
-/// ```
-/// use cuda_kernel_build::__private::toolkit::FoundVia;
-/// assert_eq!(FoundVia::NvccVar.to_string(), "the NVCC environment variable");
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum FoundVia {
     /// The builder's explicit setting.
@@ -67,11 +62,6 @@ impl std::fmt::Display for FoundVia {
 }
 
 /// Where to look for nvcc.
-///
-/// ```
-/// let opts = cuda_kernel_build::__private::toolkit::DiscoverOptions::default();
-/// assert!(opts.nvcc.is_none());
-/// ```
 #[derive(Clone, Debug)]
 pub struct DiscoverOptions {
     /// An explicit nvcc (authoritative when set).
@@ -103,12 +93,6 @@ impl Default for DiscoverOptions {
 }
 
 /// A found nvcc and what it supports.
-///
-/// ```no_run
-/// let tk = cuda_kernel_build::__private::toolkit::Toolkit::discover()?;
-/// println!("nvcc {} at {} (via {})", tk.version(), tk.nvcc().display(), tk.found_via());
-/// # Ok::<(), cuda_kernel_build::Error>(())
-/// ```
 #[derive(Clone, Debug)]
 pub struct Toolkit {
     nvcc: PathBuf,
@@ -129,24 +113,11 @@ struct Probe {
 
 impl Toolkit {
     /// Finds nvcc with the default options (see [`DiscoverOptions`]).
-    ///
-    /// ```no_run
-    /// let tk = cuda_kernel_build::__private::toolkit::Toolkit::discover()?;
-    /// assert!(tk.version().major >= 12);
-    /// # Ok::<(), cuda_kernel_build::Error>(())
-    /// ```
     pub fn discover() -> Result<Toolkit, Error> {
         Self::discover_with(&DiscoverOptions::default())
     }
 
     /// Finds nvcc as `opts` says; the error lists every place tried and how to install one.
-    ///
-    /// ```no_run
-    /// use cuda_kernel_build::__private::toolkit::{DiscoverOptions, Toolkit};
-    /// let opts = DiscoverOptions { nvcc: Some("/opt/cuda/bin/nvcc".into()), ..Default::default() };
-    /// let tk = Toolkit::discover_with(&opts)?;
-    /// # Ok::<(), cuda_kernel_build::Error>(())
-    /// ```
     pub fn discover_with(opts: &DiscoverOptions) -> Result<Toolkit, Error> {
         match discover::find_nvcc(opts.nvcc.as_deref(), opts.reporting, &opts.search_from) {
             discover::Search::Found(nvcc, found_via) => {
@@ -177,12 +148,6 @@ impl Toolkit {
     /// The CUDA runtime's header `cuda_runtime.h` this nvcc compiles with: in its toolkit's
     /// `include` folder (beside it, beside the file a link leads to, or in the toolkit a
     /// wrapper reports). `None` when there is none: every compile would fail.
-    ///
-    /// ```no_run
-    /// let tk = cuda_kernel_build::__private::toolkit::Toolkit::discover()?;
-    /// assert!(tk.runtime_header().is_some());
-    /// # Ok::<(), cuda_kernel_build::Error>(())
-    /// ```
     pub fn runtime_header(&self) -> Option<PathBuf> {
         discover::toolkit_roots(&self.nvcc)
             .into_iter()
@@ -218,13 +183,6 @@ impl Toolkit {
     }
 
     /// Parses and checks target names against what this nvcc supports.
-    ///
-    /// ```no_run
-    /// let tk = cuda_kernel_build::__private::toolkit::Toolkit::discover()?;
-    /// let targets = tk.check_targets(&["sm_90".to_string(), "compute_90".to_string()])?;
-    /// assert_eq!(targets.len(), 2);
-    /// # Ok::<(), cuda_kernel_build::Error>(())
-    /// ```
     pub fn check_targets(&self, names: &[String]) -> Result<Vec<Target>, Error> {
         let unknown = |arch: &str| Error::UnknownArch {
             arch: arch.to_string(),
@@ -334,4 +292,96 @@ fn library_includes_beside(nvcc: &Path) -> Vec<PathBuf> {
         .into_iter()
         .filter(|d| d.is_dir())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn found_via_names_the_nvcc_variable() {
+        assert_eq!(
+            FoundVia::NvccVar.to_string(),
+            "the NVCC environment variable"
+        );
+    }
+
+    #[test]
+    fn default_discovery_has_no_explicit_nvcc() {
+        let opts = DiscoverOptions::default();
+        assert!(opts.nvcc.is_none());
+    }
+
+    /// A toolkit folder whose `bin/nvcc` is a script answering the two probes.
+    fn fake_toolkit() -> tempfile::TempDir {
+        use std::os::unix::fs::PermissionsExt;
+        let root = tempfile::tempdir().unwrap();
+        for dir in ["bin", "nvvm", "include"] {
+            std::fs::create_dir_all(root.path().join(dir)).unwrap();
+        }
+        let nvcc = root.path().join("bin/nvcc");
+        std::fs::write(
+            &nvcc,
+            "#!/bin/sh\n\
+             case \"$1\" in\n\
+             --version) echo 'Cuda compilation tools, release 13.0, V13.0.88' ;;\n\
+             --list-gpu-code) printf 'sm_75\\nsm_80\\nsm_90\\n' ;;\n\
+             *) exit 1 ;;\n\
+             esac\n",
+        )
+        .unwrap();
+        std::fs::set_permissions(&nvcc, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(root.path().join("include/cuda_runtime.h"), "").unwrap();
+        root
+    }
+
+    /// The toolkit of `fake_toolkit`, named explicitly and probed without a cache.
+    fn discover_fake(root: &Path) -> Toolkit {
+        let opts = DiscoverOptions {
+            nvcc: Some(root.join("bin/nvcc")),
+            reporting: Reporting::Silent,
+            search_from: Vec::new(),
+            cache: None,
+        };
+        Toolkit::discover_with(&opts).unwrap()
+    }
+
+    #[test]
+    fn an_explicit_nvcc_is_probed_for_its_version_and_targets() {
+        let root = fake_toolkit();
+        let tk = discover_fake(root.path());
+        assert_eq!(tk.nvcc(), root.path().join("bin/nvcc"));
+        assert_eq!(tk.found_via(), FoundVia::Explicit);
+        assert_eq!(tk.version().to_string(), "13.0.88");
+        assert_eq!(tk.supported_sass(), ["sm_75", "sm_80", "sm_90"]);
+    }
+
+    #[test]
+    fn default_discovery_finds_a_cuda_12_nvcc_or_says_where_it_looked() {
+        match Toolkit::discover() {
+            Ok(tk) => assert!(tk.version().major >= 12, "nvcc {}", tk.version()),
+            Err(e) => assert!(matches!(e, Error::NvccNotFound { .. }), "{e}"),
+        }
+    }
+
+    #[test]
+    fn the_runtime_header_is_found_in_the_toolkit_include_folder() {
+        let root = fake_toolkit();
+        let tk = discover_fake(root.path());
+        let header = root.path().join("include/cuda_runtime.h");
+        assert_eq!(tk.runtime_header(), Some(header.clone()));
+        std::fs::remove_file(&header).unwrap();
+        assert_eq!(tk.runtime_header(), None);
+    }
+
+    #[test]
+    fn check_targets_accepts_listed_sass_and_its_ptx() {
+        let root = fake_toolkit();
+        let tk = discover_fake(root.path());
+        let targets = tk
+            .check_targets(&["sm_90".to_string(), "compute_90".to_string()])
+            .unwrap();
+        assert_eq!(targets.len(), 2);
+        assert!(tk.check_targets(&["sm_100".to_string()]).is_err());
+    }
 }

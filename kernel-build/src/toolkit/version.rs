@@ -3,14 +3,6 @@
 use serde::{Deserialize, Serialize};
 
 /// An nvcc release, e.g. `13.0.88`.
-///
-/// ```
-/// let v = cuda_kernel_build::__private::toolkit::NvccVersion::parse(
-///     "Cuda compilation tools, release 13.0, V13.0.88\n",
-/// ).unwrap();
-/// assert_eq!((v.major, v.minor, v.patch), (13, 0, 88));
-/// assert_eq!(v.to_string(), "13.0.88");
-/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct NvccVersion {
     /// Major release (13).
@@ -23,10 +15,6 @@ pub struct NvccVersion {
 
 impl NvccVersion {
     /// Reads the version from the text `nvcc --version` prints (`release 13.0, V13.0.88`).
-    ///
-    /// ```
-    /// assert!(cuda_kernel_build::__private::toolkit::NvccVersion::parse("garbage").is_none());
-    /// ```
     pub fn parse(text: &str) -> Option<Self> {
         if let Some(pos) = text.find(", V") {
             let rest = &text[pos + 3..];
@@ -95,5 +83,17 @@ mod tests {
     fn rejects_text_without_numbers() {
         assert_eq!(NvccVersion::parse("release x.y"), None);
         assert_eq!(NvccVersion::parse(""), None);
+    }
+
+    #[test]
+    fn a_release_line_parses_to_a_version() {
+        let v = NvccVersion::parse("Cuda compilation tools, release 13.0, V13.0.88\n").unwrap();
+        assert_eq!((v.major, v.minor, v.patch), (13, 0, 88));
+        assert_eq!(v.to_string(), "13.0.88");
+    }
+
+    #[test]
+    fn text_without_a_release_is_no_version() {
+        assert!(NvccVersion::parse("garbage").is_none());
     }
 }
