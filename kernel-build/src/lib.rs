@@ -76,6 +76,10 @@ pub mod __private {
     pub mod check {
         pub use crate::check::*;
     }
+    /// The C → Rust mapping.
+    pub mod rust {
+        pub use crate::model::rust::*;
+    }
     /// Rust code generation.
     pub mod codegen {
         pub use crate::codegen::*;

@@ -11,9 +11,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cuda_kernel_build::__private::front::{
-    self, FrontInput, rust_type::rust_type, types::c_spelling,
-};
+use cuda_kernel_build::__private::front::{self, FrontInput, types::c_spelling};
+use cuda_kernel_build::__private::rust::passing;
 use cuda_kernel_build::model::{GlobalSpace, Linkage, ModuleInfo, TemplateArg};
 use serde::Serialize;
 
@@ -211,7 +210,7 @@ fn build_report(display: &str, info: &ModuleInfo) -> Report {
                     name: p.name.clone(),
                     c_type: c_spelling(&p.ty),
                     written: p.written.clone(),
-                    rust_type: rust_type(&p.ty).to_string(),
+                    rust_type: passing(&p.ty).to_string(),
                     size: p.layout.size,
                     align: p.layout.align,
                     offset: p.layout.offset,

@@ -3,9 +3,8 @@
 use std::collections::HashMap;
 
 use super::rust_type::RustType;
-use crate::codegen::rust_ident;
-use crate::front::rust_type::{scalar_name, vector_name};
 use crate::model::CType;
+use crate::model::rust::rust_ident;
 
 /// Why a Rust type does not fit a C type.
 #[derive(Debug, PartialEq, Eq)]
@@ -86,23 +85,10 @@ fn untyped(pointee: &CType) -> bool {
     )
 }
 
-/// The Rust type a declaration should use for `c` (`&[f32]`, `&mut [P]`, `Float2`).
+/// The Rust type a declaration should use for `c` (`&[f32]`, `&mut [P]`, `Float2`): the
+/// model's mapping, as a declaration spells it.
 pub(crate) fn expected_rust(c: &CType) -> String {
-    match c {
-        CType::Scalar(s) => scalar_name(*s).to_owned(),
-        CType::Vector { elem, lanes } => vector_name(*elem, *lanes),
-        CType::Struct(name) => rust_ident(name).to_string(),
-        CType::Pointer { pointee, .. } if untyped(pointee) => "RawDevicePtr".to_owned(),
-        CType::Pointer {
-            pointee,
-            pointee_quals,
-        } => {
-            let m = if pointee_quals.is_const { "" } else { "mut " };
-            format!("&{m}[{}]", expected_rust(pointee))
-        }
-        CType::Array { elem, len } => format!("[{}; {len}]", expected_rust(elem)),
-        CType::Void => "()".to_owned(),
-    }
+    crate::model::rust::passing(c).declared()
 }
 
 /// A type as the user wrote it, without the token spacing of `to_string`.

@@ -19,8 +19,8 @@ mod rust_type;
 
 use std::collections::HashMap;
 
-use crate::codegen::kernel_rust_name;
 use crate::diagnostics::check as msg;
+use crate::model::rust::kernel_rust_name;
 use crate::model::{CType, Kernel, ModuleInfo, TemplateArg};
 use compare::{Mismatch, compare, expected_rust, type_text};
 use rust_type::classify;

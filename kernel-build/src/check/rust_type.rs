@@ -2,8 +2,8 @@
 
 use syn::{GenericArgument, PathArguments, Type};
 
-use crate::front::rust_type::{scalar_name, vector_name};
 use crate::model::Scalar;
+use crate::model::rust::{scalar_name, vector_name};
 
 /// A Rust parameter type, reduced to what can be compared with a C type.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -23,11 +23,10 @@ use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
 use super::docs::qualified_base;
-use super::names::param_ident;
 use super::takes;
-use super::templates::{Planned, plan};
 use super::types::{ParamKind, param_kind};
-use crate::model::built::BuiltModule;
+use crate::model::Kernel;
+use crate::model::rust::{Planned, param_ident};
 
 /// The module's argument bounds: the shared traits, and which one each pointer parameter
 /// of each method takes.
@@ -48,7 +47,7 @@ struct BoundTrait {
 
 impl ArgBounds {
     /// Plans the traits of every method of `parts`.
-    pub(crate) fn new(parts: &BuiltModule, rt: &TokenStream) -> ArgBounds {
+    pub(crate) fn new(planned: &[Planned<'_>], rt: &TokenStream) -> ArgBounds {
         let mut bounds = ArgBounds {
             traits: Vec::new(),
             by_param: HashMap::new(),
@@ -56,19 +55,19 @@ impl ArgBounds {
         };
         let mut taken: BTreeSet<String> = BTreeSet::new();
         let mut by_message: HashMap<(String, bool), usize> = HashMap::new();
-        for planned in plan(&parts.info, rt) {
+        for planned in planned {
             // `shared`: the message names the kernel through `{K}`, so kernels share the trait.
             let (method, kernel, what, shared) = match planned {
                 Planned::Single { name, kernel, .. } => {
                     if name == kernel.name.as_str() {
-                        (name, kernel, "kernel `{K}`".to_owned(), true)
+                        (name, *kernel, "kernel `{K}`".to_owned(), true)
                     } else {
                         let what = format!("kernel `{}`", escape(&kernel.name));
-                        (name, kernel, what, false)
+                        (name, *kernel, what, false)
                     }
                 }
                 Planned::Family { name, members, .. } => {
-                    let kernel = members[0].kernel;
+                    let kernel: &Kernel = members[0].kernel;
                     let what = format!("kernel template `{}`", escape(&qualified_base(kernel)));
                     (name, kernel, what, false)
                 }
@@ -114,7 +113,7 @@ impl ArgBounds {
                 any = true;
             }
             if any {
-                bounds.markers.push(method);
+                bounds.markers.push(method.clone());
             }
         }
         bounds

@@ -3,10 +3,9 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
-use super::names::param_ident;
 use super::takes;
-use super::templates::Member;
-use super::types::{ParamKind, param_kind};
+use super::types::{ParamKind, key_tokens, param_kind};
+use crate::model::rust::{Member, param_ident};
 use crate::model::{CType, Kernel, UntypedKernel};
 
 /// What an unsafe stub's caller must uphold; the whole text, and the errors every stub
@@ -177,13 +176,13 @@ pub(crate) fn family_doc(
     ));
     text.push_str("| Rust | CUDA |\n|---|---|\n");
     for m in members {
-        let key = m.key.to_string().replace(' ', "");
+        let key = key_tokens(&m.key, rt).to_string().replace(' ', "");
         let key = key.rsplit("::").next().unwrap_or(&key).to_owned();
         text.push_str(&format!("| `{name}::<{key}>` | `{}` |\n", m.kernel.name));
     }
     text.push('\n');
     let first = &members[0];
-    let key = first.key.to_string().replace(' ', "");
+    let key = key_tokens(&first.key, rt).to_string().replace(' ', "");
     let key = key.rsplit("::").next().unwrap_or(&key).to_owned();
     text.push_str(&arguments(
         first.kernel,
@@ -280,7 +279,7 @@ fn declaration(kernel: &Kernel) -> String {
             let ty = if kernel.template_args.is_empty() {
                 p.written.clone()
             } else {
-                super::c_spelling(&p.ty)
+                crate::model::spelling::c_spelling(&p.ty)
             };
             match &p.name {
                 Some(n) => format!("{ty} {n}"),

@@ -29,12 +29,10 @@ mod docs;
 mod globals;
 mod host;
 mod metadata;
-mod names;
 mod shell;
 mod structs;
 mod stubs;
 mod takes;
-mod templates;
 mod types;
 
 mod fallback;
@@ -46,9 +44,7 @@ use proc_macro2::TokenStream;
 
 pub use fallback::{Declared, fallback};
 pub use host::{error_name_functions, host_bindings};
-pub use names::{kernel_rust_name, param_ident, rust_ident};
 pub(crate) use shell::{module_with_items, runtime_tokens};
-pub use types::c_spelling;
 
 use crate::model::ModuleInfo;
 use crate::model::built::BuiltModule;
@@ -152,7 +148,7 @@ pub fn generate(module: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
         selected
             .info
             .kernels
-            .retain(|k| wanted.contains(&kernel_rust_name(k)));
+            .retain(|k| wanted.contains(&crate::model::rust::kernel_rust_name(k)));
     }
     if let Some(root) = &opts.source_root {
         locations_under(&mut selected.info, root);
@@ -186,19 +182,6 @@ pub fn relative_name(path: &Path, root: &Path) -> String {
     path.file_name()
         .map_or_else(|| path.to_string_lossy(), |n| n.to_string_lossy())
         .into_owned()
-}
-
-/// The Rust names a module's kernels go by: each kernel's (a template family's) method
-/// name, and the names of the methods it gets.
-pub(crate) fn method_names(info: &ModuleInfo) -> Vec<String> {
-    let mut names: BTreeSet<String> = info.kernels.iter().map(kernel_rust_name).collect();
-    let rt = quote::quote!(::cuda_kernel_runtime);
-    names.extend(templates::plan(info, &rt).iter().map(|p| match p {
-        templates::Planned::Single { name, .. } | templates::Planned::Family { name, .. } => {
-            name.to_string()
-        }
-    }));
-    names.into_iter().collect()
 }
 
 /// Tokens of `path` as a string literal for `include_bytes!`.

@@ -5,6 +5,7 @@ use quote::{format_ident, quote};
 
 use super::{CodegenOptions, arg_bounds, globals, metadata, path_literal, structs, stubs};
 use crate::model::built::BuiltModule;
+use crate::model::rust::plan;
 
 /// The whole generated `mod` item.
 pub(crate) fn module(parts: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
@@ -46,11 +47,12 @@ pub(crate) fn module_with_items(
     let handle = handle(&rt);
     let library = library(parts, &rt);
     let runtime = runtime_compiled(parts, &rt);
-    let bounds = arg_bounds::ArgBounds::new(parts, &rt);
-    let stubs = stubs::methods(parts, opts, &bounds, &rt);
+    let planned = plan(&parts.info);
+    let bounds = arg_bounds::ArgBounds::new(&planned, &rt);
+    let stubs = stubs::methods(parts, &planned, opts, &bounds, &rt);
     let globals = globals::methods(&parts.info, &rt);
     let structs = structs::items(&parts.info, &rt);
-    let templates = stubs::template_traits(parts, &rt);
+    let templates = stubs::template_traits(&planned, &rt);
     let arg_bounds = bounds.module(&rt);
     let constants = constants(parts);
     quote! {

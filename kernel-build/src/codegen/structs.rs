@@ -4,8 +4,9 @@
 use proc_macro2::TokenStream;
 use quote::quote;
 
-use super::names::rust_ident;
-use super::types::{c_spelling, value_tokens};
+use super::types::value_tokens;
+use crate::model::rust::rust_ident;
+use crate::model::spelling::c_spelling;
 use crate::model::{CType, ModuleInfo, StructDef};
 
 /// Every struct of the module.

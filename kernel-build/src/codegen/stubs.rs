@@ -9,11 +9,11 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::arg_bounds::ArgBounds;
-use super::templates::{Member, Planned, kind_type, plan, shape};
-use super::types::{ParamKind, param_kind, passes_bare};
-use super::{CodegenOptions, docs, names::param_ident};
+use super::types::{ParamKind, key_tokens, param_kind};
+use super::{CodegenOptions, docs};
 use crate::model::Kernel;
 use crate::model::built::BuiltModule;
+use crate::model::rust::{Member, Planned, param_ident, passes_bare};
 
 /// A parameter as the stub passes it.
 struct StubParam {
@@ -29,61 +29,60 @@ struct StubParam {
 /// Every launch method of the module.
 pub(crate) fn methods(
     parts: &BuiltModule,
+    planned: &[Planned<'_>],
     opts: &CodegenOptions,
     bounds: &ArgBounds,
     rt: &TokenStream,
 ) -> TokenStream {
     let hidden = opts.hidden_stubs.then(|| quote!(#[doc(hidden)]));
-    let methods = plan(&parts.info, rt)
-        .into_iter()
-        .map(|planned| match planned {
-            Planned::Single {
-                name,
-                index,
-                kernel,
-            } => {
-                let params = kernel
-                    .params
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| {
-                        let kind = param_kind(&p.ty, rt);
-                        StubParam {
-                            ident: param_ident(p.name.as_deref(), i),
-                            bound: bounds.bound(&name, i, &kind, rt),
-                            kind,
-                            bare: passes_bare(&p.ty),
-                        }
-                    })
-                    .collect::<Vec<_>>();
-                let safe = opts.safe_kernels.contains(&name.to_string());
-                let doc = docs::kernel_doc(kernel, &parts.targets, safe, rt);
-                let index = proc_macro2::Literal::usize_unsuffixed(index);
-                method(&name, &quote!(), &params, &quote!(#index), safe, &doc, rt)
-            }
-            Planned::Family {
-                name,
-                trait_name,
-                members,
-                assoc,
-            } => {
-                let safe = opts.safe_kernels.contains(&name.to_string());
-                let family = Family {
-                    name: &name,
-                    trait_name: &trait_name,
-                    members: &members,
-                    assoc: &assoc,
-                };
-                family_method(&family, &parts.targets, safe, bounds, rt)
-            }
-        });
+    let methods = planned.iter().map(|planned| match planned {
+        Planned::Single {
+            name,
+            index,
+            kernel,
+        } => {
+            let params = kernel
+                .params
+                .iter()
+                .enumerate()
+                .map(|(i, p)| {
+                    let kind = param_kind(&p.ty, rt);
+                    StubParam {
+                        ident: param_ident(p.name.as_deref(), i),
+                        bound: bounds.bound(&name, i, &kind, rt),
+                        kind,
+                        bare: passes_bare(&p.ty),
+                    }
+                })
+                .collect::<Vec<_>>();
+            let safe = opts.safe_kernels.contains(&name.to_string());
+            let doc = docs::kernel_doc(kernel, &parts.targets, safe, rt);
+            let index = proc_macro2::Literal::usize_unsuffixed(*index);
+            method(&name, &quote!(), &params, &quote!(#index), safe, &doc, rt)
+        }
+        Planned::Family {
+            name,
+            trait_name,
+            members,
+            assoc,
+        } => {
+            let safe = opts.safe_kernels.contains(&name.to_string());
+            let family = Family {
+                name: &name,
+                trait_name: &trait_name,
+                members: &members,
+                assoc: &assoc,
+            };
+            family_method(&family, &parts.targets, safe, bounds, rt)
+        }
+    });
     quote!(#(#hidden #methods)*)
 }
 
 /// The hidden module of template traits, if any family needs one.
-pub(crate) fn template_traits(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
-    let traits: Vec<TokenStream> = plan(&parts.info, rt)
-        .into_iter()
+pub(crate) fn template_traits(planned: &[Planned<'_>], rt: &TokenStream) -> TokenStream {
+    let traits: Vec<TokenStream> = planned
+        .iter()
         .filter_map(|planned| match planned {
             Planned::Family {
                 name,
@@ -125,18 +124,18 @@ fn family_trait(
         };
         // A value parameter's type is passed as it is, so it must be plain device data.
         let bound =
-            (shape(&param_kind(&first.params[i].ty, rt)) == 0).then(|| quote!(: #rt::DeviceRepr));
+            (param_kind(&first.params[i].ty, rt).shape() == 0).then(|| quote!(: #rt::DeviceRepr));
         Some(quote! {
             #[doc = #doc]
             type #id #bound;
         })
     });
     let impls = members.iter().map(|m| {
-        let key = &m.key;
+        let key = key_tokens(&m.key, rt);
         let index = m.index;
         let types = assoc.iter().enumerate().filter_map(|(i, id)| {
             let id = id.as_ref()?;
-            let ty = kind_type(param_kind(&m.kernel.params[i].ty, rt));
+            let ty = param_kind(&m.kernel.params[i].ty, rt).rust_type();
             Some(quote!(type #id = #ty;))
         });
         let doc = format!(" Selects `{}`.", m.kernel.name);
@@ -195,7 +194,7 @@ fn family_method(
             // A value whose type varies is only known to be `DeviceRepr`: it goes wrapped.
             let (kind, bare) = if let Some(id) = &assoc[i] {
                 let ty = quote!(<T as templates::#trait_name>::#id);
-                let kind = match shape(&kind) {
+                let kind = match kind.shape() {
                     0 => ParamKind::Value(ty),
                     1 => ParamKind::ConstPtr(ty),
                     _ => ParamKind::MutPtr(ty),

@@ -1,6 +1,7 @@
 //! Codegen tests: the output parses as a Rust file and holds the key lines.
 
 use super::*;
+use crate::model::rust::rust_ident;
 use crate::model::{
     CType, Field, Global, GlobalSpace, ImageFacts, Kernel, KernelAttrs, Layout, Linkage, Param,
     Qualifiers, Scalar, SourceLoc, StructDef, TemplateArg,

@@ -1,32 +1,17 @@
-//! The C → Rust type mapping used in generated code.
+//! Tokens of the model's Rust types ([`crate::model::rust`]), under the runtime's path.
 //!
-//! | CUDA C | stub parameter | struct field / global |
-//! |---|---|---|
-//! | scalars | `f32`, `i32`, `usize`, `bool`, ... | same |
-//! | `__half`, `__nv_bfloat16` | `f16`, `bf16` (the `half` crate's, re-exported by the runtime) | same |
-//! | `float2`, `int4`, `longlong2`, ... | `vector::Float2`, `vector::Int4`, `vector::LongLong2`, ... | same |
-//! | `struct S` | the generated `S` | same |
-//! | `const T*` | `impl ConstPtr<T>` | `RawDevicePtr` |
-//! | `T*` | `impl MutPtr<T>` | `RawDevicePtr` |
-//! | `void*`, `T**` | `RawDevicePtr` | `RawDevicePtr` |
-//! | `cudaTextureObject_t` | `&TextureObject<impl Sized>` | `TextureHandle` |
-//! | `cudaSurfaceObject_t` | `&SurfaceObject<impl Sized>` | `SurfaceHandle` |
-//! | `CUtensorMap` | `&TensorMap<'_, impl Sized>` | `TensorMapHandle` |
-//! | `cudaGraphConditionalHandle` | `&Condition<'_>` | `ConditionHandle` |
-//! | `cudaGraphExec_t` | `&DeviceGraph<'_>` | `GraphExecHandle` |
-//! | `T[N]` | (not a parameter) | `[T; N]` |
-//!
-//! A pointer parameter's bound is spelled through a hidden trait over `ConstPtr<T>` /
-//! `MutPtr<T>` (see `arg_bounds`), so that a mismatch names the kernel and the parameter.
+//! How each C type is passed and stored is decided there, once; this file only spells the
+//! decision in tokens. A pointer parameter's bound is spelled through a hidden trait over
+//! `ConstPtr<T>` / `MutPtr<T>` (see `arg_bounds`), so that a mismatch names the kernel and
+//! the parameter.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
-use super::names::rust_ident;
-use crate::front::rust_type::{scalar_name, vector_name};
-use crate::model::{CType, Scalar};
+use crate::model::CType;
+use crate::model::rust::{Passing, RuntimeObject, RustType, passing, stored};
 
-/// How a kernel parameter is passed by the stub.
+/// How a kernel parameter is passed by the stub, in tokens.
 #[derive(Debug)]
 pub(crate) enum ParamKind {
     /// By value (scalars, vectors, structs, raw pointers): the stub takes `T`.
@@ -49,129 +34,95 @@ pub(crate) enum ParamKind {
     },
 }
 
-/// Tokens of a scalar type.
-pub(crate) fn scalar_tokens(s: Scalar, rt: &TokenStream) -> TokenStream {
-    let id = format_ident!("{}", scalar_name(s));
-    match s {
-        Scalar::F16 | Scalar::BF16 => quote!(#rt::#id),
-        Scalar::Fp8E4M3
-        | Scalar::Fp8E5M2
-        | Scalar::Fp8E8M0
-        | Scalar::Fp6E2M3
-        | Scalar::Fp6E3M2
-        | Scalar::Fp4E2M1
-        | Scalar::Fp4x2E2M1 => quote!(#rt::fp::#id),
-        // A device function's address is passed like any raw device address.
-        Scalar::DeviceFn => quote!(#rt::RawDevicePtr),
-        Scalar::TexObject => quote!(#rt::TextureHandle),
-        Scalar::SurfObject => quote!(#rt::SurfaceHandle),
-        Scalar::TensorMap => quote!(#rt::TensorMapHandle),
-        Scalar::GraphCondition => quote!(#rt::ConditionHandle),
-        Scalar::GraphExec => quote!(#rt::GraphExecHandle),
-        _ => quote!(#id),
+impl ParamKind {
+    /// 0 = by value, 1 = `const T*`, 2 = `T*`, 3 = a runtime object.
+    pub(crate) fn shape(&self) -> u8 {
+        match self {
+            ParamKind::Value(_) => 0,
+            ParamKind::ConstPtr(_) => 1,
+            ParamKind::MutPtr(_) => 2,
+            ParamKind::Object { .. } => 3,
+        }
+    }
+
+    /// The Rust type the parameter is about (the value's, the pointee's, the handle's).
+    pub(crate) fn rust_type(self) -> TokenStream {
+        match self {
+            ParamKind::Value(t) | ParamKind::ConstPtr(t) | ParamKind::MutPtr(t) => t,
+            ParamKind::Object { handle, .. } => handle,
+        }
     }
 }
 
-/// Tokens of a type stored by value (struct field, global, pointee, by-value param).
-pub(crate) fn value_tokens(ty: &CType, rt: &TokenStream) -> TokenStream {
+/// Tokens of a Rust type.
+pub(crate) fn type_tokens(ty: &RustType, rt: &TokenStream) -> TokenStream {
     match ty {
-        CType::Scalar(s) => scalar_tokens(*s, rt),
-        CType::Vector { elem, lanes } => {
-            let id = format_ident!("{}", vector_name(*elem, *lanes));
-            quote!(#rt::vector::#id)
-        }
-        CType::Struct(name) => {
-            let id = rust_ident(name);
+        RustType::Primitive(name) => {
+            let id = format_ident!("{}", name);
             quote!(#id)
         }
-        CType::Array { elem, len } => {
-            let elem = value_tokens(elem, rt);
+        RustType::Runtime(path) => {
+            let segments = path.split("::").map(|s| format_ident!("{}", s));
+            quote!(#rt #(::#segments)*)
+        }
+        RustType::Struct(name) => {
+            let id = match name.strip_prefix("r#") {
+                Some(raw) => Ident::new_raw(raw, Span::call_site()),
+                None => Ident::new(name, Span::call_site()),
+            };
+            quote!(#id)
+        }
+        RustType::Array(elem, len) => {
+            let elem = type_tokens(elem, rt);
             let len = *len as usize;
             quote!([#elem; #len])
         }
-        CType::Pointer { .. } => quote!(#rt::RawDevicePtr),
-        // `void` by value cannot occur after the front end; a unit keeps codegen total.
-        CType::Void => quote!(()),
+        RustType::Unit => quote!(()),
     }
 }
 
-/// Whether the runtime takes a by-value parameter of type `ty` as it is: scalars, vector
-/// types and raw device pointers are kernel arguments of their own; structs and texture or
-/// surface handles go wrapped in `ByValue`.
-pub(crate) fn passes_bare(ty: &CType) -> bool {
-    match ty {
-        CType::Scalar(
-            Scalar::TexObject
-            | Scalar::SurfObject
-            | Scalar::TensorMap
-            | Scalar::GraphCondition
-            | Scalar::GraphExec,
-        ) => false,
-        CType::Scalar(_) | CType::Vector { .. } => true,
-        CType::Pointer { pointee, .. } => matches!(
-            pointee.as_ref(),
-            CType::Void | CType::Pointer { .. } | CType::Array { .. }
-        ),
-        CType::Struct(_) | CType::Array { .. } | CType::Void => false,
+/// Tokens of the type a C type is stored as (struct field, global, pointee).
+pub(crate) fn value_tokens(ty: &CType, rt: &TokenStream) -> TokenStream {
+    type_tokens(&stored(ty), rt)
+}
+
+/// Tokens of the Rust types that select a family's instantiation: one type, or a tuple.
+pub(crate) fn key_tokens(key: &[RustType], rt: &TokenStream) -> TokenStream {
+    match key {
+        [one] => type_tokens(one, rt),
+        many => {
+            let many = many.iter().map(|t| type_tokens(t, rt));
+            quote!((#(#many),*))
+        }
     }
 }
 
-/// How a parameter of type `ty` is passed.
+/// How a parameter of type `ty` is passed, in tokens.
 pub(crate) fn param_kind(ty: &CType, rt: &TokenStream) -> ParamKind {
-    match ty {
-        CType::Pointer {
-            pointee,
-            pointee_quals,
-        } => match pointee.as_ref() {
-            CType::Void | CType::Pointer { .. } | CType::Array { .. } => {
-                ParamKind::Value(quote!(#rt::RawDevicePtr))
-            }
-            elem => {
-                let elem = value_tokens(elem, rt);
-                if pointee_quals.is_const {
-                    ParamKind::ConstPtr(elem)
-                } else {
-                    ParamKind::MutPtr(elem)
+    match passing(ty) {
+        Passing::Value(t) => ParamKind::Value(type_tokens(&t, rt)),
+        Passing::ConstPtr(t) => ParamKind::ConstPtr(type_tokens(&t, rt)),
+        Passing::MutPtr(t) => ParamKind::MutPtr(type_tokens(&t, rt)),
+        Passing::Object(o) => ParamKind::Object {
+            object: match o {
+                RuntimeObject::Texture => quote!(#rt::TextureObject<impl ::core::marker::Sized>),
+                RuntimeObject::Surface => quote!(#rt::SurfaceObject<impl ::core::marker::Sized>),
+                RuntimeObject::TensorMap => {
+                    quote!(#rt::TensorMap<'_, impl ::core::marker::Sized>)
                 }
-            }
+                RuntimeObject::Condition => quote!(#rt::Condition<'_>),
+                RuntimeObject::DeviceGraph => quote!(#rt::DeviceGraph<'_>),
+            },
+            handle: type_tokens(&o.handle(), rt),
+            ordered: o.ordered(),
         },
-        CType::Scalar(Scalar::TexObject) => ParamKind::Object {
-            object: quote!(#rt::TextureObject<impl ::core::marker::Sized>),
-            handle: quote!(#rt::TextureHandle),
-            ordered: false,
-        },
-        CType::Scalar(Scalar::SurfObject) => ParamKind::Object {
-            object: quote!(#rt::SurfaceObject<impl ::core::marker::Sized>),
-            handle: quote!(#rt::SurfaceHandle),
-            ordered: false,
-        },
-        CType::Scalar(Scalar::TensorMap) => ParamKind::Object {
-            object: quote!(#rt::TensorMap<'_, impl ::core::marker::Sized>),
-            handle: quote!(#rt::TensorMapHandle),
-            ordered: true,
-        },
-        CType::Scalar(Scalar::GraphCondition) => ParamKind::Object {
-            object: quote!(#rt::Condition<'_>),
-            handle: quote!(#rt::ConditionHandle),
-            ordered: false,
-        },
-        CType::Scalar(Scalar::GraphExec) => ParamKind::Object {
-            object: quote!(#rt::DeviceGraph<'_>),
-            handle: quote!(#rt::GraphExecHandle),
-            ordered: false,
-        },
-        other => ParamKind::Value(value_tokens(other, rt)),
     }
 }
-
-/// The C spelling of a type, for docs and messages: the front end's, so that the
-/// generated docs and metadata name types exactly as diagnostics do.
-pub use crate::front::types::c_spelling;
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Qualifiers;
+    use crate::model::{Qualifiers, Scalar};
 
     fn ptr(elem: CType, is_const: bool) -> CType {
         CType::Pointer {
@@ -214,32 +165,24 @@ mod tests {
             value_tokens(&a, &rt).to_string(),
             "[[rt :: f16 ; 2usize] ; 3usize]"
         );
-        assert_eq!(c_spelling(&a), "__half[3][2]");
     }
 
     #[test]
-    fn vector_spelling_matches_cuda_names() {
-        let v = CType::Vector {
-            elem: Scalar::U32,
-            lanes: 4,
-        };
-        assert_eq!(c_spelling(&v), "uint4");
-        assert_eq!(
-            value_tokens(&v, &quote!(rt)).to_string(),
-            "rt :: vector :: UInt4"
-        );
-    }
-
-    #[test]
-    fn long_vectors_use_the_front_end_name() {
+    fn vectors_and_keywords() {
         let v = CType::Vector {
             elem: Scalar::I64,
             lanes: 2,
         };
-        assert_eq!(c_spelling(&v), "longlong2");
         assert_eq!(
             value_tokens(&v, &quote!(rt)).to_string(),
             "rt :: vector :: LongLong2"
+        );
+        let kw = CType::Struct("type".into());
+        assert_eq!(value_tokens(&kw, &quote!(rt)).to_string(), "r#type");
+        let tex = param_kind(&CType::Scalar(Scalar::TexObject), &quote!(rt));
+        assert!(
+            matches!(tex, ParamKind::Object { handle, ordered: false, .. }
+            if handle.to_string() == "rt :: TextureHandle")
         );
     }
 }

@@ -19,7 +19,6 @@ pub mod linemap;
 pub mod names;
 pub mod parse;
 pub mod raw;
-pub mod rust_type;
 pub mod types;
 pub mod verify;
 

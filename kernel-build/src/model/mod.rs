@@ -9,5 +9,7 @@ pub(crate) mod built;
 mod declarations;
 pub(crate) mod options;
 pub(crate) mod request;
+pub(crate) mod rust;
+pub(crate) mod spelling;
 
 pub use declarations::*;

@@ -125,7 +125,7 @@ impl ModuleRequest {
     /// What the options say about a built module's kernels: every name given to
     /// `safe_kernels` and `kernels` must be a kernel (its Rust name) of `info`.
     pub(crate) fn check_kernel_names(&self, info: &ModuleInfo) -> Result<(), Error> {
-        let names: Vec<String> = crate::codegen::method_names(info);
+        let names: Vec<String> = crate::model::rust::method_names(info);
         let mut problems = Vec::new();
         let given = self
             .safe_kernels

@@ -9,14 +9,13 @@
 mod headers;
 mod layout;
 mod resolve;
-mod spelling;
 mod templates;
 #[cfg(test)]
 mod tests;
 
+pub use crate::model::spelling::{c_spelling, scalar_spelling};
 pub use headers::header_type;
 pub use layout::size_align;
 pub use resolve::{Resolved, TypeEnv};
-pub use spelling::{c_spelling, scalar_spelling};
 pub(crate) use templates::demangled_type;
 pub use templates::replace_words;

@@ -7,7 +7,7 @@
 //! |---|---|
 //! | kernel `saxpy` | method `saxpy` |
 //! | kernel `ns::inner::k` | method `ns_inner_k` |
-//! | template `axpy<float>` | generic method `axpy::<f32>` (see `templates`) |
+//! | template `axpy<float>` | generic method `axpy::<f32>` (see `plan`) |
 //! | template family `axpby` | trait `templates::Axpby` |
 //! | varying template parameter `x` | associated type `X` |
 //! | struct `geo::Pt` | struct `geo_Pt` |
@@ -25,19 +25,6 @@ use quote::format_ident;
 use crate::model::{Kernel, ModuleInfo};
 
 /// Turns a C identifier (or `::`-qualified name) into a Rust identifier.
-///
-/// ```
-/// use cuda_kernel_build::__private::codegen::rust_ident;
-/// assert_eq!(rust_ident("saxpy").to_string(), "saxpy");
-/// assert_eq!(rust_ident("geo::Pt").to_string(), "geo_Pt");
-/// assert_eq!(rust_ident("type").to_string(), "r#type");
-/// assert_eq!(rust_ident("self").to_string(), "self_");
-/// assert_eq!(rust_ident("std::integral_constant<bool, true>").to_string(), "std_integral_constant_bool_true");
-/// // Longer than 64 characters: the names outside template arguments and a hash.
-/// let long = "lib::gemm::Kernel<lib::gemm::Tile<128, 256, 64>, lib::epilogue::Linear<float, 8>>::Params";
-/// let id = rust_ident(long).to_string();
-/// assert!(id.starts_with("lib_gemm_Kernel_Params_") && id.len() == 31, "{id}");
-/// ```
 pub fn rust_ident(c_name: &str) -> Ident {
     let joined = c_name.replace("::", "_");
     let name: String = if joined.contains('<') {
@@ -118,17 +105,6 @@ fn shortened(c_name: &str) -> String {
 
 /// The Rust name of a kernel family: its namespaces and base name joined by `_`
 /// (template arguments are not part of it).
-///
-/// ```
-/// use cuda_kernel_build::__private::codegen::kernel_rust_name;
-/// use cuda_kernel_build::model::{Kernel, KernelAttrs, Linkage};
-/// let k = Kernel {
-///     name: "ops::axpy<float>".into(), base_name: "axpy".into(), namespace: vec!["ops".into()],
-///     template_args: vec![], symbol: "_ZN3ops4axpyIfEEvT_PKS1_PS1_i".into(), linkage: Linkage::Cxx,
-///     is_static: false, params: vec![], attrs: KernelAttrs::default(), doc: None, loc: None, images: vec![],
-/// };
-/// assert_eq!(kernel_rust_name(&k), "ops_axpy");
-/// ```
 pub fn kernel_rust_name(kernel: &Kernel) -> String {
     let mut parts = kernel.namespace.clone();
     parts.push(kernel.base_name.clone());
@@ -136,11 +112,6 @@ pub fn kernel_rust_name(kernel: &Kernel) -> String {
 }
 
 /// A parameter's Rust name: the CUDA name, or `arg<i>` when unnamed.
-///
-/// ```
-/// assert_eq!(cuda_kernel_build::__private::codegen::param_ident(Some("x"), 0).to_string(), "x");
-/// assert_eq!(cuda_kernel_build::__private::codegen::param_ident(None, 2).to_string(), "arg2");
-/// ```
 pub fn param_ident(name: Option<&str>, index: usize) -> Ident {
     match name {
         Some(n) if !n.is_empty() => rust_ident(n),
@@ -222,5 +193,50 @@ mod tests {
         );
         assert_eq!(rust_ident("").to_string(), "__");
         assert_eq!(rust_ident("match").to_string(), "r#match");
+    }
+
+    #[test]
+    fn c_names_become_rust_idents() {
+        assert_eq!(rust_ident("saxpy").to_string(), "saxpy");
+        assert_eq!(rust_ident("geo::Pt").to_string(), "geo_Pt");
+        assert_eq!(rust_ident("type").to_string(), "r#type");
+        assert_eq!(rust_ident("self").to_string(), "self_");
+        assert_eq!(
+            rust_ident("std::integral_constant<bool, true>").to_string(),
+            "std_integral_constant_bool_true"
+        );
+        // Longer than 64 characters: the names outside template arguments and a hash.
+        let long = "lib::gemm::Kernel<lib::gemm::Tile<128, 256, 64>, lib::epilogue::Linear<float, 8>>::Params";
+        let id = rust_ident(long).to_string();
+        assert!(
+            id.starts_with("lib_gemm_Kernel_Params_") && id.len() == 31,
+            "{id}"
+        );
+    }
+
+    #[test]
+    fn a_kernel_is_named_by_its_namespaces_and_base_name() {
+        use crate::model::{KernelAttrs, Linkage};
+        let k = Kernel {
+            name: "ops::axpy<float>".into(),
+            base_name: "axpy".into(),
+            namespace: vec!["ops".into()],
+            template_args: vec![],
+            symbol: "_ZN3ops4axpyIfEEvT_PKS1_PS1_i".into(),
+            linkage: Linkage::Cxx,
+            is_static: false,
+            params: vec![],
+            attrs: KernelAttrs::default(),
+            doc: None,
+            loc: None,
+            images: vec![],
+        };
+        assert_eq!(kernel_rust_name(&k), "ops_axpy");
+    }
+
+    #[test]
+    fn unnamed_parameters_are_numbered() {
+        assert_eq!(param_ident(Some("x"), 0).to_string(), "x");
+        assert_eq!(param_ident(None, 2).to_string(), "arg2");
     }
 }

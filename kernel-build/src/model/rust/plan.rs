@@ -1,4 +1,4 @@
-//! Which stub each kernel gets: one plain method, or one generic method per
+//! Which launch method each kernel gets: one plain method, or one generic method per
 //! template family (`axpy::<f32>` reaches `axpy<float>`).
 //!
 //! A template family becomes a generic method when every instantiation has only
@@ -11,41 +11,53 @@
 //! types that vary, named after the CUDA parameters, so users can bound their own
 //! generic code by it. Families that do not fit, and C++ overloads, get
 //! one method per kernel named `<name>_<arguments>` (`scale_f32_4`).
+//!
+//! The plan is made once per module ([`plan`]); codegen writes the methods, the traits and
+//! the argument bounds from it, and the build checks the kernel names its options give
+//! against [`method_names`].
 
 use std::collections::BTreeSet;
 
-use proc_macro2::{Ident, TokenStream};
-use quote::quote;
+use proc_macro2::Ident;
 
 use super::names::{assoc_idents, kernel_rust_name, rust_ident, trait_ident};
-use super::types::{ParamKind, param_kind, value_tokens};
-use crate::front::rust_type::{scalar_name, vector_name};
+use super::types::{RustType, passing, scalar_name, stored, vector_name};
 use crate::model::{CType, Kernel, ModuleInfo, TemplateArg};
 
 /// Methods of the handle type that kernels must not shadow.
 const RESERVED: &[&str] = &["with_stream", "stream", "has_kernel", "by_name"];
 
 /// One kernel of a family, with its index in the spec.
-pub(crate) struct Member<'a> {
+#[derive(Clone, Debug)]
+pub struct Member<'a> {
+    /// The kernel's index among the module's kernels.
     pub index: usize,
+    /// The kernel.
     pub kernel: &'a Kernel,
-    /// The Rust type that selects it (`f32`, `(f32, i32)`).
-    pub key: TokenStream,
+    /// The Rust types of its template arguments, which select it (`f32`; `(f32, i32)` for
+    /// several).
+    pub key: Vec<RustType>,
 }
 
 /// What one generated method covers.
-pub(crate) enum Planned<'a> {
+#[derive(Clone, Debug)]
+pub enum Planned<'a> {
     /// One kernel, one method.
     Single {
+        /// The method's name.
         name: Ident,
+        /// The kernel's index among the module's kernels.
         index: usize,
+        /// The kernel.
         kernel: &'a Kernel,
     },
     /// A template family, one generic method.
     Family {
+        /// The method's name.
         name: Ident,
         /// The public trait its instantiations implement (`templates::Axpby`).
         trait_name: Ident,
+        /// The instantiations.
         members: Vec<Member<'a>>,
         /// Per parameter, the trait's associated type for it: `None` where the parameter's
         /// Rust type is the same in every instantiation.
@@ -53,9 +65,18 @@ pub(crate) enum Planned<'a> {
     },
 }
 
+impl Planned<'_> {
+    /// The method's name.
+    pub fn name(&self) -> &Ident {
+        match self {
+            Planned::Single { name, .. } | Planned::Family { name, .. } => name,
+        }
+    }
+}
+
 /// Plans the methods of a module, in source order of first appearance.
-pub(crate) fn plan<'a>(info: &'a ModuleInfo, rt: &TokenStream) -> Vec<Planned<'a>> {
-    let mut groups: Vec<(String, Vec<(usize, &'a Kernel)>)> = Vec::new();
+pub fn plan(info: &ModuleInfo) -> Vec<Planned<'_>> {
+    let mut groups: Vec<(String, Vec<(usize, &Kernel)>)> = Vec::new();
     for (index, kernel) in info.kernels.iter().enumerate() {
         let mut name = kernel_rust_name(kernel);
         if RESERVED.contains(&name.as_str()) {
@@ -80,11 +101,11 @@ pub(crate) fn plan<'a>(info: &'a ModuleInfo, rt: &TokenStream) -> Vec<Planned<'a
                 index,
                 kernel,
             });
-        } else if let Some(members) = family(&members, rt) {
+        } else if let Some(members) = family(&members) {
             planned.push(Planned::Family {
                 trait_name: trait_ident(&name, info, &families),
                 name: rust_ident(&name),
-                assoc: assoc_idents(members[0].kernel, &varying(&members, rt)),
+                assoc: assoc_idents(members[0].kernel, &varying(&members)),
                 members,
             });
         } else {
@@ -104,6 +125,14 @@ pub(crate) fn plan<'a>(info: &'a ModuleInfo, rt: &TokenStream) -> Vec<Planned<'a
     planned
 }
 
+/// The Rust names a module's kernels go by: each kernel's (a template family's) name,
+/// and the names of the methods it gets.
+pub fn method_names(info: &ModuleInfo) -> Vec<String> {
+    let mut names: BTreeSet<String> = info.kernels.iter().map(kernel_rust_name).collect();
+    names.extend(plan(info).iter().map(|p| p.name().to_string()));
+    names.into_iter().collect()
+}
+
 /// The one kernel of a group that is neither a template nor an overload.
 fn lone<'a>(members: &[(usize, &'a Kernel)]) -> Option<(usize, &'a Kernel)> {
     match members {
@@ -113,28 +142,20 @@ fn lone<'a>(members: &[(usize, &'a Kernel)]) -> Option<(usize, &'a Kernel)> {
 }
 
 /// Positions whose Rust type differs between the members of a family.
-fn varying(members: &[Member<'_>], rt: &TokenStream) -> Vec<bool> {
+fn varying(members: &[Member<'_>]) -> Vec<bool> {
     let first = members[0].kernel;
     (0..first.params.len())
         .map(|i| {
-            let t0 = kind_type(param_kind(&first.params[i].ty, rt)).to_string();
+            let t0 = passing(&first.params[i].ty).rust_type();
             members
                 .iter()
-                .any(|m| kind_type(param_kind(&m.kernel.params[i].ty, rt)).to_string() != t0)
+                .any(|m| passing(&m.kernel.params[i].ty).rust_type() != t0)
         })
         .collect()
 }
 
-/// The Rust type a parameter kind is about (the value's, or the pointee's).
-pub(crate) fn kind_type(kind: ParamKind) -> TokenStream {
-    match kind {
-        ParamKind::Value(t) | ParamKind::ConstPtr(t) | ParamKind::MutPtr(t) => t,
-        ParamKind::Object { handle, .. } => handle,
-    }
-}
-
 /// The members of a family that fits a generic method, or `None`.
-fn family<'a>(members: &[(usize, &'a Kernel)], rt: &TokenStream) -> Option<Vec<Member<'a>>> {
+fn family<'a>(members: &[(usize, &'a Kernel)]) -> Option<Vec<Member<'a>>> {
     let first = members.first()?.1;
     let mut keys = BTreeSet::new();
     let mut out = Vec::new();
@@ -146,38 +167,24 @@ fn family<'a>(members: &[(usize, &'a Kernel)], rt: &TokenStream) -> Option<Vec<M
             .params
             .iter()
             .zip(&first.params)
-            .all(|(a, b)| shape(&param_kind(&a.ty, rt)) == shape(&param_kind(&b.ty, rt)));
+            .all(|(a, b)| passing(&a.ty).shape() == passing(&b.ty).shape());
         if !shapes_match {
             return None;
         }
-        let types = kernel
+        let key = kernel
             .template_args
             .iter()
             .map(|a| match a {
-                TemplateArg::Type(t) => Some(value_tokens(t, rt)),
+                TemplateArg::Type(t) => Some(stored(t)),
                 TemplateArg::Value(_) => None,
             })
             .collect::<Option<Vec<_>>>()?;
-        let key = match &types[..] {
-            [one] => one.clone(),
-            many => quote!((#(#many),*)),
-        };
-        if !keys.insert(key.to_string()) {
+        if !keys.insert(format!("{key:?}")) {
             return None;
         }
         out.push(Member { index, kernel, key });
     }
     Some(out)
-}
-
-/// 0 = by value, 1 = `const T*`, 2 = `T*`, 3 = a texture or surface object.
-pub(crate) fn shape(kind: &ParamKind) -> u8 {
-    match kind {
-        ParamKind::Value(_) => 0,
-        ParamKind::ConstPtr(_) => 1,
-        ParamKind::MutPtr(_) => 2,
-        ParamKind::Object { .. } => 3,
-    }
 }
 
 /// `f32_4` for `<float, 4>`; the ordinal for a non-template overload.
