@@ -67,6 +67,7 @@
 // Where things live: one folder per concern, each with a `//!` head saying what it holds.
 mod code;
 mod device;
+mod driver;
 mod env;
 mod error;
 pub mod fp;

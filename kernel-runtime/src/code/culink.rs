@@ -4,13 +4,15 @@
 //!
 //! [`Linker`]: crate::Linker
 
-use std::ffi::{CString, c_uint, c_void};
+use std::ffi::{CString, c_void};
 
+use cudarc::driver::DriverError;
 use cudarc::driver::sys::{self, CUjit_option as O, CUjitInputType as T};
 
 use crate::code::linker::LinkOptions;
 use crate::code::object_code::{CodeKind, ObjectCode};
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 
 /// Room for each log.
@@ -65,23 +67,13 @@ pub(crate) fn link(
     if options.lineinfo {
         number(O::CU_JIT_GENERATE_LINE_INFO, 1);
     }
-    let mut state: sys::CUlinkState = std::ptr::null_mut();
-    // SAFETY: `keys` and `values` hold as many entries as passed; the log buffers outlive
+    // SAFETY: `keys` and `values` hold as many entries as each other; the log buffers outlive
     // the link state (destroyed below, before they are dropped).
-    unsafe {
-        sys::cuLinkCreate_v2(
-            keys.len() as c_uint,
-            keys.as_mut_ptr(),
-            values.as_mut_ptr(),
-            &mut state,
-        )
-    }
-    .result()
-    .call("cuLinkCreate")?;
+    let state = unsafe { driver::link::create(&mut keys, &mut values) }.call("cuLinkCreate")?;
     let result = add_and_complete(state, inputs, &arch, &error_log);
     // SAFETY: the state came from a successful cuLinkCreate and is destroyed once; the cubin
     // it owned was copied out before.
-    let _ = unsafe { sys::cuLinkDestroy(state) };
+    let _ = unsafe { driver::link::destroy(state) };
     let cubin = result?;
     Ok((cubin, text(&info_log)))
 }
@@ -121,29 +113,17 @@ fn add_and_complete(
         let name = CString::new(code.name().replace('\0', "")).unwrap_or_default();
         // SAFETY: a live state; the bytes and name are alive for the call (the driver copies
         // what it keeps); no per-input options.
-        let r = unsafe {
-            sys::cuLinkAddData_v2(
-                state,
-                kind,
-                bytes.as_mut_ptr().cast(),
-                bytes.len(),
-                name.as_ptr(),
-                0,
-                std::ptr::null_mut(),
-                std::ptr::null_mut(),
-            )
-        };
-        if r != sys::CUresult::CUDA_SUCCESS {
+        let added = unsafe { driver::link::add_data(state, kind, &mut bytes, &name) };
+        if let Err(DriverError(r)) = added {
             return Err(failed("cuLinkAddData", r));
         }
     }
-    let mut cubin: *mut c_void = std::ptr::null_mut();
-    let mut size = 0usize;
-    // SAFETY: a live state and valid out-pointers.
-    let r = unsafe { sys::cuLinkComplete(state, &mut cubin, &mut size) };
-    if r != sys::CUresult::CUDA_SUCCESS || cubin.is_null() {
-        return Err(failed("cuLinkComplete", r));
-    }
+    // SAFETY: a live state.
+    let (cubin, size): (*mut c_void, usize) = match unsafe { driver::link::complete(state) } {
+        Ok((cubin, size)) if !cubin.is_null() => (cubin, size),
+        Ok(_) => return Err(failed("cuLinkComplete", sys::CUresult::CUDA_SUCCESS)),
+        Err(DriverError(r)) => return Err(failed("cuLinkComplete", r)),
+    };
     // SAFETY: the driver reports `size` bytes at `cubin`, owned by the live state.
     Ok(unsafe { std::slice::from_raw_parts(cubin.cast::<u8>(), size) }.to_vec())
 }

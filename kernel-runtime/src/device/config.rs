@@ -6,7 +6,7 @@
 //! `Gpu::synchronize`, a blocking copy such as `download`) or a launch follows, not while the
 //! kernel runs. Lines beyond the buffer are dropped: raise the limit before the launch.
 
-use cudarc::driver::sys::{self, CUfunc_cache, CUlimit};
+use cudarc::driver::sys::{CUfunc_cache, CUlimit};
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
@@ -137,10 +137,7 @@ impl Gpu {
     /// When the driver fails.
     pub fn profiler_start(&self) -> Result<(), Error> {
         self.inner().ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        // SAFETY: the context is current; the call takes no arguments.
-        unsafe { sys::cuProfilerStart() }
-            .result()
-            .call("cuProfilerStart")
+        cudarc::driver::profiler_start().call("cuProfilerStart")
     }
 
     /// Stops the profiler's collection (see [`Gpu::profiler_start`]).
@@ -156,9 +153,6 @@ impl Gpu {
     /// When the driver fails.
     pub fn profiler_stop(&self) -> Result<(), Error> {
         self.inner().ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        // SAFETY: the context is current; the call takes no arguments.
-        unsafe { sys::cuProfilerStop() }
-            .result()
-            .call("cuProfilerStop")
+        cudarc::driver::profiler_stop().call("cuProfilerStop")
     }
 }

@@ -5,7 +5,7 @@ use std::sync::{Arc, Mutex, Weak};
 use cudarc::driver::{CudaContext, CudaStream, sys};
 
 use crate::code::module::cache::ModuleCache;
-use crate::device::driver::{driver_version, ensure_driver};
+use crate::device::init::{driver_version, ensure_driver};
 use crate::device::limits::DeviceLimits;
 use crate::error::{DriverResultExt, Error};
 

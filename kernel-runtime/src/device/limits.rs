@@ -109,10 +109,5 @@ impl DeviceLimits {
 /// `cuCtxGetStreamPriorityRange` of the context: `(least, greatest)`.
 fn priority_range(ctx: &CudaContext) -> Result<(i32, i32), Error> {
     ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-    let (mut least, mut greatest) = (0i32, 0i32);
-    // SAFETY: two valid out-pointers; the context is current on this thread.
-    unsafe { cudarc::driver::sys::cuCtxGetStreamPriorityRange(&mut least, &mut greatest) }
-        .result()
-        .call("cuCtxGetStreamPriorityRange")?;
-    Ok((least, greatest))
+    cudarc::driver::result::stream::get_priority_range().call("cuCtxGetStreamPriorityRange")
 }

@@ -72,7 +72,7 @@ impl From<DriverError> for Error {
 /// The driver's text for `err`, asked only once the driver library is known to be loaded (asking
 /// without it would make cudarc panic).
 fn describe(err: DriverError) -> String {
-    if !crate::device::driver::is_loaded() {
+    if !crate::driver::load::is_loaded() {
         return "no description: the driver is not loaded".to_owned();
     }
     match err.error_string() {

@@ -12,6 +12,7 @@ use cudarc::driver::sys::{self, CUfunction_attribute as F, CUlaunchAttributeID a
 use cudarc::driver::{CudaEvent, CudaStream, result};
 
 use crate::code::module::{KernelInfo, ModuleInner};
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::launch::config::{Launch, MemSyncDomain};
 use crate::launch::event::{EventKey, live_event};
@@ -190,16 +191,8 @@ unsafe fn launch_ex(
     }
     let config = launch_config(cfg, stream, &mut attrs[..n]);
     // SAFETY: `config` and `attrs` live across the call; the caller guarantees `params`.
-    unsafe {
-        sys::cuLaunchKernelEx(
-            &config,
-            kernel.function,
-            params.as_mut_ptr(),
-            std::ptr::null_mut(),
-        )
-    }
-    .result()
-    .call("cuLaunchKernelEx")
+    unsafe { driver::launch::launch_kernel_ex(&config, kernel.function, params) }
+        .call("cuLaunchKernelEx")
 }
 
 /// The driver's launch configuration for `cfg` on `stream` with `attrs` (which must outlive
@@ -300,10 +293,8 @@ fn check_cluster_fit(
 #[cold]
 fn max_cluster_size(kernel: &KernelInfo, stream: &CudaStream, cfg: &Launch) -> Result<u64, Error> {
     let config = launch_config(cfg, stream, &mut []);
-    let mut size = 0i32;
-    // SAFETY: valid out-pointer and configuration; `function` is live, the context bound.
-    unsafe { sys::cuOccupancyMaxPotentialClusterSize(&mut size, kernel.function, &config) }
-        .result()
+    // SAFETY: a valid configuration; `function` is live, the context bound.
+    let size = unsafe { driver::launch::max_potential_cluster_size(kernel.function, &config) }
         .call("cuOccupancyMaxPotentialClusterSize")?;
     Ok(u64::try_from(size).unwrap_or(0))
 }

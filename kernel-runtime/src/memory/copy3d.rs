@@ -13,6 +13,7 @@ use cudarc::driver::DeviceRepr;
 use cudarc::driver::sys::{self, CUmemorytype as M};
 
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::launch::args::PreparedArg;
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
@@ -377,8 +378,7 @@ impl Gpu {
         self.context().bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: both sides were checked to hold the whole block; host slices and device
         // buffers are borrowed for this call, and a host side is waited for below.
-        unsafe { sys::cuMemcpy3DAsync_v2(&p, stream.cu_stream()) }
-            .result()
+        unsafe { driver::memory::memcpy_3d_async(&p, stream.cu_stream()) }
             .call("cuMemcpy3DAsync")?;
         for event in events {
             event.record(stream).call("cuEventRecord")?;

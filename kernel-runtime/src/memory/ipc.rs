@@ -14,10 +14,11 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop,
+    CudaContext, CudaEvent, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop, result,
 };
 
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedBuffer};
 
@@ -224,12 +225,12 @@ impl<T> Drop for IpcBuffer<T> {
         ctx.record_err(self.event.synchronize());
         let released = if self.owned {
             // SAFETY: allocated by cuMemAlloc in `ipc_alloc`; every use has completed.
-            unsafe { sys::cuMemFree_v2(self.ptr) }
+            unsafe { result::memory_free(self.ptr) }
         } else {
             // SAFETY: opened by cuIpcOpenMemHandle; every use has completed.
-            unsafe { sys::cuIpcCloseMemHandle(self.ptr) }
+            unsafe { driver::ipc::close_mem_handle(self.ptr) }
         };
-        ctx.record_err(released.result());
+        ctx.record_err(released);
     }
 }
 
@@ -314,8 +315,8 @@ unsafe impl Sync for IpcEvent {}
 impl Drop for IpcEvent {
     fn drop(&mut self) {
         // SAFETY: created or opened here, destroyed once.
-        let destroyed = unsafe { sys::cuEventDestroy_v2(self.raw) };
-        self.ctx.record_err(destroyed.result());
+        let destroyed = unsafe { result::event::destroy(self.raw) };
+        self.ctx.record_err(destroyed);
     }
 }
 
@@ -332,13 +333,8 @@ impl IpcEvent {
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn handle(&self) -> Result<IpcEventHandle, Error> {
-        let mut h = sys::CUipcEventHandle {
-            reserved: [0; HANDLE],
-        };
-        // SAFETY: an interprocess event and an out-pointer to a local.
-        unsafe { sys::cuIpcGetEventHandle(&mut h, self.raw) }
-            .result()
-            .call("cuIpcGetEventHandle")?;
+        // SAFETY: an interprocess event.
+        let h = unsafe { driver::ipc::get_event_handle(self.raw) }.call("cuIpcGetEventHandle")?;
         Ok(IpcEventHandle(h.reserved.map(|c| c as u8)))
     }
 
@@ -356,9 +352,7 @@ impl IpcEvent {
     pub fn record(&self, gpu: &Gpu) -> Result<(), Error> {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: a live event and stream of this context.
-        unsafe { sys::cuEventRecord(self.raw, gpu.stream().cu_stream()) }
-            .result()
-            .call("cuEventRecord")
+        unsafe { result::event::record(self.raw, gpu.stream().cu_stream()) }.call("cuEventRecord")
     }
 
     /// Makes `gpu`'s stream wait for the event's last recording.
@@ -375,9 +369,14 @@ impl IpcEvent {
     pub fn wait_on(&self, gpu: &Gpu) -> Result<(), Error> {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: a live event and stream.
-        unsafe { sys::cuStreamWaitEvent(gpu.stream().cu_stream(), self.raw, 0) }
-            .result()
-            .call("cuStreamWaitEvent")
+        unsafe {
+            result::stream::wait_event(
+                gpu.stream().cu_stream(),
+                self.raw,
+                sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
+            )
+        }
+        .call("cuStreamWaitEvent")
     }
 
     /// Blocks the host until the event's last recording has completed.
@@ -394,9 +393,7 @@ impl IpcEvent {
     pub fn synchronize(&self) -> Result<(), Error> {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: a live event.
-        unsafe { sys::cuEventSynchronize(self.raw) }
-            .result()
-            .call("cuEventSynchronize")
+        unsafe { result::event::synchronize(self.raw) }.call("cuEventSynchronize")
     }
 }
 
@@ -420,14 +417,9 @@ impl Gpu {
             ));
         }
         let ptr = buf.ptr;
-        let mut h = sys::CUipcMemHandle {
-            reserved: [0; HANDLE],
-        };
         self.context().bind_to_thread().call("cuCtxSetCurrent")?;
-        // SAFETY: `ptr` is the base of a live allocation; an out-pointer to a local.
-        unsafe { sys::cuIpcGetMemHandle(&mut h, ptr) }
-            .result()
-            .call("cuIpcGetMemHandle")?;
+        // SAFETY: `ptr` is the base of a live allocation of this context.
+        let h = unsafe { driver::ipc::get_mem_handle(ptr) }.call("cuIpcGetMemHandle")?;
         Ok(IpcMemHandle {
             raw: h.reserved.map(|c| c as u8),
             len: buf.len(),
@@ -455,17 +447,14 @@ impl Gpu {
         let h = sys::CUipcMemHandle {
             reserved: handle.raw.map(|b| b as _),
         };
-        let mut ptr: CUdeviceptr = 0;
         let flags = sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as u32;
-        // SAFETY: an out-pointer to a local; the driver validates the handle.
-        unsafe { sys::cuIpcOpenMemHandle_v2(&mut ptr, h, flags) }
-            .result()
-            .call("cuIpcOpenMemHandle")?;
+        // SAFETY: the context is current; the driver validates the handle.
+        let ptr = unsafe { driver::ipc::open_mem_handle(h, flags) }.call("cuIpcOpenMemHandle")?;
         let event = match ctx.new_event(None) {
             Ok(e) => e,
             Err(e) => {
                 // SAFETY: just opened, never used.
-                let _ = unsafe { sys::cuIpcCloseMemHandle(ptr) };
+                let _ = unsafe { driver::ipc::close_mem_handle(ptr) };
                 return Err(Error::driver("cuEventCreate", e));
             }
         };
@@ -496,11 +485,8 @@ impl Gpu {
         let bytes = crate::memory::buffers::byte_len::<T>("ipc_alloc", len)?.max(1);
         let ctx = self.context();
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        let mut ptr: CUdeviceptr = 0;
-        // SAFETY: an out-pointer to a local; the context is current.
-        unsafe { sys::cuMemAlloc_v2(&mut ptr, bytes) }
-            .result()
-            .call("cuMemAlloc")?;
+        // SAFETY: the context is current.
+        let ptr = unsafe { result::malloc_sync(bytes) }.call("cuMemAlloc")?;
         let buf = IpcBuffer {
             ptr,
             len,
@@ -509,7 +495,7 @@ impl Gpu {
                 Ok(e) => e,
                 Err(e) => {
                     // SAFETY: just allocated, never used.
-                    let _ = unsafe { sys::cuMemFree_v2(ptr) };
+                    let _ = unsafe { result::memory_free(ptr) };
                     return Err(Error::driver("cuEventCreate", e));
                 }
             },
@@ -518,8 +504,7 @@ impl Gpu {
         };
         let stream = self.stream();
         // SAFETY: the whole allocation, queued on the stream and recorded below.
-        unsafe { sys::cuMemsetD8Async(ptr, 0, bytes, stream.cu_stream()) }
-            .result()
+        unsafe { result::memset_d8_async(ptr, 0, bytes, stream.cu_stream()) }
             .call("cuMemsetD8Async")?;
         buf.event.record(stream).call("cuEventRecord")?;
         Ok(buf)
@@ -535,13 +520,10 @@ impl Gpu {
     pub fn ipc_event(&self) -> Result<IpcEvent, Error> {
         let ctx = self.context().clone();
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        let mut raw: sys::CUevent = std::ptr::null_mut();
         let flags = sys::CUevent_flags::CU_EVENT_INTERPROCESS as u32
             | sys::CUevent_flags::CU_EVENT_DISABLE_TIMING as u32;
-        // SAFETY: an out-pointer to a local.
-        unsafe { sys::cuEventCreate(&mut raw, flags) }
-            .result()
-            .call("cuEventCreate")?;
+        // SAFETY: the context is current; the event is destroyed once, on drop.
+        let raw = unsafe { driver::ipc::event_create(flags) }.call("cuEventCreate")?;
         Ok(IpcEvent { raw, ctx })
     }
 
@@ -560,11 +542,8 @@ impl Gpu {
         let h = sys::CUipcEventHandle {
             reserved: handle.0.map(|b| b as _),
         };
-        let mut raw: sys::CUevent = std::ptr::null_mut();
-        // SAFETY: an out-pointer to a local; the driver validates the handle.
-        unsafe { sys::cuIpcOpenEventHandle(&mut raw, h) }
-            .result()
-            .call("cuIpcOpenEventHandle")?;
+        // SAFETY: the context is current; the driver validates the handle.
+        let raw = unsafe { driver::ipc::open_event_handle(h) }.call("cuIpcOpenEventHandle")?;
         Ok(IpcEvent { raw, ctx })
     }
 }

@@ -91,7 +91,7 @@ impl Gpu {
         let bytes = buf.num_bytes();
         self.on_stream(&buf, "cuMemsetD8Async", |ptr, stream| {
             // SAFETY: the whole allocation, queued on the stream.
-            unsafe { sys::cuMemsetD8Async(ptr, 0, bytes, stream) }.result()
+            unsafe { result::memset_d8_async(ptr, 0, bytes, stream) }
         })?;
         Ok(buf)
     }

@@ -8,9 +8,10 @@
 use std::sync::Arc;
 
 use cudarc::driver::sys;
-use cudarc::driver::{CudaStream, DeviceRepr};
+use cudarc::driver::{CudaStream, DeviceRepr, DriverError, result};
 
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::launch::args::PreparedArg;
 use crate::memory::buffers::same_len;
@@ -38,12 +39,10 @@ impl Gpu {
         if peer.ordinal() == self.ordinal() {
             return Ok(true);
         }
-        let mut can = 0;
-        // SAFETY: an out-pointer to a local; ordinals of open devices.
-        unsafe {
-            sys::cuDeviceCanAccessPeer(&mut can, self.ordinal() as i32, peer.ordinal() as i32)
+        // SAFETY: ordinals of open devices.
+        let can = unsafe {
+            driver::device::can_access_peer(self.ordinal() as i32, peer.ordinal() as i32)
         }
-        .result()
         .call("cuDeviceCanAccessPeer")?;
         Ok(can != 0)
     }
@@ -82,16 +81,12 @@ impl Gpu {
         }
         self.context().bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: the peer's live context; flags must be 0.
-        let r = unsafe { sys::cuCtxEnablePeerAccess(peer.context().cu_ctx(), 0) };
-        match r {
-            sys::CUresult::CUDA_SUCCESS | sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED => {
-            }
-            other => return other.result().call("cuCtxEnablePeerAccess"),
+        match unsafe { driver::device::enable_peer_access(peer.context().cu_ctx(), 0) } {
+            Ok(()) | Err(DriverError(sys::CUresult::CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED)) => {}
+            Err(other) => return Err(other).call("cuCtxEnablePeerAccess"),
         }
-        let mut pool: sys::CUmemoryPool = std::ptr::null_mut();
-        // SAFETY: an out-pointer to a local; the peer's ordinal.
-        unsafe { sys::cuDeviceGetMemPool(&mut pool, peer.ordinal() as i32) }
-            .result()
+        // SAFETY: the peer's ordinal.
+        let pool = unsafe { result::device::get_mem_pool(peer.ordinal() as i32) }
             .call("cuDeviceGetMemPool")?;
         let access = sys::CUmemAccessDesc {
             location: sys::CUmemLocation {
@@ -101,8 +96,7 @@ impl Gpu {
             flags: sys::CUmemAccess_flags::CU_MEM_ACCESS_FLAGS_PROT_READWRITE,
         };
         // SAFETY: the peer's live pool and one access descriptor.
-        unsafe { sys::cuMemPoolSetAccess(pool, &access, 1) }
-            .result()
+        unsafe { driver::memory::pool_set_access(pool, std::slice::from_ref(&access)) }
             .call("cuMemPoolSetAccess")
     }
 
@@ -147,16 +141,15 @@ impl Gpu {
             // SAFETY: both ranges hold `bytes` bytes and stay borrowed until their uses are
             // recorded.
             unsafe {
-                sys::cuMemcpyPeerAsync(
-                    d.addr(),
+                result::memcpy_peer_async(
                     dst_ctx,
-                    s.addr(),
+                    d.addr(),
                     src_ctx,
+                    s.addr(),
                     bytes,
                     stream.cu_stream(),
                 )
             }
-            .result()
             .call("cuMemcpyPeerAsync")?;
             d.finish(stream)?;
             s.finish(stream)?;

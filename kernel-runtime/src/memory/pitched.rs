@@ -10,10 +10,11 @@
 use std::marker::PhantomData;
 use std::sync::Arc;
 
-use cudarc::driver::sys::{self, CUdeviceptr};
-use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DeviceRepr};
+use cudarc::driver::sys::CUdeviceptr;
+use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DeviceRepr, result};
 
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedBuffer};
 
@@ -117,8 +118,8 @@ impl<T> Drop for Pitched<T> {
     fn drop(&mut self) {
         self.ctx.record_err(self.event.synchronize());
         // SAFETY: `ptr` came from cuMemAllocPitch and every use of it has completed.
-        let freed = unsafe { sys::cuMemFree_v2(self.ptr) };
-        self.ctx.record_err(freed.result());
+        let freed = unsafe { result::memory_free(self.ptr) };
+        self.ctx.record_err(freed);
     }
 }
 
@@ -175,18 +176,15 @@ impl Gpu {
         };
         let ctx = self.context().clone();
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        let mut ptr: CUdeviceptr = 0;
-        let mut pitch = 0usize;
-        // SAFETY: out-pointers to locals; the context is current.
-        unsafe { sys::cuMemAllocPitch_v2(&mut ptr, &mut pitch, row, rows, access) }
-            .result()
-            .call("cuMemAllocPitch")?;
+        // SAFETY: the context is current.
+        let (ptr, pitch) =
+            unsafe { driver::memory::alloc_pitch(row, rows, access) }.call("cuMemAllocPitch")?;
         let event = ctx.new_event(None).call("cuEventCreate");
         let event = match event {
             Ok(e) => e,
             Err(e) => {
                 // SAFETY: just allocated, never used.
-                let _ = unsafe { sys::cuMemFree_v2(ptr) };
+                let _ = unsafe { result::memory_free(ptr) };
                 return Err(e);
             }
         };
@@ -202,8 +200,7 @@ impl Gpu {
         };
         let stream = self.stream();
         // SAFETY: the range is the allocation; queued on the stream, recorded below.
-        unsafe { sys::cuMemsetD8Async(ptr, 0, buf.byte_len(), stream.cu_stream()) }
-            .result()
+        unsafe { result::memset_d8_async(ptr, 0, buf.byte_len(), stream.cu_stream()) }
             .call("cuMemsetD8Async")?;
         buf.event.record(stream).call("cuEventRecord")?;
         Ok(buf)

@@ -1,9 +1,10 @@
 //! What the driver knows of an address: [`PointerAttributes`].
 
-use cudarc::driver::sys::{self, CUmemorytype, CUpointer_attribute as A};
+use cudarc::driver::sys::{CUmemorytype, CUpointer_attribute as A};
 use std::ffi::c_void;
 
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 
 /// Where memory lives.
@@ -84,16 +85,8 @@ impl Gpu {
         ];
         // SAFETY: each data pointer addresses a value of the type its attribute writes
         // (u32, int, CUdeviceptr, size_t, bool as a 32-bit value), alive for the call.
-        unsafe {
-            sys::cuPointerGetAttributes(
-                attrs.len() as u32,
-                attrs.as_mut_ptr(),
-                data.as_mut_ptr(),
-                address,
-            )
-        }
-        .result()
-        .call("cuPointerGetAttributes")?;
+        unsafe { driver::memory::pointer_get_attributes(&mut attrs, &mut data, address) }
+            .call("cuPointerGetAttributes")?;
         let memory_type = match memory_type {
             t if t == CUmemorytype::CU_MEMORYTYPE_HOST as u32 => MemoryType::Host,
             t if t == CUmemorytype::CU_MEMORYTYPE_ARRAY as u32 => MemoryType::Array,

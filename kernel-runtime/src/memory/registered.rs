@@ -14,6 +14,7 @@ use std::sync::Arc;
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream, HostSlice, SyncOnDrop, sys};
 
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::memory::buffers::byte_len;
 use crate::memory::pinned::PageLocked;
@@ -135,8 +136,8 @@ impl<T> Drop for Registered<'_, T> {
         if self.locked.len > 0 {
             let ptr = self.locked.ptr.cast();
             // SAFETY: `ptr` was registered by `Gpu::register` and no copy is pending.
-            let unregistered = unsafe { sys::cuMemHostUnregister(ptr) };
-            self.ctx.record_err(unregistered.result());
+            let unregistered = unsafe { driver::memory::host_unregister(ptr) };
+            self.ctx.record_err(unregistered);
         }
     }
 }
@@ -209,9 +210,8 @@ impl Gpu {
         if bytes > 0 {
             // SAFETY: `ptr` addresses `bytes` bytes borrowed for `'a`, unregistered on drop.
             unsafe {
-                sys::cuMemHostRegister_v2(ptr.cast(), bytes, sys::CU_MEMHOSTREGISTER_PORTABLE)
+                driver::memory::host_register(ptr.cast(), bytes, sys::CU_MEMHOSTREGISTER_PORTABLE)
             }
-            .result()
             .call("cuMemHostRegister")?;
         }
         Ok(Registered {

@@ -200,11 +200,9 @@ impl Use {
 
 /// Whether `stream` is capturing work into a graph.
 fn capturing(stream: &CudaStream) -> Result<bool, Error> {
-    let mut status = CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE;
-    // SAFETY: a live stream; `status` receives its capture status.
-    unsafe { sys::cuStreamIsCapturing(stream.cu_stream(), &mut status) }
-        .result()
-        .call("cuStreamIsCapturing")?;
+    // SAFETY: a live stream.
+    let status =
+        unsafe { result::stream::is_capturing(stream.cu_stream()) }.call("cuStreamIsCapturing")?;
     Ok(status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
 }
 

@@ -26,6 +26,7 @@ use cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUgraphNodeType, CUstr
 use cudarc::driver::{CudaGraph, CudaStream, result};
 
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::streams::clock::{self, CaptureClock};
 
@@ -83,7 +84,7 @@ impl Drop for OwnedExec {
     fn drop(&mut self) {
         if !self.0.is_null() {
             // SAFETY: instantiated by `Graph::instantiate` and destroyed once.
-            let _ = unsafe { sys::cuGraphExecDestroy(self.0) };
+            let _ = unsafe { result::graph::exec_destroy(self.0) };
         }
     }
 }
@@ -137,15 +138,12 @@ impl CaptureStream {
         record: impl FnOnce(&Gpu) -> Result<(), Error>,
     ) -> Result<OwnedGraph, Error> {
         let recorded = record(gpu);
-        let mut out: sys::CUgraph = std::ptr::null_mut();
-        // SAFETY: the stream is capturing; `out` receives the captured graph.
-        let ended = unsafe { sys::cuStreamEndCapture(self.stream.cu_stream(), &mut out) }
-            .result()
-            .call("cuStreamEndCapture");
-        let graph = OwnedGraph(out);
+        // SAFETY: the stream is capturing.
+        let graph = unsafe { result::stream::end_capture(self.stream.cu_stream()) }
+            .call("cuStreamEndCapture")
+            .map(OwnedGraph);
         recorded?;
-        ended?;
-        Ok(graph)
+        graph
     }
 }
 
@@ -210,10 +208,8 @@ impl Graph {
         capture: CaptureStream,
     ) -> Result<Graph, Error> {
         gpu.context().bind_to_thread().call("cuCtxSetCurrent")?;
-        let mut exec: sys::CUgraphExec = std::ptr::null_mut();
         // SAFETY: `graph` is a live, complete graph of this context.
-        unsafe { sys::cuGraphInstantiateWithFlags(&mut exec, graph.0, 0) }
-            .result()
+        let exec = unsafe { result::graph::instantiate(graph.0, CUgraphInstantiate_flags(0)) }
             .call("cuGraphInstantiate")?;
         Ok(Graph {
             exec: Exec::Built {
@@ -307,13 +303,11 @@ impl Graph {
         // SAFETY: an all-zero parameter block is a valid out-value for the query.
         let mut params: sys::CUDA_KERNEL_NODE_PARAMS = unsafe { std::mem::zeroed() };
         // SAFETY: `nodes[0]` is a kernel node of the live captured graph.
-        unsafe { sys::cuGraphKernelNodeGetParams_v2(nodes[0], &mut params) }
-            .result()
+        unsafe { driver::graph::kernel_node_get_params(nodes[0], &mut params) }
             .call("cuGraphKernelNodeGetParams")?;
         // SAFETY: the parameters point into the captured graph, alive until the call returns;
         // `target` is a kernel node of this graph's template, `exec` its instantiation.
-        unsafe { sys::cuGraphExecKernelNodeSetParams_v2(self.exec.exec(), target, &params) }
-            .result()
+        unsafe { driver::graph::exec_kernel_node_set_params(self.exec.exec(), target, &params) }
             .call("cuGraphExecKernelNodeSetParams")
     }
 }
@@ -325,22 +319,20 @@ impl Drop for OwnedGraph {
     fn drop(&mut self) {
         if !self.0.is_null() {
             // SAFETY: created here (`cuStreamEndCapture`, `cuGraphCreate`) and destroyed once.
-            let _ = unsafe { sys::cuGraphDestroy(self.0) };
+            let _ = unsafe { result::graph::destroy(self.0) };
         }
     }
 }
 
 /// The graph's nodes, in the order the driver lists them (creation order).
 fn nodes(graph: sys::CUgraph) -> Result<Vec<sys::CUgraphNode>, Error> {
-    let mut n = node_count(graph)?;
+    let n = node_count(graph)?;
     if n == 0 {
         return Ok(Vec::new());
     }
     let mut out = vec![std::ptr::null_mut(); n];
-    // SAFETY: `out` holds `n` slots; the driver writes at most `n`.
-    unsafe { sys::cuGraphGetNodes(graph, out.as_mut_ptr(), &mut n) }
-        .result()
-        .call("cuGraphGetNodes")?;
+    // SAFETY: a live graph; the driver writes at most `out.len()` nodes.
+    let n = unsafe { driver::graph::get_nodes(graph, Some(&mut out)) }.call("cuGraphGetNodes")?;
     out.truncate(n);
     Ok(out)
 }
@@ -349,12 +341,8 @@ fn node_count(graph: sys::CUgraph) -> Result<usize, Error> {
     if graph.is_null() {
         return Ok(0);
     }
-    let mut n = 0usize;
-    // SAFETY: a null array asks for the count only.
-    unsafe { sys::cuGraphGetNodes(graph, std::ptr::null_mut(), &mut n) }
-        .result()
-        .call("cuGraphGetNodes")?;
-    Ok(n)
+    // SAFETY: a live graph; no array asks for the count only.
+    unsafe { driver::graph::get_nodes(graph, None) }.call("cuGraphGetNodes")
 }
 
 /// How many of a graph's nodes wait for an event.
@@ -364,11 +352,8 @@ fn wait_nodes(graph: sys::CUgraph) -> Result<usize, Error> {
     }
     let mut n = 0;
     for node in nodes(graph)? {
-        let mut kind = CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
         // SAFETY: `node` belongs to the live graph.
-        unsafe { sys::cuGraphNodeGetType(node, &mut kind) }
-            .result()
-            .call("cuGraphNodeGetType")?;
+        let kind = unsafe { driver::graph::node_get_type(node) }.call("cuGraphNodeGetType")?;
         n += usize::from(kind == CUgraphNodeType::CU_GRAPH_NODE_TYPE_WAIT_EVENT);
     }
     Ok(n)
@@ -381,11 +366,8 @@ fn kernel_nodes(graph: sys::CUgraph) -> Result<Vec<sys::CUgraphNode>, Error> {
     }
     let mut out = Vec::new();
     for node in nodes(graph)? {
-        let mut kind = CUgraphNodeType::CU_GRAPH_NODE_TYPE_EMPTY;
         // SAFETY: `node` belongs to the live graph.
-        unsafe { sys::cuGraphNodeGetType(node, &mut kind) }
-            .result()
-            .call("cuGraphNodeGetType")?;
+        let kind = unsafe { driver::graph::node_get_type(node) }.call("cuGraphNodeGetType")?;
         if kind == CUgraphNodeType::CU_GRAPH_NODE_TYPE_KERNEL {
             out.push(node);
         }
@@ -434,14 +416,10 @@ impl Graph {
             .context()
             .bind_to_thread()
             .call("cuCtxSetCurrent")?;
-        let mut exec: sys::CUgraphExec = std::ptr::null_mut();
-        let flags = sys::CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH.0;
-        // SAFETY: the template is live while `self` is; a valid out-pointer.
-        unsafe {
-            sys::cuGraphInstantiateWithFlags(&mut exec, self.exec.template(), u64::from(flags))
-        }
-        .result()
-        .call("cuGraphInstantiate")?;
+        let flags = CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH;
+        // SAFETY: the template is live while `self` is.
+        let exec = unsafe { result::graph::instantiate(self.exec.template(), flags) }
+            .call("cuGraphInstantiate")?;
         let exec = OwnedExec(exec);
         // SAFETY: a live executable graph and stream of this context.
         unsafe { result::graph::upload(exec.0, self.replay.cu_stream()) }.call("cuGraphUpload")?;

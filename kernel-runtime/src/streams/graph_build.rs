@@ -14,6 +14,7 @@ use cudarc::driver::sys::{self, CUgraphConditionalNodeType as CondType, CUstream
 
 use super::graph::{CaptureStream, Graph, OwnedGraph};
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 
 /// An invariant lifetime: conditions carry the brand of their builder.
@@ -97,11 +98,8 @@ impl Gpu {
     ) -> Result<Graph, Error> {
         let ctx = self.context();
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        let mut raw: sys::CUgraph = std::ptr::null_mut();
-        // SAFETY: a valid out-pointer; flags must be 0.
-        unsafe { sys::cuGraphCreate(&mut raw, 0) }
-            .result()
-            .call("cuGraphCreate")?;
+        // SAFETY: the context is current; flags must be 0.
+        let raw = unsafe { driver::graph::create(0) }.call("cuGraphCreate")?;
         let graph = OwnedGraph(raw);
         let capture = CaptureStream::new(self)?;
         let builder = GraphBuilder {
@@ -130,19 +128,9 @@ impl<'id> GraphBuilder<'id> {
     pub fn record(&self, record: impl FnOnce(&Gpu) -> Result<(), Error>) -> Result<(), Error> {
         let child = self.capture.capture(&self.gpu, record)?;
         let deps = self.deps();
-        let mut node: sys::CUgraphNode = std::ptr::null_mut();
         // SAFETY: `child` is a live graph (cloned into this one); `deps` are nodes of it.
-        unsafe {
-            sys::cuGraphAddChildGraphNode(
-                &mut node,
-                self.graph.0,
-                deps.as_ptr(),
-                deps.len(),
-                child.0,
-            )
-        }
-        .result()
-        .call("cuGraphAddChildGraphNode")?;
+        let node = unsafe { driver::graph::add_child_graph_node(self.graph.0, &deps, child.0) }
+            .call("cuGraphAddChildGraphNode")?;
         self.tail.set(node);
         Ok(())
     }
@@ -158,18 +146,15 @@ impl<'id> GraphBuilder<'id> {
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     pub fn condition(&self, default: u32) -> Result<Condition<'id>, Error> {
-        let mut handle: sys::CUgraphConditionalHandle = 0;
-        // SAFETY: a valid out-pointer, this graph and its context.
-        unsafe {
-            sys::cuGraphConditionalHandleCreate(
-                &mut handle,
+        // SAFETY: this graph and its context.
+        let handle = unsafe {
+            driver::graph::conditional_handle_create(
                 self.graph.0,
                 self.gpu.context().cu_ctx(),
                 default,
                 sys::CU_GRAPH_COND_ASSIGN_DEFAULT,
             )
         }
-        .result()
         .call("cuGraphConditionalHandleCreate")?;
         Ok(Condition {
             handle: ConditionHandle(handle),
@@ -232,21 +217,10 @@ impl<'id> GraphBuilder<'id> {
             ctx: self.gpu.context().cu_ctx(),
         };
         let deps = self.deps();
-        let mut node: sys::CUgraphNode = std::ptr::null_mut();
         // SAFETY: `params` is a conditional node's (the driver sets its array of body graphs,
         // owned by the node); `deps` are nodes of this graph.
-        unsafe {
-            sys::cuGraphAddNode_v2(
-                &mut node,
-                self.graph.0,
-                deps.as_ptr(),
-                std::ptr::null(),
-                deps.len(),
-                &mut params,
-            )
-        }
-        .result()
-        .call("cuGraphAddNode")?;
+        let node = unsafe { driver::graph::add_node(self.graph.0, &deps, &mut params) }
+            .call("cuGraphAddNode")?;
         self.tail.set(node);
         // SAFETY: the node was created with one body graph; the driver filled the array.
         let body_graph = unsafe {
@@ -280,16 +254,12 @@ impl<'id> GraphBuilder<'id> {
         stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: `graph` is the live body graph of a node of this graph; no dependencies.
         unsafe {
-            sys::cuStreamBeginCaptureToGraph(
+            driver::graph::begin_capture_to_graph(
                 stream.cu_stream(),
                 graph,
-                std::ptr::null(),
-                std::ptr::null(),
-                0,
                 CUstreamCaptureMode::CU_STREAM_CAPTURE_MODE_THREAD_LOCAL,
             )
         }
-        .result()
         .call("cuStreamBeginCaptureToGraph")?;
         let captured = self.capture.finish(&self.gpu, record)?;
         // The body graph belongs to its node: not destroyed here.

@@ -6,6 +6,7 @@ use cudarc::driver::CudaContext;
 use cudarc::driver::sys::{self, CUarray_format as F};
 
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 
 /// The channel type of an array's elements.
@@ -98,8 +99,8 @@ impl Drop for ArrayInner {
         self.ctx.record_err(self.ctx.synchronize());
         // SAFETY: created by cuArray3DCreate; nothing references it any more (texture and
         // surface objects hold the `Arc`).
-        let destroyed = unsafe { sys::cuArrayDestroy(self.handle) };
-        self.ctx.record_err(destroyed.result());
+        let destroyed = unsafe { driver::texture::array_destroy(self.handle) };
+        self.ctx.record_err(destroyed);
     }
 }
 
@@ -264,11 +265,8 @@ impl Gpu {
         };
         let ctx = self.context().clone();
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        let mut handle: sys::CUarray = std::ptr::null_mut();
-        // SAFETY: a valid descriptor and an out-pointer to a local; the context is current.
-        unsafe { sys::cuArray3DCreate_v2(&mut handle, &desc) }
-            .result()
-            .call("cuArray3DCreate")?;
+        // SAFETY: a valid descriptor; the context is current.
+        let handle = unsafe { driver::texture::array_3d_create(&desc) }.call("cuArray3DCreate")?;
         Ok(Array {
             inner: Arc::new(ArrayInner {
                 handle,

@@ -8,6 +8,7 @@ use cudarc::driver::{CudaContext, DeviceRepr};
 
 use super::array::Array;
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 
 /// What a coordinate outside `[0, size)` reads.
@@ -311,16 +312,16 @@ impl<T> SurfaceObject<T> {
 impl<T> Drop for TextureObject<T> {
     fn drop(&mut self) {
         // SAFETY: created by cuTexObjectCreate and destroyed once.
-        let done = unsafe { sys::cuTexObjectDestroy(self.handle) };
-        self.ctx.record_err(done.result());
+        let done = unsafe { driver::texture::tex_object_destroy(self.handle) };
+        self.ctx.record_err(done);
     }
 }
 
 impl<T> Drop for SurfaceObject<T> {
     fn drop(&mut self) {
         // SAFETY: created by cuSurfObjectCreate and destroyed once.
-        let done = unsafe { sys::cuSurfObjectDestroy(self.handle) };
-        self.ctx.record_err(done.result());
+        let done = unsafe { driver::texture::surf_object_destroy(self.handle) };
+        self.ctx.record_err(done);
     }
 }
 
@@ -380,11 +381,9 @@ impl Gpu {
         let res = resource(array);
         let tex = desc.raw();
         self.context().bind_to_thread().call("cuCtxSetCurrent")?;
-        let mut handle = 0u64;
-        // SAFETY: valid descriptors and an out-pointer to a local; no view descriptor.
-        unsafe { sys::cuTexObjectCreate(&mut handle, &res, &tex, std::ptr::null()) }
-            .result()
-            .call("cuTexObjectCreate")?;
+        // SAFETY: valid descriptors; no view descriptor; the array outlives the object (held).
+        let handle =
+            unsafe { driver::texture::tex_object_create(&res, &tex) }.call("cuTexObjectCreate")?;
         Ok(TextureObject {
             handle,
             _array: array.clone(),
@@ -407,11 +406,9 @@ impl Gpu {
         element_check::<T>(array, array.element_size(), "surface")?;
         let res = resource(array);
         self.context().bind_to_thread().call("cuCtxSetCurrent")?;
-        let mut handle = 0u64;
-        // SAFETY: a valid descriptor and an out-pointer to a local.
-        unsafe { sys::cuSurfObjectCreate(&mut handle, &res) }
-            .result()
-            .call("cuSurfObjectCreate")?;
+        // SAFETY: a valid descriptor; the array outlives the object (held).
+        let handle =
+            unsafe { driver::texture::surf_object_create(&res) }.call("cuSurfObjectCreate")?;
         Ok(SurfaceObject {
             handle,
             _array: array.clone(),

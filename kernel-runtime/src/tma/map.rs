@@ -13,6 +13,7 @@ use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 
 use super::rules::{Layout, Shape, check, packed_strides};
 use super::source::{Reads, Source, SourceUse, Writes};
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::launch::args::{DeviceArg, PreparedArg};
 
@@ -363,22 +364,21 @@ fn encode<T: TmaElement, M: DeviceMemory<T> + ?Sized>(
             // SAFETY: every array has the length the rank asks for (checked above); the
             // address is the live buffer's; `raw` is a writable, 64-byte aligned CUtensorMap.
             unsafe {
-                sys::cuTensorMapEncodeTiled(
+                driver::tensor_map::encode_tiled(
                     raw.as_mut_ptr(),
                     T::DATA_TYPE,
                     rank,
                     global,
-                    dims.as_ptr(),
-                    strides.as_ptr(),
-                    box_dims.as_ptr(),
-                    element_strides.as_ptr(),
+                    dims,
+                    &strides,
+                    box_dims,
+                    &element_strides,
                     opts.interleave.raw(),
                     opts.swizzle.raw(),
                     l2,
                     fill,
                 )
             }
-            .result()
             .call("cuTensorMapEncodeTiled")?;
             box_dims.to_vec()
         }
@@ -390,25 +390,24 @@ fn encode<T: TmaElement, M: DeviceMemory<T> + ?Sized>(
         } => {
             // SAFETY: as above; the corners hold rank - 2 offsets each (checked above).
             unsafe {
-                sys::cuTensorMapEncodeIm2col(
+                driver::tensor_map::encode_im2col(
                     raw.as_mut_ptr(),
                     T::DATA_TYPE,
                     rank,
                     global,
-                    dims.as_ptr(),
-                    strides.as_ptr(),
-                    lower.as_ptr(),
-                    upper.as_ptr(),
+                    dims,
+                    &strides,
+                    lower,
+                    upper,
                     channels,
                     pixels,
-                    element_strides.as_ptr(),
+                    &element_strides,
                     opts.interleave.raw(),
                     opts.swizzle.raw(),
                     l2,
                     fill,
                 )
             }
-            .result()
             .call("cuTensorMapEncodeIm2col")?;
             vec![channels, pixels]
         }

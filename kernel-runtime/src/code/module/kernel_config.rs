@@ -1,7 +1,7 @@
 //! A kernel's own preferences: the split of on-chip memory between L1 and shared memory.
 
 use cudarc::driver::result;
-use cudarc::driver::sys::{self, CUfunction_attribute as F};
+use cudarc::driver::sys::CUfunction_attribute as F;
 
 use super::Kernel;
 use crate::device::config::CachePreference;
@@ -53,13 +53,12 @@ impl Kernel {
             .call("cuCtxSetCurrent")?;
         // SAFETY: the function handle is live while `self` is; the attribute takes an int.
         unsafe {
-            sys::cuFuncSetAttribute(
+            result::function::set_function_attribute(
                 self.cu_function(),
                 F::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
                 i32::from(percent),
             )
         }
-        .result()
         .call("cuFuncSetAttribute")
     }
 }

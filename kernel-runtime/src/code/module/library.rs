@@ -7,12 +7,13 @@ use std::ffi::c_void;
 use std::path::Path;
 use std::sync::Arc;
 
-use cudarc::driver::sys;
+use cudarc::driver::{DriverError, sys};
 
 use super::{ModuleInner, aligned_copy, needs_copy};
 use crate::code::image;
 use crate::code::module::RawModule;
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 
 /// The driver's library handle and what messages need.
@@ -35,7 +36,7 @@ impl Drop for LibraryInner {
         for &h in &self.handles {
             // SAFETY: each handle came from a successful load and is unloaded once, after
             // every RawModule made from it (each holds this value) is gone.
-            let _ = unsafe { sys::cuLibraryUnload(h) };
+            let _ = unsafe { driver::module::library_unload(h) };
         }
     }
 }
@@ -94,7 +95,7 @@ impl RawLibrary {
         name: &str,
         symbols: Vec<(String, String)>,
     ) -> Result<RawLibrary, Error> {
-        crate::device::driver::ensure_driver()?;
+        crate::device::init::ensure_driver()?;
         let mut inner = LibraryInner {
             handles: Vec::with_capacity(images.len()),
             name: name.to_owned(),
@@ -133,10 +134,9 @@ impl RawLibrary {
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         let mut cu_modules = Vec::with_capacity(self.inner.handles.len());
         for &h in &self.inner.handles {
-            let mut m: sys::CUmodule = std::ptr::null_mut();
             // SAFETY: the library handle is live and a context is current.
-            let r = unsafe { sys::cuLibraryGetModule(&mut m, h) };
-            if r == sys::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU {
+            let r = unsafe { driver::module::library_get_module(h) };
+            if let Err(DriverError(sys::CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU)) = r {
                 return Err(Error::NoBinaryForGpu {
                     module: self.inner.name.clone(),
                     device: gpu.name().to_owned(),
@@ -144,7 +144,7 @@ impl RawLibrary {
                     archs: self.inner.targets.clone(),
                 });
             }
-            r.result().call("cuLibraryGetModule")?;
+            let m = r.call("cuLibraryGetModule")?;
             cu_modules.push(m);
         }
         Ok(ModuleInner {
@@ -168,22 +168,7 @@ fn load_one(image: &[u8]) -> Result<sys::CUlibrary, Error> {
     } else {
         image.as_ptr().cast()
     };
-    let mut handle: sys::CUlibrary = std::ptr::null_mut();
     // SAFETY: `ptr` addresses a complete image (PTX copies are NUL-terminated) that outlives
     // the call; no options are passed.
-    unsafe {
-        sys::cuLibraryLoadData(
-            &mut handle,
-            ptr,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            0,
-            std::ptr::null_mut(),
-            std::ptr::null_mut(),
-            0,
-        )
-    }
-    .result()
-    .call("cuLibraryLoadData")?;
-    Ok(handle)
+    unsafe { driver::module::library_load_data(ptr) }.call("cuLibraryLoadData")
 }

@@ -9,6 +9,7 @@
 use cudarc::driver::sys;
 
 use super::RawModule;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 
 /// How the driver loads module code (`cuModuleGetLoadingMode`).
@@ -35,12 +36,9 @@ pub enum LoadingMode {
 /// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
 pub fn loading_mode() -> Result<LoadingMode, Error> {
-    crate::device::driver::ensure_driver()?;
-    let mut mode = sys::CUmoduleLoadingMode::CU_MODULE_EAGER_LOADING;
-    // SAFETY: the driver is initialised; `mode` is a valid place for the answer.
-    unsafe { sys::cuModuleGetLoadingMode(&mut mode) }
-        .result()
-        .call("cuModuleGetLoadingMode")?;
+    crate::device::init::ensure_driver()?;
+    // SAFETY: the driver is initialised.
+    let mode = unsafe { driver::module::get_loading_mode() }.call("cuModuleGetLoadingMode")?;
     Ok(match mode {
         sys::CUmoduleLoadingMode::CU_MODULE_LAZY_LOADING => LoadingMode::Lazy,
         _ => LoadingMode::Eager,
@@ -62,19 +60,16 @@ impl RawModule {
         self.inner.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         let mut total = 0;
         for &m in &self.inner.cu_modules {
-            let mut count: std::ffi::c_uint = 0;
             // SAFETY: `m` is a live module handle owned by this module.
-            unsafe { sys::cuModuleGetFunctionCount(&mut count, m) }
-                .result()
+            let count = unsafe { driver::module::get_function_count(m) }
                 .call("cuModuleGetFunctionCount")?;
             let mut functions: Vec<sys::CUfunction> = vec![std::ptr::null_mut(); count as usize];
-            // SAFETY: `functions` has room for `count` handles.
-            unsafe { sys::cuModuleEnumerateFunctions(functions.as_mut_ptr(), count, m) }
-                .result()
+            // SAFETY: as above; `functions` has room for `count` handles.
+            unsafe { driver::module::enumerate_functions(&mut functions, m) }
                 .call("cuModuleEnumerateFunctions")?;
             for f in functions {
                 // SAFETY: `f` is a function of the live module `m`.
-                unsafe { sys::cuFuncLoad(f) }.result().call("cuFuncLoad")?;
+                unsafe { driver::module::func_load(f) }.call("cuFuncLoad")?;
             }
             total += count as usize;
         }

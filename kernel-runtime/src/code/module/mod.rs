@@ -32,9 +32,10 @@ pub use loading::{LoadingMode, loading_mode};
 pub use runtime::CompileOptions;
 
 use crate::code::image::{self, ImageKind};
-use crate::device::driver::driver_version;
 use crate::device::gpu::Gpu;
+use crate::device::init::driver_version;
 use crate::device::limits::DeviceLimits;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::launch::validate::{KernelLimits, PlainLimits};
 
@@ -372,18 +373,10 @@ fn jit_log(ptr: *const c_void) -> Option<String> {
         sys::CUjit_option::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES,
     ];
     let mut values: [*mut c_void; 2] = [error.as_mut_ptr().cast(), LEN as *mut c_void];
-    let mut module: sys::CUmodule = std::ptr::null_mut();
     // SAFETY: the buffers outlive the call and the option arrays have matching lengths; a module
     // that loads this time is unloaded at once.
     unsafe {
-        let r = sys::cuModuleLoadDataEx(
-            &mut module,
-            ptr,
-            2,
-            options.as_mut_ptr(),
-            values.as_mut_ptr(),
-        );
-        if r == CUresult::CUDA_SUCCESS {
+        if let Ok(module) = driver::module::load_data_ex(ptr, &mut options, &mut values) {
             let _ = result::module::unload(module);
         }
     }

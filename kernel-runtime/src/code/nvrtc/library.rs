@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use cudarc::nvrtc::sys;
 
-use crate::device::driver::reachable;
+use crate::driver::load::reachable;
 use crate::env;
 use crate::error::Error;
 
