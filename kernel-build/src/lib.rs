@@ -55,6 +55,7 @@ pub mod model;
 mod pipeline;
 mod runtime_crate;
 mod toolkit;
+mod verify;
 
 pub use builder::{Build, Metadata, Output};
 pub use diagnostics::Diagnostics;
@@ -91,6 +92,10 @@ pub mod __private {
     /// Environment variables.
     pub mod env {
         pub use crate::env::*;
+    }
+    /// Verification against the compiled images.
+    pub mod verify {
+        pub use crate::verify::*;
     }
     /// The CUDA front end.
     pub mod front {

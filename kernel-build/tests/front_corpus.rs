@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use cuda_kernel_build::__private::front::{self, FrontInput};
+use cuda_kernel_build::__private::verify;
 use cuda_kernel_build::model::{Linkage, ModuleInfo};
 use cuda_kernel_objects::{self as fatbin, Fatbin};
 
@@ -109,7 +110,7 @@ fn check_file(name: &str) -> Option<ModuleInfo> {
     let mut info = analyze_file(&nvcc, name);
     assert!(info.preprocessed);
     let fatbin = compile(&nvcc, &corpus_dir().join(name));
-    front::verify(&mut info, &fatbin).unwrap_or_else(|d| panic!("{name}:\n{d}"));
+    verify::verify(&mut info, &fatbin).unwrap_or_else(|d| panic!("{name}:\n{d}"));
     assert_layouts_match(&info, &fatbin);
     Some(info)
 }
@@ -337,15 +338,15 @@ fn a_kernel_missing_from_an_image_names_kernel_and_arch() {
     let fatbin = compile(&nvcc, &corpus_dir().join("gated.cu"));
     // By default a kernel may be in some images only: the images say where.
     let mut lenient = info.clone();
-    front::verify(&mut lenient, &fatbin).unwrap();
+    verify::verify(&mut lenient, &fatbin).unwrap();
     let on: Vec<Vec<String>> = lenient.kernels.iter().map(|k| k.targets()).collect();
     assert_eq!(on[0], ["sm_80", "sm_90", "sm_120", "compute_120"], "{on:?}");
     assert_eq!(on[1], ["sm_90", "sm_120", "compute_120"], "{on:?}");
-    let strict = front::VerifyOptions {
+    let strict = verify::VerifyOptions {
         require_every_target: true,
         ..Default::default()
     };
-    let err = front::verify_with(&mut info, &fatbin, &strict).unwrap_err();
+    let err = verify::verify_with(&mut info, &fatbin, &strict).unwrap_err();
     assert_eq!(err.len(), 1, "{err}");
     let text = err.to_string();
     assert!(
@@ -367,7 +368,7 @@ fn a_wrong_struct_definition_names_kernel_parameter_and_both_layouts() {
     let mut info = front::analyze(&FrontInput::raw_only("types.cu", &wrong)).unwrap();
     // The kernel stays in the module, typed by the images alone, with why; the global of
     // that struct type is still an error (a global has no by-name fallback).
-    let err = front::verify(&mut info, &fatbin).unwrap_err();
+    let err = verify::verify(&mut info, &fatbin).unwrap_err();
     assert!(
         err.iter()
             .all(|d| d.message.starts_with("global `const_p` is 12 bytes")),

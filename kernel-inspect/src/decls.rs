@@ -179,7 +179,7 @@ fn resolve_with_nvcc(nvcc: &Path, a: &DeclArgs, info: &mut ModuleInfo) -> Result
     }
     let bytes = std::fs::read(&out).map_err(|e| e.to_string())?;
     let fatbin = cuda_kernel_objects::parse(&bytes).map_err(|e| e.to_string())?;
-    front::verify(info, &fatbin).map_err(|d| d.to_string())
+    cuda_kernel_build::__private::verify::verify(info, &fatbin).map_err(|d| d.to_string())
 }
 
 fn build_report(display: &str, info: &ModuleInfo) -> Report {

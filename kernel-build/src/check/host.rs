@@ -21,74 +21,11 @@ use super::rust_type::{RustType, classify, is_device_buffer, wrapper};
 use crate::diagnostics::Diagnostic;
 use crate::diagnostics::host as msg;
 use crate::front::is_stream;
+use crate::model::host::{HostArg, HostBinding, HostRet, result_ok};
 use crate::model::{CType, HostFunction, ModuleInfo};
-
-/// What a parameter of a binding is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HostArg {
-    /// Passed by value as declared (scalars, vectors, structs).
-    Value,
-    /// A device buffer or view; its address is passed, ordered on the call's stream.
-    Device {
-        /// The function may write through it.
-        mutable: bool,
-    },
-    /// Host memory: the slice's address.
-    Host {
-        /// The function may write through it.
-        mutable: bool,
-    },
-    /// A raw pointer, passed as it is.
-    Raw,
-    /// The stream the function runs on (`cudaStream_t`).
-    Stream,
-}
-
-/// What a binding returns.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum HostRet {
-    /// Nothing.
-    Unit,
-    /// A value, as declared.
-    Value,
-    /// `cudaError_t`, as `Result<(), Error>`.
-    CudaError,
-    /// Nothing, as `Result<(), Error>` (ordering its buffers may fail).
-    ResultUnit,
-    /// A value, as `Result<T, Error>` (ordering its buffers may fail).
-    ResultValue,
-}
-
-impl HostRet {
-    /// True when the binding returns a `Result`.
-    pub fn is_result(self) -> bool {
-        matches!(
-            self,
-            HostRet::CudaError | HostRet::ResultUnit | HostRet::ResultValue
-        )
-    }
-}
-
-/// One checked declaration: the user's item and what each of its parameters is.
-#[derive(Clone, Debug)]
-pub struct HostBinding {
-    /// The declaration as written.
-    pub item: syn::ForeignItemFn,
-    /// Each parameter's name, type as written, and role.
-    pub args: Vec<(syn::Ident, syn::Type, HostArg)>,
-    /// The return.
-    pub ret: HostRet,
-}
 
 /// Checks every declaration against `info`'s host functions; the error combines every
 /// mismatch found.
-///
-/// ```
-/// use cuda_kernel_build::model::ModuleInfo;
-/// let decl: syn::ForeignItemFn = syn::parse_quote!(fn missing(n: i32););
-/// let err = cuda_kernel_build::__private::check::check_host_declarations(&ModuleInfo::default(), "m", &[decl]).unwrap_err();
-/// assert!(err.to_string().contains("host function `missing`"));
-/// ```
 pub fn check_host_declarations(
     info: &ModuleInfo,
     module: &str,
@@ -237,22 +174,6 @@ fn check_return(f: &HostFunction, sig: &syn::Signature, errors: &mut Vec<syn::Er
 
 fn is_unit(ty: &syn::Type) -> bool {
     matches!(ty, syn::Type::Tuple(t) if t.elems.is_empty())
-}
-
-/// `T` of `Result<T, E>` or of `Result<T>` (an alias with the error fixed).
-pub(crate) fn result_ok(ty: &syn::Type) -> Option<&syn::Type> {
-    let syn::Type::Path(p) = ty else { return None };
-    let last = p.path.segments.last()?;
-    let syn::PathArguments::AngleBracketed(args) = &last.arguments else {
-        return None;
-    };
-    if last.ident != "Result" {
-        return None;
-    }
-    match args.args.first() {
-        Some(syn::GenericArgument::Type(t)) => Some(t),
-        _ => None,
-    }
 }
 
 /// The role of a parameter declared `ty` in Rust for C type `c` (written `written`).
@@ -571,5 +492,14 @@ mod tests {
             e.contains("declare it as `&mut TrackedViewMut<u32>`"),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_declared_host_function_the_module_lacks_is_named() {
+        let decl: syn::ForeignItemFn = syn::parse_quote!(
+            fn missing(n: i32);
+        );
+        let err = check_host_declarations(&ModuleInfo::default(), "m", &[decl]).unwrap_err();
+        assert!(err.to_string().contains("host function `missing`"), "{err}");
     }
 }

@@ -25,17 +25,9 @@ use crate::model::{CType, Kernel, ModuleInfo, TemplateArg};
 use compare::{Mismatch, compare, expected_rust, type_text};
 use rust_type::classify;
 
-pub(crate) use host::result_ok;
-pub use host::{HostArg, HostBinding, HostRet, check_host_declarations};
+pub use host::check_host_declarations;
 
 /// Checks every declaration; the error combines every mismatch found.
-///
-/// ```
-/// use cuda_kernel_build::model::ModuleInfo;
-/// let decl: syn::Signature = syn::parse_quote!(fn missing(n: i32));
-/// let err = cuda_kernel_build::__private::check::check_declarations(&ModuleInfo::default(), &[decl]).unwrap_err();
-/// assert!(err.to_string().contains("kernel `missing` is declared in Rust but not defined"));
-/// ```
 pub fn check_declarations(info: &ModuleInfo, decls: &[syn::Signature]) -> Result<(), syn::Error> {
     let mut errors = Vec::new();
     for sig in decls {

@@ -182,3 +182,14 @@ fn generic_declarations_check_every_instantiation() {
     let errs = check(&["fn axpy(a: f32, x: &[f32], y: &mut [f32])"]).unwrap_err();
     assert!(errs[0].contains("0 type parameter(s)"), "{errs:?}");
 }
+
+#[test]
+fn a_declared_kernel_the_module_lacks_is_named() {
+    let decl: syn::Signature = syn::parse_quote!(fn missing(n: i32));
+    let err = check_declarations(&ModuleInfo::default(), &[decl]).unwrap_err();
+    assert!(
+        err.to_string()
+            .contains("kernel `missing` is declared in Rust but not defined"),
+        "{err}"
+    );
+}

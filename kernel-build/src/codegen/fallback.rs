@@ -19,13 +19,6 @@ pub struct Declared {
 }
 
 /// The stand-in module for a module that failed to build.
-///
-/// ```
-/// use cuda_kernel_build::__private::codegen::{fallback, CodegenOptions, Declared};
-/// let decl = Declared { sig: syn::parse_quote!(fn scale(x: &mut [f32], n: i32)), safe: false };
-/// let tokens = fallback("k", &CodegenOptions::default(), &[decl]).to_string();
-/// assert!(tokens.contains("fn load") && tokens.contains("fn scale"));
-/// ```
 pub fn fallback(name: &str, opts: &CodegenOptions, declared: &[Declared]) -> TokenStream {
     let empty = BuiltModule {
         name: name.to_owned(),

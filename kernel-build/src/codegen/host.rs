@@ -20,14 +20,9 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use crate::check::{HostArg, HostBinding, HostRet, result_ok};
+use crate::model::host::{HostArg, HostBinding, HostRet, result_ok};
 
 /// The C functions of a module's host library that name CUDA errors.
-///
-/// ```
-/// let (name, text) = cuda_kernel_build::__private::codegen::error_name_functions("hosted");
-/// assert_eq!(name, "kernel_build_error_name_hosted");
-/// ```
 pub fn error_name_functions(module: &str) -> (String, String) {
     (
         format!("kernel_build_error_name_{module}"),
@@ -37,11 +32,6 @@ pub fn error_name_functions(module: &str) -> (String, String) {
 
 /// The bindings of `bindings`, for host functions of module `module` whose metadata is at
 /// `metadata` (included, so that rustc rebuilds the crate when it changes).
-///
-/// ```
-/// let tokens = cuda_kernel_build::__private::codegen::host_bindings("m", "/m.kernels.json", &[], &syn::parse_quote!(::cuda_kernel_runtime));
-/// assert!(tokens.to_string().contains("include_bytes"));
-/// ```
 pub fn host_bindings(
     module: &str,
     metadata: &str,

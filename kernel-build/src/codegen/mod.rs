@@ -51,12 +51,6 @@ use crate::model::built::BuiltModule;
 use crate::model::request::ModuleRequest;
 
 /// Choices made by the caller (the macro or the build script) about the generated module.
-///
-/// ```
-/// let opts = cuda_kernel_build::__private::codegen::CodegenOptions::default();
-/// assert!(opts.safe_kernels.is_empty());
-/// assert_eq!(opts.runtime.segments.len(), 1); // ::cuda_kernel_runtime
-/// ```
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct CodegenOptions {
@@ -112,13 +106,6 @@ impl Default for CodegenOptions {
 impl CodegenOptions {
     /// The options a request states about the generated code (safe kernels, the kernels
     /// that get stubs), the rest as by default.
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::{codegen::CodegenOptions, pipeline::{ModuleRequest, SourceInput}};
-    /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
-    /// req.safe_kernels.push("scale".into());
-    /// assert!(CodegenOptions::for_request(&req).safe_kernels.contains("scale"));
-    /// ```
     pub fn for_request(req: &ModuleRequest) -> CodegenOptions {
         CodegenOptions {
             safe_kernels: req.safe_kernels.iter().cloned().collect(),
@@ -130,15 +117,6 @@ impl CodegenOptions {
 }
 
 /// Generates the Rust module of a built module.
-///
-/// ```
-/// use cuda_kernel_build::__private::codegen::{generate, CodegenOptions};
-/// let module = cuda_kernel_build::BuiltModule { name: "empty".into(), info: Default::default(),
-///     fatbin_path: None, targets: vec![], toolkit_version: None, tracked_files: vec![],
-///     warnings: vec![], units: vec![], runtime_source: None, constants: vec![] };
-/// let tokens = generate(&module, &CodegenOptions::default());
-/// assert!(tokens.to_string().contains("mod empty"));
-/// ```
 pub fn generate(module: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
     if opts.kernels.is_none() && opts.source_root.is_none() {
         return shell::module(module, opts);
@@ -164,14 +142,6 @@ fn locations_under(info: &mut ModuleInfo, root: &Path) {
 
 /// `path` as shown in generated text: relative to `root` when under it, a relative path
 /// as it is, any other absolute path by its file name.
-///
-/// ```
-/// use std::path::Path;
-/// use cuda_kernel_build::__private::codegen::relative_name;
-/// assert_eq!(relative_name(Path::new("/c/app/kernels/a.h"), Path::new("/c/app")), "kernels/a.h");
-/// assert_eq!(relative_name(Path::new("kernels/a.cu"), Path::new("/c/app")), "kernels/a.cu");
-/// assert_eq!(relative_name(Path::new("/opt/inc/b.h"), Path::new("/c/app")), "b.h");
-/// ```
 pub fn relative_name(path: &Path, root: &Path) -> String {
     if let Ok(rel) = path.strip_prefix(root) {
         return rel.to_string_lossy().into_owned();

@@ -811,3 +811,81 @@ fn locations_and_images_name_no_path_of_the_build_machine() {
     assert!(has(&out, "label_header::<32usize"), "{out}");
     assert!(has(&out, "(\"vecmath\", ::core::include_bytes!"), "{out}");
 }
+
+#[test]
+fn a_failed_build_keeps_the_module_shape_and_the_declared_kernels() {
+    let decl = Declared {
+        sig: syn::parse_quote!(fn scale(x: &mut [f32], n: i32)),
+        safe: false,
+    };
+    let tokens = fallback("k", &CodegenOptions::default(), &[decl]).to_string();
+    assert!(
+        tokens.contains("fn load") && tokens.contains("fn scale"),
+        "{tokens}"
+    );
+}
+
+#[test]
+fn host_code_error_names_are_per_module() {
+    let (name, _) = error_name_functions("hosted");
+    assert_eq!(name, "kernel_build_error_name_hosted");
+    let tokens = host_bindings(
+        "m",
+        "/m.kernels.json",
+        &[],
+        &syn::parse_quote!(::cuda_kernel_runtime),
+    );
+    assert!(tokens.to_string().contains("include_bytes"), "{tokens}");
+}
+
+#[test]
+fn options_default_to_the_runtime_by_name_and_follow_the_request() {
+    let opts = CodegenOptions::default();
+    assert!(opts.safe_kernels.is_empty());
+    assert_eq!(opts.runtime.segments.len(), 1);
+    let mut req = ModuleRequest::new(
+        "m",
+        crate::model::request::SourceInput::Inline {
+            text: String::new(),
+        },
+    );
+    req.safe_kernels.push("scale".into());
+    assert!(
+        CodegenOptions::for_request(&req)
+            .safe_kernels
+            .contains("scale")
+    );
+}
+
+#[test]
+fn an_empty_module_is_still_a_module() {
+    let module = BuiltModule {
+        name: "empty".into(),
+        info: Default::default(),
+        fatbin_path: None,
+        targets: vec![],
+        toolkit_version: None,
+        tracked_files: vec![],
+        warnings: vec![],
+        units: vec![],
+        runtime_source: None,
+        constants: vec![],
+    };
+    let tokens = generate(&module, &CodegenOptions::default());
+    assert!(tokens.to_string().contains("mod empty"));
+}
+
+#[test]
+fn generated_text_names_files_relative_to_the_crate() {
+    use std::path::Path;
+    let root = Path::new("/c/app");
+    assert_eq!(
+        relative_name(Path::new("/c/app/kernels/a.h"), root),
+        "kernels/a.h"
+    );
+    assert_eq!(
+        relative_name(Path::new("kernels/a.cu"), root),
+        "kernels/a.cu"
+    );
+    assert_eq!(relative_name(Path::new("/opt/inc/b.h"), root), "b.h");
+}

@@ -1,5 +1,5 @@
 //! Measuring types with the compiler: the size and alignment of the types the front end
-//! can name but not lay out (see `front::opaque`) are asked of nvcc itself, never guessed.
+//! can name but not lay out (see `verify::opaque`) are asked of nvcc itself, never guessed.
 //!
 //! The probe is a file that includes the user's `.cu` (so every type it names means what
 //! it means there) and explicitly instantiates one empty kernel per type,
@@ -15,7 +15,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::messages::{self, Severity};
-use crate::front::opaque::{Measured, probe_spelling, read_probe_symbol};
+use crate::front::names::{demangle, int_value};
 
 /// The name the probe's lines carry in nvcc's messages (`#line`).
 const PROBE_FILE: &str = "kernel-build-probe";
@@ -229,9 +229,60 @@ fn first_error(output: &str) -> String {
         .unwrap_or_else(|| "nvcc failed without a message".into())
 }
 
+/// A type measured by the compiler.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Measured {
+    /// The C++ spelling as the symbol's demangling prints it (the opaque struct's name).
+    pub name: String,
+    pub size: u64,
+    pub align: u64,
+}
+
+/// The C++ spelling a probe at the end of the file names `ty` by: the demangler's
+/// spelling without the anonymous namespace (the probe is in the same file).
+pub(crate) fn probe_spelling(ty: &str) -> String {
+    ty.replace("__anonymous_namespace__::", "")
+}
+
+/// The measurements a probe's kernel names carry: `kernel_build_probe_<I, S, A>`.
+pub(crate) fn read_probe_symbol(symbol: &str) -> Option<(usize, u64, u64)> {
+    let d = demangle(symbol)?;
+    if d.name != "kernel_build_probe_" || d.template_args.len() != 3 {
+        return None;
+    }
+    // Values past i64::MAX (a negative constant read as unsigned) parse as u64 directly.
+    let num = |s: &str| -> Option<u64> {
+        let t = s.trim();
+        let t = match t.strip_prefix('(') {
+            Some(cast) => cast.split_once(')').map_or(t, |(_, v)| v),
+            None => t,
+        };
+        match t.trim_end_matches(['u', 'U', 'l', 'L']).parse::<u64>() {
+            Ok(v) => Some(v),
+            Err(_) => u64::try_from(int_value(s)?).ok(),
+        }
+    };
+    Some((
+        usize::try_from(num(&d.template_args[0])?).ok()?,
+        num(&d.template_args[1])?,
+        num(&d.template_args[2])?,
+    ))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn probe_symbols_carry_index_size_and_alignment() {
+        assert_eq!(probe_spelling("__anonymous_namespace__::P"), "P");
+        // kernel_build_probe_<3ull, 48ull, 16ull>()
+        assert_eq!(
+            read_probe_symbol("_Z19kernel_build_probe_ILy3ELy48ELy16EEvv"),
+            Some((3, 48, 16))
+        );
+        assert_eq!(read_probe_symbol("_Z1kv"), None);
+    }
 
     #[test]
     fn constants_are_asked_as_unsigned_64_bit_values() {

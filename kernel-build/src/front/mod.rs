@@ -1,11 +1,10 @@
-//! The CUDA declaration front end: preprocessing, parsing, the C type model, names
-//! and verification against compiled images.
+//! The CUDA declaration front end: preprocessing, parsing, the C type model and names.
+//! What it reads is checked against the compiled images afterwards, by `verify`.
 //!
 //! ```text
 //! raw text ──preprocess (nvcc -E)──▶ linemap::filter (user's files only)
 //!          └─(no nvcc)──▶ raw::expand (conditionals, object-like macros) + notes
 //!     ──lexer──▶ parse (declarations with locations) ──analyze/types──▶ ModuleInfo
-//!     ──verify(fatbin)──▶ C++ symbols resolved, every kernel in every image checked
 //! ```
 //!
 //! With nvcc, the front end reads the preprocessed text, so macros that spell
@@ -20,13 +19,11 @@ pub mod names;
 pub mod parse;
 pub mod raw;
 pub mod types;
-pub mod verify;
 
 mod analyze;
 mod docs;
 mod launched;
 mod merge;
-pub(crate) mod opaque;
 mod preprocess;
 mod views;
 
@@ -35,20 +32,13 @@ use std::path::{Path, PathBuf};
 use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
 use crate::model::{ModuleInfo, SourceLoc};
 
-pub(crate) use analyze::is_stream;
+pub(crate) use analyze::{is_stream, readable, unread};
 pub use launched::{Launched, launched_templates};
 pub use preprocess::preprocess;
-pub use verify::{VerifyOptions, verify, verify_with, verify_with_source};
 pub(crate) use views::read_views;
 pub use views::{DeviceView, analyze_views, read_kept_views};
 
 /// One CUDA source handed to the front end.
-///
-/// ```
-/// use cuda_kernel_build::__private::front::FrontInput;
-/// let input = FrontInput::raw_only("k.cu", "extern \"C\" __global__ void k(int n) {}");
-/// assert!(input.preprocessed.is_none());
-/// ```
 #[derive(Clone, Copy, Debug)]
 pub struct FrontInput<'a> {
     /// The file name used in messages.
@@ -71,11 +61,6 @@ pub struct FrontInput<'a> {
 
 impl<'a> FrontInput<'a> {
     /// An input read without nvcc.
-    ///
-    /// ```
-    /// let i = cuda_kernel_build::__private::front::FrontInput::raw_only("k.cu", "");
-    /// assert_eq!(i.display_name, "k.cu");
-    /// ```
     pub fn raw_only(display_name: &'a str, raw: &'a str) -> Self {
         FrontInput {
             display_name,
@@ -92,31 +77,9 @@ impl<'a> FrontInput<'a> {
 /// Parses and types the declarations of one source; collects every error (a kernel whose
 /// signature cannot be typed is not one: it goes to [`ModuleInfo::untyped`]).
 ///
-/// C++ kernels get their [`symbol`](crate::model::Kernel::symbol) from [`verify()`],
+/// C++ kernels get their [`symbol`](crate::model::Kernel::symbol) from [`crate::verify::verify()`],
 /// which matches them against the compiled images; `extern "C"` kernels already
 /// have theirs.
-///
-/// ```
-/// use cuda_kernel_build::__private::front::{analyze, FrontInput};
-/// let src = "struct P { float x; double y; int z; };\n\
-///            // Copies p.\n\
-///            extern \"C\" __global__ void withstruct(P p, P* out) { *out = p; }";
-/// let info = analyze(&FrontInput::raw_only("k.cu", src)).unwrap();
-/// let k = &info.kernels[0];
-/// assert_eq!(k.symbol, "withstruct");
-/// assert_eq!(k.doc.as_deref(), Some("Copies p."));
-/// let slots: Vec<_> = k.params.iter().map(|p| (p.layout.offset, p.layout.size)).collect();
-/// assert_eq!(slots, [(0, 24), (24, 8)]);
-/// assert!(!info.preprocessed);
-///
-/// // A kernel whose signature cannot be typed stays in the module untyped, with why.
-/// let info = analyze(&FrontInput::raw_only("k.cu", "\n__global__ void k(mystery_t m);")).unwrap();
-/// assert!(info.untyped[0].why.starts_with("unknown type `mystery_t`"));
-///
-/// // A source without a kernel is an error located at its start.
-/// let err = analyze(&FrontInput::raw_only("k.cu", "// nothing yet\n")).unwrap_err();
-/// assert!(err.to_string().starts_with("k.cu:1:1: error: `k.cu` declares no `__global__` kernel"));
-/// ```
 pub fn analyze(input: &FrontInput<'_>) -> Result<ModuleInfo, Diagnostics> {
     let (info, diags) = analyze_parts(input);
     finish(input.display_name, info, diags, true)
@@ -242,14 +205,6 @@ fn library_items(preprocessed: &str, input: &FrontInput<'_>) -> Vec<parse::Item>
 /// merges the readings as the per-target views of a real build are merged: kernels declared
 /// for some targets only are part of the module, as they would be with nvcc. `archs` are
 /// compute capability numbers (`90` for sm_90).
-///
-/// ```
-/// use cuda_kernel_build::__private::front::{analyze_raw_targets, FrontInput};
-/// let src = "extern \"C\" __global__ void all(float* x) {}\n\
-///            #if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void hopper(float* x) {}\n#endif\n";
-/// let info = analyze_raw_targets(&FrontInput::raw_only("k.cu", src), &[80, 90]).unwrap();
-/// assert_eq!(info.kernels.len(), 2);
-/// ```
 pub fn analyze_raw_targets(
     input: &FrontInput<'_>,
     archs: &[u32],
@@ -283,7 +238,7 @@ pub(crate) fn read_raw_targets(input: &FrontInput<'_>, archs: &[u32]) -> (Module
 
 /// C++ kernels that are not templates get their symbol from the host stub when host
 /// code launches them: exactly one launched kernel of that qualified name and arity.
-/// (The others are matched against the images' symbols by [`verify()`].)
+/// (The others are matched against the images' symbols by [`crate::verify::verify()`].)
 fn symbols_from_stub(info: &mut ModuleInfo, stub: &str) {
     let launched = launched::launched_all(stub);
     for k in info
@@ -354,5 +309,55 @@ fn with_raw_note(d: Diagnostic, notes: &[String]) -> Diagnostic {
         notes.iter().fold(d, |d, n| d.note(n.clone()))
     } else {
         d
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn raw_text_is_typed_with_layouts_and_docs() {
+        let src = "struct P { float x; double y; int z; };\n\
+                   // Copies p.\n\
+                   extern \"C\" __global__ void withstruct(P p, P* out) { *out = p; }";
+        let input = FrontInput::raw_only("k.cu", src);
+        assert!(input.preprocessed.is_none());
+        assert_eq!(input.display_name, "k.cu");
+        let info = analyze(&input).unwrap();
+        let k = &info.kernels[0];
+        assert_eq!(k.symbol, "withstruct");
+        assert_eq!(k.doc.as_deref(), Some("Copies p."));
+        let slots: Vec<_> = k
+            .params
+            .iter()
+            .map(|p| (p.layout.offset, p.layout.size))
+            .collect();
+        assert_eq!(slots, [(0, 24), (24, 8)]);
+        assert!(!info.preprocessed);
+    }
+
+    #[test]
+    fn an_untypable_kernel_stays_with_why_and_no_kernel_is_an_error() {
+        let info = analyze(&FrontInput::raw_only(
+            "k.cu",
+            "\n__global__ void k(mystery_t m);",
+        ))
+        .unwrap();
+        assert!(info.untyped[0].why.starts_with("unknown type `mystery_t`"));
+        let err = analyze(&FrontInput::raw_only("k.cu", "// nothing yet\n")).unwrap_err();
+        assert!(
+            err.to_string()
+                .starts_with("k.cu:1:1: error: `k.cu` declares no `__global__` kernel"),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn raw_targets_see_kernels_behind_arch_conditions() {
+        let src = "extern \"C\" __global__ void all(float* x) {}\n\
+                   #if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void hopper(float* x) {}\n#endif\n";
+        let info = analyze_raw_targets(&FrontInput::raw_only("k.cu", src), &[80, 90]).unwrap();
+        assert_eq!(info.kernels.len(), 2);
     }
 }

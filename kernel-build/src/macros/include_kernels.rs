@@ -11,11 +11,6 @@ use crate::builder::modules;
 use crate::diagnostics::build as msg;
 
 /// Expands `include_kernels!(name)` for the crate being compiled (its `OUT_DIR`).
-///
-/// ```
-/// let out = cuda_kernel_build::__private::macros::expand_include_kernels(&syn::parse_quote!(nowhere));
-/// assert!(out.to_string().contains("compile_error"));
-/// ```
 pub fn expand_include_kernels(module: &syn::Ident) -> TokenStream {
     let out_dir = crate::env::cargo_var("OUT_DIR").map(PathBuf::from);
     match built_here(module, out_dir.as_deref()) {
@@ -62,5 +57,11 @@ mod tests {
         assert!(old.contains("left from an earlier build"), "{old}");
         assert!(old.contains("it builds `signal`, `hosted`"), "{old}");
         assert!(built_here(&syn::parse_quote!(signal), None).is_err());
+    }
+
+    #[test]
+    fn including_a_module_not_built_is_an_error() {
+        let out = expand_include_kernels(&syn::parse_quote!(nowhere));
+        assert!(out.to_string().contains("compile_error"));
     }
 }

@@ -7,6 +7,7 @@
 
 pub(crate) mod built;
 mod declarations;
+pub(crate) mod host;
 pub(crate) mod options;
 pub(crate) mod request;
 pub(crate) mod rust;

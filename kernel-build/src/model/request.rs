@@ -5,12 +5,6 @@ use super::options::{LinkMode, RuntimeCompile};
 use std::path::PathBuf;
 
 /// Where a module's CUDA source comes from.
-///
-/// ```
-/// use cuda_kernel_build::__private::pipeline::SourceInput;
-/// let s = SourceInput::Inline { text: "extern \"C\" __global__ void k() {}".into() };
-/// assert!(matches!(s, SourceInput::Inline { .. }));
-/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum SourceInput {
     /// Source text (the `cuda_module!` string literal).
@@ -32,13 +26,6 @@ pub enum SourceInput {
 }
 
 /// One module to build.
-///
-/// ```
-/// use cuda_kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
-/// let mut req = ModuleRequest::new("vecmath", SourceInput::File { path: "k.cu".into() });
-/// req.archs = Some(vec!["sm_90".into(), "compute_90".into()]);
-/// assert_eq!(req.name, "vecmath");
-/// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModuleRequest {
     /// Module name (used in messages, file names and the generated Rust module).

@@ -42,14 +42,6 @@ use crate::toolkit::{DiscoverOptions, Target, Toolkit, parse_target_list};
 ///
 /// Without nvcc on purpose (`KERNEL_BUILD_NO_DEVICE_CODE=1`, `DOCS_RS`, or
 /// [`Context::no_device_code`]) the raw source is parsed and no fatbin is produced.
-///
-/// ```no_run
-/// use cuda_kernel_build::__private::pipeline::{build_module, Context, ModuleRequest, SourceInput};
-/// let req = ModuleRequest::new("vecmath", SourceInput::File { path: "kernels/vecmath.cu".into() });
-/// let built = build_module(&req, &Context::default())?;
-/// println!("{} kernels in {:?}", built.info.kernels.len(), built.fatbin_path);
-/// # Ok::<(), cuda_kernel_build::Error>(())
-/// ```
 pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Error> {
     let reporting = cx.reporting;
     let cache = match &cx.cache_dir {

@@ -7,9 +7,9 @@
 use super::request::Source;
 use super::unit::Shared;
 use crate::compile::probe::{Measurements, Probe};
-use crate::front::opaque;
 use crate::model::ModuleInfo;
 use crate::model::options::LinkMode;
+use crate::verify::opaque;
 
 /// Measures what `info`'s untyped kernels need, in `sources` in turn (the first file
 /// whose text names a type measures it), and promotes the kernels it can.

@@ -12,12 +12,6 @@ use std::path::{Path, PathBuf};
 impl ModuleRequest {
     /// A request with no options, resolving paths against `CARGO_MANIFEST_DIR` (or the
     /// current directory).
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
-    /// let req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
-    /// assert!(req.includes.is_empty());
-    /// ```
     pub fn new(name: impl Into<String>, source: SourceInput) -> Self {
         let base_dir = crate::env::cargo_var("CARGO_MANIFEST_DIR")
             .map(PathBuf::from)
@@ -43,16 +37,6 @@ impl ModuleRequest {
 
     /// Adds a constant to export, written `NAME` (an `i64`) or `NAME: TYPE` with `TYPE` a
     /// Rust integer type (the macro's `constants = [...]`, `Build::export_constant`).
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
-    /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
-    /// req.constant_text("TILE: u32").unwrap();
-    /// req.constant_text("STEPS").unwrap();
-    /// assert!(req.constant_text("TILE: f32").is_err());
-    /// assert!(req.constant_text("2X").is_err());
-    /// assert_eq!(req.constants[1], ("STEPS".to_owned(), "i64".to_owned()));
-    /// ```
     pub fn constant_text(&mut self, text: &str) -> Result<(), String> {
         let (name, ty) = match text.split_once(':') {
             Some((n, t)) => (n.trim(), t.trim()),
@@ -68,14 +52,6 @@ impl ModuleRequest {
     }
 
     /// Adds a definition given as `NAME` or `NAME=VALUE` (the macro's `define = [...]`).
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
-    /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
-    /// req.define_text("N=4").unwrap();
-    /// assert!(req.define_text("4N").is_err());
-    /// assert_eq!(req.defines, [("N".to_owned(), Some("4".to_owned()))]);
-    /// ```
     pub fn define_text(&mut self, text: &str) -> Result<(), String> {
         match text.split_once('=') {
             Some((name, value)) => self.define(name.trim(), Some(value)),
@@ -86,13 +62,6 @@ impl ModuleRequest {
 
     /// Adds a definition `NAME` or `NAME=VALUE` (`Build::define`); the name must be a
     /// preprocessor identifier.
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
-    /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
-    /// assert!(req.define("BLOCK", Some("256")).is_ok());
-    /// assert!(req.define("BAD NAME", None).is_err());
-    /// ```
     pub fn define(&mut self, name: &str, value: Option<&str>) -> Result<(), String> {
         if !is_identifier(name) {
             let text = match value {
@@ -107,13 +76,6 @@ impl ModuleRequest {
     }
 
     /// Sets the module name, which names the generated Rust module.
-    ///
-    /// ```
-    /// use cuda_kernel_build::__private::pipeline::{ModuleRequest, SourceInput};
-    /// let mut req = ModuleRequest::new("m", SourceInput::Inline { text: String::new() });
-    /// assert!(req.set_name("my-mod").is_err());
-    /// assert!(req.set_name("my_mod").is_ok());
-    /// ```
     pub fn set_name(&mut self, name: &str) -> Result<(), String> {
         if !is_identifier(name) {
             return Err(crate::diagnostics::options::bad_module_name(name));
@@ -162,12 +124,6 @@ pub(crate) fn is_identifier(s: &str) -> bool {
 }
 
 /// How and where a build runs.
-///
-/// ```
-/// use cuda_kernel_build::__private::{env::Reporting, pipeline::Context};
-/// let cx = Context { reporting: Reporting::Cargo, ..Context::default() };
-/// assert!(cx.use_cache);
-/// ```
 #[derive(Clone, Debug)]
 pub struct Context {
     /// Whether environment reads are reported to Cargo (build scripts) or not (macros).
@@ -271,10 +227,6 @@ impl Source {
 }
 
 /// The display name of inline source text, in every message about it.
-///
-/// ```
-/// assert_eq!(cuda_kernel_build::__private::pipeline::inline_display_name("k"), "<inline k>");
-/// ```
 pub fn inline_display_name(module: &str) -> String {
     format!("<inline {module}>")
 }
@@ -365,4 +317,51 @@ fn stage_inline(text: &str, cache: Option<&Cache>) -> Result<PathBuf, Error> {
             .map_err(|e| Error::io("failed to stage the inline CUDA source", &path, e))?;
     }
     Ok(path)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn request() -> ModuleRequest {
+        ModuleRequest::new(
+            "m",
+            SourceInput::Inline {
+                text: String::new(),
+            },
+        )
+    }
+
+    #[test]
+    fn constants_are_integers_named_once() {
+        let mut req = request();
+        assert!(req.includes.is_empty());
+        req.constant_text("TILE: u32").unwrap();
+        req.constant_text("STEPS").unwrap();
+        assert!(req.constant_text("TILE: f32").is_err());
+        assert!(req.constant_text("2X").is_err());
+        assert_eq!(req.constants[1], ("STEPS".to_owned(), "i64".to_owned()));
+    }
+
+    #[test]
+    fn definitions_and_names_must_be_identifiers() {
+        let mut req = request();
+        req.define_text("N=4").unwrap();
+        assert!(req.define_text("4N").is_err());
+        assert_eq!(req.defines, [("N".to_owned(), Some("4".to_owned()))]);
+        assert!(req.define("BLOCK", Some("256")).is_ok());
+        assert!(req.define("BAD NAME", None).is_err());
+        assert!(req.set_name("my-mod").is_err());
+        assert!(req.set_name("my_mod").is_ok());
+    }
+
+    #[test]
+    fn a_context_caches_by_default_and_inline_text_has_a_display_name() {
+        let cx = Context {
+            reporting: Reporting::Cargo,
+            ..Context::default()
+        };
+        assert!(cx.use_cache);
+        assert_eq!(inline_display_name("k"), "<inline k>");
+    }
 }

@@ -230,12 +230,12 @@ impl Job<'_> {
                 path: fatbin_path.clone(),
                 source,
             })?;
-            let opts = front::VerifyOptions {
+            let opts = crate::verify::VerifyOptions {
                 source: Some((self.source.display_name.as_str(), self.source.text.as_str())),
                 require_every_target: s.req.require_every_target,
                 part_of_module: !s.alone,
             };
-            front::verify_with(&mut info, &fatbin, &opts).map_err(Error::Diagnostics)?;
+            crate::verify::verify_with(&mut info, &fatbin, &opts).map_err(Error::Diagnostics)?;
             super::opaque::type_opaque(s, &[self.source], &mut info);
         }
         let deps = std::fs::read_to_string(staging.path().join("module.d"))

@@ -13,7 +13,6 @@ use crate::cache::{KeyHasher, hash_bytes};
 use crate::diagnostics::{Diagnostics, units as msg};
 use crate::env::Reporting;
 use crate::error::Error;
-use crate::front;
 use crate::jobs::Jobs;
 use crate::link::{DeviceLink, UnitCode};
 use crate::model::built::{BuiltModule, Unit};
@@ -156,11 +155,11 @@ fn assemble(
             path: PathBuf::from(format!("<{} linked by nvJitLink>", shared.req.name)),
             source,
         })?;
-        let opts = front::VerifyOptions {
+        let opts = crate::verify::VerifyOptions {
             require_every_target: shared.req.require_every_target,
-            ..front::VerifyOptions::default()
+            ..crate::verify::VerifyOptions::default()
         };
-        front::verify_with(&mut info, &fatbin, &opts).map_err(Error::Diagnostics)?;
+        crate::verify::verify_with(&mut info, &fatbin, &opts).map_err(Error::Diagnostics)?;
         let files: Vec<&Source> = sources.iter().collect();
         super::opaque::type_opaque(shared, &files, &mut info);
         warnings.extend(notes);

@@ -9,15 +9,10 @@ use crate::diagnostics::{Diagnostics, front as msg};
 use crate::model::{ImageFacts, ModuleInfo};
 use cuda_kernel_objects::{EntryKind, Fatbin, Image};
 
-use super::names::resolve_symbols;
-use super::types::c_spelling;
+use crate::front::names::resolve_symbols;
+use crate::model::spelling::c_spelling;
 
 /// What [`verify_with`] is given besides the model and the fatbin.
-///
-/// ```
-/// let o = cuda_kernel_build::__private::front::VerifyOptions::default();
-/// assert!(!o.require_every_target && o.source.is_none());
-/// ```
 #[derive(Clone, Copy, Debug, Default)]
 pub struct VerifyOptions<'a> {
     /// The user's source (display name, text), to locate kernels that no declaration
@@ -34,31 +29,12 @@ pub struct VerifyOptions<'a> {
 
 /// Resolves C++ symbols, fills [`Kernel::images`](crate::model::Kernel::images),
 /// and checks every kernel's layout in every image; collects every mismatch.
-///
-/// ```no_run
-/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use cuda_kernel_build::__private::front::{analyze, verify, FrontInput};
-/// let mut info = analyze(&FrontInput::raw_only("k.cu", "extern \"C\" __global__ void k(int n) {}"))?;
-/// let fatbin = cuda_kernel_objects::parse(&std::fs::read("k.fatbin")?)?;
-/// verify(&mut info, &fatbin)?;
-/// # Ok(()) }
-/// ```
 pub fn verify(info: &mut ModuleInfo, fatbin: &Fatbin) -> Result<(), Diagnostics> {
     verify_with(info, fatbin, &VerifyOptions::default())
 }
 
 /// [`verify`], with the user's source text (display name, text) to locate kernels
 /// that only the device passes saw.
-///
-/// ```no_run
-/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use cuda_kernel_build::__private::front::{analyze, verify_with_source, FrontInput};
-/// let text = "extern \"C\" __global__ void k(int n) {}";
-/// let mut info = analyze(&FrontInput::raw_only("k.cu", text))?;
-/// let fatbin = cuda_kernel_objects::parse(&std::fs::read("k.fatbin")?)?;
-/// verify_with_source(&mut info, &fatbin, Some(("k.cu", text)))?;
-/// # Ok(()) }
-/// ```
 pub fn verify_with_source(
     info: &mut ModuleInfo,
     fatbin: &Fatbin,
@@ -73,17 +49,6 @@ pub fn verify_with_source(
 
 /// [`verify`] with options: the source text, and whether every image must hold every
 /// kernel.
-///
-/// ```no_run
-/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
-/// use cuda_kernel_build::__private::front::{analyze, verify_with, FrontInput, VerifyOptions};
-/// let mut info = analyze(&FrontInput::raw_only("k.cu", "extern \"C\" __global__ void k(int n) {}"))?;
-/// let fatbin = cuda_kernel_objects::parse(&std::fs::read("k.fatbin")?)?;
-/// verify_with(&mut info, &fatbin, &VerifyOptions { require_every_target: true, ..Default::default() })?;
-/// let on: Vec<_> = info.kernels[0].images.iter().map(|i| i.target.as_str()).collect();
-/// println!("k is compiled for {on:?}");
-/// # Ok(()) }
-/// ```
 pub fn verify_with(
     info: &mut ModuleInfo,
     fatbin: &Fatbin,
@@ -191,7 +156,7 @@ pub fn verify_with(
     for (index, d) in degraded.into_iter().rev() {
         let k = info.kernels.remove(index);
         info.untyped.retain(|u| u.name != k.name);
-        let mut u = super::analyze::unread(k.name, k.symbol, &d, None);
+        let mut u = crate::front::unread(k.name, k.symbol, &d, None);
         u.param_names = k.params.iter().map(|p| p.name.clone()).collect();
         info.untyped.push(u);
     }
@@ -298,7 +263,7 @@ fn untyped_from_images(
                 u.images.push(facts(target, k));
                 continue;
             }
-            let demangled = super::names::demangle(&k.symbol);
+            let demangled = crate::front::names::demangle(&k.symbol);
             let (name, base, param_types) = match &demangled {
                 Some(d) if d.template_args.is_empty() => {
                     (d.name.clone(), d.name.clone(), d.params.clone())
@@ -328,7 +293,7 @@ fn untyped_from_images(
                     let left_out = info.skipped.iter().find(|s| s.contains(&k.symbol));
                     let loc = source.and_then(|(file, text)| locate_identifier(file, text, &base));
                     let why = match left_out {
-                        Some(line) => super::analyze::readable(line),
+                        Some(line) => crate::front::readable(line),
                         None if name.contains("{lambda") => {
                             "it takes a closure (a lambda), which only host C++ can build".to_owned()
                         }
@@ -387,7 +352,7 @@ fn untyped_from_images(
 
 #[cfg(test)]
 mod tests {
-    use crate::front::analyze::readable;
+    use crate::front::readable;
 
     #[test]
     fn launched_kernels_left_out_say_why_with_types_demangled() {
@@ -398,5 +363,11 @@ mod tests {
             "unknown type `flashinfer::BatchDecodeParamsMLA<float, float, float, int>`"
         );
         assert_eq!(readable("something else"), "something else");
+    }
+
+    #[test]
+    fn options_default_to_lenient_without_source() {
+        let o = super::VerifyOptions::default();
+        assert!(!o.require_every_target && o.source.is_none());
     }
 }

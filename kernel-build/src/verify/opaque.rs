@@ -15,21 +15,13 @@
 //!     ──promote──▶ Kernel with Struct(opaque) params, checked against the image layout
 //! ```
 
-use super::names::{Demangled, demangle, int_value, read_type};
-use super::types::{TypeEnv, size_align};
+use crate::compile::probe::Measured;
+use crate::front::names::{Demangled, demangle, read_type};
+use crate::front::types::{TypeEnv, size_align};
 use crate::model::{
     CType, Kernel, KernelAttrs, Layout, Linkage, ModuleInfo, Param, Qualifiers, StructDef,
     TemplateArg, UntypedKernel,
 };
-
-/// A type measured by the compiler.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub(crate) struct Measured {
-    /// The C++ spelling as the symbol's demangling prints it (the opaque struct's name).
-    pub name: String,
-    pub size: u64,
-    pub align: u64,
-}
 
 /// One parameter or template argument of an untyped kernel, as it would be typed.
 #[derive(Clone, Debug, PartialEq)]
@@ -72,12 +64,6 @@ pub(crate) fn wanted(info: &ModuleInfo) -> Vec<String> {
         }
     }
     out
-}
-
-/// The C++ spelling a probe at the end of the file names `ty` by: the demangler's
-/// spelling without the anonymous namespace (the probe is in the same file).
-pub(crate) fn probe_spelling(ty: &str) -> String {
-    ty.replace("__anonymous_namespace__::", "")
 }
 
 /// Promotes every untyped kernel whose parameters are all typed or measured: its opaque
@@ -410,31 +396,6 @@ fn kernel_of(
     }
 }
 
-/// The measurements a probe's kernel names carry: `kernel_build_probe_<I, S, A>`.
-pub(crate) fn read_probe_symbol(symbol: &str) -> Option<(usize, u64, u64)> {
-    let d = demangle(symbol)?;
-    if d.name != "kernel_build_probe_" || d.template_args.len() != 3 {
-        return None;
-    }
-    // Values past i64::MAX (a negative constant read as unsigned) parse as u64 directly.
-    let num = |s: &str| -> Option<u64> {
-        let t = s.trim();
-        let t = match t.strip_prefix('(') {
-            Some(cast) => cast.split_once(')').map_or(t, |(_, v)| v),
-            None => t,
-        };
-        match t.trim_end_matches(['u', 'U', 'l', 'L']).parse::<u64>() {
-            Ok(v) => Some(v),
-            Err(_) => u64::try_from(int_value(s)?).ok(),
-        }
-    };
-    Some((
-        usize::try_from(num(&d.template_args[0])?).ok()?,
-        num(&d.template_args[1])?,
-        num(&d.template_args[2])?,
-    ))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -470,17 +431,6 @@ mod tests {
             plan("cutlass::gemm::kernel::Gemm<int, 2>::Params", &env, &info),
             Plan::Opaque { ref base, ref levels } if base == "cutlass::gemm::kernel::Gemm<int, 2>::Params" && levels.is_empty()
         ));
-        assert_eq!(probe_spelling("__anonymous_namespace__::P"), "P");
-    }
-
-    #[test]
-    fn probe_symbols_carry_index_size_and_alignment() {
-        // kernel_build_probe_<3ull, 48ull, 16ull>()
-        assert_eq!(
-            read_probe_symbol("_Z19kernel_build_probe_ILy3ELy48ELy16EEvv"),
-            Some((3, 48, 16))
-        );
-        assert_eq!(read_probe_symbol("_Z1kv"), None);
     }
 
     fn untyped(symbol: &str, types: &[&str], layouts: &[(u64, u64)]) -> UntypedKernel {
