@@ -101,20 +101,12 @@ pub enum Error {
     /// A builder or macro option is invalid.
     #[error("{0}")]
     InvalidOption(String),
-    /// Installing the nvcc wheels failed.
-    #[error("installing the CUDA toolkit wheels failed while {step}: {detail}")]
-    ToolkitInstall {
-        /// What was being done (`pip install`).
-        step: String,
-        /// What went wrong (pip's output).
-        detail: String,
-    },
     /// Errors found in the CUDA declarations or the compiled images, each with its location.
     #[error("{}", .0)]
     Diagnostics(crate::diagnostics::Diagnostics),
     /// nvJitLink or nvFatbin is missing, too old, or failed.
     #[error(transparent)]
-    LinkLibrary(#[from] crate::link::LinkLibraryError),
+    LinkLibrary(#[from] LinkLibraryError),
     /// The device link of a module's files failed.
     #[error("{}", crate::diagnostics::build::device_link_failed(.mode, .target, .problems, .log))]
     DeviceLink {
@@ -172,4 +164,58 @@ impl Error {
             source,
         }
     }
+}
+
+/// A library could not be found, opened, or used.
+///
+/// ```
+/// let e = cuda_kernel_build::LinkLibraryError::NotFound {
+///     library: "nvJitLink", needed_for: "device linking (rdc)".into(),
+///     tried: vec!["/opt/cuda/lib64".into()], wheel: "nvidia-nvjitlink==13.0.*",
+///     env: "KERNEL_BUILD_NVJITLINK",
+/// };
+/// assert!(e.to_string().contains("nvidia-nvjitlink"));
+/// ```
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LinkLibraryError {
+    /// Not in any folder that was searched.
+    #[error(
+        "{library} is needed for {needed_for} but was not found. Looked in:\n{}\nTo fix: run \
+         `cuda-kernel-inspect toolkit install` (installs `{wheel}` with nvcc), install it with \
+         `pip install {wheel}` next to the nvcc in use, or set `{env}` to the library file",
+        tried.iter().map(|t| format!("  - {t}")).collect::<Vec<_>>().join("\n")
+    )]
+    NotFound {
+        /// The library.
+        library: &'static str,
+        /// What the build asked for that needs it.
+        needed_for: String,
+        /// Every place looked at.
+        tried: Vec<String>,
+        /// The pip wheel that provides it.
+        wheel: &'static str,
+        /// The variable that names it explicitly.
+        env: &'static str,
+    },
+    /// Found but not loadable, or too old.
+    #[error("cannot use {library} `{}`: {detail}", .path.display())]
+    Unusable {
+        /// The library.
+        library: &'static str,
+        /// The file.
+        path: std::path::PathBuf,
+        /// Why.
+        detail: String,
+    },
+    /// A call failed in a way that is not about the user's code.
+    #[error("{library}: {call} failed: {detail}")]
+    Call {
+        /// The library.
+        library: &'static str,
+        /// The function called.
+        call: &'static str,
+        /// The result code and any log.
+        detail: String,
+    },
 }

@@ -56,11 +56,11 @@ mod pipeline;
 mod runtime_crate;
 mod toolkit;
 mod verify;
+mod wheels;
 
 pub use builder::{Build, Metadata, Output};
 pub use diagnostics::Diagnostics;
-pub use error::Error;
-pub use link::LinkLibraryError;
+pub use error::{Error, LinkLibraryError};
 pub use model::built::{BuiltModule, ExportedConstant, Unit};
 pub use model::options::{LinkMode, RuntimeCompile, RuntimeSource};
 
@@ -121,7 +121,11 @@ pub mod __private {
     pub mod runtime_crate {
         pub use crate::runtime_crate::*;
     }
-    /// Finding and installing nvcc.
+    /// NVIDIA's wheels of the toolkit and its libraries.
+    pub mod wheels {
+        pub use crate::wheels::*;
+    }
+    /// Finding nvcc.
     pub mod toolkit {
         pub use crate::toolkit::*;
     }

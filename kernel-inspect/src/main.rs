@@ -17,6 +17,7 @@ mod binary;
 mod build_cmd;
 mod decls;
 mod fatbin;
+mod install;
 mod report;
 mod toolkit_cmd;
 

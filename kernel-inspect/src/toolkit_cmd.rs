@@ -4,9 +4,9 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use cuda_kernel_build::__private::toolkit::{
-    DiscoverOptions, LIBRARIES, Toolkit, install_with, user_toolkit_dir,
-};
+use crate::install::install_with;
+use cuda_kernel_build::__private::toolkit::{DiscoverOptions, Toolkit, user_toolkit_dir};
+use cuda_kernel_build::__private::wheels::LIBRARIES;
 
 /// The options of `cuda-kernel-inspect toolkit`.
 #[derive(clap::Args)]

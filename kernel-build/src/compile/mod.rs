@@ -11,9 +11,9 @@ pub(crate) mod probe;
 pub(crate) use object::fatbin_from_object;
 
 use crate::error::Error;
+use crate::toolkit::{Invoked, invoke};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 /// One nvcc run: `-fatbin`, or `-c` when a wrapper compiles (see [`NvccJob::host_object`]).
 #[derive(Clone, Debug)]
@@ -90,8 +90,6 @@ pub(crate) fn include_and_define_args(
 #[derive(Debug, Default)]
 pub(crate) struct Ran {
     pub warnings: Vec<messages::NvccMessage>,
-    /// Everything nvcc printed (stdout, then stderr).
-    pub output: String,
 }
 
 /// Runs nvcc; a non-zero exit becomes [`Error::NvccFailed`] carrying the command line,
@@ -107,29 +105,13 @@ pub(crate) fn run_through(
     args: &[OsString],
     debug: bool,
 ) -> Result<Ran, Error> {
-    let mut command = shell_words(nvcc, args);
-    if let Some(w) = wrapper {
-        command = format!("{} {command}", w.display());
-    }
-    if debug {
-        eprintln!("cuda-kernel-build: running {command}");
-    }
-    let mut cmd = match wrapper {
-        Some(w) => {
-            let mut c = Command::new(w);
-            c.arg(nvcc);
-            c
-        }
-        None => Command::new(nvcc),
-    };
-    let out = cmd.args(args).output().map_err(|source| Error::NvccSpawn {
-        nvcc: nvcc.to_path_buf(),
-        source,
-    })?;
-    let mut text = String::from_utf8_lossy(&out.stdout).into_owned();
-    text.push_str(&String::from_utf8_lossy(&out.stderr));
+    let Invoked {
+        status,
+        text,
+        command,
+    } = invoke(wrapper, nvcc, args, debug)?;
     let msgs = messages::parse(&text);
-    if !out.status.success() {
+    if !status.success() {
         let hint = messages::missing_header(&text)
             .and_then(|h| Some((crate::toolkit::library_for_header(&h)?, h)))
             .map(|(lib, h)| crate::diagnostics::build::library_header_missing(&h, lib));
@@ -138,7 +120,7 @@ pub(crate) fn run_through(
             .find(|m| m.severity == messages::Severity::Error);
         return Err(Error::NvccFailed {
             location: first_error.and_then(|m| m.location()),
-            status: out.status.to_string(),
+            status: status.to_string(),
             command,
             output: messages::tidy(&text),
             hint,
@@ -148,10 +130,7 @@ pub(crate) fn run_through(
         .into_iter()
         .filter(|m| m.severity == messages::Severity::Warning)
         .collect();
-    Ok(Ran {
-        warnings,
-        output: text,
-    })
+    Ok(Ran { warnings })
 }
 
 /// The wrapper nvcc's compilations run through: `KERNEL_BUILD_NVCC_WRAPPER` (empty or `none`:
@@ -176,25 +155,6 @@ fn choose_wrapper(
     let rustc = std::path::Path::new(rustc?);
     let name = rustc.file_stem()?.to_string_lossy();
     name.starts_with("sccache").then(|| rustc.to_path_buf())
-}
-
-/// The command line quoted for a POSIX shell, for messages only (never executed).
-pub(crate) fn shell_words(program: &Path, args: &[OsString]) -> String {
-    std::iter::once(program.as_os_str())
-        .chain(args.iter().map(OsString::as_os_str))
-        .map(|w| {
-            let s = w.to_string_lossy();
-            if !s.is_empty()
-                && s.bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b"-_./=,:+@%".contains(&b))
-            {
-                s.into_owned()
-            } else {
-                format!("'{}'", s.replace('\'', r"'\''"))
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(" ")
 }
 
 #[cfg(test)]
@@ -240,15 +200,6 @@ mod tests {
         assert!(args.contains(&"-DN=4".to_string()) && args.contains(&"-DFAST".to_string()));
         assert!(joined.ends_with("-x cu dir with space/k.cu"), "{joined}");
         assert_eq!(args.last().unwrap(), "dir with space/k.cu");
-    }
-
-    #[test]
-    fn quoting_for_messages() {
-        let s = shell_words(
-            Path::new("/bin/nvcc"),
-            &["a b".into(), "it's".into(), "-O3".into()],
-        );
-        assert_eq!(s, r"/bin/nvcc 'a b' 'it'\''s' -O3");
     }
 
     #[test]

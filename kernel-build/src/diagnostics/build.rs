@@ -141,9 +141,9 @@ pub fn nvcc_not_found(tried: &[String]) -> String {
 /// The pip command that installs the toolkit's wheels where discovery finds them on its own
 /// (the per-user folder), for messages: it works wherever Python 3 with pip does.
 pub fn pip_install_command() -> String {
-    let wheels: Vec<String> = crate::toolkit::WHEELS
+    let wheels: Vec<String> = crate::wheels::WHEELS
         .iter()
-        .map(|w| format!("'{w}=={}'", crate::toolkit::WHEEL_VERSION))
+        .map(|w| format!("'{w}=={}'", crate::wheels::WHEEL_VERSION))
         .collect();
     format!(
         "python3 -m pip install --target ~/.cache/kernel-build/cuda-toolkit {}",

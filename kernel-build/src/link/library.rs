@@ -2,6 +2,7 @@
 //! say what is missing and how to install it.
 
 use crate::env::{self, Reporting};
+use crate::error::LinkLibraryError;
 use std::path::{Path, PathBuf};
 
 /// What a build needs from one library.
@@ -14,60 +15,6 @@ pub(crate) struct LibrarySpec {
     pub env: Option<env::Var>,
     /// The pip wheel providing it.
     pub wheel: &'static str,
-}
-
-/// A library could not be found, opened, or used.
-///
-/// ```
-/// let e = cuda_kernel_build::LinkLibraryError::NotFound {
-///     library: "nvJitLink", needed_for: "device linking (rdc)".into(),
-///     tried: vec!["/opt/cuda/lib64".into()], wheel: "nvidia-nvjitlink==13.0.*",
-///     env: "KERNEL_BUILD_NVJITLINK",
-/// };
-/// assert!(e.to_string().contains("nvidia-nvjitlink"));
-/// ```
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum LinkLibraryError {
-    /// Not in any folder that was searched.
-    #[error(
-        "{library} is needed for {needed_for} but was not found. Looked in:\n{}\nTo fix: run \
-         `cuda-kernel-inspect toolkit install` (installs `{wheel}` with nvcc), install it with \
-         `pip install {wheel}` next to the nvcc in use, or set `{env}` to the library file",
-        tried.iter().map(|t| format!("  - {t}")).collect::<Vec<_>>().join("\n")
-    )]
-    NotFound {
-        /// The library.
-        library: &'static str,
-        /// What the build asked for that needs it.
-        needed_for: String,
-        /// Every place looked at.
-        tried: Vec<String>,
-        /// The pip wheel that provides it.
-        wheel: &'static str,
-        /// The variable that names it explicitly.
-        env: &'static str,
-    },
-    /// Found but not loadable, or too old.
-    #[error("cannot use {library} `{}`: {detail}", .path.display())]
-    Unusable {
-        /// The library.
-        library: &'static str,
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        detail: String,
-    },
-    /// A call failed in a way that is not about the user's code.
-    #[error("{library}: {call} failed: {detail}")]
-    Call {
-        /// The library.
-        library: &'static str,
-        /// The function called.
-        call: &'static str,
-        /// The result code and any log.
-        detail: String,
-    },
 }
 
 /// An opened library and where it came from.

@@ -21,6 +21,6 @@ mod nvjitlink;
 mod symbols;
 
 pub(crate) use device::{DeviceLink, UnitCode};
+pub use library::companion_libraries;
 pub(crate) use library::library_dirs;
-pub use library::{LinkLibraryError, companion_libraries};
 pub(crate) use nvfatbin::{FatbinPart, NvFatbin};

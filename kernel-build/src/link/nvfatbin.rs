@@ -1,8 +1,9 @@
 //! A small safe wrapper over nvFatbin: the linked images of every target, assembled into
 //! one fatbin the way nvcc's own `fatbinary` step would.
 
-use super::library::{self, LibrarySpec, LinkLibraryError, Opened};
+use super::library::{self, LibrarySpec, Opened};
 use crate::env::Reporting;
+use crate::error::LinkLibraryError;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::Path;
 

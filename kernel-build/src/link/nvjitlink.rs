@@ -2,8 +2,9 @@
 //! `KERNEL_BUILD_NVJITLINK` says), its release checked against nvcc's; the links themselves
 //! are `cuda_kernel_objects::nvjitlink`'s, shared with the runtime's `Linker`.
 
-use super::library::{self, LibrarySpec, LinkLibraryError};
+use super::library::{self, LibrarySpec};
 use crate::env::Reporting;
+use crate::error::LinkLibraryError;
 use std::path::Path;
 
 pub(super) const SPEC: LibrarySpec = LibrarySpec {

@@ -100,7 +100,7 @@ pub(crate) fn find_nvcc(
         ),
     });
 
-    match super::install::user_toolkit_dir_reported(reporting) {
+    match user_toolkit_dir_reported(reporting) {
         Some(dir) => match nvcc_in_wheel_dir(&dir) {
             Some(p) => return Search::Found(p, FoundVia::UserWheels),
             None => tried.push(format!(
@@ -265,9 +265,30 @@ pub(crate) fn is_executable(p: &Path) -> bool {
     std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
+/// The per-user folder discovery searches after the project-local one:
+/// `$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else `~/.cache/kernel-build/cuda-toolkit`.
+pub fn user_toolkit_dir() -> Option<PathBuf> {
+    user_toolkit_dir_reported(Reporting::Silent)
+}
+
+pub(crate) fn user_toolkit_dir_reported(reporting: Reporting) -> Option<PathBuf> {
+    let base = match env::var(crate::env::Var::XDG_CACHE_HOME, reporting) {
+        Some(x) => PathBuf::from(x),
+        None => PathBuf::from(env::var(crate::env::Var::HOME, reporting)?).join(".cache"),
+    };
+    Some(base.join("kernel-build").join("cuda-toolkit"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn user_toolkit_dir_is_in_the_kernel_build_cache() {
+        if let Some(dir) = user_toolkit_dir() {
+            assert!(dir.ends_with("kernel-build/cuda-toolkit"));
+        }
+    }
 
     #[test]
     fn the_root_is_read_from_a_dryrun_listing() {

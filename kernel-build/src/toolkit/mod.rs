@@ -6,16 +6,15 @@
 
 mod archs;
 mod discover;
-mod install;
+mod invoke;
 mod native;
 mod version;
 
+pub use crate::wheels::library_for_header;
 pub use archs::{BadTargetName, Target, TargetKind, default_targets, parse_target_list};
 pub(crate) use discover::toolkit_roots;
-pub use install::{
-    Installed, LIBRARIES, WHEEL_VERSION, WHEELS, install, install_with, library_for_header,
-    user_toolkit_dir,
-};
+pub use discover::user_toolkit_dir;
+pub(crate) use invoke::{Invoked, invoke};
 pub(crate) use native::{native_capabilities, native_targets};
 pub use version::NvccVersion;
 
@@ -209,7 +208,17 @@ impl Toolkit {
 
 /// Runs `nvcc ARG` and returns its combined output, or an error naming nvcc.
 fn run_probe(nvcc: &Path, arg: &str) -> Result<String, Error> {
-    crate::compile::run(nvcc, &[arg.into()], false).map(|ran| ran.output)
+    let ran = invoke(None, nvcc, &[arg.into()], false)?;
+    if !ran.status.success() {
+        return Err(Error::NvccFailed {
+            location: None,
+            status: ran.status.to_string(),
+            command: ran.command,
+            output: ran.text,
+            hint: None,
+        });
+    }
+    Ok(ran.text)
 }
 
 fn probe(nvcc: &Path) -> Result<Probe, Error> {

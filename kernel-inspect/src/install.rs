@@ -1,7 +1,8 @@
-//! Installing NVIDIA's CUDA 13.0 pip wheels (nvcc and what the build and the runtime use
-//! beside it) into a folder discovery searches: the per-user folder by default
-//! (`$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else `~/.cache/kernel-build/cuda-toolkit`), so
-//! that a crate anywhere builds with no configuration. `cuda-kernel-inspect toolkit install` runs it.
+//! `cuda-kernel-inspect toolkit install`: NVIDIA's CUDA 13.0 pip wheels (nvcc and what the
+//! build and the runtime use beside it) into a folder discovery searches: the per-user folder
+//! by default (`$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else
+//! `~/.cache/kernel-build/cuda-toolkit`), so that a crate anywhere builds with no
+//! configuration. Build scripts never install anything: only this command does.
 //!
 //! The wheels are installed into a temporary folder beside the destination and moved into
 //! place, so an interrupted install never leaves a half toolkit where discovery would find it;
@@ -10,94 +11,25 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use crate::env::{self, Reporting};
-use crate::error::Error;
+use cuda_kernel_build::__private::wheels::{LIBRARIES, WHEEL_VERSION, WHEELS};
 
-/// The wheels installed, all at [`WHEEL_VERSION`]: nvcc and its parts, the runtime headers,
-/// nvJitLink and nvFatbin (device linking), NVRTC (run-time compilation).
-pub const WHEELS: [&str; 8] = [
-    "nvidia-cuda-nvcc",
-    "nvidia-cuda-crt",
-    "nvidia-cuda-runtime",
-    "nvidia-cuda-cccl",
-    "nvidia-nvvm",
-    "nvidia-nvjitlink",
-    "nvidia-nvfatbin",
-    "nvidia-cuda-nvrtc",
-];
-
-/// The release installed: 13.0, which the r580 driver loads (a newer nvvm emits PTX it cannot).
-pub const WHEEL_VERSION: &str = "13.0.*";
-
-/// The libraries [`install_with`] adds on request: name, pip wheel and version, what it
-/// brings. Their headers land in the toolkit's own include folder (cuRAND, cuBLAS), which
-/// nvcc searches, or in a folder discovery adds to every compile (CUTLASS and CuTe).
-pub const LIBRARIES: [(&str, &str, &str); 3] = [
-    (
-        "curand",
-        "nvidia-curand==10.4.0.*",
-        "cuRAND 10.4 (CUDA 13.0): curand_kernel.h, libcurand",
-    ),
-    (
-        "cublas",
-        "nvidia-cublas==13.0.*",
-        "cuBLAS 13.0: cublas_v2.h, libcublas",
-    ),
-    (
-        "cutlass",
-        "nvidia-cutlass==4.2.*",
-        "CUTLASS 4.2 and CuTe C++ headers",
-    ),
-];
-
-/// The library of [`LIBRARIES`] that provides the header `name` (as written in an
-/// `#include`), for a note when a compile cannot find it.
-pub fn library_for_header(name: &str) -> Option<&'static str> {
-    let first = name.split('/').next().unwrap_or(name);
-    if name.starts_with("curand") {
-        Some("curand")
-    } else if name.starts_with("cublas") {
-        Some("cublas")
-    } else if first == "cutlass" || first == "cute" {
-        Some("cutlass")
-    } else {
-        None
-    }
+/// Installing the wheels failed at one step.
+#[derive(Debug, thiserror::Error)]
+#[error("installing the CUDA toolkit wheels failed while {step}: {detail}")]
+pub(crate) struct InstallError {
+    /// What was being done (`pip install`).
+    step: String,
+    /// What went wrong (pip's output).
+    detail: String,
 }
 
-/// What [`install`] did.
+/// What [`install_with`] did.
 #[derive(Clone, Debug)]
-pub struct Installed {
-    /// The folder holding the wheels.
-    pub dir: PathBuf,
+pub(crate) struct Installed {
     /// Its nvcc.
     pub nvcc: PathBuf,
     /// True when the same wheels were there already (nothing was downloaded).
     pub already_installed: bool,
-}
-
-/// The per-user folder discovery searches after the project-local one:
-/// `$XDG_CACHE_HOME/kernel-build/cuda-toolkit`, else `~/.cache/kernel-build/cuda-toolkit`.
-pub fn user_toolkit_dir() -> Option<PathBuf> {
-    user_toolkit_dir_reported(Reporting::Silent)
-}
-
-pub(crate) fn user_toolkit_dir_reported(reporting: Reporting) -> Option<PathBuf> {
-    let base = match env::var(crate::env::Var::XDG_CACHE_HOME, reporting) {
-        Some(x) => PathBuf::from(x),
-        None => PathBuf::from(env::var(crate::env::Var::HOME, reporting)?).join(".cache"),
-    };
-    Some(base.join("kernel-build").join("cuda-toolkit"))
-}
-
-/// Installs the wheels into `dir` (idempotent), reporting each step to `log`.
-///
-/// # Errors
-///
-/// [`Error::ToolkitInstall`] naming the step that failed (no python3, no pip, pip's output, or
-/// an nvcc that does not run).
-pub fn install(dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Installed, Error> {
-    install_with(dir, &[], log, false)
 }
 
 /// Installs the wheels and the libraries named in `with` (see [`LIBRARIES`]) into `dir`
@@ -106,14 +38,15 @@ pub fn install(dir: &Path, log: &mut dyn FnMut(&str)) -> Result<Installed, Error
 ///
 /// # Errors
 ///
-/// As [`install`]; a name that is not one of [`LIBRARIES`] is an error naming them.
-pub fn install_with(
+/// [`InstallError`] naming the step that failed (no python3, no pip, pip's output, or an
+/// nvcc that does not run); a name that is not one of [`LIBRARIES`] is an error naming them.
+pub(crate) fn install_with(
     dir: &Path,
     with: &[&str],
     log: &mut dyn FnMut(&str),
     show_pip: bool,
-) -> Result<Installed, Error> {
-    let fail = |step: &str, detail: String| Error::ToolkitInstall {
+) -> Result<Installed, InstallError> {
+    let fail = |step: &str, detail: String| InstallError {
         step: step.to_owned(),
         detail,
     };
@@ -142,7 +75,6 @@ pub fn install_with(
         && let Some(nvcc) = runs(dir)
     {
         return Ok(Installed {
-            dir: dir.to_owned(),
             nvcc,
             already_installed: true,
         });
@@ -224,7 +156,6 @@ pub fn install_with(
     std::fs::rename(&kept, dir).map_err(|e| fail("moving into place", e.to_string()))?;
     let nvcc = runs(dir).ok_or_else(|| fail("checking nvcc", "nvcc does not run".to_owned()))?;
     Ok(Installed {
-        dir: dir.to_owned(),
         nvcc,
         already_installed: false,
     })
@@ -317,7 +248,7 @@ mod tests {
         std::fs::set_permissions(&nvcc, std::fs::Permissions::from_mode(0o755)).unwrap();
         std::fs::write(dir.path().join(".installed"), format!("{}\n", stamp_text())).unwrap();
         let mut lines = Vec::new();
-        let done = install(dir.path(), &mut |l| lines.push(l.to_owned())).unwrap();
+        let done = install_with(dir.path(), &[], &mut |l| lines.push(l.to_owned()), false).unwrap();
         assert!(done.already_installed);
         assert_eq!(done.nvcc, nvcc);
         // Nothing to say but the result (the caller says it once).
@@ -344,19 +275,5 @@ mod tests {
         let (base, with) = read_stamp(&text);
         assert_eq!(base, stamp_text());
         assert_eq!(with, ["curand", "cutlass"]);
-    }
-
-    #[test]
-    fn library_headers_map_to_their_wheels() {
-        assert_eq!(library_for_header("curand_kernel.h"), Some("curand"));
-        assert_eq!(library_for_header("cute/tensor.hpp"), Some("cutlass"));
-        assert_eq!(library_for_header("my_header.cuh"), None);
-    }
-
-    #[test]
-    fn user_toolkit_dir_is_in_the_kernel_build_cache() {
-        if let Some(dir) = user_toolkit_dir() {
-            assert!(dir.ends_with("kernel-build/cuda-toolkit"));
-        }
     }
 }
