@@ -110,19 +110,20 @@ pub use memory::tracked::{TrackedBuffer, TrackedView, TrackedViewMut};
 
 // Code: modules, object code, linking, run-time compilation, globals.
 pub use code::global::Global;
-pub use code::linker::{LinkOptions, Linked, Linker};
+pub use code::link_options::LinkOptions;
+pub use code::linker::{Linked, Linker};
 pub use code::module::{CompileOptions, Kernel, LoadingMode, RawLibrary, RawModule, loading_mode};
 pub use code::nvrtc::{Nvrtc, Program};
 pub use code::object_code::{CodeKernel, CodeKind, ObjectCode};
 
 // Launches: the configuration, its validation, and what may be passed.
+pub use error::ConfigError;
 pub use launch::args::host::{In, InOut, Out};
 pub use launch::args::null::Null;
 pub use launch::args::tuple::KernelArgs;
 pub use launch::args::values::{ByValue, RawDevicePtr};
 pub use launch::config::{IntoDim3, Launch, MemSyncDomain};
 pub use launch::event::{EventKey, LaunchEvent};
-pub use launch::validate::ConfigError;
 
 // Order of work.
 pub use streams::graph::{DeviceGraph, Graph, GraphExecHandle};

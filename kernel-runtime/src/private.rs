@@ -18,7 +18,8 @@ pub use crate::generated::launch::{
 pub use crate::launch::args::host::PreparedHost;
 pub use crate::launch::args::null::{PreparedNull, PreparedOption};
 pub use crate::launch::args::values::PreparedValue;
-pub use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg, PreparedBuffer};
+pub use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg};
+pub use crate::memory::prepared::PreparedBuffer;
 pub use cuda_kernel_generate::Dtype;
 pub use cuda_kernel_generate::geometry::scan_items;
 pub use cuda_kernel_objects::label::{header as label_header, header_len as label_len};
@@ -30,7 +31,6 @@ pub mod host {
     pub use crate::launch::host_fn::*;
 }
 use crate::launch::config::Launch;
-use crate::launch::core::launch_kernel;
 
 /// Launches kernel number `kernel` of `module` on the module's stream. Allocates nothing; the
 /// configuration is validated first. Not generic and not inlined: compiled once here, whatever
@@ -59,15 +59,6 @@ pub unsafe fn launch(
     cfg: &Launch,
     params: &mut [*mut c_void],
 ) -> Result<(), Error> {
-    let m = module.module();
-    let Some(slot) = m.inner.kernels.get(kernel) else {
-        return Err(Error::BadIndex {
-            module: m.name().to_owned(),
-            what: "kernel",
-            index: kernel,
-        });
-    };
-    let info = slot.get(&m.inner)?;
     // SAFETY: forwarded to the caller.
-    unsafe { launch_kernel(&m.inner, info, m.gpu().stream(), cfg, params) }
+    unsafe { crate::code::module::launch_params(module, kernel, cfg, params) }
 }

@@ -9,7 +9,7 @@ use std::ffi::{CString, c_void};
 use cudarc::driver::DriverError;
 use cudarc::driver::sys::{self, CUjit_option as O, CUjitInputType as T};
 
-use crate::code::linker::LinkOptions;
+use crate::code::link_options::LinkOptions;
 use crate::code::object_code::{CodeKind, ObjectCode};
 use crate::device::gpu::Gpu;
 use crate::driver;

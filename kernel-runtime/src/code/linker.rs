@@ -12,6 +12,7 @@ use std::sync::Arc;
 use cuda_kernel_objects::CodeKind;
 use cuda_kernel_objects::nvjitlink::{LinkInput, LinkOutput, NvJitLink};
 
+use crate::code::link_options::LinkOptions;
 use crate::code::module::RawModule;
 use crate::code::object_code::ObjectCode;
 use crate::device::gpu::Gpu;
@@ -25,61 +26,6 @@ const CANDIDATES: &[&str] = &[
     "/usr/local/cuda/targets/x86_64-linux/lib/libnvJitLink.so.13",
     "/usr/local/cuda/targets/sbsa-linux/lib/libnvJitLink.so.13",
 ];
-
-/// How to link: every option nvJitLink takes that changes the code, as a typed field.
-///
-/// ```
-/// let o = cuda_kernel_runtime::LinkOptions { max_registers: Some(64), lineinfo: true, ..Default::default() };
-/// assert_eq!(o.to_args("sm_90", false), ["-arch=sm_90", "-maxrregcount=64", "-lineinfo"]);
-/// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct LinkOptions {
-    /// Optimisation level of the final code generation (`-O0` … `-O3`; nvJitLink's default 3).
-    pub opt_level: Option<u8>,
-    /// The most registers a thread may use (`-maxrregcount`).
-    pub max_registers: Option<u32>,
-    /// Device debug information (`-g`).
-    pub debug: bool,
-    /// Line information for profilers (`-lineinfo`).
-    pub lineinfo: bool,
-    /// Flush denormals to zero in single precision (`-ftz`).
-    pub ftz: Option<bool>,
-    /// IEEE-rounded single-precision division (`-prec-div`).
-    pub prec_div: Option<bool>,
-    /// IEEE-rounded single-precision square root (`-prec-sqrt`).
-    pub prec_sqrt: Option<bool>,
-    /// Contract multiplies and adds into fused multiply-adds (`-fma`).
-    pub fma: Option<bool>,
-    /// The linker's report of what it did, in [`Linked::info_log`] (`-verbose`).
-    pub verbose: bool,
-}
-
-impl LinkOptions {
-    /// nvJitLink's options for `arch` (`sm_90`); `lto` when LTO-IR is among the inputs.
-    pub fn to_args(&self, arch: &str, lto: bool) -> Vec<String> {
-        let mut a = vec![format!("-arch={arch}")];
-        let flag = |name: &str, v: Option<bool>| v.map(|v| format!("-{name}={v}"));
-        if lto {
-            a.push("-lto".into());
-        }
-        a.extend(self.opt_level.map(|o| format!("-O{o}")));
-        a.extend(self.max_registers.map(|r| format!("-maxrregcount={r}")));
-        if self.debug {
-            a.push("-g".into());
-        }
-        if self.lineinfo {
-            a.push("-lineinfo".into());
-        }
-        a.extend(flag("ftz", self.ftz));
-        a.extend(flag("prec-div", self.prec_div));
-        a.extend(flag("prec-sqrt", self.prec_sqrt));
-        a.extend(flag("fma", self.fma));
-        if self.verbose {
-            a.push("-verbose".into());
-        }
-        a
-    }
-}
 
 /// A finished link: the cubin (cacheable: load it later with [`ObjectCode::load`]) and what
 /// the linker reported.
@@ -286,29 +232,5 @@ mod tests {
         let ptxas = "ptxas fatal   : Unresolved extern function '_Z4polyf'\nERROR NVJITLINK_ERROR_PTX_COMPILE";
         assert_eq!(undefined_symbol(ptxas).as_deref(), Some("_Z4polyf"));
         assert_eq!(undefined_symbol("all fine"), None);
-    }
-
-    #[test]
-    fn options_become_arguments() {
-        let o = LinkOptions {
-            opt_level: Some(2),
-            ftz: Some(true),
-            fma: Some(false),
-            debug: true,
-            verbose: true,
-            ..LinkOptions::default()
-        };
-        assert_eq!(
-            o.to_args("sm_80", true),
-            [
-                "-arch=sm_80",
-                "-lto",
-                "-O2",
-                "-g",
-                "-ftz=true",
-                "-fma=false",
-                "-verbose"
-            ]
-        );
     }
 }

@@ -1,10 +1,11 @@
 //! [`Gpu`]: one device's context plus the stream work goes to.
 
-use std::sync::{Arc, Mutex, Weak};
+use std::any::Any;
+use std::panic::{RefUnwindSafe, UnwindSafe};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 
 use cudarc::driver::{CudaContext, CudaStream, sys};
 
-use crate::code::module::cache::ModuleCache;
 use crate::device::init::{driver_version, ensure_driver};
 use crate::device::limits::DeviceLimits;
 use crate::error::{DriverResultExt, Error};
@@ -34,8 +35,15 @@ pub(crate) struct GpuInner {
     pub(crate) default_stream: Arc<CudaStream>,
     pub(crate) limits: DeviceLimits,
     pub(crate) name: String,
-    pub(crate) modules: ModuleCache,
+    /// The modules loaded into the context: the per-context cache of `code::module::cache`,
+    /// made there on first use. Its type is not named here, so that the device does not
+    /// depend on the code loaded into it; the bounds keep `Gpu`'s auto traits what the cache
+    /// gives it.
+    pub(crate) modules: OnceLock<ModuleSlot>,
 }
+
+/// What [`GpuInner::modules`] holds.
+pub(crate) type ModuleSlot = Box<dyn Any + Send + Sync + UnwindSafe + RefUnwindSafe>;
 
 /// Open devices, by ordinal; weak so that dropping every handle releases the context.
 static OPEN: Mutex<Vec<(usize, Weak<GpuInner>)>> = Mutex::new(Vec::new());
@@ -79,7 +87,7 @@ impl Gpu {
             default_stream: default_stream.clone(),
             limits,
             name,
-            modules: ModuleCache::default(),
+            modules: OnceLock::new(),
         });
         open.push((ordinal, Arc::downgrade(&inner)));
         Ok(Gpu {

@@ -3,15 +3,20 @@
 //! Every fallible call returns [`Error`]. Driver failures the runtime can explain (no driver, no
 //! device, no image for this GPU, PTX too new for the driver, a fault inside a kernel) get their
 //! own variant; every other driver failure is [`Error::Driver`], which names the call and the
-//! driver's code.
+//! driver's code. The two checks made before the driver sees a request have their own error
+//! types here, carried by `Error`: [`ConfigError`] (a launch limit, `config`) and
+//! [`TensorMapError`] (a TMA rule, `tensor_map`). This module imports nothing of the crate but
+//! the driver layer (whether the driver may be asked to describe a code).
 
+mod config;
 mod driver;
+mod tensor_map;
 #[cfg(test)]
 mod tests;
 
+pub use config::ConfigError;
 pub(crate) use driver::DriverResultExt;
-
-use crate::launch::validate::ConfigError;
+pub use tensor_map::{Swizzle, TensorMapError};
 
 /// Everything that can go wrong in the runtime.
 ///
@@ -129,7 +134,7 @@ pub enum Error {
     },
     /// A TMA tensor map the driver would refuse, or one reaching past its buffer.
     #[error("tensor map: {0}")]
-    TensorMap(#[from] crate::TensorMapError),
+    TensorMap(#[from] TensorMapError),
     /// A graph node update that cannot be made (no such launch, or not exactly one launch
     /// recorded for it).
     #[error("graph update: {0}")]

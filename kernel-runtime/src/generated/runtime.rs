@@ -17,8 +17,9 @@ use crate::code::module::Kernel;
 use crate::code::nvrtc::Program;
 use crate::device::gpu::Gpu;
 use crate::error::Error;
-use crate::launch::args::{PreparedArg, PreparedBuffer};
+use crate::launch::args::PreparedArg;
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
+use crate::memory::prepared::PreparedBuffer;
 
 /// A Rust element type of generated kernels, and its [`Dtype`].
 ///

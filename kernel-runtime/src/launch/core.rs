@@ -6,19 +6,22 @@
 //! with the attributes on the stack.
 
 use std::ffi::c_void;
+use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use cudarc::driver::sys::{self, CUfunction_attribute as F, CUlaunchAttributeID as Id};
-use cudarc::driver::{CudaEvent, CudaStream, result};
+use cudarc::driver::{CudaContext, CudaEvent, CudaStream, result};
 
-use crate::code::module::{KernelInfo, ModuleInner};
+use crate::device::limits::DeviceLimits;
 use crate::driver;
-use crate::error::{DriverResultExt, Error};
+use crate::error::{ConfigError, DriverResultExt, Error};
 use crate::launch::config::{Launch, MemSyncDomain};
 use crate::launch::event::{EventKey, live_event};
-use crate::launch::validate::{ConfigError, validate};
+use crate::launch::kernel_info::KernelInfo;
+use crate::launch::validate::validate;
 
-/// Launches `kernel` of `module` on `stream` with `params` (one pointer per kernel parameter).
+/// Launches `kernel` (of a module loaded into `ctx`, on a device with limits `device`) on
+/// `stream` with `params` (one pointer per kernel parameter).
 ///
 /// A plain launch within the kernel's folded limits ([`PlainLimits`]) and its current dynamic
 /// shared memory goes straight to the context check and `cuLaunchKernel`; any other goes
@@ -32,7 +35,8 @@ use crate::launch::validate::{ConfigError, validate};
 /// [`PlainLimits`]: crate::launch::validate::PlainLimits
 #[inline]
 pub(crate) unsafe fn launch_kernel(
-    module: &ModuleInner,
+    ctx: &Arc<CudaContext>,
+    device: &DeviceLimits,
     kernel: &KernelInfo,
     stream: &CudaStream,
     cfg: &Launch,
@@ -41,12 +45,12 @@ pub(crate) unsafe fn launch_kernel(
     if kernel.plain.admits(cfg)
         && cfg.shared_mem_bytes <= kernel.max_dynamic_shared.load(Ordering::Relaxed)
     {
-        module.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+        ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: forwarded to the caller.
         return unsafe { launch_plain(kernel, stream, cfg, params) };
     }
     // SAFETY: forwarded to the caller.
-    unsafe { launch_checked(module, kernel, stream, cfg, params) }
+    unsafe { launch_checked(ctx, device, kernel, stream, cfg, params) }
 }
 
 /// `cuLaunchKernel` with the configuration's grid, block and dynamic shared memory.
@@ -81,16 +85,17 @@ unsafe fn launch_plain(
 /// As for [`launch_kernel`].
 #[inline(never)]
 unsafe fn launch_checked(
-    module: &ModuleInner,
+    ctx: &Arc<CudaContext>,
+    device: &DeviceLimits,
     kernel: &KernelInfo,
     stream: &CudaStream,
     cfg: &Launch,
     params: &mut [*mut c_void],
 ) -> Result<(), Error> {
-    if let Err(problem) = validate(cfg, &kernel.limits, &module.device) {
+    if let Err(problem) = validate(cfg, &kernel.limits, device) {
         return Err(invalid(kernel, problem));
     }
-    module.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
+    ctx.bind_to_thread().call("cuCtxSetCurrent")?;
     if cfg.shared_mem_bytes > kernel.max_dynamic_shared.load(Ordering::Relaxed) {
         raise_dynamic_shared(kernel, cfg.shared_mem_bytes)?;
     }
@@ -99,13 +104,13 @@ unsafe fn launch_checked(
         return unsafe { launch_plain(kernel, stream, cfg, params) };
     }
     if cfg.cooperative {
-        check_cooperative_grid(module, kernel, cfg)?;
+        check_cooperative_grid(device, kernel, cfg)?;
     }
     if let Some(cluster) = cfg.cluster {
         check_cluster_fit(kernel, stream, cfg, cluster)?;
     }
     let live = |key: Option<EventKey>| {
-        key.map(|key| live_event(key, &module.ctx))
+        key.map(|key| live_event(key, ctx))
             .transpose()
             .map_err(|problem| invalid(kernel, problem))
     };
@@ -242,12 +247,12 @@ fn raise_dynamic_shared(kernel: &KernelInfo, bytes: u32) -> Result<(), Error> {
 /// A cooperative grid must be resident at once.
 #[cold]
 fn check_cooperative_grid(
-    module: &ModuleInner,
+    device: &DeviceLimits,
     kernel: &KernelInfo,
     cfg: &Launch,
 ) -> Result<(), Error> {
     let per_sm = max_active_blocks(kernel, cfg.threads_per_block(), cfg.shared_mem_bytes)?;
-    let limit = u64::from(per_sm) * u64::from(module.device.multiprocessors);
+    let limit = u64::from(per_sm) * u64::from(device.multiprocessors);
     if cfg.num_blocks() > limit {
         return Err(invalid(
             kernel,

@@ -25,8 +25,8 @@ use std::sync::{Arc, Mutex, Weak};
 use cudarc::driver::{CudaContext, CudaEvent, sys};
 
 use crate::device::gpu::Gpu;
+use crate::error::ConfigError;
 use crate::error::{DriverResultExt, Error};
-use crate::launch::validate::ConfigError;
 
 /// An event for a launch to fire from the device: the programmatic event of
 /// [`Launch::with_programmatic_event`](crate::Launch::with_programmatic_event) or the

@@ -10,7 +10,6 @@ use cudarc::driver::{DeviceRepr, ValidAsZeroBits, result};
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
-use crate::launch::args::PreparedArg;
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 use crate::memory::tracked::TrackedBuffer;
 

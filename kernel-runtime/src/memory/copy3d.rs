@@ -15,7 +15,6 @@ use cudarc::driver::sys::{self, CUmemorytype as M};
 use crate::device::gpu::Gpu;
 use crate::driver;
 use crate::error::{DriverResultExt, Error};
-use crate::launch::args::PreparedArg;
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 use crate::memory::pitched::Pitched;
 use crate::texture::Array;

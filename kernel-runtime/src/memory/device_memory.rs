@@ -13,8 +13,8 @@ use cudarc::driver::{
 };
 
 use crate::error::Error;
-use crate::launch::args::{PreparedBuffer, split};
 use crate::memory::ipc::IpcBuffer;
+use crate::memory::prepared::{PreparedBuffer, split};
 
 /// Keeps the memory traits to the kinds this crate orders.
 pub trait Sealed<T> {}

@@ -20,7 +20,7 @@ use cudarc::driver::{
 use crate::device::gpu::Gpu;
 use crate::driver;
 use crate::error::{DriverResultExt, Error};
-use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedBuffer};
+use crate::memory::prepared::PreparedBuffer;
 
 const HANDLE: usize = 64;
 
@@ -258,38 +258,16 @@ impl<T> DevicePtrMut<T> for IpcBuffer<T> {
     }
 }
 
-fn prepare<'a, T>(
-    buf: &'a IpcBuffer<T>,
-    stream: &Arc<CudaStream>,
-) -> Result<PreparedBuffer<'a>, Error> {
-    stream.wait(&buf.event).call("cuStreamWaitEvent")?;
-    Ok(PreparedBuffer::new(buf.ptr, Some(&buf.event), true))
-}
-
-impl<T> DeviceArg for &IpcBuffer<T> {
-    type Prepared<'a>
-        = PreparedBuffer<'a>
-    where
-        Self: 'a;
-
-    fn prepare<'a>(&'a mut self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'a>, Error> {
-        prepare(*self, stream)
+impl<T> IpcBuffer<T> {
+    /// Waits on the buffer's last use, and records this one after the launch.
+    pub(crate) fn prepare_use(
+        &self,
+        stream: &Arc<CudaStream>,
+    ) -> Result<PreparedBuffer<'_>, Error> {
+        stream.wait(&self.event).call("cuStreamWaitEvent")?;
+        Ok(PreparedBuffer::new(self.ptr, Some(&self.event), true))
     }
 }
-impl<T> ConstPtr<T> for &IpcBuffer<T> {}
-
-impl<T> DeviceArg for &mut IpcBuffer<T> {
-    type Prepared<'a>
-        = PreparedBuffer<'a>
-    where
-        Self: 'a;
-
-    fn prepare<'a>(&'a mut self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'a>, Error> {
-        prepare(&**self, stream)
-    }
-}
-impl<T> ConstPtr<T> for &mut IpcBuffer<T> {}
-impl<T> MutPtr<T> for &mut IpcBuffer<T> {}
 
 /// An event shared between processes: created here ([`Gpu::ipc_event`]) or opened from
 /// another process's handle ([`Gpu::open_ipc_event`]).

@@ -19,8 +19,8 @@ use cudarc::driver::{DevicePtr, DeviceRepr, UnifiedSlice, ValidAsZeroBits, resul
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
-use crate::launch::args::{PreparedArg, split_with};
 use crate::memory::buffers::byte_len;
+use crate::memory::prepared::split_with;
 
 /// Where managed pages should be: on a [`Gpu`]'s device or on the host.
 ///
@@ -228,53 +228,4 @@ impl Gpu {
             reason: reason.to_owned(),
         }
     }
-}
-
-/// Kernel arguments: managed buffers and views, like device buffers, with the buffer's event
-/// recorded after every launch (its host accessors wait on it).
-mod args {
-    use std::sync::Arc;
-
-    use cudarc::driver::{
-        CudaStream, DevicePtr, DevicePtrMut, UnifiedSlice, UnifiedView, UnifiedViewMut,
-    };
-
-    use crate::error::{DriverResultExt, Error};
-    use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedBuffer, split_with};
-
-    /// One impl: `$self` bound to `&mut Self`, `$get` the `(ptr, guard)` from it, `$check` run
-    /// first (cudarc would only record its failure in the context).
-    macro_rules! managed_arg {
-        ($ty:ty, [$($lt:lifetime),*], |$s:ident, $stream:ident| $check:expr, $get:expr) => {
-            impl<$($lt,)* T> DeviceArg for $ty {
-                type Prepared<'a> = PreparedBuffer<'a> where Self: 'a;
-
-                #[inline]
-                fn prepare<'a>(
-                    &'a mut self,
-                    $stream: &Arc<CudaStream>,
-                ) -> Result<PreparedBuffer<'a>, Error> {
-                    let $s = self;
-                    $check.call("managed memory access")?;
-                    let (ptr, guard) = $get;
-                    // SAFETY: the event lives in the managed buffer, borrowed for `'a`.
-                    Ok(unsafe { split_with(ptr, guard, true) })
-                }
-            }
-            impl<$($lt,)* T> ConstPtr<T> for $ty {}
-        };
-    }
-
-    managed_arg!(&'s UnifiedSlice<T>, ['s], |s, stream| s.check_device_access(stream),
-        DevicePtr::device_ptr(*s, stream));
-    managed_arg!(&'s mut UnifiedSlice<T>, ['s], |s, stream| s.check_device_access(stream),
-        DevicePtrMut::device_ptr_mut(&mut **s, stream));
-    // A view's checks run inside cudarc's `device_ptr` (its buffer's attach mode).
-    managed_arg!(UnifiedView<'v, T>, ['v], |s, stream| Ok::<(), cudarc::driver::DriverError>(()),
-        DevicePtr::device_ptr(&*s, stream));
-    managed_arg!(UnifiedViewMut<'v, T>, ['v], |s, stream| Ok::<(), cudarc::driver::DriverError>(()),
-        DevicePtrMut::device_ptr_mut(s, stream));
-
-    impl<T> MutPtr<T> for &mut UnifiedSlice<T> {}
-    impl<T> MutPtr<T> for UnifiedViewMut<'_, T> {}
 }

@@ -13,7 +13,6 @@ use cudarc::driver::{CudaStream, DeviceRepr, DriverError, result};
 use crate::device::gpu::Gpu;
 use crate::driver;
 use crate::error::{DriverResultExt, Error};
-use crate::launch::args::PreparedArg;
 use crate::memory::buffers::same_len;
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 

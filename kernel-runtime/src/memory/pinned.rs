@@ -14,7 +14,6 @@ use cudarc::driver::{
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
-use crate::launch::args::PreparedArg;
 use crate::memory::buffers::{byte_len, same_len};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 

@@ -16,7 +16,7 @@ use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DeviceRepr, result};
 use crate::device::gpu::Gpu;
 use crate::driver;
 use crate::error::{DriverResultExt, Error};
-use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedBuffer};
+use crate::memory::prepared::PreparedBuffer;
 
 /// A 2D or 3D device allocation of `width × height × depth` elements with padded rows
 /// ([`Gpu::pitched`], [`Gpu::pitched_3d`]).
@@ -207,36 +207,13 @@ impl Gpu {
     }
 }
 
-/// Waits on the buffer's last use, and records this one after the launch.
-fn prepare<'a, T>(
-    buf: &'a Pitched<T>,
-    stream: &Arc<CudaStream>,
-) -> Result<PreparedBuffer<'a>, Error> {
-    stream.wait(&buf.event).call("cuStreamWaitEvent")?;
-    Ok(PreparedBuffer::new(buf.ptr, Some(&buf.event), true))
-}
-
-impl<T> DeviceArg for &Pitched<T> {
-    type Prepared<'a>
-        = PreparedBuffer<'a>
-    where
-        Self: 'a;
-
-    fn prepare<'a>(&'a mut self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'a>, Error> {
-        prepare(*self, stream)
+impl<T> Pitched<T> {
+    /// Waits on the buffer's last use, and records this one after the launch.
+    pub(crate) fn prepare_use(
+        &self,
+        stream: &Arc<CudaStream>,
+    ) -> Result<PreparedBuffer<'_>, Error> {
+        stream.wait(&self.event).call("cuStreamWaitEvent")?;
+        Ok(PreparedBuffer::new(self.ptr, Some(&self.event), true))
     }
 }
-impl<T> ConstPtr<T> for &Pitched<T> {}
-
-impl<T> DeviceArg for &mut Pitched<T> {
-    type Prepared<'a>
-        = PreparedBuffer<'a>
-    where
-        Self: 'a;
-
-    fn prepare<'a>(&'a mut self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'a>, Error> {
-        prepare(&**self, stream)
-    }
-}
-impl<T> ConstPtr<T> for &mut Pitched<T> {}
-impl<T> MutPtr<T> for &mut Pitched<T> {}

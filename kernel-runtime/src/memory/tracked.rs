@@ -16,9 +16,9 @@ use cudarc::driver::{CudaContext, CudaStream, DeviceRepr, ValidAsZeroBits, resul
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
-use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedBuffer};
 use crate::memory::buffers::{byte_len, same_len};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut, Sealed};
+use crate::memory::prepared::PreparedBuffer;
 use crate::streams::clock::{Slot, Use, slot_of, slot_ptr};
 
 /// Device memory for `len` values of `T` whose uses on several streams are ordered by the
@@ -166,7 +166,7 @@ impl<T> TrackedBuffer<T> {
     /// Makes `stream` wait for the uses a use of the buffer there must follow; the returned
     /// buffer (at `offset` values in) records the use once the work is queued.
     #[inline]
-    fn prepare_use(
+    pub(crate) fn prepare_use(
         &self,
         stream: &Arc<CudaStream>,
         offset: usize,
@@ -681,7 +681,7 @@ impl<T> std::fmt::Debug for TrackedViewMut<'_, T> {
 }
 
 /// The buffer, offset and length a tracked kind addresses.
-trait Tracked<T> {
+pub(crate) trait Tracked<T> {
     fn parts(&self) -> (&TrackedBuffer<T>, usize, usize);
 }
 
@@ -714,41 +714,6 @@ impl<T, X: Tracked<T> + ?Sized> Tracked<T> for &mut X {
         (**self).parts()
     }
 }
-
-/// Kernel-argument impls of the tracked kinds: `$read` are the forms that read, `$write`
-/// those that may write.
-macro_rules! tracked_kind {
-    (read: [$($read:ty),*], write: [$($write:ty),*]) => {
-        $(
-            tracked_kind!(@arg $read, false);
-            impl<'v, T> ConstPtr<T> for $read {}
-        )*
-        $(
-            tracked_kind!(@arg $write, true);
-            impl<'v, T> ConstPtr<T> for $write {}
-            impl<'v, T> MutPtr<T> for $write {}
-        )*
-    };
-    (@arg $ty:ty, $write:literal) => {
-        impl<'v, T> DeviceArg for $ty {
-            type Prepared<'a> = PreparedBuffer<'a> where Self: 'a;
-
-            #[inline]
-            fn prepare<'a>(
-                &'a mut self,
-                stream: &Arc<CudaStream>,
-            ) -> Result<PreparedBuffer<'a>, Error> {
-                let (buffer, offset, _) = Tracked::parts(&*self);
-                buffer.prepare_use(stream, offset, $write)
-            }
-        }
-    };
-}
-
-tracked_kind!(
-    read: [&'v TrackedBuffer<T>, &'v TrackedView<'_, T>, TrackedView<'v, T>, &'v TrackedViewMut<'_, T>],
-    write: [&'v mut TrackedBuffer<T>, &'v mut TrackedViewMut<'_, T>, TrackedViewMut<'v, T>]
-);
 
 /// [`DeviceMemory`] (and [`DeviceMemoryMut`] where writable) for each tracked kind.
 macro_rules! tracked_memory {

@@ -14,7 +14,7 @@ use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 use super::rules::{Layout, Shape, check, packed_strides};
 use super::source::{Reads, Source, SourceUse, Writes};
 use crate::driver;
-use crate::error::{DriverResultExt, Error};
+use crate::error::{DriverResultExt, Error, Swizzle};
 use crate::launch::args::{DeviceArg, PreparedArg};
 
 /// An element type TMA can move, with its `CUtensorMapDataType`.
@@ -51,25 +51,7 @@ elements! {
     half::bf16 => CU_TENSOR_MAP_DATA_TYPE_BFLOAT16,
 }
 
-/// How shared memory tiles are swizzled to avoid bank conflicts (the span in bytes within
-/// which 16-byte chunks are permuted).
-///
-/// ```
-/// assert_eq!(cuda_kernel_runtime::Swizzle::default(), cuda_kernel_runtime::Swizzle::None);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Swizzle {
-    /// No swizzle.
-    #[default]
-    None,
-    /// 16-byte chunks within 32 bytes.
-    B32,
-    /// 16-byte chunks within 64 bytes.
-    B64,
-    /// 16-byte chunks within 128 bytes.
-    B128,
-}
-
+// `Swizzle` is defined beside `TensorMapError`, which names it; what TMA makes of it is here.
 impl Swizzle {
     /// The span in bytes, `None` without swizzle.
     pub(super) fn span(self) -> Option<u64> {

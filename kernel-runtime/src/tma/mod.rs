@@ -10,7 +10,5 @@ mod map;
 mod rules;
 mod source;
 
-pub use map::{
-    Im2colShape, Interleave, Swizzle, TensorMap, TensorMapHandle, TensorMapOptions, TmaElement,
-};
-pub use rules::TensorMapError;
+pub use crate::error::{Swizzle, TensorMapError};
+pub use map::{Im2colShape, Interleave, TensorMap, TensorMapHandle, TensorMapOptions, TmaElement};

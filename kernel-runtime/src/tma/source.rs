@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use cudarc::driver::CudaStream;
 
 use crate::error::Error;
-use crate::launch::args::{PreparedArg, PreparedBuffer};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
+use crate::memory::prepared::PreparedBuffer;
 
 /// The buffer behind a map, prepared for each launch that passes the map.
 pub(super) trait Source: Send + Sync {

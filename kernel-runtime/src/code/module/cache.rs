@@ -1,14 +1,31 @@
 //! Per-context module cache: each embedded module is loaded once per device, even when many
 //! threads ask for it at the same time.
 
+use std::any::Any;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use super::ModuleInner;
+use crate::device::gpu::Gpu;
 use crate::error::Error;
 
 /// Loaded modules of one context, keyed by the address of their `'static` spec and the variant
 /// (0: the embedded image, 1: from a library, others: compiled at run time with options).
 pub(crate) type ModuleCache = OnceMap<(usize, u64), ModuleInner>;
+
+/// The module cache of `gpu`'s context, made on first use. The device keeps it in a slot of
+/// its shared state that does not name the type, so that the device does not depend on the
+/// code loaded into it; only this function fills or reads the slot.
+pub(crate) fn modules(gpu: &Gpu) -> &ModuleCache {
+    let slot = gpu
+        .inner()
+        .modules
+        .get_or_init(|| Box::new(ModuleCache::default()));
+    let slot: &(dyn Any + Send + Sync) = &**slot;
+    match slot.downcast_ref::<ModuleCache>() {
+        Some(cache) => cache,
+        None => unreachable!("the module slot only ever holds a ModuleCache"),
+    }
+}
 
 /// A map whose values are created at most once per key. Creation runs under a per-key lock, so
 /// concurrent first users wait for one load instead of loading twice; a failed creation leaves

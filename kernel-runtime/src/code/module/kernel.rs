@@ -7,11 +7,12 @@ use std::sync::Arc;
 use cudarc::driver::sys::CUfunction_attribute;
 use cudarc::driver::{CudaStream, result, sys};
 
-use super::{KernelInfo, RawModule};
+use super::RawModule;
 use crate::error::{DriverResultExt, Error};
 use crate::launch::args::tuple::KernelArgs;
 use crate::launch::config::Launch;
 use crate::launch::core::{launch_kernel, max_active_blocks};
+use crate::launch::kernel_info::KernelInfo;
 
 /// One kernel of a loaded module; its function handle was resolved once. Cheap to clone.
 ///
@@ -157,7 +158,8 @@ impl Kernel {
         let stream = self.module.gpu.stream();
         // SAFETY: the caller guarantees the arguments match the parameters.
         args.with_params(stream, |params| unsafe {
-            launch_kernel(&self.module.inner, &self.info, stream, cfg, params)
+            let module = &self.module.inner;
+            launch_kernel(&module.ctx, &module.device, &self.info, stream, cfg, params)
         })
     }
 
@@ -183,7 +185,8 @@ impl Kernel {
         // SAFETY: forwarded to the caller.
         unsafe {
             launch_kernel(
-                &self.module.inner,
+                &self.module.inner.ctx,
+                &self.module.inner.device,
                 &self.info,
                 self.module.gpu.stream(),
                 cfg,

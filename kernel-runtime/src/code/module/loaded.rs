@@ -1,15 +1,19 @@
 //! [`LoadedModule`] and [`load_module`]: what generated code uses for an embedded module.
 
+use std::ffi::c_void;
 use std::sync::{Arc, Mutex};
 
 use cudarc::driver::CudaStream;
 
+use super::cache::modules;
 use super::runtime::{self, CompileOptions};
 use super::spec::{ModuleSpec, SourceSpec};
 use super::{Kernel, KernelRequest, Provenance, RawLibrary, RawModule, load};
 use crate::code::object_code::ObjectCode;
 use crate::device::gpu::Gpu;
 use crate::error::Error;
+use crate::launch::config::Launch;
+use crate::launch::core::launch_kernel;
 
 /// An embedded module loaded into a device, with the stream its launches go to. Cheap to clone.
 ///
@@ -90,14 +94,41 @@ impl LoadedModule {
     pub unsafe fn launch<A: crate::KernelArgs>(
         &self,
         kernel: usize,
-        cfg: &crate::Launch,
+        cfg: &Launch,
         args: A,
     ) -> Result<(), Error> {
         args.with_params(self.stream(), |params| {
             // SAFETY: forwarded to the caller; `params` holds one pointer per element.
-            unsafe { crate::__private::launch(self, kernel, cfg, params) }
+            unsafe { launch_params(self, kernel, cfg, params) }
         })
     }
+}
+
+/// Launches kernel number `kernel` of `module` on the module's stream with one pointer per
+/// parameter in `params`: what [`launch`](crate::__private::launch) and
+/// [`LoadedModule::launch`] do. Not generic: compiled once here, whatever the number of stubs
+/// calling it.
+///
+/// # Safety
+/// As [`launch`](crate::__private::launch).
+pub(crate) unsafe fn launch_params(
+    module: &LoadedModule,
+    kernel: usize,
+    cfg: &Launch,
+    params: &mut [*mut c_void],
+) -> Result<(), Error> {
+    let m = module.module();
+    let Some(slot) = m.inner.kernels.get(kernel) else {
+        return Err(Error::BadIndex {
+            module: m.name().to_owned(),
+            what: "kernel",
+            index: kernel,
+        });
+    };
+    let info = slot.get(&m.inner)?;
+    let stream = m.gpu().stream();
+    // SAFETY: forwarded to the caller.
+    unsafe { launch_kernel(&m.inner.ctx, &m.inner.device, info, stream, cfg, params) }
 }
 
 /// Loads `spec`'s image into `gpu`'s context, once per context: later calls (from any thread)
@@ -115,7 +146,7 @@ impl LoadedModule {
 /// ```
 pub fn load_module(gpu: &Gpu, spec: &'static ModuleSpec) -> Result<LoadedModule, Error> {
     let key = (std::ptr::from_ref(spec).addr(), 0);
-    let inner = gpu.inner().modules.get_or_try_init(key, || {
+    let inner = modules(gpu).get_or_try_init(key, || {
         let requests = requests(spec);
         let (image, source) = match (spec.image, spec.source) {
             (None, Some(source)) => {
@@ -164,10 +195,8 @@ pub fn load_module_with(
 ) -> Result<LoadedModule, Error> {
     let source = carried_source(spec)?;
     let key = (std::ptr::from_ref(spec).addr(), opts.key());
-    let inner = gpu
-        .inner()
-        .modules
-        .get_or_try_init(key, || runtime::compile_and_load(gpu, spec, source, opts))?;
+    let inner =
+        modules(gpu).get_or_try_init(key, || runtime::compile_and_load(gpu, spec, source, opts))?;
     Ok(LoadedModule {
         module: RawModule::from_parts(inner, gpu.clone()),
         spec,
@@ -231,7 +260,7 @@ pub fn library_module(
 ) -> Result<LoadedModule, Error> {
     // Beside the per-context module of `load_module`.
     let key = (std::ptr::from_ref(spec).addr(), 1);
-    let inner = gpu.inner().modules.get_or_try_init(key, || {
+    let inner = modules(gpu).get_or_try_init(key, || {
         let mut inner = library.context_module(gpu)?;
         inner.resolve_declared(&requests(spec))?;
         Ok(inner)

@@ -25,6 +25,7 @@ use cudarc::driver::{CudaContext, DriverError, result};
 pub use external::RawModule;
 pub use kernel::Kernel;
 pub use library::RawLibrary;
+pub(crate) use loaded::launch_params;
 pub use loaded::{
     LoadedModule, compile_module, library_module, load_library, load_module, load_module_with,
 };
@@ -37,6 +38,7 @@ use crate::device::init::driver_version;
 use crate::device::limits::DeviceLimits;
 use crate::driver;
 use crate::error::{DriverResultExt, Error};
+use crate::launch::kernel_info::KernelInfo;
 use crate::launch::validate::{KernelLimits, PlainLimits};
 
 /// A loaded module: the driver handles (one, or one per file of a module of several
@@ -117,25 +119,6 @@ impl Drop for ModuleInner {
         }
     }
 }
-
-/// One resolved kernel.
-pub(crate) struct KernelInfo {
-    pub(crate) name: String,
-    pub(crate) function: sys::CUfunction,
-    pub(crate) limits: KernelLimits,
-    /// The same limits with the device's, folded for plain launches.
-    pub(crate) plain: PlainLimits,
-    /// Current `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, raised on demand.
-    pub(crate) max_dynamic_shared: AtomicU32,
-    /// The last cluster occupancy query: `(threads | shared << 16) << 8 | largest cluster`,
-    /// 0 before any.
-    pub(crate) cluster_fit: AtomicU64,
-}
-
-// SAFETY: a CUfunction is a driver handle usable from any thread with the context current.
-unsafe impl Send for KernelInfo {}
-// SAFETY: as above; only the atomic is mutated.
-unsafe impl Sync for KernelInfo {}
 
 /// A kernel to resolve at load.
 pub(crate) struct KernelRequest<'a> {

@@ -1,6 +1,7 @@
 //! Kernel arguments for pointer parameters: cudarc buffers and views, with cudarc's cross-stream
-//! events honoured (the runtime's own `TrackedBuffer`s have theirs beside the type), and the
-//! markers that say which of them fit a `const T*` or a `T*`.
+//! events honoured (the runtime's own memory kinds in `tracked`, `pitched`, `ipc` and
+//! `managed`, one file each), and the markers that say which of them fit a `const T*` or a
+//! `T*`.
 //!
 //! A launch prepares every argument ([`DeviceArg::prepare`]: the stream waits on the buffer's
 //! pending work), takes each prepared value's parameter pointer into a stack array, launches, and
@@ -11,13 +12,10 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use cudarc::driver::sys::CUdeviceptr;
-use cudarc::driver::{
-    CudaEvent, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, SyncOnDrop,
-};
+use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
 
-use crate::error::{DriverResultExt, Error};
-use crate::memory::tracked::TrackedUse;
+use crate::error::Error;
+use crate::memory::prepared::{PreparedBuffer, split};
 
 /// A value that can be passed to a kernel parameter.
 ///
@@ -91,106 +89,16 @@ pub trait ConstPtr<T>: DeviceArg {}
 )]
 pub trait MutPtr<T>: DeviceArg {}
 
-/// A prepared device buffer: its address, and what to record once the launch is queued (the
-/// buffer's event for cudarc's buffers, the use for the runtime's tracked ones).
-pub struct PreparedBuffer<'a> {
-    ptr: CUdeviceptr,
-    after: After<'a>,
-}
-
-/// What a prepared buffer records after the launch.
-enum After<'a> {
-    /// cudarc's event (and the runtime's own page-locked kinds).
-    Event {
-        record: Option<&'a CudaEvent>,
-        /// Record even in single-stream mode: the buffer's host accessors wait on the event
-        /// (managed memory).
-        always: bool,
-    },
-    /// A use of a [`TrackedBuffer`](crate::TrackedBuffer).
-    Tracked(TrackedUse<'a>),
-}
-
-impl<'a> PreparedBuffer<'a> {
-    /// A buffer at `ptr` whose `record` event is recorded after the launch (in single-stream
-    /// mode too when `always`).
-    pub(crate) fn new(ptr: CUdeviceptr, record: Option<&'a CudaEvent>, always: bool) -> Self {
-        PreparedBuffer {
-            ptr,
-            after: After::Event { record, always },
-        }
-    }
-
-    /// A tracked buffer at `ptr` whose use is recorded after the launch.
-    pub(crate) fn tracked(ptr: CUdeviceptr, used: TrackedUse<'a>) -> Self {
-        PreparedBuffer {
-            ptr,
-            after: After::Tracked(used),
-        }
-    }
-
-    /// The device address.
-    pub(crate) fn addr(&self) -> CUdeviceptr {
-        self.ptr
-    }
-}
-
 impl PreparedArg for PreparedBuffer<'_> {
     #[inline]
     fn param_ptr(&self) -> *mut c_void {
-        std::ptr::from_ref(&self.ptr).cast_mut().cast()
+        self.addr_ptr()
     }
 
     #[inline]
     fn finish(self, stream: &Arc<CudaStream>) -> Result<(), Error> {
-        match self.after {
-            After::Event {
-                record: Some(event),
-                always,
-            } if always || stream.context().is_managing_stream_synchronization() => {
-                event.record(stream).call("cuEventRecord")
-            }
-            After::Event { .. } => Ok(()),
-            After::Tracked(used) => {
-                used.finish();
-                Ok(())
-            }
-        }
+        PreparedBuffer::finish(self, stream)
     }
-}
-
-/// Takes the address and the event out of cudarc's guard, leaving the guard inert.
-///
-/// # Safety
-/// The event in `guard` must live for `'a`: it must belong to a buffer borrowed for `'a`.
-/// (cudarc ties the guard's lifetime to the stream's borrow as well, which is shorter here.)
-#[inline]
-pub(crate) unsafe fn split<'a>(ptr: CUdeviceptr, guard: SyncOnDrop<'_>) -> PreparedBuffer<'a> {
-    // SAFETY: forwarded to the caller.
-    unsafe { split_with(ptr, guard, false) }
-}
-
-/// [`split`], recording after the launch even in single-stream mode when `always`.
-///
-/// # Safety
-/// As [`split`].
-#[inline]
-pub(crate) unsafe fn split_with<'a>(
-    ptr: CUdeviceptr,
-    mut guard: SyncOnDrop<'_>,
-    always: bool,
-) -> PreparedBuffer<'a> {
-    let event = match &mut guard {
-        SyncOnDrop::Record(target) => target.take().map(|(event, _)| std::ptr::from_ref(event)),
-        SyncOnDrop::Sync(target) => {
-            target.take();
-            None
-        }
-    };
-    drop(guard);
-    // SAFETY: the caller guarantees the event outlives `'a`.
-    let record = event.map(|e| unsafe { &*e });
-    PreparedBuffer::new(ptr, record, always)
 }
 
 /// Read access: waits on the last write, records a read.
@@ -267,6 +175,10 @@ impl<T> ConstPtr<T> for CudaViewMut<'_, T> {}
 impl<T> MutPtr<T> for CudaViewMut<'_, T> {}
 
 pub(crate) mod host;
+mod ipc;
+mod managed;
 pub(crate) mod null;
+mod pitched;
+mod tracked;
 pub(crate) mod tuple;
 pub(crate) mod values;

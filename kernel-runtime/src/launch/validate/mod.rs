@@ -7,15 +7,14 @@
 //! [`Gpu`]: crate::Gpu
 
 mod cluster;
-mod error;
 mod plain;
 #[cfg(test)]
 mod tests;
 
-pub use error::ConfigError;
 pub(crate) use plain::PlainLimits;
 
 use crate::device::limits::DeviceLimits;
+use crate::error::ConfigError;
 use crate::launch::config::Launch;
 use cluster::validate_cluster;
 
