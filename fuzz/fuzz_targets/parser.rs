@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use cuda_kernel_build::__private::front::{FrontInput, analyze};
+use cuda_kernel_build::__private::{FrontInput, analyze};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

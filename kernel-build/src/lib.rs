@@ -39,6 +39,10 @@
 // The examples are build scripts, whose `fn main` is part of what they show.
 #![allow(clippy::needless_doctest_main)]
 
+// The macros' backend asks the compiler where an inline source's literal lies, when it
+// runs inside a macro expansion.
+extern crate proc_macro;
+
 mod builder;
 mod cache;
 mod check;
@@ -64,69 +68,35 @@ pub use error::{Error, LinkLibraryError};
 pub use model::built::{BuiltModule, ExportedConstant, Unit};
 pub use model::options::{LinkMode, RuntimeCompile, RuntimeSource};
 
-/// Not public API: the compiler's phases, for `cuda_module!` (cuda-kernel-macros),
-/// `cuda-kernel-inspect` and this crate's own tests. Nothing here is stable; the crates that
-/// use it pin this crate's exact version.
+/// Not public API: what `cuda-kernel-macros` and `cuda-kernel-inspect` (and this crate's
+/// integration tests and fuzzer) reach, each item named. Nothing here is stable; the crates
+/// that use it pin this crate's exact version.
 #[doc(hidden)]
 pub mod __private {
-    /// The content-addressed build cache.
-    pub mod cache {
-        pub use crate::cache::*;
-    }
-    /// Rust declarations of the macro checked against the CUDA ones.
-    pub mod check {
-        pub use crate::check::*;
-    }
-    /// The C → Rust mapping.
-    pub mod rust {
-        pub use crate::model::rust::*;
-    }
-    /// Rust code generation.
-    pub mod codegen {
-        pub use crate::codegen::*;
-    }
-    /// The catalog of messages.
-    pub mod diagnostics {
-        pub use crate::diagnostics::*;
-    }
-    /// Environment variables.
-    pub mod env {
-        pub use crate::env::*;
-    }
-    /// Verification against the compiled images.
-    pub mod verify {
-        pub use crate::verify::*;
-    }
-    /// The CUDA front end.
-    pub mod front {
-        pub use crate::front::*;
-    }
-    /// nvJitLink and nvFatbin.
-    pub mod link {
-        pub use crate::link::*;
-    }
-    /// The macros' backend.
+    /// The macros' backend: each of the six macros of `cuda-kernel-macros`, from its input
+    /// tokens to its expansion.
     pub mod macros {
-        pub use crate::macros::*;
+        pub use crate::macros::{
+            cuda_module, elementwise, host_functions, include_kernels, reduction, scan,
+        };
     }
-    /// The generated-kernel macros (`elementwise!`, `reduction!`, `scan!`).
-    pub mod generated {
-        pub use crate::macros::generated::*;
-    }
-    /// The whole build of one module.
-    pub mod pipeline {
-        pub use crate::pipeline::*;
-    }
-    /// The path generated code names the runtime by.
-    pub mod runtime_crate {
-        pub use crate::runtime_crate::*;
-    }
-    /// NVIDIA's wheels of the toolkit and its libraries.
-    pub mod wheels {
-        pub use crate::wheels::*;
-    }
-    /// Finding nvcc.
-    pub mod toolkit {
-        pub use crate::toolkit::*;
-    }
+    /// The keys `cuda_module!` takes, for the macro's documentation test.
+    pub use crate::diagnostics::options::MACRO_KEYS;
+
+    // One module's build without a build script (`cuda-kernel-inspect build`, the tests).
+    pub use crate::model::request::{ModuleRequest, SourceInput};
+    pub use crate::pipeline::{Context, build_module};
+
+    // The front end, verification and the C and Rust spellings of a type
+    // (`cuda-kernel-inspect decls`, the fuzzer, the tests).
+    pub use crate::front::{FrontInput, analyze, preprocess};
+    pub use crate::model::rust::passing;
+    pub use crate::model::spelling::c_spelling;
+    pub use crate::verify::{VerifyOptions, verify, verify_with};
+
+    // The toolkit: discovery, the libraries beside nvcc, the wheels
+    // (`cuda-kernel-inspect toolkit`, the tests).
+    pub use crate::link::companion_libraries;
+    pub use crate::toolkit::{DiscoverOptions, Toolkit, user_toolkit_dir};
+    pub use crate::wheels::{LIBRARIES, WHEEL_VERSION, WHEELS};
 }

@@ -456,7 +456,7 @@ fn child_build_into_shared_cache() {
 #[test]
 fn arch_gated_kernel_without_nvcc_has_the_same_kernels() {
     let mut req = request(&corpus_dir(), "arch_gated_kernel.cu", &["sm_80", "sm_90"]);
-    let cx = cuda_kernel_build::__private::pipeline::Context {
+    let cx = cuda_kernel_build::__private::Context {
         no_device_code: true,
         use_cache: false,
         ..Default::default()

@@ -3,7 +3,7 @@
 
 mod support;
 
-use cuda_kernel_build::__private::toolkit::Toolkit;
+use cuda_kernel_build::__private::Toolkit;
 use cuda_kernel_build::{Build, Metadata};
 use cuda_kernel_objects::{self as fatbin, EntryKind};
 use support::{project, real_nvcc};
@@ -57,7 +57,7 @@ fn two_files_default_targets_and_outputs() {
         .collect();
     assert_eq!(sizes, [8, 8, 4]);
 
-    let tk = Toolkit::discover_with(&cuda_kernel_build::__private::toolkit::DiscoverOptions {
+    let tk = Toolkit::discover_with(&cuda_kernel_build::__private::DiscoverOptions {
         nvcc: Some(nvcc.clone()),
         ..Default::default()
     })

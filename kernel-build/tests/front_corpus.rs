@@ -7,8 +7,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cuda_kernel_build::__private::front::{self, FrontInput};
-use cuda_kernel_build::__private::verify;
+use cuda_kernel_build::__private::{
+    FrontInput, VerifyOptions, analyze, preprocess, verify, verify_with,
+};
 use cuda_kernel_build::model::{Linkage, ModuleInfo};
 use cuda_kernel_objects::{self as fatbin, Fatbin};
 
@@ -23,7 +24,7 @@ fn corpus_dir() -> PathBuf {
 }
 
 fn nvcc() -> Option<PathBuf> {
-    match cuda_kernel_build::__private::toolkit::Toolkit::discover() {
+    match cuda_kernel_build::__private::Toolkit::discover() {
         Ok(tk) => Some(tk.nvcc().to_path_buf()),
         Err(e) => {
             eprintln!("skipping: no nvcc found ({e})");
@@ -36,7 +37,7 @@ fn nvcc() -> Option<PathBuf> {
 fn analyze_file(nvcc: &Path, name: &str) -> ModuleInfo {
     let path = corpus_dir().join(name);
     let raw = std::fs::read_to_string(&path).unwrap();
-    let pre = front::preprocess(nvcc, &path, &[corpus_dir()], &[], &[]).unwrap();
+    let pre = preprocess(nvcc, &path, &[corpus_dir()], &[], &[]).unwrap();
     let dirs = [corpus_dir()];
     let input = FrontInput {
         display_name: name,
@@ -47,14 +48,12 @@ fn analyze_file(nvcc: &Path, name: &str) -> ModuleInfo {
         host_stub: None,
         headers: &[],
     };
-    front::analyze(&input).unwrap_or_else(|d| panic!("{name}:\n{d}"))
+    analyze(&input).unwrap_or_else(|d| panic!("{name}:\n{d}"))
 }
 
-fn analyze_raw(
-    name: &str,
-) -> Result<ModuleInfo, cuda_kernel_build::__private::diagnostics::Diagnostics> {
+fn analyze_raw(name: &str) -> Result<ModuleInfo, cuda_kernel_build::Diagnostics> {
     let raw = std::fs::read_to_string(corpus_dir().join(name)).unwrap();
-    front::analyze(&FrontInput::raw_only(name, &raw))
+    analyze(&FrontInput::raw_only(name, &raw))
 }
 
 fn compile(nvcc: &Path, src: &Path) -> Fatbin {
@@ -110,7 +109,7 @@ fn check_file(name: &str) -> Option<ModuleInfo> {
     let mut info = analyze_file(&nvcc, name);
     assert!(info.preprocessed);
     let fatbin = compile(&nvcc, &corpus_dir().join(name));
-    verify::verify(&mut info, &fatbin).unwrap_or_else(|d| panic!("{name}:\n{d}"));
+    verify(&mut info, &fatbin).unwrap_or_else(|d| panic!("{name}:\n{d}"));
     assert_layouts_match(&info, &fatbin);
     Some(info)
 }
@@ -325,7 +324,7 @@ fn raw_reading_expands_object_like_macros_and_skips_disabled_code() {
         "#include \"corpus_types.h\"",
         "typedef double acc_t; struct Acc { acc_t sum; float v[8]; };",
     );
-    let info = front::analyze(&FrontInput::raw_only("macros.cu", &without_header)).unwrap();
+    let info = analyze(&FrontInput::raw_only("macros.cu", &without_header)).unwrap();
     assert_eq!(names(&info), ["via_macro", "under_cudacc", "lanes"]);
     assert!(info.notes.iter().any(|n| n.contains("DECLARE_FILL")));
 }
@@ -338,15 +337,15 @@ fn a_kernel_missing_from_an_image_names_kernel_and_arch() {
     let fatbin = compile(&nvcc, &corpus_dir().join("gated.cu"));
     // By default a kernel may be in some images only: the images say where.
     let mut lenient = info.clone();
-    verify::verify(&mut lenient, &fatbin).unwrap();
+    verify(&mut lenient, &fatbin).unwrap();
     let on: Vec<Vec<String>> = lenient.kernels.iter().map(|k| k.targets()).collect();
     assert_eq!(on[0], ["sm_80", "sm_90", "sm_120", "compute_120"], "{on:?}");
     assert_eq!(on[1], ["sm_90", "sm_120", "compute_120"], "{on:?}");
-    let strict = verify::VerifyOptions {
+    let strict = VerifyOptions {
         require_every_target: true,
         ..Default::default()
     };
-    let err = verify::verify_with(&mut info, &fatbin, &strict).unwrap_err();
+    let err = verify_with(&mut info, &fatbin, &strict).unwrap_err();
     assert_eq!(err.len(), 1, "{err}");
     let text = err.to_string();
     assert!(
@@ -365,10 +364,10 @@ fn a_wrong_struct_definition_names_kernel_parameter_and_both_layouts() {
         "struct P { float x; double y; int z; };",
         "struct P { float x; float y; int z; };",
     );
-    let mut info = front::analyze(&FrontInput::raw_only("types.cu", &wrong)).unwrap();
+    let mut info = analyze(&FrontInput::raw_only("types.cu", &wrong)).unwrap();
     // The kernel stays in the module, typed by the images alone, with why; the global of
     // that struct type is still an error (a global has no by-name fallback).
-    let err = verify::verify(&mut info, &fatbin).unwrap_err();
+    let err = verify(&mut info, &fatbin).unwrap_err();
     assert!(
         err.iter()
             .all(|d| d.message.starts_with("global `const_p` is 12 bytes")),
@@ -401,7 +400,7 @@ fn a_wrong_struct_definition_names_kernel_parameter_and_both_layouts() {
 #[test]
 fn an_unknown_type_leaves_the_kernel_untyped_naming_type_and_line() {
     let src = "extern \"C\" __global__ void ok(int n) {}\n\nextern \"C\" __global__ void bad(float* x,\n    frobnicator_t f) {}\n";
-    let info = front::analyze(&FrontInput::raw_only("u.cu", src)).unwrap();
+    let info = analyze(&FrontInput::raw_only("u.cu", src)).unwrap();
     assert_eq!(names(&info), ["ok"]);
     let bad = &info.untyped[0];
     assert_eq!(bad.name, "bad");

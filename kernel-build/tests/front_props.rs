@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use cuda_kernel_build::__private::front::{FrontInput, analyze};
+use cuda_kernel_build::__private::{FrontInput, analyze};
 use proptest::prelude::*;
 
 const VOCAB: &[&str] = &[

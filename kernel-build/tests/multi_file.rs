@@ -5,9 +5,8 @@
 
 mod support;
 
-use cuda_kernel_build::__private::pipeline::{
-    BuiltModule, Context, ModuleRequest, SourceInput, build_module,
-};
+use cuda_kernel_build::__private::{Context, ModuleRequest, SourceInput, build_module};
+use cuda_kernel_build::BuiltModule;
 use cuda_kernel_build::Error;
 use cuda_kernel_build::LinkMode;
 use cuda_kernel_objects::{self as fatbin, EntryKind};

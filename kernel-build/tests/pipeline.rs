@@ -5,9 +5,8 @@
 
 mod support;
 
-use cuda_kernel_build::__private::pipeline::{
-    BuiltModule, Context, ModuleRequest, SourceInput, build_module,
-};
+use cuda_kernel_build::__private::{Context, ModuleRequest, SourceInput, build_module};
+use cuda_kernel_build::BuiltModule;
 use cuda_kernel_build::Error;
 use std::path::Path;
 use support::{FakeNvcc, project, real_nvcc};
@@ -462,7 +461,7 @@ fn exported_constants_are_cached_and_read_without_nvcc_too() {
 /// that reports its toolkit; not for a wrapper that does not.
 #[test]
 fn the_runtime_header_is_found_as_nvcc_finds_it() {
-    use cuda_kernel_build::__private::toolkit::{DiscoverOptions, Toolkit};
+    use cuda_kernel_build::__private::{DiscoverOptions, Toolkit};
     let Some(real) = real_nvcc() else { return };
     let discover = |nvcc: &Path| {
         Toolkit::discover_with(&DiscoverOptions {

@@ -6,9 +6,8 @@
 
 mod support;
 
-use cuda_kernel_build::__private::pipeline::{
-    BuiltModule, Context, ModuleRequest, SourceInput, build_module,
-};
+use cuda_kernel_build::__private::{Context, ModuleRequest, SourceInput, build_module};
+use cuda_kernel_build::BuiltModule;
 use cuda_kernel_build::model::{CType, Kernel, ModuleInfo, Scalar};
 use std::path::Path;
 use support::real_nvcc;

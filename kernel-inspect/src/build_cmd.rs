@@ -15,7 +15,7 @@
 //! name must be one the build accepts for a module (a Rust identifier). It heads the report
 //! and names the fatbin written into a folder given to `--out`.
 
-use cuda_kernel_build::__private::pipeline::{Context, ModuleRequest, SourceInput, build_module};
+use cuda_kernel_build::__private::{Context, ModuleRequest, SourceInput, build_module};
 use cuda_kernel_build::LinkMode;
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};

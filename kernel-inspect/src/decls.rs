@@ -11,8 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cuda_kernel_build::__private::front::{self, FrontInput, types::c_spelling};
-use cuda_kernel_build::__private::rust::passing;
+use cuda_kernel_build::__private::{FrontInput, analyze, c_spelling, passing, preprocess};
 use cuda_kernel_build::model::{GlobalSpace, Linkage, ModuleInfo, TemplateArg};
 use serde::Serialize;
 
@@ -114,13 +113,12 @@ pub(crate) fn run(a: &DeclArgs) -> Result<String, String> {
     let raw = std::fs::read_to_string(&a.file)
         .map_err(|e| format!("cannot read `{}`: {e}", a.file.display()))?;
     let display = a.file.display().to_string();
-    let nvcc = cuda_kernel_build::__private::toolkit::Toolkit::discover()
+    let nvcc = cuda_kernel_build::__private::Toolkit::discover()
         .ok()
         .map(|t| t.nvcc().to_path_buf());
     let pre = match &nvcc {
         Some(nvcc) => Some(
-            front::preprocess(nvcc, &a.file, &a.includes, &a.defines, &[])
-                .map_err(|d| d.to_string())?,
+            preprocess(nvcc, &a.file, &a.includes, &a.defines, &[]).map_err(|d| d.to_string())?,
         ),
         None => None,
     };
@@ -135,7 +133,7 @@ pub(crate) fn run(a: &DeclArgs) -> Result<String, String> {
         host_stub: None,
         headers: &[],
     };
-    let mut info = front::analyze(&input).map_err(|d| d.to_string())?;
+    let mut info = analyze(&input).map_err(|d| d.to_string())?;
     if let Some(nvcc) = &nvcc
         && info.kernels.iter().any(|k| k.linkage == Linkage::Cxx)
     {
@@ -179,7 +177,7 @@ fn resolve_with_nvcc(nvcc: &Path, a: &DeclArgs, info: &mut ModuleInfo) -> Result
     }
     let bytes = std::fs::read(&out).map_err(|e| e.to_string())?;
     let fatbin = cuda_kernel_objects::parse(&bytes).map_err(|e| e.to_string())?;
-    cuda_kernel_build::__private::verify::verify(info, &fatbin).map_err(|d| d.to_string())
+    cuda_kernel_build::__private::verify(info, &fatbin).map_err(|d| d.to_string())
 }
 
 fn build_report(display: &str, info: &ModuleInfo) -> Report {

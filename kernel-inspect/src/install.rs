@@ -11,7 +11,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use cuda_kernel_build::__private::wheels::{LIBRARIES, WHEEL_VERSION, WHEELS};
+use cuda_kernel_build::__private::{LIBRARIES, WHEEL_VERSION, WHEELS};
 
 /// Installing the wheels failed at one step.
 #[derive(Debug, thiserror::Error)]

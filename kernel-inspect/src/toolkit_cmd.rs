@@ -5,8 +5,7 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::install::install_with;
-use cuda_kernel_build::__private::toolkit::{DiscoverOptions, Toolkit, user_toolkit_dir};
-use cuda_kernel_build::__private::wheels::LIBRARIES;
+use cuda_kernel_build::__private::{DiscoverOptions, LIBRARIES, Toolkit, user_toolkit_dir};
 
 /// The options of `cuda-kernel-inspect toolkit`.
 #[derive(clap::Args)]
@@ -87,7 +86,7 @@ fn report() -> Result<String, String> {
              (point NVCC or CUDA_PATH at a whole toolkit, or run `cuda-kernel-inspect toolkit install`)"
         ),
     };
-    for (name, file) in cuda_kernel_build::__private::link::companion_libraries(tk.nvcc()) {
+    for (name, file) in cuda_kernel_build::__private::companion_libraries(tk.nvcc()) {
         let at = file.map_or_else(
             || "not found beside nvcc".to_owned(),
             |f| f.display().to_string(),

@@ -49,7 +49,7 @@ pub(crate) fn methods(
                     let kind = param_kind(&p.ty, rt);
                     StubParam {
                         ident: param_ident(p.name.as_deref(), i),
-                        bound: bounds.bound(&name, i, &kind, rt),
+                        bound: bounds.bound(name, i, &kind, rt),
                         kind,
                         bare: passes_bare(&p.ty),
                     }
@@ -58,7 +58,7 @@ pub(crate) fn methods(
             let safe = opts.safe_kernels.contains(&name.to_string());
             let doc = docs::kernel_doc(kernel, &parts.targets, safe, rt);
             let index = proc_macro2::Literal::usize_unsuffixed(*index);
-            method(&name, &quote!(), &params, &quote!(#index), safe, &doc, rt)
+            method(name, &quote!(), &params, &quote!(#index), safe, &doc, rt)
         }
         Planned::Family {
             name,
@@ -68,10 +68,10 @@ pub(crate) fn methods(
         } => {
             let safe = opts.safe_kernels.contains(&name.to_string());
             let family = Family {
-                name: &name,
-                trait_name: &trait_name,
-                members: &members,
-                assoc: &assoc,
+                name,
+                trait_name,
+                members,
+                assoc,
             };
             family_method(&family, &parts.targets, safe, bounds, rt)
         }
@@ -89,7 +89,7 @@ pub(crate) fn template_traits(planned: &[Planned<'_>], rt: &TokenStream) -> Toke
                 trait_name,
                 members,
                 assoc,
-            } => Some(family_trait(&name, &trait_name, &members, &assoc, rt)),
+            } => Some(family_trait(name, trait_name, members, assoc, rt)),
             Planned::Single { .. } => None,
         })
         .collect();

@@ -3,7 +3,7 @@
 //!
 //! ```text
 //! raw text ──preprocess (nvcc -E)──▶ linemap::filter (user's files only)
-//!          └─(no nvcc)──▶ raw::expand (conditionals, object-like macros) + notes
+//!          └─(no nvcc)──▶ raw::expand_for (conditionals, object-like macros) + notes
 //!     ──lexer──▶ parse (declarations with locations) ──analyze/types──▶ ModuleInfo
 //! ```
 //!
@@ -33,10 +33,9 @@ use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
 use crate::model::{ModuleInfo, SourceLoc};
 
 pub(crate) use analyze::{is_stream, readable, unread};
-pub use launched::{Launched, launched_templates};
 pub use preprocess::preprocess;
 pub(crate) use views::read_views;
-pub use views::{DeviceView, analyze_views, read_kept_views};
+pub use views::{DeviceView, read_kept_views};
 
 /// One CUDA source handed to the front end.
 #[derive(Clone, Copy, Debug)]
@@ -204,16 +203,7 @@ fn library_items(preprocessed: &str, input: &FrontInput<'_>) -> Vec<parse::Item>
 /// Reads the raw source (no nvcc) once per architecture when it tests `__CUDA_ARCH__`, and
 /// merges the readings as the per-target views of a real build are merged: kernels declared
 /// for some targets only are part of the module, as they would be with nvcc. `archs` are
-/// compute capability numbers (`90` for sm_90).
-pub fn analyze_raw_targets(
-    input: &FrontInput<'_>,
-    archs: &[u32],
-) -> Result<ModuleInfo, Diagnostics> {
-    let (info, diags) = read_raw_targets(input, archs);
-    finish(input.display_name, info, diags, true)
-}
-
-/// [`analyze_raw_targets`] without the module-wide checks (for one file of several).
+/// compute capability numbers (`90` for sm_90). The module-wide checks are the caller's.
 pub(crate) fn read_raw_targets(input: &FrontInput<'_>, archs: &[u32]) -> (ModuleInfo, Diagnostics) {
     if archs.is_empty() || !input.raw.contains("__CUDA_ARCH__") {
         return analyze_parts(input);
@@ -357,7 +347,8 @@ mod tests {
     fn raw_targets_see_kernels_behind_arch_conditions() {
         let src = "extern \"C\" __global__ void all(float* x) {}\n\
                    #if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void hopper(float* x) {}\n#endif\n";
-        let info = analyze_raw_targets(&FrontInput::raw_only("k.cu", src), &[80, 90]).unwrap();
+        let (info, diags) = read_raw_targets(&FrontInput::raw_only("k.cu", src), &[80, 90]);
+        assert!(diags.is_empty(), "{diags}");
         assert_eq!(info.kernels.len(), 2);
     }
 }

@@ -81,19 +81,9 @@ pub fn read_kept_views(dir: &Path, archs: &[String]) -> Vec<DeviceView> {
 /// Parses every view (concurrently) and merges them: kernels, structs and globals are
 /// the union of the views'; a kernel, struct or global that two views define
 /// differently is an error naming both architectures. Problems every view reports
-/// are reported once.
-///
-/// `base` gives the file names and raw text; its `preprocessed` field is ignored.
-pub fn analyze_views(
-    base: &FrontInput<'_>,
-    views: &[DeviceView],
-) -> Result<ModuleInfo, Diagnostics> {
-    let (info, diags) = read_views(base, views);
-    super::finish(base.display_name, info, diags, true)
-}
-
-/// [`analyze_views`] without the module-wide checks: the merged reading and its errors,
-/// for one file of a module of several (which may declare no kernel).
+/// are reported once. `base` gives the file names and raw text; its `preprocessed` field
+/// is ignored. The module-wide checks are the caller's: this is the merged reading and its
+/// errors, for one file of a module of several too (which may declare no kernel).
 pub(crate) fn read_views(base: &FrontInput<'_>, views: &[DeviceView]) -> (ModuleInfo, Diagnostics) {
     let parsed: Vec<(String, ModuleInfo, Diagnostics)> = std::thread::scope(|s| {
         let handles: Vec<_> = views
@@ -190,7 +180,8 @@ mod tests {
             text: format!("{all}extern \"C\" __global__ void only90(int n) {{}}\n"),
             host_stub: String::new(),
         };
-        let info = analyze_views(&base, &[v75, v90]).unwrap();
+        let (info, diags) = read_views(&base, &[v75, v90]);
+        let info = super::super::finish(base.display_name, info, diags, true).unwrap();
         let names: Vec<_> = info.kernels.iter().map(|k| k.name.as_str()).collect();
         assert_eq!(names, ["all", "only90"]);
     }

@@ -7,14 +7,70 @@ use std::path::PathBuf;
 
 use proc_macro2::TokenStream;
 use quote::quote;
+use syn::{LitStr, Token};
 
 use crate::builder::Metadata;
 use crate::check::check_host_declarations;
 use crate::codegen::host_bindings;
 use crate::diagnostics::host as msg;
 
+/// Expands `host_functions!(module { [crate = "path";] decls })` (never panics; errors become
+/// `compile_error!`).
+pub fn expand(tokens: TokenStream) -> TokenStream {
+    let input = match syn::parse2::<HostInput>(tokens) {
+        Ok(input) => input,
+        Err(e) => return e.to_compile_error(),
+    };
+    let explicit = input.runtime_path.as_ref().map(syn::LitStr::value);
+    let runtime = match crate::runtime_crate::runtime_path(explicit.as_deref()) {
+        Ok(path) => path,
+        Err(message) => {
+            let span = input
+                .runtime_path
+                .as_ref()
+                .map_or(input.module.span(), syn::LitStr::span);
+            return syn::Error::new(span, message).to_compile_error();
+        }
+    };
+    expand_host_functions(&input.module, &input.decls, &runtime)
+}
+
+/// `host_functions!(module { [crate = "path";] fn ...; ... })`.
+struct HostInput {
+    /// The module (as `Build::compile` named it).
+    module: syn::Ident,
+    /// `crate = "my_gpu::runtime";`: the path generated code names the runtime by.
+    runtime_path: Option<LitStr>,
+    /// The declarations.
+    decls: Vec<syn::ForeignItemFn>,
+}
+
+impl syn::parse::Parse for HostInput {
+    fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Self> {
+        let module: syn::Ident = input.parse()?;
+        let body;
+        syn::braced!(body in input);
+        let mut runtime_path = None;
+        if body.peek(Token![crate]) && body.peek2(Token![=]) {
+            body.parse::<Token![crate]>()?;
+            body.parse::<Token![=]>()?;
+            runtime_path = Some(body.parse()?);
+            body.parse::<Token![;]>()?;
+        }
+        let mut decls = Vec::new();
+        while !body.is_empty() {
+            decls.push(body.parse()?);
+        }
+        Ok(HostInput {
+            module,
+            runtime_path,
+            decls,
+        })
+    }
+}
+
 /// Expands `host_functions!(module { decls })` for the crate being compiled (its `OUT_DIR`).
-pub fn expand_host_functions(
+fn expand_host_functions(
     module: &syn::Ident,
     decls: &[syn::ForeignItemFn],
     runtime: &syn::Path,
@@ -67,6 +123,15 @@ fn fallback(decls: &[syn::ForeignItemFn], e: syn::Error) -> TokenStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_runtime_path_is_a_key() {
+        let h: HostInput = syn::parse_quote! {
+            hosted { crate = "my_gpu::runtime"; fn f(n: i32) -> i32; }
+        };
+        assert_eq!(h.runtime_path.unwrap().value(), "my_gpu::runtime");
+        assert_eq!(h.decls.len(), 1);
+    }
 
     #[test]
     fn a_module_the_build_script_did_not_build_is_an_error() {

@@ -10,8 +10,16 @@ use quote::quote;
 use crate::builder::modules;
 use crate::diagnostics::build as msg;
 
+/// Expands `include_kernels!(name)` (never panics; errors become `compile_error!`).
+pub fn expand(tokens: TokenStream) -> TokenStream {
+    match syn::parse2::<syn::Ident>(tokens) {
+        Ok(module) => expand_include_kernels(&module),
+        Err(e) => e.to_compile_error(),
+    }
+}
+
 /// Expands `include_kernels!(name)` for the crate being compiled (its `OUT_DIR`).
-pub fn expand_include_kernels(module: &syn::Ident) -> TokenStream {
+fn expand_include_kernels(module: &syn::Ident) -> TokenStream {
     let out_dir = crate::env::cargo_var("OUT_DIR").map(PathBuf::from);
     match built_here(module, out_dir.as_deref()) {
         Ok(()) => {

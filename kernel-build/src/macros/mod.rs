@@ -1,13 +1,35 @@
 //! The macros' backend: every macro of the framework expands here, from the tokens the
-//! proc-macro crate hands over to the tokens it returns. `cuda_module!` builds its inline
-//! source through the pipeline; `include_kernels!` and `host_functions!` read what a
-//! build script wrote in `OUT_DIR`; `elementwise!`, `reduction!` and `scan!` write their
-//! CUDA with `cuda-kernel-generate` and build it as `cuda_module!` does.
+//! proc-macro crate (`cuda-kernel-macros`) hands over to the tokens it returns; that crate
+//! holds the macros' documentation and one call each. `cuda_module!` builds its inline
+//! source through the pipeline; `include_kernels!` and `host_functions!` read what a build
+//! script wrote in `OUT_DIR`; `elementwise!`, `reduction!` and `scan!` write their CUDA with
+//! `cuda-kernel-generate` and build it as `cuda_module!` does. No expansion panics: every
+//! error becomes a `compile_error!` at the span it concerns.
 
-pub(crate) mod generated;
+mod cuda_module;
+mod generated;
 mod host_functions;
 mod include_kernels;
 
-pub use generated::{GeneratorKind, expand as expand_generated};
-pub use host_functions::expand_host_functions;
-pub use include_kernels::expand_include_kernels;
+use proc_macro2::TokenStream;
+
+use generated::GeneratorKind;
+
+pub use cuda_module::expand as cuda_module;
+pub use host_functions::expand as host_functions;
+pub use include_kernels::expand as include_kernels;
+
+/// Expands `elementwise!`.
+pub fn elementwise(tokens: TokenStream) -> TokenStream {
+    generated::expand(GeneratorKind::Elementwise, tokens)
+}
+
+/// Expands `reduction!`.
+pub fn reduction(tokens: TokenStream) -> TokenStream {
+    generated::expand(GeneratorKind::Reduction, tokens)
+}
+
+/// Expands `scan!`.
+pub fn scan(tokens: TokenStream) -> TokenStream {
+    generated::expand(GeneratorKind::Scan, tokens)
+}

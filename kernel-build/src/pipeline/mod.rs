@@ -16,8 +16,8 @@ mod runtime;
 mod unit;
 mod units;
 
-pub use crate::model::built::{BuiltModule, ExportedConstant, Unit};
-pub use crate::model::options::{RuntimeCompile, RuntimeSource};
+pub use crate::model::built::BuiltModule;
+pub use crate::model::options::RuntimeCompile;
 pub use crate::model::request::{ModuleRequest, SourceInput};
 pub use request::{Context, inline_display_name};
 

@@ -11,7 +11,7 @@ mod native;
 mod version;
 
 pub use crate::wheels::library_for_header;
-pub use archs::{BadTargetName, Target, TargetKind, default_targets, parse_target_list};
+pub use archs::{Target, TargetKind, default_targets, parse_target_list};
 pub(crate) use discover::toolkit_roots;
 pub use discover::user_toolkit_dir;
 pub(crate) use invoke::{Invoked, invoke};

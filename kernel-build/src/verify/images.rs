@@ -33,20 +33,6 @@ pub fn verify(info: &mut ModuleInfo, fatbin: &Fatbin) -> Result<(), Diagnostics>
     verify_with(info, fatbin, &VerifyOptions::default())
 }
 
-/// [`verify`], with the user's source text (display name, text) to locate kernels
-/// that only the device passes saw.
-pub fn verify_with_source(
-    info: &mut ModuleInfo,
-    fatbin: &Fatbin,
-    source: Option<(&str, &str)>,
-) -> Result<(), Diagnostics> {
-    let opts = VerifyOptions {
-        source,
-        ..VerifyOptions::default()
-    };
-    verify_with(info, fatbin, &opts)
-}
-
 /// [`verify`] with options: the source text, and whether every image must hold every
 /// kernel.
 pub fn verify_with(

@@ -13,4 +13,4 @@
 pub(crate) mod images;
 pub(crate) mod opaque;
 
-pub use images::{VerifyOptions, verify, verify_with, verify_with_source};
+pub use images::{VerifyOptions, verify, verify_with};

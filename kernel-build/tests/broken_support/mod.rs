@@ -7,9 +7,8 @@
 
 #![allow(dead_code)]
 
-use cuda_kernel_build::__private::pipeline::{
-    BuiltModule, Context, ModuleRequest, SourceInput, build_module,
-};
+use cuda_kernel_build::__private::{Context, ModuleRequest, SourceInput, build_module};
+use cuda_kernel_build::BuiltModule;
 use cuda_kernel_build::Error;
 use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};

@@ -6,7 +6,7 @@ use std::process::Command;
 
 /// nvcc from toolkit discovery, or `None` (with the reason printed) so the test can skip.
 pub fn nvcc() -> Option<PathBuf> {
-    match cuda_kernel_build::__private::toolkit::Toolkit::discover() {
+    match cuda_kernel_build::__private::Toolkit::discover() {
         Ok(tk) => Some(tk.nvcc().to_path_buf()),
         Err(e) => {
             eprintln!("skipping: no nvcc found ({e})");

@@ -3,7 +3,7 @@
 
 #![allow(dead_code)]
 
-use cuda_kernel_build::__private::toolkit::Toolkit;
+use cuda_kernel_build::__private::Toolkit;
 use std::path::{Path, PathBuf};
 
 /// The real nvcc, or `None` (with a printed reason) when there is none.

@@ -32,12 +32,7 @@ pub struct RawOutput {
     pub notes: Vec<String>,
 }
 
-/// Runs the raw pass over the tokens of `src` (`file` names it in diagnostics).
-pub fn expand(src: &str, tokens: &[Token], file: &str) -> Result<RawOutput, Diagnostics> {
-    expand_for(src, tokens, file, None)
-}
-
-/// [`expand`] as the device pass of one architecture sees the text: `__CUDA_ARCH__` is
+/// Runs the raw pass over the tokens of `src` (`file` names it in diagnostics), as the device pass of one architecture sees the text: `__CUDA_ARCH__` is
 /// `cuda_arch` (`900` for sm_90) instead of undefined.
 pub fn expand_for(
     src: &str,

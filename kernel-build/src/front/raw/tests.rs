@@ -3,7 +3,7 @@
 use super::*;
 
 fn run(src: &str) -> (Vec<String>, Vec<String>) {
-    let out = expand(src, &lex(src).tokens, "k.cu").unwrap();
+    let out = expand_for(src, &lex(src).tokens, "k.cu", None).unwrap();
     (
         out.tokens.iter().map(|t| t.text(src).to_string()).collect(),
         out.notes,
@@ -47,7 +47,7 @@ fn function_macros_and_includes_are_noted() {
 #[test]
 fn unbalanced_conditionals_are_errors_with_lines() {
     let src = "#endif\n#if 1\n";
-    let err = expand(src, &lex(src).tokens, "k.cu").unwrap_err();
+    let err = expand_for(src, &lex(src).tokens, "k.cu", None).unwrap_err();
     assert_eq!(err.len(), 2);
     assert_eq!(err.iter().next().unwrap().loc.as_ref().unwrap().line, 1);
 }
@@ -55,7 +55,7 @@ fn unbalanced_conditionals_are_errors_with_lines() {
 #[test]
 fn expansions_carry_the_use_site() {
     let src = "#define T float\n\n  T x;";
-    let out = expand(src, &lex(src).tokens, "k.cu").unwrap();
+    let out = expand_for(src, &lex(src).tokens, "k.cu", None).unwrap();
     assert_eq!((out.tokens[0].line, out.tokens[0].col), (3, 3));
     assert_eq!(out.tokens[0].text(src), "float");
 }
@@ -63,7 +63,7 @@ fn expansions_carry_the_use_site() {
 #[test]
 fn object_macros_expand_and_false_branches_drop() {
     let src = "#define K extern \"C\" __global__\n#if 0\nK void no();\n#endif\nK void yes();";
-    let out = expand(src, &lex(src).tokens, "k.cu").unwrap();
+    let out = expand_for(src, &lex(src).tokens, "k.cu", None).unwrap();
     let text: Vec<&str> = out.tokens.iter().map(|t| t.text(src)).collect();
     assert_eq!(
         text,

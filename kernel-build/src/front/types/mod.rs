@@ -13,7 +13,7 @@ mod templates;
 #[cfg(test)]
 mod tests;
 
-pub use crate::model::spelling::{c_spelling, scalar_spelling};
+pub use crate::model::spelling::c_spelling;
 pub use headers::header_type;
 pub use layout::size_align;
 pub use resolve::{Resolved, TypeEnv};

@@ -1,6 +1,7 @@
 //! Unit tests of the type model: vector layouts and C spellings.
 
-use super::{c_spelling, header_type, scalar_spelling, size_align};
+use super::{c_spelling, header_type, size_align};
+use crate::model::spelling::scalar_spelling;
 use crate::model::{CType, Qualifiers, Scalar};
 
 #[test]

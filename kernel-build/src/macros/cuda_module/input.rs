@@ -35,9 +35,9 @@ pub(crate) struct ModuleInput {
     pub flags: Vec<LitStr>,
     pub require_every_target: bool,
     /// `rdc = true;` or `lto = true;`, with the key for spans.
-    pub link: Option<(Ident, cuda_kernel_build::LinkMode)>,
+    pub link: Option<(Ident, crate::LinkMode)>,
     /// `compile = "runtime";` or `fallback = "runtime";`.
-    pub runtime: cuda_kernel_build::RuntimeCompile,
+    pub runtime: crate::RuntimeCompile,
     /// `kernels = [...]`: stubs only for these.
     pub kernels: Option<Vec<LitStr>>,
     /// `constants = ["TILE: u32"]`: constants exported as Rust `const`s.
@@ -76,8 +76,8 @@ impl Parse for ModuleInput {
         let mut runtime_path = None;
         let mut decls = Vec::new();
         let mut every_target: Option<bool> = None;
-        let mut link: Option<(Ident, cuda_kernel_build::LinkMode)> = None;
-        let mut runtime: Option<cuda_kernel_build::RuntimeCompile> = None;
+        let mut link: Option<(Ident, crate::LinkMode)> = None;
+        let mut runtime: Option<crate::RuntimeCompile> = None;
         while !body.is_empty() {
             let item_attrs = body.call(Attribute::parse_outer)?;
             if body.peek(Token![unsafe]) && body.peek2(Token![extern]) {
@@ -126,7 +126,7 @@ impl Parse for ModuleInput {
                         });
                     }
                     "rdc" | "lto" => {
-                        use cuda_kernel_build::LinkMode;
+                        use crate::LinkMode;
                         let v: syn::LitBool = body.parse()?;
                         if link.is_some() {
                             return Err(syn::Error::new(
@@ -142,7 +142,7 @@ impl Parse for ModuleInput {
                         link = Some((key.clone(), mode));
                     }
                     "compile" | "fallback" => {
-                        use cuda_kernel_build::RuntimeCompile;
+                        use crate::RuntimeCompile;
                         let v: LitStr = body.parse()?;
                         let (accepted, mode) = match key.to_string().as_str() {
                             "compile" => (
@@ -185,7 +185,7 @@ impl Parse for ModuleInput {
                     other => {
                         return Err(syn::Error::new(
                             key.span(),
-                            cuda_kernel_build::__private::diagnostics::options::unknown_key(other),
+                            crate::diagnostics::options::unknown_key(other),
                         ));
                     }
                 }
@@ -271,40 +271,6 @@ fn extern_block(input: ParseStream<'_>) -> syn::Result<Vec<Decl>> {
     Ok(decls)
 }
 
-/// `host_functions!(module { [crate = "path";] fn ...; ... })`.
-pub(crate) struct HostInput {
-    /// The module (as `Build::compile` named it).
-    pub(crate) module: syn::Ident,
-    /// `crate = "my_gpu::runtime";`: the path generated code names the runtime by.
-    pub(crate) runtime_path: Option<LitStr>,
-    /// The declarations.
-    pub(crate) decls: Vec<syn::ForeignItemFn>,
-}
-
-impl syn::parse::Parse for HostInput {
-    fn parse(input: syn::parse::ParseStream<'_>) -> syn::Result<Self> {
-        let module: syn::Ident = input.parse()?;
-        let body;
-        syn::braced!(body in input);
-        let mut runtime_path = None;
-        if body.peek(Token![crate]) && body.peek2(Token![=]) {
-            body.parse::<Token![crate]>()?;
-            body.parse::<Token![=]>()?;
-            runtime_path = Some(body.parse()?);
-            body.parse::<Token![;]>()?;
-        }
-        let mut decls = Vec::new();
-        while !body.is_empty() {
-            decls.push(body.parse()?);
-        }
-        Ok(HostInput {
-            module,
-            runtime_path,
-            decls,
-        })
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -333,16 +299,11 @@ mod tests {
     }
 
     #[test]
-    fn the_runtime_path_is_a_key_of_both_macros() {
+    fn the_runtime_path_is_a_key_given_once() {
         let m: ModuleInput = syn::parse_quote! {
             mod m { source = "x"; crate = "my_gpu::runtime"; }
         };
         assert_eq!(m.runtime_path.unwrap().value(), "my_gpu::runtime");
-        let h: HostInput = syn::parse_quote! {
-            hosted { crate = "my_gpu::runtime"; fn f(n: i32) -> i32; }
-        };
-        assert_eq!(h.runtime_path.unwrap().value(), "my_gpu::runtime");
-        assert_eq!(h.decls.len(), 1);
         let twice = quote::quote!(mod m { source = "x"; crate = "a"; crate = "b"; });
         let err = syn::parse2::<ModuleInput>(twice).err().expect("an error");
         assert!(err.to_string().contains("`crate` is given twice"), "{err}");

@@ -1,9 +1,9 @@
 //! Where each build error is reported: at the literal it concerns (the source
 //! text, the file path, an arch name), with the CUDA file:line in the message.
 
-use crate::input::{ModuleInput, Source};
-use cuda_kernel_build::__private::diagnostics::build;
-use cuda_kernel_build::Error;
+use super::input::{ModuleInput, Source};
+use crate::diagnostics::build;
+use crate::error::Error;
 
 /// The `syn::Error` (possibly several combined) for a failed build.
 pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {

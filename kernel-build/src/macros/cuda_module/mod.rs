@@ -5,21 +5,31 @@
 
 use std::path::PathBuf;
 
-use cuda_kernel_build::__private::check::check_declarations;
-use cuda_kernel_build::__private::codegen::{self, CodegenOptions, Declared};
-use cuda_kernel_build::__private::diagnostics::inline::InlinePlace;
-use cuda_kernel_build::__private::pipeline::{
-    Context, ModuleRequest, SourceInput, build_module, inline_display_name,
-};
-use cuda_kernel_build::__private::runtime_crate;
 use proc_macro2::{TokenStream, TokenTree};
 use quote::quote;
 
-use crate::errors;
-use crate::input::{ModuleInput, Source};
+use crate::check::check_declarations;
+use crate::codegen::{self, CodegenOptions, Declared};
+use crate::diagnostics::inline::InlinePlace;
+use crate::model::request::{ModuleRequest, SourceInput};
+use crate::pipeline::{Context, build_module, inline_display_name};
+use crate::runtime_crate;
+
+use input::{ModuleInput, Source};
+
+mod errors;
+mod input;
 
 /// Expands one `cuda_module!` invocation (never panics; errors become `compile_error!`).
-pub(crate) fn cuda_module(input: &ModuleInput) -> TokenStream {
+pub fn expand(tokens: TokenStream) -> TokenStream {
+    match syn::parse2::<ModuleInput>(tokens) {
+        Ok(input) => cuda_module(&input),
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+/// Expands a parsed `cuda_module!` invocation.
+fn cuda_module(input: &ModuleInput) -> TokenStream {
     let runtime = match runtime_path(input) {
         Ok(path) => path,
         Err(e) => return with_fallback(input, e),
@@ -186,7 +196,7 @@ fn options(input: &ModuleInput, req: &ModuleRequest, runtime: &syn::Path) -> Cod
         .filter(|d| d.safe)
         .map(|d| d.sig.ident.to_string())
         .collect();
-    opts.track_inputs = Some(cuda_kernel_build::__private::env::tracked_names());
+    opts.track_inputs = Some(crate::env::tracked_names());
     opts.warn_in_code = true;
     opts
 }
@@ -194,7 +204,7 @@ fn options(input: &ModuleInput, req: &ModuleRequest, runtime: &syn::Path) -> Cod
 /// The module's declarations read without nvcc, after its build failed (nvcc's errors, a
 /// missing toolkit): its stubs keep their types, so call sites type-check and the build's
 /// error is the only one. `None` when the declarations cannot be read either.
-fn declarations_alone(req: &ModuleRequest) -> Option<cuda_kernel_build::BuiltModule> {
+fn declarations_alone(req: &ModuleRequest) -> Option<crate::model::built::BuiltModule> {
     let cx = Context {
         no_device_code: true,
         ..Context::default()
@@ -207,9 +217,11 @@ fn declarations_alone(req: &ModuleRequest) -> Option<cuda_kernel_build::BuiltMod
 /// The errors, plus the library's stand-in module with the declared kernels accepting
 /// anything, so that the only errors the user sees are the real ones.
 fn with_fallback(input: &ModuleInput, error: syn::Error) -> TokenStream {
-    let mut opts = CodegenOptions::default();
-    opts.vis = input.vis.clone();
-    opts.attrs = input.attrs.clone();
+    let opts = CodegenOptions {
+        vis: input.vis.clone(),
+        attrs: input.attrs.clone(),
+        ..CodegenOptions::default()
+    };
     let declared: Vec<Declared> = input
         .decls
         .iter()
