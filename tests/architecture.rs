@@ -31,6 +31,7 @@ const EXTERNAL_NAMES: &[&str] = &[
     "Copy",         // std
     "Drop",         // std
     "Option",       // std
+    "Result",       // std
     "TokenStream",  // proc-macro2
     "CudaContext",  // cudarc
     "CudaSlice",    // cudarc
