@@ -1,7 +1,7 @@
 //! Declaration-check tests on a hand-built module.
 
 use super::*;
-use crate::model::{Layout, Linkage, Param, Qualifiers, Scalar, SourceLoc};
+use crate::model::{Layout, Linkage, Param, Scalar, SourceLoc};
 
 fn p(name: &str, ty: CType, written: &str) -> Param {
     Param {
@@ -19,13 +19,7 @@ fn p(name: &str, ty: CType, written: &str) -> Param {
 }
 
 fn ptr(elem: CType, is_const: bool) -> CType {
-    CType::Pointer {
-        pointee: Box::new(elem),
-        pointee_quals: Qualifiers {
-            is_const,
-            is_volatile: false,
-        },
-    }
+    CType::pointer(elem, is_const)
 }
 
 fn k(name: &str, base: &str, args: Vec<TemplateArg>, params: Vec<Param>) -> Kernel {

@@ -4,7 +4,7 @@ use super::*;
 use crate::model::rust::rust_ident;
 use crate::model::{
     CType, Field, Global, GlobalSpace, ImageFacts, Kernel, KernelAttrs, Layout, Linkage, Param,
-    Qualifiers, Scalar, SourceLoc, StructDef, TemplateArg,
+    Scalar, SourceLoc, StructDef, TemplateArg,
 };
 
 fn param(name: &str, ty: CType, written: &str, offset: u64, size: u64) -> Param {
@@ -23,13 +23,7 @@ fn param(name: &str, ty: CType, written: &str, offset: u64, size: u64) -> Param 
 }
 
 fn ptr(elem: CType, is_const: bool) -> CType {
-    CType::Pointer {
-        pointee: Box::new(elem),
-        pointee_quals: Qualifiers {
-            is_const,
-            is_volatile: false,
-        },
-    }
+    CType::pointer(elem, is_const)
 }
 
 fn kernel(name: &str, base: &str, args: Vec<TemplateArg>, params: Vec<Param>) -> Kernel {

@@ -122,16 +122,10 @@ pub(crate) fn param_kind(ty: &CType, rt: &TokenStream) -> ParamKind {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Qualifiers, Scalar};
+    use crate::model::Scalar;
 
     fn ptr(elem: CType, is_const: bool) -> CType {
-        CType::Pointer {
-            pointee: Box::new(elem),
-            pointee_quals: Qualifiers {
-                is_const,
-                is_volatile: false,
-            },
-        }
+        CType::pointer(elem, is_const)
     }
 
     #[test]

@@ -187,6 +187,18 @@ pub enum CType {
 }
 
 impl CType {
+    /// A pointer to `elem` (`const` or not), for tests.
+    #[cfg(test)]
+    pub(crate) fn pointer(elem: CType, is_const: bool) -> CType {
+        CType::Pointer {
+            pointee: Box::new(elem),
+            pointee_quals: Qualifiers {
+                is_const,
+                is_volatile: false,
+            },
+        }
+    }
+
     /// The struct this type names, directly or behind pointers and arrays (`const P*`,
     /// `P[4]` name `P`); `None` for scalars, vectors and `void`.
     ///

@@ -323,16 +323,9 @@ impl fmt::Display for Passing {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::Qualifiers;
 
     fn ptr(elem: CType, is_const: bool) -> CType {
-        CType::Pointer {
-            pointee: Box::new(elem),
-            pointee_quals: Qualifiers {
-                is_const,
-                is_volatile: false,
-            },
-        }
+        CType::pointer(elem, is_const)
     }
 
     #[test]
