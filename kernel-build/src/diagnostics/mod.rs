@@ -123,8 +123,8 @@ impl Diagnostics {
         if self.is_empty() { Ok(()) } else { Err(self) }
     }
 
-    /// One `syn::Error` at `span` combining every diagnostic (see
-    /// [`Diagnostic::to_syn_error`]).
+    /// One `syn::Error` at `span` combining every diagnostic, each with its location and
+    /// notes in the message.
     pub fn to_syn_error(&self, span: proc_macro2::Span) -> syn::Error {
         let mut iter = self.list.iter().map(|d| d.to_syn_error(span));
         let mut first = iter

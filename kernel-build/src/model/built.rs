@@ -38,7 +38,8 @@ pub struct BuiltModule {
     /// The source the binary carries to compile at run time, when it does.
     #[serde(default)]
     pub runtime_source: Option<super::options::RuntimeSource>,
-    /// The constants exported to Rust (see [`ModuleRequest::constant_text`]).
+    /// The constants exported to Rust ([`Build::export_constant`](crate::Build::export_constant),
+    /// the macro's `constants`).
     #[serde(default)]
     pub constants: Vec<ExportedConstant>,
 }
