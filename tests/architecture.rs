@@ -570,8 +570,8 @@ fn count_items(html: &str) -> usize {
 }
 
 /// How many public items rustdoc lists for `package`, documented as scripts/public-api.sh
-/// documents it.
-fn public_items(root: &Path, package: &str) -> usize {
+/// documents it; `None` where cargo cannot be run (a machine the tests were carried to).
+fn public_items(root: &Path, package: &str) -> Option<usize> {
     let target = root.join("target/architecture");
     let out = Command::new(kernel_test_support::cargo())
         .args(["doc", "-q", "-p", package, "--no-deps"])
@@ -580,7 +580,7 @@ fn public_items(root: &Path, package: &str) -> usize {
         // Set for this test by cargo; the documented crate has its own.
         .env_remove("CARGO_MANIFEST_DIR")
         .output()
-        .expect("cargo runs");
+        .ok()?;
     assert!(
         out.status.success(),
         "cargo doc -p {package} failed:\n{}",
@@ -590,7 +590,7 @@ fn public_items(root: &Path, package: &str) -> usize {
         .join("doc")
         .join(package.replace('-', "_"))
         .join("all.html");
-    count_items(&std::fs::read_to_string(page).unwrap())
+    Some(count_items(&std::fs::read_to_string(page).unwrap()))
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -691,9 +691,17 @@ fn public_item_figures_are_today_s() {
         let (stated, truth) = match figure {
             Figure::Ceiling(n) => (n, ceilings.get(&package).copied()),
             Figure::Count(n) => {
-                let count = *counts
-                    .entry(package.clone())
-                    .or_insert_with(|| public_items(&root, &package));
+                let count = match counts.get(&package) {
+                    Some(c) => *c,
+                    None => {
+                        let Some(c) = public_items(&root, &package) else {
+                            println!("skipped: cargo cannot be run here to count public items");
+                            return;
+                        };
+                        counts.insert(package.clone(), c);
+                        c
+                    }
+                };
                 (n, Some(count))
             }
         };
