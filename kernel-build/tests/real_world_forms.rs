@@ -484,3 +484,15 @@ fn tensor_maps_and_structs_holding_them_are_typed_on_every_target() {
     assert_eq!(after.targets(), ["sm_80", "sm_90"]);
     assert_eq!(kernel(info, "two_maps").targets(), ["sm_80", "sm_90"]);
 }
+
+/// A kernel file whose host side includes `<atomic>` (a using-declaration of an operator in
+/// libstdc++) builds with its kernel typed.
+#[test]
+fn host_standard_headers_leave_the_kernel_typed() {
+    let Some(built) = build("host_std_headers.cu") else {
+        return;
+    };
+    let k = kernel(&built.info, "scale");
+    assert_eq!(k.params.len(), 3);
+    assert!(built.info.untyped.is_empty(), "{:?}", built.info.untyped);
+}

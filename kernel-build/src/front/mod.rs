@@ -327,6 +327,28 @@ mod tests {
         assert!(!info.preprocessed);
     }
 
+    /// libstdc++'s `<atomic>` declares `using __atomic_base<_PTp*>::operator=;` in a struct:
+    /// the operator's name ends at the `;`, and the kernel after the namespace is read.
+    #[test]
+    fn a_using_declaration_of_an_operator_ends_at_its_semicolon() {
+        let src = "namespace n {\n\
+                   struct B { B& operator=(int) { return *this; } };\n\
+                   struct A : B {\n  using B::operator=;\n};\n\
+                   inline void f(int* a) { }\n\
+                   }\n\
+                   extern \"C\" __global__ void scale(float* x, float s, int n) \
+                   { int i = threadIdx.x; if (i < n) x[i] *= s; }\n";
+        let info = analyze(&FrontInput::raw_only("repro.cu", src)).unwrap();
+        let names: Vec<&str> = info.kernels.iter().map(|k| k.name.as_str()).collect();
+        assert_eq!(names, ["scale"]);
+        assert_eq!(info.kernels[0].params.len(), 3);
+        // At namespace scope too, and for the other operators.
+        let src = "using ns::operator<<;\nusing ns::operator();\n\
+                   extern \"C\" __global__ void k(int n) {}\n";
+        let info = analyze(&FrontInput::raw_only("k.cu", src)).unwrap();
+        assert_eq!(info.kernels.len(), 1);
+    }
+
     #[test]
     fn an_untypable_kernel_stays_with_why_and_no_kernel_is_an_error() {
         let info = analyze(&FrontInput::raw_only(

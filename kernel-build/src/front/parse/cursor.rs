@@ -258,11 +258,13 @@ impl<'a> Parser<'a> {
                 self.pos += 1;
                 continue;
             }
-            if operator_name && s != "(" {
+            // The name ends at its parameter list, or at the `;` of a using-declaration
+            // (`using Base::operator=;`).
+            if operator_name && !matches!(s, "(" | ";" | "}") {
                 self.pos += 1;
                 continue;
             }
-            operator_name = operator_name && s != "(";
+            operator_name = false;
             match s {
                 ";" => {
                     self.pos += 1;
