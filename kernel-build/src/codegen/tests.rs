@@ -174,6 +174,7 @@ fn fixture() -> BuiltModule {
         preprocessed: true,
         notes: vec![],
         skipped: vec![],
+        stopped: None,
         elsewhere: vec![],
         untyped: vec![],
         host_functions: vec![],

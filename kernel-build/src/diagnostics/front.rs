@@ -227,6 +227,51 @@ pub fn kernels_untyped(module: &str, kernels: &[(String, String, Option<String>)
     out
 }
 
+/// Where reading stopped, from the parser's diagnostic (`k.cu:3:5: error: expected ...`):
+/// its first line, without the word `error`, since nvcc compiled the file.
+fn stopped_at(stopped: &str) -> &str {
+    stopped.lines().next().unwrap_or_default()
+}
+
+/// Why a kernel of the images has no typed stub when the front end stopped reading before
+/// its declaration.
+pub fn stopped_before(stopped: &str) -> String {
+    format!(
+        "the front end stopped reading before its declaration ({})",
+        stopped_at(stopped).replacen(": error: ", ": ", 1)
+    )
+}
+
+/// The one warning of a module whose source the front end could not read to the end: where
+/// it stopped, and the kernels that come from the images, launched by name.
+pub fn reading_stopped(module: &str, stopped: &str, kernels: &[String]) -> String {
+    const SHOWN: usize = 8;
+    let place = stopped_at(stopped).replacen(": error: ", ": ", 1);
+    let mut s = format!(
+        "module `{module}`: nvcc compiled it, but the front end stopped reading at {place}; \
+         the declarations before it are typed"
+    );
+    if kernels.is_empty() {
+        s.push_str(", and every kernel of the images is among them");
+    } else {
+        let mut names: Vec<String> = kernels
+            .iter()
+            .take(SHOWN)
+            .map(|k| format!("`{k}`"))
+            .collect();
+        if kernels.len() > SHOWN {
+            names.push(format!("and {} more", kernels.len() - SHOWN));
+        }
+        s.push_str(&format!(
+            "; {} kernel(s) after it come from the images and are launched by name \
+             (`Module::by_name`): {}",
+            kernels.len(),
+            names.join(", ")
+        ));
+    }
+    s
+}
+
 /// No compiled symbol matches a C++ kernel.
 pub fn symbol_not_found(kernel: &str, signature: &str, candidates: &[String]) -> Diagnostic {
     let d = Diagnostic::error(format!(
@@ -573,6 +618,23 @@ mod tests {
             "module `ops`: 1 of 3 kernels are not in every image (targets sm_75, sm_80, sm_90): \
             affine_bf16 (only sm_80, sm_90); calling one on a GPU whose image lacks it returns \
             Error::KernelNotInImage (set require_every_target to make this an error)"
+        );
+    }
+
+    #[test]
+    fn a_stopped_reading_is_one_warning_with_its_place() {
+        let stopped = "k.cu:3:5: error: expected `}` to close a block, found end of input";
+        assert_eq!(
+            stopped_before(stopped),
+            "the front end stopped reading before its declaration (k.cu:3:5: expected `}` to close a block, found end of input)"
+        );
+        let w = reading_stopped("ops", stopped, &["scale".into()]);
+        assert!(w.starts_with("module `ops`: nvcc compiled it, but the front end stopped reading at k.cu:3:5: expected"), "{w}");
+        assert!(w.ends_with("1 kernel(s) after it come from the images and are launched by name (`Module::by_name`): `scale`"), "{w}");
+        let all = reading_stopped("ops", stopped, &[]);
+        assert!(
+            all.ends_with("every kernel of the images is among them"),
+            "{all}"
         );
     }
 

@@ -137,6 +137,9 @@ pub(super) fn merge(views: Vec<(String, ModuleInfo)>, diags: &mut Diagnostics) -
                 out.skipped.push(n);
             }
         }
+        if out.stopped.is_none() {
+            out.stopped = info.stopped;
+        }
     }
     in_source_order(&mut out.kernels);
     out

@@ -133,7 +133,16 @@ fn analyze_parts_for(input: &FrontInput<'_>, cuda_arch: Option<i64>) -> (ModuleI
         }
     };
     let (mut items, parse_diags) = parse::parse(&text, &tokens, &map);
-    diags.append(parse_diags);
+    // nvcc compiled this text, so what the parser cannot read is the parser's limit, not
+    // the user's mistake: the declarations it did read stand, and the kernels it did not
+    // reach come from the images (verification), with where reading stopped.
+    let stopped = match input.preprocessed {
+        Some(_) => parse_diags.into_iter().next().map(|d| d.to_string()),
+        None => {
+            diags.append(parse_diags);
+            None
+        }
+    };
     if let Some(stub) = input.host_stub {
         items.extend(launched::instantiation_items(stub));
     }
@@ -166,6 +175,7 @@ fn analyze_parts_for(input: &FrontInput<'_>, cuda_arch: Option<i64>) -> (ModuleI
     }
     info.preprocessed = input.preprocessed.is_some();
     info.notes = notes;
+    info.stopped = stopped;
     docs::attach(&mut info, &raw_lexed.comments, input.display_name);
     (info, diags)
 }
@@ -262,6 +272,8 @@ pub(crate) fn finish(
         && info.kernels.is_empty()
         && info.untyped.is_empty()
         && !launched
+        // Where reading stopped, the kernels come from the images.
+        && info.stopped.is_none()
     {
         let start = SourceLoc {
             file: display_name.to_string(),
@@ -347,6 +359,39 @@ mod tests {
                    extern \"C\" __global__ void k(int n) {}\n";
         let info = analyze(&FrontInput::raw_only("k.cu", src)).unwrap();
         assert_eq!(info.kernels.len(), 1);
+    }
+
+    /// nvcc compiled the text (it comes preprocessed), so a declaration the parser cannot
+    /// follow is no error: what was read stands, and where reading went wrong is recorded for
+    /// verification to take any kernel not read from the images. The same text read raw (no
+    /// nvcc to vouch for it) is an error.
+    #[test]
+    fn reading_that_stops_in_compiled_text_is_no_error() {
+        // A block the parser cannot close (the form libstdc++'s `using Base::operator=;`
+        // once left it in): reading stops at the end of the text.
+        let text = "extern \"C\" __global__ void first(int n) {}\n\
+                    namespace n {\n\
+                    extern \"C\" __global__ void second(int n) {}\n";
+        let preprocessed = format!("# 1 \"k.cu\"\n{text}");
+        let input = FrontInput {
+            preprocessed: Some(&preprocessed),
+            ..FrontInput::raw_only("k.cu", text)
+        };
+        let info = analyze(&input).unwrap();
+        let names: Vec<&str> = info.kernels.iter().map(|k| k.name.as_str()).collect();
+        assert!(names.contains(&"first"), "{names:?}");
+        let stopped = info.stopped.expect("where reading stopped");
+        assert!(stopped.starts_with("k.cu:3:"), "{stopped}");
+        assert!(stopped.contains("expected `}`"), "{stopped}");
+        assert!(analyze(&FrontInput::raw_only("k.cu", text)).is_err());
+        // Stopped before any kernel: no "declares no kernel" error either.
+        let text = "namespace n {\nextern \"C\" __global__ void k(int n) {}\n";
+        let preprocessed = format!("# 1 \"k.cu\"\n{text}");
+        let input = FrontInput {
+            preprocessed: Some(&preprocessed),
+            ..FrontInput::raw_only("k.cu", text)
+        };
+        assert!(analyze(&input).unwrap().stopped.is_some());
     }
 
     #[test]

@@ -485,6 +485,11 @@ pub struct ModuleInfo {
     /// and by `cuda-kernel-inspect build`; an error only when a kernel uses what they declare).
     #[serde(default)]
     pub skipped: Vec<String>,
+    /// Where reading stopped, when nvcc compiled the source but the front end could not
+    /// follow its text to the end (`file:line:col: why`): the kernels it did not reach are
+    /// in [`ModuleInfo::untyped`], from the images, launchable by name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stopped: Option<String>,
     /// Kernels this file declares whose code none of its images holds, when it is one
     /// file of a module of several (another file defines them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]

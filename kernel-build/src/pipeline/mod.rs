@@ -370,11 +370,28 @@ pub(crate) fn availability_warning(
     })
 }
 
-/// The warnings of a module's kernels without a typed stub.
+/// The warnings of a module's kernels without a typed stub; the kernels the front end did
+/// not reach, when it stopped reading, are named in the one warning that says where.
 pub(crate) fn untyped_warnings(module: &str, info: &crate::model::ModuleInfo) -> Vec<String> {
+    let mut warnings = Vec::new();
+    let mut after_stop = None;
+    if let Some(stopped) = &info.stopped {
+        let why = crate::diagnostics::front::stopped_before(stopped);
+        let names: Vec<String> = info
+            .untyped
+            .iter()
+            .filter(|k| k.why == why)
+            .map(|k| k.name.clone())
+            .collect();
+        warnings.push(crate::diagnostics::front::reading_stopped(
+            module, stopped, &names,
+        ));
+        after_stop = Some(why);
+    }
     let kernels: Vec<(String, String, Option<String>)> = info
         .untyped
         .iter()
+        .filter(|k| after_stop.as_ref() != Some(&k.why))
         .map(|k| {
             (
                 k.name.clone(),
@@ -383,7 +400,8 @@ pub(crate) fn untyped_warnings(module: &str, info: &crate::model::ModuleInfo) ->
             )
         })
         .collect();
-    crate::diagnostics::front::kernels_untyped(module, &kernels)
+    warnings.extend(crate::diagnostics::front::kernels_untyped(module, &kernels));
+    warnings
 }
 
 /// Diagnostics collected by the front end, as an error.
@@ -396,6 +414,38 @@ impl From<crate::diagnostics::Diagnostics> for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Kernels the front end did not reach are named in the one warning that says where it
+    /// stopped, not each in a warning of its own; other untyped kernels keep theirs.
+    #[test]
+    fn a_stopped_reading_is_one_warning() {
+        let stopped = "k.cu:3:5: error: expected `}` to close a block, found end of input";
+        let untyped = |name: &str, why: String| crate::model::UntypedKernel {
+            name: name.into(),
+            symbol: name.into(),
+            params: vec![],
+            param_types: vec![],
+            param_names: vec![],
+            why,
+            loc: None,
+            images: vec![],
+        };
+        let info = crate::model::ModuleInfo {
+            stopped: Some(stopped.into()),
+            untyped: vec![
+                untyped("late", crate::diagnostics::front::stopped_before(stopped)),
+                untyped("closure", "it takes a closure".into()),
+            ],
+            ..Default::default()
+        };
+        let w = untyped_warnings("ops", &info);
+        assert_eq!(w.len(), 2, "{w:?}");
+        assert!(
+            w[0].contains("stopped reading at k.cu:3:5") && w[0].ends_with("`late`"),
+            "{w:?}"
+        );
+        assert!(w[1].contains("kernel `closure` has no typed stub"), "{w:?}");
+    }
 
     #[test]
     fn only_slow_builds_of_the_default_targets_get_the_note() {

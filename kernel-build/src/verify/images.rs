@@ -283,6 +283,9 @@ fn untyped_from_images(
                         None if name.contains("{lambda") => {
                             "it takes a closure (a lambda), which only host C++ can build".to_owned()
                         }
+                        None if info.stopped.is_some() => {
+                            msg::stopped_before(info.stopped.as_deref().unwrap_or_default())
+                        }
                         None if demangled.is_none() => {
                             "declared where only the device compilation sees it (inside `#ifdef __CUDA_ARCH__`)".to_owned()
                         }
