@@ -126,6 +126,9 @@ pub(crate) fn combine(
     }
     info.notes.extend(renamings);
     combine_globals(parts, mode, &mut info, &mut units, &mut diags);
+    // The first file whose reading stopped names the place in the module's one warning;
+    // every kernel any file did not reach carries its own file's place as its reason.
+    info.stopped = parts.iter().find_map(|p| p.info.stopped.clone());
     for part in parts {
         for n in part.info.notes.iter().chain(&part.info.skipped) {
             let list = if part.info.notes.contains(n) {
