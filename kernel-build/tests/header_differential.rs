@@ -1,0 +1,202 @@
+//! What nvcc builds, we build: a file with one kernel that includes one header, for every
+//! header of the C++ standard library the host compiler ships (libstdc++) and the top-level
+//! headers of CCCL (CUB, Thrust, libcu++) in the toolkit. Where nvcc compiles the file, our
+//! build must succeed with the kernel typed; where nvcc refuses it (a header of a later C++
+//! standard than the one nvcc uses), the file says nothing about us and is counted apart.
+//!
+//! Every file is built for sm_90 alone, with a cache shared by the files of one run. Skipped
+//! with a reason where there is no nvcc or no libstdc++.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+
+use cuda_kernel_build::__private::{Context, ModuleRequest, SourceInput, build_module};
+use cuda_kernel_build::Error;
+use support::real_nvcc;
+
+const KERNEL: &str = "extern \"C\" __global__ void scale(float* x, float s, int n) {\n    \
+                      int i = blockIdx.x * blockDim.x + threadIdx.x;\n    \
+                      if (i < n) x[i] *= s;\n}\n";
+
+/// The newest libstdc++ include folder (`/usr/include/c++/12`).
+fn libstdcxx() -> Option<PathBuf> {
+    let mut versions: Vec<(u32, PathBuf)> = std::fs::read_dir("/usr/include/c++")
+        .ok()?
+        .filter_map(|e| {
+            let path = e.ok()?.path();
+            let v = path.file_name()?.to_str()?.parse().ok()?;
+            Some((v, path))
+        })
+        .collect();
+    versions.sort();
+    versions.pop().map(|(_, p)| p)
+}
+
+/// The headers of `dir` (files only) whose names pass `keep`, as `prefix/name`.
+fn headers(dir: &Path, prefix: &str, keep: impl Fn(&str) -> bool) -> Vec<String> {
+    let mut out: Vec<String> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| {
+            let e = e.ok()?;
+            let name = e.file_name().to_str()?.to_owned();
+            (e.file_type().ok()?.is_file() && keep(&name)).then(|| format!("{prefix}{name}"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// The CCCL folder of the toolkit nvcc belongs to.
+fn cccl(nvcc: &Path) -> Option<PathBuf> {
+    let root = nvcc.parent()?.parent()?;
+    [root.join("include/cccl"), root.join("include")]
+        .into_iter()
+        .find(|d| d.join("thrust").is_dir())
+}
+
+/// How one file fared.
+enum Outcome {
+    Typed,
+    /// nvcc refused the file: nothing to compare.
+    NvccRefused,
+    /// Our build failed, or the kernel has no typed stub.
+    Failed(String),
+}
+
+fn build_one(nvcc: &Path, dir: &Path, cache: &Path, index: usize, header: &str) -> Outcome {
+    let file = dir.join(format!("h{index}.cu"));
+    std::fs::write(&file, format!("#include <{header}>\n{KERNEL}")).unwrap();
+    let mut req = ModuleRequest::new(format!("h{index}"), SourceInput::File { path: file });
+    req.base_dir = dir.to_path_buf();
+    req.archs = Some(vec!["sm_90".into()]);
+    let cx = Context {
+        nvcc: Some(nvcc.to_path_buf()),
+        cache_dir: Some(cache.to_path_buf()),
+        jobs: Some(1),
+        ..Context::default()
+    };
+    match build_module(&req, &cx) {
+        Err(Error::NvccFailed { .. }) => Outcome::NvccRefused,
+        Err(e) => Outcome::Failed(format!("<{header}>: {e}")),
+        Ok(built) if built.info.kernels.iter().any(|k| k.name == "scale") => Outcome::Typed,
+        Ok(built) => Outcome::Failed(format!(
+            "<{header}>: `scale` has no typed stub: {:?}",
+            built
+                .info
+                .untyped
+                .iter()
+                .map(|u| &u.why)
+                .collect::<Vec<_>>()
+        )),
+    }
+}
+
+/// Builds every header's file on two threads; returns (typed, refused by nvcc, failures).
+fn run(nvcc: &Path, headers: &[String]) -> (usize, Vec<String>, Vec<String>) {
+    let dir = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let next = Mutex::new(0usize);
+    let results = Mutex::new(Vec::new());
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            s.spawn(|| {
+                loop {
+                    let i = {
+                        let mut n = next.lock().unwrap();
+                        *n += 1;
+                        *n - 1
+                    };
+                    let Some(header) = headers.get(i) else { break };
+                    let outcome = build_one(nvcc, dir.path(), cache.path(), i, header);
+                    results.lock().unwrap().push((header.clone(), outcome));
+                }
+            });
+        }
+    });
+    let mut typed = 0;
+    let mut refused = Vec::new();
+    let mut failed = Vec::new();
+    for (header, outcome) in results.into_inner().unwrap() {
+        match outcome {
+            Outcome::Typed => typed += 1,
+            Outcome::NvccRefused => refused.push(header),
+            Outcome::Failed(why) => failed.push(why),
+        }
+    }
+    refused.sort();
+    failed.sort();
+    (typed, refused, failed)
+}
+
+#[test]
+fn every_standard_library_header_builds_with_the_kernel_typed() {
+    let Some(nvcc) = real_nvcc() else {
+        return;
+    };
+    let Some(dir) = libstdcxx() else {
+        println!("skipped: no libstdc++ headers under /usr/include/c++");
+        return;
+    };
+    // The C++ headers (no extension), not the C compatibility `.h` files.
+    let list = headers(&dir, "", |n| !n.contains('.'));
+    assert!(
+        list.len() > 50,
+        "{} headers in {}",
+        list.len(),
+        dir.display()
+    );
+    let (typed, refused, failed) = run(&nvcc, &list);
+    println!(
+        "libstdc++ ({}): {} headers, {typed} built with the kernel typed, {} refused by nvcc: {refused:?}",
+        dir.display(),
+        list.len(),
+        refused.len()
+    );
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert!(
+        typed > list.len() / 2,
+        "most headers build: {typed} of {}",
+        list.len()
+    );
+}
+
+#[test]
+fn every_top_level_cccl_header_builds_with_the_kernel_typed() {
+    let Some(nvcc) = real_nvcc() else {
+        return;
+    };
+    let Some(root) = cccl(&nvcc) else {
+        println!("skipped: no CCCL beside {}", nvcc.display());
+        return;
+    };
+    let mut list = vec!["cub/cub.cuh".to_owned()];
+    list.extend(headers(&root.join("thrust"), "thrust/", |n| {
+        n.ends_with(".h")
+    }));
+    list.extend(headers(&root.join("cuda"), "cuda/", |n| !n.contains('.')));
+    list.extend(headers(&root.join("cuda/std"), "cuda/std/", |n| {
+        !n.contains('.')
+    }));
+    assert!(
+        list.len() > 100,
+        "{} CCCL headers in {}",
+        list.len(),
+        root.display()
+    );
+    let (typed, refused, failed) = run(&nvcc, &list);
+    println!(
+        "CCCL ({}): {} headers, {typed} built with the kernel typed, {} refused by nvcc: {refused:?}",
+        root.display(),
+        list.len(),
+        refused.len()
+    );
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert!(
+        typed > list.len() / 2,
+        "most headers build: {typed} of {}",
+        list.len()
+    );
+}
