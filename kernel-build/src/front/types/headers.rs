@@ -126,7 +126,10 @@ pub fn header_type(name: &str) -> Option<CType> {
 /// `__nv_fp4x2_e2m1`). Each is aligned to its size, as the headers declare it.
 fn narrow_float_vector(name: &str) -> Option<CType> {
     let rest = name.strip_prefix("__nv_fp")?;
-    let (bits, rest) = rest.split_at(1);
+    // One digit of bits; a name that ends there, or goes on with a character of several
+    // bytes, is no such type.
+    let bits = rest.get(..1)?;
+    let rest = &rest[1..];
     let (lanes, format) = rest.strip_prefix('x')?.split_once('_')?;
     let lanes: u8 = lanes.parse().ok()?;
     let elem = match (bits, format, lanes) {

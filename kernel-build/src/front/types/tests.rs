@@ -175,3 +175,19 @@ fn a_pointer_to_const_is_spelled_const_first() {
 fn usize_is_spelled_size_t() {
     assert_eq!(scalar_spelling(Scalar::Usize), "size_t");
 }
+
+/// A name that starts like a packed narrow float and ends early, or goes on with a character of
+/// several bytes, is no type (found by fuzzing: it was sliced inside a character).
+#[test]
+fn cut_short_narrow_float_names_are_no_type() {
+    for name in [
+        "__nv_fp",
+        "__nv_fpé",
+        "__nv_fp8",
+        "__nv_fp8x",
+        "__nv_fp8x2_",
+    ] {
+        assert_eq!(header_type(name), None, "{name}");
+    }
+    assert!(header_type("__nv_fp8x2_e4m3").is_some());
+}
