@@ -1,6 +1,8 @@
 //! What nvcc builds, we build: a file with one kernel that includes one header, for every
-//! header of the C++ standard library the host compiler ships (libstdc++) and the top-level
-//! headers of CCCL (CUB, Thrust, libcu++) in the toolkit. Where nvcc compiles the file, our
+//! header of the C++ standard library the host compiler ships (libstdc++), the top-level
+//! headers of CCCL (CUB, Thrust, libcu++) in the toolkit, of CUTLASS and CuTe when they are
+//! installed beside nvcc, and of LLVM's ADT library (a large host-side C++ framework) when
+//! its headers are installed. Where nvcc compiles the file, our
 //! build must succeed with the kernel typed; where nvcc refuses it (a header of a later C++
 //! standard than the one nvcc uses), the file says nothing about us and is counted apart.
 //!
@@ -66,12 +68,28 @@ enum Outcome {
     Failed(String),
 }
 
-fn build_one(nvcc: &Path, dir: &Path, cache: &Path, index: usize, header: &str) -> Outcome {
+/// What every file of one run is built with besides its header.
+#[derive(Clone, Copy, Default)]
+struct Options<'a> {
+    includes: &'a [&'a str],
+    flags: &'a [&'a str],
+}
+
+fn build_one(
+    nvcc: &Path,
+    dir: &Path,
+    cache: &Path,
+    index: usize,
+    header: &str,
+    options: Options<'_>,
+) -> Outcome {
     let file = dir.join(format!("h{index}.cu"));
     std::fs::write(&file, format!("#include <{header}>\n{KERNEL}")).unwrap();
     let mut req = ModuleRequest::new(format!("h{index}"), SourceInput::File { path: file });
     req.base_dir = dir.to_path_buf();
     req.archs = Some(vec!["sm_90".into()]);
+    req.includes = options.includes.iter().map(PathBuf::from).collect();
+    req.flags = options.flags.iter().map(|f| (*f).to_owned()).collect();
     let cx = Context {
         nvcc: Some(nvcc.to_path_buf()),
         cache_dir: Some(cache.to_path_buf()),
@@ -95,7 +113,7 @@ fn build_one(nvcc: &Path, dir: &Path, cache: &Path, index: usize, header: &str) 
 }
 
 /// Builds every header's file on two threads; returns (typed, refused by nvcc, failures).
-fn run(nvcc: &Path, headers: &[String]) -> (usize, Vec<String>, Vec<String>) {
+fn run(nvcc: &Path, headers: &[String], options: Options<'_>) -> (usize, Vec<String>, Vec<String>) {
     let dir = tempfile::tempdir().unwrap();
     let cache = tempfile::tempdir().unwrap();
     let next = Mutex::new(0usize);
@@ -110,7 +128,7 @@ fn run(nvcc: &Path, headers: &[String]) -> (usize, Vec<String>, Vec<String>) {
                         *n - 1
                     };
                     let Some(header) = headers.get(i) else { break };
-                    let outcome = build_one(nvcc, dir.path(), cache.path(), i, header);
+                    let outcome = build_one(nvcc, dir.path(), cache.path(), i, header, options);
                     results.lock().unwrap().push((header.clone(), outcome));
                 }
             });
@@ -148,7 +166,7 @@ fn every_standard_library_header_builds_with_the_kernel_typed() {
         list.len(),
         dir.display()
     );
-    let (typed, refused, failed) = run(&nvcc, &list);
+    let (typed, refused, failed) = run(&nvcc, &list, Options::default());
     println!(
         "libstdc++ ({}): {} headers, {typed} built with the kernel typed, {} refused by nvcc: {refused:?}",
         dir.display(),
@@ -186,9 +204,86 @@ fn every_top_level_cccl_header_builds_with_the_kernel_typed() {
         list.len(),
         root.display()
     );
-    let (typed, refused, failed) = run(&nvcc, &list);
+    let (typed, refused, failed) = run(&nvcc, &list, Options::default());
     println!(
         "CCCL ({}): {} headers, {typed} built with the kernel typed, {} refused by nvcc: {refused:?}",
+        root.display(),
+        list.len(),
+        refused.len()
+    );
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert!(
+        typed > list.len() / 2,
+        "most headers build: {typed} of {}",
+        list.len()
+    );
+}
+
+#[test]
+fn every_top_level_cutlass_and_cute_header_builds_with_the_kernel_typed() {
+    let Some(nvcc) = real_nvcc() else {
+        return;
+    };
+    let toolkit = nvcc.parent().and_then(Path::parent).and_then(Path::parent);
+    let root = toolkit
+        .and_then(|t| t.parent())
+        .map(|t| t.join("cutlass_library/source/include"))
+        .filter(|d| d.join("cutlass").is_dir());
+    let Some(root) = root else {
+        println!(
+            "skipped: no CUTLASS beside {} (scripts/test.sh installs it)",
+            nvcc.display()
+        );
+        return;
+    };
+    let mut list = headers(&root.join("cutlass"), "cutlass/", |n| n.ends_with(".h"));
+    list.extend(headers(&root.join("cute"), "cute/", |n| {
+        n.ends_with(".hpp")
+    }));
+    assert!(
+        list.len() > 50,
+        "{} CUTLASS headers in {}",
+        list.len(),
+        root.display()
+    );
+    // CUTLASS's own build flags; its folder comes from discovery (a library beside nvcc).
+    let options = Options {
+        includes: &[],
+        flags: &["-std=c++17", "--expt-relaxed-constexpr"],
+    };
+    let (typed, refused, failed) = run(&nvcc, &list, options);
+    println!(
+        "CUTLASS and CuTe ({}): {} headers, {typed} built with the kernel typed, {} refused by nvcc: {refused:?}",
+        root.display(),
+        list.len(),
+        refused.len()
+    );
+    assert!(failed.is_empty(), "{}", failed.join("\n"));
+    assert!(
+        typed > list.len() / 2,
+        "most headers build: {typed} of {}",
+        list.len()
+    );
+}
+
+#[test]
+fn every_llvm_adt_header_builds_with_the_kernel_typed() {
+    let Some(nvcc) = real_nvcc() else {
+        return;
+    };
+    let root = Path::new("/usr/include/llvm-14");
+    if !root.join("llvm/ADT").is_dir() {
+        println!("skipped: no LLVM headers at {}", root.display());
+        return;
+    }
+    let list = headers(&root.join("llvm/ADT"), "llvm/ADT/", |n| n.ends_with(".h"));
+    let options = Options {
+        includes: &["/usr/include/llvm-14", "/usr/include/llvm-c-14"],
+        flags: &["-std=c++17"],
+    };
+    let (typed, refused, failed) = run(&nvcc, &list, options);
+    println!(
+        "LLVM 14 ADT ({}): {} headers, {typed} built with the kernel typed, {} refused by nvcc: {refused:?}",
         root.display(),
         list.len(),
         refused.len()
