@@ -174,11 +174,10 @@ impl<'v, T> DeviceArg for CudaViewMut<'v, T> {
 impl<T> ConstPtr<T> for CudaViewMut<'_, T> {}
 impl<T> MutPtr<T> for CudaViewMut<'_, T> {}
 
+mod evented;
 pub(crate) mod host;
-mod ipc;
 mod managed;
 pub(crate) mod null;
-mod pitched;
 mod tracked;
 pub(crate) mod tuple;
 pub(crate) mod values;
