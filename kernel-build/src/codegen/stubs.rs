@@ -9,11 +9,11 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::arg_bounds::ArgBounds;
-use super::types::{ParamKind, key_tokens, param_kind};
+use super::types::{ParamKind, key_tokens, param_kind, type_tokens};
 use super::{CodegenOptions, docs};
 use crate::model::Kernel;
 use crate::model::built::BuiltModule;
-use crate::model::rust::{Member, Planned, param_ident, passes_bare};
+use crate::model::rust::{Member, Planned, param_ident, passes_bare, passing};
 
 /// A parameter as the stub passes it.
 struct StubParam {
@@ -123,8 +123,7 @@ fn family_trait(
             None => format!(" The Rust type of parameter {i} in this instantiation."),
         };
         // A value parameter's type is passed as it is, so it must be plain device data.
-        let bound =
-            (param_kind(&first.params[i].ty, rt).shape() == 0).then(|| quote!(: #rt::DeviceRepr));
+        let bound = (passing(&first.params[i].ty).shape() == 0).then(|| quote!(: #rt::DeviceRepr));
         Some(quote! {
             #[doc = #doc]
             type #id #bound;
@@ -135,7 +134,7 @@ fn family_trait(
         let index = m.index;
         let types = assoc.iter().enumerate().filter_map(|(i, id)| {
             let id = id.as_ref()?;
-            let ty = param_kind(&m.kernel.params[i].ty, rt).rust_type();
+            let ty = type_tokens(&passing(&m.kernel.params[i].ty).rust_type(), rt);
             Some(quote!(type #id = #ty;))
         });
         let doc = format!(" Selects `{}`.", m.kernel.name);
@@ -194,7 +193,7 @@ fn family_method(
             // A value whose type varies is only known to be `DeviceRepr`: it goes wrapped.
             let (kind, bare) = if let Some(id) = &assoc[i] {
                 let ty = quote!(<T as templates::#trait_name>::#id);
-                let kind = match kind.shape() {
+                let kind = match passing(&p.ty).shape() {
                     0 => ParamKind::Value(ty),
                     1 => ParamKind::ConstPtr(ty),
                     _ => ParamKind::MutPtr(ty),

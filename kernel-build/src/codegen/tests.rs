@@ -450,7 +450,7 @@ fn no_device_code_embeds_nothing_and_tracking_is_optional() {
     assert!(has(&out, "::core::option::Option::None"), "{out}");
     assert!(!has(&out, "include_bytes"), "{out}");
     let opts = CodegenOptions {
-        track_inputs: Some(crate::env::Var::ALL.iter().map(|v| v.name()).collect()),
+        track_inputs: Some(crate::env::tracked_names()),
         ..CodegenOptions::default()
     };
     let out = render(&parts, &opts);

@@ -22,36 +22,14 @@ pub(crate) enum ParamKind {
     MutPtr(TokenStream),
     /// A texture or surface object or a TMA tensor map: the stub takes `&Object<impl Sized>`
     /// (the runtime's `TextureObject` / `SurfaceObject` / `TensorMap`) and passes its
-    /// handle, of the type given.
+    /// handle (the model's `RuntimeObject::handle`).
     Object {
         /// The object's type, its element type left to the caller.
         object: TokenStream,
-        /// `TextureHandle` or `SurfaceHandle`.
-        handle: TokenStream,
         /// The object is a kernel argument itself, which orders the memory it describes
         /// across streams (a tensor map); otherwise its handle is passed by value.
         ordered: bool,
     },
-}
-
-impl ParamKind {
-    /// 0 = by value, 1 = `const T*`, 2 = `T*`, 3 = a runtime object.
-    pub(crate) fn shape(&self) -> u8 {
-        match self {
-            ParamKind::Value(_) => 0,
-            ParamKind::ConstPtr(_) => 1,
-            ParamKind::MutPtr(_) => 2,
-            ParamKind::Object { .. } => 3,
-        }
-    }
-
-    /// The Rust type the parameter is about (the value's, the pointee's, the handle's).
-    pub(crate) fn rust_type(self) -> TokenStream {
-        match self {
-            ParamKind::Value(t) | ParamKind::ConstPtr(t) | ParamKind::MutPtr(t) => t,
-            ParamKind::Object { handle, .. } => handle,
-        }
-    }
 }
 
 /// Tokens of a Rust type.
@@ -113,7 +91,6 @@ pub(crate) fn param_kind(ty: &CType, rt: &TokenStream) -> ParamKind {
                 RuntimeObject::Condition => quote!(#rt::Condition<'_>),
                 RuntimeObject::DeviceGraph => quote!(#rt::DeviceGraph<'_>),
             },
-            handle: type_tokens(&o.handle(), rt),
             ordered: o.ordered(),
         },
     }
@@ -173,10 +150,12 @@ mod tests {
         );
         let kw = CType::Struct("type".into());
         assert_eq!(value_tokens(&kw, &quote!(rt)).to_string(), "r#type");
-        let tex = param_kind(&CType::Scalar(Scalar::TexObject), &quote!(rt));
-        assert!(
-            matches!(tex, ParamKind::Object { handle, ordered: false, .. }
-            if handle.to_string() == "rt :: TextureHandle")
-        );
+        let tex = CType::Scalar(Scalar::TexObject);
+        assert!(matches!(
+            param_kind(&tex, &quote!(rt)),
+            ParamKind::Object { ordered: false, .. }
+        ));
+        let handle = type_tokens(&passing(&tex).rust_type(), &quote!(rt));
+        assert_eq!(handle.to_string(), "rt :: TextureHandle");
     }
 }

@@ -229,8 +229,12 @@ pub fn kernels_untyped(module: &str, kernels: &[(String, String, Option<String>)
 
 /// Where reading stopped, from the parser's diagnostic (`k.cu:3:5: error: expected ...`):
 /// its first line, without the word `error`, since nvcc compiled the file.
-fn stopped_at(stopped: &str) -> &str {
-    stopped.lines().next().unwrap_or_default()
+fn stopped_at(stopped: &str) -> String {
+    stopped
+        .lines()
+        .next()
+        .unwrap_or_default()
+        .replacen(": error: ", ": ", 1)
 }
 
 /// Why a kernel of the images has no typed stub when the front end stopped reading before
@@ -238,7 +242,7 @@ fn stopped_at(stopped: &str) -> &str {
 pub fn stopped_before(stopped: &str) -> String {
     format!(
         "the front end stopped reading before its declaration ({})",
-        stopped_at(stopped).replacen(": error: ", ": ", 1)
+        stopped_at(stopped)
     )
 }
 
@@ -246,7 +250,7 @@ pub fn stopped_before(stopped: &str) -> String {
 /// it stopped, and the kernels that come from the images, launched by name.
 pub fn reading_stopped(module: &str, stopped: &str, kernels: &[String]) -> String {
     const SHOWN: usize = 8;
-    let place = stopped_at(stopped).replacen(": error: ", ": ", 1);
+    let place = stopped_at(stopped);
     let mut s = format!(
         "module `{module}`: nvcc compiled it, but the front end stopped reading at {place}; \
          the declarations before it are typed"

@@ -21,16 +21,9 @@ pub fn expand(tokens: TokenStream) -> TokenStream {
         Ok(input) => input,
         Err(e) => return e.to_compile_error(),
     };
-    let explicit = input.runtime_path.as_ref().map(syn::LitStr::value);
-    let runtime = match crate::runtime_crate::runtime_path(explicit.as_deref()) {
+    let runtime = match super::runtime_path(input.runtime_path.as_ref(), input.module.span()) {
         Ok(path) => path,
-        Err(message) => {
-            let span = input
-                .runtime_path
-                .as_ref()
-                .map_or(input.module.span(), syn::LitStr::span);
-            return syn::Error::new(span, message).to_compile_error();
-        }
+        Err(e) => return e.to_compile_error(),
     };
     expand_host_functions(&input.module, &input.decls, &runtime)
 }

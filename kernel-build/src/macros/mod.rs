@@ -11,7 +11,7 @@ mod generated;
 mod host_functions;
 mod include_kernels;
 
-use proc_macro2::TokenStream;
+use proc_macro2::{Span, TokenStream};
 
 use generated::GeneratorKind;
 
@@ -32,4 +32,13 @@ pub fn reduction(tokens: TokenStream) -> TokenStream {
 /// Expands `scan!`.
 pub fn scan(tokens: TokenStream) -> TokenStream {
     generated::expand(GeneratorKind::Scan, tokens)
+}
+
+/// The path a macro's expansion names the runtime by: the `crate = "..."` key's when given,
+/// else the one the compiled crate's manifest names; where neither works, an error at the key
+/// (or at the module's name, `name`).
+fn runtime_path(key: Option<&syn::LitStr>, name: Span) -> syn::Result<syn::Path> {
+    let explicit = key.map(syn::LitStr::value);
+    crate::runtime_crate::runtime_path(explicit.as_deref())
+        .map_err(|message| syn::Error::new(key.map_or(name, syn::LitStr::span), message))
 }

@@ -13,7 +13,6 @@ use crate::codegen::{self, CodegenOptions, Declared};
 use crate::diagnostics::inline::InlinePlace;
 use crate::model::request::{ModuleRequest, SourceInput};
 use crate::pipeline::{Context, build_module, inline_display_name};
-use crate::runtime_crate;
 
 use input::{ModuleInput, Source};
 
@@ -30,7 +29,7 @@ pub fn expand(tokens: TokenStream) -> TokenStream {
 
 /// Expands a parsed `cuda_module!` invocation.
 fn cuda_module(input: &ModuleInput) -> TokenStream {
-    let runtime = match runtime_path(input) {
+    let runtime = match super::runtime_path(input.runtime_path.as_ref(), input.name.span()) {
         Ok(path) => path,
         Err(e) => return with_fallback(input, e),
     };
@@ -167,19 +166,6 @@ fn request(input: &ModuleInput) -> syn::Result<ModuleRequest> {
             .map_err(|message| syn::Error::new(lit.span(), message))?;
     }
     Ok(req)
-}
-
-/// The path generated code names the runtime by: `crate = "..."`, else the name this
-/// crate's manifest gives it; an error at the literal, or at the module's name.
-fn runtime_path(input: &ModuleInput) -> syn::Result<syn::Path> {
-    let explicit = input.runtime_path.as_ref().map(syn::LitStr::value);
-    runtime_crate::runtime_path(explicit.as_deref()).map_err(|message| {
-        let span = input
-            .runtime_path
-            .as_ref()
-            .map_or(input.name.span(), syn::LitStr::span);
-        syn::Error::new(span, message)
-    })
 }
 
 /// Codegen options: the request's, the module's visibility and attributes, the kernels

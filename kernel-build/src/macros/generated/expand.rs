@@ -45,14 +45,7 @@ pub fn expand(kind: GeneratorKind, tokens: TokenStream) -> TokenStream {
 
 fn expand_module(kind: GeneratorKind, module: &GenModule) -> syn::Result<TokenStream> {
     check(kind, module)?;
-    let explicit = module.runtime_path.as_ref().map(LitStr::value);
-    let runtime = crate::runtime_crate::runtime_path(explicit.as_deref()).map_err(|message| {
-        let span = module
-            .runtime_path
-            .as_ref()
-            .map_or(module.name.span(), LitStr::span);
-        syn::Error::new(span, message)
-    })?;
+    let runtime = super::super::runtime_path(module.runtime_path.as_ref(), module.name.span())?;
     let (spec, order) = spec(kind, module);
     let generated = spec
         .source()
