@@ -26,6 +26,19 @@ for crate in "${crates[@]}"; do
     fi
 done
 [ "$status" = 0 ] || exit 1
+# The dry run verifies each crate against the others through a registry of its own, which
+# cargo unpacks under $CARGO_HOME/registry/src by name and version and never unpacks again,
+# and whose builds it never checks against their sources (a registry's crates are taken to
+# be immutable): a copy or a build left by an earlier dry run (an older commit, the same
+# version) would be used instead of this one. None of these crates is on crates.io yet, so
+# every unpacked copy of this version is such a leftover; the dry run builds in a target
+# folder of its own, where every build of these crates is one.
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+export CARGO_TARGET_DIR="$root/target/publish-check"
+for crate in "${crates[@]}"; do
+    rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/*/"$crate-$version"
+    rm -rf "$CARGO_TARGET_DIR"/debug/.fingerprint/"$crate"-*
+done
 args=()
 for crate in "${crates[@]}"; do args+=(-p "$crate"); done
 cargo publish --dry-run --allow-dirty "${args[@]}"
