@@ -424,6 +424,10 @@ fn types_the_front_end_cannot_lay_out_are_measured_and_opaque() {
     assert!(p.opaque);
     assert_eq!((p.size, p.align), (32, 8));
     assert_eq!(opaque("lib::Axpy<float>::Params").size, 32);
+    // The operator itself only selects the instantiation: named, with no bytes.
+    let op = opaque("lib::Axpy<float>");
+    assert!(op.opaque && op.name_only && op.size == 0, "{op:?}");
+    assert!(!p.name_only && !flags.name_only);
     let k = kernel(info, "lib::Kernel<lib::Axpy<double>>");
     assert_eq!(k.params[0].name.as_deref(), Some("params"));
     assert_eq!(

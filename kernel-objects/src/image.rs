@@ -90,7 +90,7 @@ pub struct KernelImage {
 /// Where one parameter sits in the parameter buffer.
 ///
 /// ```
-/// let p = cuda_kernel_objects::ParamSlot { ordinal: 1, offset: 8, size: 8 };
+/// let p = cuda_kernel_objects::ParamSlot { ordinal: 1, offset: 8, size: 8, align: None };
 /// assert_eq!(p.offset + p.size, 16);
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
@@ -101,6 +101,10 @@ pub struct ParamSlot {
     pub offset: u32,
     /// Size in bytes.
     pub size: u32,
+    /// The parameter's alignment, where the image declares it: PTX does
+    /// (`.param .align 8 .b8 p[24]`, a scalar's own size), a cubin's parameter table does not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub align: Option<u32>,
 }
 
 /// A module-scope variable that `cuModuleGetGlobal` can find.

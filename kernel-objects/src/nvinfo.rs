@@ -127,6 +127,7 @@ pub(crate) fn apply_kernel_info(
                     ordinal: ordinal.into(),
                     offset: offset.into(),
                     size,
+                    align: None,
                 });
             }
             (PARAM_CBANK, Value::Bytes(b)) => {
@@ -263,7 +264,8 @@ mod tests {
             [ParamSlot {
                 ordinal: 0,
                 offset: 0,
-                size: 8000
+                size: 8000,
+                align: None,
             }]
         );
     }

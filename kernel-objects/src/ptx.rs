@@ -41,6 +41,8 @@ pub struct PtxModule {
 /// let k = &ptx.kernels[0];
 /// assert_eq!(k.params.iter().map(|p| (p.offset, p.size)).collect::<Vec<_>>(), [(0, 24), (24, 8)]);
 /// assert_eq!(k.param_size, Some(32));
+/// // The struct's alignment; a pointer's own (`.ptr .align 1` is its pointee's).
+/// assert_eq!(k.params.iter().map(|p| p.align).collect::<Vec<_>>(), [Some(8), Some(8)]);
 /// # Ok::<(), cuda_kernel_objects::Error>(())
 /// ```
 pub fn parse_ptx(text: &str) -> Result<PtxModule, Error> {

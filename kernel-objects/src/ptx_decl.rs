@@ -94,6 +94,7 @@ impl Parser<'_, '_> {
                 ordinal,
                 offset,
                 size,
+                align: Some(align),
             });
             ordinal += 1;
         }

@@ -91,6 +91,7 @@ fn info() -> ModuleInfo {
             align: 4,
             is_union: false,
             opaque: false,
+            name_only: false,
             loc: None,
         }],
         ..Default::default()

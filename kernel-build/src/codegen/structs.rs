@@ -37,6 +37,9 @@ fn has_union(def: &StructDef, all: &[StructDef], depth: usize) -> bool {
 }
 
 fn item(def: &StructDef, holds_union: bool, rt: &TokenStream) -> TokenStream {
+    if def.name_only {
+        return named_only(def);
+    }
     if def.opaque {
         return opaque(def, rt);
     }
@@ -140,8 +143,30 @@ fn item(def: &StructDef, holds_union: bool, rt: &TokenStream) -> TokenStream {
     }
 }
 
+/// A type kernels are instantiated with but no parameter holds: a name that selects an
+/// instantiation (`k::<T>`), with no value, since no image says anything of its bytes.
+fn named_only(def: &StructDef) -> TokenStream {
+    let name = rust_ident(&def.name);
+    let cname = &def.name;
+    let doc = format!(
+        " The CUDA type `{cname}`, named only: kernels of this module are instantiated with it \
+         but none of their parameters holds it, so it has no bytes on the Rust side and no \
+         value; it names the instantiation it selects."
+    );
+    quote! {
+        #[doc = #doc]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+        pub enum #name {}
+
+        impl #name {
+            /// The C++ type, as the compiled symbols name it.
+            pub const CUDA_TYPE: &'static str = #cname;
+        }
+    }
+}
+
 /// A type the front end can name but not lay out: its bytes, with the size and alignment
-/// the compiler measured, made from bytes (as host C++ or the user lays them out).
+/// the compiler gave it, made from bytes (as host C++ or the user lays them out).
 fn opaque(def: &StructDef, rt: &TokenStream) -> TokenStream {
     let name = rust_ident(&def.name);
     let cname = &def.name;
@@ -149,7 +174,7 @@ fn opaque(def: &StructDef, rt: &TokenStream) -> TokenStream {
     let align_lit = proc_macro2::Literal::u64_unsuffixed(def.align.max(1));
     let doc = format!(
         " The CUDA type `{cname}`, opaque: the front end cannot lay out its fields, so it is \
-         its {size} bytes, aligned to {align} (both measured by nvcc). Build it with \
+         its {size} bytes, aligned to {align} (both as nvcc lays the type out). Build it with \
          [`from_bytes`](Self::from_bytes) from the bytes host C++ gives \
          (`memcpy(out, &value, sizeof value)`) or that you lay out by hand."
     );

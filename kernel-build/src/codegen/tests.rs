@@ -148,6 +148,7 @@ fn fixture() -> BuiltModule {
         align: 8,
         is_union: false,
         opaque: false,
+        name_only: false,
         loc: None,
     };
     let coeffs = Global {
@@ -525,6 +526,7 @@ fn empty_structs_get_a_filler_byte() {
         align: 1,
         is_union: false,
         opaque: false,
+        name_only: false,
         loc: None,
     });
     let out = render(&parts, &CodegenOptions::default());
@@ -552,6 +554,7 @@ fn opaque_types_are_bytes_of_the_measured_size_and_alignment() {
             align,
             is_union: false,
             opaque: true,
+            name_only: false,
             loc: None,
         });
     }
@@ -577,7 +580,7 @@ fn opaque_types_are_bytes_of_the_measured_size_and_alignment() {
         ),
         "{out}"
     );
-    assert!(out.contains("measured by nvcc"), "{out}");
+    assert!(out.contains("as nvcc lays the type out"), "{out}");
     let short = rust_ident(long).to_string();
     assert!(short.starts_with("lib_gemm_Kernel_Params_"), "{short}");
     assert!(
@@ -587,6 +590,40 @@ fn opaque_types_are_bytes_of_the_measured_size_and_alignment() {
         ),
         "{out}"
     );
+}
+
+/// A type only template arguments name is a Rust type with no value: it names the
+/// instantiation it selects, with its C++ name, and claims no size.
+#[test]
+fn named_only_types_are_names_without_values() {
+    let mut parts = fixture();
+    parts.info.structs.push(StructDef {
+        name: "lib::gemm::Op<4>".into(),
+        fields: vec![],
+        size: 0,
+        align: 1,
+        is_union: false,
+        opaque: true,
+        name_only: true,
+        loc: None,
+    });
+    let out = render(&parts, &CodegenOptions::default());
+    assert!(
+        has(
+            &out,
+            "#[derive(Clone, Copy, Debug, PartialEq, Eq)] pub enum lib_gemm_Op_4 {}"
+        ),
+        "{out}"
+    );
+    assert!(
+        has(
+            &out,
+            "pub const CUDA_TYPE: &'static str = \"lib::gemm::Op<4>\";"
+        ),
+        "{out}"
+    );
+    assert!(!out.contains("lib_gemm_Op_4([u8"), "{out}");
+    assert!(out.contains("named only"), "{out}");
 }
 
 /// A C union becomes a Rust union (no field compares or prints as a whole), and a struct
@@ -610,6 +647,7 @@ fn unions_become_rust_unions() {
         align: 4,
         is_union: true,
         opaque: false,
+        name_only: false,
         loc: None,
     });
     let words = CType::Array {
@@ -623,6 +661,7 @@ fn unions_become_rust_unions() {
         align: 4,
         is_union: false,
         opaque: false,
+        name_only: false,
         loc: None,
     });
     let out = render(&parts, &CodegenOptions::default());
@@ -778,6 +817,7 @@ fn locations_and_images_name_no_path_of_the_build_machine() {
         align: 1,
         is_union: false,
         opaque: false,
+        name_only: false,
         loc: Some(SourceLoc {
             file: "/home/u/app/kernels/common.cuh".into(),
             line: 3,

@@ -397,6 +397,7 @@ mod tests {
             align: 1,
             is_union: false,
             opaque: false,
+            name_only: false,
             loc: Some(SourceLoc {
                 file: "<inline k>".into(),
                 line: 2,

@@ -399,7 +399,8 @@ pub struct Field {
 ///
 /// ```
 /// let s = cuda_kernel_build::model::StructDef {
-///     name: "P".into(), fields: vec![], size: 0, align: 1, is_union: false, opaque: false, loc: None,
+///     name: "P".into(), fields: vec![], size: 0, align: 1, is_union: false, opaque: false,
+///     name_only: false, loc: None,
 /// };
 /// assert_eq!(s.name, "P");
 /// ```
@@ -421,6 +422,11 @@ pub struct StructDef {
     /// `align` were measured by the compiler, and the Rust type is that many bytes.
     #[serde(default)]
     pub opaque: bool,
+    /// Named only (opaque too): a type kernels are instantiated with that none of their
+    /// parameters holds, so no image says anything of its bytes. `size` is 0; the Rust type
+    /// names it (it selects an instantiation, `k::<T>`) and holds no value.
+    #[serde(default)]
+    pub name_only: bool,
     /// Where it is defined.
     pub loc: Option<SourceLoc>,
 }

@@ -7,6 +7,7 @@ use crate::error::Error;
 use crate::model::ModuleInfo;
 use crate::model::built::BuiltModule;
 use crate::model::request::ModuleRequest;
+use cuda_kernel_objects::KernelImage;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -150,13 +151,17 @@ impl Staging {
         self.dir.path()
     }
 
-    /// Reads the device views nvcc kept and removes every intermediate file, so that
-    /// only the fatbin and the model are stored.
-    pub(crate) fn take_views(&self, archs: &[String]) -> Vec<crate::front::DeviceView> {
+    /// Reads the device views and the PTX entries nvcc kept and removes every intermediate
+    /// file, so that only the fatbin and the model are stored.
+    pub(crate) fn take_kept(
+        &self,
+        archs: &[String],
+    ) -> (Vec<crate::front::DeviceView>, Vec<KernelImage>) {
         let dir = self.dir.path().join("keep");
         let views = crate::front::read_kept_views(&dir, archs);
+        let ptx = crate::verify::kept_ptx::read_kept_ptx(&dir);
         let _ = std::fs::remove_dir_all(&dir);
-        views
+        (views, ptx)
     }
 }
 

@@ -1,8 +1,11 @@
 //! The second level of typing in the build: after verification, the types that the
-//! untyped kernels' symbols name but the front end cannot lay out are measured by nvcc
-//! (`compile::probe`) and those kernels are promoted to typed stubs with opaque
-//! parameters (`front::opaque`). Runs only when there is something to measure, before
-//! the result is cached, so a warm build runs no probe.
+//! untyped kernels' symbols name but the front end cannot lay out are read from the images
+//! where nvcc laid them out (a type passed by value: its size in the images, its alignment
+//! in the kept PTX), named without bytes where only template arguments name them, and
+//! measured by a probe compile (`compile::probe`) for what is left (a type behind a
+//! pointer); those kernels are promoted to typed stubs with opaque parameters
+//! (`verify::opaque`). Runs only when there is something to measure, before the result is
+//! cached, so a warm build runs nothing.
 
 use super::request::Source;
 use super::unit::Shared;
@@ -10,45 +13,64 @@ use crate::compile::probe::{Measurements, Probe};
 use crate::model::ModuleInfo;
 use crate::model::options::LinkMode;
 use crate::verify::opaque;
+use cuda_kernel_objects::KernelImage;
 
-/// Measures what `info`'s untyped kernels need, in `sources` in turn (the first file
-/// whose text names a type measures it), and promotes the kernels it can.
-pub(crate) fn type_opaque(shared: &Shared<'_>, sources: &[&Source], info: &mut ModuleInfo) {
-    let mut wanted = opaque::wanted(info);
+/// Types what `info`'s untyped kernels need: from `ptx` (the `.entry` headers nvcc kept
+/// for the unit; `None` for a device-linked module, whose units' are gone), then by a probe
+/// in `sources` in turn (the first file whose text names a type measures it), and promotes
+/// the kernels it can.
+pub(crate) fn type_opaque(
+    shared: &Shared<'_>,
+    sources: &[&Source],
+    info: &mut ModuleInfo,
+    ptx: Option<&[KernelImage]>,
+) {
+    let wanted = opaque::wanted(info);
     if wanted.is_empty() {
         return;
     }
+    let mut all = Measurements {
+        measured: ptx
+            .map(|ptx| opaque::measure_from_images(info, ptx))
+            .unwrap_or_default(),
+        failed: Vec::new(),
+    };
+    let from_images = all.measured.len();
+    let named = opaque::named_only(info);
+    let mut rest: Vec<String> = wanted
+        .into_iter()
+        .filter(|w| !named.contains(w) && !all.measured.iter().any(|m| &m.name == w))
+        .collect();
     let mut archs: Vec<String> = shared.targets.iter().map(|t| t.virtual_arch()).collect();
     archs.dedup();
-    if archs.is_empty() {
-        return;
-    }
-    let mut all = Measurements::default();
-    for source in sources {
-        let probe = Probe {
-            nvcc: shared.toolkit.nvcc(),
-            source: &source.path,
-            includes: &source.includes,
-            defines: &shared.req.defines,
-            flags: shared.flags,
-            archs: archs.clone(),
-            rdc: shared.mode != LinkMode::Whole,
-            debug: shared.debug,
-        };
-        let got = probe.measure(&wanted);
-        wanted.retain(|w| !got.measured.iter().any(|m| &m.name == w));
-        all.measured.extend(got.measured);
-        all.failed = got.failed;
-        if wanted.is_empty() {
-            break;
+    if !rest.is_empty() && !archs.is_empty() {
+        for source in sources {
+            let probe = Probe {
+                nvcc: shared.toolkit.nvcc(),
+                source: &source.path,
+                includes: &source.includes,
+                defines: &shared.req.defines,
+                flags: shared.flags,
+                archs: archs.clone(),
+                rdc: shared.mode != LinkMode::Whole,
+                debug: shared.debug,
+            };
+            let got = probe.measure(&rest);
+            rest.retain(|w| !got.measured.iter().any(|m| &m.name == w));
+            all.measured.extend(got.measured);
+            all.failed = got.failed;
+            if rest.is_empty() {
+                break;
+            }
         }
     }
     if shared.debug {
         eprintln!(
-            "cuda-kernel-build: measured {} opaque type(s) with nvcc, {} not measured",
-            all.measured.len(),
+            "cuda-kernel-build: opaque types: {from_images} read from the images, {} named only, {} measured with nvcc, {} not measured",
+            named.len(),
+            all.measured.len() - from_images,
             all.failed.len()
         );
     }
-    opaque::promote(info, &all.measured, &all.failed);
+    opaque::promote(info, &all.measured, &named, &all.failed);
 }

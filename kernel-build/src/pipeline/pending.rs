@@ -156,15 +156,17 @@ impl<'a> Pending<'a> {
         let s = job.shared;
         let finishing = Instant::now();
         let mut views = Vec::new();
+        let mut ptx = Vec::new();
         if groups.len() == 1 {
             let mut archs: Vec<String> = s.targets.iter().map(Target::virtual_arch).collect();
             archs.sort();
             archs.dedup();
-            views = staging.take_views(&archs);
+            (views, ptx) = staging.take_kept(&archs);
         } else {
             for (arch, _) in groups {
                 let dir = staging.path().join("keep").join(arch);
                 views.extend(front::read_kept_views(&dir, std::slice::from_ref(arch)));
+                ptx.extend(crate::verify::kept_ptx::read_kept_ptx(&dir));
             }
             let _ = std::fs::remove_dir_all(staging.path().join("keep"));
         }
@@ -224,7 +226,7 @@ impl<'a> Pending<'a> {
         let info = job
             .analyse(&views, &preprocessed)
             .map_err(Error::Diagnostics)?;
-        let mut fresh = job.finish(info, ran, staging)?;
+        let mut fresh = job.finish(info, ran, staging, &ptx)?;
         fresh.meta.groups = group_index;
         let entry = cached::store(s.cache, &object_key, Some(direct_key), fresh)?;
         if s.debug {

@@ -111,6 +111,7 @@ mod tests {
             align: 4,
             is_union: false,
             opaque: false,
+            name_only: false,
             loc: None,
         }
     }

@@ -18,6 +18,7 @@ use crate::model::ModuleInfo;
 use crate::model::options::LinkMode;
 use crate::model::request::ModuleRequest;
 use crate::toolkit::{Target, Toolkit};
+use cuda_kernel_objects::KernelImage;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -214,12 +215,14 @@ impl Job<'_> {
     }
 
     /// Reads the fatbin nvcc wrote and, for a module of one file, verifies every image
-    /// against the declarations (a device-linked module is verified once linked).
+    /// against the declarations (a device-linked module is verified once linked). `ptx`:
+    /// the PTX entries nvcc kept, which lay out opaque types passed by value.
     pub(crate) fn finish(
         &self,
         mut info: ModuleInfo,
         ran: compile::Ran,
         staging: cached::Staging,
+        ptx: &[KernelImage],
     ) -> Result<cached::Fresh, Error> {
         let s = self.shared;
         let fatbin_path = staging.path().join("module.fatbin");
@@ -236,7 +239,7 @@ impl Job<'_> {
                 part_of_module: !s.alone,
             };
             crate::verify::verify_with(&mut info, &fatbin, &opts).map_err(Error::Diagnostics)?;
-            super::opaque::type_opaque(s, &[self.source], &mut info);
+            super::opaque::type_opaque(s, &[self.source], &mut info, Some(ptx));
         }
         let deps = std::fs::read_to_string(staging.path().join("module.d"))
             .map(|t| compile::depfile::parse(&t))

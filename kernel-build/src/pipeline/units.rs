@@ -161,7 +161,7 @@ fn assemble(
         };
         crate::verify::verify_with(&mut info, &fatbin, &opts).map_err(Error::Diagnostics)?;
         let files: Vec<&Source> = sources.iter().collect();
-        super::opaque::type_opaque(shared, &files, &mut info);
+        super::opaque::type_opaque(shared, &files, &mut info, None);
         warnings.extend(notes);
         linked
     };

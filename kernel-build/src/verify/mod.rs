@@ -11,6 +11,7 @@
 //! ```
 
 pub(crate) mod images;
+pub(crate) mod kept_ptx;
 pub(crate) mod opaque;
 
 pub use images::{VerifyOptions, verify, verify_with};

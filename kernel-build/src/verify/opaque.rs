@@ -10,8 +10,19 @@
 //! list is verified against the image again before the kernel is promoted. Closures and
 //! unnamed types stay untyped (the third level: launched by name).
 //!
+//! Most of those types are passed by value, and nvcc has laid them out already: every image
+//! gives a parameter's size, and the PTX of the unit's compile (kept with its other
+//! intermediate files) its alignment (`.param .align 16 .b8 p[48]`), so they are read
+//! there ([`measure_from_images`]) with no further compile. A type the kernels are only
+//! instantiated with (`cutlass::Kernel<Op>(Op::Params)`'s `Op`) has no bytes any kernel
+//! holds: it is named only ([`named_only`]). What is left, a type behind a pointer (or by
+//! value where no PTX was kept), is measured by a probe compile ([`crate::compile::probe`]).
+//!
 //! ```text
-//! untyped (symbol + image layout) ──wanted──▶ types to measure ──probe──▶ (size, align)
+//! untyped (symbol + image layout) ──wanted──▶ types to measure
+//!     ──▶ by value: size from the images, alignment from the kept PTX
+//!     ──▶ template arguments only: named, no bytes
+//!     ──▶ behind pointers: probe (sizeof, alignof)
 //!     ──promote──▶ Kernel with Struct(opaque) params, checked against the image layout
 //! ```
 
@@ -22,6 +33,7 @@ use crate::model::{
     CType, Kernel, KernelAttrs, Layout, Linkage, ModuleInfo, Param, Qualifiers, StructDef,
     TemplateArg, UntypedKernel,
 };
+use cuda_kernel_objects::KernelImage;
 
 /// One parameter or template argument of an untyped kernel, as it would be typed.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,13 +78,103 @@ pub(crate) fn wanted(info: &ModuleInfo) -> Vec<String> {
     out
 }
 
+/// The opaque types the images lay out: those the module's untyped kernels take by value,
+/// each with the size every image gives that parameter and the alignment the PTX entries of
+/// the same symbol declare (`ptx`, from nvcc's kept intermediate files). A type whose
+/// parameters disagree (two sizes, or a PTX size other than the image's) is left out, for
+/// the probe to measure.
+pub(crate) fn measure_from_images(info: &ModuleInfo, ptx: &[KernelImage]) -> Vec<Measured> {
+    let env = TypeEnv::with_structs(info.structs.clone());
+    // In order of first use; `None` once two parameters of the type disagree.
+    let mut found: Vec<(String, Option<(u64, u64)>)> = Vec::new();
+    for u in info.untyped.iter().filter(|u| promotable(u)) {
+        let Some(plans) = param_plans(u, &env, info) else {
+            continue;
+        };
+        let entries: Vec<&KernelImage> = ptx
+            .iter()
+            .filter(|k| k.symbol == u.symbol && k.params.len() == u.params.len())
+            .collect();
+        for (i, p) in plans.iter().enumerate() {
+            let Plan::Opaque { base, levels } = p else {
+                continue;
+            };
+            if !levels.is_empty() {
+                continue;
+            }
+            let size = u.params[i].size;
+            let aligns: Vec<Option<u64>> = entries
+                .iter()
+                .map(|k| {
+                    let slot = &k.params[i];
+                    (u64::from(slot.size) == size)
+                        .then_some(slot.align.map(u64::from))
+                        .flatten()
+                })
+                .collect();
+            let agreed = match aligns.split_first() {
+                Some((first, rest)) if rest.iter().all(|a| a == first) => *first,
+                _ => None,
+            };
+            let this = agreed.map(|align| (size, align));
+            match found.iter_mut().find(|(n, _)| n == base) {
+                Some((_, known)) if *known != this => *known = None,
+                Some(_) => {}
+                None => found.push((base.clone(), this)),
+            }
+        }
+    }
+    found
+        .into_iter()
+        .filter_map(|(name, m)| m.map(|(size, align)| Measured { name, size, align }))
+        .collect()
+}
+
+/// Of `wanted`'s types, those no parameter of an untyped kernel holds (by value or behind
+/// a pointer): template arguments only, named and never laid out.
+pub(crate) fn named_only(info: &ModuleInfo) -> Vec<String> {
+    let env = TypeEnv::with_structs(info.structs.clone());
+    let mut held: Vec<String> = Vec::new();
+    for u in info.untyped.iter().filter(|u| promotable(u)) {
+        for p in param_plans(u, &env, info).unwrap_or_default() {
+            if let Plan::Opaque { base, .. } = p {
+                held.push(base);
+            }
+        }
+    }
+    wanted(info)
+        .into_iter()
+        .filter(|w| !held.contains(w))
+        .collect()
+}
+
 /// Promotes every untyped kernel whose parameters are all typed or measured: its opaque
 /// types join [`ModuleInfo::structs`] (marked [`StructDef::opaque`]), and the kernel
 /// joins [`ModuleInfo::kernels`] when its parameter list, laid out with the measured
-/// sizes and alignments, is the image's. `failed` holds the types the compiler could not
+/// sizes and alignments, is the image's. `named` are the types its template arguments name
+/// that need no layout ([`named_only`]). `failed` holds the types the compiler could not
 /// measure with why; the kernels that need them say so in their reason.
-pub(crate) fn promote(info: &mut ModuleInfo, measured: &[Measured], failed: &[(String, String)]) {
+pub(crate) fn promote(
+    info: &mut ModuleInfo,
+    measured: &[Measured],
+    named: &[String],
+    failed: &[(String, String)],
+) {
     let mut structs = info.structs.clone();
+    for name in named {
+        if !structs.iter().any(|s| s.name == *name) {
+            structs.push(StructDef {
+                name: name.clone(),
+                fields: Vec::new(),
+                size: 0,
+                align: 1,
+                is_union: false,
+                opaque: true,
+                name_only: true,
+                loc: None,
+            });
+        }
+    }
     for m in measured {
         if !structs.iter().any(|s| s.name == m.name) {
             structs.push(StructDef {
@@ -82,6 +184,7 @@ pub(crate) fn promote(info: &mut ModuleInfo, measured: &[Measured], failed: &[(S
                 align: m.align,
                 is_union: false,
                 opaque: true,
+                name_only: false,
                 loc: None,
             });
         }
@@ -150,7 +253,7 @@ pub(crate) fn promote(info: &mut ModuleInfo, measured: &[Measured], failed: &[(S
                 continue;
             }
         };
-        let kernel = kernel_of(&u, types, layouts, &env, info, measured);
+        let kernel = kernel_of(&u, types, layouts, &env, info, measured, named);
         let arg_types = kernel.template_args.iter().filter_map(|a| match a {
             TemplateArg::Type(t) => Some(t),
             TemplateArg::Value(_) => None,
@@ -338,6 +441,7 @@ fn kernel_of(
     env: &TypeEnv,
     info: &ModuleInfo,
     measured: &[Measured],
+    named: &[String],
 ) -> Kernel {
     let linkage = if u.symbol.starts_with("_Z") {
         Linkage::Cxx
@@ -360,7 +464,9 @@ fn kernel_of(
             }
             match plan(a, env, info) {
                 Plan::Typed(t) => TemplateArg::Type(t),
-                Plan::Opaque { base, levels } if measured.iter().any(|m| m.name == base) => {
+                Plan::Opaque { base, levels }
+                    if measured.iter().any(|m| m.name == base) || named.contains(&base) =>
+                {
                     TemplateArg::Type(wrap(&base, &levels))
                 }
                 _ => TemplateArg::Value(a.clone()),
@@ -472,13 +578,113 @@ mod tests {
             size: 8,
             align: 4,
         };
-        promote(&mut info, &[m], &[]);
+        promote(&mut info, &[m], &[], &[]);
         assert!(info.untyped.is_empty());
         let k = &info.kernels[0];
         assert_eq!(k.base_name, "with_bits");
         assert_eq!(k.params[0].ty, CType::Struct("Flags".into()));
         assert_eq!(k.params[0].name.as_deref(), Some("f"));
         assert!(info.structs[0].opaque && info.structs[0].size == 8);
+    }
+
+    fn ptx_entry(symbol: &str, slots: &[(u32, u32, u32)]) -> KernelImage {
+        KernelImage {
+            symbol: symbol.into(),
+            params: slots
+                .iter()
+                .enumerate()
+                .map(
+                    |(i, &(offset, size, align))| cuda_kernel_objects::ParamSlot {
+                        ordinal: i as u32,
+                        offset,
+                        size,
+                        align: Some(align),
+                    },
+                )
+                .collect(),
+            ..KernelImage::default()
+        }
+    }
+
+    #[test]
+    fn by_value_types_are_read_from_the_images_and_the_kept_ptx() {
+        // with_bits(Flags, float*): the image gives Flags 12 bytes, the PTX aligns it to 4.
+        let mut info = ModuleInfo::default();
+        info.untyped.push(untyped(
+            "_Z9with_bits5FlagsPf",
+            &["Flags", "float*"],
+            &[(0, 12), (16, 8)],
+        ));
+        let ptx = [ptx_entry("_Z9with_bits5FlagsPf", &[(0, 12, 4), (16, 8, 8)])];
+        let got = measure_from_images(&info, &ptx);
+        assert_eq!(
+            got,
+            [Measured {
+                name: "Flags".into(),
+                size: 12,
+                align: 4
+            }]
+        );
+        promote(&mut info, &got, &[], &[]);
+        assert_eq!(info.kernels.len(), 1);
+        // No PTX for the symbol, or PTX whose size is not the image's: not read.
+        let mut info = ModuleInfo::default();
+        info.untyped.push(untyped(
+            "_Z9with_bits5FlagsPf",
+            &["Flags", "float*"],
+            &[(0, 12), (16, 8)],
+        ));
+        assert!(measure_from_images(&info, &[]).is_empty());
+        let wrong = [ptx_entry("_Z9with_bits5FlagsPf", &[(0, 16, 4), (16, 8, 8)])];
+        assert!(measure_from_images(&info, &wrong).is_empty());
+        // Two architectures' PTX that disagree on the alignment: not read.
+        let two = [
+            ptx_entry("_Z9with_bits5FlagsPf", &[(0, 12, 4), (16, 8, 8)]),
+            ptx_entry("_Z9with_bits5FlagsPf", &[(0, 12, 8), (16, 8, 8)]),
+        ];
+        assert!(measure_from_images(&info, &two).is_empty());
+    }
+
+    #[test]
+    fn a_type_behind_a_pointer_is_left_for_the_probe() {
+        // fill(Flags*): the image says nothing of what the pointer points at.
+        let mut info = ModuleInfo::default();
+        let mut u = untyped("_Z4fillP5Flags", &["Flags*"], &[(0, 8)]);
+        u.param_names.truncate(1);
+        info.untyped.push(u);
+        let ptx = [ptx_entry("_Z4fillP5Flags", &[(0, 8, 8)])];
+        assert_eq!(wanted(&info), ["Flags"]);
+        assert!(measure_from_images(&info, &ptx).is_empty());
+        assert!(named_only(&info).is_empty());
+    }
+
+    #[test]
+    fn a_type_only_template_arguments_name_is_named_only() {
+        // run<Op>(Op::Params): `Op` is a template argument no parameter holds.
+        let symbol = "_Z3runI2OpEvN2Op6ParamsE";
+        let mut info = ModuleInfo::default();
+        let mut u = untyped(symbol, &["Op::Params"], &[(0, 24)]);
+        u.param_names.truncate(1);
+        info.untyped.push(u);
+        assert_eq!(wanted(&info), ["Op::Params", "Op"]);
+        assert_eq!(named_only(&info), ["Op"]);
+        let measured = measure_from_images(&info, &[ptx_entry(symbol, &[(0, 24, 8)])]);
+        assert_eq!(measured.len(), 1);
+        let named = named_only(&info);
+        promote(&mut info, &measured, &named, &[]);
+        let k = &info.kernels[0];
+        assert_eq!(
+            k.template_args,
+            [TemplateArg::Type(CType::Struct("Op".into()))]
+        );
+        let op = info.structs.iter().find(|s| s.name == "Op").unwrap();
+        assert!(op.name_only && op.opaque && op.size == 0);
+        let params = info
+            .structs
+            .iter()
+            .find(|s| s.name == "Op::Params")
+            .unwrap();
+        assert!(!params.name_only && (params.size, params.align) == (24, 8));
     }
 
     #[test]
@@ -494,7 +700,7 @@ mod tests {
             size: 12,
             align: 4,
         };
-        promote(&mut info, &[m], &[]);
+        promote(&mut info, &[m], &[], &[]);
         assert!(info.kernels.is_empty() && info.structs.is_empty());
         assert!(
             info.untyped[0].why.contains("still differ"),
@@ -509,6 +715,7 @@ mod tests {
         ));
         promote(
             &mut info,
+            &[],
             &[],
             &[("Flags".into(), "incomplete type".into())],
         );

@@ -172,6 +172,7 @@ impl TypeEnv {
             align,
             is_union: def.is_union,
             opaque: false,
+            name_only: false,
             loc: def.loc.clone(),
         });
         Ok(())
