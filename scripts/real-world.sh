@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # Measures the CUDA front end on third-party sources (kept outside the repository):
-# every `.cu` file is compiled by plain nvcc for sm_90, built through `cuda-kernel-inspect build`,
+# every `.cu` file is compiled by plain nvcc for one target (sm_90 unless --arch), built through `cuda-kernel-inspect build`,
 # and every kernel of the reference cubin must be in the module with equal parameter layouts
 # (typed, or by name only with the image's layout).
 #
-#   scripts/real-world.sh [-j N] [--default-targets] [-I DIR]... [-D NAME=VALUE]... [--nvcc-flag=F]... DIR...
+#   scripts/real-world.sh [-j N] [--default-targets] [--arch sm_90a] [--std c++20] [-I DIR]... [-D NAME=VALUE]... [--nvcc-flag=F]... DIR...
 #
-# Prints a Markdown table per directory and a total (docs/REAL_WORLD.md records them).
+# Prints a Markdown table per directory (with its build time against plain nvcc's, summed over
+# the files) and a total (docs/REAL_WORLD.md records them).
 # KERNEL_INSPECT names a prebuilt cuda-kernel-inspect (otherwise it is built here, release);
 # NVCC names the reference nvcc (otherwise the one cuda-kernel-build discovers: CUDA_PATH,
 # PATH, /usr/local/cuda, the project's wheels).

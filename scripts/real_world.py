@@ -90,7 +90,7 @@ def measure(args, path, root):
         ref = Path(tmp) / "ref.fatbin"
         t0 = time.time()
         code, _, err = run(
-            [args.nvcc, "-fatbin", "-gencode", "arch=compute_90,code=sm_90", "-std=c++17",
+            [args.nvcc, "-fatbin", "-gencode", f"arch=compute_{args.arch[3:]},code={args.arch}", f"-std={args.std}",
              *inc, *args.define_flags, *args.nvcc_flag, str(path), "-o", str(ref)], args.timeout)
         row["nvcc_s"] = round(time.time() - t0, 1)
         if code != 0:
@@ -107,13 +107,13 @@ def measure(args, path, root):
         row["library"] = len(library)
         row["cubin"] = len(kernels)
         build = [args.inspect, "build", str(path), "--no-cache", "--json",
-                 "--flag", "-std=c++17", *inc]
+                 "--flag", f"-std={args.std}", *inc]
         for f in args.nvcc_flag:
             build += ["--flag", f]
         for d in args.define:
             build += ["-D", d]
         t0 = time.time()
-        code, out, err = run(build + ["--arch", "sm_90"], args.timeout)
+        code, out, err = run(build + ["--arch", args.arch], args.timeout)
         row["build_s"] = round(time.time() - t0, 1)
         if code != 0 and not kernels and "declares no `__global__` kernel" in err:
             row["sm90"] = "no kernels"
@@ -189,10 +189,15 @@ def report(results, dirs):
         library = sum(r.get("library", 0) for r in counted)
         pct = 100.0 * (declared + untyped) / cubin if cubin else 100.0
         typed_pct = 100.0 * declared / cubin if cubin else 100.0
+        # Build time against plain nvcc, summed over the files both compiled.
+        timed = [r for r in counted if r.get("build_s") is not None]
+        nvcc_s = sum(r.get("nvcc_s", 0) for r in timed)
+        build_s = sum(r["build_s"] for r in timed)
+        ratio = f"{build_s / nvcc_s:.2f}x" if nvcc_s else "-"
         print(f"\n**{d}**: {len(rows)} files, {len(rows) - len(counted)} not compilable by nvcc alone; "
               f"{ok}/{len(counted)} build (or have no kernel of their own); {declared + untyped}/{cubin} cubin kernels "
               f"in the module with equal layouts ({pct:.2f}%), {declared} typed ({typed_pct:.2f}%; {opaque} of them with opaque parameters), {untyped} by name only; "
-              f"{library} toolkit-library kernels not counted")
+              f"{library} toolkit-library kernels not counted; build {build_s:.1f} s against plain nvcc's {nvcc_s:.1f} s ({ratio})")
         grand = [grand[0] + len(counted), grand[1] + ok, grand[2] + declared, grand[3] + cubin, grand[4] + untyped]
     pct = 100.0 * (grand[2] + grand[4]) / grand[3] if grand[3] else 100.0
     typed_pct = 100.0 * grand[2] / grand[3] if grand[3] else 100.0
@@ -208,6 +213,8 @@ def main():
     ap.add_argument("--nvcc-flag", action="append", default=[], help="an nvcc flag for every file (both compiles)")
     ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--default-targets", action="store_true", help="also build for the default targets")
+    ap.add_argument("--arch", default="sm_90", help="the one target of both compiles (sm_90, sm_90a)")
+    ap.add_argument("--std", default="c++17", help="the C++ standard of both compiles (c++17, c++20)")
     ap.add_argument("--timeout", type=int, default=900, help="seconds per compile")
     ap.add_argument("--inspect", help="the cuda-kernel-inspect binary")
     ap.add_argument("--nvcc", help="the nvcc for the reference compile")

@@ -1,9 +1,9 @@
 //! Running nvcc: argument vectors (never a shell), all targets of a file in one
-//! invocation compiled in parallel (`--threads N`, N given by the build's job budget), a
-//! dependency file, and nvcc's messages read back into errors and warnings that name
-//! the `.cu` file and line.
+//! invocation compiled in parallel (`--threads N`, N given by the build's job budget), its
+//! intermediate files kept (the device views the front end reads, whose line markers also
+//! name every file the unit depends on), and nvcc's messages read back into errors and
+//! warnings that name the `.cu` file and line.
 
-pub mod depfile;
 pub mod messages;
 mod object;
 pub(crate) mod probe;
@@ -21,8 +21,6 @@ pub(crate) struct NvccJob<'a> {
     pub nvcc: &'a Path,
     pub source: &'a Path,
     pub output: &'a Path,
-    /// Where nvcc writes the dependency file (`-MD -MF`), if anywhere.
-    pub depfile: Option<&'a Path>,
     /// `-gencode` pairs (and `-rdc=true`) for the targets, see [`crate::link::LinkMode`].
     pub code_args: Vec<String>,
     /// nvcc's `--threads`: how many targets compile at once.
@@ -56,9 +54,6 @@ impl NvccJob<'_> {
                 "--keep-dir".into(),
                 dir.as_os_str().to_owned(),
             ]);
-        }
-        if let Some(depfile) = self.depfile {
-            a.extend(["-MD".into(), "-MF".into(), depfile.as_os_str().to_owned()]);
         }
         a.extend(["-o".into(), self.output.as_os_str().to_owned()]);
         a.extend(["-x".into(), "cu".into(), self.source.as_os_str().to_owned()]);
@@ -171,7 +166,6 @@ mod tests {
             nvcc: Path::new("nvcc"),
             source: Path::new("dir with space/k.cu"),
             output: Path::new("out.fatbin"),
-            depfile: Some(Path::new("out.d")),
             code_args: crate::model::options::LinkMode::Whole.unit_args(&targets),
             threads: 2,
             includes: &[PathBuf::from("inc")],

@@ -117,6 +117,24 @@ fn parse_marker(line: &str) -> Option<(u32, String)> {
     None
 }
 
+/// Every file the preprocessed text came from, in order of first entry, as its line
+/// markers name them (nvcc's paths, relative where it was given relative ones): the same
+/// list as the dependency file `-MD` would have written, without another preprocessing
+/// pass. The compiler's own pseudo-files (`<built-in>`, `<command-line>`) are left out.
+pub(crate) fn included_files(preprocessed: &str) -> Vec<PathBuf> {
+    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    for line in preprocessed.split('\n').filter(|l| l.starts_with('#')) {
+        let Some((_, path)) = parse_marker(line) else {
+            continue;
+        };
+        if !path.is_empty() && !path.starts_with('<') && seen.insert(path.clone()) {
+            out.push(PathBuf::from(path));
+        }
+    }
+    out
+}
+
 /// Keeps the lines of the user's files from `preprocessed`.
 pub fn filter(preprocessed: &str, users: &UserFiles<'_>) -> Filtered {
     split(preprocessed, users, true)
@@ -133,11 +151,13 @@ fn split(preprocessed: &str, users: &UserFiles<'_>, user: bool) -> Filtered {
     let mut out = Filtered::default();
     let mut current: Option<usize> = None;
     let mut next_line = 1u32;
-    let mut known: Vec<(String, Option<usize>)> = Vec::new();
+    let mut known: std::collections::HashMap<String, Option<usize>> =
+        std::collections::HashMap::new();
     for line in preprocessed.split('\n') {
-        if let Some((number, path)) = parse_marker(line) {
-            current = match known.iter().find(|(p, _)| *p == path) {
-                Some((_, idx)) => *idx,
+        let marker = line.trim_start().starts_with('#');
+        if let Some((number, path)) = marker.then(|| parse_marker(line)).flatten() {
+            current = match known.get(&path) {
+                Some(idx) => *idx,
                 None => {
                     let shown = match (users.classify(&path), user) {
                         (Some(shown), true) => Some(shown),
@@ -148,7 +168,7 @@ fn split(preprocessed: &str, users: &UserFiles<'_>, user: bool) -> Filtered {
                         out.map.files.push(shown);
                         out.map.files.len() - 1
                     });
-                    known.push((path, idx));
+                    known.insert(path, idx);
                     idx
                 }
             };
@@ -173,6 +193,21 @@ fn split(preprocessed: &str, users: &UserFiles<'_>, user: bool) -> Filtered {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn included_files_are_the_markers_files_once_each_in_order() {
+        let text = "# 0 \"k.cu\"\n# 0 \"<built-in>\"\n# 0 \"<command-line>\"\n# 1 \"k.cu\"\n\
+                    # 1 \"/inc/a b.h\" 1\nint a;\n# 1 \"/inc/q\\\"x.h\" 1\n# 3 \"/inc/a b.h\" 2\n\
+                    # 2 \"k.cu\" 2\n  # 9 \"not-a-marker.h\"\n__global__ void k() {}\n";
+        assert_eq!(
+            included_files(text),
+            [
+                PathBuf::from("k.cu"),
+                PathBuf::from("/inc/a b.h"),
+                PathBuf::from("/inc/q\"x.h")
+            ]
+        );
+    }
 
     #[test]
     fn markers_parse_with_escapes_and_line_form() {

@@ -33,6 +33,7 @@ use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
 use crate::model::{ModuleInfo, SourceLoc};
 
 pub(crate) use analyze::{is_stream, readable, unread};
+pub(crate) use linemap::included_files;
 pub use preprocess::preprocess;
 pub(crate) use views::read_views;
 pub use views::{DeviceView, read_kept_views};

@@ -264,7 +264,6 @@ pub(crate) fn store(
         .map_err(std::io::Error::other)
         .and_then(|bytes| std::fs::write(&json, bytes))
         .map_err(|e| Error::io("failed to write", &json, e))?;
-    let _ = std::fs::remove_file(staging.path().join("module.d"));
     let deps = meta.deps.clone();
     let note = staging.note;
     if let (Some(cache), true) = (cache, staging.in_cache) {

@@ -98,15 +98,8 @@ impl<'a> Pending<'a> {
         let keep = self.dir.join("keep").join(if one { "" } else { name });
         std::fs::create_dir_all(&keep)
             .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
-        let depfile = self.dir.join("module.d");
         let started = Instant::now();
-        let ran = self.job.run_nvcc(
-            args.clone(),
-            threads,
-            &output,
-            &keep,
-            (g == 0).then_some(&*depfile),
-        );
+        let ran = self.job.run_nvcc(args.clone(), threads, &output, &keep);
         if self.job.shared.progress {
             // The targets this run built, as the module names them (`sm_75` SASS,
             // `compute_90` PTX), not the group's virtual architecture.
@@ -132,12 +125,13 @@ impl<'a> Pending<'a> {
     }
 
     /// Reads the device views, parses them, puts the images together, verifies (a whole
-    /// program), and stores the unit. `compiled` is in group order. Without
-    /// `preprocessed` (a file of several), the object key hashes the device views, which
-    /// cover every header as the host preprocessing would.
+    /// program), and stores the unit. `compiled` is in group order. The object key hashes
+    /// the device views (every header the device code sees) and the file's own text (its
+    /// comments and host-only code, which the views lack); the dependencies are the files
+    /// the views' line markers name. Only where nvcc kept no views (a wrapper that drops
+    /// `--keep`) is the file preprocessed again, for both.
     pub(crate) fn finish(
         &self,
-        preprocessed: Option<Result<String, Diagnostics>>,
         compiled: Vec<Result<compile::Ran, Error>>,
     ) -> Result<UnitBuilt, Error> {
         let (job, direct_key, groups, assembler, started) = (
@@ -186,14 +180,19 @@ impl<'a> Pending<'a> {
             runs.push((archs, r?.warnings));
         }
         ran.warnings = compile::messages::collapse_warnings(runs);
-        let preprocessed = match preprocessed {
-            Some(p) => p.map_err(Error::Diagnostics)?,
-            // A wrapper that drops `--keep` leaves no views: read the host side.
-            None if views.is_empty() => self.preprocess().map_err(Error::Diagnostics)?,
-            None => String::new(),
+        let preprocessed = if views.is_empty() {
+            self.preprocess().map_err(Error::Diagnostics)?
+        } else {
+            String::new()
         };
-        let object_key = if preprocessed.is_empty() {
+        let (object_key, deps) = if views.is_empty() {
+            (
+                job.object_key(&preprocessed),
+                front::included_files(&preprocessed),
+            )
+        } else {
             let mut text = String::new();
+            let mut deps: Vec<PathBuf> = Vec::new();
             for v in &views {
                 text.push_str(&v.arch);
                 text.push('\0');
@@ -201,10 +200,14 @@ impl<'a> Pending<'a> {
                 text.push('\0');
                 text.push_str(&v.host_stub);
                 text.push('\0');
+                for d in front::included_files(&v.text) {
+                    if !deps.contains(&d) {
+                        deps.push(d);
+                    }
+                }
             }
-            job.object_key(&text)
-        } else {
-            job.object_key(&preprocessed)
+            text.push_str(&job.source.text);
+            (job.object_key(&text), deps)
         };
         let done = |entry: Entry, key: String, from_cache: bool| UnitBuilt {
             entry,
@@ -226,7 +229,7 @@ impl<'a> Pending<'a> {
         let info = job
             .analyse(&views, &preprocessed)
             .map_err(Error::Diagnostics)?;
-        let mut fresh = job.finish(info, ran, staging, &ptx)?;
+        let mut fresh = job.finish(info, ran, staging, &ptx, deps)?;
         fresh.meta.groups = group_index;
         let entry = cached::store(s.cache, &object_key, Some(direct_key), fresh)?;
         if s.debug {

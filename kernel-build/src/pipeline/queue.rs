@@ -108,9 +108,7 @@ pub(crate) fn compile_units(
                 .map(|mut r| std::mem::take(&mut *r))
                 .unwrap_or_default();
             runs.sort_by_key(|(g, _)| *g);
-            // The single-run path (no nvFatbin) has no device views to key the object by.
-            let pre = (split.is_none()).then(|| p.preprocess());
-            let r = p.finish(pre, runs.into_iter().map(|(_, r)| r).collect());
+            let r = p.finish(runs.into_iter().map(|(_, r)| r).collect());
             if let Ok(mut d) = st.done.lock() {
                 *d = Some(r);
             }

@@ -84,18 +84,11 @@ pub(crate) fn build(
     if let Some(hit) = hit {
         return Ok(hit);
     }
+    // A miss: nvcc compiles, keeping the device-side preprocessed text of every target
+    // for the parser (and for the object key and the dependencies).
     let pending = super::pending::Pending::new(shared, source, direct_key, None)?;
-    // A miss: preprocess (for the object key) while nvcc compiles, keeping the
-    // device-side preprocessed text of every target for the parser.
-    let (preprocessed, compiled) = std::thread::scope(|s| {
-        let compiling = s.spawn(|| pending.run_group(0, threads));
-        let pre = pending.preprocess();
-        let compiled = compiling
-            .join()
-            .unwrap_or_else(|p| std::panic::resume_unwind(p));
-        (pre, compiled)
-    });
-    pending.finish(Some(preprocessed), vec![compiled])
+    let compiled = pending.run_group(0, threads);
+    pending.finish(vec![compiled])
 }
 
 /// One unit's compile.
@@ -186,7 +179,6 @@ impl Job<'_> {
         threads: usize,
         output: &Path,
         keep: &Path,
-        depfile: Option<&Path>,
     ) -> Result<compile::Ran, Error> {
         let s = self.shared;
         // Through a wrapper, a host object: sccache caches `-c` whole, `-fatbin` not at all.
@@ -196,7 +188,6 @@ impl Job<'_> {
             nvcc: s.toolkit.nvcc(),
             source: &self.source.path,
             output: if host_object { &object } else { output },
-            depfile,
             code_args,
             threads,
             includes: &self.source.includes,
@@ -216,13 +207,15 @@ impl Job<'_> {
 
     /// Reads the fatbin nvcc wrote and, for a module of one file, verifies every image
     /// against the declarations (a device-linked module is verified once linked). `ptx`:
-    /// the PTX entries nvcc kept, which lay out opaque types passed by value.
+    /// the PTX entries nvcc kept, which lay out opaque types passed by value; `deps`: the
+    /// files the unit was read from, as nvcc named them.
     pub(crate) fn finish(
         &self,
         mut info: ModuleInfo,
         ran: compile::Ran,
         staging: cached::Staging,
         ptx: &[KernelImage],
+        deps: Vec<PathBuf>,
     ) -> Result<cached::Fresh, Error> {
         let s = self.shared;
         let fatbin_path = staging.path().join("module.fatbin");
@@ -241,9 +234,6 @@ impl Job<'_> {
             crate::verify::verify_with(&mut info, &fatbin, &opts).map_err(Error::Diagnostics)?;
             super::opaque::type_opaque(s, &[self.source], &mut info, Some(ptx));
         }
-        let deps = std::fs::read_to_string(staging.path().join("module.d"))
-            .map(|t| compile::depfile::parse(&t))
-            .unwrap_or_default();
         let warnings: Vec<String> = ran
             .warnings
             .iter()

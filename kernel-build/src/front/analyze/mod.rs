@@ -42,7 +42,7 @@ fn qualify(namespace: &[String], name: &str) -> String {
 pub(super) fn build(items: Vec<Item>, library: Vec<Item>) -> ModuleInfo {
     let mut env = TypeEnv::default();
     library::declare(&mut env, library);
-    let from_library: Vec<StructDef> = env.structs.clone();
+    let from_library: Vec<StructDef> = env.structs.to_vec();
     let mut templates: Vec<KernelSyn> = Vec::new();
     let mut info = ModuleInfo::default();
     // Names whose declaration was skipped, with why.
@@ -188,7 +188,7 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>) -> ModuleInfo {
         u.param_types = written;
         info.untyped.push(u);
     }
-    info.structs = env.structs;
+    info.structs = env.structs.into_vec();
     library::keep_used(&mut info, &from_library);
     info
 }

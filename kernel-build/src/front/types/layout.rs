@@ -10,6 +10,17 @@ use crate::model::{CType, Field, Layout, SourceLoc, StructDef};
 
 /// Size and alignment of a type, or `None` for `void` or an unknown struct.
 pub fn size_align(ty: &CType, structs: &[StructDef]) -> Option<(u64, u64)> {
+    size_align_by(ty, &|name| {
+        structs
+            .iter()
+            .find(|s| s.name == name)
+            .map(|s| (s.size, s.align))
+    })
+}
+
+/// [`size_align`], with a struct's size and alignment given by `lookup` (an index by name
+/// where there are many).
+fn size_align_by(ty: &CType, lookup: &dyn Fn(&str) -> Option<(u64, u64)>) -> Option<(u64, u64)> {
     match ty {
         CType::Void => None,
         CType::Scalar(s) => Some((s.size(), s.size())),
@@ -22,13 +33,10 @@ pub fn size_align(ty: &CType, structs: &[StructDef]) -> Option<(u64, u64)> {
             };
             Some((size, align))
         }
-        CType::Struct(name) => structs
-            .iter()
-            .find(|s| s.name == *name)
-            .map(|s| (s.size, s.align)),
+        CType::Struct(name) => lookup(name),
         CType::Pointer { .. } => Some((8, 8)),
         CType::Array { elem, len } => {
-            let (size, align) = size_align(elem, structs)?;
+            let (size, align) = size_align_by(elem, lookup)?;
             Some((size.checked_mul(*len)?, align))
         }
     }
@@ -140,10 +148,15 @@ impl TypeEnv {
             }
             let (ty, _) = self.resolve(&fty, &scope, tparams)?;
             let ty = self.with_extents(ty, &f.extents, &f.name, f.loc.clone(), &scope)?;
-            let (fsize, falign) = size_align(&ty, &self.structs).ok_or_else(|| {
-                msg::unsupported_type(&f.ty.written, &format!("field `{}` has no size", f.name))
-                    .at(f.loc.clone())
-            })?;
+            let (fsize, falign) =
+                size_align_by(&ty, &|n| self.structs.get(n).map(|s| (s.size, s.align)))
+                    .ok_or_else(|| {
+                        msg::unsupported_type(
+                            &f.ty.written,
+                            &format!("field `{}` has no size", f.name),
+                        )
+                        .at(f.loc.clone())
+                    })?;
             let field_offset = if def.is_union {
                 0
             } else {
@@ -164,8 +177,7 @@ impl TypeEnv {
         }
         // An empty C++ struct still occupies one byte.
         let size = size.max(1).div_ceil(align) * align;
-        self.structs.retain(|s| s.name != qualified);
-        self.structs.push(StructDef {
+        self.structs.define(StructDef {
             name: qualified,
             fields,
             size,

@@ -8,6 +8,7 @@
 
 mod headers;
 mod layout;
+pub(crate) mod named;
 mod resolve;
 mod templates;
 #[cfg(test)]
@@ -16,6 +17,7 @@ mod tests;
 pub use crate::model::spelling::c_spelling;
 pub use headers::header_type;
 pub use layout::size_align;
+pub use named::Named;
 pub use resolve::{Resolved, TypeEnv};
 pub(crate) use templates::demangled_type;
 pub use templates::replace_words;

@@ -16,11 +16,11 @@ pub type Resolved = (CType, Qualifiers);
 pub struct TypeEnv {
     typedefs: HashMap<String, Resolved>,
     /// Struct definitions with computed layouts.
-    pub structs: Vec<StructDef>,
+    pub structs: super::Named<StructDef>,
     /// Class templates, laid out on demand.
-    pub(super) templates: Vec<super::templates::StructTemplate>,
+    pub(super) templates: super::Named<super::templates::StructTemplate>,
     /// Alias templates, read when used.
-    pub(super) aliases: Vec<super::templates::AliasTemplate>,
+    pub(super) aliases: super::Named<super::templates::AliasTemplate>,
     /// Template instances being laid out (a field naming its own struct stops here).
     pub(super) in_progress: Vec<String>,
     /// Named integer constants (enumerators, `constexpr` integers), qualified.
@@ -170,7 +170,7 @@ impl TypeEnv {
                 }
                 let found = self
                     .canonical(&q, &args, namespace, tparams)
-                    .filter(|key| self.structs.iter().any(|s| s.name == *key));
+                    .filter(|key| self.structs.contains(key));
                 if let Some(key) = found {
                     return Some((CType::Struct(key), Qualifiers::default()));
                 }
@@ -185,7 +185,7 @@ impl TypeEnv {
             if let Some(r) = self.typedefs.get(&q) {
                 return Some(r.clone());
             }
-            if self.structs.iter().any(|s| s.name == q) {
+            if self.structs.contains(&q) {
                 return Some((CType::Struct(q), Qualifiers::default()));
             }
         }
@@ -195,7 +195,7 @@ impl TypeEnv {
     /// An environment with only these structs (no typedefs).
     pub fn with_structs(structs: Vec<StructDef>) -> Self {
         TypeEnv {
-            structs,
+            structs: structs.into(),
             ..TypeEnv::default()
         }
     }

@@ -107,11 +107,22 @@ fn type_key((ty, quals): &Resolved) -> String {
     }
 }
 
+impl super::named::HasName for StructTemplate {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
+impl super::named::HasName for AliasTemplate {
+    fn name(&self) -> &str {
+        &self.name
+    }
+}
+
 impl TypeEnv {
     /// Records a class template declared as `qualified`.
     pub fn add_struct_template(&mut self, qualified: String, params: Vec<TParam>, def: StructSyn) {
-        self.templates.retain(|t| t.name != qualified);
-        self.templates.push(StructTemplate {
+        self.templates.define(StructTemplate {
             name: qualified,
             params,
             def,
@@ -126,8 +137,7 @@ impl TypeEnv {
         params: Vec<TParam>,
         target: String,
     ) {
-        self.aliases.retain(|a| a.name != qualified);
-        self.aliases.push(AliasTemplate {
+        self.aliases.define(AliasTemplate {
             name: qualified,
             namespace,
             params,
@@ -142,7 +152,7 @@ impl TypeEnv {
         qualified: &str,
         args: &[&str],
     ) -> Option<(String, Vec<String>)> {
-        let a = self.aliases.iter().find(|a| a.name == qualified)?;
+        let a = self.aliases.get(qualified)?;
         let mut map = HashMap::new();
         for (i, tp) in a.params.iter().enumerate() {
             let arg = match (args.get(i), &tp.default) {
@@ -255,10 +265,10 @@ impl TypeEnv {
             let Some(key) = self.canonical(&q, &args, namespace, tparams) else {
                 continue;
             };
-            if self.structs.iter().any(|s| s.name == key) || self.in_progress.contains(&key) {
+            if self.structs.contains(&key) || self.in_progress.contains(&key) {
                 return Ok(());
             }
-            let Some(t) = self.templates.iter().find(|t| t.name == q).cloned() else {
+            let Some(t) = self.templates.get(&q).cloned() else {
                 continue;
             };
             self.in_progress.push(key.clone());
