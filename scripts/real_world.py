@@ -108,6 +108,11 @@ def measure(args, path, root):
         row["cubin"] = len(kernels)
         build = [args.inspect, "build", str(path), "--no-cache", "--json",
                  "--flag", f"-std={args.std}", *inc]
+        # A module is named after its file unless that is no Rust identifier
+        # (`48_hopper_gemm.cu`): then the build is given one.
+        stem = re.sub(r"\W", "_", Path(path).stem)
+        if not re.match(r"[A-Za-z_]", stem):
+            build += ["--name", "m_" + stem]
         for f in args.nvcc_flag:
             build += ["--flag", f]
         for d in args.define:
