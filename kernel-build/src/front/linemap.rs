@@ -120,19 +120,75 @@ fn parse_marker(line: &str) -> Option<(u32, String)> {
 /// Every file the preprocessed text came from, in order of first entry, as its line
 /// markers name them (nvcc's paths, relative where it was given relative ones): the same
 /// list as the dependency file `-MD` would have written, without another preprocessing
-/// pass. The compiler's own pseudo-files (`<built-in>`, `<command-line>`) are left out.
-pub(crate) fn included_files(preprocessed: &str) -> Vec<PathBuf> {
-    let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+/// pass. Read from the bytes, so that a path that is not UTF-8 stays the file's path. The
+/// compiler's own pseudo-files (`<built-in>`, `<command-line>`) are left out.
+pub(crate) fn included_files(preprocessed: &[u8]) -> Vec<PathBuf> {
+    let mut seen: std::collections::HashSet<&[u8]> = std::collections::HashSet::new();
     let mut out = Vec::new();
-    for line in preprocessed.split('\n').filter(|l| l.starts_with('#')) {
-        let Some((_, path)) = parse_marker(line) else {
+    for line in preprocessed.split(|&b| b == b'\n') {
+        if line.first() != Some(&b'#') {
+            continue;
+        }
+        let Some(quoted) = marker_quoted(line) else {
             continue;
         };
-        if !path.is_empty() && !path.starts_with('<') && seen.insert(path.clone()) {
-            out.push(PathBuf::from(path));
+        if quoted.is_empty() || quoted.starts_with(b"<") || !seen.insert(quoted) {
+            continue;
+        }
+        out.push(path_from_bytes(unescape(quoted)));
+    }
+    out
+}
+
+/// The quoted path of a line marker (`# 12 "k.cu" 2`, `#line 12 "k.cu"`) as written,
+/// escapes included.
+fn marker_quoted(line: &[u8]) -> Option<&[u8]> {
+    let skip_spaces =
+        |s: &[u8]| -> usize { s.iter().take_while(|b| **b == b' ' || **b == b'\t').count() };
+    let mut rest = line.strip_prefix(b"#")?;
+    rest = &rest[skip_spaces(rest)..];
+    if let Some(r) = rest.strip_prefix(b"line") {
+        rest = &r[skip_spaces(r)..];
+    }
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 {
+        return None;
+    }
+    rest = &rest[digits..];
+    rest = rest[skip_spaces(rest)..].strip_prefix(b"\"")?;
+    let mut i = 0;
+    while i < rest.len() {
+        match rest[i] {
+            b'"' => return Some(&rest[..i]),
+            b'\\' => i += 2,
+            _ => i += 1,
+        }
+    }
+    None
+}
+
+/// A marker's path with its escapes (`\\`, `\"`) undone.
+fn unescape(quoted: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(quoted.len());
+    let mut bytes = quoted.iter();
+    while let Some(&b) = bytes.next() {
+        match b {
+            b'\\' => out.extend(bytes.next()),
+            b => out.push(b),
         }
     }
     out
+}
+
+#[cfg(unix)]
+fn path_from_bytes(bytes: Vec<u8>) -> PathBuf {
+    use std::os::unix::ffi::OsStringExt;
+    PathBuf::from(std::ffi::OsString::from_vec(bytes))
+}
+
+#[cfg(not(unix))]
+fn path_from_bytes(bytes: Vec<u8>) -> PathBuf {
+    PathBuf::from(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 /// Keeps the lines of the user's files from `preprocessed`.
@@ -200,13 +256,23 @@ mod tests {
                     # 1 \"/inc/a b.h\" 1\nint a;\n# 1 \"/inc/q\\\"x.h\" 1\n# 3 \"/inc/a b.h\" 2\n\
                     # 2 \"k.cu\" 2\n  # 9 \"not-a-marker.h\"\n__global__ void k() {}\n";
         assert_eq!(
-            included_files(text),
+            included_files(text.as_bytes()),
             [
                 PathBuf::from("k.cu"),
                 PathBuf::from("/inc/a b.h"),
                 PathBuf::from("/inc/q\"x.h")
             ]
         );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn an_included_path_that_is_not_utf8_stays_the_files_path() {
+        use std::os::unix::ffi::OsStrExt;
+        let text = b"# 1 \"dir/caf\xe9 k.cu\"\nint x;\n#line 2 \"dir/caf\xe9 k.cu\"\n";
+        let files = included_files(text);
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].as_os_str().as_bytes(), b"dir/caf\xe9 k.cu");
     }
 
     #[test]

@@ -24,6 +24,8 @@ pub struct DeviceView {
     pub text: String,
     /// nvcc's host stub file of this pass (`.cudafe1.stub.c`), empty when absent.
     pub host_stub: String,
+    /// The files the text came from, as its line markers name them (read from its bytes).
+    pub included: Vec<std::path::PathBuf>,
 }
 
 impl DeviceView {
@@ -67,8 +69,10 @@ pub fn read_kept_views(dir: &Path, archs: &[String]) -> Vec<DeviceView> {
             } else {
                 format!("{base}.{arch}.cudafe1.stub.c")
             };
+            let bytes = std::fs::read(e.path()).ok()?;
             Some(DeviceView {
-                text: read(&e.path())?,
+                included: super::linemap::included_files(&bytes),
+                text: String::from_utf8_lossy(&bytes).into_owned(),
                 host_stub: read(&dir.join(stub_name)).unwrap_or_default(),
                 arch,
             })
@@ -133,6 +137,7 @@ mod tests {
             arch: "compute_90".into(),
             text: String::new(),
             host_stub: String::new(),
+            included: Vec::new(),
         };
         assert_eq!(v.arch_number(), Some(90));
     }
@@ -143,6 +148,7 @@ mod tests {
             arch: "compute_100f".into(),
             text: String::new(),
             host_stub: String::new(),
+            included: Vec::new(),
         };
         assert_eq!(v.arch_number(), Some(100));
     }
@@ -174,11 +180,13 @@ mod tests {
             arch: "compute_75".into(),
             text: all.into(),
             host_stub: String::new(),
+            included: Vec::new(),
         };
         let v90 = DeviceView {
             arch: "compute_90".into(),
             text: format!("{all}extern \"C\" __global__ void only90(int n) {{}}\n"),
             host_stub: String::new(),
+            included: Vec::new(),
         };
         let (info, diags) = read_views(&base, &[v75, v90]);
         let info = super::super::finish(base.display_name, info, diags, true).unwrap();

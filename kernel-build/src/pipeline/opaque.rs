@@ -15,6 +15,9 @@ use crate::model::options::LinkMode;
 use crate::verify::opaque;
 use cuda_kernel_objects::KernelImage;
 
+/// Why a type only library kernels point to has no size.
+const CCCL_ONLY: &str = "only kernels of CUDA's own C++ libraries (CUB, Thrust, libcu++) point to it, and measuring it would take one more compile of the file";
+
 /// Types what `info`'s untyped kernels need: from `ptx` (the `.entry` headers nvcc kept
 /// for the unit; `None` for a device-linked module, whose units' are gone), then by a probe
 /// in `sources` in turn (the first file whose text names a type measures it), and promotes
@@ -41,6 +44,17 @@ pub(crate) fn type_opaque(
         .into_iter()
         .filter(|w| !named.contains(w) && !all.measured.iter().any(|m| &m.name == w))
         .collect();
+    // What only CUDA's own library kernels (CUB's, Thrust's) point to is not worth another
+    // compile of the file: those kernels stay by name only, with why.
+    let outside = opaque::wanted_outside_cccl(info);
+    let mut unprobed: Vec<(String, String)> = Vec::new();
+    rest.retain(|w| {
+        let keep = outside.contains(w);
+        if !keep {
+            unprobed.push((w.clone(), CCCL_ONLY.to_owned()));
+        }
+        keep
+    });
     let mut archs: Vec<String> = shared.targets.iter().map(|t| t.virtual_arch()).collect();
     archs.dedup();
     if !rest.is_empty() && !archs.is_empty() {
@@ -64,6 +78,7 @@ pub(crate) fn type_opaque(
             }
         }
     }
+    all.failed.extend(unprobed);
     if shared.debug {
         eprintln!(
             "cuda-kernel-build: opaque types: {from_images} read from the images, {} named only, {} measured with nvcc, {} not measured",

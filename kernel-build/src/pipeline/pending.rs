@@ -188,7 +188,7 @@ impl<'a> Pending<'a> {
         let (object_key, deps) = if views.is_empty() {
             (
                 job.object_key(&preprocessed),
-                front::included_files(&preprocessed),
+                front::included_files(preprocessed.as_bytes()),
             )
         } else {
             let mut text = String::new();
@@ -198,11 +198,16 @@ impl<'a> Pending<'a> {
                 text.push('\0');
                 text.push_str(&v.text);
                 text.push('\0');
-                text.push_str(&v.host_stub);
+                // Not the stub's line markers: one names the stub's own path in the
+                // build's staging folder, which differs from build to build.
+                for line in v.host_stub.lines().filter(|l| !l.starts_with('#')) {
+                    text.push_str(line);
+                    text.push('\n');
+                }
                 text.push('\0');
-                for d in front::included_files(&v.text) {
-                    if !deps.contains(&d) {
-                        deps.push(d);
+                for d in &v.included {
+                    if !deps.contains(d) {
+                        deps.push(d.clone());
                     }
                 }
             }

@@ -54,9 +54,29 @@ enum Plan {
 /// for an untyped kernel `k(Flags, float*)` whose `Flags` has bit-fields, `["Flags"]` (the
 /// unit test `measured_types_promote_a_kernel_whose_layout_then_agrees` shows it).
 pub(crate) fn wanted(info: &ModuleInfo) -> Vec<String> {
+    wanted_where(info, |_| true)
+}
+
+/// [`wanted`], for the kernels that are not CUDA's own C++ libraries' ([`of_cccl`]).
+pub(crate) fn wanted_outside_cccl(info: &ModuleInfo) -> Vec<String> {
+    wanted_where(info, |u| !of_cccl(u))
+}
+
+/// Whether `u` is a kernel of CUDA's own C++ libraries (CUB, Thrust, libcu++), which their
+/// algorithms instantiate and launch themselves: in a module because its file includes
+/// them, not part of what the module declares.
+pub(crate) fn of_cccl(u: &UntypedKernel) -> bool {
+    ["cub::", "thrust::", "cuda::"]
+        .iter()
+        .any(|p| u.name.starts_with(p))
+}
+
+/// The types the untyped kernels `keep` selects need measured, each once, in order of
+/// first use.
+fn wanted_where(info: &ModuleInfo, keep: impl Fn(&UntypedKernel) -> bool) -> Vec<String> {
     let env = TypeEnv::with_structs(info.structs.clone());
     let mut out: Vec<String> = Vec::new();
-    for u in info.untyped.iter().filter(|u| promotable(u)) {
+    for u in info.untyped.iter().filter(|u| promotable(u) && keep(u)) {
         let Some(plans) = param_plans(u, &env, info) else {
             continue;
         };
@@ -656,6 +676,26 @@ mod tests {
         assert_eq!(wanted(&info), ["Flags"]);
         assert!(measure_from_images(&info, &ptx).is_empty());
         assert!(named_only(&info).is_empty());
+    }
+
+    #[test]
+    fn what_only_cccl_kernels_point_to_is_not_wanted_outside_cccl() {
+        let mut info = ModuleInfo::default();
+        let mut u = untyped(
+            "_ZN3cub4fillEPNS_8NullTypeE",
+            &["cub::NullType*"],
+            &[(0, 8)],
+        );
+        u.param_names.truncate(1);
+        info.untyped.push(u);
+        assert!(of_cccl(&info.untyped[0]));
+        assert_eq!(wanted(&info), ["cub::NullType"]);
+        assert!(wanted_outside_cccl(&info).is_empty());
+        let mut mine = untyped("_Z4fillP5Flags", &["Flags*"], &[(0, 8)]);
+        mine.param_names.truncate(1);
+        info.untyped.push(mine);
+        assert!(!of_cccl(&info.untyped[1]));
+        assert_eq!(wanted_outside_cccl(&info), ["Flags"]);
     }
 
     #[test]
