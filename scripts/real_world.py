@@ -18,7 +18,6 @@ import argparse
 import concurrent.futures as cf
 import json
 import os
-import re
 import subprocess
 import sys
 import tempfile
@@ -108,11 +107,6 @@ def measure(args, path, root):
         row["cubin"] = len(kernels)
         build = [args.inspect, "build", str(path), "--no-cache", "--json",
                  "--flag", f"-std={args.std}", *inc]
-        # A module is named after its file unless that is no Rust identifier
-        # (`48_hopper_gemm.cu`): then the build is given one.
-        stem = re.sub(r"\W", "_", Path(path).stem)
-        if not re.match(r"[A-Za-z_]", stem):
-            build += ["--name", "m_" + stem]
         for f in args.nvcc_flag:
             build += ["--flag", f]
         for d in args.define:

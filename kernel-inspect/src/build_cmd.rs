@@ -11,9 +11,10 @@
 //!                                 [-v] [--json]
 //! ```
 //!
-//! The module is named after its first file unless `--name` says otherwise; either way the
-//! name must be one the build accepts for a module (a Rust identifier). It heads the report
-//! and names the fatbin written into a folder given to `--out`.
+//! The module is named after its first file unless `--name` says otherwise: its stem made an
+//! identifier (`2d-stencil.cu`: `_2d_stencil`). A name given with `--name` must be one the
+//! build accepts for a module (a Rust identifier). It heads the report and names the fatbin
+//! written into a folder given to `--out`.
 
 use cuda_kernel_build::__private::{Context, ModuleRequest, SourceInput, build_module};
 use cuda_kernel_build::LinkMode;
@@ -199,7 +200,8 @@ pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
 }
 
 /// The module's name: `--name`, else the first file's stem with every character that cannot
-/// be in an identifier made `_`; either must pass the build's own check of module names.
+/// be in an identifier made `_`, and `_` before a leading digit (`48_gemm` → `_48_gemm`);
+/// either must pass the build's own check of module names.
 fn module_name(given: Option<&str>, first: &Path) -> Result<String, String> {
     let mut req = ModuleRequest::new(
         "module",
@@ -218,6 +220,11 @@ fn module_name(given: Option<&str>, first: &Path) -> Result<String, String> {
                 .replace(|c: char| !c.is_ascii_alphanumeric(), "_")
         })
         .unwrap_or_default();
+    let stem = if stem.starts_with(|c: char| c.is_ascii_digit()) {
+        format!("_{stem}")
+    } else {
+        stem
+    };
     req.set_name(&stem).map_err(|problem| {
         format!(
             "{problem}; it comes from `{}`, so name the module with `--name NAME`",
@@ -259,10 +266,13 @@ mod tests {
             let err = module_name(Some(bad), first).unwrap_err();
             assert!(err.contains("is not a Rust identifier"), "{bad}: {err}");
         }
-        let err = module_name(None, Path::new("2d-stencil.cu")).unwrap_err();
-        assert!(
-            err.contains("`2d_stencil`") && err.contains("--name NAME"),
-            "{err}"
+        // A stem that is no identifier is made one.
+        assert_eq!(
+            module_name(None, Path::new("48_hopper-gemm.cu")).unwrap(),
+            "_48_hopper_gemm"
         );
+        // No stem at all: the error says where it came from and what to do.
+        let err = module_name(None, Path::new("/")).unwrap_err();
+        assert!(err.contains("--name NAME"), "{err}");
     }
 }
