@@ -65,7 +65,7 @@ pub(crate) fn wanted_outside_cccl(info: &ModuleInfo) -> Vec<String> {
 /// Whether `u` is a kernel of CUDA's own C++ libraries (CUB, Thrust, libcu++), which their
 /// algorithms instantiate and launch themselves: in a module because its file includes
 /// them, not part of what the module declares.
-pub(crate) fn of_cccl(u: &UntypedKernel) -> bool {
+fn of_cccl(u: &UntypedKernel) -> bool {
     ["cub::", "thrust::", "cuda::"]
         .iter()
         .any(|p| u.name.starts_with(p))
