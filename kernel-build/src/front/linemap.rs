@@ -98,20 +98,32 @@ fn normalize(p: &Path) -> PathBuf {
 
 /// Parses a line marker (`# 12 "k.cu" 2` or `#line 12 "k.cu"`): line and path.
 fn parse_marker(line: &str) -> Option<(u32, String)> {
-    let rest = line.trim_start().strip_prefix('#')?.trim_start();
-    let rest = rest.strip_prefix("line").unwrap_or(rest).trim_start();
-    let digits = rest
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(rest.len());
-    let number: u32 = rest.get(..digits)?.parse().ok()?;
-    let quoted = rest.get(digits..)?.trim_start().strip_prefix('"')?;
-    let mut path = String::new();
-    let mut chars = quoted.chars();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' => return Some((number, path)),
-            '\\' => path.push(chars.next()?),
-            c => path.push(c),
+    let (number, quoted) = marker(line.as_bytes())?;
+    Some((
+        number,
+        String::from_utf8_lossy(&unescape(quoted)).into_owned(),
+    ))
+}
+
+/// A line marker's line number and its quoted path as written, escapes included.
+fn marker(line: &[u8]) -> Option<(u32, &[u8])> {
+    let rest = line
+        .trim_ascii_start()
+        .strip_prefix(b"#")?
+        .trim_ascii_start();
+    let rest = rest
+        .strip_prefix(b"line")
+        .unwrap_or(rest)
+        .trim_ascii_start();
+    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
+    let number: u32 = std::str::from_utf8(&rest[..digits]).ok()?.parse().ok()?;
+    let quoted = rest[digits..].trim_ascii_start().strip_prefix(b"\"")?;
+    let mut i = 0;
+    while i < quoted.len() {
+        match quoted[i] {
+            b'"' => return Some((number, &quoted[..i])),
+            b'\\' => i += 2,
+            _ => i += 1,
         }
     }
     None
@@ -129,7 +141,7 @@ pub(crate) fn included_files(preprocessed: &[u8]) -> Vec<PathBuf> {
         if line.first() != Some(&b'#') {
             continue;
         }
-        let Some(quoted) = marker_quoted(line) else {
+        let Some((_, quoted)) = marker(line) else {
             continue;
         };
         if quoted.is_empty() || quoted.starts_with(b"<") || !seen.insert(quoted) {
@@ -138,33 +150,6 @@ pub(crate) fn included_files(preprocessed: &[u8]) -> Vec<PathBuf> {
         out.push(path_from_bytes(unescape(quoted)));
     }
     out
-}
-
-/// The quoted path of a line marker (`# 12 "k.cu" 2`, `#line 12 "k.cu"`) as written,
-/// escapes included.
-fn marker_quoted(line: &[u8]) -> Option<&[u8]> {
-    let skip_spaces =
-        |s: &[u8]| -> usize { s.iter().take_while(|b| **b == b' ' || **b == b'\t').count() };
-    let mut rest = line.strip_prefix(b"#")?;
-    rest = &rest[skip_spaces(rest)..];
-    if let Some(r) = rest.strip_prefix(b"line") {
-        rest = &r[skip_spaces(r)..];
-    }
-    let digits = rest.iter().take_while(|b| b.is_ascii_digit()).count();
-    if digits == 0 {
-        return None;
-    }
-    rest = &rest[digits..];
-    rest = rest[skip_spaces(rest)..].strip_prefix(b"\"")?;
-    let mut i = 0;
-    while i < rest.len() {
-        match rest[i] {
-            b'"' => return Some(&rest[..i]),
-            b'\\' => i += 2,
-            _ => i += 1,
-        }
-    }
-    None
 }
 
 /// A marker's path with its escapes (`\\`, `\"`) undone.
@@ -210,8 +195,7 @@ fn split(preprocessed: &str, users: &UserFiles<'_>, user: bool) -> Filtered {
     let mut known: std::collections::HashMap<String, Option<usize>> =
         std::collections::HashMap::new();
     for line in preprocessed.split('\n') {
-        let marker = line.trim_start().starts_with('#');
-        if let Some((number, path)) = marker.then(|| parse_marker(line)).flatten() {
+        if let Some((number, path)) = parse_marker(line) {
             current = match known.get(&path) {
                 Some(idx) => *idx,
                 None => {

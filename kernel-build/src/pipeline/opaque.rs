@@ -39,22 +39,26 @@ pub(crate) fn type_opaque(
         failed: Vec::new(),
     };
     let from_images = all.measured.len();
-    let named = opaque::named_only(info);
-    let mut rest: Vec<String> = wanted
-        .into_iter()
-        .filter(|w| !named.contains(w) && !all.measured.iter().any(|m| &m.name == w))
+    // Held by no parameter: named only. What only CUDA's own library kernels (CUB's,
+    // Thrust's) point to is not worth another compile of the file: those kernels stay by
+    // name only, with why. The rest is for the probe.
+    let named: Vec<String> = wanted
+        .iter()
+        .filter(|w| !w.held)
+        .map(|w| w.name.clone())
         .collect();
-    // What only CUDA's own library kernels (CUB's, Thrust's) point to is not worth another
-    // compile of the file: those kernels stay by name only, with why.
-    let outside = opaque::wanted_outside_cccl(info);
+    let mut rest: Vec<String> = Vec::new();
     let mut unprobed: Vec<(String, String)> = Vec::new();
-    rest.retain(|w| {
-        let keep = outside.contains(w);
-        if !keep {
-            unprobed.push((w.clone(), CCCL_ONLY.to_owned()));
+    for w in wanted {
+        if !w.held || all.measured.iter().any(|m| m.name == w.name) {
+            continue;
         }
-        keep
-    });
+        if w.outside_cccl {
+            rest.push(w.name);
+        } else {
+            unprobed.push((w.name, CCCL_ONLY.to_owned()));
+        }
+    }
     let mut archs: Vec<String> = shared.targets.iter().map(|t| t.virtual_arch()).collect();
     archs.dedup();
     if !rest.is_empty() && !archs.is_empty() {

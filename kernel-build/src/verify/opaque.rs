@@ -15,7 +15,7 @@
 //! intermediate files) its alignment (`.param .align 16 .b8 p[48]`), so they are read
 //! there ([`measure_from_images`]) with no further compile. A type the kernels are only
 //! instantiated with (`cutlass::Kernel<Op>(Op::Params)`'s `Op`) has no bytes any kernel
-//! holds: it is named only ([`named_only`]). What is left, a type behind a pointer (or by
+//! holds: it is named only ([`Wanted::held`]). What is left, a type behind a pointer (or by
 //! value where no PTX was kept), is measured by a probe compile ([`crate::compile::probe`]).
 //!
 //! ```text
@@ -50,33 +50,27 @@ enum Plan {
     Unnameable,
 }
 
-/// The types the module's untyped kernels need measured, each once, in order of first use:
-/// for an untyped kernel `k(Flags, float*)` whose `Flags` has bit-fields, `["Flags"]` (the
-/// unit test `measured_types_promote_a_kernel_whose_layout_then_agrees` shows it).
-pub(crate) fn wanted(info: &ModuleInfo) -> Vec<String> {
-    wanted_where(info, |_| true)
+/// A type the module's untyped kernels name but the front end cannot lay out, and how they
+/// use it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) struct Wanted {
+    /// Its C++ spelling, as the symbols' demangling prints it.
+    pub name: String,
+    /// A parameter holds it, by value or behind a pointer. When none does, only template
+    /// arguments name it: it is named without bytes and never measured.
+    pub held: bool,
+    /// A kernel that is not one of CUDA's own C++ libraries' ([`of_cccl`]) needs it.
+    pub outside_cccl: bool,
 }
 
-/// [`wanted`], for the kernels that are not CUDA's own C++ libraries' ([`of_cccl`]).
-pub(crate) fn wanted_outside_cccl(info: &ModuleInfo) -> Vec<String> {
-    wanted_where(info, |u| !of_cccl(u))
-}
-
-/// Whether `u` is a kernel of CUDA's own C++ libraries (CUB, Thrust, libcu++), which their
-/// algorithms instantiate and launch themselves: in a module because its file includes
-/// them, not part of what the module declares.
-fn of_cccl(u: &UntypedKernel) -> bool {
-    ["cub::", "thrust::", "cuda::"]
-        .iter()
-        .any(|p| u.name.starts_with(p))
-}
-
-/// The types the untyped kernels `keep` selects need measured, each once, in order of
-/// first use.
-fn wanted_where(info: &ModuleInfo, keep: impl Fn(&UntypedKernel) -> bool) -> Vec<String> {
+/// The types the module's untyped kernels need, each once, in order of first use: for an
+/// untyped kernel `k(Flags, float*)` whose `Flags` has bit-fields, `Flags`, held by a
+/// parameter (the unit test `measured_types_promote_a_kernel_whose_layout_then_agrees`
+/// shows it).
+pub(crate) fn wanted(info: &ModuleInfo) -> Vec<Wanted> {
     let env = TypeEnv::with_structs(info.structs.clone());
-    let mut out: Vec<String> = Vec::new();
-    for u in info.untyped.iter().filter(|u| promotable(u) && keep(u)) {
+    let mut out: Vec<Wanted> = Vec::new();
+    for u in info.untyped.iter().filter(|u| promotable(u)) {
         let Some(plans) = param_plans(u, &env, info) else {
             continue;
         };
@@ -86,16 +80,35 @@ fn wanted_where(info: &ModuleInfo, keep: impl Fn(&UntypedKernel) -> bool) -> Vec
         let arg_types = args
             .iter()
             .filter(|a| !is_value(a))
-            .map(|a| plan(a, &env, info));
-        for p in plans.into_iter().chain(arg_types) {
-            if let Plan::Opaque { base, .. } = p
-                && !out.contains(&base)
-            {
-                out.push(base);
+            .map(|a| (plan(a, &env, info), false));
+        let outside_cccl = !of_cccl(u);
+        for (p, held) in plans.into_iter().map(|p| (p, true)).chain(arg_types) {
+            let Plan::Opaque { base, .. } = p else {
+                continue;
+            };
+            match out.iter_mut().find(|w| w.name == base) {
+                Some(w) => {
+                    w.held |= held;
+                    w.outside_cccl |= outside_cccl;
+                }
+                None => out.push(Wanted {
+                    name: base,
+                    held,
+                    outside_cccl,
+                }),
             }
         }
     }
     out
+}
+
+/// Whether `u` is a kernel of CUDA's own C++ libraries (CUB, Thrust, libcu++), which their
+/// algorithms instantiate and launch themselves: in a module because its file includes
+/// them, not part of what the module declares.
+fn of_cccl(u: &UntypedKernel) -> bool {
+    ["cub::", "thrust::", "cuda::"]
+        .iter()
+        .any(|p| u.name.starts_with(p))
 }
 
 /// The opaque types the images lay out: those the module's untyped kernels take by value,
@@ -150,29 +163,11 @@ pub(crate) fn measure_from_images(info: &ModuleInfo, ptx: &[KernelImage]) -> Vec
         .collect()
 }
 
-/// Of `wanted`'s types, those no parameter of an untyped kernel holds (by value or behind
-/// a pointer): template arguments only, named and never laid out.
-pub(crate) fn named_only(info: &ModuleInfo) -> Vec<String> {
-    let env = TypeEnv::with_structs(info.structs.clone());
-    let mut held: Vec<String> = Vec::new();
-    for u in info.untyped.iter().filter(|u| promotable(u)) {
-        for p in param_plans(u, &env, info).unwrap_or_default() {
-            if let Plan::Opaque { base, .. } = p {
-                held.push(base);
-            }
-        }
-    }
-    wanted(info)
-        .into_iter()
-        .filter(|w| !held.contains(w))
-        .collect()
-}
-
 /// Promotes every untyped kernel whose parameters are all typed or measured: its opaque
 /// types join [`ModuleInfo::structs`] (marked [`StructDef::opaque`]), and the kernel
 /// joins [`ModuleInfo::kernels`] when its parameter list, laid out with the measured
 /// sizes and alignments, is the image's. `named` are the types its template arguments name
-/// that need no layout ([`named_only`]). `failed` holds the types the compiler could not
+/// that need no layout (no parameter holds them, [`Wanted::held`]). `failed` holds the types the compiler could not
 /// measure with why; the kernels that need them say so in their reason.
 pub(crate) fn promote(
     info: &mut ModuleInfo,
@@ -592,7 +587,7 @@ mod tests {
             &["Flags", "float*"],
             &[(0, 8), (8, 8)],
         ));
-        assert_eq!(wanted(&info), ["Flags"]);
+        assert_eq!(names(&wanted(&info), |_| true), ["Flags"]);
         let m = Measured {
             name: "Flags".into(),
             size: 8,
@@ -605,6 +600,15 @@ mod tests {
         assert_eq!(k.params[0].ty, CType::Struct("Flags".into()));
         assert_eq!(k.params[0].name.as_deref(), Some("f"));
         assert!(info.structs[0].opaque && info.structs[0].size == 8);
+    }
+
+    /// The names of the wanted types `pick` selects.
+    fn names(wanted: &[Wanted], pick: impl Fn(&Wanted) -> bool) -> Vec<&str> {
+        wanted
+            .iter()
+            .filter(|w| pick(w))
+            .map(|w| w.name.as_str())
+            .collect()
     }
 
     fn ptx_entry(symbol: &str, slots: &[(u32, u32, u32)]) -> KernelImage {
@@ -673,9 +677,9 @@ mod tests {
         u.param_names.truncate(1);
         info.untyped.push(u);
         let ptx = [ptx_entry("_Z4fillP5Flags", &[(0, 8, 8)])];
-        assert_eq!(wanted(&info), ["Flags"]);
+        assert_eq!(names(&wanted(&info), |_| true), ["Flags"]);
         assert!(measure_from_images(&info, &ptx).is_empty());
-        assert!(named_only(&info).is_empty());
+        assert!(names(&wanted(&info), |w| !w.held).is_empty());
     }
 
     #[test]
@@ -689,13 +693,13 @@ mod tests {
         u.param_names.truncate(1);
         info.untyped.push(u);
         assert!(of_cccl(&info.untyped[0]));
-        assert_eq!(wanted(&info), ["cub::NullType"]);
-        assert!(wanted_outside_cccl(&info).is_empty());
+        assert_eq!(names(&wanted(&info), |_| true), ["cub::NullType"]);
+        assert!(names(&wanted(&info), |w| w.outside_cccl).is_empty());
         let mut mine = untyped("_Z4fillP5Flags", &["Flags*"], &[(0, 8)]);
         mine.param_names.truncate(1);
         info.untyped.push(mine);
         assert!(!of_cccl(&info.untyped[1]));
-        assert_eq!(wanted_outside_cccl(&info), ["Flags"]);
+        assert_eq!(names(&wanted(&info), |w| w.outside_cccl), ["Flags"]);
     }
 
     #[test]
@@ -706,11 +710,14 @@ mod tests {
         let mut u = untyped(symbol, &["Op::Params"], &[(0, 24)]);
         u.param_names.truncate(1);
         info.untyped.push(u);
-        assert_eq!(wanted(&info), ["Op::Params", "Op"]);
-        assert_eq!(named_only(&info), ["Op"]);
+        assert_eq!(names(&wanted(&info), |_| true), ["Op::Params", "Op"]);
+        assert_eq!(names(&wanted(&info), |w| !w.held), ["Op"]);
         let measured = measure_from_images(&info, &[ptx_entry(symbol, &[(0, 24, 8)])]);
         assert_eq!(measured.len(), 1);
-        let named = named_only(&info);
+        let named: Vec<String> = names(&wanted(&info), |w| !w.held)
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
         promote(&mut info, &measured, &named, &[]);
         let k = &info.kernels[0];
         assert_eq!(
