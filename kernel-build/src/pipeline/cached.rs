@@ -151,16 +151,22 @@ impl Staging {
         self.dir.path()
     }
 
-    /// Reads the device views and the PTX entries nvcc kept and removes every intermediate
-    /// file, so that only the fatbin and the model are stored.
+    /// Reads the device views and the PTX entries nvcc kept, from each of `runs` (the
+    /// folder under `keep` of one nvcc run, `""` for the only one, and the virtual
+    /// architectures it compiled), and removes every intermediate file, so that only the
+    /// fatbin and the model are stored.
     pub(crate) fn take_kept(
         &self,
-        archs: &[String],
+        runs: &[(&str, &[String])],
     ) -> (Vec<crate::front::DeviceView>, Vec<KernelImage>) {
-        let dir = self.dir.path().join("keep");
-        let views = crate::front::read_kept_views(&dir, archs);
-        let ptx = crate::verify::kept_ptx::read_kept_ptx(&dir);
-        let _ = std::fs::remove_dir_all(&dir);
+        let keep = self.dir.path().join("keep");
+        let (mut views, mut ptx) = (Vec::new(), Vec::new());
+        for (sub, archs) in runs {
+            let dir = keep.join(sub);
+            views.extend(crate::front::read_kept_views(&dir, archs));
+            ptx.extend(crate::verify::kept_ptx::read_kept_ptx(&dir));
+        }
+        let _ = std::fs::remove_dir_all(&keep);
         (views, ptx)
     }
 }

@@ -149,21 +149,18 @@ impl<'a> Pending<'a> {
             .ok_or_else(|| Error::InvalidOption("a unit was finished twice".into()))?;
         let s = job.shared;
         let finishing = Instant::now();
-        let mut views = Vec::new();
-        let mut ptx = Vec::new();
-        if groups.len() == 1 {
+        let (views, ptx) = if groups.len() == 1 {
             let mut archs: Vec<String> = s.targets.iter().map(Target::virtual_arch).collect();
             archs.sort();
             archs.dedup();
-            (views, ptx) = staging.take_kept(&archs);
+            staging.take_kept(&[("", &archs)])
         } else {
-            for (arch, _) in groups {
-                let dir = staging.path().join("keep").join(arch);
-                views.extend(front::read_kept_views(&dir, std::slice::from_ref(arch)));
-                ptx.extend(crate::verify::kept_ptx::read_kept_ptx(&dir));
-            }
-            let _ = std::fs::remove_dir_all(staging.path().join("keep"));
-        }
+            let runs: Vec<(&str, &[String])> = groups
+                .iter()
+                .map(|(arch, _)| (arch.as_str(), std::slice::from_ref(arch)))
+                .collect();
+            staging.take_kept(&runs)
+        };
         // nvcc's own errors come first: they are the authority on what is valid CUDA.
         let mut ran = compile::Ran::default();
         let mut runs = Vec::with_capacity(compiled.len());
