@@ -151,6 +151,13 @@ pub enum Error {
     },
 }
 
+/// Diagnostics collected by the front end and the checks, as an error.
+impl From<crate::diagnostics::Diagnostics> for Error {
+    fn from(d: crate::diagnostics::Diagnostics) -> Self {
+        Error::Diagnostics(d)
+    }
+}
+
 impl Error {
     /// Wraps an I/O error with what was being done to which path.
     pub(crate) fn io(

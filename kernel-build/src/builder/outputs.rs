@@ -1,4 +1,4 @@
-//! The files a [`Build`] writes besides the fatbin: the generated Rust module, rewritten
+//! The files a [`Build`](crate::Build) writes besides the fatbin: the generated Rust module, rewritten
 //! only when changed.
 
 use crate::codegen::{self, CodegenOptions};

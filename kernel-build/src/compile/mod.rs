@@ -21,7 +21,7 @@ pub(crate) struct NvccJob<'a> {
     pub nvcc: &'a Path,
     pub source: &'a Path,
     pub output: &'a Path,
-    /// `-gencode` pairs (and `-rdc=true`) for the targets, see [`crate::link::LinkMode`].
+    /// `-gencode` pairs (and `-rdc=true`) for the targets, see [`crate::model::options::LinkMode`].
     pub code_args: Vec<String>,
     /// nvcc's `--threads`: how many targets compile at once.
     pub threads: usize,

@@ -18,6 +18,7 @@
 use super::lexer::lex;
 use super::linemap::LineMap;
 use super::parse::{Item, parse};
+use crate::model::ModuleInfo;
 
 /// One kernel the host code launches: its symbol, its qualified name with template
 /// arguments, its parameter types.
@@ -183,6 +184,26 @@ fn split_top(s: &str) -> Vec<&str> {
     }
     out.push(&s[start..]);
     out
+}
+
+/// C++ kernels that are not templates get their symbol from the host stub when host
+/// code launches them: exactly one launched kernel of that qualified name and arity.
+/// (The others are matched against the images' symbols by [`crate::verify::verify()`].)
+pub(super) fn symbols_from_stub(info: &mut ModuleInfo, stub: &str) {
+    let launched = launched_all(stub);
+    for k in info
+        .kernels
+        .iter_mut()
+        .filter(|k| k.symbol.is_empty() && k.template_args.is_empty())
+    {
+        let shown = k.name.replace("(anonymous namespace)::", "");
+        let mut found = launched.iter().filter(|l| {
+            l.name.trim_start_matches("::") == shown && l.params.len() == k.params.len()
+        });
+        if let (Some(one), None) = (found.next(), found.next()) {
+            k.symbol = one.symbol.clone();
+        }
+    }
 }
 
 #[cfg(test)]

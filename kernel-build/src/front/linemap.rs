@@ -1,7 +1,7 @@
 //! Line markers of preprocessed text: which lines come from the user's files, and
 //! where each of them was in its original file.
 //!
-//! `nvcc -E` writes `# <line> "<file>" <flags>` markers. [`filter`] keeps the lines
+//! `nvcc -E` writes `# <line> "<file>" <flags>` markers. [`user_lines`] keeps the lines
 //! of the user's files, blanks every other line (so token positions stay valid),
 //! and records for each kept line its original file and line.
 
@@ -177,7 +177,7 @@ fn path_from_bytes(bytes: Vec<u8>) -> PathBuf {
 }
 
 /// Keeps the lines of the user's files from `preprocessed`.
-pub fn filter(preprocessed: &str, users: &UserFiles<'_>) -> Filtered {
+pub fn user_lines(preprocessed: &str, users: &UserFiles<'_>) -> Filtered {
     split(preprocessed, users, true)
 }
 
@@ -284,7 +284,7 @@ mod tests {
             display_name: "k.cu",
             user_dirs: &dirs,
         };
-        let f = filter(&pre, &users);
+        let f = user_lines(&pre, &users);
         assert!(f.text.contains("struct U"));
         let loc = f.map.loc(3, 1).unwrap();
         assert_eq!(loc.line, 1);
@@ -294,7 +294,7 @@ mod tests {
     #[test]
     fn system_headers_are_blanked() {
         let pre = "# 1 \"k.cu\"\nint a;\n# 1 \"/sys/h.h\" 1\nint b;\n# 2 \"k.cu\" 2\nint c;";
-        let f = filter(
+        let f = user_lines(
             pre,
             &UserFiles {
                 main_file: Path::new("k.cu"),
@@ -325,7 +325,7 @@ mod tests {
     fn filter_drops_system_headers_and_maps_user_lines() {
         let pre =
             "# 1 \"k.cu\"\n# 1 \"/usr/include/x.h\" 1\ntypedef int x;\n# 2 \"k.cu\" 2\nint y;\n";
-        let f = filter(
+        let f = user_lines(
             pre,
             &UserFiles {
                 main_file: Path::new("k.cu"),

@@ -2,15 +2,16 @@
 //! What it reads is checked against the compiled images afterwards, by `verify`.
 //!
 //! ```text
-//! raw text ──preprocess (nvcc -E)──▶ linemap::filter (user's files only)
-//!          └─(no nvcc)──▶ raw::expand_for (conditionals, object-like macros) + notes
+//! device view (nvcc) ──read_preprocessed: linemap::user_lines (user's files only)
+//! raw text (no nvcc) ──read_raw: raw::expand_for (conditionals, object-like macros) + notes
 //!     ──lexer──▶ parse (declarations with locations) ──analyze/types──▶ ModuleInfo
 //! ```
 //!
-//! With nvcc, the front end reads the preprocessed text, so macros that spell
-//! `__global__`, `#if`, and typedefs from the user's headers all work; line markers
-//! map every location back to the original file and line. Without nvcc, it reads
-//! the raw text and records that in [`ModuleInfo::notes`].
+//! With nvcc, the front end reads the preprocessed text (`read_preprocessed`), so macros
+//! that spell `__global__`, `#if`, and typedefs from the user's headers all work; line
+//! markers map every location back to the original file and line. Without nvcc
+//! (`read_raw`), it reads the raw text and records that in [`ModuleInfo::notes`]. Either
+//! reading ends in the checks of a whole module ([`finish`]).
 
 pub mod expr;
 pub mod lexer;
@@ -25,11 +26,13 @@ mod docs;
 mod launched;
 mod merge;
 mod preprocess;
+mod read_preprocessed;
+pub(crate) mod read_raw;
 mod views;
 
 use std::path::{Path, PathBuf};
 
-use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
+use crate::diagnostics::{Diagnostics, front as msg};
 use crate::model::{ModuleInfo, SourceLoc};
 
 pub(crate) use analyze::{is_stream, readable, unread};
@@ -85,175 +88,12 @@ pub fn analyze(input: &FrontInput<'_>) -> Result<ModuleInfo, Diagnostics> {
     finish(input.display_name, info, diags, true)
 }
 
-/// Everything [`analyze`] does but the checks of the whole module: the model of one
+/// Everything [`analyze()`] does but the checks of the whole module: the model of one
 /// text and the problems found in it.
 pub(crate) fn analyze_parts(input: &FrontInput<'_>) -> (ModuleInfo, Diagnostics) {
-    analyze_parts_for(input, None)
-}
-
-/// [`analyze_parts`]; a raw reading takes `__CUDA_ARCH__` as `cuda_arch`.
-fn analyze_parts_for(input: &FrontInput<'_>, cuda_arch: Option<i64>) -> (ModuleInfo, Diagnostics) {
-    let mut diags = Diagnostics::new();
-    let raw_lexed = lexer::lex(input.raw);
-    let (text, map, mut notes) = match input.preprocessed {
-        Some(pre) => {
-            let users = linemap::UserFiles {
-                main_file: input.main_file,
-                display_name: input.display_name,
-                user_dirs: input.user_dirs,
-            };
-            let f = linemap::filter(pre, &users);
-            (f.text, f.map, Vec::new())
-        }
-        None => (
-            input.raw.to_string(),
-            linemap::LineMap::identity(input.display_name, input.raw),
-            vec![msg::note_raw()],
-        ),
-    };
-    let lexed = if input.preprocessed.is_some() {
-        lexer::lex(&text)
-    } else {
-        raw_lexed.clone()
-    };
-    for e in &lexed.errors {
-        diags.push(msg::unterminated(e.what).at(map.loc(e.line, e.col)));
-    }
-    let tokens = if input.preprocessed.is_some() {
-        lexed.tokens
-    } else {
-        match raw::expand_for(&text, &lexed.tokens, input.display_name, cuda_arch) {
-            Ok(out) => {
-                notes.extend(out.notes);
-                out.tokens
-            }
-            Err(d) => {
-                diags.append(d);
-                Vec::new()
-            }
-        }
-    };
-    let (mut items, parse_diags) = parse::parse(&text, &tokens, &map);
-    // nvcc compiled this text, so what the parser cannot read is the parser's limit, not
-    // the user's mistake: the declarations it did read stand, and the kernels it did not
-    // reach come from the images (verification), with where reading stopped.
-    let stopped = match input.preprocessed {
-        Some(_) => parse_diags.into_iter().next().map(|d| d.to_string()),
-        None => {
-            diags.append(parse_diags);
-            None
-        }
-    };
-    if let Some(stub) = input.host_stub {
-        items.extend(launched::instantiation_items(stub));
-    }
-    let mut info = match input.preprocessed {
-        // Read the library headers only when a kernel needs a type they may define.
-        Some(pre) => {
-            let info = analyze::build(items.clone(), Vec::new());
-            if analyze::met_unknown_type(&info) {
-                analyze::build(items, library_items(pre, input))
-            } else {
-                info
-            }
-        }
-        None => {
-            let headers = raw_header_items(input, cuda_arch);
-            if !input.headers.is_empty() {
-                // The headers given were read: their notes would say otherwise.
-                notes.retain(|n| {
-                    !input
-                        .headers
-                        .iter()
-                        .any(|(h, _)| n.contains(&format!("\"{h}\"")))
-                });
-            }
-            analyze::build(items, headers)
-        }
-    };
-    if let Some(stub) = input.host_stub {
-        symbols_from_stub(&mut info, stub);
-    }
-    info.preprocessed = input.preprocessed.is_some();
-    info.notes = notes;
-    info.stopped = stopped;
-    docs::attach(&mut info, &raw_lexed.comments, input.display_name);
-    (info, diags)
-}
-
-/// The declarations of the user's headers given to a reading without nvcc, each read as the
-/// raw source is (conditionals for `cuda_arch`, object-like macros); like the library headers
-/// of a build with nvcc, their types are known before the source's, and what the parser
-/// cannot read there is dropped.
-fn raw_header_items(input: &FrontInput<'_>, cuda_arch: Option<i64>) -> Vec<parse::Item> {
-    let mut items = Vec::new();
-    for (name, text) in input.headers {
-        let lexed = lexer::lex(text);
-        let Ok(out) = raw::expand_for(text, &lexed.tokens, name, cuda_arch) else {
-            continue;
-        };
-        let map = linemap::LineMap::identity(name, text);
-        items.extend(parse::parse(text, &out.tokens, &map).0);
-    }
-    items
-}
-
-/// The declarations of the toolkit and system headers in a preprocessed text (what the
-/// parser cannot read there is dropped).
-fn library_items(preprocessed: &str, input: &FrontInput<'_>) -> Vec<parse::Item> {
-    let users = linemap::UserFiles {
-        main_file: input.main_file,
-        display_name: input.display_name,
-        user_dirs: input.user_dirs,
-    };
-    let lib = linemap::library(preprocessed, &users);
-    let lexed = lexer::lex(&lib.text);
-    parse::parse(&lib.text, &lexed.tokens, &lib.map).0
-}
-
-/// Reads the raw source (no nvcc) once per architecture when it tests `__CUDA_ARCH__`, and
-/// merges the readings as the per-target views of a real build are merged: kernels declared
-/// for some targets only are part of the module, as they would be with nvcc. `archs` are
-/// compute capability numbers (`90` for sm_90). The module-wide checks are the caller's.
-pub(crate) fn read_raw_targets(input: &FrontInput<'_>, archs: &[u32]) -> (ModuleInfo, Diagnostics) {
-    if archs.is_empty() || !input.raw.contains("__CUDA_ARCH__") {
-        return analyze_parts(input);
-    }
-    let mut diags = Diagnostics::new();
-    let mut seen: Vec<String> = Vec::new();
-    let mut views = Vec::new();
-    for &arch in archs {
-        let (info, d) = analyze_parts_for(input, Some(i64::from(arch) * 10));
-        for one in d {
-            let text = one.to_string();
-            if !seen.contains(&text) {
-                seen.push(text);
-                diags.push(one);
-            }
-        }
-        views.push((format!("compute_{arch}"), info));
-    }
-    let info = merge::merge(views, &mut diags);
-    (info, diags)
-}
-
-/// C++ kernels that are not templates get their symbol from the host stub when host
-/// code launches them: exactly one launched kernel of that qualified name and arity.
-/// (The others are matched against the images' symbols by [`crate::verify::verify()`].)
-fn symbols_from_stub(info: &mut ModuleInfo, stub: &str) {
-    let launched = launched::launched_all(stub);
-    for k in info
-        .kernels
-        .iter_mut()
-        .filter(|k| k.symbol.is_empty() && k.template_args.is_empty())
-    {
-        let shown = k.name.replace("(anonymous namespace)::", "");
-        let mut found = launched.iter().filter(|l| {
-            l.name.trim_start_matches("::") == shown && l.params.len() == k.params.len()
-        });
-        if let (Some(one), None) = (found.next(), found.next()) {
-            k.symbol = one.symbol.clone();
-        }
+    match input.preprocessed {
+        Some(preprocessed) => read_preprocessed::read_view(input, preprocessed),
+        None => read_raw::read_source(input, None),
     }
 }
 
@@ -290,29 +130,22 @@ pub(crate) fn finish(
         diags.push(d);
     }
     if diags.is_empty() {
-        Ok(info)
-    } else if info.preprocessed {
-        Err(diags)
-    } else {
-        Err(diags
-            .into_iter()
-            .map(|d| with_raw_note(d, &info.notes))
-            .map(Diagnostics::from)
-            .fold(Diagnostics::new(), |mut a, d| {
-                a.append(d);
-                a
-            }))
+        return Ok(info);
     }
-}
-
-/// Adds the raw-reading notes to an unknown-type error: the type may come from a
-/// header or macro that only nvcc would have read.
-fn with_raw_note(d: Diagnostic, notes: &[String]) -> Diagnostic {
-    if d.message.starts_with("unknown type") {
-        notes.iter().fold(d, |d, n| d.note(n.clone()))
-    } else {
-        d
+    if info.preprocessed {
+        return Err(diags);
     }
+    // A raw reading's notes go with an unknown-type error: the type may come from a header
+    // or macro that only nvcc would have read.
+    let mut noted = Diagnostics::new();
+    for d in diags {
+        if d.message.starts_with("unknown type") {
+            noted.push(info.notes.iter().fold(d, |d, n| d.note(n.clone())));
+        } else {
+            noted.push(d);
+        }
+    }
+    Err(noted)
 }
 
 #[cfg(test)]
@@ -415,7 +248,7 @@ mod tests {
     fn raw_targets_see_kernels_behind_arch_conditions() {
         let src = "extern \"C\" __global__ void all(float* x) {}\n\
                    #if __CUDA_ARCH__ >= 900\nextern \"C\" __global__ void hopper(float* x) {}\n#endif\n";
-        let (info, diags) = read_raw_targets(&FrontInput::raw_only("k.cu", src), &[80, 90]);
+        let (info, diags) = read_raw::read_targets(&FrontInput::raw_only("k.cu", src), &[80, 90]);
         assert!(diags.is_empty(), "{diags}");
         assert_eq!(info.kernels.len(), 2);
     }

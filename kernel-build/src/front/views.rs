@@ -6,7 +6,7 @@
 //! Libraries declare kernels only where the target supports their types
 //! (`#if __CUDA_ARCH__ >= 800` around a bf16 kernel); the host pass never sees those,
 //! the device passes do. What each image really contains is decided later, by
-//! [`verify`](super::verify), from the images themselves.
+//! [`verify`](crate::verify), from the images themselves.
 
 use std::path::Path;
 

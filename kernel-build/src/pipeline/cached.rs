@@ -61,7 +61,7 @@ impl Entry {
     pub(crate) fn into_built(self, req: &ModuleRequest, source: &Source) -> BuiltModule {
         let tracked = self.tracked_files(source);
         let mut warnings = self.meta.warnings.clone();
-        warnings.extend(super::module_warnings(&req.name, &self.meta));
+        warnings.extend(super::warnings::module_warnings(&req.name, &self.meta));
         warnings.extend(self.note);
         BuiltModule {
             name: req.name.clone(),
@@ -227,29 +227,34 @@ pub(crate) fn lookup_object(cache: &Cache, key: &str) -> Option<Entry> {
     })
 }
 
-/// Records which object the raw inputs led to, with a stamp of every dependency.
-pub(crate) fn record_manifest(cache: &Cache, direct_key: &str, object_key: &str, deps: &[PathBuf]) {
-    let mut stamps = Vec::with_capacity(deps.len());
-    for path in deps {
-        let (Ok(m), Ok(bytes)) = (std::fs::metadata(path), std::fs::read(path)) else {
-            return; // a dependency vanished: no manifest, the next build preprocesses again
-        };
-        let Some(mtime) = mtime_ns(&m) else { return };
-        stamps.push(Stamp {
-            path: path.clone(),
-            size: m.len(),
-            mtime_ns: mtime,
-            hash: hash_bytes(&bytes),
-        });
-    }
-    cache.write_json(
-        "manifests",
-        direct_key,
-        &Manifest {
+impl Manifest {
+    /// Which object the raw inputs led to, with a stamp of every dependency; `None` when a
+    /// dependency vanished (no manifest: the next build preprocesses again).
+    fn of(object_key: &str, deps: &[PathBuf]) -> Option<Manifest> {
+        let mut stamps = Vec::with_capacity(deps.len());
+        for path in deps {
+            let (Ok(m), Ok(bytes)) = (std::fs::metadata(path), std::fs::read(path)) else {
+                return None;
+            };
+            stamps.push(Stamp {
+                path: path.clone(),
+                size: m.len(),
+                mtime_ns: mtime_ns(&m)?,
+                hash: hash_bytes(&bytes),
+            });
+        }
+        Some(Manifest {
             object: object_key.to_string(),
             deps: stamps,
-        },
-    );
+        })
+    }
+}
+
+/// Records which object the raw inputs led to, with a stamp of every dependency.
+pub(crate) fn record_manifest(cache: &Cache, direct_key: &str, object_key: &str, deps: &[PathBuf]) {
+    if let Some(manifest) = Manifest::of(object_key, deps) {
+        cache.write_json("manifests", direct_key, &manifest);
+    }
 }
 
 /// Stores a fresh build: into the cache when possible, else keeps the staging folder.
@@ -273,6 +278,8 @@ pub(crate) fn store(
     let deps = meta.deps.clone();
     let note = staging.note;
     if let (Some(cache), true) = (cache, staging.in_cache) {
+        // The manifest is stamped before the object is published and written after it.
+        let manifest = direct_key.and_then(|key| Some((key, Manifest::of(object_key, &deps)?)));
         let dir = cache.publish(staging.dir, object_key).map_err(|e| {
             Error::io(
                 "failed to store the build in",
@@ -280,8 +287,8 @@ pub(crate) fn store(
                 e,
             )
         })?;
-        if let Some(direct_key) = direct_key {
-            record_manifest(cache, direct_key, object_key, &deps);
+        if let Some((key, manifest)) = manifest {
+            cache.write_json("manifests", key, &manifest);
         }
         return Ok(Entry {
             dir,

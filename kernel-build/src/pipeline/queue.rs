@@ -129,7 +129,7 @@ pub(crate) fn compile_units(
         }
     }
     results.extend(slots.into_iter().flatten().map(Ok));
-    collect(results)
+    gather(results)
 }
 
 /// The progress of one file's nvcc runs.
@@ -142,7 +142,7 @@ struct FileState {
 }
 
 /// The units, or every file's declaration errors together (other errors: the first).
-fn collect(results: Vec<Result<UnitBuilt, Error>>) -> Result<Vec<UnitBuilt>, Error> {
+fn gather(results: Vec<Result<UnitBuilt, Error>>) -> Result<Vec<UnitBuilt>, Error> {
     let mut built = Vec::new();
     let mut diags = Diagnostics::new();
     let mut other = None;

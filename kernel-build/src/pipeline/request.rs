@@ -1,5 +1,5 @@
 //! What a build is asked to do ([`ModuleRequest`], [`Context`]), what it returns
-//! ([`BuiltModule`]), and the resolved source text nvcc is given.
+//! ([`BuiltModule`](crate::model::built::BuiltModule)), and the resolved source text nvcc is given.
 
 use crate::cache::Cache;
 use crate::env::Reporting;

@@ -15,6 +15,7 @@ use crate::diagnostics::Diagnostics;
 use crate::error::Error;
 use crate::front;
 use crate::model::ModuleInfo;
+use crate::model::built::BuiltModule;
 use crate::model::options::LinkMode;
 use crate::model::request::ModuleRequest;
 use crate::toolkit::{Target, Toolkit};
@@ -74,21 +75,25 @@ pub(crate) fn lookup(shared: &Shared<'_>, source: &Source) -> (String, Option<Un
     (direct_key, hit)
 }
 
-/// Builds one unit with one nvcc run using up to `threads` threads for its targets.
-pub(crate) fn build(
+/// Builds a module of one file with one nvcc run using up to `threads` threads for its
+/// targets (or none, from the cache).
+pub(crate) fn build_alone(
     shared: &Shared<'_>,
     source: &Source,
     threads: usize,
-) -> Result<UnitBuilt, Error> {
+) -> Result<BuiltModule, Error> {
     let (direct_key, hit) = lookup(shared, source);
-    if let Some(hit) = hit {
-        return Ok(hit);
-    }
-    // A miss: nvcc compiles, keeping the device-side preprocessed text of every target
-    // for the parser (and for the object key and the dependencies).
-    let pending = super::pending::Pending::new(shared, source, direct_key, None)?;
-    let compiled = pending.run_group(0, threads);
-    pending.finish(vec![compiled])
+    let built = match hit {
+        Some(hit) => hit,
+        None => {
+            // A miss: nvcc compiles, keeping the device-side preprocessed text of every
+            // target for the parser (and for the object key and the dependencies).
+            let pending = super::pending::Pending::new(shared, source, direct_key, None)?;
+            let compiled = pending.run_group(0, threads);
+            pending.finish(vec![compiled])?
+        }
+    };
+    Ok(built.entry.into_built(shared.req, source))
 }
 
 /// One unit's compile.

@@ -176,7 +176,8 @@ impl Toolkit {
         &self.probe.supported_sass
     }
 
-    /// The default target list for this nvcc (see [`default_targets`]).
+    /// The default target list for this nvcc: SASS for the lowest supported arch of every major
+    /// generation, plus PTX for the newest one.
     pub fn default_targets(&self) -> Vec<Target> {
         default_targets(&self.probe.supported_sass)
     }

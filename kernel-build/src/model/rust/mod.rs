@@ -1,6 +1,6 @@
 //! The Rust face of a module, decided once from the model: how CUDA names become Rust
 //! identifiers ([`names`]), how each C type is passed and stored ([`types`]), and which
-//! launch method each kernel gets ([`plan`]). Codegen spells these in tokens; the
+//! launch method each kernel gets ([`plan()`]). Codegen spells these in tokens; the
 //! declaration check, the build's option checks, the reports and `cuda-kernel-inspect
 //! decls` read them.
 

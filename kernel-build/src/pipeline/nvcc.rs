@@ -1,0 +1,95 @@
+//! A module built with nvcc: the toolkit found, the targets chosen, each file compiled
+//! (one file alone, or several joined as the request's link mode says), its exported
+//! constants evaluated, and the build's notes on how the targets were chosen.
+
+use std::time::Instant;
+
+use super::constants;
+use super::request::{Context, Source};
+use super::targets;
+use super::unit::{self, Shared};
+use super::units;
+use crate::cache::Cache;
+use crate::compile;
+use crate::diagnostics;
+use crate::env;
+use crate::error::Error;
+use crate::jobs::Jobs;
+use crate::model::built::BuiltModule;
+use crate::model::options::LinkMode;
+use crate::model::request::ModuleRequest;
+use crate::toolkit::{DiscoverOptions, Target, Toolkit};
+
+/// Builds `sources` with nvcc.
+pub(super) fn compile_module(
+    req: &ModuleRequest,
+    cx: &Context,
+    cache: Option<&Cache>,
+    sources: &[Source],
+) -> Result<BuiltModule, Error> {
+    let reporting = cx.reporting;
+    let opts = DiscoverOptions {
+        nvcc: cx.nvcc.clone(),
+        reporting,
+        search_from: cx.search_from.clone(),
+        cache: cache.cloned(),
+    };
+    let toolkit = Toolkit::discover_with(&opts)?;
+    // Libraries installed beside nvcc (CUTLASS) are searched after the module's own folders.
+    let libraries = toolkit.library_includes();
+    let with_libraries: Vec<Source>;
+    let sources = if libraries.is_empty() {
+        sources
+    } else {
+        with_libraries = sources
+            .iter()
+            .cloned()
+            .map(|mut s| {
+                s.includes.extend(libraries.iter().cloned());
+                s
+            })
+            .collect();
+        &with_libraries
+    };
+    let chosen = targets::choose(req, &toolkit, reporting)?;
+    let mut flags = req.flags.clone();
+    if let Some(extra) = env::var(env::Var::NVCC_FLAGS, reporting) {
+        flags.extend(extra.to_string_lossy().split_whitespace().map(String::from));
+    }
+    let jobs = Jobs::new(cx.jobs, reporting);
+    let wrapper = cx
+        .nvcc_wrapper
+        .clone()
+        .or_else(|| compile::wrapper_from_env(reporting));
+    let shared = Shared {
+        req,
+        toolkit: &toolkit,
+        targets: &chosen.list,
+        flags: &flags,
+        debug: env::flag(env::Var::DEBUG, reporting),
+        progress: cx.progress || reporting == env::Reporting::Cargo,
+        wrapper: wrapper.as_deref(),
+        cache,
+        mode: req.link,
+        alone: sources.len() == 1 && req.link == LinkMode::Whole,
+    };
+    let started = Instant::now();
+    let mut built = if shared.alone {
+        let threads = jobs.limit().min(chosen.list.len());
+        unit::build_alone(&shared, &sources[0], threads)?
+    } else {
+        units::build_joined(&shared, sources, &jobs, reporting)?
+    };
+    built.constants = constants::with_nvcc(&shared, sources, &built.tracked_files)?;
+    let seconds = started.elapsed().as_secs_f64();
+    if let Some(why) = &chosen.no_native {
+        let warning = diagnostics::build::no_native_gpu(&req.name, why);
+        built.warnings.push(warning);
+    }
+    if chosen.slow(seconds) {
+        let names: Vec<String> = chosen.list.iter().map(Target::to_string).collect();
+        let note = diagnostics::build::slow_build(&req.name, seconds, &names);
+        built.warnings.push(note);
+    }
+    Ok(built)
+}
