@@ -104,6 +104,14 @@ pub enum Error {
     /// Errors found in the CUDA declarations or the compiled images, each with its location.
     #[error("{}", .0)]
     Diagnostics(crate::diagnostics::Diagnostics),
+
+    /// The Rust types a module shares with CUDA cannot be read or declared; each problem
+    /// names its file, line and column.
+    #[error("{}", .problems.join("\n"))]
+    SharedTypes {
+        /// `file:line:col: error: message`, one per problem.
+        problems: Vec<String>,
+    },
     /// nvJitLink or nvFatbin is missing, too old, or failed.
     #[error(transparent)]
     LinkLibrary(#[from] LinkLibraryError),

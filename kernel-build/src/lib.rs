@@ -58,6 +58,7 @@ mod macros;
 pub mod model;
 mod pipeline;
 mod runtime_crate;
+mod shared_types;
 mod toolkit;
 mod verify;
 mod wheels;
@@ -73,11 +74,12 @@ pub use model::options::{LinkMode, RuntimeCompile, RuntimeSource};
 /// that use it pin this crate's exact version.
 #[doc(hidden)]
 pub mod __private {
-    /// The macros' backend: each of the six macros of `cuda-kernel-macros`, from its input
-    /// tokens to its expansion.
+    /// The macros' backend: each of the six macros and the derive of `cuda-kernel-macros`,
+    /// from its input tokens to its expansion.
     pub mod macros {
         pub use crate::macros::{
-            cuda_module, elementwise, host_functions, include_kernels, reduction, scan,
+            cuda_module, derive_cuda_type, elementwise, host_functions, include_kernels, reduction,
+            scan,
         };
     }
     /// The keys `cuda_module!` takes, for the macro's documentation test.

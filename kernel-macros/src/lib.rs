@@ -60,6 +60,7 @@ use proc_macro::TokenStream;
 /// | `fallback = "runtime"` | `"runtime"`: built by nvcc, and compiled by NVRTC at run time on a GPU the fatbin has no image for |
 /// | `kernels = ["saxpy"]` | stubs only for these kernels (Rust names), for a crate that uses a few kernels of a large library |
 /// | `constants = ["TILE: u32", "STEPS"]` | integer constants of the CUDA code (`#define`, `constexpr`, enumerators) as Rust `const`s in the module, `"NAME"` (an `i64`) or `"NAME: u32"`; evaluated by the compiler, checked to fit |
+/// | `types = ["src/particles.rs"]` | Rust files (relative to the crate root) whose `#[derive(CudaType)]` types the CUDA code shares: their declarations are a header the source includes as `"<file>.cuh"`, and a kernel taking one takes the Rust type |
 /// | `crate = "my_gpu::runtime"` | the path generated code names the runtime by, for a crate that reaches it through a crate of its own re-exporting it; default: the name this crate's `Cargo.toml` gives `cuda-kernel-runtime` (renamed or not) |
 ///
 /// Doc comments and attributes on the `mod` are kept, and so is its visibility.
@@ -206,6 +207,52 @@ pub fn host_functions(input: TokenStream) -> TokenStream {
 #[proc_macro]
 pub fn include_kernels(input: TokenStream) -> TokenStream {
     backend::include_kernels(input.into()).into()
+}
+
+/// Makes a Rust type one that kernels take, defined once in Rust and shared with CUDA.
+///
+/// ```ignore
+/// use cuda_kernel_runtime::{CudaType, vector::Float3};
+///
+/// /// What a particle is, on both sides.
+/// #[derive(Clone, Copy, Debug, Default, PartialEq, CudaType)]
+/// #[repr(C)]
+/// pub struct Particle {
+///     /// Where it is.
+///     pub pos: Float3,
+///     pub vel: [f32; 3],
+///     pub mass: f32,
+///     pub kind: Kind,
+/// }
+///
+/// #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, CudaType)]
+/// #[repr(u8)]
+/// pub enum Kind { #[default] Gas = 0, Dust = 1 }
+/// ```
+///
+/// On a `#[repr(C)]` struct with named fields or a fieldless enum with an integer `repr`
+/// (`#[repr(i32)]` is C's `int`), the derive implements cudarc's `DeviceRepr` (the type is a
+/// kernel argument by value and a buffer element), `ValidAsZeroBits` where all-zero bytes
+/// are a value (every struct whose fields are; an enum with a variant `= 0`), and
+/// [`CudaType`](../cuda_kernel_runtime/trait.CudaType.html). A field is a number, `f16` or
+/// `bf16`, a narrow float of `fp`, a type of `vector`, a `RawDevicePtr` (a device address;
+/// `#[cuda(c_type = "const float*")]` spells its pointer type in CUDA), an array of these, or
+/// another `#[derive(CudaType)]` type. For `bytemuck`, derive its `Pod` and `Zeroable` beside
+/// this one where they hold (bytemuck checks that the type has no padding).
+///
+/// The CUDA declaration comes from the Rust one: list the file in a build script
+/// (`Build::rust_types("src/particles.rs")`) or in `cuda_module!` (`types = "src/particles.rs"`),
+/// include `"src/particles.rs.cuh"` in the CUDA source, and a kernel taking `Particle` gets a
+/// stub taking this very type; its layout is still checked against the compiled image.
+///
+/// What cannot cross is a compile error at the field: `bool` (Rust's must be 0 or 1; use
+/// `u8`), `usize`/`isize` (the host's size), `char`, references and raw pointers (host
+/// addresses), tuples, generics, `#[repr(packed)]`, a struct that is not `#[repr(C)]`, an enum
+/// without an integer `repr`. A crate reaching the runtime under another path names it with
+/// `#[cuda(crate = "my_gpu::runtime")]`.
+#[proc_macro_derive(CudaType, attributes(cuda))]
+pub fn derive_cuda_type(input: TokenStream) -> TokenStream {
+    backend::derive_cuda_type(input.into()).into()
 }
 
 /// Writes, compiles (at build time, through the same pipeline as [`cuda_module!`]) and

@@ -66,6 +66,7 @@
 
 // Where things live: one folder per concern, each with a `//!` head saying what it holds.
 mod code;
+mod cuda_type;
 mod device;
 mod driver;
 mod env;
@@ -142,12 +143,13 @@ pub use texture::{
 };
 
 pub use cuda_kernel_generate::Dtype;
+pub use cuda_type::CudaType;
 pub use error::Error;
 pub use generated::runtime::{Arg, Element, Generated, GeneratedKernel};
 
 // The vocabulary this crate shares with cudarc (buffers, streams, contexts), and the macro.
 pub use cuda_kernel_macros::{
-    cuda_module, elementwise, host_functions, include_kernels, reduction, scan,
+    CudaType, cuda_module, elementwise, host_functions, include_kernels, reduction, scan,
 };
 pub use cudarc;
 pub use cudarc::driver::{

@@ -3,6 +3,7 @@
 
 use std::ffi::c_void;
 
+pub use ::bytemuck;
 pub use ::cudarc;
 pub use ::half;
 

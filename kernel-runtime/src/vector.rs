@@ -45,6 +45,10 @@ macro_rules! vector {
         unsafe impl DeviceRepr for $name {}
         // SAFETY: all-zero bits are a valid value of every field.
         unsafe impl ValidAsZeroBits for $name {}
+        // SAFETY: CUDA's `$cname` layout, asserted below.
+        unsafe impl crate::CudaType for $name {
+            const CUDA_NAME: &'static str = $cname;
+        }
         value_arg!($name);
 
         const _: () = assert!(size_of::<$name>() == $size && align_of::<$name>() == $align);
@@ -116,6 +120,10 @@ macro_rules! packed {
         unsafe impl DeviceRepr for $name {}
         // SAFETY: all-zero bytes are a value of every lane.
         unsafe impl ValidAsZeroBits for $name {}
+        // SAFETY: CUDA's `$cname` layout, asserted below.
+        unsafe impl crate::CudaType for $name {
+            const CUDA_NAME: &'static str = $cname;
+        }
         value_arg!($name);
 
         const _: () = assert!(size_of::<$name>() == $size && align_of::<$name>() == $size);

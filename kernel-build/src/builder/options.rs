@@ -3,6 +3,7 @@
 
 use super::Build;
 use crate::model::options::LinkMode;
+use crate::model::request::RustTypesFile;
 use crate::pipeline::RuntimeCompile;
 use std::path::Path;
 
@@ -256,6 +257,43 @@ impl Build {
     /// ```
     pub fn safe_kernel(&mut self, rust_name: &str) -> &mut Build {
         self.req.safe_kernels.push(rust_name.to_string());
+        self
+    }
+
+    /// Shares the `#[derive(CudaType)]` types of a Rust file (relative to the crate root)
+    /// with the module's CUDA: their declarations are written to a header the sources
+    /// include as `"<file>.cuh"`, and a kernel taking one of them takes the Rust type
+    /// itself. The types are named by the path the file's place gives
+    /// (`src/particles.rs` → `crate::particles`); [`rust_types_in`](Build::rust_types_in)
+    /// names another. Editing the file rebuilds the module.
+    ///
+    /// ```
+    /// cuda_kernel_build::Build::new()
+    ///     .file("kernels/step.cu") // #include "src/particles.rs.cuh"
+    ///     .rust_types("src/particles.rs");
+    /// ```
+    pub fn rust_types(&mut self, file: impl AsRef<Path>) -> &mut Build {
+        self.req.rust_types.push(RustTypesFile {
+            file: file.as_ref().to_path_buf(),
+            module: None,
+        });
+        self
+    }
+
+    /// [`rust_types`](Build::rust_types) for a file whose module the crate names `module`
+    /// (`"crate::model::particles"`), where the file's place does not say it (a `#[path]`
+    /// attribute, an inline module around the `mod` item).
+    ///
+    /// ```
+    /// cuda_kernel_build::Build::new()
+    ///     .file("kernels/step.cu")
+    ///     .rust_types_in("shared/particles.rs", "crate::particles");
+    /// ```
+    pub fn rust_types_in(&mut self, file: impl AsRef<Path>, module: &str) -> &mut Build {
+        self.req.rust_types.push(RustTypesFile {
+            file: file.as_ref().to_path_buf(),
+            module: Some(module.to_string()),
+        });
         self
     }
 

@@ -89,6 +89,7 @@ fn info() -> ModuleInfo {
             fields: vec![],
             size: 4,
             align: 4,
+            rust_path: None,
             is_union: false,
             opaque: false,
             name_only: false,

@@ -1,5 +1,7 @@
 //! `#[repr(C)]` Rust structs and unions for the C structs and unions of a module, with
-//! compile-time assertions that their size, alignment and field offsets match the C layout.
+//! compile-time assertions that their size, alignment and field offsets match the C layout;
+//! a struct defined in Rust and shared with CUDA is the user's own type, re-exported, with
+//! the same assertions.
 
 use proc_macro2::TokenStream;
 use quote::quote;
@@ -11,11 +13,115 @@ use crate::model::{CType, ModuleInfo, StructDef};
 
 /// Every struct of the module.
 pub(crate) fn items(info: &ModuleInfo, rt: &TokenStream) -> TokenStream {
-    let items = info
-        .structs
-        .iter()
-        .map(|s| item(s, has_union(s, &info.structs, 0), rt));
+    let items = info.structs.iter().map(|s| {
+        let traits = Traits {
+            partial_eq: !has_union(s, &info.structs, 0),
+            pod: is_pod(s, &info.structs, 0),
+        };
+        item(s, traits, rt)
+    });
     quote!(#(#items)*)
+}
+
+/// The traits a generated struct gets besides `Clone`, `Copy`, `Debug`, `Default`,
+/// `DeviceRepr`, `ValidAsZeroBits` and bytemuck's `Zeroable` (all-zero bytes are a value of
+/// every C type the model holds).
+#[derive(Clone, Copy)]
+struct Traits {
+    /// `PartialEq`: no union inside.
+    partial_eq: bool,
+    /// bytemuck's `Pod`: no padding, no `bool`, every field plain bytes.
+    pod: bool,
+}
+
+/// Whether every bit pattern of the struct is a value and it has no padding: bytemuck's
+/// `Pod`.
+fn is_pod(def: &StructDef, all: &[StructDef], depth: usize) -> bool {
+    fn plain(ty: &CType, all: &[StructDef], depth: usize) -> bool {
+        use crate::model::Scalar as S;
+        let scalar = |s: &S| {
+            matches!(
+                s,
+                S::I8
+                    | S::I16
+                    | S::I32
+                    | S::I64
+                    | S::U8
+                    | S::U16
+                    | S::U32
+                    | S::U64
+                    | S::Usize
+                    | S::Isize
+                    | S::F32
+                    | S::F64
+                    | S::F16
+                    | S::BF16
+            )
+        };
+        match ty {
+            CType::Scalar(s) => scalar(s),
+            CType::Vector { elem, .. } => scalar(elem),
+            CType::Pointer { .. } => true,
+            CType::Array { elem, .. } => plain(elem, all, depth),
+            CType::Struct(name) => all
+                .iter()
+                .find(|s| &s.name == name)
+                .is_some_and(|s| depth < 64 && is_pod(s, all, depth + 1)),
+            CType::Void => false,
+        }
+    }
+    if def.is_union || def.opaque || def.name_only || def.fields.is_empty() {
+        return false;
+    }
+    let mut end = 0;
+    for f in &def.fields {
+        if f.layout.offset != end || !plain(&f.ty, all, depth) {
+            return false;
+        }
+        end = f.layout.offset + f.layout.size;
+    }
+    end == def.size
+}
+
+/// A struct defined in Rust: the user's type under its C name, its layout asserted against
+/// the C one (the derive implements the traits).
+fn shared(def: &StructDef, path: &str) -> TokenStream {
+    let segments = path
+        .split("::")
+        .map(|s| proc_macro2::Ident::new(s, proc_macro2::Span::call_site()));
+    let name = rust_ident(&def.name);
+    let asserts = layout_asserts(def, &name, "the Rust type's");
+    let doc = format!(
+        " The CUDA struct `{}`, defined in Rust: `{path}`.",
+        def.name
+    );
+    quote! {
+        #[doc = #doc]
+        pub use #(#segments)::* ;
+        const _: () = { #asserts };
+    }
+}
+
+/// The compile-time assertions of a struct's size, alignment and field offsets.
+fn layout_asserts(def: &StructDef, name: &proc_macro2::Ident, what: &str) -> TokenStream {
+    let (size, align) = (def.size as usize, def.align as usize);
+    let cname = &def.name;
+    let size_msg = format!("`{cname}`: {what} size differs from the CUDA struct ({size} bytes)");
+    let align_msg = format!("`{cname}`: {what} alignment differs from the CUDA struct ({align})");
+    let offsets = def.fields.iter().map(|f| {
+        let id = rust_ident(&f.name);
+        let offset = f.layout.offset as usize;
+        let msg = format!(
+            "`{cname}::{}`: {what} offset differs from the CUDA field (offset {offset})",
+            f.name
+        );
+        quote!(::core::assert!(::core::mem::offset_of!(#name, #id) == #offset, #msg);)
+    });
+    quote! {
+        ::core::assert!(::core::mem::size_of::<#name>() == #size, #size_msg);
+        ::core::assert!(::core::mem::align_of::<#name>() == #align, #align_msg);
+        #(#offsets)*
+    }
 }
 
 /// A union (the struct itself, or in a field, an array element, a nested struct): Rust
@@ -36,9 +142,12 @@ fn has_union(def: &StructDef, all: &[StructDef], depth: usize) -> bool {
         || (depth < 64 && def.fields.iter().any(|f| in_type(&f.ty, all, depth)))
 }
 
-fn item(def: &StructDef, holds_union: bool, rt: &TokenStream) -> TokenStream {
+fn item(def: &StructDef, traits: Traits, rt: &TokenStream) -> TokenStream {
     if def.name_only {
         return named_only(def);
+    }
+    if let Some(path) = &def.rust_path {
+        return shared(def, path);
     }
     if def.opaque {
         return opaque(def, rt);
@@ -62,30 +171,9 @@ fn item(def: &StructDef, holds_union: bool, rt: &TokenStream) -> TokenStream {
         let size = def.size as usize;
         quote!(#[doc(hidden)] pub __reserved: [u8; #size],)
     });
-    // A struct without fields (a tag type such as `std::true_type`) is made with `default()`.
-    let default = filler.is_some().then(|| {
-        let size = def.size as usize;
-        quote! {
-            impl ::core::default::Default for #name {
-                fn default() -> Self {
-                    Self { __reserved: [0; #size] }
-                }
-            }
-        }
-    });
     let (size, align) = (def.size as usize, def.align as usize);
     let cname = &def.name;
-    let size_msg = format!("`{cname}`: Rust size differs from the CUDA struct ({size} bytes)");
-    let align_msg = format!("`{cname}`: Rust alignment differs from the CUDA struct ({align})");
-    let offsets = def.fields.iter().map(|f| {
-        let id = rust_ident(&f.name);
-        let offset = f.layout.offset as usize;
-        let msg = format!(
-            "`{cname}::{}`: Rust offset differs from the CUDA field (offset {offset})",
-            f.name
-        );
-        quote!(::core::assert!(::core::mem::offset_of!(#name, #id) == #offset, #msg);)
-    });
+    let asserts = layout_asserts(def, &name, "Rust");
     let what = if def.is_union && !def.fields.is_empty() {
         "union"
     } else {
@@ -111,10 +199,10 @@ fn item(def: &StructDef, holds_union: bool, rt: &TokenStream) -> TokenStream {
             }
         }
     } else {
-        let derives = if holds_union {
-            quote!(#[derive(Clone, Copy, Debug)])
-        } else {
+        let derives = if traits.partial_eq {
             quote!(#[derive(Clone, Copy, Debug, PartialEq)])
+        } else {
+            quote!(#[derive(Clone, Copy, Debug)])
         };
         quote! {
             #derives
@@ -124,22 +212,36 @@ fn item(def: &StructDef, holds_union: bool, rt: &TokenStream) -> TokenStream {
             }
         }
     };
+    let pod = traits.pod.then(|| {
+        quote! {
+            // SAFETY: no padding (every field starts where the one before ends, the last
+            // at the end) and every field's bit patterns are all values.
+            unsafe impl #rt::__private::bytemuck::Pod for #name {}
+        }
+    });
     quote! {
         #[doc = #doc]
         #repr
         #decl
 
-        const _: () = {
-            ::core::assert!(::core::mem::size_of::<#name>() == #size, #size_msg);
-            ::core::assert!(::core::mem::align_of::<#name>() == #align, #align_msg);
-            #(#offsets)*
-        };
+        const _: () = { #asserts };
 
         // SAFETY: `#[repr(C)]` with the layout of the CUDA type (asserted above),
         // made only of types that are themselves valid on the device.
         unsafe impl #rt::__private::cudarc::driver::DeviceRepr for #name {}
+        // SAFETY: all-zero bytes are a value of every C type a field can have (numbers,
+        // `bool`'s `false`, null addresses and handles, and structs and arrays of these).
+        unsafe impl #rt::__private::cudarc::driver::ValidAsZeroBits for #name {}
+        // SAFETY: as above.
+        unsafe impl #rt::__private::bytemuck::Zeroable for #name {}
+        #pod
 
-        #default
+        /// Every byte zero.
+        impl ::core::default::Default for #name {
+            fn default() -> Self {
+                #rt::__private::bytemuck::Zeroable::zeroed()
+            }
+        }
     }
 }
 

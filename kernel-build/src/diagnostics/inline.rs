@@ -395,6 +395,7 @@ mod tests {
             fields: vec![],
             size: 0,
             align: 1,
+            rust_path: None,
             is_union: false,
             opaque: false,
             name_only: false,

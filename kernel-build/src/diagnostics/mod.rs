@@ -12,6 +12,7 @@ pub mod generated;
 pub mod host;
 pub mod inline;
 pub mod options;
+pub mod shared;
 pub mod units;
 
 use std::fmt;

@@ -52,6 +52,10 @@ pub const MACRO_KEYS: &[(&str, &str)] = &[
         "integer constants of the CUDA code (`#define`, `constexpr`, enumerators) as Rust `const`s in the module, `\"NAME\"` (an `i64`) or `\"NAME: u32\"`; evaluated by the compiler, checked to fit",
     ),
     (
+        "types",
+        "Rust files (relative to the crate root) whose `#[derive(CudaType)]` types the CUDA code shares: their declarations are a header the source includes as `\"<file>.cuh\"`, and a kernel taking one takes the Rust type",
+    ),
+    (
         "crate",
         "the path generated code names the runtime by, for a crate that reaches it through a crate of its own re-exporting it (`\"my_gpu::runtime\"`); default: the name this crate's `Cargo.toml` gives `cuda-kernel-runtime`",
     ),

@@ -4,9 +4,11 @@
 //! source through the pipeline; `include_kernels!` and `host_functions!` read what a build
 //! script wrote in `OUT_DIR`; `elementwise!`, `reduction!` and `scan!` write their CUDA with
 //! `cuda-kernel-generate` and build it as `cuda_module!` does. No expansion panics: every
-//! error becomes a `compile_error!` at the span it concerns.
+//! error becomes a `compile_error!` at the span it concerns. `#[derive(CudaType)]` reads its
+//! item as the headers of shared types do (`shared_types`).
 
 mod cuda_module;
+mod derive;
 mod generated;
 mod host_functions;
 mod include_kernels;
@@ -16,6 +18,7 @@ use proc_macro2::{Span, TokenStream};
 use generated::GeneratorKind;
 
 pub use cuda_module::expand as cuda_module;
+pub use derive::expand as derive_cuda_type;
 pub use host_functions::expand as host_functions;
 pub use include_kernels::expand as include_kernels;
 

@@ -427,6 +427,11 @@ pub struct StructDef {
     /// names it (it selects an instantiation, `k::<T>`) and holds no value.
     #[serde(default)]
     pub name_only: bool,
+    /// Defined in Rust and shared with CUDA (`#[derive(CudaType)]`): the path of the Rust
+    /// type (`crate::particles::Particle`), which the generated code names instead of
+    /// declaring a type of its own.
+    #[serde(default)]
+    pub rust_path: Option<String>,
     /// Where it is defined.
     pub loc: Option<SourceLoc>,
 }

@@ -59,4 +59,87 @@ pub struct ModuleRequest {
     pub kernels: Option<Vec<String>>,
     /// Integer constants of the CUDA code to export as Rust `const`s: name and Rust type.
     pub constants: Vec<(String, String)>,
+    /// Rust files whose `#[derive(CudaType)]` types the module shares with CUDA: their
+    /// headers are written and can be included (`"src/particles.rs.cuh"`), and a kernel
+    /// taking one of those types takes the Rust type itself.
+    pub rust_types: Vec<RustTypesFile>,
+}
+
+/// A Rust file of types shared with CUDA, and the path of its module in the crate.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct RustTypesFile {
+    /// The file, relative to the crate root (`src/particles.rs`).
+    pub file: PathBuf,
+    /// The path its types are named by in the crate (`crate::particles`); `None`: told from
+    /// the file's place (`src/particles.rs` and `src/particles/mod.rs` are
+    /// `crate::particles`, `src/lib.rs` is `crate`).
+    pub module: Option<String>,
+}
+
+impl RustTypesFile {
+    /// The path the file's module has in the crate: the one given, else the one its place
+    /// in the crate's folders says.
+    pub fn module_path(&self) -> String {
+        if let Some(m) = &self.module {
+            return m.clone();
+        }
+        let mut parts: Vec<String> = self
+            .file
+            .with_extension("")
+            .components()
+            .filter_map(|c| match c {
+                std::path::Component::Normal(s) => Some(s.to_string_lossy().into_owned()),
+                _ => None,
+            })
+            .collect();
+        if parts
+            .first()
+            .is_some_and(|f| ["src", "tests", "examples", "benches"].contains(&f.as_str()))
+        {
+            let top = parts.remove(0);
+            // A file directly in `tests/`, `examples/`, `benches/` or `src/bin/` is a crate
+            // root of its own.
+            if (top != "src" && parts.len() == 1) || parts.first().is_some_and(|p| p == "bin") {
+                parts.clear();
+            }
+        }
+        if parts.last().is_some_and(|l| l == "mod") {
+            parts.pop();
+        }
+        if parts.len() == 1 && (parts[0] == "lib" || parts[0] == "main") {
+            parts.clear();
+        }
+        std::iter::once("crate".to_string())
+            .chain(parts)
+            .collect::<Vec<_>>()
+            .join("::")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rust_files_module_is_told_from_its_place() {
+        let at = |f: &str| {
+            RustTypesFile {
+                file: f.into(),
+                module: None,
+            }
+            .module_path()
+        };
+        assert_eq!(at("src/particles.rs"), "crate::particles");
+        assert_eq!(at("src/sim/mod.rs"), "crate::sim");
+        assert_eq!(at("src/sim/state.rs"), "crate::sim::state");
+        assert_eq!(at("src/main.rs"), "crate");
+        assert_eq!(at("src/bin/tool.rs"), "crate");
+        assert_eq!(at("tests/gpu.rs"), "crate");
+        assert_eq!(at("examples/common/mod.rs"), "crate::common");
+        let given = RustTypesFile {
+            file: "shared/p.rs".into(),
+            module: Some("crate::p".into()),
+        };
+        assert_eq!(given.module_path(), "crate::p");
+    }
 }

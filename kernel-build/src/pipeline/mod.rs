@@ -19,6 +19,7 @@ mod raw;
 mod renames;
 mod request;
 mod runtime;
+mod shared;
 mod targets;
 mod unit;
 mod units;
@@ -50,7 +51,9 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
         None if cx.use_cache => Cache::locate(reporting),
         None => None,
     };
-    let sources = request::resolve_sources(req, cache.as_ref())?;
+    let shared = shared::prepare(req, cache.as_ref())?;
+    let mut sources = request::resolve_sources(req, cache.as_ref())?;
+    shared.add_to(&mut sources);
     if req.runtime != RuntimeCompile::Off && sources.len() != 1 {
         return Err(Error::InvalidOption(
             diagnostics::options::runtime_many_files(&req.name, sources.len()),
@@ -73,6 +76,7 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
         built.tracked_files.extend(files);
         built.runtime_source = Some(rt);
     }
+    shared.finish(&mut built);
     req.check_kernel_names(&built.info)?;
     Ok(built)
 }

@@ -109,6 +109,7 @@ mod tests {
             fields,
             size: offset,
             align: 4,
+            rust_path: None,
             is_union: false,
             opaque: false,
             name_only: false,

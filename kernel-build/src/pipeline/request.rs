@@ -32,6 +32,7 @@ impl ModuleRequest {
             safe_kernels: Vec::new(),
             kernels: None,
             constants: Vec::new(),
+            rust_types: Vec::new(),
         }
     }
 

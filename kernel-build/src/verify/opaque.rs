@@ -186,6 +186,7 @@ pub(crate) fn promote(
                 is_union: false,
                 opaque: true,
                 name_only: true,
+                rust_path: None,
                 loc: None,
             });
         }
@@ -200,6 +201,7 @@ pub(crate) fn promote(
                 is_union: false,
                 opaque: true,
                 name_only: false,
+                rust_path: None,
                 loc: None,
             });
         }

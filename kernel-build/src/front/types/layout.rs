@@ -185,6 +185,7 @@ impl TypeEnv {
             is_union: def.is_union,
             opaque: false,
             name_only: false,
+            rust_path: None,
             loc: def.loc.clone(),
         });
         Ok(())

@@ -50,6 +50,24 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
                 build::nvcc_failed_on(what, status, output, hint.as_deref()),
             )
         }
+        Error::SharedTypes { problems } => {
+            // Each problem at the literal of the Rust file it names.
+            let mut all: Option<syn::Error> = None;
+            for p in problems {
+                let span = input
+                    .types
+                    .iter()
+                    .find(|lit| p.starts_with(&format!("{}:", lit.value())))
+                    .or(input.types.first())
+                    .map_or(input.name.span(), syn::LitStr::span);
+                let e = syn::Error::new(span, p);
+                match &mut all {
+                    Some(a) => a.combine(e),
+                    None => all = Some(e),
+                }
+            }
+            all.unwrap_or_else(|| syn::Error::new(input.name.span(), error.to_string()))
+        }
         Error::UnknownArch { arch, .. } => {
             let span = input
                 .arch

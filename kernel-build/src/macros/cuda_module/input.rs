@@ -42,6 +42,8 @@ pub(crate) struct ModuleInput {
     pub kernels: Option<Vec<LitStr>>,
     /// `constants = ["TILE: u32"]`: constants exported as Rust `const`s.
     pub constants: Vec<LitStr>,
+    /// `types = "src/particles.rs"`: Rust files of types shared with CUDA.
+    pub types: Vec<LitStr>,
     /// `crate = "my_gpu::runtime"`: the path generated code names the runtime by.
     pub runtime_path: Option<LitStr>,
     pub decls: Vec<Decl>,
@@ -73,6 +75,7 @@ impl Parse for ModuleInput {
         let (mut arch, mut include, mut define, mut flags) = (None, None, None, None);
         let mut kernels = None;
         let mut constants = None;
+        let mut types = None;
         let mut runtime_path = None;
         let mut decls = Vec::new();
         let mut every_target: Option<bool> = None;
@@ -177,6 +180,7 @@ impl Parse for ModuleInput {
                     "constants" => {
                         set(&mut constants, string_list(&body)?).map_err(|()| dup())?;
                     }
+                    "types" => set(&mut types, string_list(&body)?).map_err(|()| dup())?,
                     "crate" => set(&mut runtime_path, body.parse()?).map_err(|()| dup())?,
                     "require_every_target" => {
                         let v: syn::LitBool = body.parse()?;
@@ -212,6 +216,7 @@ impl Parse for ModuleInput {
             runtime: runtime.unwrap_or_default(),
             kernels,
             constants: constants.unwrap_or_default(),
+            types: types.unwrap_or_default(),
             runtime_path,
             decls,
         })

@@ -161,6 +161,14 @@ fn request(input: &ModuleInput) -> syn::Result<ModuleRequest> {
         req.define_text(&lit.value())
             .map_err(|message| syn::Error::new(lit.span(), message))?;
     }
+    req.rust_types = input
+        .types
+        .iter()
+        .map(|l| crate::model::request::RustTypesFile {
+            file: PathBuf::from(l.value()),
+            module: None,
+        })
+        .collect();
     for lit in &input.constants {
         req.constant_text(&lit.value())
             .map_err(|message| syn::Error::new(lit.span(), message))?;

@@ -118,6 +118,8 @@ pub struct RawDevicePtr(u64);
 
 // SAFETY: a device address is a plain 64-bit value, exactly what a pointer parameter holds.
 unsafe impl DeviceRepr for RawDevicePtr {}
+// SAFETY: the null address.
+unsafe impl cudarc::driver::ValidAsZeroBits for RawDevicePtr {}
 
 impl RawDevicePtr {
     /// The null device pointer.

@@ -1,0 +1,136 @@
+//! The Rust types a module shares with CUDA (`ModuleRequest::rust_types`): the headers
+//! written from the listed Rust files into a folder named by their content (in the cache,
+//! else the temporary folder), that folder given to nvcc and counted as the user's, and,
+//! once the module is built, each struct that came from them named by its Rust path and
+//! the Rust files tracked.
+
+use std::path::{Path, PathBuf};
+
+use super::request::Source;
+use crate::cache::{Cache, hash_bytes};
+use crate::diagnostics::shared as msg;
+use crate::error::Error;
+use crate::model::built::BuiltModule;
+use crate::model::request::ModuleRequest;
+use crate::shared_types::{HeaderFile, headers, read_file};
+
+/// What a module's build needs of its shared types.
+#[derive(Debug, Default)]
+pub(super) struct SharedTypes {
+    /// The folder the headers are in, below which each has its include name.
+    dir: Option<PathBuf>,
+    /// Each shared type's name and Rust path.
+    paths: Vec<(String, String)>,
+    /// The Rust files read (absolute).
+    files: Vec<PathBuf>,
+}
+
+/// Reads the Rust files `req` lists and writes their headers; every problem of every
+/// file at once.
+pub(super) fn prepare(req: &ModuleRequest, cache: Option<&Cache>) -> Result<SharedTypes, Error> {
+    if req.rust_types.is_empty() {
+        return Ok(SharedTypes::default());
+    }
+    let mut read = Vec::new();
+    let mut problems = Vec::new();
+    let mut paths = Vec::new();
+    let mut files = Vec::new();
+    for listed in &req.rust_types {
+        let full = req.base_dir.join(&listed.file);
+        let shown = listed.file.to_string_lossy().replace('\\', "/");
+        files.push(full.clone());
+        let text = match std::fs::read_to_string(&full) {
+            Ok(text) => text,
+            Err(e) => {
+                problems.push(msg::unreadable_file(&shown, &e.to_string()));
+                continue;
+            }
+        };
+        match read_file(&shown, &text) {
+            Ok(types) => {
+                let module = listed.module_path();
+                for t in &types {
+                    let path = std::iter::once(module.as_str())
+                        .chain(t.module.iter().map(String::as_str))
+                        .chain([t.name.as_str()])
+                        .collect::<Vec<_>>()
+                        .join("::");
+                    paths.push((t.name.clone(), path));
+                }
+                read.push((shown, types));
+            }
+            Err(e) => problems.extend(e),
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Error::SharedTypes { problems });
+    }
+    let headers = headers(&read).map_err(|problems| Error::SharedTypes { problems })?;
+    Ok(SharedTypes {
+        dir: Some(stage(&headers, cache)?),
+        paths,
+        files,
+    })
+}
+
+impl SharedTypes {
+    /// Gives every source the headers' folder, as an include folder of the user's.
+    pub(super) fn add_to(&self, sources: &mut [Source]) {
+        if let Some(dir) = &self.dir {
+            for s in sources {
+                s.includes.push(dir.clone());
+                s.user_dirs.push(dir.clone());
+            }
+        }
+    }
+
+    /// Names each struct of the built module that a listed file defines by its Rust path,
+    /// and tracks the files.
+    pub(super) fn finish(self, built: &mut BuiltModule) {
+        for s in &mut built.info.structs {
+            if let Some((_, path)) = self.paths.iter().find(|(name, _)| *name == s.name) {
+                s.rust_path = Some(path.clone());
+            }
+        }
+        for f in self.files {
+            if !built.tracked_files.contains(&f) {
+                built.tracked_files.push(f);
+            }
+        }
+    }
+}
+
+/// Writes the headers below a folder named by their content, so that the same headers
+/// are always at the same paths (which keeps the cache's keys stable).
+fn stage(headers: &[HeaderFile], cache: Option<&Cache>) -> Result<PathBuf, Error> {
+    let mut all = Vec::new();
+    for h in headers {
+        all.extend_from_slice(h.name.as_bytes());
+        all.push(0);
+        all.extend_from_slice(h.text.as_bytes());
+        all.push(0);
+    }
+    let key = &hash_bytes(&all)[..32];
+    let same = |path: &Path, text: &str| std::fs::read(path).is_ok_and(|b| b == text.as_bytes());
+    if let Some(cache) = cache {
+        let dir = cache.root().join("types").join(key);
+        let written = headers.iter().all(|h| {
+            let path = dir.join(&h.name);
+            same(&path, &h.text) || cache.write_file(&path, h.text.as_bytes()).is_ok()
+        });
+        if written {
+            return Ok(dir);
+        }
+    }
+    let dir = std::env::temp_dir().join("kernel-build-types").join(key);
+    for h in headers {
+        let path = dir.join(&h.name);
+        if !same(&path, &h.text) {
+            path.parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&path, &h.text))
+                .map_err(|e| Error::io("failed to write the header of shared types", &path, e))?;
+        }
+    }
+    Ok(dir)
+}
