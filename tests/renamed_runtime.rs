@@ -7,7 +7,9 @@
 //! (a build.rs module through `include_kernels!`, an inline `cuda_module!`) must compile in
 //! both; a crate that names no path while its manifest lists no runtime gets one error that
 //! says how to name it. The renamed crate's rendered docs must say what each argument of a
-//! stub takes and whether the kernel writes through it.
+//! stub takes and whether the kernel writes through it. The renamed crate also defines its
+//! data types once, in Rust (`#[derive(kr::CudaType)]`), and both doors' CUDA includes the
+//! header written from them (`Build::rust_types`, the macro's `types`).
 //!
 //! Builds into `target/renamed-runtime` (kept between runs), offline, with this workspace's
 //! lock file and the project's toolkit; skipped with a reason when either is missing.
@@ -45,6 +47,40 @@ cuda-kernel-build = { path = "@ROOT@/kernel-build" }
 
 const BUILD_RS: &str = r#"fn main() {
     cuda_kernel_build::Build::new().file("kernels/scale.cu").arch("sm_80").compile("ops");
+    cuda_kernel_build::Build::new()
+        .file("kernels/drift.cu")
+        .rust_types("src/model.rs")
+        .arch("sm_80")
+        .compile("sim");
+}
+"#;
+
+/// Types the renamed crate defines once, in Rust, and shares with both doors' CUDA.
+const MODEL_RS: &str = r#"//! The data the kernels take.
+
+/// A body.
+#[derive(Clone, Copy, Debug, Default, PartialEq, kr::CudaType)]
+#[repr(C)]
+pub struct Body {
+    pub pos: [f32; 2],
+    pub vel: [f32; 2],
+    pub tag: Tag,
+}
+
+/// What a body is.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, kr::CudaType)]
+#[repr(i32)]
+pub enum Tag {
+    #[default]
+    Free = 0,
+    Fixed = 1,
+}
+"#;
+
+const DRIFT_CU: &str = r#"#include "src/model.rs.cuh"
+extern "C" __global__ void drift(Body* b, float dt, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n && b[i].tag == Tag::Free) { b[i].pos[0] += dt * b[i].vel[0]; b[i].pos[1] += dt * b[i].vel[1]; }
 }
 "#;
 
@@ -73,6 +109,35 @@ kr::cuda_module! {
         "#;
         arch = ["sm_80"];
     }
+}
+
+pub mod model;
+
+kr::include_kernels!(sim);
+
+kr::cuda_module! {
+    /// Inline kernels over the shared types.
+    pub mod inline_sim {
+        types = "src/model.rs";
+        source = r#"
+            #include "src/model.rs.cuh"
+            extern "C" __global__ void fix(Body* b, int n) { if ((int)threadIdx.x < n) b[threadIdx.x].tag = Tag::Fixed; }
+        "#;
+        arch = ["sm_80"];
+    }
+}
+
+/// Both doors' stubs take the crate's own `Body`.
+pub fn drift_then_fix(gpu: &kr::Gpu, bodies: &[model::Body]) -> Result<Vec<model::Body>, kr::Error> {
+    let mut b = gpu.upload(bodies)?;
+    let n = bodies.len() as i32;
+    let cfg = kr::Launch::for_num_elems(n as u32);
+    // SAFETY: both kernels touch b[0..n) only, and b holds n bodies.
+    unsafe {
+        sim::load(gpu)?.drift(&cfg, &mut b, 0.5, n)?;
+        inline_sim::load(gpu)?.fix(&cfg, &mut b, n)?;
+    }
+    gpu.download(&b)
 }
 
 /// A cudarc buffer of the application's own passes straight into a stub.
@@ -191,6 +256,8 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
     write(&ws.join("renamed/build.rs"), BUILD_RS);
     write(&ws.join("renamed/kernels/scale.cu"), KERNEL_CU);
     write(&ws.join("renamed/src/lib.rs"), RENAMED_LIB);
+    write(&ws.join("renamed/src/model.rs"), MODEL_RS);
+    write(&ws.join("renamed/kernels/drift.cu"), DRIFT_CU);
     write(&ws.join("facade/Cargo.toml"), &at_root(FACADE_TOML));
     write(&ws.join("facade/src/lib.rs"), FACADE_LIB);
     write(

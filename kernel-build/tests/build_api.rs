@@ -371,3 +371,78 @@ fn constants_are_exported_as_the_compiler_sees_them() {
     let err = err.unwrap_err().to_string();
     assert!(err.contains("which does not fit `u32`"), "{err}");
 }
+
+#[test]
+fn rust_types_are_declared_for_cuda_and_named_by_the_generated_code() {
+    let Some(nvcc) = real_nvcc() else { return };
+    let types = "/// A sample.\n#[derive(Clone, Copy, cuda_kernel_runtime::CudaType)]\n#[repr(C)]\n\
+                 pub struct Sample {\n    pub value: f32,\n    pub weight: [f64; 2],\n    pub tag: Tag,\n}\n\
+                 #[derive(Clone, Copy, CudaType)]\n#[repr(u8)]\npub enum Tag { A, B = 7 }\n";
+    // Outside the crate's folder, the header is included by the file's name.
+    let kernel = "#include \"samples.rs.cuh\"\n\
+                  extern \"C\" __global__ void k(Sample* s, Sample one, int n) {\n\
+                  if ((int)threadIdx.x < n && one.tag == Tag::B) s[threadIdx.x] = one; }\n";
+    let dir = project(&[("src/samples.rs", types), ("k.cu", kernel)]);
+    let out = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let built = Build::new()
+        .file(dir.path().join("k.cu"))
+        .rust_types_in(dir.path().join("src/samples.rs"), "crate::data")
+        .arch("sm_80")
+        .nvcc(&nvcc)
+        .out_dir(out.path())
+        .cache_dir(cache.path())
+        .cargo_metadata(false)
+        .try_compile("samples")
+        .unwrap_or_else(|e| panic!("{e}"));
+    let sample = built
+        .module
+        .info
+        .structs
+        .iter()
+        .find(|s| s.name == "Sample")
+        .expect("Sample in the model");
+    assert_eq!(sample.rust_path.as_deref(), Some("crate::data::Sample"));
+    assert_eq!((sample.size, sample.align), (32, 8));
+    let rust = std::fs::read_to_string(&built.rust).unwrap();
+    let flat = rust.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("pub use crate :: data :: Sample;")
+            || flat.contains("pub use crate::data::Sample;"),
+        "{rust}"
+    );
+    assert!(!flat.contains("pub struct Sample"), "{rust}");
+    // The Rust file is tracked: editing it rebuilds.
+    assert!(
+        built
+            .module
+            .tracked_files
+            .iter()
+            .any(|f| f.ends_with("src/samples.rs")),
+        "{:?}",
+        built.module.tracked_files
+    );
+
+    // A refused field: the error names the Rust file, line and column.
+    let bad = project(&[
+        (
+            "src/bad.rs",
+            "#[derive(CudaType)]\n#[repr(C)]\npub struct Bad {\n    pub n: usize,\n}\n",
+        ),
+        ("k.cu", "extern \"C\" __global__ void k(int n) {}\n"),
+    ]);
+    let err = Build::new()
+        .file(bad.path().join("k.cu"))
+        .rust_types(bad.path().join("src/bad.rs"))
+        .arch("sm_80")
+        .nvcc(&nvcc)
+        .out_dir(out.path())
+        .cargo_metadata(false)
+        .try_compile("bad")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("bad.rs:4:12: error: field `Bad.n` has type `usize`"),
+        "{err}"
+    );
+}

@@ -10,6 +10,15 @@ use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 
 cuda_kernel_runtime::include_kernels!(signal);
 
+pub mod particles;
+
+/// A particle step whose types are defined once, in Rust ([`particles`]): `build.rs` writes
+/// their CUDA declarations for `kernels/particles.cu`, and the stubs take the Rust types.
+pub mod kernels {
+    cuda_kernel_runtime::include_kernels!(sim);
+}
+pub use kernels::sim;
+
 const N: usize = 1 << 20;
 
 /// Runs both kernels of the `signal` module on device 0, checks them against the CPU, prints

@@ -262,8 +262,8 @@ impl Build {
 
     /// Shares the `#[derive(CudaType)]` types of a Rust file (relative to the crate root)
     /// with the module's CUDA: their declarations are written to a header the sources
-    /// include as `"<file>.cuh"`, and a kernel taking one of them takes the Rust type
-    /// itself. The types are named by the path the file's place gives
+    /// include as `"<file>.cuh"` (a file outside the crate's folder: by its file name), and a
+    /// kernel taking one of them takes the Rust type itself. The types are named by the path the file's place gives
     /// (`src/particles.rs` → `crate::particles`); [`rust_types_in`](Build::rust_types_in)
     /// names another. Editing the file rebuilds the module.
     ///

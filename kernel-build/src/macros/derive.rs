@@ -8,7 +8,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
 
-use crate::shared_types::{SharedKind, read_item};
+use crate::shared_types::{SharedKind, read_field, read_item};
 
 /// Expands the derive on `tokens` (never panics; errors become `compile_error!`s, beside
 /// the impls so that uses of the type get no second error).
@@ -35,7 +35,9 @@ pub fn expand(tokens: TokenStream) -> TokenStream {
     };
     let checks = match &input.data {
         syn::Data::Struct(data) => {
-            let per_field = data.fields.iter().map(|f| {
+            // A field refused for its type already has its error; the bounds would repeat it.
+            let accepted = data.fields.iter().filter(|f| read_field(&cname, f).is_ok());
+            let per_field = accepted.map(|f| {
                 let ty = &f.ty;
                 quote_spanned! {ty.span()=>
                     __cuda_type::<#ty>();

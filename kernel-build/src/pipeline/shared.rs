@@ -37,7 +37,7 @@ pub(super) fn prepare(req: &ModuleRequest, cache: Option<&Cache>) -> Result<Shar
     let mut files = Vec::new();
     for listed in &req.rust_types {
         let full = req.base_dir.join(&listed.file);
-        let shown = listed.file.to_string_lossy().replace('\\', "/");
+        let shown = shown_name(&full, &req.base_dir);
         files.push(full.clone());
         let text = match std::fs::read_to_string(&full) {
             Ok(text) => text,
@@ -98,6 +98,24 @@ impl SharedTypes {
             }
         }
     }
+}
+
+/// The name a Rust file is shown and its header included by: its path from the crate root
+/// (`src/particles.rs`), or, for a file outside it, its file name (never a path that leaves
+/// the headers' folder).
+fn shown_name(full: &Path, base: &Path) -> String {
+    let relative = match full.strip_prefix(base) {
+        Ok(inside) => inside,
+        Err(_) => full.file_name().map_or(full, Path::new),
+    };
+    relative
+        .components()
+        .filter_map(|c| match c {
+            std::path::Component::Normal(part) => Some(part.to_string_lossy().into_owned()),
+            _ => None,
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// Writes the headers below a folder named by their content, so that the same headers

@@ -55,12 +55,8 @@ const LANES: [Scalar; 16] = [
 /// The C type of a field of `owner` named `field` whose Rust type is `ty`; the error is at
 /// the type.
 pub(super) fn c_type(owner: &str, field: &str, ty: &syn::Type) -> syn::Result<CType> {
-    let refuse = |why: &str| {
-        let rust = quote::ToTokens::to_token_stream(ty)
-            .to_string()
-            .replace(' ', "");
-        syn::Error::new(ty.span(), msg::field_type(owner, field, &rust, why))
-    };
+    let refuse =
+        |why: &str| syn::Error::new(ty.span(), msg::field_type(owner, field, &spelled(ty), why));
     match ty {
         syn::Type::Paren(p) => c_type(owner, field, &p.elem),
         syn::Type::Group(g) => c_type(owner, field, &g.elem),
@@ -93,6 +89,29 @@ pub(super) fn c_type(owner: &str, field: &str, ty: &syn::Type) -> syn::Result<CT
         }
         _ => Err(refuse(msg::WHY_NO_LAYOUT)),
     }
+}
+
+/// A Rust type as written, without the token spacing (`&'static f32`, `(f32, f32)`).
+fn spelled(ty: &syn::Type) -> String {
+    let mut s = quote::ToTokens::to_token_stream(ty).to_string();
+    for (from, to) in [
+        (" ,", ","),
+        ("& ", "&"),
+        ("* const", "*const"),
+        ("* mut", "*mut"),
+        (" <", "<"),
+        ("< ", "<"),
+        (" >", ">"),
+        ("( ", "("),
+        (" )", ")"),
+        ("[ ", "["),
+        (" ]", "]"),
+        (" ;", ";"),
+        (" :: ", "::"),
+    ] {
+        s = s.replace(from, to);
+    }
+    s
 }
 
 /// The C type a Rust type name stands for: a scalar, a vector, a device pointer, or another

@@ -12,7 +12,7 @@ mod header;
 mod read;
 
 pub use header::{HeaderFile, headers};
-pub use read::{read_file, read_item};
+pub use read::{read_field, read_file, read_item};
 
 use crate::model::{CType, Scalar};
 

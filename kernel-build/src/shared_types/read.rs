@@ -33,19 +33,9 @@ pub fn read_item(item: &syn::DeriveInput) -> syn::Result<SharedType> {
             };
             let mut fields = Vec::new();
             for f in &named.named {
-                let Some(ident) = &f.ident else { continue };
-                let fname = ident.to_string();
-                let field = c_type(&name, &fname, &f.ty).and_then(|ty| {
-                    let c = field_c_type(&name, &fname, &ty, &f.attrs)?;
-                    Ok(SharedField {
-                        name: fname.clone(),
-                        ty,
-                        c_type: c,
-                        doc: doc(&f.attrs),
-                    })
-                });
-                match field {
-                    Ok(field) => fields.push(field),
+                match read_field(&name, f) {
+                    Ok(Some(field)) => fields.push(field),
+                    Ok(None) => {}
                     Err(e) => errors.push(e),
                 }
             }
@@ -111,6 +101,23 @@ pub fn read_item(item: &syn::DeriveInput) -> syn::Result<SharedType> {
         doc: doc(&item.attrs),
         kind,
     })
+}
+
+/// One named field of the struct `owner`: its C type and its `#[cuda]` keys; `None` for a
+/// field without a name. The error is at the field's type (or the key).
+pub fn read_field(owner: &str, f: &syn::Field) -> syn::Result<Option<SharedField>> {
+    let Some(ident) = &f.ident else {
+        return Ok(None);
+    };
+    let name = ident.to_string();
+    let ty = c_type(owner, &name, &f.ty)?;
+    let c = field_c_type(owner, &name, &ty, &f.attrs)?;
+    Ok(Some(SharedField {
+        name,
+        ty,
+        c_type: c,
+        doc: doc(&f.attrs),
+    }))
 }
 
 /// Every `#[derive(CudaType)]` struct and enum of a Rust file's text, in order, with the
