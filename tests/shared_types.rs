@@ -36,7 +36,94 @@ cuda_module! {
     }
 }
 
+cuda_module! {
+    /// Types declared on the CUDA side: a struct without padding, one with, and enumerations;
+    /// serde's derives asked for besides.
+    mod cuda_side {
+        derive = ["serde::Serialize", "serde::Deserialize"];
+        source = r#"
+            enum class Op : unsigned char { Keep = 0, Add = 1, Mul = 2 };
+            enum Legacy { First, Second = 5, Again = 5 };
+            struct Pair { float a; float b; };
+            struct Padded { char c; double d; };
+            // a = a + b or a * b, as `op` says.
+            extern "C" __global__ void apply(Pair* ps, Op op, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i >= n) return;
+                Pair p = ps[i];
+                if (op == Op::Add) p.a = p.a + p.b;
+                else if (op == Op::Mul) p.a = p.a * p.b;
+                ps[i] = p;
+            }
+            extern "C" __global__ void touch(Padded* p, Legacy l) { p->d = (double)l; }
+        "#;
+    }
+}
+
 const N: usize = 100_000;
+
+/// C enumerations become Rust enums whose values convert with a check; C structs get
+/// `Default`, and bytemuck's traits where they hold.
+#[test]
+fn cuda_declared_enums_and_structs_get_what_a_rust_user_expects() {
+    use cuda_side::{Legacy, Op, Padded, Pair};
+    assert_eq!(Op::try_from(2u8), Ok(Op::Mul));
+    assert_eq!(Op::try_from(9u8), Err(9));
+    assert_eq!(u8::from(Op::Add), 1);
+    assert_eq!(Legacy::Again, Legacy::Second);
+    assert_eq!(i32::from(Legacy::Second), 5);
+    assert_eq!(Pair::default(), Pair { a: 0.0, b: 0.0 });
+    assert_eq!(Padded::default().d, 0.0);
+    let pairs = [Pair { a: 1.5, b: -2.0 }];
+    let bytes: &[u8] = bytemuck::cast_slice(&pairs);
+    assert_eq!(bytes.len(), 8);
+    assert_eq!(bytemuck::cast_slice::<u8, Pair>(bytes)[0], pairs[0]);
+    let _: Padded = bytemuck::Zeroable::zeroed();
+    // The derives asked for.
+    assert_eq!(
+        serde_json::to_string(&pairs[0]).unwrap(),
+        r#"{"a":1.5,"b":-2.0}"#
+    );
+    assert_eq!(serde_json::to_string(&Op::Mul).unwrap(), r#""Mul""#);
+    let back: Pair = serde_json::from_str(r#"{"a":3.0,"b":4.0}"#).unwrap();
+    assert_eq!(back, Pair { a: 3.0, b: 4.0 });
+}
+
+#[test]
+fn a_cuda_enum_goes_to_a_kernel_as_its_integer() -> Result<(), Error> {
+    let Some(gpu) = gpu_or_skip() else {
+        return Ok(());
+    };
+    let k = cuda_side::load(&gpu)?;
+    let mut rng = Rng::with_seed(44);
+    let host: Vec<cuda_side::Pair> = (0..N)
+        .map(|_| cuda_side::Pair {
+            a: between(&mut rng, 0.5, 2.0),
+            b: between(&mut rng, -2.0, -0.5),
+        })
+        .collect();
+    let mut ps = gpu.upload(&host)?;
+    // SAFETY: `apply` reads and writes ps[i] for i < n only; ps holds n pairs.
+    unsafe {
+        k.apply(
+            &Launch::for_num_elems(N as u32),
+            &mut ps,
+            cuda_side::Op::Mul.into(),
+            N as i32,
+        )?
+    };
+    let got = gpu.download(&ps)?;
+    for (g, h) in got.iter().zip(&host) {
+        assert_eq!(
+            *g,
+            cuda_side::Pair {
+                a: h.a * h.b,
+                b: h.b
+            }
+        );
+    }
+    Ok(())
+}
 
 /// The stubs take the Rust types themselves: the generated modules re-export them.
 #[test]

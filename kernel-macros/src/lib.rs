@@ -61,6 +61,7 @@ use proc_macro::TokenStream;
 /// | `kernels = ["saxpy"]` | stubs only for these kernels (Rust names), for a crate that uses a few kernels of a large library |
 /// | `constants = ["TILE: u32", "STEPS"]` | integer constants of the CUDA code (`#define`, `constexpr`, enumerators) as Rust `const`s in the module, `"NAME"` (an `i64`) or `"NAME: u32"`; evaluated by the compiler, checked to fit |
 /// | `types = ["src/particles.rs"]` | Rust files (relative to the crate root) whose `#[derive(CudaType)]` types the CUDA code shares: their declarations are a header the source includes as `"<file>.cuh"`, and a kernel taking one takes the Rust type |
+/// | `derive = ["serde::Serialize"]` | more derives for the structs and enums the CUDA code declares (`["serde::Serialize"]`), beside the `Clone`, `Copy`, `Debug`, `Default`, `PartialEq` and bytemuck traits they get where they hold |
 /// | `crate = "my_gpu::runtime"` | the path generated code names the runtime by, for a crate that reaches it through a crate of its own re-exporting it; default: the name this crate's `Cargo.toml` gives `cuda-kernel-runtime` (renamed or not) |
 ///
 /// Doc comments and attributes on the `mod` are kept, and so is its visibility.

@@ -297,6 +297,24 @@ impl Build {
         self
     }
 
+    /// Adds a derive for the structs and enums the CUDA code declares (they get `Clone`,
+    /// `Copy`, `Debug`, `Default`, `PartialEq` and bytemuck's traits where they hold):
+    /// `"serde::Serialize"`, `"Hash"`. The crate must depend on what it names. A text that is
+    /// not a path makes the build fail.
+    ///
+    /// ```
+    /// cuda_kernel_build::Build::new()
+    ///     .file("kernels/step.cu")
+    ///     .derive("serde::Serialize")
+    ///     .derive("serde::Deserialize");
+    /// ```
+    pub fn derive(&mut self, path: &str) -> &mut Build {
+        if let Err(problem) = self.req.derive_text(path) {
+            self.problems.push(problem);
+        }
+        self
+    }
+
     /// Exports an integer constant of the CUDA code (a `#define`, a `constexpr` variable, an
     /// enumerator, any constant expression) as a Rust `const` of the generated module,
     /// written `"NAME"` (an `i64`) or `"NAME: TYPE"` with a Rust integer type. The compiler

@@ -26,6 +26,7 @@
 
 mod arg_bounds;
 mod docs;
+mod enums;
 mod globals;
 mod host;
 mod metadata;
@@ -84,6 +85,9 @@ pub struct CodegenOptions {
     /// The crate's folder: source locations in the docs, and tracked files, are written
     /// relative to it (a file outside it by its name alone), never as absolute paths.
     pub source_root: Option<PathBuf>,
+    /// More derives for the structs and enums declared in CUDA (`serde::Serialize`), as the
+    /// request asks.
+    pub derives: Vec<syn::Path>,
 }
 
 impl Default for CodegenOptions {
@@ -99,6 +103,7 @@ impl Default for CodegenOptions {
             hidden_stubs: false,
             image_in_out_dir: false,
             source_root: None,
+            derives: Vec::new(),
         }
     }
 }
@@ -111,6 +116,11 @@ impl CodegenOptions {
             safe_kernels: req.safe_kernels.iter().cloned().collect(),
             kernels: req.kernels.as_ref().map(|k| k.iter().cloned().collect()),
             source_root: Some(req.base_dir.clone()),
+            derives: req
+                .derives
+                .iter()
+                .filter_map(|d| syn::parse_str(d).ok())
+                .collect(),
             ..CodegenOptions::default()
         }
     }

@@ -3,7 +3,7 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{CodegenOptions, arg_bounds, globals, metadata, path_literal, structs, stubs};
+use super::{CodegenOptions, arg_bounds, enums, globals, metadata, path_literal, structs, stubs};
 use crate::model::built::BuiltModule;
 use crate::model::rust::plan;
 
@@ -51,7 +51,8 @@ pub(crate) fn module_with_items(
     let bounds = arg_bounds::ArgBounds::new(&planned, &rt);
     let stubs = stubs::methods(parts, &planned, opts, &bounds, &rt);
     let globals = globals::methods(&parts.info, &rt);
-    let structs = structs::items(&parts.info, &rt);
+    let structs = structs::items(&parts.info, &rt, &opts.derives);
+    let enums = enums::items(&parts.info, &rt, &opts.derives);
     let templates = stubs::template_traits(&planned, &rt);
     let arg_bounds = bounds.module(&rt);
     let constants = constants(parts);
@@ -85,6 +86,7 @@ pub(crate) fn module_with_items(
                 #extra
             }
             #structs
+            #enums
             #templates
             #arg_bounds
             #items

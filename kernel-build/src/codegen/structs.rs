@@ -12,13 +12,13 @@ use crate::model::spelling::c_spelling;
 use crate::model::{CType, ModuleInfo, StructDef};
 
 /// Every struct of the module.
-pub(crate) fn items(info: &ModuleInfo, rt: &TokenStream) -> TokenStream {
+pub(crate) fn items(info: &ModuleInfo, rt: &TokenStream, derives: &[syn::Path]) -> TokenStream {
     let items = info.structs.iter().map(|s| {
         let traits = Traits {
             partial_eq: !has_union(s, &info.structs, 0),
             pod: is_pod(s, &info.structs, 0),
         };
-        item(s, traits, rt)
+        item(s, traits, rt, derives)
     });
     quote!(#(#items)*)
 }
@@ -142,7 +142,7 @@ fn has_union(def: &StructDef, all: &[StructDef], depth: usize) -> bool {
         || (depth < 64 && def.fields.iter().any(|f| in_type(&f.ty, all, depth)))
 }
 
-fn item(def: &StructDef, traits: Traits, rt: &TokenStream) -> TokenStream {
+fn item(def: &StructDef, traits: Traits, rt: &TokenStream, derives: &[syn::Path]) -> TokenStream {
     if def.name_only {
         return named_only(def);
     }
@@ -200,9 +200,9 @@ fn item(def: &StructDef, traits: Traits, rt: &TokenStream) -> TokenStream {
         }
     } else {
         let derives = if traits.partial_eq {
-            quote!(#[derive(Clone, Copy, Debug, PartialEq)])
+            quote!(#[derive(Clone, Copy, Debug, PartialEq #(, #derives)*)])
         } else {
-            quote!(#[derive(Clone, Copy, Debug)])
+            quote!(#[derive(Clone, Copy, Debug #(, #derives)*)])
         };
         quote! {
             #derives

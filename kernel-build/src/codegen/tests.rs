@@ -180,6 +180,7 @@ fn fixture() -> BuiltModule {
         elsewhere: vec![],
         untyped: vec![],
         host_functions: vec![],
+        enums: vec![],
     };
     BuiltModule {
         name: "vecmath".into(),

@@ -56,6 +56,10 @@ pub const MACRO_KEYS: &[(&str, &str)] = &[
         "Rust files (relative to the crate root) whose `#[derive(CudaType)]` types the CUDA code shares: their declarations are a header the source includes as `\"<file>.cuh\"`, and a kernel taking one takes the Rust type",
     ),
     (
+        "derive",
+        "more derives for the structs and enums the CUDA code declares (`[\"serde::Serialize\"]`), beside the `Clone`, `Copy`, `Debug`, `Default`, `PartialEq` and bytemuck traits they get where they hold",
+    ),
+    (
         "crate",
         "the path generated code names the runtime by, for a crate that reaches it through a crate of its own re-exporting it (`\"my_gpu::runtime\"`); default: the name this crate's `Cargo.toml` gives `cuda-kernel-runtime`",
     ),
@@ -187,6 +191,11 @@ fn edit_distance(a: &str, b: &str) -> usize {
         }
     }
     row[b.len()]
+}
+
+/// A derive that is not a path.
+pub fn bad_derive(text: &str) -> String {
+    format!("`{text}` is no derive path: give one such as `serde::Serialize`")
 }
 
 #[cfg(test)]

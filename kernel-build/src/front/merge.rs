@@ -100,6 +100,13 @@ pub(super) fn merge(views: Vec<(String, ModuleInfo)>, diags: &mut Diagnostics) -
                 }
             }
         }
+        // An enumeration whose values differ between targets keeps the first target's: its
+        // values convert with a check either way.
+        for e in info.enums {
+            if !out.enums.iter().any(|x| x.name == e.name) {
+                out.enums.push(e);
+            }
+        }
         for g in info.globals {
             match out.globals.iter().position(|x| x.name == g.name) {
                 Some(i) if out.globals[i].ty != g.ty || out.globals[i].size != g.size => {

@@ -514,6 +514,38 @@ pub struct ModuleInfo {
     /// declarations are checked against when the module is built with host code.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub host_functions: Vec<HostFunction>,
+    /// Named enumerations of the user's files, with their values: each becomes a Rust enum
+    /// whose values convert from the underlying integer with a check.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub enums: Vec<EnumDef>,
+}
+
+/// A named C enumeration and its enumerators' values.
+///
+/// ```
+/// use cuda_kernel_build::model::{EnumDef, Scalar};
+/// let e = EnumDef {
+///     name: "Mode".into(),
+///     underlying: Scalar::I32,
+///     variants: vec![("Fast".into(), 0), ("Exact".into(), 1)],
+///     rust_path: None,
+///     loc: None,
+/// };
+/// assert_eq!(e.variants[1].1, 1);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EnumDef {
+    /// Its name (qualified with `::` inside a namespace).
+    pub name: String,
+    /// The integer it is stored as (`int` unless given).
+    pub underlying: Scalar,
+    /// Its enumerators and their values, in order (values may repeat).
+    pub variants: Vec<(String, i64)>,
+    /// Defined in Rust and shared with CUDA (`#[derive(CudaType)]`): the Rust enum's path.
+    #[serde(default)]
+    pub rust_path: Option<String>,
+    /// Where it is declared.
+    pub loc: Option<SourceLoc>,
 }
 
 /// A host function of the module's files, callable from Rust through a checked binding.

@@ -63,6 +63,9 @@ pub struct ModuleRequest {
     /// headers are written and can be included (`"src/particles.rs.cuh"`), and a kernel
     /// taking one of those types takes the Rust type itself.
     pub rust_types: Vec<RustTypesFile>,
+    /// More derives for the structs and enums the CUDA code declares (`serde::Serialize`),
+    /// each a path.
+    pub derives: Vec<String>,
 }
 
 /// A Rust file of types shared with CUDA, and the path of its module in the crate.

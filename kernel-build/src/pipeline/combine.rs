@@ -118,6 +118,11 @@ pub(crate) fn combine(
     }
     combine_structs(parts, &mut info);
     for part in parts {
+        for e in &part.info.enums {
+            if !info.enums.iter().any(|m| m.name == e.name) {
+                info.enums.push(e.clone());
+            }
+        }
         for h in &part.info.host_functions {
             if !info.host_functions.iter().any(|m| m.name == h.name) {
                 info.host_functions.push(h.clone());

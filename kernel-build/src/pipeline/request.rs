@@ -33,7 +33,18 @@ impl ModuleRequest {
             kernels: None,
             constants: Vec::new(),
             rust_types: Vec::new(),
+            derives: Vec::new(),
         }
+    }
+
+    /// Adds a derive for the structs and enums the CUDA code declares (`serde::Serialize`);
+    /// the text must be a path.
+    pub fn derive_text(&mut self, path: &str) -> Result<(), String> {
+        if syn::parse_str::<syn::Path>(path).is_err() {
+            return Err(crate::diagnostics::options::bad_derive(path));
+        }
+        self.derives.push(path.to_string());
+        Ok(())
     }
 
     /// Adds a constant to export, written `NAME` (an `i64`) or `NAME: TYPE` with `TYPE` a

@@ -84,13 +84,20 @@ impl SharedTypes {
         }
     }
 
-    /// Names each struct of the built module that a listed file defines by its Rust path,
-    /// and tracks the files.
+    /// Names each struct and enum of the built module that a listed file defines by its Rust
+    /// path, and tracks the files.
     pub(super) fn finish(self, built: &mut BuiltModule) {
+        let path_of = |name: &str| {
+            self.paths
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, path)| path.clone())
+        };
         for s in &mut built.info.structs {
-            if let Some((_, path)) = self.paths.iter().find(|(name, _)| *name == s.name) {
-                s.rust_path = Some(path.clone());
-            }
+            s.rust_path = path_of(&s.name).or(s.rust_path.take());
+        }
+        for e in &mut built.info.enums {
+            e.rust_path = path_of(&e.name).or(e.rust_path.take());
         }
         for f in self.files {
             if !built.tracked_files.contains(&f) {

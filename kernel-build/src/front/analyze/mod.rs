@@ -14,7 +14,9 @@ use std::collections::HashMap;
 use super::parse::{BaseSyn, EnumSyn, Item, KernelSyn, TypeSyn, TypedefSyn};
 use super::types::TypeEnv;
 use crate::diagnostics::{Diagnostic, Diagnostics};
-use crate::model::{GlobalSpace, ModuleInfo, Qualifiers, StructDef, UntypedKernel};
+use crate::model::{
+    CType, EnumDef, GlobalSpace, ModuleInfo, Qualifiers, Scalar, StructDef, UntypedKernel,
+};
 use globals::global;
 use kernels::{add_kernel, make_kernel};
 use templates::{from_stub, instantiate};
@@ -85,7 +87,14 @@ pub(super) fn build(items: Vec<Item>, library: Vec<Item>) -> ModuleInfo {
             Item::Enum(e) => {
                 let name = qualify(&e.namespace, &e.name);
                 env.add_enum(name.clone());
-                enumeration(&mut env, e).map_err(|d| (Some(name), d))
+                enumeration(&mut env, e)
+                    .map(|def| {
+                        if let Some(def) = def {
+                            info.enums.retain(|d| d.name != def.name);
+                            info.enums.push(def);
+                        }
+                    })
+                    .map_err(|d| (Some(name), d))
             }
             Item::Constant(c) => {
                 // One that does not evaluate (a `sizeof`, a call) is simply not known.
@@ -346,18 +355,51 @@ fn kernel_item(
     }
 }
 
-/// Records an enumeration in `env` as its underlying integer type.
-fn enumeration(env: &mut TypeEnv, e: EnumSyn) -> Result<(), Diagnostic> {
+/// Records an enumeration in `env` as its underlying integer type, and returns it with its
+/// enumerators' values (`None` when its type is no integer or a value does not evaluate).
+fn enumeration(env: &mut TypeEnv, e: EnumSyn) -> Result<Option<EnumDef>, Diagnostic> {
     let syn = TypeSyn {
         base: e.underlying,
         base_quals: Qualifiers::default(),
         ptrs: Vec::new(),
         written: e.name.clone(),
-        loc: e.loc,
+        loc: e.loc.clone(),
     };
     let resolved = env.resolve(&syn, &e.namespace, &HashMap::new())?;
-    env.add_typedef(qualify(&e.namespace, &e.name), resolved);
-    Ok(())
+    let name = qualify(&e.namespace, &e.name);
+    let underlying = match &resolved.0 {
+        CType::Scalar(
+            s @ (Scalar::I8
+            | Scalar::I16
+            | Scalar::I32
+            | Scalar::I64
+            | Scalar::U8
+            | Scalar::U16
+            | Scalar::U32
+            | Scalar::U64
+            | Scalar::Usize
+            | Scalar::Isize),
+        ) => Some(*s),
+        _ => None,
+    };
+    env.add_typedef(name.clone(), resolved);
+    let variants: Option<Vec<(String, i64)>> = e
+        .enumerators
+        .iter()
+        .map(|v| {
+            env.eval(&format!("{}::{v}", e.name), &e.namespace)
+                .map(|value| (v.clone(), value))
+        })
+        .collect();
+    Ok(underlying
+        .zip(variants)
+        .map(|(underlying, variants)| EnumDef {
+            name,
+            underlying,
+            variants,
+            rust_path: None,
+            loc: e.loc,
+        }))
 }
 
 /// Records a typedef (and a struct defined in it) in `env`.

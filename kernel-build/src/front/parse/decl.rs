@@ -129,10 +129,11 @@ impl Parser<'_> {
                 BaseSyn::Named(spelled.clone())
             };
         }
+        let mut enumerators = Vec::new();
         if self.is(0, "{") {
             let open = self.pos;
             self.skip_group()?;
-            self.enumerators(open, self.pos, name.as_deref(), namespace);
+            enumerators = self.enumerators(open, self.pos, name.as_deref(), namespace);
         }
         let Some(name) = name else {
             return Ok(underlying);
@@ -141,6 +142,7 @@ impl Parser<'_> {
             name: name.clone(),
             namespace: namespace.to_vec(),
             underlying,
+            enumerators,
             loc: self.loc_at(start),
         }));
         Ok(BaseSyn::Named(name))
@@ -149,8 +151,15 @@ impl Parser<'_> {
     /// Records the enumerators of the body between `open` (`{`) and `end` (after `}`) as
     /// constants: each with its value as written, or one more than the one before. Those of
     /// a scoped enum (`enum class Mode`) are named `Mode::A`; those of an unscoped one are
-    /// also reachable that way.
-    fn enumerators(&mut self, open: usize, end: usize, name: Option<&str>, namespace: &[String]) {
+    /// also reachable that way. Returns the enumerators' names.
+    fn enumerators(
+        &mut self,
+        open: usize,
+        end: usize,
+        name: Option<&str>,
+        namespace: &[String],
+    ) -> Vec<String> {
+        let mut names = Vec::new();
         let scoped = open >= 2 && {
             let before: Vec<&str> = (open.saturating_sub(6)..open)
                 .map(|i| self.toks[i].text(self.src))
@@ -181,6 +190,7 @@ impl Parser<'_> {
                 continue;
             }
             let ident = self.toks[from].text(self.src).to_owned();
+            names.push(ident.clone());
             let value = if to > from + 2 && self.toks[from + 1].text(self.src) == "=" {
                 self.spelled(from + 2, to)
             } else {
@@ -211,6 +221,7 @@ impl Parser<'_> {
             }
             previous = own;
         }
+        names
     }
 
     /// Reads `: public B, C<int>` up to the body: the base classes' names, or why they

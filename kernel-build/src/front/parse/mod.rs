@@ -192,6 +192,8 @@ pub struct EnumSyn {
     pub namespace: Vec<String>,
     /// The underlying type (`int` unless fixed with `: type`).
     pub underlying: BaseSyn,
+    /// Its enumerators' names, in order (their values are constants `Name::enumerator`).
+    pub enumerators: Vec<String>,
     /// Where it is declared.
     pub loc: Option<SourceLoc>,
 }

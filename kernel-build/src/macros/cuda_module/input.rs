@@ -44,6 +44,8 @@ pub(crate) struct ModuleInput {
     pub constants: Vec<LitStr>,
     /// `types = "src/particles.rs"`: Rust files of types shared with CUDA.
     pub types: Vec<LitStr>,
+    /// `derive = ["serde::Serialize"]`: more derives for the CUDA-declared types.
+    pub derive: Vec<LitStr>,
     /// `crate = "my_gpu::runtime"`: the path generated code names the runtime by.
     pub runtime_path: Option<LitStr>,
     pub decls: Vec<Decl>,
@@ -76,6 +78,7 @@ impl Parse for ModuleInput {
         let mut kernels = None;
         let mut constants = None;
         let mut types = None;
+        let mut derive = None;
         let mut runtime_path = None;
         let mut decls = Vec::new();
         let mut every_target: Option<bool> = None;
@@ -181,6 +184,7 @@ impl Parse for ModuleInput {
                         set(&mut constants, string_list(&body)?).map_err(|()| dup())?;
                     }
                     "types" => set(&mut types, string_list(&body)?).map_err(|()| dup())?,
+                    "derive" => set(&mut derive, string_list(&body)?).map_err(|()| dup())?,
                     "crate" => set(&mut runtime_path, body.parse()?).map_err(|()| dup())?,
                     "require_every_target" => {
                         let v: syn::LitBool = body.parse()?;
@@ -217,6 +221,7 @@ impl Parse for ModuleInput {
             kernels,
             constants: constants.unwrap_or_default(),
             types: types.unwrap_or_default(),
+            derive: derive.unwrap_or_default(),
             runtime_path,
             decls,
         })

@@ -169,6 +169,10 @@ fn request(input: &ModuleInput) -> syn::Result<ModuleRequest> {
             module: None,
         })
         .collect();
+    for lit in &input.derive {
+        req.derive_text(&lit.value())
+            .map_err(|message| syn::Error::new(lit.span(), message))?;
+    }
     for lit in &input.constants {
         req.constant_text(&lit.value())
             .map_err(|message| syn::Error::new(lit.span(), message))?;
