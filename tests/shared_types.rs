@@ -32,6 +32,17 @@ cuda_module! {
                 int i = blockIdx.x * blockDim.x + threadIdx.x;
                 if (i < n) { ps[i].mass *= by; ps[i].kind = to; }
             }
+            // The step in constant memory, written from Rust.
+            __constant__ Step current;
+            // Every particle's velocity gains the constant step's gravity for its time step.
+            extern "C" __global__ void fall(Particle* ps, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) {
+                    ps[i].vel[0] += current.gravity.x * current.dt;
+                    ps[i].vel[1] += current.gravity.y * current.dt;
+                    ps[i].vel[2] += current.gravity.z * current.dt;
+                }
+            }
         "#;
     }
 }
@@ -276,7 +287,8 @@ fn a_step_of_rust_defined_particles_matches_the_cpu() -> Result<(), Error> {
 }
 
 #[test]
-fn an_inline_kernel_takes_the_rust_types_and_a_shared_enum_as_its_integer() -> Result<(), Error> {
+fn inline_kernels_take_the_rust_types_by_pointer_by_value_and_in_constant_memory()
+-> Result<(), Error> {
     let Some(gpu) = gpu_or_skip() else {
         return Ok(());
     };
@@ -303,6 +315,35 @@ fn an_inline_kernel_takes_the_rust_types_and_a_shared_enum_as_its_integer() -> R
             ..*h
         };
         assert_eq!(*g, want);
+    }
+
+    // A Rust-defined struct in `__constant__` memory, written and read back.
+    let s = Step {
+        dt: between(&mut rng, 0.01, 0.1),
+        gravity: Float3::new(
+            between(&mut rng, -1.0, 1.0),
+            between(&mut rng, -10.0, -5.0),
+            between(&mut rng, -1.0, 1.0),
+        ),
+        drag: [0.1, 0.2, 0.3],
+        floor: -1.5,
+        field: Float3::new(0.25, 0.5, 0.75),
+    };
+    let current = k.current()?;
+    current.write(&s)?;
+    assert_eq!(current.read()?, s);
+    // SAFETY: `fall` writes ps[i] for i < n only; ps holds n particles.
+    unsafe { k.fall(&Launch::for_num_elems(N as u32), &mut ps, N as i32)? };
+    let fallen = gpu.download(&ps)?;
+    for (f, g) in fallen.iter().zip(&got) {
+        let want = [
+            g.vel[0] + s.gravity.x * s.dt,
+            g.vel[1] + s.gravity.y * s.dt,
+            g.vel[2] + s.gravity.z * s.dt,
+        ];
+        for (a, b) in f.vel.iter().zip(want) {
+            assert!(close(*a, b), "{f:?}");
+        }
     }
     Ok(())
 }
