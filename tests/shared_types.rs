@@ -68,6 +68,8 @@ cuda_module! {
             }
             extern "C" __global__ void touch(Padded* p, Legacy l) { p->d = (double)l; }
         "#;
+        // Checked against the CUDA declaration: the enum's parameter takes the Rust enum.
+        fn apply(ps: &mut [Pair], op: Op, n: i32);
     }
 }
 
@@ -101,7 +103,7 @@ fn cuda_declared_enums_and_structs_get_what_a_rust_user_expects() {
 }
 
 #[test]
-fn a_cuda_enum_goes_to_a_kernel_as_its_integer() -> Result<(), Error> {
+fn a_cuda_enum_goes_to_a_kernel_as_the_rust_enum() -> Result<(), Error> {
     let Some(gpu) = gpu_or_skip() else {
         return Ok(());
     };
@@ -119,7 +121,7 @@ fn a_cuda_enum_goes_to_a_kernel_as_its_integer() -> Result<(), Error> {
         k.apply(
             &Launch::for_num_elems(N as u32),
             &mut ps,
-            cuda_side::Op::Mul.into(),
+            cuda_side::Op::Mul,
             N as i32,
         )?
     };
@@ -303,7 +305,7 @@ fn inline_kernels_take_the_rust_types_by_pointer_by_value_and_in_constant_memory
             &Launch::for_num_elems(N as u32),
             &mut ps,
             by,
-            Kind::Ice as u8,
+            Kind::Ice,
             N as i32,
         )?
     };

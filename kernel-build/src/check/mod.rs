@@ -20,8 +20,8 @@ mod rust_type;
 use std::collections::HashMap;
 
 use crate::diagnostics::check as msg;
-use crate::model::rust::kernel_rust_name;
-use crate::model::{CType, Kernel, ModuleInfo, TemplateArg};
+use crate::model::rust::{enum_param, kernel_rust_name, rust_ident};
+use crate::model::{CType, EnumDef, Kernel, ModuleInfo, TemplateArg};
 use compare::{Mismatch, compare, expected_rust, type_text};
 use rust_type::classify;
 
@@ -49,6 +49,10 @@ fn check_one(info: &ModuleInfo, sig: &syn::Signature, errors: &mut Vec<syn::Erro
         errors.push(spanned(ty, &msg::returns_value(&name)));
     }
     let structs: Vec<String> = info.structs.iter().map(|s| s.name.clone()).collect();
+    let structs = Known {
+        structs: &structs,
+        enums: &info.enums,
+    };
     let candidates: Vec<&Kernel> = info
         .kernels
         .iter()
@@ -115,8 +119,14 @@ fn check_one(info: &ModuleInfo, sig: &syn::Signature, errors: &mut Vec<syn::Erro
 }
 
 /// Every mismatch between `kernel`'s parameters and the declaration's.
+/// The module's types a declaration may name.
+struct Known<'a> {
+    structs: &'a [String],
+    enums: &'a [EnumDef],
+}
+
 fn params_errors(
-    info_structs: &[String],
+    known_types: &Known<'_>,
     kernel: &Kernel,
     sig: &syn::Signature,
     subst: &HashMap<String, CType>,
@@ -153,9 +163,26 @@ fn params_errors(
             .unwrap_or_else(|| format!("arg{i}"));
         let loc = param.loc.clone().or_else(|| kernel.loc.clone());
         let rust_text = type_text(ty);
+        // A parameter of an enumeration takes the Rust enum.
+        if let Some(e) = enum_param(&param.ty, &param.written, known_types.enums) {
+            let rust_name = rust_ident(&e.name).to_string();
+            let names_it = matches!(classify(ty), rust_type::RustType::Named(ref n)
+                if *n == rust_name || Some(n.as_str()) == e.name.rsplit("::").next());
+            if !names_it {
+                let d = msg::type_mismatch(
+                    &kernel.name,
+                    &pname,
+                    &rust_text,
+                    &param.written,
+                    &rust_name,
+                );
+                errors.push(spanned(ty, &d.at(loc)));
+            }
+            continue;
+        }
         let known = |n: &str| {
             subst.contains_key(n)
-                || info_structs.iter().any(|s| {
+                || known_types.structs.iter().any(|s| {
                     s == n || s.rsplit("::").next() == Some(n) || s.replace("::", "_") == n
                 })
         };

@@ -4,9 +4,9 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::takes;
-use super::types::{ParamKind, key_tokens, param_kind};
+use super::types::{ParamKind, key_tokens, param_kind_of};
 use crate::model::rust::{Member, param_ident};
-use crate::model::{CType, Kernel, UntypedKernel};
+use crate::model::{CType, EnumDef, Kernel, UntypedKernel};
 
 /// What an unsafe stub's caller must uphold; the whole text, and the errors every stub
 /// returns, are in the module's docs.
@@ -59,6 +59,7 @@ pub(crate) fn untyped_section(untyped: &[UntypedKernel]) -> TokenStream {
 pub(crate) fn kernel_doc(
     kernel: &Kernel,
     targets: &[String],
+    enums: &[EnumDef],
     safe: bool,
     rt: &TokenStream,
 ) -> TokenStream {
@@ -67,7 +68,7 @@ pub(crate) fn kernel_doc(
     text.push_str(&registers(kernel));
     text.push_str(".\n\n");
     text.push_str(&availability(kernel, targets));
-    text.push_str(&arguments(kernel, rt, None));
+    text.push_str(&arguments(kernel, enums, rt, None));
     finish(text, safe)
 }
 
@@ -75,7 +76,7 @@ pub(crate) fn kernel_doc(
 /// reads or may write through it, and every Rust type it takes, linked (the same list a
 /// wrong argument's error gives). `family`: the method of a template family, whose
 /// arguments are described for its first instantiation.
-fn arguments(kernel: &Kernel, rt: &TokenStream, family: Option<&str>) -> String {
+fn arguments(kernel: &Kernel, enums: &[EnumDef], rt: &TokenStream, family: Option<&str>) -> String {
     let krate = rt.to_string().replace(' ', "");
     let krate = krate.trim_start_matches("::");
     let shown = |tokens: &TokenStream| {
@@ -101,7 +102,7 @@ fn arguments(kernel: &Kernel, rt: &TokenStream, family: Option<&str>) -> String 
             Some(n) if !n.is_empty() => format!("{} {n}", p.written),
             _ => p.written.clone(),
         };
-        let what = match param_kind(&p.ty, rt) {
+        let what = match param_kind_of(p, enums, rt).0 {
             ParamKind::ConstPtr(elem) => format!(
                 "device memory holding `{e}`, which the kernel reads only. Pass\n  {}.",
                 takes::doc_list(false, &shown(&elem), krate),
@@ -186,6 +187,7 @@ pub(crate) fn family_doc(
     let key = key.rsplit("::").next().unwrap_or(&key).to_owned();
     text.push_str(&arguments(
         first.kernel,
+        &[],
         rt,
         Some(&format!("{name}::<{key}>")),
     ));

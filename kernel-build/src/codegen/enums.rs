@@ -60,7 +60,7 @@ fn item(def: &EnumDef, rt: &TokenStream, derives: &[syn::Path]) -> TokenStream {
         doc.push_str(&format!(", declared at `{loc}`"));
     }
     doc.push_str(
-        ". Kernel parameters and struct fields of this type hold its integer: \
+        ". A kernel parameter of this type takes the enum; a struct field holds its integer: \
          `Into` gives it, `TryFrom` takes it back with a check.",
     );
     let alias_impl = (!aliases.is_empty()).then(|| quote!(impl #name { #(#aliases)* }));

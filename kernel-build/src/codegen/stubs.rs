@@ -9,7 +9,7 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::arg_bounds::ArgBounds;
-use super::types::{ParamKind, key_tokens, param_kind, type_tokens};
+use super::types::{ParamKind, key_tokens, param_kind, param_kind_of, type_tokens};
 use super::{CodegenOptions, docs};
 use crate::model::Kernel;
 use crate::model::built::BuiltModule;
@@ -46,17 +46,17 @@ pub(crate) fn methods(
                 .iter()
                 .enumerate()
                 .map(|(i, p)| {
-                    let kind = param_kind(&p.ty, rt);
+                    let (kind, bare) = param_kind_of(p, &parts.info.enums, rt);
                     StubParam {
                         ident: param_ident(p.name.as_deref(), i),
                         bound: bounds.bound(name, i, &kind, rt),
                         kind,
-                        bare: passes_bare(&p.ty),
+                        bare,
                     }
                 })
                 .collect::<Vec<_>>();
             let safe = opts.safe_kernels.contains(&name.to_string());
-            let doc = docs::kernel_doc(kernel, &parts.targets, safe, rt);
+            let doc = docs::kernel_doc(kernel, &parts.targets, &parts.info.enums, safe, rt);
             let index = proc_macro2::Literal::usize_unsuffixed(*index);
             method(name, &quote!(), &params, &quote!(#index), safe, &doc, rt)
         }

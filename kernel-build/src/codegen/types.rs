@@ -8,8 +8,10 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::model::CType;
-use crate::model::rust::{Passing, RuntimeObject, RustType, passing, stored};
+use crate::model::rust::{
+    Passing, RuntimeObject, RustType, enum_param, passes_bare, passing, passing_param, stored,
+};
+use crate::model::{CType, EnumDef, Param};
 
 /// How a kernel parameter is passed by the stub, in tokens.
 #[derive(Debug)]
@@ -77,7 +79,26 @@ pub(crate) fn key_tokens(key: &[RustType], rt: &TokenStream) -> TokenStream {
 
 /// How a parameter of type `ty` is passed, in tokens.
 pub(crate) fn param_kind(ty: &CType, rt: &TokenStream) -> ParamKind {
-    match passing(ty) {
+    kind_of(passing(ty), rt)
+}
+
+/// How `param` of a kernel is passed, in tokens (a parameter of an enumeration takes its
+/// Rust enum), and whether it goes as it is (else wrapped in `ByValue`).
+pub(crate) fn param_kind_of(
+    param: &Param,
+    enums: &[EnumDef],
+    rt: &TokenStream,
+) -> (ParamKind, bool) {
+    if enum_param(&param.ty, &param.written, enums).is_some() {
+        (kind_of(passing_param(param, enums), rt), false)
+    } else {
+        (param_kind(&param.ty, rt), passes_bare(&param.ty))
+    }
+}
+
+/// A way of passing, in tokens.
+fn kind_of(passing: Passing, rt: &TokenStream) -> ParamKind {
+    match passing {
         Passing::Value(t) => ParamKind::Value(type_tokens(&t, rt)),
         Passing::ConstPtr(t) => ParamKind::ConstPtr(type_tokens(&t, rt)),
         Passing::MutPtr(t) => ParamKind::MutPtr(type_tokens(&t, rt)),

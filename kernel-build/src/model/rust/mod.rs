@@ -11,5 +11,6 @@ pub mod types;
 pub use names::{kernel_rust_name, param_ident, rust_ident};
 pub use plan::{Member, Planned, method_names, plan};
 pub use types::{
-    Passing, RuntimeObject, RustType, passes_bare, passing, scalar_name, stored, vector_name,
+    Passing, RuntimeObject, RustType, enum_param, passes_bare, passing, passing_param, scalar_name,
+    stored, vector_name,
 };

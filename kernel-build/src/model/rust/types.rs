@@ -22,7 +22,7 @@
 use std::fmt;
 
 use super::names::rust_ident;
-use crate::model::{CType, Scalar};
+use crate::model::{CType, EnumDef, Param, Scalar};
 
 /// The Rust type a C type is stored as: a struct field, a global, a by-value parameter,
 /// a pointee, a template argument.
@@ -33,7 +33,8 @@ pub enum RustType {
     /// A type of the runtime, by its path under the runtime crate (`f16`, `fp::F8E4M3`,
     /// `vector::Float2`, `RawDevicePtr`, `TextureHandle`).
     Runtime(String),
-    /// The generated `#[repr(C)]` type of a C struct, by its Rust name.
+    /// A type of the module by its Rust name: the `#[repr(C)]` type of a C struct, the Rust
+    /// enum of a C enumeration (generated, or the user's, re-exported).
     Struct(String),
     /// `[T; N]`.
     Array(Box<RustType>, u64),
@@ -222,6 +223,31 @@ pub fn passing(ty: &CType) -> Passing {
     }
 }
 
+/// The enumeration of `enums` a by-value parameter of type `ty`, written `written`, is of
+/// (`Mode`, `const Mode`, `enum Mode`, `ns::Mode`): the stub takes the Rust enum, whose values
+/// are the C enum's, instead of the integer it is stored as.
+pub fn enum_param<'a>(ty: &CType, written: &str, enums: &'a [EnumDef]) -> Option<&'a EnumDef> {
+    let CType::Scalar(s) = ty else {
+        return None;
+    };
+    let name: String = written
+        .split_whitespace()
+        .filter(|w| !matches!(*w, "const" | "volatile" | "enum" | "class" | "struct"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let name = name.trim_start_matches("::");
+    enums.iter().find(|e| e.underlying == *s && e.name == name)
+}
+
+/// How a kernel's stub takes `param`: [`passing`], or the Rust enum of the enumeration it is
+/// of ([`enum_param`]).
+pub fn passing_param(param: &Param, enums: &[EnumDef]) -> Passing {
+    match enum_param(&param.ty, &param.written, enums) {
+        Some(e) => Passing::Value(RustType::Struct(rust_ident(&e.name).to_string())),
+        None => passing(&param.ty),
+    }
+}
+
 /// Whether the runtime takes a by-value parameter of type `ty` as it is: scalars, vector
 /// types and raw device pointers are kernel arguments of their own; structs and texture or
 /// surface handles go wrapped in `ByValue`.
@@ -323,6 +349,41 @@ impl fmt::Display for Passing {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_parameter_of_an_enumeration_takes_its_rust_enum() {
+        let mode = EnumDef {
+            name: "ns::Mode".into(),
+            underlying: Scalar::U8,
+            variants: vec![("A".into(), 0)],
+            rust_path: None,
+            loc: None,
+        };
+        let enums = std::slice::from_ref(&mode);
+        let u8_ty = CType::Scalar(Scalar::U8);
+        for written in ["ns::Mode", "const ns::Mode", "enum ns::Mode", "::ns::Mode"] {
+            assert!(enum_param(&u8_ty, written, enums).is_some(), "{written}");
+        }
+        // Another integer, another name, a pointer: not the enum.
+        assert!(enum_param(&CType::Scalar(Scalar::I32), "ns::Mode", enums).is_none());
+        assert!(enum_param(&u8_ty, "unsigned char", enums).is_none());
+        let param = Param {
+            name: Some("m".into()),
+            ty: u8_ty,
+            written: "const ns::Mode".into(),
+            grid_constant: false,
+            layout: Default::default(),
+            loc: None,
+        };
+        assert_eq!(
+            passing_param(&param, enums),
+            Passing::Value(RustType::Struct("ns_Mode".into()))
+        );
+        assert_eq!(
+            passing_param(&param, &[]),
+            Passing::Value(RustType::Primitive("u8"))
+        );
+    }
 
     fn ptr(elem: CType, is_const: bool) -> CType {
         CType::pointer(elem, is_const)
