@@ -400,7 +400,7 @@ pub struct Field {
 /// ```
 /// let s = cuda_kernel_build::model::StructDef {
 ///     name: "P".into(), fields: vec![], size: 0, align: 1, is_union: false, opaque: false,
-///     name_only: false, loc: None,
+///     name_only: false, rust_path: None, loc: None,
 /// };
 /// assert_eq!(s.name, "P");
 /// ```
