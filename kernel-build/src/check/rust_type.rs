@@ -3,7 +3,7 @@
 use syn::{GenericArgument, PathArguments, Type};
 
 use crate::model::Scalar;
-use crate::model::rust::{scalar_name, vector_name};
+use crate::model::rust::{scalar_named, vector_named};
 
 /// A Rust parameter type, reduced to what can be compared with a C type.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -22,36 +22,6 @@ pub(crate) enum RustType {
     /// Anything else.
     Unsupported,
 }
-
-const SCALARS: &[Scalar] = &[
-    Scalar::Bool,
-    Scalar::I8,
-    Scalar::I16,
-    Scalar::I32,
-    Scalar::I64,
-    Scalar::U8,
-    Scalar::U16,
-    Scalar::U32,
-    Scalar::U64,
-    Scalar::Usize,
-    Scalar::Isize,
-    Scalar::F32,
-    Scalar::F64,
-    Scalar::F16,
-    Scalar::BF16,
-    Scalar::Fp8E4M3,
-    Scalar::Fp8E5M2,
-    Scalar::Fp8E8M0,
-    Scalar::Fp6E2M3,
-    Scalar::Fp6E3M2,
-    Scalar::Fp4E2M1,
-    Scalar::Fp4x2E2M1,
-    Scalar::TexObject,
-    Scalar::SurfObject,
-    Scalar::TensorMap,
-    Scalar::GraphCondition,
-    Scalar::GraphExec,
-];
 
 /// Classifies a type as written in a declaration.
 pub(crate) fn classify(ty: &Type) -> RustType {
@@ -109,16 +79,11 @@ pub(crate) fn classify(ty: &Type) -> RustType {
             if name == "RawDevicePtr" {
                 return RustType::Raw;
             }
-            if let Some(s) = SCALARS.iter().find(|s| scalar_name(**s) == name) {
-                return RustType::Scalar(*s);
+            if let Some(s) = scalar_named(&name) {
+                return RustType::Scalar(s);
             }
-            // Single 4-bit floats have no vectors: their packed form is `__nv_fp4x2_e2m1`.
-            for s in SCALARS.iter().filter(|s| **s != Scalar::Fp4E2M1) {
-                for lanes in 1..=4 {
-                    if vector_name(*s, lanes) == name {
-                        return RustType::Vector(*s, lanes);
-                    }
-                }
+            if let Some((s, lanes)) = vector_named(&name) {
+                return RustType::Vector(s, lanes);
             }
             RustType::Named(name)
         }

@@ -5,52 +5,8 @@
 use syn::spanned::Spanned;
 
 use crate::diagnostics::shared as msg;
-use crate::model::rust::types::{scalar_name, vector_name};
+use crate::model::rust::{scalar_named, vector_named};
 use crate::model::{CType, Scalar};
-
-/// The scalars a field may hold by their Rust names (primitives, `f16`, `bf16`, the narrow
-/// floats of `fp`).
-const SCALARS: [Scalar; 19] = [
-    Scalar::I8,
-    Scalar::I16,
-    Scalar::I32,
-    Scalar::I64,
-    Scalar::U8,
-    Scalar::U16,
-    Scalar::U32,
-    Scalar::U64,
-    Scalar::F32,
-    Scalar::F64,
-    Scalar::F16,
-    Scalar::BF16,
-    Scalar::Fp8E4M3,
-    Scalar::Fp8E5M2,
-    Scalar::Fp8E8M0,
-    Scalar::Fp6E2M3,
-    Scalar::Fp6E3M2,
-    Scalar::Fp4E2M1,
-    Scalar::Fp4x2E2M1,
-];
-
-/// The lane types of the runtime's vector types.
-const LANES: [Scalar; 16] = [
-    Scalar::I8,
-    Scalar::U8,
-    Scalar::I16,
-    Scalar::U16,
-    Scalar::I32,
-    Scalar::U32,
-    Scalar::I64,
-    Scalar::U64,
-    Scalar::F32,
-    Scalar::F64,
-    Scalar::F16,
-    Scalar::BF16,
-    Scalar::Fp8E4M3,
-    Scalar::Fp8E5M2,
-    Scalar::Fp8E8M0,
-    Scalar::Fp4x2E2M1,
-];
 
 /// The C type of a field of `owner` named `field` whose Rust type is `ty`; the error is at
 /// the type.
@@ -132,8 +88,19 @@ fn named(name: &str) -> Result<CType, &'static str> {
         }
         _ => {}
     }
-    if let Some(s) = SCALARS.iter().find(|s| scalar_name(**s) == name) {
-        return Ok(CType::Scalar(*s));
+    if let Some(s) = scalar_named(name) {
+        // Host-sized integers, handles and device functions have no place in a shared type.
+        return match s {
+            Scalar::Usize | Scalar::Isize => Err(msg::WHY_USIZE),
+            Scalar::Bool => Err(msg::WHY_BOOL),
+            Scalar::DeviceFn
+            | Scalar::TexObject
+            | Scalar::SurfObject
+            | Scalar::TensorMap
+            | Scalar::GraphCondition
+            | Scalar::GraphExec => Err(msg::WHY_NO_LAYOUT),
+            s => Ok(CType::Scalar(s)),
+        };
     }
     if name.ends_with("A32") {
         return Err(msg::WHY_ALIGN32);
@@ -148,14 +115,15 @@ fn named(name: &str) -> Result<CType, &'static str> {
             _ => name.to_string(),
         },
     };
-    for elem in LANES {
-        for lanes in 1..=4u8 {
-            if vector_name(elem, lanes) == name {
-                return Ok(CType::Vector { elem, lanes });
-            }
-        }
+    match vector_named(&name) {
+        // `Char4`'s lanes are C's `char`, the signed byte of the runtime's type.
+        Some((Scalar::Bool, lanes)) => Ok(CType::Vector {
+            elem: Scalar::I8,
+            lanes,
+        }),
+        Some((elem, lanes)) => Ok(CType::Vector { elem, lanes }),
+        None => Ok(CType::Struct(name)),
     }
-    Ok(CType::Struct(name))
 }
 
 #[cfg(test)]

@@ -12,5 +12,5 @@ pub use names::{kernel_rust_name, param_ident, rust_ident};
 pub use plan::{Member, Planned, method_names, plan};
 pub use types::{
     Passing, RuntimeObject, RustType, enum_param, passes_bare, passing, passing_param, scalar_name,
-    stored, vector_name,
+    scalar_named, stored, vector_named,
 };

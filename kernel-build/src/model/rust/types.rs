@@ -164,6 +164,57 @@ pub fn vector_name(elem: Scalar, lanes: u8) -> String {
     format!("{base}{lanes}")
 }
 
+/// Every scalar a Rust name stands for, in the order names are looked up.
+const SCALARS: &[Scalar] = &[
+    Scalar::Bool,
+    Scalar::I8,
+    Scalar::I16,
+    Scalar::I32,
+    Scalar::I64,
+    Scalar::U8,
+    Scalar::U16,
+    Scalar::U32,
+    Scalar::U64,
+    Scalar::Usize,
+    Scalar::Isize,
+    Scalar::F32,
+    Scalar::F64,
+    Scalar::F16,
+    Scalar::BF16,
+    Scalar::Fp8E4M3,
+    Scalar::Fp8E5M2,
+    Scalar::Fp8E8M0,
+    Scalar::Fp6E2M3,
+    Scalar::Fp6E3M2,
+    Scalar::Fp4E2M1,
+    Scalar::Fp4x2E2M1,
+    Scalar::TexObject,
+    Scalar::SurfObject,
+    Scalar::TensorMap,
+    Scalar::GraphCondition,
+    Scalar::GraphExec,
+];
+
+/// The scalar a Rust type name stands for (`f32`, `f16`, `F8E4M3`, `TextureHandle`): the
+/// mapping of [`scalar_name`] read backwards.
+pub fn scalar_named(name: &str) -> Option<Scalar> {
+    SCALARS.iter().copied().find(|s| scalar_name(*s) == name)
+}
+
+/// The lanes and their number of a runtime vector type's name (`Float4`): the mapping of
+/// [`vector_name`] read backwards. Single 4-bit floats have no vectors: their packed form is
+/// `__nv_fp4x2_e2m1`.
+pub fn vector_named(name: &str) -> Option<(Scalar, u8)> {
+    SCALARS
+        .iter()
+        .filter(|s| **s != Scalar::Fp4E2M1)
+        .find_map(|s| {
+            (1..=4)
+                .find(|&lanes| vector_name(*s, lanes) == name)
+                .map(|l| (*s, l))
+        })
+}
+
 /// The Rust type of a scalar.
 fn scalar_type(s: Scalar) -> RustType {
     let name = scalar_name(s);
