@@ -51,9 +51,8 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
         None if cx.use_cache => Cache::locate(reporting),
         None => None,
     };
-    let shared = shared::prepare(req, cache.as_ref())?;
     let mut sources = request::resolve_sources(req, cache.as_ref())?;
-    shared.add_to(&mut sources);
+    let shared = shared::prepare(req, cache.as_ref(), &mut sources)?;
     if req.runtime != RuntimeCompile::Off && sources.len() != 1 {
         return Err(Error::InvalidOption(
             diagnostics::options::runtime_many_files(&req.name, sources.len()),

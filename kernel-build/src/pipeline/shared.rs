@@ -17,17 +17,19 @@ use crate::shared_types::{HeaderFile, headers, read_file};
 /// What a module's build needs of its shared types.
 #[derive(Debug, Default)]
 pub(super) struct SharedTypes {
-    /// The folder the headers are in, below which each has its include name.
-    dir: Option<PathBuf>,
     /// Each shared type's name and Rust path.
     paths: Vec<(String, String)>,
     /// The Rust files read (absolute).
     files: Vec<PathBuf>,
 }
 
-/// Reads the Rust files `req` lists and writes their headers; every problem of every
-/// file at once.
-pub(super) fn prepare(req: &ModuleRequest, cache: Option<&Cache>) -> Result<SharedTypes, Error> {
+/// Reads the Rust files `req` lists, writes their headers and gives every source their
+/// folder, as an include folder of the user's; every problem of every file at once.
+pub(super) fn prepare(
+    req: &ModuleRequest,
+    cache: Option<&Cache>,
+    sources: &mut [Source],
+) -> Result<SharedTypes, Error> {
     if req.rust_types.is_empty() {
         return Ok(SharedTypes::default());
     }
@@ -66,24 +68,15 @@ pub(super) fn prepare(req: &ModuleRequest, cache: Option<&Cache>) -> Result<Shar
         return Err(Error::SharedTypes { problems });
     }
     let headers = headers(&read).map_err(|problems| Error::SharedTypes { problems })?;
-    Ok(SharedTypes {
-        dir: Some(stage(&headers, cache)?),
-        paths,
-        files,
-    })
+    let dir = stage(&headers, cache)?;
+    for s in sources {
+        s.includes.push(dir.clone());
+        s.user_dirs.push(dir.clone());
+    }
+    Ok(SharedTypes { paths, files })
 }
 
 impl SharedTypes {
-    /// Gives every source the headers' folder, as an include folder of the user's.
-    pub(super) fn add_to(&self, sources: &mut [Source]) {
-        if let Some(dir) = &self.dir {
-            for s in sources {
-                s.includes.push(dir.clone());
-                s.user_dirs.push(dir.clone());
-            }
-        }
-    }
-
     /// Names each struct and enum of the built module that a listed file defines by its Rust
     /// path, and tracks the files.
     pub(super) fn finish(self, built: &mut BuiltModule) {
