@@ -75,6 +75,27 @@ cuda_module! {
 
 const N: usize = 100_000;
 
+/// A shared type with no padding derives bytemuck's traits beside `CudaType` (bytemuck's
+/// derive checks the padding itself).
+#[derive(Clone, Copy, Debug, PartialEq, CudaType, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct Sample {
+    at: Float3,
+    weight: f32,
+}
+
+#[test]
+fn a_shared_type_takes_bytemucks_derives_beside_its_own() {
+    let samples = [Sample {
+        at: Float3::new(1.0, 2.0, 3.0),
+        weight: 0.5,
+    }];
+    let bytes: &[u8] = bytemuck::cast_slice(&samples);
+    assert_eq!(bytes.len(), 16);
+    assert_eq!(bytemuck::cast_slice::<u8, Sample>(bytes), &samples);
+    assert_eq!(Sample::CUDA_NAME, "Sample");
+}
+
 /// C enumerations become Rust enums whose values convert with a check; C structs get
 /// `Default`, and bytemuck's traits where they hold.
 #[test]
