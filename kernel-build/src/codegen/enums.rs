@@ -18,14 +18,7 @@ pub(crate) fn items(info: &ModuleInfo, rt: &TokenStream, derives: &[syn::Path]) 
 
 fn item(def: &EnumDef, rt: &TokenStream, derives: &[syn::Path]) -> TokenStream {
     if let Some(path) = &def.rust_path {
-        let segments = path
-            .split("::")
-            .map(|s| proc_macro2::Ident::new(s, Span::call_site()));
-        let doc = format!(" The CUDA enum `{}`, defined in Rust: `{path}`.", def.name);
-        return quote! {
-            #[doc = #doc]
-            pub use #(#segments)::* ;
-        };
+        return super::structs::reexport("enum", &def.name, path);
     }
     let name = rust_ident(&def.name);
     let int = proc_macro2::Ident::new(scalar_name(def.underlying), Span::call_site());

@@ -86,19 +86,25 @@ fn is_pod(def: &StructDef, all: &[StructDef], depth: usize) -> bool {
 /// A struct defined in Rust: the user's type under its C name, its layout asserted against
 /// the C one (the derive implements the traits).
 fn shared(def: &StructDef, path: &str) -> TokenStream {
+    let name = rust_ident(&def.name);
+    let asserts = layout_asserts(def, &name, "the Rust type's");
+    let reexport = reexport("struct", &def.name, path);
+    quote! {
+        #reexport
+        const _: () = { #asserts };
+    }
+}
+
+/// `pub use` of a type defined in Rust and shared with CUDA (`what` is `struct` or `enum`),
+/// in place of a type generated for the CUDA one named `cname`.
+pub(super) fn reexport(what: &str, cname: &str, path: &str) -> TokenStream {
     let segments = path
         .split("::")
         .map(|s| proc_macro2::Ident::new(s, proc_macro2::Span::call_site()));
-    let name = rust_ident(&def.name);
-    let asserts = layout_asserts(def, &name, "the Rust type's");
-    let doc = format!(
-        " The CUDA struct `{}`, defined in Rust: `{path}`.",
-        def.name
-    );
+    let doc = format!(" The CUDA {what} `{cname}`, defined in Rust: `{path}`.");
     quote! {
         #[doc = #doc]
         pub use #(#segments)::* ;
-        const _: () = { #asserts };
     }
 }
 

@@ -8,9 +8,7 @@
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::model::rust::{
-    Passing, RuntimeObject, RustType, enum_param, passes_bare, passing, passing_param, stored,
-};
+use crate::model::rust::{Passing, RuntimeObject, RustType, passing, passing_param, stored};
 use crate::model::{CType, EnumDef, Param};
 
 /// How a kernel parameter is passed by the stub, in tokens.
@@ -89,11 +87,8 @@ pub(crate) fn param_kind_of(
     enums: &[EnumDef],
     rt: &TokenStream,
 ) -> (ParamKind, bool) {
-    if enum_param(&param.ty, &param.written, enums).is_some() {
-        (kind_of(passing_param(param, enums), rt), false)
-    } else {
-        (param_kind(&param.ty, rt), passes_bare(&param.ty))
-    }
+    let (passing, bare) = passing_param(param, enums);
+    (kind_of(passing, rt), bare)
 }
 
 /// A way of passing, in tokens.

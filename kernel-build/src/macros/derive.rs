@@ -35,8 +35,12 @@ pub fn expand(tokens: TokenStream) -> TokenStream {
     };
     let checks = match &input.data {
         syn::Data::Struct(data) => {
-            // A field refused for its type already has its error; the bounds would repeat it.
-            let accepted = data.fields.iter().filter(|f| read_field(&cname, f).is_ok());
+            // A field refused for its type already has its error; the bounds would repeat it
+            // (an item read without error has no refused field).
+            let accepted = data
+                .fields
+                .iter()
+                .filter(|f| read.is_ok() || read_field(&cname, f).is_ok());
             let per_field = accepted.map(|f| {
                 let ty = &f.ty;
                 quote_spanned! {ty.span()=>

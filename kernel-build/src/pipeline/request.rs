@@ -312,23 +312,49 @@ fn resolve_inline(req: &ModuleRequest, text: &str, cache: Option<&Cache>) -> Res
 /// for the same text (which keeps cache keys stable).
 fn stage_inline(text: &str, cache: Option<&Cache>) -> Result<PathBuf, Error> {
     let name = format!("{}.cu", &crate::cache::hash_bytes(text.as_bytes())[..32]);
+    let dir = stage_files(
+        Path::new("sources"),
+        Path::new("kernel-build-sources"),
+        &[(name.as_str(), text)],
+        cache,
+        "failed to stage the inline CUDA source",
+    )?;
+    Ok(dir.join(name))
+}
+
+/// Writes `files` (names below the folder, and texts) into a folder of the cache (`in_cache`
+/// below its root), else of the temporary folder (`in_temp`), leaving a file that already
+/// holds its text as it is; returns the folder. A folder named by its files' content keeps
+/// their paths, and so the cache's keys, stable.
+pub(super) fn stage_files(
+    in_cache: &Path,
+    in_temp: &Path,
+    files: &[(&str, &str)],
+    cache: Option<&Cache>,
+    action: &'static str,
+) -> Result<PathBuf, Error> {
+    let same = |path: &Path, text: &str| std::fs::read(path).is_ok_and(|b| b == text.as_bytes());
     if let Some(cache) = cache {
-        let path = cache.root().join("sources").join(&name);
-        if std::fs::read(&path).is_ok_and(|b| b == text.as_bytes()) {
-            return Ok(path);
-        }
-        if cache.write_file(&path, text.as_bytes()).is_ok() {
-            return Ok(path);
+        let dir = cache.root().join(in_cache);
+        let written = files.iter().all(|(name, text)| {
+            let path = dir.join(name);
+            same(&path, text) || cache.write_file(&path, text.as_bytes()).is_ok()
+        });
+        if written {
+            return Ok(dir);
         }
     }
-    let dir = std::env::temp_dir().join("kernel-build-sources");
-    let path = dir.join(&name);
-    if !std::fs::read(&path).is_ok_and(|b| b == text.as_bytes()) {
-        std::fs::create_dir_all(&dir)
-            .and_then(|()| std::fs::write(&path, text))
-            .map_err(|e| Error::io("failed to stage the inline CUDA source", &path, e))?;
+    let dir = std::env::temp_dir().join(in_temp);
+    for (name, text) in files {
+        let path = dir.join(name);
+        if !same(&path, text) {
+            path.parent()
+                .map_or(Ok(()), std::fs::create_dir_all)
+                .and_then(|()| std::fs::write(&path, text))
+                .map_err(|e| Error::io(action, &path, e))?;
+        }
     }
-    Ok(path)
+    Ok(dir)
 }
 
 #[cfg(test)]

@@ -129,26 +129,15 @@ fn stage(headers: &[HeaderFile], cache: Option<&Cache>) -> Result<PathBuf, Error
         all.push(0);
     }
     let key = &hash_bytes(&all)[..32];
-    let same = |path: &Path, text: &str| std::fs::read(path).is_ok_and(|b| b == text.as_bytes());
-    if let Some(cache) = cache {
-        let dir = cache.root().join("types").join(key);
-        let written = headers.iter().all(|h| {
-            let path = dir.join(&h.name);
-            same(&path, &h.text) || cache.write_file(&path, h.text.as_bytes()).is_ok()
-        });
-        if written {
-            return Ok(dir);
-        }
-    }
-    let dir = std::env::temp_dir().join("kernel-build-types").join(key);
-    for h in headers {
-        let path = dir.join(&h.name);
-        if !same(&path, &h.text) {
-            path.parent()
-                .map_or(Ok(()), std::fs::create_dir_all)
-                .and_then(|()| std::fs::write(&path, &h.text))
-                .map_err(|e| Error::io("failed to write the header of shared types", &path, e))?;
-        }
-    }
-    Ok(dir)
+    let files: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|h| (h.name.as_str(), h.text.as_str()))
+        .collect();
+    super::request::stage_files(
+        &Path::new("types").join(key),
+        &Path::new("kernel-build-types").join(key),
+        &files,
+        cache,
+        "failed to write the header of shared types",
+    )
 }

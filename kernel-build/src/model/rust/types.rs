@@ -291,11 +291,15 @@ pub fn enum_param<'a>(ty: &CType, written: &str, enums: &'a [EnumDef]) -> Option
 }
 
 /// How a kernel's stub takes `param`: [`passing`], or the Rust enum of the enumeration it is
-/// of ([`enum_param`]).
-pub fn passing_param(param: &Param, enums: &[EnumDef]) -> Passing {
+/// of ([`enum_param`]); and whether the runtime takes it as it is ([`passes_bare`]; an enum
+/// goes wrapped in `ByValue`).
+pub fn passing_param(param: &Param, enums: &[EnumDef]) -> (Passing, bool) {
     match enum_param(&param.ty, &param.written, enums) {
-        Some(e) => Passing::Value(RustType::Struct(rust_ident(&e.name).to_string())),
-        None => passing(&param.ty),
+        Some(e) => (
+            Passing::Value(RustType::Struct(rust_ident(&e.name).to_string())),
+            false,
+        ),
+        None => (passing(&param.ty), passes_bare(&param.ty)),
     }
 }
 
@@ -428,11 +432,11 @@ mod tests {
         };
         assert_eq!(
             passing_param(&param, enums),
-            Passing::Value(RustType::Struct("ns_Mode".into()))
+            (Passing::Value(RustType::Struct("ns_Mode".into())), false)
         );
         assert_eq!(
             passing_param(&param, &[]),
-            Passing::Value(RustType::Primitive("u8"))
+            (Passing::Value(RustType::Primitive("u8")), true)
         );
     }
 
