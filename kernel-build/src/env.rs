@@ -56,6 +56,10 @@ impl Var {
     pub const DOCS_RS: Var = Var("DOCS_RS");
     /// Print command lines, cache decisions and timings.
     pub const DEBUG: Var = Var("KERNEL_BUILD_DEBUG");
+    /// Line tables in device code (on unless set to an off word).
+    pub const LINE_INFO: Var = Var("KERNEL_BUILD_LINE_INFO");
+    /// Debug builds of device code (`-G`).
+    pub const DEVICE_DEBUG: Var = Var("KERNEL_BUILD_DEVICE_DEBUG");
     /// Path of `libnvJitLink.so`.
     pub const NVJITLINK: Var = Var("KERNEL_BUILD_NVJITLINK");
     /// Path of `libnvfatbin.so`.
@@ -84,6 +88,8 @@ impl Var {
         Var::NO_DEVICE_CODE,
         Var::DOCS_RS,
         Var::DEBUG,
+        Var::LINE_INFO,
+        Var::DEVICE_DEBUG,
         Var::NVJITLINK,
         Var::NVFATBIN,
         Var::NUM_JOBS,
@@ -136,6 +142,11 @@ pub fn flag(v: Var, reporting: Reporting) -> bool {
         let v = v.to_string_lossy().trim().to_ascii_lowercase();
         !matches!(v.as_str(), "0" | "false" | "no" | "off")
     })
+}
+
+/// Reads a switch: `None` when unset, else whether it is on (as [`flag`] reads it).
+pub fn switch(v: Var, reporting: Reporting) -> Option<bool> {
+    var(v, reporting).map(|_| flag(v, reporting))
 }
 
 /// Reads a variable that Cargo sets itself (`OUT_DIR`, `CARGO_MANIFEST_DIR`, ...);
@@ -213,6 +224,12 @@ mod tests {
             }
         }
         assert!(offenders.is_empty(), "{offenders:?}");
+    }
+
+    #[test]
+    fn a_switch_is_unset_or_on_or_off() {
+        assert_eq!(switch(TEST_UNSET, Reporting::Silent), None);
+        assert_eq!(switch(Var("PATH"), Reporting::Silent), Some(true));
     }
 
     #[test]

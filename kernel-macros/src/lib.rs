@@ -54,6 +54,8 @@ use proc_macro::TokenStream;
 /// | `define = ["N=4", "FAST"]` | `-D` definitions, `NAME` or `NAME=VALUE` |
 /// | `flags = ["-O3", "--use_fast_math"]` | extra nvcc flags |
 /// | `require_every_target = true` | `true`: a kernel missing from one target's image is an error, not a warning |
+/// | `line_info = false` | `false`: kernels carry no line tables (by default they do, so compute-sanitizer, cuda-gdb and Nsight Compute name the source line, the `.rs` line for inline text; or `KERNEL_BUILD_LINE_INFO`) |
+/// | `device_debug = true` | `true`: a debug build of the device code (`-G`: variables and stepping in cuda-gdb; kernels run many times slower; or `KERNEL_BUILD_DEVICE_DEBUG`) |
 /// | `rdc = true` | `true`: the files are device-linked, so kernels may call device functions of other files |
 /// | `lto = true` | `true`: as `rdc`, with link-time optimisation across files |
 /// | `compile = "runtime"` | `"runtime"`: compiled by NVRTC at run time only (no nvcc at build time); `"build"`: the default |

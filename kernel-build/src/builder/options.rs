@@ -175,13 +175,40 @@ impl Build {
         self
     }
 
-    /// Adds an nvcc flag (`-O3`, `--use_fast_math`, `-lineinfo`).
+    /// Adds an nvcc flag (`-O3`, `--use_fast_math`, `-maxrregcount=64`).
     ///
     /// ```
     /// cuda_kernel_build::Build::new().flag("--use_fast_math");
     /// ```
     pub fn flag(&mut self, flag: &str) -> &mut Build {
         self.req.flags.push(flag.to_string());
+        self
+    }
+
+    /// Whether kernels carry line tables (nvcc's `-lineinfo`, on by default): with them
+    /// compute-sanitizer, cuda-gdb and Nsight Compute name the `.cu` file and line of a
+    /// fault or a hot spot instead of a byte offset. They add to the image's size, not to
+    /// its machine code. Without a call, `KERNEL_BUILD_LINE_INFO` decides (`0` turns them off).
+    ///
+    /// ```
+    /// cuda_kernel_build::Build::new().file("kernels/k.cu").line_info(false);
+    /// ```
+    pub fn line_info(&mut self, on: bool) -> &mut Build {
+        self.req.line_info = Some(on);
+        self
+    }
+
+    /// Builds the device code for debugging (nvcc's `-G`): unoptimised, with variables and
+    /// stepping for cuda-gdb. Kernels run many times slower, so the build says so in a
+    /// note; never the default, and not implied by Cargo's debug profile. An `lto` module
+    /// is device-linked as `rdc` (nvcc cannot link-time optimise a `-G` build). Without a
+    /// call, `KERNEL_BUILD_DEVICE_DEBUG` decides (`1` turns it on).
+    ///
+    /// ```
+    /// cuda_kernel_build::Build::new().file("kernels/k.cu").device_debug(true);
+    /// ```
+    pub fn device_debug(&mut self, on: bool) -> &mut Build {
+        self.req.device_debug = Some(on);
         self
     }
 

@@ -216,6 +216,20 @@ pub fn slow_build(module: &str, seconds: f64, targets: &[String]) -> String {
     )
 }
 
+/// A module built with device debug information (`-G`).
+pub fn device_debug(module: &str, lto_as_rdc: bool) -> String {
+    format!(
+        "module `{module}` is a debug build of device code (-G, asked by `device_debug` or \
+         `KERNEL_BUILD_DEVICE_DEBUG`): its kernels run unoptimised, often many times slower; \
+         build without it to measure or ship{}",
+        if lto_as_rdc {
+            "; its files are device-linked as `rdc`, since a -G build cannot be link-time optimised"
+        } else {
+            ""
+        }
+    )
+}
+
 /// `KERNEL_BUILD_ARCHS=native` on a machine where the driver reports no GPU.
 pub fn no_native_gpu(module: &str, why: &str) -> String {
     format!(
@@ -361,6 +375,14 @@ mod tests {
             "{m}"
         );
         assert!(m.contains("KERNEL_BUILD_ARCHS=native"), "{m}");
+    }
+
+    #[test]
+    fn a_debug_build_says_its_kernels_run_slowly() {
+        let m = device_debug("dbg", false);
+        assert!(m.starts_with("module `dbg` is a debug build"), "{m}");
+        assert!(m.contains("many times slower") && !m.contains("rdc"), "{m}");
+        assert!(device_debug("dbg", true).contains("device-linked as `rdc`"));
     }
 
     #[test]

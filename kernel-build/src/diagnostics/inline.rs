@@ -101,6 +101,19 @@ impl InlinePlace {
         })
     }
 
+    /// The Rust line of the value's first line when each next line of the value is the
+    /// file's next line (a raw string, or one without `\n` escapes and line
+    /// continuations), so that a single `#line` directive can name them all.
+    pub fn first_line_if_contiguous(&self) -> Option<usize> {
+        let first = self.starts.first()?.0;
+        let contiguous = self
+            .starts
+            .iter()
+            .enumerate()
+            .all(|(i, &(line, _))| line == first + i);
+        contiguous.then_some(first)
+    }
+
     /// Every location of `info` in the inline source named `display` told in the Rust file
     /// (so that generated docs say `src/main.rs:6:13`, not `<inline k>:2:1`).
     pub fn relocate_model(&self, info: &mut crate::model::ModuleInfo, display: &str) {
@@ -345,6 +358,17 @@ mod tests {
         // A word the line as written lacks (`__attribute__`): the line alone.
         let out = place().relocate(&at(2 + 20), "<inline k>");
         assert!(out.starts_with("src/main.rs:5: error"), "{out}");
+    }
+
+    #[test]
+    fn a_raw_string_is_contiguous_and_an_escaped_newline_is_not() {
+        let raw = InlinePlace::from_literal("r#\"\na\nb\"#", "\na\nb", "m.rs", 7, 14).unwrap();
+        assert_eq!(raw.first_line_if_contiguous(), Some(7));
+        let escaped = InlinePlace::from_literal("\"a\\nb\"", "a\nb", "m.rs", 7, 14).unwrap();
+        assert_eq!(escaped.first_line_if_contiguous(), None);
+        let continued =
+            InlinePlace::from_literal("\"a\\\n   b\nc\"", "ab\nc", "m.rs", 7, 14).unwrap();
+        assert_eq!(continued.first_line_if_contiguous(), None);
     }
 
     #[test]

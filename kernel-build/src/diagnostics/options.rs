@@ -28,6 +28,14 @@ pub const MACRO_KEYS: &[(&str, &str)] = &[
         "`true`: a kernel missing from one target's image is an error, not a warning",
     ),
     (
+        "line_info",
+        "`false`: kernels carry no line tables (by default they do, so compute-sanitizer, cuda-gdb and Nsight Compute name the source line, the `.rs` line for inline text; or `KERNEL_BUILD_LINE_INFO`)",
+    ),
+    (
+        "device_debug",
+        "`true`: a debug build of the device code (`-G`: variables and stepping in cuda-gdb; kernels run many times slower; or `KERNEL_BUILD_DEVICE_DEBUG`)",
+    ),
+    (
         "rdc",
         "`true`: the files are device-linked, so kernels may call device functions of other files",
     ),

@@ -96,6 +96,29 @@ fn normalize(p: &Path) -> PathBuf {
     out
 }
 
+/// `preprocessed` with every line marker that names `from` naming `to` instead, its line
+/// number less `back` (never below 1), and its flags kept: the text an inline source
+/// would have given without the `#line` directive that names its Rust file.
+pub(crate) fn rename_markers(preprocessed: &str, from: &str, to: &str, back: u32) -> String {
+    let mut out = String::with_capacity(preprocessed.len());
+    for (i, line) in preprocessed.split('\n').enumerate() {
+        if i > 0 {
+            out.push('\n');
+        }
+        match parse_marker(line) {
+            Some((number, path)) if path == from => {
+                // The flags follow the path's closing quote, the line's last.
+                let flags = line.rfind('"').map_or("", |q| &line[q + 1..]);
+                let quoted = to.replace('\\', "\\\\").replace('"', "\\\"");
+                let number = number.saturating_sub(back).max(1);
+                out.push_str(&format!("# {number} \"{quoted}\"{flags}"));
+            }
+            _ => out.push_str(line),
+        }
+    }
+    out
+}
+
 /// Parses a line marker (`# 12 "k.cu" 2` or `#line 12 "k.cu"`): line and path.
 fn parse_marker(line: &str) -> Option<(u32, String)> {
     let (number, quoted) = marker(line.as_bytes())?;
@@ -257,6 +280,18 @@ mod tests {
         let files = included_files(text);
         assert_eq!(files.len(), 1);
         assert_eq!(files[0].as_os_str().as_bytes(), b"dir/caf\xe9 k.cu");
+    }
+
+    #[test]
+    fn markers_naming_a_file_are_renamed_and_renumbered() {
+        let text = "# 1 \"/t/k.cu\"\n#line 40 \"/c/src/main.rs\"\nint a;\n\
+                    # 1 \"/c/h.cuh\" 1\n# 42 \"/c/src/main.rs\" 2\n__global__ void k();";
+        let renamed = rename_markers(text, "/c/src/main.rs", "/t/k.cu", 38);
+        assert_eq!(
+            renamed,
+            "# 1 \"/t/k.cu\"\n# 2 \"/t/k.cu\"\nint a;\n# 1 \"/c/h.cuh\" 1\n# 4 \"/t/k.cu\" 2\n\
+             __global__ void k();"
+        );
     }
 
     #[test]

@@ -7,7 +7,7 @@ use super::nvjitlink::{InputKind, LinkInput, NvJitLink};
 use super::symbols::{self, SymbolProblem};
 use crate::env::Reporting;
 use crate::error::Error;
-use crate::model::options::LinkMode;
+use crate::model::options::{DeviceDebug, LinkMode};
 use crate::toolkit::{Target, TargetKind};
 use cuda_kernel_objects::EntryKind;
 use std::path::Path;
@@ -103,6 +103,8 @@ pub(crate) struct DeviceLink<'a> {
     pub nvcc: &'a Path,
     pub nvcc_version: (u32, u32),
     pub mode: LinkMode,
+    /// What the linked code keeps of the objects' line tables or debug information.
+    pub debug: DeviceDebug,
     pub targets: &'a [Target],
     pub units: &'a [UnitCode<'a>],
     pub reporting: Reporting,
@@ -186,6 +188,7 @@ impl DeviceLink<'_> {
         if ptx {
             options.push("-ptx".to_owned());
         }
+        options.extend(self.debug.link_option().map(str::to_owned));
         let mut inputs: Vec<LinkInput<'_>> = self
             .units
             .iter()

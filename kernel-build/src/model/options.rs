@@ -1,5 +1,5 @@
 //! The options of a build that the model records: how several files become one module's
-//! device code, and whether it is compiled at run time.
+//! device code, what it records of its source, and whether it is compiled at run time.
 
 use serde::{Deserialize, Serialize};
 
@@ -35,6 +35,41 @@ impl LinkMode {
             LinkMode::Whole => "whole",
             LinkMode::Rdc => "rdc",
             LinkMode::Lto => "lto",
+        }
+    }
+}
+
+/// What a module's device code records of its source, for the tools that read it
+/// (compute-sanitizer, cuda-gdb, Nsight Compute). Chosen from the request and the
+/// environment when the module is built.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub(crate) enum DeviceDebug {
+    /// Nothing: the smallest images, and tools report byte offsets only.
+    None,
+    /// Line tables (`-lineinfo`): tools name the file and line; the machine code is the
+    /// same as without them.
+    #[default]
+    Lines,
+    /// A debug build (`-G`): unoptimised code with variables and stepping for cuda-gdb.
+    Full,
+}
+
+impl DeviceDebug {
+    /// The flag nvcc and NVRTC take for it.
+    pub(crate) fn compiler_flag(self) -> Option<&'static str> {
+        match self {
+            DeviceDebug::None => None,
+            DeviceDebug::Lines => Some("-lineinfo"),
+            DeviceDebug::Full => Some("-G"),
+        }
+    }
+
+    /// The option nvJitLink takes for it, so that a device link keeps what the objects hold.
+    pub(crate) fn link_option(self) -> Option<&'static str> {
+        match self {
+            DeviceDebug::None => None,
+            DeviceDebug::Lines => Some("-lineinfo"),
+            DeviceDebug::Full => Some("-g"),
         }
     }
 }

@@ -66,6 +66,19 @@ pub struct ModuleRequest {
     /// More derives for the structs and enums the CUDA code declares (`serde::Serialize`),
     /// each a path.
     pub derives: Vec<String>,
+    /// Whether kernels carry line tables (nvcc's `-lineinfo`), so that compute-sanitizer,
+    /// cuda-gdb and Nsight Compute name the source file and line; `None`:
+    /// `KERNEL_BUILD_LINE_INFO`, else on.
+    pub line_info: Option<bool>,
+    /// Where inline text lies in the Rust file: the file (absolute) and the line of the
+    /// value's first line, when every line of the value is a line of the file (a raw
+    /// string, or one without `\n` escapes and line continuations). Compiled with line
+    /// tables, the text then starts with a `#line` directive naming them, so that the
+    /// tools reading line tables name the Rust file's lines. Set by `cuda_module!`.
+    pub inline_origin: Option<(PathBuf, u32)>,
+    /// Whether device code is a debug build (nvcc's `-G`: no optimisation, variables and
+    /// stepping in cuda-gdb); `None`: `KERNEL_BUILD_DEVICE_DEBUG`, else off.
+    pub device_debug: Option<bool>,
 }
 
 /// A Rust file of types shared with CUDA, and the path of its module in the crate.

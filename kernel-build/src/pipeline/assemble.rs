@@ -99,6 +99,7 @@ fn assemble(
                 shared.toolkit.version().minor,
             ),
             mode: shared.mode,
+            debug: shared.debug_info,
             targets: shared.targets,
             units: &code,
             reporting,

@@ -11,6 +11,7 @@ mod assemble;
 mod cached;
 mod combine;
 mod constants;
+mod debug_info;
 mod nvcc;
 mod opaque;
 mod pending;
@@ -51,7 +52,8 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
         None if cx.use_cache => Cache::locate(reporting),
         None => None,
     };
-    let mut sources = request::resolve_sources(req, cache.as_ref())?;
+    let debug = debug_info::choose(req, reporting);
+    let mut sources = request::resolve_sources(req, cache.as_ref(), debug)?;
     let shared = shared::prepare(req, cache.as_ref(), &mut sources)?;
     if req.runtime != RuntimeCompile::Off && sources.len() != 1 {
         return Err(Error::InvalidOption(
@@ -60,7 +62,7 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
     }
     let runtime = match (req.runtime, sources.as_slice()) {
         (RuntimeCompile::Only | RuntimeCompile::Fallback, [source]) => {
-            Some(runtime::runtime_source(req, source, req.runtime)?)
+            Some(runtime::runtime_source(req, source, req.runtime, debug)?)
         }
         _ => None,
     };
@@ -69,7 +71,7 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
         .map_or(&[][..], |(rt, _)| rt.headers.as_slice());
     let mut built = match raw::without_nvcc(req, cx) {
         Some(why) => raw::read_module(req, &sources, headers, why)?,
-        None => nvcc::compile_module(req, cx, cache.as_ref(), &sources)?,
+        None => nvcc::compile_module(req, cx, cache.as_ref(), &sources, debug)?,
     };
     if let Some((rt, files)) = runtime {
         built.tracked_files.extend(files);

@@ -5,6 +5,7 @@
 use std::time::Instant;
 
 use super::constants;
+use super::debug_info;
 use super::request::{Context, Source};
 use super::targets;
 use super::unit::{self, Shared};
@@ -16,7 +17,7 @@ use crate::env;
 use crate::error::Error;
 use crate::jobs::Jobs;
 use crate::model::built::BuiltModule;
-use crate::model::options::LinkMode;
+use crate::model::options::{DeviceDebug, LinkMode};
 use crate::model::request::ModuleRequest;
 use crate::toolkit::{DiscoverOptions, Target, Toolkit};
 
@@ -26,6 +27,7 @@ pub(super) fn compile_module(
     cx: &Context,
     cache: Option<&Cache>,
     sources: &[Source],
+    debug: DeviceDebug,
 ) -> Result<BuiltModule, Error> {
     let reporting = cx.reporting;
     let opts = DiscoverOptions {
@@ -56,6 +58,8 @@ pub(super) fn compile_module(
     if let Some(extra) = env::var(env::Var::NVCC_FLAGS, reporting) {
         flags.extend(extra.to_string_lossy().split_whitespace().map(String::from));
     }
+    let flags = debug_info::with_flag(flags, debug);
+    let mode = debug_info::link_mode(req.link, debug);
     let jobs = Jobs::new(cx.jobs, reporting);
     let wrapper = cx
         .nvcc_wrapper
@@ -70,8 +74,9 @@ pub(super) fn compile_module(
         progress: cx.progress || reporting == env::Reporting::Cargo,
         wrapper: wrapper.as_deref(),
         cache,
-        mode: req.link,
-        alone: sources.len() == 1 && req.link == LinkMode::Whole,
+        debug_info: debug,
+        mode,
+        alone: sources.len() == 1 && mode == LinkMode::Whole,
     };
     let started = Instant::now();
     let mut built = if shared.alone {
@@ -85,6 +90,12 @@ pub(super) fn compile_module(
     if let Some(why) = &chosen.no_native {
         let warning = diagnostics::build::no_native_gpu(&req.name, why);
         built.warnings.push(warning);
+    }
+    if debug == DeviceDebug::Full {
+        let lto_as_rdc = mode != req.link;
+        built
+            .warnings
+            .push(diagnostics::build::device_debug(&req.name, lto_as_rdc));
     }
     if chosen.slow(seconds) {
         let names: Vec<String> = chosen.list.iter().map(Target::to_string).collect();

@@ -182,7 +182,7 @@ impl<'a> Pending<'a> {
         } else {
             String::new()
         };
-        let (object_key, deps) = if views.is_empty() {
+        let (object_key, mut deps) = if views.is_empty() {
             (
                 job.object_key(&preprocessed),
                 front::included_files(preprocessed.as_bytes()),
@@ -211,6 +211,8 @@ impl<'a> Pending<'a> {
             text.push_str(&job.source.text);
             (job.object_key(&text), deps)
         };
+        // The Rust file an inline source's `#line` directive names is no dependency.
+        deps.retain(|d| !job.source.is_line_origin(d));
         let done = |entry: Entry, key: String, from_cache: bool| UnitBuilt {
             entry,
             key,

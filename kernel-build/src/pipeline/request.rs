@@ -5,7 +5,7 @@ use crate::cache::Cache;
 use crate::env::Reporting;
 use crate::error::Error;
 use crate::model::ModuleInfo;
-use crate::model::options::LinkMode;
+use crate::model::options::{DeviceDebug, LinkMode};
 use crate::model::request::{ModuleRequest, SourceInput};
 use std::path::{Path, PathBuf};
 
@@ -34,6 +34,9 @@ impl ModuleRequest {
             constants: Vec::new(),
             rust_types: Vec::new(),
             derives: Vec::new(),
+            line_info: None,
+            inline_origin: None,
+            device_debug: None,
         }
     }
 
@@ -193,6 +196,11 @@ pub(crate) struct Source {
     pub includes: Vec<PathBuf>,
     /// True for a user's file (tracked), false for inline text.
     pub is_file: bool,
+    /// Inline text compiled with line tables: the Rust file and line its first line sits
+    /// on, which the staged file's `#line` directive names so that compute-sanitizer,
+    /// cuda-gdb and Nsight Compute point into the Rust file. The build's own messages and
+    /// model still count the value's lines (see [`Source::unaliased`]).
+    pub line_origin: Option<(String, u32)>,
 }
 
 impl Source {
@@ -206,8 +214,36 @@ impl Source {
         crate::compile::messages::colon_locations(&self.renamed(text))
     }
 
-    /// Replaces nvcc's path of the source by its display name.
+    /// A preprocessed text of the source with the line markers its `#line` directive
+    /// gave (naming the Rust file, counting its lines) naming the staged file and counting
+    /// the value's lines, as the front end reads an inline source.
+    pub(crate) fn unaliased(&self, preprocessed: &str) -> String {
+        match &self.line_origin {
+            Some((file, line)) => crate::front::linemap::rename_markers(
+                preprocessed,
+                file,
+                &self.path.to_string_lossy(),
+                line - 1,
+            ),
+            None => preprocessed.to_owned(),
+        }
+    }
+
+    /// Whether `dep` (a file the source was read from) is the Rust file its `#line`
+    /// directive names, which is no dependency of the device code.
+    pub(crate) fn is_line_origin(&self, dep: &Path) -> bool {
+        self.line_origin
+            .as_ref()
+            .is_some_and(|(file, _)| dep == Path::new(file))
+    }
+
+    /// Replaces nvcc's path of the source by its display name (and a location in the Rust
+    /// file its `#line` directive names by the value's line).
     fn renamed(&self, text: &str) -> String {
+        let text = match &self.line_origin {
+            Some((file, line)) => value_locations(text, file, *line, &self.display_name),
+            None => text.to_owned(),
+        };
         let lossy = self.path.to_string_lossy();
         let renamed = text.replace(&*lossy, &self.display_name);
         // nvcc's front end prints a byte that is not UTF-8 as `?`.
@@ -238,6 +274,32 @@ impl Source {
     }
 }
 
+/// `text` with every `file(LINE)` location (nvcc's form) told as `display(VALUE_LINE)`,
+/// where the value's first line is `first` of `file`.
+fn value_locations(text: &str, file: &str, first: u32, display: &str) -> String {
+    let pattern = format!("{file}(");
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(&pattern) {
+        let after = &rest[at + pattern.len()..];
+        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
+        let number: Option<u32> = after[..digits].parse().ok();
+        match (number, after[digits..].starts_with(')')) {
+            (Some(n), true) if n >= first => {
+                out.push_str(&rest[..at]);
+                out.push_str(&format!("{display}({})", n - first + 1));
+                rest = &after[digits + 1..];
+            }
+            _ => {
+                out.push_str(&rest[..at + pattern.len()]);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
 /// The display name of inline source text, in every message about it.
 pub fn inline_display_name(module: &str) -> String {
     format!("<inline {module}>")
@@ -247,6 +309,7 @@ pub fn inline_display_name(module: &str) -> String {
 pub(crate) fn resolve_sources(
     req: &ModuleRequest,
     cache: Option<&Cache>,
+    debug: DeviceDebug,
 ) -> Result<Vec<Source>, Error> {
     match &req.source {
         SourceInput::Files { paths } if paths.is_empty() => Err(Error::InvalidOption(
@@ -270,7 +333,7 @@ pub(crate) fn resolve_sources(
             Ok(out)
         }
         SourceInput::File { path } => Ok(vec![resolve_file(req, path)?]),
-        SourceInput::Inline { text } => Ok(vec![resolve_inline(req, text, cache)?]),
+        SourceInput::Inline { text } => Ok(vec![resolve_inline(req, text, cache, debug)?]),
     }
 }
 
@@ -289,12 +352,31 @@ fn resolve_file(req: &ModuleRequest, path: &Path) -> Result<Source, Error> {
         user_dirs,
         includes,
         is_file: true,
+        line_origin: None,
     })
 }
 
-fn resolve_inline(req: &ModuleRequest, text: &str, cache: Option<&Cache>) -> Result<Source, Error> {
+/// Inline text, staged; with line tables and a known place in the Rust file, after a
+/// `#line` directive naming it.
+fn resolve_inline(
+    req: &ModuleRequest,
+    text: &str,
+    cache: Option<&Cache>,
+    debug: DeviceDebug,
+) -> Result<Source, Error> {
     let includes: Vec<PathBuf> = req.includes.iter().map(|d| req.base_dir.join(d)).collect();
-    let path = stage_inline(text, cache)?;
+    let line_origin = req
+        .inline_origin
+        .as_ref()
+        .filter(|_| debug != DeviceDebug::None)
+        .map(|(file, line)| (file.to_string_lossy().into_owned(), (*line).max(1)));
+    let path = match &line_origin {
+        Some((file, line)) => {
+            let quoted = file.replace('\\', "\\\\").replace('"', "\\\"");
+            stage_inline(&format!("#line {line} \"{quoted}\"\n{text}"), cache)?
+        }
+        None => stage_inline(text, cache)?,
+    };
     let mut user_dirs = vec![req.base_dir.clone()];
     user_dirs.extend(includes.iter().cloned());
     user_dirs.extend(req.user_dirs.iter().map(|d| req.base_dir.join(d)));
@@ -305,6 +387,7 @@ fn resolve_inline(req: &ModuleRequest, text: &str, cache: Option<&Cache>) -> Res
         includes: user_dirs.clone(),
         user_dirs,
         is_file: false,
+        line_origin,
     })
 }
 
@@ -391,6 +474,43 @@ mod tests {
         assert!(req.define("BAD NAME", None).is_err());
         assert!(req.set_name("my-mod").is_err());
         assert!(req.set_name("my_mod").is_ok());
+    }
+
+    #[test]
+    fn locations_in_the_rust_file_are_told_as_the_values_lines() {
+        let nvcc = "/c/src/main.rs(14): error: x\n/c/src/main.rs(9x) /c/src/main.rs(3): y";
+        assert_eq!(
+            value_locations(nvcc, "/c/src/main.rs", 12, "<inline k>"),
+            "<inline k>(3): error: x\n/c/src/main.rs(9x) /c/src/main.rs(3): y"
+        );
+    }
+
+    #[test]
+    fn an_inline_source_with_line_tables_names_its_rust_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut req = ModuleRequest::new(
+            "k",
+            SourceInput::Inline {
+                text: "__global__ void k() {}".into(),
+            },
+        );
+        req.base_dir = dir.path().to_path_buf();
+        req.inline_origin = Some((dir.path().join("src/main.rs"), 12));
+        let cache = Cache::at(dir.path());
+        let sources = resolve_sources(&req, Some(&cache), DeviceDebug::Lines).unwrap();
+        let staged = std::fs::read_to_string(&sources[0].path).unwrap();
+        let rs = dir.path().join("src/main.rs").display().to_string();
+        assert_eq!(
+            staged,
+            format!("#line 12 \"{rs}\"\n__global__ void k() {{}}")
+        );
+        assert!(sources[0].is_line_origin(Path::new(&rs)));
+        let without = resolve_sources(&req, Some(&cache), DeviceDebug::None).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&without[0].path).unwrap(),
+            "__global__ void k() {}"
+        );
+        assert_eq!(without[0].line_origin, None);
     }
 
     #[test]

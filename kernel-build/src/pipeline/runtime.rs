@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use super::request::Source;
 use crate::error::Error;
-use crate::model::options::{RuntimeCompile, RuntimeSource};
+use crate::model::options::{DeviceDebug, RuntimeCompile, RuntimeSource};
 use crate::model::request::ModuleRequest;
 
 /// The runtime source of `source`, or an error naming the header that cannot be read.
@@ -19,6 +19,7 @@ pub(crate) fn runtime_source(
     req: &ModuleRequest,
     source: &Source,
     mode: RuntimeCompile,
+    debug: DeviceDebug,
 ) -> Result<(RuntimeSource, Vec<PathBuf>), Error> {
     let name = if source.is_file {
         source.path.file_name().map_or_else(
@@ -36,7 +37,7 @@ pub(crate) fn runtime_source(
             text: source.text.clone(),
             headers,
             defines: req.defines.clone(),
-            options: req.flags.clone(),
+            options: super::debug_info::with_flag(req.flags.clone(), debug),
             fallback: mode == RuntimeCompile::Fallback,
         },
         files,

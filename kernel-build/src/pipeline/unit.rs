@@ -16,7 +16,7 @@ use crate::error::Error;
 use crate::front;
 use crate::model::ModuleInfo;
 use crate::model::built::BuiltModule;
-use crate::model::options::LinkMode;
+use crate::model::options::{DeviceDebug, LinkMode};
 use crate::model::request::ModuleRequest;
 use crate::toolkit::{Target, Toolkit};
 use cuda_kernel_objects::KernelImage;
@@ -30,6 +30,9 @@ pub(crate) struct Shared<'a> {
     pub targets: &'a [Target],
     pub flags: &'a [String],
     pub debug: bool,
+    /// What the device code records of its source (its flag is among `flags`; a device
+    /// link asks nvJitLink to keep it).
+    pub debug_info: DeviceDebug,
     /// Print a line per finished nvcc run (a build script: Cargo shows them with `-vv`).
     pub progress: bool,
     /// The program nvcc's compilations run through, if any.
@@ -158,10 +161,26 @@ impl Job<'_> {
         views: &[front::DeviceView],
         host: &str,
     ) -> Result<ModuleInfo, Diagnostics> {
+        // An inline source's `#line` directive names the Rust file: its markers are put
+        // back to the value's lines, which every message and the model count.
+        let unaliased: Vec<front::DeviceView>;
+        let (views, host) = match self.source.line_origin {
+            Some(_) => {
+                unaliased = views
+                    .iter()
+                    .map(|v| front::DeviceView {
+                        text: self.source.unaliased(&v.text),
+                        ..v.clone()
+                    })
+                    .collect();
+                (&unaliased[..], self.source.unaliased(host))
+            }
+            None => (views, host.to_owned()),
+        };
         let input = front::FrontInput {
             display_name: &self.source.display_name,
             raw: &self.source.text,
-            preprocessed: Some(host),
+            preprocessed: Some(&host),
             main_file: &self.source.path,
             user_dirs: &self.source.user_dirs,
             host_stub: None,

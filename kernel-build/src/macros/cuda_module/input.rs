@@ -34,6 +34,10 @@ pub(crate) struct ModuleInput {
     pub define: Vec<LitStr>,
     pub flags: Vec<LitStr>,
     pub require_every_target: bool,
+    /// `line_info = false;`: no line tables in the device code.
+    pub line_info: Option<bool>,
+    /// `device_debug = true;`: a debug build of the device code (`-G`).
+    pub device_debug: Option<bool>,
     /// `rdc = true;` or `lto = true;`, with the key for spans.
     pub link: Option<(Ident, crate::LinkMode)>,
     /// `compile = "runtime";` or `fallback = "runtime";`.
@@ -82,6 +86,7 @@ impl Parse for ModuleInput {
         let mut runtime_path = None;
         let mut decls = Vec::new();
         let mut every_target: Option<bool> = None;
+        let (mut line_info, mut device_debug): (Option<bool>, Option<bool>) = (None, None);
         let mut link: Option<(Ident, crate::LinkMode)> = None;
         let mut runtime: Option<crate::RuntimeCompile> = None;
         while !body.is_empty() {
@@ -190,6 +195,14 @@ impl Parse for ModuleInput {
                         let v: syn::LitBool = body.parse()?;
                         set(&mut every_target, v.value).map_err(|()| dup())?;
                     }
+                    "line_info" => {
+                        let v: syn::LitBool = body.parse()?;
+                        set(&mut line_info, v.value).map_err(|()| dup())?;
+                    }
+                    "device_debug" => {
+                        let v: syn::LitBool = body.parse()?;
+                        set(&mut device_debug, v.value).map_err(|()| dup())?;
+                    }
                     other => {
                         return Err(syn::Error::new(
                             key.span(),
@@ -216,6 +229,8 @@ impl Parse for ModuleInput {
             define: define.unwrap_or_default(),
             flags: flags.unwrap_or_default(),
             require_every_target: every_target.unwrap_or(false),
+            line_info,
+            device_debug,
             link,
             runtime: runtime.unwrap_or_default(),
             kernels,

@@ -33,11 +33,12 @@ fn cuda_module(input: &ModuleInput) -> TokenStream {
         Ok(path) => path,
         Err(e) => return with_fallback(input, e),
     };
-    let req = match request(input) {
+    let mut req = match request(input) {
         Ok(req) => req,
         Err(e) => return with_fallback(input, e),
     };
     let place = inline_place(input);
+    req.inline_origin = inline_origin(input, place.as_ref());
     let built = match build_module(&req, &Context::default()) {
         Ok(mut built) => {
             if let Some((place, display)) = &place {
@@ -90,6 +91,25 @@ fn inline_place(input: &ModuleInput) -> Option<(InlinePlace, String)> {
         span.column(),
     )?;
     Some((place, inline_display_name(&input.name.to_string())))
+}
+
+/// The Rust file (absolute, for the tools that open it) and line an inline source's lines
+/// are, when they are the file's lines one for one.
+fn inline_origin(
+    input: &ModuleInput,
+    place: Option<&(InlinePlace, String)>,
+) -> Option<(PathBuf, u32)> {
+    let Source::Inline(lit) = &input.source else {
+        return None;
+    };
+    let line = u32::try_from(place?.0.first_line_if_contiguous()?).ok()?;
+    let file = lit.span().unwrap().local_file()?;
+    let file = if file.is_absolute() {
+        file
+    } else {
+        std::env::current_dir().ok()?.join(file)
+    };
+    Some((file, line))
 }
 
 /// `tokens` (`compile_error!`s, and whatever else) with every location in an inline source
@@ -148,6 +168,8 @@ fn request(input: &ModuleInput) -> syn::Result<ModuleRequest> {
         .map(|l| PathBuf::from(l.value()))
         .collect();
     req.flags = input.flags.iter().map(syn::LitStr::value).collect();
+    req.line_info = input.line_info;
+    req.device_debug = input.device_debug;
     req.require_every_target = input.require_every_target;
     if let Some((_, mode)) = &input.link {
         req.link = *mode;
