@@ -274,24 +274,34 @@ impl Source {
     }
 }
 
-/// `text` with every `file(LINE)` location (nvcc's form) told as `display(VALUE_LINE)`,
-/// where the value's first line is `first` of `file`.
+/// `text` with every location in `file` (nvcc's `file(LINE)`, or `file:LINE`) told in
+/// `display` at the value's line, where the value's first line is `first` of `file`.
 fn value_locations(text: &str, file: &str, first: u32, display: &str) -> String {
-    let pattern = format!("{file}(");
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(at) = rest.find(&pattern) {
-        let after = &rest[at + pattern.len()..];
-        let digits = after.bytes().take_while(u8::is_ascii_digit).count();
-        let number: Option<u32> = after[..digits].parse().ok();
-        match (number, after[digits..].starts_with(')')) {
-            (Some(n), true) if n >= first => {
+    while let Some(at) = rest.find(file) {
+        let after = &rest[at + file.len()..];
+        let (open, close) = match after.as_bytes().first() {
+            Some(b'(') => ("(", ")"),
+            Some(b':') => (":", ""),
+            _ => {
+                out.push_str(&rest[..at + file.len()]);
+                rest = after;
+                continue;
+            }
+        };
+        let digits_at = &after[open.len()..];
+        let digits = digits_at.bytes().take_while(u8::is_ascii_digit).count();
+        let number: Option<u32> = digits_at[..digits].parse().ok();
+        let tail = &digits_at[digits..];
+        match number {
+            Some(n) if n >= first && tail.starts_with(close) => {
                 out.push_str(&rest[..at]);
-                out.push_str(&format!("{display}({})", n - first + 1));
-                rest = &after[digits + 1..];
+                out.push_str(&format!("{display}{open}{}{close}", n - first + 1));
+                rest = &tail[close.len()..];
             }
             _ => {
-                out.push_str(&rest[..at + pattern.len()]);
+                out.push_str(&rest[..at + file.len()]);
                 rest = after;
             }
         }
@@ -482,6 +492,15 @@ mod tests {
         assert_eq!(
             value_locations(nvcc, "/c/src/main.rs", 12, "<inline k>"),
             "<inline k>(3): error: x\n/c/src/main.rs(9x) /c/src/main.rs(3): y"
+        );
+        assert_eq!(
+            value_locations(
+                "at /c/src/main.rs:15 and /c/src/main.rs",
+                "/c/src/main.rs",
+                12,
+                "<i>"
+            ),
+            "at <i>:4 and /c/src/main.rs"
         );
     }
 
