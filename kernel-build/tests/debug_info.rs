@@ -190,3 +190,117 @@ fn inline_text_names_its_rust_file_in_line_tables_and_its_own_lines_in_the_model
     assert!(err.contains("<inline dbg>:4"), "{err}");
     assert!(!err.contains("main.rs"), "{err}");
 }
+
+/// Every ELF cubin of `fatbin` by target: its `.text.*` sections (the kernels' machine code)
+/// and its decompressed size.
+fn machine_code(fatbin: &[u8]) -> Vec<(String, Vec<(String, Vec<u8>)>, usize)> {
+    let parsed = cuda_kernel_objects::parse(fatbin).unwrap();
+    parsed
+        .entries
+        .iter()
+        .filter(|e| e.kind == cuda_kernel_objects::EntryKind::Elf)
+        .map(|e| {
+            let elf = object::File::parse(&e.payload[..]).unwrap();
+            let text = elf
+                .sections()
+                .filter(|s| s.name().is_ok_and(|n| n.starts_with(".text.")))
+                .map(|s| (s.name().unwrap().to_owned(), s.data().unwrap().to_vec()))
+                .collect();
+            (e.target(), text, e.payload.len())
+        })
+        .collect()
+}
+
+/// Line tables change no machine code: each kernel's `.text` section is the same bytes with
+/// and without them, for every CUDA file of a folder that builds alone (default: a few of
+/// this repository's test kernels; `LINE_INFO_CORPUS=DIR` measures another folder, with
+/// `LINE_INFO_ARCHS=sm_80,sm_90` for the targets). What they add to the images is printed:
+/// the fatbin as written (nvcc compresses it) and its cubins decompressed.
+#[test]
+fn line_tables_leave_the_machine_code_unchanged() {
+    let Some(nvcc) = real_nvcc() else { return };
+    #[allow(clippy::disallowed_methods)] // a measurement's inputs, not a build's
+    let (corpus, archs) = (
+        std::env::var_os("LINE_INFO_CORPUS"),
+        std::env::var("LINE_INFO_ARCHS").unwrap_or_else(|_| "sm_90".into()),
+    );
+    let measuring = corpus.is_some();
+    let dir = corpus.map_or_else(
+        || Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cuda"),
+        std::path::PathBuf::from,
+    );
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cu"))
+        .collect();
+    files.sort();
+    if !measuring {
+        let few = [
+            "fifteen.cu",
+            "out_of_bounds.cu",
+            "shapes.cu",
+            "launch_events.cu",
+        ];
+        files.retain(|p| few.iter().any(|f| p.ends_with(f)));
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let (mut sizes, mut kernels, mut built_files) = ([0usize; 4], 0usize, 0usize);
+    for path in &files {
+        let images: Vec<_> = [true, false]
+            .into_iter()
+            .map(|on| {
+                let mut req = request(
+                    &dir,
+                    SourceInput::File {
+                        path: path.file_name().unwrap().into(),
+                    },
+                );
+                req.archs = Some(archs.split(',').map(str::to_owned).collect());
+                req.line_info = Some(on);
+                let cx = Context {
+                    nvcc: Some(nvcc.clone()),
+                    cache_dir: Some(cache.path().to_path_buf()),
+                    ..Context::default()
+                };
+                let built = build_module(&req, &cx).ok()?;
+                Some(std::fs::read(built.fatbin_path?).unwrap())
+            })
+            .collect();
+        let [Some(with), Some(without)] = &images[..] else {
+            assert!(measuring, "{} does not build", path.display());
+            eprintln!("left out (does not build alone): {}", path.display());
+            continue;
+        };
+        let (a, b) = (machine_code(with), machine_code(without));
+        assert_eq!(a.len(), b.len());
+        for ((target, text_a, size_a), (_, text_b, size_b)) in a.iter().zip(&b) {
+            assert_eq!(
+                text_a,
+                text_b,
+                "{} {target}: machine code differs",
+                path.display()
+            );
+            kernels += text_a.len();
+            sizes[2] += size_a;
+            sizes[3] += size_b;
+        }
+        sizes[0] += with.len();
+        sizes[1] += without.len();
+        built_files += 1;
+    }
+    assert!(built_files > 0 && kernels > 0);
+    let pct = |a: usize, b: usize| 100.0 * (a as f64 - b as f64) / b as f64;
+    eprintln!(
+        "{built_files} files, {kernels} kernel images ({archs}): machine code identical; \
+         fatbins {} bytes with line tables, {} without (+{:.1}%); cubins decompressed {} \
+         and {} (+{:.1}%)",
+        sizes[0],
+        sizes[1],
+        pct(sizes[0], sizes[1]),
+        sizes[2],
+        sizes[3],
+        pct(sizes[2], sizes[3])
+    );
+}

@@ -8,7 +8,7 @@
 //!                                 [--flag NVCC_FLAG]... [--cache-dir DIR | --no-cache]
 //!                                 [--rdc | --lto] [-j N] [--name NAME]
 //!                                 [--out FILE.fatbin | --out DIR] [--require-every-target]
-//!                                 [-v] [--json]
+//!                                 [--no-line-info | --device-debug] [-v] [--json]
 //! ```
 //!
 //! The module is named after its first file unless `--name` says otherwise: its stem made an
@@ -65,6 +65,12 @@ pub(crate) struct BuildArgs {
     /// A kernel missing from an image is an error.
     #[arg(long)]
     require_every_target: bool,
+    /// Kernels without line tables (by default they carry them, as nvcc's `-lineinfo`).
+    #[arg(long, conflicts_with = "device_debug")]
+    no_line_info: bool,
+    /// A debug build of the device code (nvcc's `-G`): kernels run many times slower.
+    #[arg(long)]
+    device_debug: bool,
     /// Print a line on stderr per finished nvcc run (the targets it built and how long it
     /// took), as a build script does under `cargo build -vv`.
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
@@ -104,6 +110,8 @@ pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
     };
     let (out, json, every_target) = (&args.out, args.json, args.require_every_target);
     req.require_every_target = every_target;
+    req.line_info = args.no_line_info.then_some(false);
+    req.device_debug = args.device_debug.then_some(true);
     let start = std::time::Instant::now();
     let mut built = build_module(&req, &cx).map_err(|e| e.to_string())?;
     let elapsed = start.elapsed();

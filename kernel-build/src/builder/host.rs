@@ -186,10 +186,19 @@ impl HostCode<'_> {
         for (name, value) in &self.req.defines {
             b.define(name, value.as_deref());
         }
-        for f in &self.req.flags {
+        for f in self.flags() {
             b.flag(f);
         }
         b
+    }
+
+    /// The module's flags with what its device code records of its source (line tables by
+    /// default, `-G` on request), as for its kernels: the device code of the host objects
+    /// is reported by the tools as the module's is. The variables were read, and reported
+    /// to Cargo, when the module was built.
+    fn flags(&self) -> Vec<String> {
+        let debug = crate::pipeline::debug_info::choose(self.req, crate::env::Reporting::Silent);
+        crate::pipeline::debug_info::with_flag(self.req.flags.clone(), debug)
     }
 
     /// The part of every file's key that the module shares: options, toolkit, headers.
@@ -210,7 +219,7 @@ impl HostCode<'_> {
             k.field(name.as_bytes())
                 .field(value.as_deref().unwrap_or("\u{0}").as_bytes());
         }
-        for f in &self.req.flags {
+        for f in self.flags() {
             k.field(f.as_bytes());
         }
         for var in CC_VARS.iter().chain(CC_WATCHED) {

@@ -12,7 +12,7 @@ const LINE_FLAGS: [&str; 2] = ["-lineinfo", "--generate-line-info"];
 const DEBUG_FLAGS: [&str; 2] = ["-G", "--device-debug"];
 
 /// What `req`'s device code records.
-pub(super) fn choose(req: &ModuleRequest, reporting: Reporting) -> DeviceDebug {
+pub(crate) fn choose(req: &ModuleRequest, reporting: Reporting) -> DeviceDebug {
     let asked_in_flags = req.flags.iter().any(|f| DEBUG_FLAGS.contains(&f.as_str()));
     let full = req
         .device_debug
@@ -34,7 +34,7 @@ pub(super) fn choose(req: &ModuleRequest, reporting: Reporting) -> DeviceDebug {
 
 /// `flags` with the compiler's flag for `debug` added once; a debug build drops the
 /// line-table flags, which `-G` overrides (nvcc warns of the pair).
-pub(super) fn with_flag(mut flags: Vec<String>, debug: DeviceDebug) -> Vec<String> {
+pub(crate) fn with_flag(mut flags: Vec<String>, debug: DeviceDebug) -> Vec<String> {
     if debug == DeviceDebug::Full {
         flags.retain(|f| !LINE_FLAGS.contains(&f.as_str()));
     }

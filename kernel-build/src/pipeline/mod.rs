@@ -11,7 +11,7 @@ mod assemble;
 mod cached;
 mod combine;
 mod constants;
-mod debug_info;
+pub(crate) mod debug_info;
 mod nvcc;
 mod opaque;
 mod pending;
