@@ -63,6 +63,31 @@
 //! after). A program that orders its streams itself turns that off with
 //! [`Gpu::order_streams_manually`] and joins streams with [`Gpu::wait_for`]; its launches on
 //! several streams then cost what launches on one stream cost.
+//!
+//! # When a kernel misbehaves
+//!
+//! Kernels run asynchronously: what goes wrong inside one is reported by the next call that
+//! waits for it ([`Gpu::synchronize`], a download, ...), not by the launch. What a kernel
+//! prints with device `printf` reaches the host at that synchronizing call too, through C's
+//! `stdout`; the driver prints a failed device `assert`'s message (its file, line, block,
+//! thread and expression) to standard error there.
+//!
+//! - A failed device `assert` is [`Error::DeviceAssert`]; an illegal address, a trap and the
+//!   other faults are [`Error::KernelFault`]. The driver does not say which kernel failed:
+//!   both errors name the kernel launched most recently from the thread that got the error
+//!   (``the kernel last launched from this thread: `poke` of module `m` ``). Recording it costs
+//!   a launch one thread-local store.
+//! - Before either error is returned the runtime flushes C's output streams, so that what the
+//!   kernels printed comes before whatever the program prints about the error, even when
+//!   `stdout` is a pipe (whose buffer C would otherwise hold until exit, and lose on an abort)
+//!   and whatever the driver does about it.
+//! - After a fault the CUDA context is lost: every later call on that GPU in the process fails
+//!   with the same error. Restart the process to use the GPU again; a test that faults on
+//!   purpose runs in a process of its own.
+//!
+//! To see launches in Nsight Systems or pick one out in Nsight Compute, build with the
+//! `nvtx` feature: each launch is then wrapped in an NVTX range named `module::kernel`, and
+//! [`profile::range`] marks the program's own phases (see [`profile`]).
 
 // Where things live: one folder per concern, each with a `//!` head saying what it holds.
 mod code;
@@ -75,6 +100,7 @@ pub mod fp;
 mod generated;
 mod launch;
 mod memory;
+pub mod profile;
 mod streams;
 mod texture;
 mod tma;

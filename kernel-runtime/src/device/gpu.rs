@@ -292,7 +292,7 @@ impl Gpu {
     }
 
     /// Waits for the work on this handle's stream; a kernel fault surfaces here as
-    /// [`Error::KernelFault`].
+    /// [`Error::KernelFault`], a failed device `assert` as [`Error::DeviceAssert`].
     ///
     /// ```no_run
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;

@@ -1,11 +1,21 @@
-//! Driver failures as [`Error`]s: kernel faults told apart from other codes, the
-//! driver's own description, and the shorthand that names the failing call.
+//! Driver failures as [`Error`]s: kernel faults told apart from other codes (a failed device
+//! `assert` apart from the other faults), the driver's own description, and the shorthand that
+//! names the failing call.
+//!
+//! A fault's error names the kernel launched most recently from the calling thread (the
+//! driver does not say which kernel faulted), and before it is made the C streams are
+//! flushed: during the synchronizing call the driver writes what kernels printed with
+//! `printf` to C's `stdout`, whose buffer, on a pipe, C would otherwise hold until the process
+//! exits (and lose if it aborts). The R580 driver flushes it itself; flushing here makes the
+//! order hold whatever the driver does, and puts out what the program's own C code left
+//! buffered too. (A failed `assert`'s message goes to `stderr`, which C does not buffer.)
 
 use cudarc::driver::{DriverError, sys::CUresult};
 
 use super::Error;
 
-/// Codes that mean a kernel faulted and the context is lost.
+/// Codes that mean a kernel faulted and the context is lost (`CUDA_ERROR_ASSERT` becomes
+/// [`Error::DeviceAssert`], the others [`Error::KernelFault`]).
 pub(super) const FAULTS: [CUresult; 8] = [
     CUresult::CUDA_ERROR_ILLEGAL_ADDRESS,
     CUresult::CUDA_ERROR_LAUNCH_FAILED,
@@ -18,32 +28,29 @@ pub(super) const FAULTS: [CUresult; 8] = [
 ];
 
 impl Error {
-    /// Turns a driver error from `call` into an [`Error`], naming kernel faults.
+    /// Turns a driver error from `call` into an [`Error`], naming kernel faults: a failed
+    /// device `assert` is [`Error::DeviceAssert`], another fault [`Error::KernelFault`], both
+    /// naming the kernel this thread launched last, after C's output streams are flushed (so
+    /// that what kernels printed comes first).
     ///
     /// ```
     /// use cuda_kernel_runtime::Error;
     /// use cuda_kernel_runtime::cudarc::driver::{DriverError, sys::CUresult};
     /// let e = Error::driver("cuCtxSynchronize", DriverError(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS));
     /// assert!(matches!(e, Error::KernelFault { ref name, .. } if name == "CUDA_ERROR_ILLEGAL_ADDRESS"));
+    /// let e = Error::driver("cuCtxSynchronize", DriverError(CUresult::CUDA_ERROR_ASSERT));
+    /// assert!(matches!(e, Error::DeviceAssert { call: "cuCtxSynchronize", .. }));
     /// ```
     pub fn driver(call: &'static str, err: DriverError) -> Self {
         let code = err.0;
-        let name = format!("{code:?}");
-        let message = describe(err);
         if FAULTS.contains(&code) {
-            Error::KernelFault {
-                call,
-                code: code as u32,
-                name,
-                message,
-            }
-        } else {
-            Error::Driver {
-                call,
-                code: code as u32,
-                name,
-                message,
-            }
+            return fault(call, err);
+        }
+        Error::Driver {
+            call,
+            code: code as u32,
+            name: format!("{code:?}"),
+            message: describe(err),
         }
     }
 
@@ -56,6 +63,7 @@ impl Error {
     pub fn driver_code(&self) -> Option<u32> {
         match self {
             Error::Driver { code, .. } | Error::KernelFault { code, .. } => Some(*code),
+            Error::DeviceAssert { .. } => Some(CUresult::CUDA_ERROR_ASSERT as u32),
             _ => None,
         }
     }
@@ -66,6 +74,42 @@ impl From<DriverError> for Error {
     /// call is not known, so it is named generically.
     fn from(err: DriverError) -> Self {
         Error::driver("CUDA driver call", err)
+    }
+}
+
+/// The error for a fault code: what kernels printed is flushed first, and the kernel this
+/// thread launched last is named.
+#[cold]
+#[inline(never)]
+fn fault(call: &'static str, err: DriverError) -> Error {
+    flush_c_stdio();
+    let kernel = crate::launch::label::last().describe();
+    let code = err.0;
+    if code == CUresult::CUDA_ERROR_ASSERT {
+        return Error::DeviceAssert { call, kernel };
+    }
+    Error::KernelFault {
+        call,
+        code: code as u32,
+        name: format!("{code:?}"),
+        message: describe(err),
+        kernel,
+    }
+}
+
+/// Flushes every C output stream, `stdout` above all: device `printf` output reaches the host
+/// through it, and the flush puts it before whatever the program prints about the error.
+fn flush_c_stdio() {
+    // SAFETY: `fflush(NULL)` flushes all open output streams; it takes each stream's lock and
+    // touches no memory of ours.
+    unsafe { libc::fflush(std::ptr::null_mut()) };
+}
+
+/// The parenthesis of a fault's message that names the kernel.
+pub(super) fn launched(kernel: &Option<String>) -> String {
+    match kernel {
+        Some(k) => format!("the kernel last launched from this thread: {k}"),
+        None => "no kernel was launched from this thread, so none can be named".to_owned(),
     }
 }
 

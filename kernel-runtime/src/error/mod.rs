@@ -6,7 +6,8 @@
 //! driver's code. The two checks made before the driver sees a request have their own error
 //! types here, carried by `Error`: [`ConfigError`] (a launch limit, `config`) and
 //! [`TensorMapError`] (a TMA rule, `tensor_map`). This module imports nothing of the crate but
-//! the driver layer (whether the driver may be asked to describe a code).
+//! the driver layer (whether the driver may be asked to describe a code) and the launch
+//! record (which kernel a fault's error names).
 
 mod config;
 mod driver;
@@ -207,8 +208,28 @@ pub enum Error {
     },
     /// A kernel faulted (illegal address, trap, misaligned access, ...). The context is unusable
     /// afterwards; the process must exit to recover the device.
+    ///
+    /// The driver reports a fault at the next call that waits for the kernel, without saying
+    /// which kernel it was: `kernel` names the kernel launched most recently from the thread
+    /// that got the error, usually (not always: another thread's, or an earlier launch's) the
+    /// one that faulted. What kernels printed with `printf` is flushed to standard output
+    /// before this error is returned.
+    ///
+    /// ```
+    /// use cuda_kernel_runtime::Error;
+    /// let e = Error::KernelFault {
+    ///     call: "cuStreamSynchronize",
+    ///     code: 700,
+    ///     name: "CUDA_ERROR_ILLEGAL_ADDRESS".into(),
+    ///     message: "an illegal memory access was encountered".into(),
+    ///     kernel: Some("`poke` of module `m`".into()),
+    /// };
+    /// assert!(e.to_string().contains("the kernel last launched from this thread: `poke` of module `m`"));
+    /// assert_eq!(e.driver_code(), Some(700));
+    /// ```
     #[error(
-        "a kernel faulted, reported by {call}: {name} ({message}); the CUDA context is now unusable"
+        "a kernel faulted ({}), reported by {call}: {name} ({message}); the CUDA context is now unusable",
+        driver::launched(.kernel)
     )]
     KernelFault {
         /// The call that reported the fault (usually a synchronizing one).
@@ -219,6 +240,40 @@ pub enum Error {
         name: String,
         /// The driver's description.
         message: String,
+        /// The kernel launched most recently from the thread that got the error, e.g.
+        /// `` `poke` of module `m` ``; `None` when that thread launched none.
+        kernel: Option<String>,
+    },
+    /// A device-side `assert` failed in a kernel (`CUDA_ERROR_ASSERT`, 710).
+    ///
+    /// The driver printed the assertion (its file and line, the function, the block and thread
+    /// that failed it, and the expression) to standard error during the call that returned this
+    /// error; what kernels printed with `printf` went to standard output, which the runtime
+    /// flushed before returning it. As for every fault, the CUDA context is lost: every later
+    /// call on this GPU in this process fails; restart the process. `kernel` names the kernel
+    /// launched most recently from the thread that got the error, since the driver does not
+    /// say which kernel failed.
+    ///
+    /// ```
+    /// use cuda_kernel_runtime::Error;
+    /// use cuda_kernel_runtime::cudarc::driver::{DriverError, sys::CUresult};
+    /// let e = Error::driver("cuStreamSynchronize", DriverError(CUresult::CUDA_ERROR_ASSERT));
+    /// assert!(matches!(e, Error::DeviceAssert { call: "cuStreamSynchronize", .. }));
+    /// assert_eq!(e.driver_code(), Some(710));
+    /// assert!(e.to_string().contains("device-side `assert` failed"));
+    /// ```
+    #[error(
+        "a device-side `assert` failed in a kernel ({}), reported by {call}; the assertion \
+         (file, line, block and thread) was printed to standard error; the CUDA context is \
+         lost: every later call on this GPU in this process fails, restart the process",
+        driver::launched(.kernel)
+    )]
+    DeviceAssert {
+        /// The call that reported it (usually a synchronizing one).
+        call: &'static str,
+        /// The kernel launched most recently from the thread that got the error, e.g.
+        /// `` `check` of module `m` ``; `None` when that thread launched none.
+        kernel: Option<String>,
     },
     /// A host function of a module (a `host_functions!` binding) returned a CUDA error.
     #[error("host function `{function}` failed: {name} ({message})")]

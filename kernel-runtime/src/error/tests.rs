@@ -1,24 +1,122 @@
-//! Unit tests of the runtime's errors: fault codes, driver codes and messages.
+//! Unit tests of the runtime's errors: fault codes (a failed device `assert` apart), the
+//! kernel a fault names, driver codes and messages.
 
 use super::Error;
 use super::driver::FAULTS;
+use crate::launch::label::{self, KernelLabel};
 use cudarc::driver::{DriverError, sys::CUresult};
 
 #[test]
 fn faults_are_named() {
     for code in FAULTS {
         let e = Error::driver("cuStreamSynchronize", DriverError(code));
+        if code == CUresult::CUDA_ERROR_ASSERT {
+            assert!(
+                matches!(
+                    e,
+                    Error::DeviceAssert {
+                        call: "cuStreamSynchronize",
+                        ..
+                    }
+                ),
+                "{e:?}"
+            );
+        } else {
+            assert!(
+                matches!(
+                    e,
+                    Error::KernelFault {
+                        call: "cuStreamSynchronize",
+                        ..
+                    }
+                ),
+                "{e:?}"
+            );
+        }
+        assert_eq!(e.driver_code(), Some(code as u32));
+    }
+}
+
+#[test]
+fn a_failed_device_assert_names_the_kernel_and_says_what_is_lost() {
+    // A thread of its own: the launch record is per thread.
+    std::thread::spawn(|| {
+        label::record(KernelLabel::intern("checks", "check_sorted"));
+        let e = Error::driver(
+            "cuStreamSynchronize",
+            DriverError(CUresult::CUDA_ERROR_ASSERT),
+        );
+        assert_eq!(CUresult::CUDA_ERROR_ASSERT as u32, 710);
+        let Error::DeviceAssert { call, kernel } = &e else {
+            panic!("expected DeviceAssert, got {e:?}");
+        };
+        assert_eq!(*call, "cuStreamSynchronize");
+        assert_eq!(kernel.as_deref(), Some("`check_sorted` of module `checks`"));
+        let s = e.to_string();
+        for want in [
+            "device-side `assert` failed",
+            "the kernel last launched from this thread: `check_sorted` of module `checks`",
+            "reported by cuStreamSynchronize",
+            "the assertion (file, line, block and thread) was printed to standard error",
+            "the CUDA context is lost",
+            "every later call on this GPU in this process fails",
+            "restart the process",
+        ] {
+            assert!(s.contains(want), "`{want}` not in: {s}");
+        }
+    })
+    .join()
+    .unwrap();
+}
+
+#[test]
+fn other_faults_name_the_kernel_too() {
+    std::thread::spawn(|| {
+        let e = Error::driver(
+            "cuCtxSynchronize",
+            DriverError(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS),
+        );
         assert!(
-            matches!(
-                e,
-                Error::KernelFault {
-                    call: "cuStreamSynchronize",
-                    ..
-                }
-            ),
+            matches!(e, Error::KernelFault { kernel: None, .. }),
             "{e:?}"
         );
-    }
+        assert!(
+            e.to_string()
+                .contains("no kernel was launched from this thread, so none can be named"),
+            "{e}"
+        );
+        label::record(KernelLabel::intern("m", "poke"));
+        let e = Error::driver(
+            "cuCtxSynchronize",
+            DriverError(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS),
+        );
+        match &e {
+            Error::KernelFault {
+                name, code, kernel, ..
+            } => {
+                assert_eq!(name, "CUDA_ERROR_ILLEGAL_ADDRESS");
+                assert_eq!(*code, 700);
+                assert_eq!(kernel.as_deref(), Some("`poke` of module `m`"));
+            }
+            other => panic!("expected KernelFault, got {other:?}"),
+        }
+        let s = e.to_string();
+        assert!(
+            s.contains("the kernel last launched from this thread: `poke` of module `m`")
+                && s.contains("CUDA_ERROR_ILLEGAL_ADDRESS")
+                && s.contains("unusable"),
+            "{s}"
+        );
+        // A graph replay is named as such, not as the kernel launched alone before it.
+        label::record_graph();
+        let e = Error::driver(
+            "cuCtxSynchronize",
+            DriverError(CUresult::CUDA_ERROR_LAUNCH_FAILED),
+        );
+        assert!(e.to_string().contains("CUDA graph"), "{e}");
+    })
+    .join()
+    .unwrap();
 }
 
 #[test]

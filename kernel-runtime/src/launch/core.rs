@@ -3,7 +3,9 @@
 //! Plain launches go through `cuLaunchKernel`; launches with attributes (cluster shape,
 //! cooperative, programmatic dependent launch, priority, preferred cluster shape, memory
 //! synchronization domain, programmatic and completion events) through `cuLaunchKernelEx`
-//! with the attributes on the stack.
+//! with the attributes on the stack. A launch the driver accepts is recorded as the calling
+//! thread's last (`label`: one thread-local store); with the `nvtx` feature the driver call
+//! sits inside an NVTX range named after the kernel, and without it there is no NVTX code here.
 
 use std::ffi::c_void;
 use std::sync::Arc;
@@ -18,6 +20,7 @@ use crate::error::{ConfigError, DriverResultExt, Error};
 use crate::launch::config::{Launch, MemSyncDomain};
 use crate::launch::event::{EventKey, live_event};
 use crate::launch::kernel_info::KernelInfo;
+use crate::launch::label;
 use crate::launch::validate::validate;
 
 /// Launches `kernel` (of a module loaded into `ctx`, on a device with limits `device`) on
@@ -65,7 +68,7 @@ unsafe fn launch_plain(
     params: &mut [*mut c_void],
 ) -> Result<(), Error> {
     // SAFETY: the caller guarantees `params`; `function` is live while its module is.
-    unsafe {
+    traced(kernel, || unsafe {
         result::launch_kernel(
             kernel.function,
             cfg.grid,
@@ -74,8 +77,23 @@ unsafe fn launch_plain(
             stream.cu_stream(),
             params,
         )
-    }
-    .call("cuLaunchKernel")
+    })
+    .call("cuLaunchKernel")?;
+    // Only after the driver took it: an error of this very call (a fault of an earlier
+    // kernel, reported here) must name the kernel launched before.
+    label::record(kernel.label);
+    Ok(())
+}
+
+/// Runs the driver's launch call, inside the kernel's NVTX range when the `nvtx` feature is
+/// on; nothing but the call otherwise.
+#[inline(always)]
+fn traced<R>(kernel: &KernelInfo, launch: impl FnOnce() -> R) -> R {
+    #[cfg(feature = "nvtx")]
+    let _range = kernel.label.range.enter();
+    #[cfg(not(feature = "nvtx"))]
+    let _ = kernel;
+    launch()
 }
 
 /// [`launch_kernel`] for every other configuration: validation that names the broken limit,
@@ -196,8 +214,12 @@ unsafe fn launch_ex(
     }
     let config = launch_config(cfg, stream, &mut attrs[..n]);
     // SAFETY: `config` and `attrs` live across the call; the caller guarantees `params`.
-    unsafe { driver::launch::launch_kernel_ex(&config, kernel.function, params) }
-        .call("cuLaunchKernelEx")
+    traced(kernel, || unsafe {
+        driver::launch::launch_kernel_ex(&config, kernel.function, params)
+    })
+    .call("cuLaunchKernelEx")?;
+    label::record(kernel.label);
+    Ok(())
 }
 
 /// The driver's launch configuration for `cfg` on `stream` with `attrs` (which must outlive

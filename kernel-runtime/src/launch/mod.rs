@@ -4,7 +4,8 @@
 //! (`validate`), how each argument is passed (`args`: device buffers and the
 //! `ConstPtr`/`MutPtr` markers, values, host slices copied in and out, tuples for launches
 //! by name), and the allocation-free launch core (`core`) with what it knows of a kernel
-//! (`kernel_info`).
+//! (`kernel_info`) and what each launch records (`label`: the kernel last launched from each
+//! thread, which a kernel fault's error names).
 
 pub(crate) mod args;
 pub(crate) mod config;
@@ -12,4 +13,5 @@ pub(crate) mod core;
 pub(crate) mod event;
 pub(crate) mod host_fn;
 pub(crate) mod kernel_info;
+pub(crate) mod label;
 pub(crate) mod validate;

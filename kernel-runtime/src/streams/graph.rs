@@ -231,7 +231,12 @@ impl Graph {
     pub fn launch_on(&self, stream: &CudaStream) -> Result<(), Error> {
         stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: the executable graph is live while `self` is; the stream belongs to a live context.
-        unsafe { result::graph::launch(self.exec.exec(), stream.cu_stream()) }.call("cuGraphLaunch")
+        unsafe { result::graph::launch(self.exec.exec(), stream.cu_stream()) }
+            .call("cuGraphLaunch")?;
+        // A fault's error then says a graph's kernels ran last, not the last kernel launched
+        // alone.
+        crate::launch::label::record_graph();
+        Ok(())
     }
 
     /// Uploads the graph to the device ahead of its first launch.

@@ -39,6 +39,7 @@ use crate::device::limits::DeviceLimits;
 use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::launch::kernel_info::KernelInfo;
+use crate::launch::label::KernelLabel;
 use crate::launch::validate::{KernelLimits, PlainLimits};
 
 /// A loaded module: the driver handles (one, or one per file of a module of several
@@ -250,6 +251,7 @@ impl ModuleInner {
         };
         Ok(KernelInfo {
             name: k.name.to_owned(),
+            label: KernelLabel::intern(&self.name, k.name),
             function,
             limits,
             plain: PlainLimits::new(&limits, &self.device),

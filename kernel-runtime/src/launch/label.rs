@@ -1,0 +1,148 @@
+//! What a launch leaves behind for later messages: each kernel's [`KernelLabel`] (its module
+//! and name, made once per distinct pair and kept for the life of the process), and the kernel
+//! launched most recently from each thread, which a kernel fault's error names because the
+//! driver does not say which kernel faulted.
+//!
+//! Recording a launch stores one pointer in a thread-local cell: no allocation, no lock, no
+//! reference count. The label lives as long as the process so that the cell may hold it after
+//! its module is unloaded; labels are interned, so loading a module again (or into another
+//! context) reuses them, and the memory kept is bounded by the distinct kernel names a process
+//! loads.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::sync::{Mutex, PoisonError};
+
+/// A kernel as messages and profilers name it: `` `poke` of module `m` ``, `m::poke`.
+pub(crate) struct KernelLabel {
+    /// The module's name.
+    pub(crate) module: &'static str,
+    /// The kernel's name as the runtime knows it.
+    pub(crate) kernel: &'static str,
+    /// The NVTX range pushed around each launch of this kernel, registered once.
+    #[cfg(feature = "nvtx")]
+    pub(crate) range: crate::profile::nvtx::LaunchRange,
+}
+
+impl std::fmt::Display for KernelLabel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "`{}` of module `{}`", self.kernel, self.module)
+    }
+}
+
+/// Every label made so far, by (module, kernel).
+static LABELS: Mutex<Option<HashMap<(&'static str, &'static str), &'static KernelLabel>>> =
+    Mutex::new(None);
+
+impl KernelLabel {
+    /// The label of `kernel` in `module`: made (and, with the `nvtx` feature, registered with
+    /// NVTX) the first time the pair is seen, the same one afterwards. Called when a module's
+    /// kernels are resolved, never per launch.
+    pub(crate) fn intern(module: &str, kernel: &str) -> &'static KernelLabel {
+        let mut labels = LABELS.lock().unwrap_or_else(PoisonError::into_inner);
+        let labels = labels.get_or_insert_with(HashMap::new);
+        // The map is covariant in its keys: look up with the borrowed names.
+        let shorter: &HashMap<(&str, &str), &'static KernelLabel> = labels;
+        if let Some(&label) = shorter.get(&(module, kernel)) {
+            return label;
+        }
+        let module: &'static str = Box::leak(module.into());
+        let kernel: &'static str = Box::leak(kernel.into());
+        let label: &'static KernelLabel = Box::leak(Box::new(KernelLabel {
+            module,
+            kernel,
+            #[cfg(feature = "nvtx")]
+            range: crate::profile::nvtx::LaunchRange::register(module, kernel),
+        }));
+        labels.insert((module, kernel), label);
+        label
+    }
+}
+
+/// What was launched most recently from a thread.
+#[derive(Clone, Copy)]
+pub(crate) enum LastLaunch {
+    /// Nothing yet.
+    Nothing,
+    /// One kernel.
+    Kernel(&'static KernelLabel),
+    /// A CUDA graph's kernels (`Graph::launch`).
+    Graph,
+}
+
+impl LastLaunch {
+    /// For an error message: `` `poke` of module `m` ``, what a graph replay launched, or
+    /// `None` when nothing was launched from this thread.
+    pub(crate) fn describe(self) -> Option<String> {
+        match self {
+            LastLaunch::Nothing => None,
+            LastLaunch::Kernel(label) => Some(label.to_string()),
+            LastLaunch::Graph => {
+                Some("one of the kernels of a CUDA graph replayed by `Graph::launch`".to_owned())
+            }
+        }
+    }
+}
+
+thread_local! {
+    /// The calling thread's last launch: a `const` cell of plain data, so an access is a
+    /// thread-pointer offset, with no lazy initialization and no destructor to register.
+    static LAST: Cell<LastLaunch> = const { Cell::new(LastLaunch::Nothing) };
+}
+
+/// Records a successful launch of `label`'s kernel from this thread.
+#[inline(always)]
+pub(crate) fn record(label: &'static KernelLabel) {
+    LAST.with(|last| last.set(LastLaunch::Kernel(label)));
+}
+
+/// Records a successful replay of a graph from this thread.
+#[inline]
+pub(crate) fn record_graph() {
+    LAST.with(|last| last.set(LastLaunch::Graph));
+}
+
+/// What was launched most recently from this thread.
+pub(crate) fn last() -> LastLaunch {
+    LAST.with(Cell::get)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn labels_are_interned_and_name_module_and_kernel() {
+        let a = KernelLabel::intern("label_test_m", "poke");
+        let b = KernelLabel::intern(&String::from("label_test_m"), &String::from("poke"));
+        assert!(std::ptr::eq(a, b));
+        assert!(!std::ptr::eq(
+            a,
+            KernelLabel::intern("label_test_m", "peek")
+        ));
+        assert_eq!(a.to_string(), "`poke` of module `label_test_m`");
+    }
+
+    #[test]
+    fn each_thread_keeps_its_own_last_launch() {
+        let poke = KernelLabel::intern("label_test_threads", "poke");
+        std::thread::spawn(|| assert!(matches!(last(), LastLaunch::Nothing)))
+            .join()
+            .unwrap();
+        record(poke);
+        assert!(matches!(last(), LastLaunch::Kernel(l) if std::ptr::eq(l, poke)));
+        assert_eq!(
+            last().describe().as_deref(),
+            Some("`poke` of module `label_test_threads`")
+        );
+        std::thread::spawn(|| {
+            assert_eq!(last().describe(), None);
+            record_graph();
+            assert!(matches!(last(), LastLaunch::Graph));
+            assert!(last().describe().unwrap().contains("CUDA graph"));
+        })
+        .join()
+        .unwrap();
+        assert!(matches!(last(), LastLaunch::Kernel(l) if std::ptr::eq(l, poke)));
+    }
+}
