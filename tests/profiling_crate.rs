@@ -49,8 +49,9 @@ fn gcc_include() -> Option<String> {
     Path::new(&dir).is_dir().then_some(dir)
 }
 
-/// Cargo on the excluded crate's manifest, with its own target folder under the workspace's.
-fn cargo(root: &Path, libclang: &Path, args: &[&str]) -> std::process::Output {
+/// Cargo on the excluded crate's manifest, with its own target folder under the workspace's;
+/// `None` where cargo cannot be started (a machine that runs built tests only).
+fn cargo(root: &Path, libclang: &Path, args: &[&str]) -> Option<std::process::Output> {
     let mut c = Command::new(kernel_test_support::cargo());
     let (command, rest) = args.split_first().expect("a cargo command");
     c.arg(command)
@@ -67,7 +68,11 @@ fn cargo(root: &Path, libclang: &Path, args: &[&str]) -> std::process::Output {
     if let Some(include) = gcc_include() {
         c.env("BINDGEN_EXTRA_CLANG_ARGS", format!("-I{include}"));
     }
-    c.output().expect("cargo could not be run")
+    match c.output() {
+        Ok(out) => Some(out),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => panic!("cargo could not be run: {e}"),
+    }
 }
 
 #[test]
@@ -86,11 +91,14 @@ fn the_profiling_example_builds_with_the_nvtx_feature() {
         "libclang from {found_in}: {}",
         libclang.display()
     );
-    let out = cargo(
+    let Some(out) = cargo(
         &root,
         &libclang,
         &["build", "--offline", "--tests", "--bins"],
-    );
+    ) else {
+        let _ = writeln!(std::io::stderr(), "skipped: cargo cannot be run here");
+        return;
+    };
     assert!(
         out.status.success(),
         "{}",
@@ -109,7 +117,8 @@ fn the_profiling_example_builds_with_the_nvtx_feature() {
             "--exact",
             "ranges_nest_and_end_without_a_tool",
         ],
-    );
+    )
+    .expect("cargo ran a moment ago");
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stdout}\n{stderr}");

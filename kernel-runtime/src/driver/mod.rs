@@ -9,6 +9,9 @@
 //! initialised, lives here too (`load`): the device's `ensure_driver` asks it before the first
 //! call, and an error's description asks it before calling into the driver.
 //!
+//! What was launched last from each thread (`last_launch`) lives here too, so that a fault's
+//! error can name it without the error knowing the launch layer.
+//!
 //! Files follow cudarc's grouping: `device` (driver version, peers), `memory`, `ipc`, `module`
 //! (modules, functions, libraries), `link`, `launch`, `graph`, `texture` (arrays, texture and
 //! surface objects) and `tensor_map`.
@@ -16,6 +19,7 @@
 pub(crate) mod device;
 pub(crate) mod graph;
 pub(crate) mod ipc;
+pub(crate) mod last_launch;
 pub(crate) mod launch;
 pub(crate) mod link;
 pub(crate) mod load;

@@ -83,7 +83,7 @@ impl From<DriverError> for Error {
 #[inline(never)]
 fn fault(call: &'static str, err: DriverError) -> Error {
     flush_c_stdio();
-    let kernel = crate::launch::label::last().describe();
+    let kernel = crate::driver::last_launch::last().describe();
     let code = err.0;
     if code == CUresult::CUDA_ERROR_ASSERT {
         return Error::DeviceAssert { call, kernel };

@@ -3,7 +3,7 @@
 
 use super::Error;
 use super::driver::FAULTS;
-use crate::launch::label::{self, KernelLabel};
+use crate::driver::last_launch;
 use cudarc::driver::{DriverError, sys::CUresult};
 
 #[test]
@@ -41,7 +41,7 @@ fn faults_are_named() {
 fn a_failed_device_assert_names_the_kernel_and_says_what_is_lost() {
     // A thread of its own: the launch record is per thread.
     std::thread::spawn(|| {
-        label::record(KernelLabel::intern("checks", "check_sorted"));
+        last_launch::record_kernel(&"`check_sorted` of module `checks`");
         let e = Error::driver(
             "cuStreamSynchronize",
             DriverError(CUresult::CUDA_ERROR_ASSERT),
@@ -85,7 +85,7 @@ fn other_faults_name_the_kernel_too() {
                 .contains("no kernel was launched from this thread, so none can be named"),
             "{e}"
         );
-        label::record(KernelLabel::intern("m", "poke"));
+        last_launch::record_kernel(&"`poke` of module `m`");
         let e = Error::driver(
             "cuCtxSynchronize",
             DriverError(CUresult::CUDA_ERROR_ILLEGAL_ADDRESS),
@@ -108,7 +108,7 @@ fn other_faults_name_the_kernel_too() {
             "{s}"
         );
         // A graph replay is named as such, not as the kernel launched alone before it.
-        label::record_graph();
+        last_launch::record_graph();
         let e = Error::driver(
             "cuCtxSynchronize",
             DriverError(CUresult::CUDA_ERROR_LAUNCH_FAILED),

@@ -1,7 +1,7 @@
 //! What a launch leaves behind for later messages: each kernel's [`KernelLabel`] (its module
-//! and name, made once per distinct pair and kept for the life of the process), and the kernel
-//! launched most recently from each thread, which a kernel fault's error names because the
-//! driver does not say which kernel faulted.
+//! and name, made once per distinct pair and kept for the life of the process), recorded as
+//! the kernel launched most recently from the thread (`driver::last_launch`), which a kernel
+//! fault's error names because the driver does not say which kernel faulted.
 //!
 //! Recording a launch stores one pointer in a thread-local cell: no allocation, no lock, no
 //! reference count. The label lives as long as the process so that the cell may hold it after
@@ -9,7 +9,6 @@
 //! context) reuses them, and the memory kept is bounded by the distinct kernel names a process
 //! loads.
 
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::{Mutex, PoisonError};
 
@@ -59,52 +58,11 @@ impl KernelLabel {
     }
 }
 
-/// What was launched most recently from a thread.
-#[derive(Clone, Copy)]
-pub(crate) enum LastLaunch {
-    /// Nothing yet.
-    Nothing,
-    /// One kernel.
-    Kernel(&'static KernelLabel),
-    /// A CUDA graph's kernels (`Graph::launch`).
-    Graph,
-}
-
-impl LastLaunch {
-    /// For an error message: `` `poke` of module `m` ``, what a graph replay launched, or
-    /// `None` when nothing was launched from this thread.
-    pub(crate) fn describe(self) -> Option<String> {
-        match self {
-            LastLaunch::Nothing => None,
-            LastLaunch::Kernel(label) => Some(label.to_string()),
-            LastLaunch::Graph => {
-                Some("one of the kernels of a CUDA graph replayed by `Graph::launch`".to_owned())
-            }
-        }
-    }
-}
-
-thread_local! {
-    /// The calling thread's last launch: a `const` cell of plain data, so an access is a
-    /// thread-pointer offset, with no lazy initialization and no destructor to register.
-    static LAST: Cell<LastLaunch> = const { Cell::new(LastLaunch::Nothing) };
-}
-
-/// Records a successful launch of `label`'s kernel from this thread.
+/// Records a successful launch of `label`'s kernel from this thread (one thread-local store,
+/// in the driver layer, where a fault's error reads it back).
 #[inline(always)]
 pub(crate) fn record(label: &'static KernelLabel) {
-    LAST.with(|last| last.set(LastLaunch::Kernel(label)));
-}
-
-/// Records a successful replay of a graph from this thread.
-#[inline]
-pub(crate) fn record_graph() {
-    LAST.with(|last| last.set(LastLaunch::Graph));
-}
-
-/// What was launched most recently from this thread.
-pub(crate) fn last() -> LastLaunch {
-    LAST.with(Cell::get)
+    crate::driver::last_launch::record_kernel(label);
 }
 
 #[cfg(test)]
@@ -121,28 +79,5 @@ mod tests {
             KernelLabel::intern("label_test_m", "peek")
         ));
         assert_eq!(a.to_string(), "`poke` of module `label_test_m`");
-    }
-
-    #[test]
-    fn each_thread_keeps_its_own_last_launch() {
-        let poke = KernelLabel::intern("label_test_threads", "poke");
-        std::thread::spawn(|| assert!(matches!(last(), LastLaunch::Nothing)))
-            .join()
-            .unwrap();
-        record(poke);
-        assert!(matches!(last(), LastLaunch::Kernel(l) if std::ptr::eq(l, poke)));
-        assert_eq!(
-            last().describe().as_deref(),
-            Some("`poke` of module `label_test_threads`")
-        );
-        std::thread::spawn(|| {
-            assert_eq!(last().describe(), None);
-            record_graph();
-            assert!(matches!(last(), LastLaunch::Graph));
-            assert!(last().describe().unwrap().contains("CUDA graph"));
-        })
-        .join()
-        .unwrap();
-        assert!(matches!(last(), LastLaunch::Kernel(l) if std::ptr::eq(l, poke)));
     }
 }

@@ -235,7 +235,7 @@ impl Graph {
             .call("cuGraphLaunch")?;
         // A fault's error then says a graph's kernels ran last, not the last kernel launched
         // alone.
-        crate::launch::label::record_graph();
+        crate::driver::last_launch::record_graph();
         Ok(())
     }
 
