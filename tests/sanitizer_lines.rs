@@ -99,7 +99,8 @@ fn sanitizer() -> Option<PathBuf> {
         .flat_map(std::env::split_paths)
         .chain(cuda)
         .chain([PathBuf::from("/usr/local/cuda/bin")]);
-    dirs.map(|d| d.join("compute-sanitizer")).find(|p| p.is_file())
+    dirs.map(|d| d.join("compute-sanitizer"))
+        .find(|p| p.is_file())
 }
 
 /// compute-sanitizer's memcheck report of the child running `case`, or `None` after
@@ -108,13 +109,20 @@ fn report(case: &str) -> Option<String> {
     // No GPU: `gpu_or_skip` prints why (or fails when a GPU is required).
     gpu_or_skip()?;
     let Some(tool) = sanitizer() else {
-        eprintln!("skipped: compute-sanitizer is not installed (PATH, $CUDA_PATH/bin, /usr/local/cuda/bin)");
+        eprintln!(
+            "skipped: compute-sanitizer is not installed (PATH, $CUDA_PATH/bin, /usr/local/cuda/bin)"
+        );
         return None;
     };
     let out = Command::new(tool)
         .args(["--tool", "memcheck", "--print-limit", "4"])
         .arg(std::env::current_exe().unwrap())
-        .args(["--exact", "child_overrun", "--include-ignored", "--nocapture"])
+        .args([
+            "--exact",
+            "child_overrun",
+            "--include-ignored",
+            "--nocapture",
+        ])
         .args(["--test-threads", "1"])
         .env(CASE, case)
         .output()

@@ -191,9 +191,12 @@ fn inline_text_names_its_rust_file_in_line_tables_and_its_own_lines_in_the_model
     assert!(!err.contains("main.rs"), "{err}");
 }
 
-/// Every ELF cubin of `fatbin` by target: its `.text.*` sections (the kernels' machine code)
-/// and its decompressed size.
-fn machine_code(fatbin: &[u8]) -> Vec<(String, Vec<(String, Vec<u8>)>, usize)> {
+/// A cubin's target, its `.text.*` sections by name (the kernels' machine code), and its
+/// decompressed size.
+type MachineCode = (String, Vec<(String, Vec<u8>)>, usize);
+
+/// Every ELF cubin of `fatbin`.
+fn machine_code(fatbin: &[u8]) -> Vec<MachineCode> {
     let parsed = cuda_kernel_objects::parse(fatbin).unwrap();
     parsed
         .entries
