@@ -132,6 +132,9 @@ pub use memory::managed::{Advice, Location};
 pub use memory::pinned::{PageLocked, PinnedBuffer};
 pub use memory::pitched::Pitched;
 pub use memory::pointer::{MemoryType, PointerAttributes};
+pub use memory::pool::{MemoryPool, PoolOptions, PoolUsage};
+#[cfg(target_os = "linux")]
+pub use memory::pool_ipc::PoolPointer;
 pub use memory::registered::Registered;
 pub use memory::tracked::{TrackedBuffer, TrackedView, TrackedViewMut};
 

@@ -326,6 +326,15 @@ pub enum Error {
         /// What is out of range, with the numbers.
         problem: String,
     },
+    /// A handle for another process (a memory pool's file descriptor) could not be sent or
+    /// received over the channel the program gave.
+    #[error("{what}: {source}")]
+    HandleTransfer {
+        /// What was being done (`sending a memory pool's file descriptor`).
+        what: &'static str,
+        /// The I/O error.
+        source: std::io::Error,
+    },
     /// A module file could not be read.
     #[error("cannot read module file `{path}`: {source}")]
     Io {

@@ -2,7 +2,8 @@
 //! (`cuIpcGetMemHandle`, `cuIpcOpenMemHandle`, `cuIpcGetEventHandle`, `cuIpcOpenEventHandle`).
 //!
 //! Memory to export is allocated with [`Gpu::ipc_alloc`] (`cuMemAlloc`): the stream-ordered
-//! pool memory that `CudaSlice`s come from cannot be exported this way. Handles are plain bytes ([`IpcMemHandle::to_bytes`], [`IpcEventHandle::to_bytes`]) to send
+//! pool memory that `CudaSlice`s come from cannot be exported this way (a shareable
+//! `MemoryPool`'s can, by its own calls: `pool_ipc`). Handles are plain bytes ([`IpcMemHandle::to_bytes`], [`IpcEventHandle::to_bytes`]) to send
 //! over any channel (a pipe, a socket, a file). A memory handle carries the element type's size
 //! and the element count, checked when opened. The exporting process must keep the buffer
 //! alive while others use it; an [`IpcBuffer`] is unmapped when dropped. Work is ordered across
@@ -22,7 +23,8 @@ use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::memory::prepared::PreparedBuffer;
 
-const HANDLE: usize = 64;
+/// Bytes of the driver's interprocess handles (and of a pool pointer's export data).
+pub(crate) const HANDLE: usize = 64;
 
 /// A device buffer's handle for another process ([`Gpu::ipc_handle`]).
 ///
@@ -75,11 +77,7 @@ impl<T> IpcMemHandle<T> {
     /// assert_eq!(h.to_bytes().len(), 80);
     /// ```
     pub fn to_bytes(&self) -> [u8; HANDLE + 16] {
-        let mut out = [0u8; HANDLE + 16];
-        out[..HANDLE].copy_from_slice(&self.raw);
-        out[HANDLE..HANDLE + 8].copy_from_slice(&(std::mem::size_of::<T>() as u64).to_le_bytes());
-        out[HANDLE + 8..].copy_from_slice(&(self.len as u64).to_le_bytes());
-        out
+        typed_to_bytes::<T>(&self.raw, self.len)
     }
 
     /// A handle from [`IpcMemHandle::to_bytes`]'s bytes.
@@ -93,34 +91,53 @@ impl<T> IpcMemHandle<T> {
     /// assert!(IpcMemHandle::<f32>::from_bytes(&[0u8; 79]).is_err());
     /// ```
     pub fn from_bytes(bytes: &[u8]) -> Result<Self, Error> {
-        let bad = |problem: String| Error::OutOfRange {
-            what: "IpcMemHandle::from_bytes",
-            problem,
-        };
-        let bytes: &[u8; HANDLE + 16] = bytes
-            .try_into()
-            .map_err(|_| bad(format!("{} bytes, expected {}", bytes.len(), HANDLE + 16)))?;
-        let word = |at: usize| {
-            let mut w = [0u8; 8];
-            w.copy_from_slice(&bytes[at..at + 8]);
-            u64::from_le_bytes(w)
-        };
-        let (size, len) = (word(HANDLE), word(HANDLE + 8));
-        let expected = std::mem::size_of::<T>() as u64;
-        if size != expected && !(size == 0 && len == 0) {
-            return Err(bad(format!(
-                "the buffer holds {size}-byte elements, `{}` has {expected}",
-                std::any::type_name::<T>()
-            )));
-        }
-        let mut raw = [0u8; HANDLE];
-        raw.copy_from_slice(&bytes[..HANDLE]);
+        let (raw, len) = typed_from_bytes::<T>("IpcMemHandle::from_bytes", bytes)?;
         Ok(IpcMemHandle {
             raw,
-            len: len as usize,
+            len,
             marker: PhantomData,
         })
     }
+}
+
+/// A driver's 64-byte handle of `len` values of `T` as bytes: the handle, the element size and
+/// the count (both little-endian `u64`s).
+pub(crate) fn typed_to_bytes<T>(raw: &[u8; HANDLE], len: usize) -> [u8; HANDLE + 16] {
+    let mut out = [0u8; HANDLE + 16];
+    out[..HANDLE].copy_from_slice(raw);
+    out[HANDLE..HANDLE + 8].copy_from_slice(&(std::mem::size_of::<T>() as u64).to_le_bytes());
+    out[HANDLE + 8..].copy_from_slice(&(len as u64).to_le_bytes());
+    out
+}
+
+/// The handle and the count from [`typed_to_bytes`]'s bytes.
+///
+/// # Errors
+/// [`Error::OutOfRange`] (as `what`) for a wrong length, or an element size other than `T`'s.
+pub(crate) fn typed_from_bytes<T>(
+    what: &'static str,
+    bytes: &[u8],
+) -> Result<([u8; HANDLE], usize), Error> {
+    let bad = |problem: String| Error::OutOfRange { what, problem };
+    let bytes: &[u8; HANDLE + 16] = bytes
+        .try_into()
+        .map_err(|_| bad(format!("{} bytes, expected {}", bytes.len(), HANDLE + 16)))?;
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let (size, len) = (word(HANDLE), word(HANDLE + 8));
+    let expected = std::mem::size_of::<T>() as u64;
+    if size != expected && !(size == 0 && len == 0) {
+        return Err(bad(format!(
+            "the buffer holds {size}-byte elements, `{}` has {expected}",
+            std::any::type_name::<T>()
+        )));
+    }
+    let mut raw = [0u8; HANDLE];
+    raw.copy_from_slice(&bytes[..HANDLE]);
+    Ok((raw, len as usize))
 }
 
 /// An event's handle for another process ([`IpcEvent::handle`]).

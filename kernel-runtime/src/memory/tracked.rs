@@ -18,6 +18,7 @@ use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
 use crate::memory::buffers::{byte_len, same_len};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut, Sealed};
+use crate::memory::pool::MemoryPool;
 use crate::memory::prepared::PreparedBuffer;
 use crate::streams::clock::{Slot, Use, slot_of, slot_ptr};
 
@@ -27,7 +28,10 @@ use crate::streams::clock::{Slot, Use, slot_of, slot_ptr};
 /// and no event at all while a buffer stays on one stream. Launches pass it where a
 /// `CudaSlice` goes (`&buffer` for a `const T*`, `&mut buffer` for a `T*`).
 ///
-/// Dropping it frees the memory once every queued use is done, without waiting on the host.
+/// The memory comes from the device's current stream-ordered pool ([`Gpu::memory_pool`]), or
+/// from a [`MemoryPool`] named at allocation ([`MemoryPool::upload`]). Dropping it frees the
+/// memory once every queued use is done (`cuMemFreeAsync` on its last writer's stream),
+/// without waiting on the host.
 ///
 /// ```no_run
 /// use cuda_kernel_runtime::{Gpu, TrackedBuffer};
@@ -42,8 +46,11 @@ pub struct TrackedBuffer<T> {
     ptr: CUdeviceptr,
     len: usize,
     ctx: Arc<CudaContext>,
-    /// Allocated from the stream-ordered pool (freed with `cuMemFreeAsync`).
+    /// Allocated from a stream-ordered pool (freed with `cuMemFreeAsync`).
     pooled: bool,
+    /// The pool it was allocated from (or imported from) when one was named, kept alive
+    /// until the memory is freed; `None` for the device's current pool.
+    pool: Option<MemoryPool>,
     uses: Mutex<Uses>,
     /// While not null: the clock of a stream whose later work runs after every use so far
     /// (they were queued on it, or ordered before it). A use on that stream then needs no
@@ -307,6 +314,16 @@ impl<T> TrackedBuffer<T> {
     pub fn context(&self) -> &Arc<CudaContext> {
         &self.ctx
     }
+
+    /// The address of the allocation (of its first value).
+    pub(crate) fn base(&self) -> CUdeviceptr {
+        self.ptr
+    }
+
+    /// The pool the buffer was allocated or imported from, when one was named.
+    pub(crate) fn pool(&self) -> Option<&MemoryPool> {
+        self.pool.as_ref()
+    }
 }
 
 /// `range` within `len` values: (offset, length).
@@ -367,41 +384,85 @@ fn record(uses: &Mutex<Uses>, solo: &AtomicPtr<Slot>, slot: Arc<Slot>, write: bo
 
 impl<T: DeviceRepr> TrackedBuffer<T> {
     /// `len` values of uninitialised memory allocated on `gpu`'s stream (on the replay
-    /// stream when `gpu` is capturing a graph, so that the buffer outlives the capture).
+    /// stream when `gpu` is capturing a graph, so that the buffer outlives the capture), from
+    /// the device's current memory pool.
     ///
     /// # Safety
     /// The values must be written before they are read as `T`.
     pub(crate) unsafe fn uninit(gpu: &Gpu, len: usize) -> Result<Self, Error> {
+        // SAFETY: forwarded to the caller.
+        unsafe { Self::uninit_in(gpu, len, None) }
+    }
+
+    /// [`uninit`](Self::uninit) from `pool` (`cuMemAllocFromPoolAsync`), or from the device's
+    /// current pool when `None` (`cuMemAllocAsync`; `cuMemAlloc` on a device without pools).
+    /// The caller checked that `pool` can allocate on `gpu`'s device.
+    ///
+    /// # Safety
+    /// The values must be written before they are read as `T`.
+    pub(crate) unsafe fn uninit_in(
+        gpu: &Gpu,
+        len: usize,
+        pool: Option<&MemoryPool>,
+    ) -> Result<Self, Error> {
         let bytes = byte_len::<T>("TrackedBuffer", len)?;
         let ctx = Arc::clone(gpu.context());
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        let pooled = ctx
-            .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED)
-            .call("cuDeviceGetAttribute")?
-            != 0;
+        let pooled = pool.is_some()
+            || ctx
+                .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MEMORY_POOLS_SUPPORTED)
+                .call("cuDeviceGetAttribute")?
+                != 0;
         // Allocated where the memory outlives a capture: on the replay stream when `gpu`
         // captures a graph.
         let slot = Arc::clone(slot_of(gpu.stream()).home());
-        let ptr = match (bytes, pooled) {
+        let stream = slot.stream().cu_stream();
+        let ptr = match (bytes, pool) {
             (0, _) => 0,
-            // SAFETY: the context is bound; the stream is live.
-            (_, true) => unsafe { result::malloc_async(slot.stream().cu_stream(), bytes) }
-                .call("cuMemAllocAsync")?,
+            (_, Some(pool)) => {
+                // SAFETY: the context is bound; the stream and the pool are live.
+                unsafe { result::mem_pool::alloc_async(pool.cu_pool(), bytes, stream) }
+                    .call("cuMemAllocFromPoolAsync")?
+            }
+            (_, None) if pooled => {
+                // SAFETY: the context is bound; the stream is live.
+                unsafe { result::malloc_async(stream, bytes) }.call("cuMemAllocAsync")?
+            }
             // SAFETY: the context is bound.
-            (_, false) => unsafe { result::malloc_sync(bytes) }.call("cuMemAlloc")?,
+            (_, None) => unsafe { result::malloc_sync(bytes) }.call("cuMemAlloc")?,
         };
-        Ok(TrackedBuffer {
+        Ok(Self::from_parts(ptr, len, ctx, pooled, slot, pool.cloned()))
+    }
+
+    /// A buffer over `len` values at `ptr`, an allocation of another process imported from
+    /// `pool` (freed stream-ordered, as pool memory is), first used on `gpu`'s stream.
+    pub(crate) fn imported(gpu: &Gpu, ptr: CUdeviceptr, len: usize, pool: MemoryPool) -> Self {
+        let slot = Arc::clone(slot_of(gpu.stream()).home());
+        Self::from_parts(ptr, len, Arc::clone(gpu.context()), true, slot, Some(pool))
+    }
+
+    /// A buffer whose every use so far was queued on `slot`'s stream.
+    fn from_parts(
+        ptr: CUdeviceptr,
+        len: usize,
+        ctx: Arc<CudaContext>,
+        pooled: bool,
+        slot: Arc<Slot>,
+        pool: Option<MemoryPool>,
+    ) -> Self {
+        TrackedBuffer {
             ptr,
             len,
             ctx,
             pooled,
+            pool,
             solo: AtomicPtr::new(Arc::as_ptr(&slot).cast_mut()),
             uses: Mutex::new(Uses {
                 write: slot.mark(),
                 reads: Vec::new(),
             }),
             _values: PhantomData,
-        })
+        }
     }
 
     /// A new buffer holding a copy of `host`, written on `gpu`'s stream.
@@ -562,7 +623,8 @@ impl<T> Drop for TrackedBuffer<T> {
         }
         let stream = slot.stream().cu_stream();
         if self.pooled {
-            // SAFETY: the memory was allocated from the pool; every use is ordered before.
+            // SAFETY: the memory was allocated from a pool (or imported from another
+            // process's); every use is ordered before.
             let _ = unsafe { result::free_async(self.ptr, stream) };
         } else {
             let _ = slot.stream().synchronize();
