@@ -2,6 +2,7 @@
 //!
 //! | variable | effect |
 //! |---|---|
+//! | `KERNEL_NCCL_LIBRARY` | the NCCL library (`libnccl.so.2`) collectives use, instead of the one the system's loader finds (the `nccl` feature) |
 //! | `KERNEL_NVRTC_LIBRARY` | the NVRTC library (`libnvrtc.so.13`) to use when the system's loader finds none |
 //! | `KERNEL_RUNTIME_CACHE_DIR` | where run-time compilations are cached (default `$XDG_CACHE_HOME/kernel-runtime`, else `~/.cache/kernel-runtime`) |
 //! | `KERNEL_RUNTIME_NO_CACHE` | `1`: compile at run time without the disk cache |

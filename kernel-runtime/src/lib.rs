@@ -91,6 +91,8 @@
 
 // Where things live: one folder per concern, each with a `//!` head saying what it holds.
 mod code;
+#[cfg(feature = "nccl")]
+mod collective;
 mod cuda_type;
 mod device;
 mod driver;
@@ -158,6 +160,14 @@ pub use launch::event::{EventKey, LaunchEvent};
 // Order of work.
 pub use streams::graph::{DeviceGraph, Graph, GraphExecHandle};
 pub use streams::graph_build::{Condition, ConditionHandle, GraphBuilder};
+
+// Collectives across GPUs (the `nccl` feature; NCCL is opened at run time).
+#[cfg(feature = "nccl")]
+pub use collective::{
+    communicator::Communicator, element::NcclElement, group::Group, id::UniqueId,
+};
+#[cfg(feature = "nccl")]
+pub use cudarc::nccl::ReduceOp;
 
 // TMA tensor maps.
 pub use tma::{

@@ -475,4 +475,36 @@ pub enum Error {
         /// The compiled layout.
         compiled: Box<[(u32, u32)]>,
     },
+    /// NCCL, which collectives need (the `nccl` feature), could not be loaded.
+    #[error(
+        "NCCL is needed for collectives but could not be loaded ({}); install NCCL's \
+         libnccl.so.2 (the `libnccl2` package, or `pip install nvidia-nccl-cu13` and add its \
+         `nvidia/nccl/lib` folder to LD_LIBRARY_PATH), or name the file in KERNEL_NCCL_LIBRARY",
+        tried.join("; ")
+    )]
+    NoNccl {
+        /// Each library tried and why it failed.
+        tried: Vec<String>,
+    },
+    /// An NCCL call failed.
+    #[error("{call} failed: {name} ({message})")]
+    Nccl {
+        /// The NCCL call, `ncclAllReduce`.
+        call: &'static str,
+        /// NCCL's numeric `ncclResult_t`.
+        code: u32,
+        /// The code's name, `ncclInvalidUsage`.
+        name: &'static str,
+        /// NCCL's description of the code and, where it keeps one, its last message.
+        message: String,
+    },
+    /// A collective's arguments do not fit its communicator (a root or peer that is not a
+    /// rank, buffer lengths that disagree with the number of ranks).
+    #[error("{call}: {problem}")]
+    Collective {
+        /// The collective, `ncclAllGather`.
+        call: &'static str,
+        /// What does not fit, with the numbers.
+        problem: String,
+    },
 }

@@ -17,7 +17,7 @@ use crate::memory::buffers::same_len;
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 
 /// Makes `waiter` wait for the work queued so far on `on` (nothing when they are one stream).
-fn join(waiter: &Arc<CudaStream>, on: &Arc<CudaStream>) -> Result<(), Error> {
+pub(crate) fn join(waiter: &Arc<CudaStream>, on: &Arc<CudaStream>) -> Result<(), Error> {
     if Arc::ptr_eq(waiter, on) {
         return Ok(());
     }

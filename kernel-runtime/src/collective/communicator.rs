@@ -1,0 +1,231 @@
+//! [`Communicator`]: one rank of an NCCL communicator, bound to a [`Gpu`] handle whose stream
+//! its collectives run on. Made for every GPU of the process at once (`ncclCommInitAll`), or
+//! for one rank of a group spread over processes or hosts (`ncclCommInitRank`, from a
+//! [`UniqueId`] the program passes around).
+
+use cudarc::nccl::sys::ncclComm_t;
+
+use crate::collective::id::UniqueId;
+use crate::collective::library::{Nccl, nccl};
+use crate::device::gpu::Gpu;
+use crate::error::{DriverResultExt, Error};
+
+/// One rank of an NCCL communicator: the device of a [`Gpu`] handle, whose stream its
+/// collectives are queued on, ordered with the kernels and copies of other streams as a
+/// launch is (a collective waits for the last writes of what it reads, and later uses of
+/// what it writes wait for it).
+///
+/// The collectives are methods here ([`all_reduce`](Communicator::all_reduce), ...); several
+/// of them, on one communicator or on the communicators of several GPUs driven by one thread,
+/// go in a [`Group`](crate::Group). A thread that drives more than one GPU must group their
+/// collectives: each waits for the others' ranks, so issued one at a time they would wait for
+/// each other forever.
+///
+/// A communicator may move to another thread but is not shared between threads (NCCL forbids
+/// concurrent calls on one communicator). Dropping it waits for its stream, then destroys it
+/// (`ncclCommDestroy`).
+///
+/// ```no_run
+/// use cuda_kernel_runtime::{Communicator, Gpu, Group, ReduceOp};
+/// let gpus = (0..Gpu::count()?).map(Gpu::new).collect::<Result<Vec<_>, _>>()?;
+/// let comms = Communicator::for_gpus(&gpus)?;
+/// let mut grads = gpus
+///     .iter()
+///     .map(|g| g.upload(&[1.0f32; 1024]))
+///     .collect::<Result<Vec<_>, _>>()?;
+/// let mut group = Group::start()?;
+/// for (comm, g) in comms.iter().zip(&mut grads) {
+///     group.all_reduce_in_place(comm, g, &ReduceOp::Sum)?;
+/// }
+/// group.end()?;
+/// assert_eq!(gpus[0].download(&grads[0])?[0], gpus.len() as f32);
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// ```
+pub struct Communicator {
+    pub(crate) comm: ncclComm_t,
+    pub(crate) gpu: Gpu,
+    rank: usize,
+    ranks: usize,
+    pub(crate) nccl: &'static Nccl,
+}
+
+// SAFETY: an NCCL communicator may be used from any thread, one call at a time; `&self`
+// methods are not offered to two threads at once (no `Sync`).
+unsafe impl Send for Communicator {}
+
+impl Communicator {
+    /// One communicator per handle in `gpus`, together (`ncclCommInitAll`): rank `i` is
+    /// `gpus[i]`'s device, and its collectives run on `gpus[i]`'s stream. The devices must
+    /// differ.
+    ///
+    /// ```no_run
+    /// use cuda_kernel_runtime::{Communicator, Gpu};
+    /// let gpus = vec![Gpu::new(0)?, Gpu::new(1)?];
+    /// let comms = Communicator::for_gpus(&gpus)?;
+    /// assert_eq!((comms[1].rank(), comms[1].ranks()), (1, 2));
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::NoNccl`] without the library; [`Error::Collective`] for no handle or a device
+    /// named twice; [`Error::Nccl`] when NCCL fails.
+    pub fn for_gpus(gpus: &[Gpu]) -> Result<Vec<Communicator>, Error> {
+        let nccl = nccl()?;
+        if gpus.is_empty() {
+            return Err(Error::Collective {
+                call: "ncclCommInitAll",
+                problem: "no GPU given".to_owned(),
+            });
+        }
+        let ordinals: Vec<i32> = gpus.iter().map(|g| g.ordinal() as i32).collect();
+        if let Some(twice) = ordinals
+            .iter()
+            .enumerate()
+            .find_map(|(i, o)| ordinals[..i].contains(o).then_some(*o))
+        {
+            return Err(Error::Collective {
+                call: "ncclCommInitAll",
+                problem: format!("device {twice} is given twice; each rank needs its own device"),
+            });
+        }
+        gpus[0].context().bind_to_thread().call("cuCtxSetCurrent")?;
+        let mut comms: Vec<ncclComm_t> = vec![std::ptr::null_mut(); gpus.len()];
+        // SAFETY: one out-slot and one ordinal per device.
+        let code = unsafe {
+            (nccl.comm_init_all)(comms.as_mut_ptr(), gpus.len() as i32, ordinals.as_ptr())
+        };
+        nccl.check("ncclCommInitAll", code, std::ptr::null_mut())?;
+        let ranks = gpus.len();
+        Ok(comms
+            .into_iter()
+            .zip(gpus)
+            .enumerate()
+            .map(|(rank, (comm, gpu))| Communicator {
+                comm,
+                gpu: gpu.clone(),
+                rank,
+                ranks,
+                nccl,
+            })
+            .collect())
+    }
+
+    /// Rank `rank` of a communicator of `ranks` ranks spread over processes or hosts
+    /// (`ncclCommInitRank`), on `gpu`'s device and stream. Every rank passes the same `id`
+    /// (made by one of them with [`UniqueId::new`] and sent to the others), and the call
+    /// returns once all `ranks` have joined.
+    ///
+    /// ```no_run
+    /// use cuda_kernel_runtime::{Communicator, Gpu, UniqueId};
+    /// // Rank 0 writes the id where rank 1 reads it (a file here; a socket works as well).
+    /// let (rank, path) = (0, "/tmp/nccl-id");
+    /// let id = if rank == 0 {
+    ///     let id = UniqueId::new()?;
+    ///     std::fs::write(path, id.to_bytes()).unwrap();
+    ///     id
+    /// } else {
+    ///     UniqueId::from_bytes(&std::fs::read(path).unwrap()).unwrap()
+    /// };
+    /// let comm = Communicator::for_rank(&Gpu::new(rank)?, &id, rank, 2)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::NoNccl`] without the library; [`Error::Collective`] when `rank` is not below
+    /// `ranks`; [`Error::Nccl`] when NCCL fails (a rank that never joins makes NCCL wait).
+    pub fn for_rank(
+        gpu: &Gpu,
+        id: &UniqueId,
+        rank: usize,
+        ranks: usize,
+    ) -> Result<Communicator, Error> {
+        let nccl = nccl()?;
+        if rank >= ranks || i32::try_from(ranks).is_err() {
+            return Err(Error::Collective {
+                call: "ncclCommInitRank",
+                problem: format!("rank {rank} of a communicator of {ranks} rank(s)"),
+            });
+        }
+        // NCCL takes the device from the CUDA context current on the thread.
+        gpu.context().bind_to_thread().call("cuCtxSetCurrent")?;
+        let mut comm: ncclComm_t = std::ptr::null_mut();
+        // SAFETY: one out-pointer; the id is passed by value.
+        let code = unsafe { (nccl.comm_init_rank)(&mut comm, ranks as i32, id.id, rank as i32) };
+        nccl.check("ncclCommInitRank", code, std::ptr::null_mut())?;
+        Ok(Communicator {
+            comm,
+            gpu: gpu.clone(),
+            rank,
+            ranks,
+            nccl,
+        })
+    }
+
+    /// This communicator's rank, from 0.
+    ///
+    /// ```no_run
+    /// # let comms = cuda_kernel_runtime::Communicator::for_gpus(&[cuda_kernel_runtime::Gpu::new(0)?])?;
+    /// assert_eq!(comms[0].rank(), 0);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn rank(&self) -> usize {
+        self.rank
+    }
+
+    /// How many ranks the communicator has.
+    ///
+    /// ```no_run
+    /// # let comms = cuda_kernel_runtime::Communicator::for_gpus(&[cuda_kernel_runtime::Gpu::new(0)?])?;
+    /// assert_eq!(comms[0].ranks(), 1);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn ranks(&self) -> usize {
+        self.ranks
+    }
+
+    /// The handle whose device this rank is and whose stream its collectives run on.
+    ///
+    /// ```no_run
+    /// # let comms = cuda_kernel_runtime::Communicator::for_gpus(&[cuda_kernel_runtime::Gpu::new(0)?])?;
+    /// let gpu = comms[0].gpu();
+    /// let x = gpu.upload(&[1u32, 2])?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn gpu(&self) -> &Gpu {
+        &self.gpu
+    }
+
+    /// The version of the NCCL library collectives use, `(major, minor, patch)`; loads it.
+    ///
+    /// ```no_run
+    /// let (major, minor, _) = cuda_kernel_runtime::Communicator::nccl_version()?;
+    /// assert!(major >= 2);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::NoNccl`] without the library.
+    pub fn nccl_version() -> Result<(u32, u32, u32), Error> {
+        nccl()?.version()
+    }
+}
+
+impl Drop for Communicator {
+    fn drop(&mut self) {
+        // Errors cannot be returned from here; what was queued finishes first.
+        let _ = self.gpu.context().bind_to_thread();
+        let _ = self.gpu.stream().synchronize();
+        // SAFETY: a live communicator, destroyed once.
+        let _ = unsafe { (self.nccl.comm_destroy)(self.comm) };
+    }
+}
+
+impl std::fmt::Debug for Communicator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Communicator")
+            .field("rank", &self.rank)
+            .field("ranks", &self.ranks)
+            .field("device", &self.gpu.ordinal())
+            .finish_non_exhaustive()
+    }
+}

@@ -1,0 +1,280 @@
+//! Opening NCCL at run time: `libnccl.so.2` (or the file `KERNEL_NCCL_LIBRARY` names) is
+//! opened on first use, and every entry point the runtime calls is resolved then, so that a
+//! missing library or a missing symbol is an [`Error`], never a panic.
+//!
+//! The entry points are declared with cudarc's NCCL types (`cudarc::nccl::sys`). cudarc's own
+//! loader is not used: it looks for `libnccl.so` and `libnccl.so.<CUDA major>` but not
+//! `libnccl.so.2`, the name NCCL's runtime packages (the `libnccl2` package, the
+//! `nvidia-nccl-cu13` wheel) install, and it panics on a missing symbol. Results are read as
+//! plain integers, so that a code newer than cudarc's enum is reported, not undefined.
+
+use std::ffi::{CStr, c_char, c_int, c_void};
+use std::sync::OnceLock;
+
+use cudarc::nccl::sys::{
+    cudaStream_t, ncclComm_t, ncclDataType_t, ncclRedOp_t, ncclResult_t, ncclUniqueId,
+};
+
+use crate::env;
+use crate::error::Error;
+
+/// What an NCCL entry point returns: an `ncclResult_t`, read as its integer value.
+type Code = u32;
+
+/// The names tried when `KERNEL_NCCL_LIBRARY` is not set, in order.
+const NAMES: [&str; 2] = ["libnccl.so.2", "libnccl.so"];
+
+/// The NCCL entry points the runtime calls, resolved when the library was opened.
+pub(crate) struct Nccl {
+    pub(crate) get_version: unsafe extern "C" fn(*mut c_int) -> Code,
+    pub(crate) get_error_string: unsafe extern "C" fn(Code) -> *const c_char,
+    /// Absent before NCCL 2.13.
+    pub(crate) get_last_error: Option<unsafe extern "C" fn(ncclComm_t) -> *const c_char>,
+    pub(crate) get_unique_id: unsafe extern "C" fn(*mut ncclUniqueId) -> Code,
+    pub(crate) comm_init_rank:
+        unsafe extern "C" fn(*mut ncclComm_t, c_int, ncclUniqueId, c_int) -> Code,
+    pub(crate) comm_init_all: unsafe extern "C" fn(*mut ncclComm_t, c_int, *const c_int) -> Code,
+    pub(crate) comm_destroy: unsafe extern "C" fn(ncclComm_t) -> Code,
+    pub(crate) group_start: unsafe extern "C" fn() -> Code,
+    pub(crate) group_end: unsafe extern "C" fn() -> Code,
+    pub(crate) all_reduce: unsafe extern "C" fn(
+        *const c_void,
+        *mut c_void,
+        usize,
+        ncclDataType_t,
+        ncclRedOp_t,
+        ncclComm_t,
+        cudaStream_t,
+    ) -> Code,
+    pub(crate) broadcast: unsafe extern "C" fn(
+        *const c_void,
+        *mut c_void,
+        usize,
+        ncclDataType_t,
+        c_int,
+        ncclComm_t,
+        cudaStream_t,
+    ) -> Code,
+    pub(crate) reduce: unsafe extern "C" fn(
+        *const c_void,
+        *mut c_void,
+        usize,
+        ncclDataType_t,
+        ncclRedOp_t,
+        c_int,
+        ncclComm_t,
+        cudaStream_t,
+    ) -> Code,
+    pub(crate) all_gather: unsafe extern "C" fn(
+        *const c_void,
+        *mut c_void,
+        usize,
+        ncclDataType_t,
+        ncclComm_t,
+        cudaStream_t,
+    ) -> Code,
+    pub(crate) reduce_scatter: unsafe extern "C" fn(
+        *const c_void,
+        *mut c_void,
+        usize,
+        ncclDataType_t,
+        ncclRedOp_t,
+        ncclComm_t,
+        cudaStream_t,
+    ) -> Code,
+    pub(crate) send: unsafe extern "C" fn(
+        *const c_void,
+        usize,
+        ncclDataType_t,
+        c_int,
+        ncclComm_t,
+        cudaStream_t,
+    ) -> Code,
+    pub(crate) recv: unsafe extern "C" fn(
+        *mut c_void,
+        usize,
+        ncclDataType_t,
+        c_int,
+        ncclComm_t,
+        cudaStream_t,
+    ) -> Code,
+    /// Kept open for the life of the process (the pointers above point into it).
+    _library: libloading::Library,
+}
+
+/// The library, opened on first use; every later call gets the same answer.
+pub(crate) fn nccl() -> Result<&'static Nccl, Error> {
+    static NCCL: OnceLock<Result<Nccl, Vec<String>>> = OnceLock::new();
+    NCCL.get_or_init(open)
+        .as_ref()
+        .map_err(|tried| Error::NoNccl {
+            tried: tried.clone(),
+        })
+}
+
+/// Opens the first library that loads and holds every entry point; each failure is noted.
+fn open() -> Result<Nccl, Vec<String>> {
+    let names: Vec<std::ffi::OsString> = match env::var_os("KERNEL_NCCL_LIBRARY") {
+        Some(file) => vec![file],
+        None => NAMES.iter().map(Into::into).collect(),
+    };
+    let mut tried = Vec::new();
+    for name in names {
+        // SAFETY: NCCL's initialisers have no preconditions.
+        let opened = unsafe { libloading::Library::new(&name) }
+            .map_err(|e| e.to_string())
+            .and_then(resolve);
+        match opened {
+            Ok(nccl) => return Ok(nccl),
+            Err(e) => tried.push(format!("{}: {e}", name.to_string_lossy())),
+        }
+    }
+    Err(tried)
+}
+
+/// The entry points of an opened library, or the first one it lacks.
+fn resolve(library: libloading::Library) -> Result<Nccl, String> {
+    /// The symbol `name`, typed as the field it fills.
+    fn get<F: Copy>(library: &libloading::Library, name: &str) -> Result<F, String> {
+        // SAFETY: each field's type is the entry point's C prototype (NCCL's nccl.h), with
+        // cudarc's types for NCCL's and the result read as its integer value.
+        unsafe { library.get::<F>(name.as_bytes()) }
+            .map(|s| *s)
+            .map_err(|e| format!("no `{name}` ({e})"))
+    }
+    let l = &library;
+    Ok(Nccl {
+        get_version: get(l, "ncclGetVersion")?,
+        get_error_string: get(l, "ncclGetErrorString")?,
+        get_last_error: get(l, "ncclGetLastError").ok(),
+        get_unique_id: get(l, "ncclGetUniqueId")?,
+        comm_init_rank: get(l, "ncclCommInitRank")?,
+        comm_init_all: get(l, "ncclCommInitAll")?,
+        comm_destroy: get(l, "ncclCommDestroy")?,
+        group_start: get(l, "ncclGroupStart")?,
+        group_end: get(l, "ncclGroupEnd")?,
+        all_reduce: get(l, "ncclAllReduce")?,
+        broadcast: get(l, "ncclBroadcast")?,
+        reduce: get(l, "ncclReduce")?,
+        all_gather: get(l, "ncclAllGather")?,
+        reduce_scatter: get(l, "ncclReduceScatter")?,
+        send: get(l, "ncclSend")?,
+        recv: get(l, "ncclRecv")?,
+        _library: library,
+    })
+}
+
+impl Nccl {
+    /// `Ok` for `ncclSuccess`, otherwise [`Error::Nccl`] naming `call`, the code, NCCL's
+    /// description of it and, where the library keeps one, its last message for `comm`.
+    pub(crate) fn check(
+        &self,
+        call: &'static str,
+        code: Code,
+        comm: ncclComm_t,
+    ) -> Result<(), Error> {
+        if code == ncclResult_t::ncclSuccess as Code {
+            return Ok(());
+        }
+        // SAFETY: NCCL returns a static string for any code.
+        let mut message = unsafe { text((self.get_error_string)(code)) };
+        if let Some(last) = self.get_last_error {
+            // SAFETY: `comm` is null or a live communicator; NCCL returns a string it owns.
+            let detail = unsafe { text(last(comm)) };
+            if !detail.is_empty() {
+                message = format!("{message}: {detail}");
+            }
+        }
+        Err(Error::Nccl {
+            call,
+            code,
+            name: code_name(code),
+            message,
+        })
+    }
+
+    /// The library's version, `(major, minor, patch)`.
+    pub(crate) fn version(&self) -> Result<(u32, u32, u32), Error> {
+        let mut v: c_int = 0;
+        // SAFETY: one out-pointer.
+        let code = unsafe { (self.get_version)(&mut v) };
+        self.check("ncclGetVersion", code, std::ptr::null_mut())?;
+        let v = v as u32;
+        // 2.9 and later encode major*10000 + minor*100 + patch; older ones major*1000 + ...
+        Ok(if v >= 20900 {
+            (v / 10000, v / 100 % 100, v % 100)
+        } else {
+            (v / 1000, v / 100 % 10, v % 100)
+        })
+    }
+}
+
+/// A string NCCL returned (empty for null).
+///
+/// # Safety
+/// `s` is null or a NUL-terminated string that stays valid during the call.
+unsafe fn text(s: *const c_char) -> String {
+    if s.is_null() {
+        return String::new();
+    }
+    // SAFETY: forwarded to the caller.
+    unsafe { CStr::from_ptr(s) }.to_string_lossy().into_owned()
+}
+
+/// The name of an `ncclResult_t` code, as nccl.h spells it.
+fn code_name(code: Code) -> &'static str {
+    match code {
+        0 => "ncclSuccess",
+        1 => "ncclUnhandledCudaError",
+        2 => "ncclSystemError",
+        3 => "ncclInternalError",
+        4 => "ncclInvalidArgument",
+        5 => "ncclInvalidUsage",
+        6 => "ncclRemoteError",
+        7 => "ncclInProgress",
+        8 => "ncclTimeout",
+        _ => "an ncclResult_t unknown to this runtime",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_named_as_nccl_h_names_them() {
+        assert_eq!(
+            code_name(ncclResult_t::ncclInvalidUsage as Code),
+            "ncclInvalidUsage"
+        );
+        assert_eq!(
+            code_name(ncclResult_t::ncclRemoteError as Code),
+            "ncclRemoteError"
+        );
+        assert!(code_name(99).contains("unknown"));
+    }
+
+    #[test]
+    fn opening_nccl_is_a_version_or_an_error_naming_the_library() {
+        match nccl().and_then(Nccl::version) {
+            Ok((major, _, _)) => assert!(major >= 2),
+            Err(e @ Error::NoNccl { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains("libnccl.so.2"), "{text}");
+                assert!(text.contains("KERNEL_NCCL_LIBRARY"), "{text}");
+            }
+            Err(other) => panic!("{other}"),
+        }
+    }
+
+    #[test]
+    fn a_missing_library_is_an_error_naming_it() {
+        // SAFETY: opening a file that does not exist runs nothing.
+        let opened = unsafe { libloading::Library::new("/nonexistent/libnccl.so.2") };
+        assert!(opened.is_err());
+        let e = Error::NoNccl {
+            tried: vec!["libnccl.so.2: not found".to_owned()],
+        };
+        assert!(e.to_string().contains("libnccl.so.2"), "{e}");
+    }
+}

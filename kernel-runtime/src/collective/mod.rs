@@ -1,0 +1,22 @@
+//! Collectives across GPUs through NCCL (the `nccl` feature): [`Communicator`]s for every GPU
+//! of the process or for one rank of several processes, the collectives (all-reduce,
+//! broadcast, reduce, all-gather, reduce-scatter, send and receive) on any of the runtime's
+//! device memory (a [`TrackedBuffer`](crate::TrackedBuffer) or a view of one, or cudarc's
+//! buffers), typed by [`NcclElement`], and [`Group`]s of them.
+//!
+//! A collective is ordered as a launch is: on the communicator's stream it waits for the last
+//! writes of what it reads (and every use of what it writes) on other streams, and later uses
+//! of its outputs on other streams wait for it.
+//!
+//! NCCL is opened at run time (`library`): building needs no NCCL, and a machine without it
+//! gets [`Error::NoNccl`](crate::Error::NoNccl) from the first call. Files: `library` (opening
+//! NCCL, checking its results), `element` (the element types), `id` (the unique id),
+//! `communicator` (making and dropping communicators), `group` (the calls, ordered), `ops` (the
+//! calls one at a time, on the communicator).
+
+pub(crate) mod communicator;
+pub(crate) mod element;
+pub(crate) mod group;
+pub(crate) mod id;
+pub(crate) mod library;
+mod ops;

@@ -1,0 +1,498 @@
+//! NCCL collectives on every GPU of the machine, through the runtime's buffers and views,
+//! each against a CPU reference; their ordering with kernels on other streams (a collective
+//! waits for a slow kernel that writes its input, and a kernel on another stream waits for a
+//! collective that writes what it reads); and two processes (this binary run again as ranks 0
+//! and 1) joined by a unique id passed through a file.
+//!
+//! Skips (with the reason) with fewer than two GPUs or without libnccl; fails when
+//! `KERNEL_REQUIRE_GPUS` asks for at least two GPUs and fewer are there, and when
+//! `KERNEL_REQUIRE_GPU=1`, a GPU is there and NCCL is not. Needs `--features nccl`.
+
+use std::io::Write as _;
+use std::path::Path;
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use cuda_kernel_runtime::{
+    Communicator, Error, Gpu, Group, Launch, ReduceOp, TrackedBuffer, UniqueId, cuda_module, f16,
+};
+use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip, gpu_required};
+
+cuda_module! {
+    mod slow {
+        source = r#"
+            // x[i] = v after every thread has spun `cycles` clock cycles: writes late.
+            extern "C" __global__ void late_fill(
+                float* x, float v, int n, unsigned long long cycles) {
+                long long start = clock64();
+                while ((unsigned long long)(clock64() - start) < cycles) {}
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) x[i] = v;
+            }
+
+            // Spins `cycles` clock cycles: holds back what its stream queues after it.
+            extern "C" __global__ void spin(unsigned long long cycles) {
+                long long start = clock64();
+                while ((unsigned long long)(clock64() - start) < cycles) {}
+            }
+
+            // y = s * x.
+            extern "C" __global__ void scale(const float* x, float* y, float s, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i < n) y[i] = s * x[i];
+            }
+        "#;
+    }
+}
+
+/// About 25 ms of spinning on an H100 (1.98 GHz): far longer than queueing what follows.
+const CYCLES: u64 = 50_000_000;
+
+/// Every GPU of the machine with NCCL, or `None` after printing why not.
+#[track_caller]
+fn gpus_or_skip() -> Option<Vec<Gpu>> {
+    let first = gpu_or_skip()?;
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("collectives")
+        .to_owned();
+    let count = Gpu::count().expect("counting devices");
+    #[allow(clippy::disallowed_methods)] // a test switch, not a build input Cargo must track
+    let wanted: usize = std::env::var("KERNEL_REQUIRE_GPUS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(0);
+    if count < 2 {
+        assert!(
+            wanted < 2,
+            "KERNEL_REQUIRE_GPUS={wanted} but the driver reports {count} device(s)"
+        );
+        let _ = writeln!(
+            std::io::stderr(),
+            "skipped: {test}: needs two GPUs (the driver reports {count})"
+        );
+        return None;
+    }
+    match Communicator::nccl_version() {
+        Ok((major, minor, patch)) => println!("NCCL {major}.{minor}.{patch}, {count} GPUs"),
+        Err(e @ Error::NoNccl { .. }) => {
+            assert!(
+                !gpu_required(),
+                "KERNEL_REQUIRE_GPU=1 and a GPU is there, but: {e}"
+            );
+            let _ = writeln!(std::io::stderr(), "skipped: {test}: {e}");
+            return None;
+        }
+        Err(e) => panic!("{e}"),
+    }
+    drop(first);
+    Some(
+        (0..count)
+            .map(|i| Gpu::new(i).expect("opening a device"))
+            .collect(),
+    )
+}
+
+/// Random non-zero values for rank `rank`, `n` of them.
+fn data(seed: u64, rank: usize, n: usize) -> Vec<f32> {
+    Rng::with_seed(seed * 100 + rank as u64).nonzero_f32s(n)
+}
+
+/// Element-wise sum of `parts` in f64, rounded once.
+fn sum(parts: &[Vec<f32>]) -> Vec<f32> {
+    (0..parts[0].len())
+        .map(|i| parts.iter().map(|p| f64::from(p[i])).sum::<f64>() as f32)
+        .collect()
+}
+
+fn download_all<T: cuda_kernel_runtime::DeviceRepr + Default + Clone>(
+    gpus: &[Gpu],
+    bufs: &[TrackedBuffer<T>],
+) -> Vec<Vec<T>> {
+    gpus.iter()
+        .zip(bufs)
+        .map(|(g, b)| b.download(g).expect("download"))
+        .collect()
+}
+
+#[test]
+fn every_collective_matches_the_cpu_on_every_gpu() -> Result<(), Error> {
+    let Some(gpus) = gpus_or_skip() else {
+        return Ok(());
+    };
+    let n = gpus.len();
+    let comms = Communicator::for_gpus(&gpus)?;
+    let len = 1 << 16;
+    let tol = 1e-5 * n as f32;
+
+    // All-reduce, out of place (sum of f32) and in place (max of i32, on a view).
+    let xs: Vec<Vec<f32>> = (0..n).map(|r| data(1, r, len)).collect();
+    let x: Vec<_> = gpus
+        .iter()
+        .zip(&xs)
+        .map(|(g, v)| g.upload(v))
+        .collect::<Result<_, _>>()?;
+    let mut total: Vec<_> = gpus
+        .iter()
+        .map(|g| g.zeros::<f32>(len))
+        .collect::<Result<_, _>>()?;
+    let mut group = Group::start()?;
+    for ((c, x), t) in comms.iter().zip(&x).zip(&mut total) {
+        group.all_reduce(c, x, t, &ReduceOp::Sum)?;
+    }
+    group.end()?;
+    for got in download_all(&gpus, &total) {
+        assert_close(&got, &sum(&xs), tol);
+    }
+    println!("step: all-reduce (sum, f32) checked");
+
+    let is: Vec<Vec<i32>> = (0..n)
+        .map(|r| {
+            (0..len)
+                .map(|i| ((i * 7 + r * 13) % 1001) as i32 - 500)
+                .collect()
+        })
+        .collect();
+    let mut ib: Vec<_> = gpus
+        .iter()
+        .zip(&is)
+        .map(|(g, v)| g.upload(v))
+        .collect::<Result<_, _>>()?;
+    let mut views: Vec<_> = ib.iter_mut().map(|b| b.slice_mut(1..len - 1)).collect();
+    let mut group = Group::start()?;
+    for (c, v) in comms.iter().zip(&mut views) {
+        group.all_reduce_in_place(c, v, &ReduceOp::Max)?;
+    }
+    group.end()?;
+    drop(views);
+    for (r, got) in download_all(&gpus, &ib).into_iter().enumerate() {
+        assert_eq!(got[0], is[r][0], "outside the view");
+        assert_eq!(got[len - 1], is[r][len - 1], "outside the view");
+        for i in 1..len - 1 {
+            assert_eq!(got[i], is.iter().map(|v| v[i]).max().unwrap(), "index {i}");
+        }
+    }
+    println!("step: all-reduce in place (max, i32, a view) checked");
+
+    // f16 sum of small integers: exact.
+    let hs: Vec<Vec<f16>> = (0..n)
+        .map(|r| {
+            (0..len)
+                .map(|i| f16::from_f32(((i + r) % 7) as f32 + 1.0))
+                .collect()
+        })
+        .collect();
+    let mut hb: Vec<_> = gpus
+        .iter()
+        .zip(&hs)
+        .map(|(g, v)| g.upload(v))
+        .collect::<Result<_, _>>()?;
+    let mut group = Group::start()?;
+    for (c, b) in comms.iter().zip(&mut hb) {
+        group.all_reduce_in_place(c, b, &ReduceOp::Sum)?;
+    }
+    group.end()?;
+    for got in download_all(&gpus, &hb) {
+        for i in 0..len {
+            let want: f32 = hs.iter().map(|v| v[i].to_f32()).sum();
+            assert_eq!(got[i].to_f32(), want, "index {i}");
+        }
+    }
+    println!("step: all-reduce (sum, f16) checked");
+
+    // Broadcast from the last rank; broadcast in place from rank 0.
+    let root = n - 1;
+    let mut copies: Vec<_> = gpus
+        .iter()
+        .map(|g| g.zeros::<f32>(len))
+        .collect::<Result<_, _>>()?;
+    let mut group = Group::start()?;
+    for ((c, x), d) in comms.iter().zip(&x).zip(&mut copies) {
+        group.broadcast(c, (c.rank() == root).then_some(x), d, root)?;
+    }
+    group.end()?;
+    for got in download_all(&gpus, &copies) {
+        assert_eq!(got, xs[root]);
+    }
+    let mut own: Vec<_> = gpus
+        .iter()
+        .zip(&xs)
+        .map(|(g, v)| g.upload(v))
+        .collect::<Result<_, _>>()?;
+    let mut group = Group::start()?;
+    for (c, b) in comms.iter().zip(&mut own) {
+        group.broadcast_in_place(c, b, 0)?;
+    }
+    group.end()?;
+    for got in download_all(&gpus, &own) {
+        assert_eq!(got, xs[0]);
+    }
+    println!("step: broadcast (from rank {root}, and in place from 0) checked");
+
+    // Reduce (sum of i64) to rank 1.
+    let ls: Vec<Vec<i64>> = (0..n)
+        .map(|r| {
+            (0..len)
+                .map(|i| (i as i64 + 1) * (r as i64 + 3) - 7)
+                .collect()
+        })
+        .collect();
+    let lb: Vec<_> = gpus
+        .iter()
+        .zip(&ls)
+        .map(|(g, v)| g.upload(v))
+        .collect::<Result<_, _>>()?;
+    let mut at_root = gpus[1].zeros::<i64>(len)?;
+    let mut root_dst = Some(&mut at_root);
+    let mut group = Group::start()?;
+    for (c, b) in comms.iter().zip(&lb) {
+        // Only the root passes a destination.
+        let dst = if c.rank() == 1 { root_dst.take() } else { None };
+        group.reduce(c, b, dst, &ReduceOp::Sum, 1)?;
+    }
+    group.end()?;
+    let want: Vec<i64> = (0..len).map(|i| ls.iter().map(|v| v[i]).sum()).collect();
+    assert_eq!(at_root.download(&gpus[1])?, want);
+    println!("step: reduce (sum, i64) to rank 1 checked");
+
+    // All-gather and reduce-scatter.
+    let mut gathered: Vec<_> = gpus
+        .iter()
+        .map(|g| g.zeros::<f32>(len * n))
+        .collect::<Result<_, _>>()?;
+    let mut group = Group::start()?;
+    for ((c, x), d) in comms.iter().zip(&x).zip(&mut gathered) {
+        group.all_gather(c, x, d)?;
+    }
+    group.end()?;
+    let concatenated: Vec<f32> = xs.concat();
+    for got in download_all(&gpus, &gathered) {
+        assert_eq!(got, concatenated);
+    }
+    let mut scattered: Vec<_> = gpus
+        .iter()
+        .map(|g| g.zeros::<f32>(len / n))
+        .collect::<Result<_, _>>()?;
+    let whole: Vec<_> = xs.iter().map(|v| v[..len / n * n].to_vec()).collect();
+    let wb: Vec<_> = gpus
+        .iter()
+        .zip(&whole)
+        .map(|(g, v)| g.upload(v))
+        .collect::<Result<_, _>>()?;
+    let mut group = Group::start()?;
+    for ((c, w), d) in comms.iter().zip(&wb).zip(&mut scattered) {
+        group.reduce_scatter(c, w, d, &ReduceOp::Sum)?;
+    }
+    group.end()?;
+    let reduced = sum(&whole);
+    for (r, got) in download_all(&gpus, &scattered).into_iter().enumerate() {
+        assert_close(&got, &reduced[r * (len / n)..(r + 1) * (len / n)], tol);
+    }
+    println!("step: all-gather and reduce-scatter checked");
+
+    // Send and receive around the ring: rank r sends to r + 1.
+    let mut received: Vec<_> = gpus
+        .iter()
+        .map(|g| g.zeros::<f32>(len))
+        .collect::<Result<_, _>>()?;
+    let mut group = Group::start()?;
+    for ((c, x), d) in comms.iter().zip(&x).zip(&mut received) {
+        let r = c.rank();
+        group.send(c, x, (r + 1) % n)?;
+        group.recv(c, d, (r + n - 1) % n)?;
+    }
+    group.end()?;
+    for (r, got) in download_all(&gpus, &received).into_iter().enumerate() {
+        assert_eq!(got, xs[(r + n - 1) % n]);
+    }
+    println!("step: send/recv around the ring checked");
+
+    // Arguments that do not fit are errors naming the call.
+    let (a, b) = received.split_at_mut(1);
+    let mut group = Group::start()?;
+    let e = group
+        .broadcast_in_place(&comms[0], &mut a[0], n)
+        .unwrap_err();
+    assert!(e.to_string().contains("ncclBroadcast"), "{e}");
+    let e = group.all_gather(&comms[1], &x[1], &mut b[0]).unwrap_err();
+    assert!(e.to_string().contains("ncclAllGather"), "{e}");
+    drop(group);
+    Ok(())
+}
+
+#[test]
+fn a_collective_waits_for_a_slow_kernel_writing_its_input_on_another_stream() -> Result<(), Error> {
+    let Some(gpus) = gpus_or_skip() else {
+        return Ok(());
+    };
+    let comms = Communicator::for_gpus(&gpus)?;
+    let len = 1 << 20;
+    let mut xs = Vec::new();
+    let mut sides = Vec::new();
+    for (r, gpu) in gpus.iter().enumerate() {
+        let side = gpu.new_stream()?;
+        let m = slow::load(gpu)?.with_stream(&side);
+        let mut x = gpu.zeros::<f32>(len)?;
+        gpu.synchronize()?;
+        // SAFETY: late_fill writes x[i] for i < n; x holds n floats.
+        unsafe {
+            m.late_fill(
+                &Launch::for_num_elems(len as u32),
+                &mut x,
+                r as f32 + 1.0,
+                len as i32,
+                CYCLES,
+            )?
+        };
+        xs.push(x);
+        sides.push(side);
+    }
+    // On each GPU's own stream, while the fills still spin on the side streams.
+    let mut group = Group::start()?;
+    for (c, x) in comms.iter().zip(&mut xs) {
+        group.all_reduce_in_place(c, x, &ReduceOp::Sum)?;
+    }
+    group.end()?;
+    let n = gpus.len() as f32;
+    let want = n * (n + 1.0) / 2.0;
+    for (gpu, x) in gpus.iter().zip(&xs) {
+        let got = x.download(gpu)?;
+        assert!(
+            got.iter().all(|&v| v == want),
+            "device {}: {:?}...",
+            gpu.ordinal(),
+            &got[..4]
+        );
+    }
+    Ok(())
+}
+
+#[test]
+fn a_kernel_on_another_stream_waits_for_the_collective_it_reads() -> Result<(), Error> {
+    let Some(gpus) = gpus_or_skip() else {
+        return Ok(());
+    };
+    let comms = Communicator::for_gpus(&gpus)?;
+    let len = 1 << 20;
+    let parts: Vec<Vec<f32>> = (0..gpus.len()).map(|r| data(7, r, len)).collect();
+    let mut xs = Vec::new();
+    let mut sides = Vec::new();
+    for (gpu, part) in gpus.iter().zip(&parts) {
+        // Written last on the side stream, so that only the collective's recorded write orders
+        // the side stream's read after it.
+        let side = gpu.with_stream(&gpu.new_stream()?);
+        xs.push(TrackedBuffer::upload(&side, part)?);
+        let m = slow::load(gpu)?;
+        // SAFETY: spin touches no memory. It holds back the collective queued after it.
+        unsafe { m.spin(&Launch::new(1u32, 1u32), CYCLES)? };
+        sides.push(side);
+    }
+    let mut group = Group::start()?;
+    for (c, x) in comms.iter().zip(&mut xs) {
+        group.all_reduce_in_place(c, x, &ReduceOp::Sum)?;
+    }
+    group.end()?;
+    let want: Vec<f32> = sum(&parts).iter().map(|v| 2.0 * v).collect();
+    for ((gpu, side), x) in gpus.iter().zip(&sides).zip(&xs) {
+        let m = slow::load(gpu)?.with_stream(side.stream());
+        let mut y = side.zeros::<f32>(len)?;
+        // SAFETY: scale reads x and writes y, n floats each.
+        unsafe {
+            m.scale(
+                &Launch::for_num_elems(len as u32),
+                x,
+                &mut y,
+                2.0,
+                len as i32,
+            )?
+        };
+        assert_close(&y.download(side)?, &want, 1e-5 * gpus.len() as f32);
+    }
+    Ok(())
+}
+
+/// The rank a child process runs as, and the file the id passes through.
+const RANK_VAR: &str = "KERNEL_TEST_NCCL_RANK";
+const ID_VAR: &str = "KERNEL_TEST_NCCL_ID_FILE";
+const CHILD: &str = "rank_of_two_processes";
+
+#[test]
+fn two_processes_all_reduce_through_an_id_in_a_file() {
+    let Some(gpus) = gpus_or_skip() else {
+        return;
+    };
+    drop(gpus);
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let id_file = dir.path().join("nccl-id");
+    let exe = std::env::current_exe().expect("the test binary");
+    let mut children: Vec<_> = (0..2)
+        .map(|rank| {
+            Command::new(&exe)
+                .args([CHILD, "--exact", "--nocapture", "--test-threads=1"])
+                .env(RANK_VAR, rank.to_string())
+                .env(ID_VAR, &id_file)
+                .spawn()
+                .expect("starting a rank")
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(180);
+    for (rank, child) in children.iter_mut().enumerate() {
+        let status = loop {
+            if let Some(status) = child.try_wait().expect("waiting for a rank") {
+                break status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "rank {rank} did not finish in 180 s"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        };
+        assert!(status.success(), "rank {rank} failed: {status}");
+    }
+}
+
+/// One rank of [`two_processes_all_reduce_through_an_id_in_a_file`]; nothing when not run as
+/// one.
+#[test]
+fn rank_of_two_processes() -> Result<(), Error> {
+    #[allow(clippy::disallowed_methods)] // set by the parent test, not a build input
+    let (Some(rank), Some(id_file)) = (std::env::var(RANK_VAR).ok(), std::env::var_os(ID_VAR))
+    else {
+        return Ok(());
+    };
+    let rank: usize = rank.parse().expect("a rank");
+    let id_file = Path::new(&id_file);
+    let id = if rank == 0 {
+        let id = UniqueId::new()?;
+        let partial = id_file.with_extension("partial");
+        std::fs::write(&partial, id.to_bytes()).expect("writing the id");
+        std::fs::rename(&partial, id_file).expect("publishing the id");
+        id
+    } else {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        loop {
+            if let Ok(bytes) = std::fs::read(id_file) {
+                break UniqueId::from_bytes(&bytes).expect("128 bytes");
+            }
+            assert!(Instant::now() < deadline, "no id from rank 0 in 60 s");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    };
+    let gpu = Gpu::new(rank)?;
+    let comm = Communicator::for_rank(&gpu, &id, rank, 2)?;
+    let len = 1 << 20;
+    let parts: Vec<Vec<f32>> = (0..2).map(|r| data(11, r, len)).collect();
+    let x = gpu.upload(&parts[rank])?;
+    let mut total = gpu.zeros::<f32>(len)?;
+    comm.all_reduce(&x, &mut total, &ReduceOp::Sum)?;
+    assert_close(&total.download(&gpu)?, &sum(&parts), 2e-5);
+    let mut y = gpu.zeros::<f32>(len)?;
+    if rank == 0 {
+        comm.send(&x, 1)?;
+    } else {
+        comm.recv(&mut y, 0)?;
+        assert_eq!(y.download(&gpu)?, parts[0]);
+    }
+    println!("rank {rank} of 2: all-reduce and send/recv checked");
+    Ok(())
+}
