@@ -49,6 +49,9 @@ struct PoolInner {
     /// `NVIDIA H100 (device 0)`, for errors.
     device: String,
     origin: Origin,
+    /// Whether the pool's handle was exported: the driver refuses to export a pointer of a
+    /// pool before (`CUDA_ERROR_INVALID_VALUE`, seen with driver 580).
+    handle_exported: std::sync::atomic::AtomicBool,
 }
 
 // SAFETY: a driver pool handle, usable from any thread.
@@ -265,8 +268,23 @@ impl MemoryPool {
                 ctx: Arc::clone(gpu.context()),
                 device: format!("{} (device {})", gpu.name(), gpu.ordinal()),
                 origin,
+                handle_exported: std::sync::atomic::AtomicBool::new(false),
             }),
         }
+    }
+
+    /// Whether the pool's handle was exported (`cuMemPoolExportToShareableHandle`).
+    pub(crate) fn handle_exported(&self) -> bool {
+        self.inner
+            .handle_exported
+            .load(std::sync::atomic::Ordering::Acquire)
+    }
+
+    /// Records that the pool's handle was exported.
+    pub(crate) fn mark_handle_exported(&self) {
+        self.inner
+            .handle_exported
+            .store(true, std::sync::atomic::Ordering::Release);
     }
 
     /// Where the pool came from.

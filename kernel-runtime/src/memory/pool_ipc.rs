@@ -139,6 +139,7 @@ impl MemoryPool {
         // SAFETY: a live pool made with the POSIX file descriptor handle type.
         let fd = unsafe { driver::memory::pool_export_fd(self.cu_pool()) }
             .call("cuMemPoolExportToShareableHandle")?;
+        self.mark_handle_exported();
         // SAFETY: a new descriptor the driver gave us to own.
         Ok(unsafe { OwnedFd::from_raw_fd(fd) })
     }
@@ -263,6 +264,11 @@ impl MemoryPool {
             });
         }
         buffer.context().bind_to_thread().call("cuCtxSetCurrent")?;
+        // The driver exports a pointer only of a pool whose handle it has exported: do that
+        // once first (the descriptor closed at once) when the program has not yet.
+        if !self.handle_exported() {
+            drop(self.export_handle()?);
+        }
         // SAFETY: the base of a live allocation of this shareable pool.
         let data = unsafe { driver::memory::pool_export_pointer(buffer.base()) }
             .call("cuMemPoolExportPointer")?;
