@@ -50,6 +50,24 @@ const CYCLES: u64 = 50_000_000;
 
 /// Every GPU of the machine with NCCL, or `None` after printing why not.
 #[track_caller]
+/// One all-reduce on every rank, waited for: NCCL's connections made before a test's
+/// streams race.
+fn connect(gpus: &[Gpu], comms: &[Communicator]) -> Result<(), Error> {
+    let mut xs: Vec<_> = gpus
+        .iter()
+        .map(|g| g.zeros::<f32>(1024))
+        .collect::<Result<_, _>>()?;
+    let mut group = Group::start()?;
+    for (c, x) in comms.iter().zip(&mut xs) {
+        group.all_reduce_in_place(c, x, &ReduceOp::Sum)?;
+    }
+    group.end()?;
+    for g in gpus {
+        g.synchronize()?;
+    }
+    Ok(())
+}
+
 fn gpus_or_skip() -> Option<Vec<Gpu>> {
     let first = gpu_or_skip()?;
     let test = std::thread::current()
@@ -326,6 +344,10 @@ fn a_collective_waits_for_a_slow_kernel_writing_its_input_on_another_stream() ->
         return Ok(());
     };
     let comms = Communicator::for_gpus(&gpus)?;
+    // NCCL connects the ranks at their first collective, synchronising the device on the
+    // way (which would order the fill before the collective whatever the runtime does):
+    // connect them first.
+    connect(&gpus, &comms)?;
     let len = 1 << 20;
     let mut xs = Vec::new();
     let mut sides = Vec::new();
@@ -373,6 +395,7 @@ fn a_kernel_on_another_stream_waits_for_the_collective_it_reads() -> Result<(), 
         return Ok(());
     };
     let comms = Communicator::for_gpus(&gpus)?;
+    connect(&gpus, &comms)?;
     let len = 1 << 20;
     let parts: Vec<Vec<f32>> = (0..gpus.len()).map(|r| data(7, r, len)).collect();
     let mut xs = Vec::new();
