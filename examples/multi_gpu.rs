@@ -1,16 +1,16 @@
-//! The same module on every GPU of the machine, then an NCCL all-reduce through cudarc.
+//! The same module on every GPU of the machine, then an NCCL all-reduce through the
+//! runtime's collectives.
 //!
 //! Each device `r` computes `y_r = s_r * x_r * x_r` on its own data; a sum all-reduce leaves
 //! `sum_r y_r` on every device, checked against the CPU. With one GPU the world has one rank
 //! (the all-reduce is a copy) and the report says so. Needs `--features nccl` and `libnccl` at
 //! run time.
 
-use std::fmt;
 use std::process::ExitCode;
-use std::sync::Arc;
 
-use cuda_kernel_runtime::cudarc::nccl::{self, Comm, ReduceOp};
-use cuda_kernel_runtime::{CudaSlice, CudaStream, Error, Gpu, Launch, cuda_module};
+use cuda_kernel_runtime::{
+    Communicator, Error, Gpu, Group, Launch, ReduceOp, TrackedBuffer, cuda_module,
+};
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 
 cuda_module! {
@@ -33,60 +33,19 @@ fn main() -> ExitCode {
     kernel_examples::run("multi_gpu", &[embedded!(square)], multi_gpu)
 }
 
-/// A runtime error, or an NCCL one (cudarc's NCCL errors carry only the result code).
-enum Failure {
-    Runtime(Error),
-    Nccl(String),
-}
-
-impl From<Error> for Failure {
-    fn from(e: Error) -> Failure {
-        Failure::Runtime(e)
-    }
-}
-
-impl fmt::Display for Failure {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            Failure::Runtime(e) => e.fmt(f),
-            Failure::Nccl(what) => f.write_str(what),
-        }
-    }
-}
-
-fn nccl_failure(call: &str) -> impl FnOnce(nccl::result::NcclError) -> Failure + '_ {
-    move |e| Failure::Nccl(format!("{call} failed: {:?}", e.0))
-}
-
-fn multi_gpu(_first: &Gpu) -> Result<Report, Failure> {
-    // SAFETY: only tries to open the library and closes it again.
-    if !unsafe { nccl::sys::is_culib_present() } {
-        return Err(Failure::Nccl(
-            "the NCCL library (libnccl.so.2) was not found: install NCCL or add its directory \
-             to LD_LIBRARY_PATH"
-                .to_owned(),
-        ));
-    }
+fn multi_gpu(_first: &Gpu) -> Result<Report, Error> {
     let count = Gpu::count()?;
     let gpus = (0..count).map(Gpu::new).collect::<Result<Vec<_>, _>>()?;
-    // One stream per device, shared by the kernel, the all-reduce and the copies.
-    let streams = gpus
-        .iter()
-        .map(Gpu::new_stream)
-        .collect::<Result<Vec<Arc<CudaStream>>, _>>()?;
-    let handles: Vec<Gpu> = gpus
-        .iter()
-        .zip(&streams)
-        .map(|(g, s)| g.with_stream(s))
-        .collect();
-    let comms = Comm::from_devices(streams.clone()).map_err(nccl_failure("ncclCommInitAll"))?;
+    // One communicator per device (`ncclCommInitAll`); NCCL is opened here, and its absence
+    // is an error naming libnccl.so.2.
+    let comms = Communicator::for_gpus(&gpus)?;
 
     let mut rng = Rng::with_seed(9);
     let scales: Vec<f32> = (0..count).map(|_| rng.nonzero_f32()).collect();
     let inputs: Vec<Vec<f32>> = (0..count).map(|_| rng.nonzero_f32s(N)).collect();
-    let mut sums: Vec<CudaSlice<f32>> = Vec::with_capacity(count);
-    let mut products: Vec<CudaSlice<f32>> = Vec::with_capacity(count);
-    for ((gpu, xs), &s) in handles.iter().zip(&inputs).zip(&scales) {
+    let mut sums: Vec<TrackedBuffer<f32>> = Vec::with_capacity(count);
+    let mut products: Vec<TrackedBuffer<f32>> = Vec::with_capacity(count);
+    for ((gpu, xs), &s) in gpus.iter().zip(&inputs).zip(&scales) {
         let k = square::load(gpu)?;
         let x = gpu.upload(xs)?;
         let mut y = gpu.zeros::<f32>(N)?;
@@ -95,13 +54,13 @@ fn multi_gpu(_first: &Gpu) -> Result<Report, Failure> {
         products.push(y);
         sums.push(gpu.zeros::<f32>(N)?);
     }
-    // One thread drives every device: the collectives go in one NCCL group.
-    nccl::group_start().map_err(nccl_failure("ncclGroupStart"))?;
+    // One thread drives every device: the collectives go in one group, each ordered after
+    // the kernel that wrote its input.
+    let mut group = Group::start()?;
     for ((comm, y), sum) in comms.iter().zip(&products).zip(&mut sums) {
-        comm.all_reduce(y, sum, &ReduceOp::Sum)
-            .map_err(nccl_failure("ncclAllReduce"))?;
+        group.all_reduce(comm, y, sum, &ReduceOp::Sum)?;
     }
-    nccl::group_end().map_err(nccl_failure("ncclGroupEnd"))?;
+    group.end()?;
 
     let want: Vec<f32> = (0..N)
         .map(|i| {
@@ -129,7 +88,7 @@ fn multi_gpu(_first: &Gpu) -> Result<Report, Failure> {
         );
     }
     report.fact("elements per rank", N);
-    for (gpu, sum) in handles.iter().zip(&sums) {
+    for (gpu, sum) in gpus.iter().zip(&sums) {
         let got = gpu.download(sum)?;
         // Each term is rounded once in float on both sides; the sum order may differ.
         let tol = Tolerance::new(1e-6 * count as f64, 1e-5);
