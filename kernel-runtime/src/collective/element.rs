@@ -18,6 +18,28 @@ pub trait Sealed {}
 /// }
 /// assert_eq!(bytes::<bf16>(4), 8);
 /// ```
+///
+/// A collective over `f32` values compiles:
+///
+/// ```no_run
+/// use cuda_kernel_runtime::{Communicator, Gpu, ReduceOp};
+/// let gpu = Gpu::new(0)?;
+/// let comms = Communicator::for_gpus(std::slice::from_ref(&gpu))?;
+/// let mut x = gpu.zeros::<f32>(4)?;
+/// comms[0].all_reduce_in_place(&mut x, &ReduceOp::Sum)?;
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// ```
+///
+/// and the same over `u16`, a type NCCL has no `ncclDataType_t` for, does not:
+///
+/// ```compile_fail
+/// use cuda_kernel_runtime::{Communicator, Gpu, ReduceOp};
+/// let gpu = Gpu::new(0)?;
+/// let comms = Communicator::for_gpus(std::slice::from_ref(&gpu))?;
+/// let mut x = gpu.zeros::<u16>(4)?;
+/// comms[0].all_reduce_in_place(&mut x, &ReduceOp::Sum)?; // u16: not an NcclElement
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// ```
 pub trait NcclElement: DeviceRepr + Sealed {
     /// NCCL's name for the type.
     ///
