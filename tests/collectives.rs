@@ -50,6 +50,55 @@ const CYCLES: u64 = 50_000_000;
 
 /// Every GPU of the machine with NCCL, or `None` after printing why not.
 #[track_caller]
+/// A call that fails before NCCL takes it (here a length mismatch on rank 1) makes its group
+/// drop every collective, so that rank 0's does not wait forever for rank 1's; a group or a
+/// collective cannot be opened inside a group; the communicators work on afterwards.
+#[test]
+fn a_failed_call_drops_its_group_whole_and_groups_do_not_nest() -> Result<(), Error> {
+    let Some(gpus) = gpus_or_skip() else {
+        return Ok(());
+    };
+    let comms = Communicator::for_gpus(&gpus)?;
+    connect(&gpus, &comms)?;
+    let mut xs: Vec<_> = gpus
+        .iter()
+        .map(|g| g.upload(&vec![1.0f32; 1024]))
+        .collect::<Result<_, _>>()?;
+    let mut short = gpus[1].zeros::<f32>(512)?;
+    let mut other = gpus[0].zeros::<f32>(1024)?;
+    {
+        let (first, rest) = xs.split_at_mut(1);
+        let mut group = Group::start()?;
+        assert!(matches!(Group::start(), Err(Error::Collective { .. })));
+        assert!(matches!(
+            comms[0].all_reduce_in_place(&mut other, &ReduceOp::Sum),
+            Err(Error::Collective { .. })
+        ));
+        group.all_reduce_in_place(&comms[0], &mut first[0], &ReduceOp::Sum)?;
+        let mismatch = group.all_reduce(&comms[1], &rest[0], &mut short, &ReduceOp::Sum);
+        assert!(mismatch.is_err(), "{mismatch:?}");
+        // Dropped without `end`, as `?` would: nothing of it may run.
+    }
+    for g in &gpus {
+        g.synchronize()?;
+    }
+    assert_eq!(
+        gpus[0].download(&xs[0])?[..4],
+        [1.0; 4],
+        "rank 0's collective ran alone"
+    );
+    let mut group = Group::start()?;
+    for (c, x) in comms.iter().zip(&mut xs) {
+        group.all_reduce_in_place(c, x, &ReduceOp::Sum)?;
+    }
+    group.end()?;
+    let n = gpus.len() as f32;
+    for (g, x) in gpus.iter().zip(&xs) {
+        assert!(g.download(x)?.iter().all(|&v| v == n));
+    }
+    Ok(())
+}
+
 /// One all-reduce on every rank, waited for: NCCL's connections made before a test's
 /// streams race.
 fn connect(gpus: &[Gpu], comms: &[Communicator]) -> Result<(), Error> {

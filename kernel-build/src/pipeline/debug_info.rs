@@ -13,7 +13,7 @@ const DEBUG_FLAGS: [&str; 2] = ["-G", "--device-debug"];
 
 /// What `req`'s device code records.
 pub(crate) fn choose(req: &ModuleRequest, reporting: Reporting) -> DeviceDebug {
-    let asked_in_flags = req.flags.iter().any(|f| DEBUG_FLAGS.contains(&f.as_str()));
+    let asked_in_flags = asks_for_debug(&req.flags);
     let full = req
         .device_debug
         .or_else(|| env::switch(Var::DEVICE_DEBUG, reporting))
@@ -30,6 +30,11 @@ pub(crate) fn choose(req: &ModuleRequest, reporting: Reporting) -> DeviceDebug {
     } else {
         DeviceDebug::None
     }
+}
+
+/// Whether `flags` ask nvcc for a debug build themselves (`-G`).
+pub(crate) fn asks_for_debug(flags: &[String]) -> bool {
+    flags.iter().any(|f| DEBUG_FLAGS.contains(&f.as_str()))
 }
 
 /// `flags` with the compiler's flag for `debug` added once; a debug build drops the
@@ -78,6 +83,15 @@ mod tests {
         assert_eq!(choose(&req, Reporting::Silent), DeviceDebug::None);
         req.device_debug = Some(true);
         assert_eq!(choose(&req, Reporting::Silent), DeviceDebug::Full);
+    }
+
+    #[test]
+    fn a_g_from_the_environments_flags_is_seen() {
+        assert!(asks_for_debug(&[
+            "-O3".to_owned(),
+            "--device-debug".to_owned()
+        ]));
+        assert!(!asks_for_debug(&["-lineinfo".to_owned()]));
     }
 
     #[test]

@@ -5,13 +5,14 @@
 //! `ncclGroupEnd` has queued the work, since NCCL queues a group's kernels there and a use
 //! recorded earlier could be taken as covered by an event recorded before them.
 
+use std::cell::Cell;
 use std::ffi::c_void;
 use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::CudaStream;
 use cudarc::nccl::ReduceOp;
-use cudarc::nccl::sys::{cudaStream_t, ncclRedOp_t};
+use cudarc::nccl::sys::{cudaStream_t, ncclComm_t, ncclDataType_t, ncclRedOp_t};
 
 use crate::collective::communicator::Communicator;
 use crate::collective::element::NcclElement;
@@ -44,6 +45,10 @@ pub struct Group<'a> {
     nccl: &'static Nccl,
     uses: Vec<Use<'a>>,
     ended: bool,
+    /// A collective was begun and failed before NCCL took it (a length, a device, a rank),
+    /// on this communicator: ending the group must then make NCCL drop it whole, or the
+    /// ranks queued before would wait forever for this one.
+    unqueued: Option<ncclComm_t>,
     /// NCCL's group is the calling thread's: the guard stays on it.
     _thread: PhantomData<*const ()>,
 }
@@ -69,14 +74,26 @@ impl<'a> Group<'a> {
     /// # Errors
     /// [`Error::NoNccl`] without the library; [`Error::Nccl`] when NCCL fails.
     pub fn start() -> Result<Group<'a>, Error> {
+        if OPEN.with(Cell::get) {
+            // NCCL's groups nest per thread and only the outermost end queues the work: an
+            // inner group would return with its buffers released but its work not queued.
+            return Err(Error::Collective {
+                call: "ncclGroupStart",
+                problem: "a group is already open on this thread (a collective or a group \
+                          inside a group, or a group that was leaked): end it first"
+                    .to_owned(),
+            });
+        }
         let nccl = nccl()?;
         // SAFETY: no arguments.
         let code = unsafe { (nccl.group_start)() };
         nccl.check("ncclGroupStart", code, std::ptr::null_mut())?;
+        OPEN.with(|open| open.set(true));
         Ok(Group {
             nccl,
             uses: Vec::new(),
             ended: false,
+            unqueued: None,
             _thread: PhantomData,
         })
     }
@@ -107,8 +124,25 @@ impl<'a> Group<'a> {
         if std::mem::replace(&mut self.ended, true) {
             return Ok(());
         }
+        if let Some(comm) = self.unqueued.take() {
+            // A call NCCL refuses (a send to no rank) marks the group failed, and NCCL then
+            // drops every collective of it at the end instead of queueing some ranks only.
+            // SAFETY: a live communicator of this group; NCCL checks the peer before it
+            // reads anything.
+            let _ = unsafe {
+                (self.nccl.send)(
+                    std::ptr::null(),
+                    1,
+                    ncclDataType_t::ncclFloat32,
+                    -1,
+                    comm,
+                    std::ptr::null_mut(),
+                )
+            };
+        }
         // SAFETY: the group started in `start`, on this thread.
         let code = unsafe { (self.nccl.group_end)() };
+        OPEN.with(|open| open.set(false));
         let ended = self.nccl.check("ncclGroupEnd", code, std::ptr::null_mut());
         let mut recorded = Ok(());
         for used in self.uses.drain(..) {
@@ -217,6 +251,7 @@ impl<'a> Group<'a> {
         S: DeviceMemory<T> + ?Sized,
         D: DeviceMemoryMut<T> + ?Sized,
     {
+        self.unqueued = Some(comm.comm);
         same_len("ncclAllReduce", src.len(), dst.len())?;
         let count = dst.len();
         let s = self.read(comm, src)?;
@@ -226,7 +261,7 @@ impl<'a> Group<'a> {
         let code = unsafe {
             (comm.nccl.all_reduce)(s, d, count, T::DATA_TYPE, red_op(op), comm.comm, on(comm))
         };
-        comm.nccl.check("ncclAllReduce", code, comm.comm)
+        self.queued(comm.nccl.check("ncclAllReduce", code, comm.comm))
     }
 
     /// [`all_reduce`](Group::all_reduce) with `buffer` both source and destination.
@@ -250,13 +285,14 @@ impl<'a> Group<'a> {
         buffer: &'a mut D,
         op: &ReduceOp,
     ) -> Result<(), Error> {
+        self.unqueued = Some(comm.comm);
         let count = buffer.len();
         let d = self.write(comm, buffer)?;
         // SAFETY: as in `all_reduce`, with one buffer (NCCL allows in place).
         let code = unsafe {
             (comm.nccl.all_reduce)(d, d, count, T::DATA_TYPE, red_op(op), comm.comm, on(comm))
         };
-        comm.nccl.check("ncclAllReduce", code, comm.comm)
+        self.queued(comm.nccl.check("ncclAllReduce", code, comm.comm))
     }
 
     /// Copies `src` of rank `root` into `dst` on every rank (`ncclBroadcast`): `src` is
@@ -287,6 +323,7 @@ impl<'a> Group<'a> {
         S: DeviceMemory<T> + ?Sized,
         D: DeviceMemoryMut<T> + ?Sized,
     {
+        self.unqueued = Some(comm.comm);
         rank_of("ncclBroadcast", "root", root, comm)?;
         let count = dst.len();
         let s = match src {
@@ -302,7 +339,7 @@ impl<'a> Group<'a> {
         let code = unsafe {
             (comm.nccl.broadcast)(s, d, count, T::DATA_TYPE, root as i32, comm.comm, on(comm))
         };
-        comm.nccl.check("ncclBroadcast", code, comm.comm)
+        self.queued(comm.nccl.check("ncclBroadcast", code, comm.comm))
     }
 
     /// [`broadcast`](Group::broadcast) in place: the root's `buffer` is copied into every
@@ -327,6 +364,7 @@ impl<'a> Group<'a> {
         buffer: &'a mut D,
         root: usize,
     ) -> Result<(), Error> {
+        self.unqueued = Some(comm.comm);
         rank_of("ncclBroadcast", "root", root, comm)?;
         let count = buffer.len();
         let d = self.write(comm, buffer)?;
@@ -334,7 +372,7 @@ impl<'a> Group<'a> {
         let code = unsafe {
             (comm.nccl.broadcast)(d, d, count, T::DATA_TYPE, root as i32, comm.comm, on(comm))
         };
-        comm.nccl.check("ncclBroadcast", code, comm.comm)
+        self.queued(comm.nccl.check("ncclBroadcast", code, comm.comm))
     }
 
     /// Reduces `src` over every rank into `dst` of rank `root` (`ncclReduce`): `dst` is
@@ -366,6 +404,7 @@ impl<'a> Group<'a> {
         S: DeviceMemory<T> + ?Sized,
         D: DeviceMemoryMut<T> + ?Sized,
     {
+        self.unqueued = Some(comm.comm);
         rank_of("ncclReduce", "root", root, comm)?;
         let count = src.len();
         let d = match dst {
@@ -390,7 +429,7 @@ impl<'a> Group<'a> {
                 on(comm),
             )
         };
-        comm.nccl.check("ncclReduce", code, comm.comm)
+        self.queued(comm.nccl.check("ncclReduce", code, comm.comm))
     }
 
     /// Gathers every rank's `src` into `dst`, in rank order, on every rank
@@ -420,6 +459,7 @@ impl<'a> Group<'a> {
         S: DeviceMemory<T> + ?Sized,
         D: DeviceMemoryMut<T> + ?Sized,
     {
+        self.unqueued = Some(comm.comm);
         let count = src.len();
         per_rank(
             "ncclAllGather",
@@ -434,7 +474,7 @@ impl<'a> Group<'a> {
         // SAFETY: `src` holds `count` values and `dst` `ranks * count`, borrowed until the end.
         let code =
             unsafe { (comm.nccl.all_gather)(s, d, count, T::DATA_TYPE, comm.comm, on(comm)) };
-        comm.nccl.check("ncclAllGather", code, comm.comm)
+        self.queued(comm.nccl.check("ncclAllGather", code, comm.comm))
     }
 
     /// Reduces `src` over every rank and leaves block `rank()` of the result in `dst`
@@ -466,6 +506,7 @@ impl<'a> Group<'a> {
         S: DeviceMemory<T> + ?Sized,
         D: DeviceMemoryMut<T> + ?Sized,
     {
+        self.unqueued = Some(comm.comm);
         let count = dst.len();
         per_rank(
             "ncclReduceScatter",
@@ -481,7 +522,7 @@ impl<'a> Group<'a> {
         let code = unsafe {
             (comm.nccl.reduce_scatter)(s, d, count, T::DATA_TYPE, red_op(op), comm.comm, on(comm))
         };
-        comm.nccl.check("ncclReduceScatter", code, comm.comm)
+        self.queued(comm.nccl.check("ncclReduceScatter", code, comm.comm))
     }
 
     /// Sends `src` to rank `peer` (`ncclSend`), which receives as many values with
@@ -507,13 +548,14 @@ impl<'a> Group<'a> {
         src: &'a S,
         peer: usize,
     ) -> Result<(), Error> {
+        self.unqueued = Some(comm.comm);
         rank_of("ncclSend", "peer", peer, comm)?;
         let count = src.len();
         let s = self.read(comm, src)?;
         // SAFETY: `src` holds `count` values, borrowed until the end.
         let code =
             unsafe { (comm.nccl.send)(s, count, T::DATA_TYPE, peer as i32, comm.comm, on(comm)) };
-        comm.nccl.check("ncclSend", code, comm.comm)
+        self.queued(comm.nccl.check("ncclSend", code, comm.comm))
     }
 
     /// Receives `dst.len()` values from rank `peer` into `dst` (`ncclRecv`).
@@ -538,14 +580,29 @@ impl<'a> Group<'a> {
         dst: &'a mut D,
         peer: usize,
     ) -> Result<(), Error> {
+        self.unqueued = Some(comm.comm);
         rank_of("ncclRecv", "peer", peer, comm)?;
         let count = dst.len();
         let d = self.write(comm, dst)?;
         // SAFETY: `dst` holds `count` values, borrowed until the end.
         let code =
             unsafe { (comm.nccl.recv)(d, count, T::DATA_TYPE, peer as i32, comm.comm, on(comm)) };
-        comm.nccl.check("ncclRecv", code, comm.comm)
+        self.queued(comm.nccl.check("ncclRecv", code, comm.comm))
     }
+}
+
+impl Group<'_> {
+    /// The collective begun reached NCCL (NCCL itself marks the group failed when it
+    /// refuses it): nothing to drop at the end on its account.
+    fn queued(&mut self, result: Result<(), Error>) -> Result<(), Error> {
+        self.unqueued = None;
+        result
+    }
+}
+
+thread_local! {
+    /// Whether a group is open on this thread (between `ncclGroupStart` and its end).
+    static OPEN: Cell<bool> = const { Cell::new(false) };
 }
 
 impl Drop for Group<'_> {

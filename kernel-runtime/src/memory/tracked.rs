@@ -376,6 +376,13 @@ impl TrackedUse<'_> {
 fn record(uses: &Mutex<Uses>, solo: &AtomicPtr<Slot>, slot: Arc<Slot>, write: bool) {
     let records = slot.records();
     let mut uses = uses.lock().unwrap_or_else(PoisonError::into_inner);
+    // A use recorded late (a collective's, at the end of its group) may find the buffer
+    // marked as used on one other stream since it was prepared: that mark no longer holds.
+    let current = solo.load(Ordering::Acquire);
+    if !current.is_null() && !std::ptr::eq(current, Arc::as_ptr(&slot)) {
+        uses.leave_solo(current);
+        solo.store(std::ptr::null_mut(), Ordering::Release);
+    }
     uses.after(&slot, records, write);
     if write || uses.only_on(&slot) {
         solo.store(Arc::as_ptr(&slot).cast_mut(), Ordering::Release);

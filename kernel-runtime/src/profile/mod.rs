@@ -61,6 +61,9 @@ pub const ENABLED: bool = cfg!(feature = "nvtx");
 /// guard is dropped. Not `Send`: a push/pop range begins and ends on one thread. Ranges nest:
 /// the runtime's launch ranges sit inside the ones alive on the launching thread.
 ///
+/// Ranges end in the reverse order of their start (NVTX pops the thread's innermost range):
+/// drop the guards so, as scopes do.
+///
 /// Without the `nvtx` feature it is an empty value and costs nothing.
 ///
 /// ```
