@@ -128,6 +128,19 @@ pub(crate) fn run_through(
     Ok(Ran { warnings })
 }
 
+/// The extra nvcc flags of `KERNEL_BUILD_NVCC_FLAGS`, separated by spaces.
+pub(crate) fn flags_from_env(reporting: crate::env::Reporting) -> Vec<String> {
+    crate::env::var(crate::env::Var::NVCC_FLAGS, reporting)
+        .map(|extra| {
+            extra
+                .to_string_lossy()
+                .split_whitespace()
+                .map(String::from)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 /// The wrapper nvcc's compilations run through: `KERNEL_BUILD_NVCC_WRAPPER` (empty or `none`:
 /// no wrapper), else `RUSTC_WRAPPER` when it names sccache (so a team's sccache storage serves
 /// the kernels too).

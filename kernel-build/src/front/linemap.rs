@@ -109,14 +109,19 @@ pub(crate) fn rename_markers(preprocessed: &str, from: &str, to: &str, back: u32
             Some((number, path)) if path == from => {
                 // The flags follow the path's closing quote, the line's last.
                 let flags = line.rfind('"').map_or("", |q| &line[q + 1..]);
-                let quoted = to.replace('\\', "\\\\").replace('"', "\\\"");
                 let number = number.saturating_sub(back).max(1);
-                out.push_str(&format!("# {number} \"{quoted}\"{flags}"));
+                out.push_str(&format!("# {number} {}{flags}", quoted(to)));
             }
             _ => out.push_str(line),
         }
     }
     out
+}
+
+/// `path` as a line marker or `#line` directive writes it: in quotes, with `\` and `"`
+/// escaped.
+pub(crate) fn quoted(path: &str) -> String {
+    format!("\"{}\"", path.replace('\\', "\\\\").replace('"', "\\\""))
 }
 
 /// Parses a line marker (`# 12 "k.cu" 2` or `#line 12 "k.cu"`): line and path.

@@ -1,7 +1,7 @@
 //! What a module's device code records of its source: line tables unless turned off, a
 //! debug build (`-G`) on request. The module's own setting comes first, then
 //! `KERNEL_BUILD_DEVICE_DEBUG` and `KERNEL_BUILD_LINE_INFO`; a `-G` among the module's
-//! flags asks for a debug build too.
+//! flags or `KERNEL_BUILD_NVCC_FLAGS` asks for a debug build too.
 
 use crate::env::{self, Reporting, Var};
 use crate::model::options::{DeviceDebug, LinkMode};
@@ -13,7 +13,8 @@ const DEBUG_FLAGS: [&str; 2] = ["-G", "--device-debug"];
 
 /// What `req`'s device code records.
 pub(crate) fn choose(req: &ModuleRequest, reporting: Reporting) -> DeviceDebug {
-    let asked_in_flags = asks_for_debug(&req.flags);
+    let asked_in_flags =
+        asks_for_debug(&req.flags) || asks_for_debug(&crate::compile::flags_from_env(reporting));
     let full = req
         .device_debug
         .or_else(|| env::switch(Var::DEVICE_DEBUG, reporting))

@@ -55,15 +55,7 @@ pub(super) fn compile_module(
     };
     let chosen = targets::choose(req, &toolkit, reporting)?;
     let mut flags = req.flags.clone();
-    if let Some(extra) = env::var(env::Var::NVCC_FLAGS, reporting) {
-        flags.extend(extra.to_string_lossy().split_whitespace().map(String::from));
-    }
-    // A `-G` of `KERNEL_BUILD_NVCC_FLAGS` asks for a debug build as the module's own would.
-    let debug = if debug_info::asks_for_debug(&flags) {
-        DeviceDebug::Full
-    } else {
-        debug
-    };
+    flags.extend(compile::flags_from_env(reporting));
     let flags = debug_info::with_flag(flags, debug);
     let mode = debug_info::link_mode(req.link, debug);
     let jobs = Jobs::new(cx.jobs, reporting);

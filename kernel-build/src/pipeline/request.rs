@@ -382,8 +382,8 @@ fn resolve_inline(
         .map(|(file, line)| (file.to_string_lossy().into_owned(), (*line).max(1)));
     let path = match &line_origin {
         Some((file, line)) => {
-            let quoted = file.replace('\\', "\\\\").replace('"', "\\\"");
-            stage_inline(&format!("#line {line} \"{quoted}\"\n{text}"), cache)?
+            let quoted = crate::front::linemap::quoted(file);
+            stage_inline(&format!("#line {line} {quoted}\n{text}"), cache)?
         }
         None => stage_inline(text, cache)?,
     };
