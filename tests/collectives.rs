@@ -48,8 +48,6 @@ cuda_module! {
 /// About 25 ms of spinning on an H100 (1.98 GHz): far longer than queueing what follows.
 const CYCLES: u64 = 50_000_000;
 
-/// Every GPU of the machine with NCCL, or `None` after printing why not.
-#[track_caller]
 /// A call that fails before NCCL takes it (here a length mismatch on rank 1) makes its group
 /// drop every collective, so that rank 0's does not wait forever for rank 1's; a group or a
 /// collective cannot be opened inside a group; the communicators work on afterwards.
@@ -99,6 +97,70 @@ fn a_failed_call_drops_its_group_whole_and_groups_do_not_nest() -> Result<(), Er
     Ok(())
 }
 
+/// A rank whose peers never make the matching call: `wait` ends with an error naming the
+/// rank instead of waiting forever, `abort` ends the collective and frees the stream, the
+/// device works on, and new communicators reduce again (against the CPU).
+#[test]
+fn a_rank_left_waiting_ends_by_timeout_and_abort() -> Result<(), Error> {
+    let Some(gpus) = gpus_or_skip() else {
+        return Ok(());
+    };
+    let comms = Communicator::for_gpus(&gpus)?;
+    connect(&gpus, &comms)?;
+    for c in &comms {
+        c.async_error()?;
+        c.wait(Duration::from_secs(10))?;
+    }
+    let mut alone = gpus[0].upload(&data(7, 0, 1 << 16))?;
+    // Rank 0 only: the collective waits on the device for ranks that never join it.
+    comms[0].all_reduce_in_place(&mut alone, &ReduceOp::Sum)?;
+    let timeout = Duration::from_millis(300);
+    let started = Instant::now();
+    let waited = comms[0].wait(timeout);
+    let elapsed = started.elapsed();
+    match &waited {
+        Err(Error::Collective { call, problem }) => {
+            assert_eq!(*call, "Communicator::wait");
+            assert!(problem.contains("rank 0 of"), "{problem}");
+            assert!(problem.contains("300ms"), "{problem}");
+        }
+        other => panic!("expected the wait to time out: {other:?}"),
+    }
+    assert!(
+        elapsed >= timeout && elapsed < Duration::from_secs(5),
+        "{elapsed:?}"
+    );
+    // An absent peer is no NCCL error: only the timeout says something is wrong.
+    comms[0].async_error()?;
+    let started = Instant::now();
+    for c in comms {
+        c.abort()?;
+    }
+    println!("abort took {:?}", started.elapsed());
+    gpus[0].synchronize()?;
+    let probe = data(8, 0, 256);
+    assert_eq!(gpus[0].download(&gpus[0].upload(&probe)?)?, probe);
+
+    let comms = Communicator::for_gpus(&gpus)?;
+    let parts: Vec<Vec<f32>> = (0..gpus.len()).map(|r| data(9, r, 4096)).collect();
+    let mut xs: Vec<_> = gpus
+        .iter()
+        .zip(&parts)
+        .map(|(g, p)| g.upload(p))
+        .collect::<Result<_, _>>()?;
+    let mut group = Group::start()?;
+    for (c, x) in comms.iter().zip(&mut xs) {
+        group.all_reduce_in_place(c, x, &ReduceOp::Sum)?;
+    }
+    group.end()?;
+    let want = sum(&parts);
+    for (got, c) in download_all(&gpus, &xs).iter().zip(&comms) {
+        c.wait(Duration::from_secs(10))?;
+        assert_close(got, &want, 1e-5);
+    }
+    Ok(())
+}
+
 /// One all-reduce on every rank, waited for: NCCL's connections made before a test's
 /// streams race.
 fn connect(gpus: &[Gpu], comms: &[Communicator]) -> Result<(), Error> {
@@ -117,6 +179,8 @@ fn connect(gpus: &[Gpu], comms: &[Communicator]) -> Result<(), Error> {
     Ok(())
 }
 
+/// Every GPU of the machine with NCCL, or `None` after printing why not.
+#[track_caller]
 fn gpus_or_skip() -> Option<Vec<Gpu>> {
     let first = gpu_or_skip()?;
     let test = std::thread::current()

@@ -3,6 +3,8 @@
 //! for one rank of a group spread over processes or hosts (`ncclCommInitRank`, from a
 //! [`UniqueId`] the program passes around).
 
+use std::time::{Duration, Instant};
+
 use cudarc::nccl::sys::ncclComm_t;
 
 use crate::collective::id::UniqueId;
@@ -23,7 +25,11 @@ use crate::error::{DriverResultExt, Error};
 ///
 /// A communicator may move to another thread but is not shared between threads (NCCL forbids
 /// concurrent calls on one communicator). Dropping it waits for its stream, then destroys it
-/// (`ncclCommDestroy`).
+/// (`ncclCommDestroy`); while it waits it asks NCCL for an asynchronous error, and aborts the
+/// communicator instead (`ncclCommAbort`) when NCCL reports one, so that a peer NCCL saw fail
+/// does not leave the drop waiting forever. A rank that may wait for a peer that never comes
+/// bounds the wait itself with [`wait`](Communicator::wait) and then
+/// [`abort`](Communicator::abort)s.
 ///
 /// ```no_run
 /// use cuda_kernel_runtime::{Communicator, Gpu, Group, ReduceOp};
@@ -208,15 +214,128 @@ impl Communicator {
     pub fn nccl_version() -> Result<(u32, u32, u32), Error> {
         nccl()?.version()
     }
+
+    /// NCCL's asynchronous error for this communicator (`ncclCommGetAsyncError`): `Ok` while
+    /// it has none. A peer or a connection that failed while collectives were in flight shows
+    /// here, not at the call that queued them; the communicator is then of no further use
+    /// and is [`abort`](Communicator::abort)ed.
+    ///
+    /// ```no_run
+    /// # let comms = cuda_kernel_runtime::Communicator::for_gpus(&[cuda_kernel_runtime::Gpu::new(0)?])?;
+    /// comms[0].async_error()?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Nccl`] with NCCL's code, `ncclRemoteError` or `ncclSystemError` say.
+    pub fn async_error(&self) -> Result<(), Error> {
+        let mut state = 0;
+        // SAFETY: a live communicator and one out-value.
+        let code = unsafe { (self.nccl.comm_get_async_error)(self.comm, &mut state) };
+        self.nccl.check("ncclCommGetAsyncError", code, self.comm)?;
+        self.nccl.check("ncclCommGetAsyncError", state, self.comm)
+    }
+
+    /// Waits at most `timeout` for the work queued on this rank's stream (its collectives,
+    /// and the kernels and copies queued there before them), watching NCCL's asynchronous
+    /// error meanwhile. A collective waits on the device for every rank to join it; one whose
+    /// peer never comes ends the wait here with an error, where
+    /// [`Gpu::synchronize`](crate::Gpu::synchronize) would wait forever. The communicator is
+    /// then [`abort`](Communicator::abort)ed: NCCL cannot finish or cancel a collective.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use cuda_kernel_runtime::{Communicator, Gpu, ReduceOp, UniqueId};
+    /// # let (id, rank, ranks) = (UniqueId::new()?, 0, 2);
+    /// let gpu = Gpu::new(rank)?;
+    /// let comm = Communicator::for_rank(&gpu, &id, rank, ranks)?;
+    /// let mut grads = gpu.upload(&[1.0f32; 1024])?;
+    /// comm.all_reduce_in_place(&mut grads, &ReduceOp::Sum)?;
+    /// if let Err(e) = comm.wait(Duration::from_secs(60)) {
+    ///     eprintln!("giving up on the other ranks: {e}");
+    ///     comm.abort()?;
+    /// }
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Collective`] when the time runs out; [`Error::Nccl`] for an asynchronous
+    /// error; [`Error::Driver`] when the device failed.
+    pub fn wait(&self, timeout: Duration) -> Result<(), Error> {
+        let start = Instant::now();
+        self.gpu
+            .context()
+            .bind_to_thread()
+            .call("cuCtxSetCurrent")?;
+        let done = self.gpu.stream().record_event(None).call("cuEventRecord")?;
+        let mut pause = Duration::from_micros(10);
+        loop {
+            if done.try_is_complete().call("cuEventQuery")? {
+                return Ok(());
+            }
+            self.async_error()?;
+            let waited = start.elapsed();
+            if waited >= timeout {
+                return Err(Error::Collective {
+                    call: "Communicator::wait",
+                    problem: format!(
+                        "the work queued on rank {} of {} (device {}) did not finish within \
+                         {timeout:?}: a collective waits until every rank has joined it, so \
+                         one rank may never have made the matching call; `abort` ends it",
+                        self.rank,
+                        self.ranks,
+                        self.gpu.ordinal()
+                    ),
+                });
+            }
+            std::thread::sleep(pause.min(timeout - waited));
+            pause = (pause * 2).min(Duration::from_millis(1));
+        }
+    }
+
+    /// Aborts the communicator (`ncclCommAbort`): collectives that have not finished end
+    /// without their results (what they write is left undefined), the stream is free for
+    /// other work again, and the communicator is gone. For a rank whose peers will not come,
+    /// after [`wait`](Communicator::wait) timed out or [`async_error`](Communicator::async_error)
+    /// reported one; each remaining rank aborts its own, and the program may then make new
+    /// communicators.
+    ///
+    /// ```no_run
+    /// # let comms = cuda_kernel_runtime::Communicator::for_gpus(&[cuda_kernel_runtime::Gpu::new(0)?])?;
+    /// for comm in comms {
+    ///     comm.abort()?;
+    /// }
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Nccl`] when NCCL fails; the communicator is gone all the same.
+    pub fn abort(mut self) -> Result<(), Error> {
+        let _ = self.gpu.context().bind_to_thread();
+        let comm = std::mem::replace(&mut self.comm, std::ptr::null_mut());
+        // SAFETY: a live communicator, aborted once; the drop below sees a null one.
+        let code = unsafe { (self.nccl.comm_abort)(comm) };
+        self.nccl.check("ncclCommAbort", code, std::ptr::null_mut())
+    }
 }
 
 impl Drop for Communicator {
     fn drop(&mut self) {
-        // Errors cannot be returned from here; what was queued finishes first.
-        let _ = self.gpu.context().bind_to_thread();
-        let _ = self.gpu.stream().synchronize();
-        // SAFETY: a live communicator, destroyed once.
-        let _ = unsafe { (self.nccl.comm_destroy)(self.comm) };
+        if self.comm.is_null() {
+            return; // aborted
+        }
+        // Errors cannot be returned from here. What was queued finishes first, unless NCCL
+        // reports an asynchronous error meanwhile: then nothing queued can finish, and the
+        // communicator is aborted rather than waited for.
+        let finished = self.wait(Duration::MAX).is_ok();
+        // SAFETY: a live communicator, destroyed or aborted once.
+        let _ = unsafe {
+            if finished {
+                (self.nccl.comm_destroy)(self.comm)
+            } else {
+                (self.nccl.comm_abort)(self.comm)
+            }
+        };
     }
 }
 

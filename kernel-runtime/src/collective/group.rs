@@ -17,10 +17,14 @@ use cudarc::nccl::sys::{cudaStream_t, ncclComm_t, ncclDataType_t, ncclRedOp_t};
 use crate::collective::communicator::Communicator;
 use crate::collective::element::NcclElement;
 use crate::collective::library::{Nccl, nccl};
+use crate::driver::last_launch;
 use crate::error::{DriverResultExt, Error};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 use crate::memory::peer::join;
 use crate::memory::prepared::PreparedBuffer;
+
+/// What a kernel fault's error names when the last work this thread queued was NCCL's.
+static NCCL_KERNELS: &str = "the NCCL kernels of this thread's last collective";
 
 /// NCCL calls queued together (`ncclGroupStart` ... `ncclGroupEnd`): the collectives of
 /// several GPUs driven by one thread (which must be grouped), or several collectives and
@@ -144,6 +148,10 @@ impl<'a> Group<'a> {
         let code = unsafe { (self.nccl.group_end)() };
         OPEN.with(|open| open.set(false));
         let ended = self.nccl.check("ncclGroupEnd", code, std::ptr::null_mut());
+        if ended.is_ok() && !self.uses.is_empty() {
+            // A fault reported later names NCCL's kernels, not the kernel launched before them.
+            last_launch::record_kernel(&NCCL_KERNELS);
+        }
         let mut recorded = Ok(());
         for used in self.uses.drain(..) {
             let done = used

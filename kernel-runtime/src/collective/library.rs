@@ -35,6 +35,8 @@ pub(crate) struct Nccl {
         unsafe extern "C" fn(*mut ncclComm_t, c_int, ncclUniqueId, c_int) -> Code,
     pub(crate) comm_init_all: unsafe extern "C" fn(*mut ncclComm_t, c_int, *const c_int) -> Code,
     pub(crate) comm_destroy: unsafe extern "C" fn(ncclComm_t) -> Code,
+    pub(crate) comm_abort: unsafe extern "C" fn(ncclComm_t) -> Code,
+    pub(crate) comm_get_async_error: unsafe extern "C" fn(ncclComm_t, *mut Code) -> Code,
     pub(crate) group_start: unsafe extern "C" fn() -> Code,
     pub(crate) group_end: unsafe extern "C" fn() -> Code,
     pub(crate) all_reduce: unsafe extern "C" fn(
@@ -151,6 +153,8 @@ fn resolve(library: libloading::Library) -> Result<Nccl, String> {
         comm_init_rank: get(l, "ncclCommInitRank")?,
         comm_init_all: get(l, "ncclCommInitAll")?,
         comm_destroy: get(l, "ncclCommDestroy")?,
+        comm_abort: get(l, "ncclCommAbort")?,
+        comm_get_async_error: get(l, "ncclCommGetAsyncError")?,
         group_start: get(l, "ncclGroupStart")?,
         group_end: get(l, "ncclGroupEnd")?,
         all_reduce: get(l, "ncclAllReduce")?,
@@ -182,7 +186,8 @@ impl Nccl {
             // SAFETY: `comm` is null or a live communicator; NCCL returns a string it owns.
             let detail = unsafe { text(last(comm)) };
             if !detail.is_empty() {
-                message = format!("{message}: {detail}");
+                // NCCL keeps one last message per process: it may be an earlier call's.
+                message = format!("{message} (NCCL's last message: {detail})");
             }
         }
         Err(Error::Nccl {

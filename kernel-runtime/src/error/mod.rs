@@ -495,7 +495,8 @@ pub enum Error {
         code: u32,
         /// The code's name, `ncclInvalidUsage`.
         name: &'static str,
-        /// NCCL's description of the code and, where it keeps one, its last message.
+        /// NCCL's description of the code and, where it keeps one, its last message (one per
+        /// process, so it may be an earlier call's).
         message: String,
     },
     /// A collective's arguments do not fit its communicator (a root or peer that is not a
