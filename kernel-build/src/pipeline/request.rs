@@ -279,11 +279,18 @@ impl Source {
 fn value_locations(text: &str, file: &str, first: u32, display: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
+    // The whole of a path only: `/mnt/c/src/main.rs` names another file than `/c/src/main.rs`.
+    let path_byte = |b: u8| b.is_ascii_alphanumeric() || b"/\\._-~+".contains(&b);
     while let Some(at) = rest.find(file) {
         let after = &rest[at + file.len()..];
+        let before = match at {
+            0 => out.as_bytes().last(),
+            _ => rest.as_bytes().get(at - 1),
+        };
+        let whole = !before.is_some_and(|&b| path_byte(b));
         let (open, close) = match after.as_bytes().first() {
-            Some(b'(') => ("(", ")"),
-            Some(b':') => (":", ""),
+            Some(b'(') if whole => ("(", ")"),
+            Some(b':') if whole => (":", ""),
             _ => {
                 out.push_str(&rest[..at + file.len()]);
                 rest = after;
@@ -501,6 +508,20 @@ mod tests {
                 "<i>"
             ),
             "at <i>:4 and /c/src/main.rs"
+        );
+        assert_eq!(
+            value_locations(
+                "/mnt/c/src/main.rs(14) x/c/src/main.rs:13 \"/c/src/main.rs\", line 13",
+                "/c/src/main.rs",
+                12,
+                "<i>"
+            ),
+            "/mnt/c/src/main.rs(14) x/c/src/main.rs:13 \"/c/src/main.rs\", line 13",
+            "another file's path that ends in the Rust file's is left alone"
+        );
+        assert_eq!(
+            value_locations("(/c/src/main.rs:13)", "/c/src/main.rs", 12, "<i>"),
+            "(<i>:2)"
         );
     }
 
