@@ -442,6 +442,13 @@ mod between_processes {
             text.contains(&format!("child: checked {N} values")),
             "{text}"
         );
+        assert!(
+            text.contains(&format!(
+                "child: refused: the PoolPointer describes {}",
+                4 * N
+            )),
+            "{text}"
+        );
         // The child wrote back = 0.5 y - 2 through its import, and freed its imports first.
         let want = affine(&affine(&xs, 3.0, 1.0), 0.5, -2.0);
         assert_close(&back.download(&gpu)?, &want, 1e-6);
@@ -480,6 +487,16 @@ mod between_processes {
             pool.export_handle().is_err(),
             "an imported pool is not exported again"
         );
+
+        // A description claiming more elements than the allocation holds is refused (the
+        // length came from another process), and the mapping it made is let go.
+        let mut too_long = y_at.to_bytes();
+        too_long[72..].copy_from_slice(&(4 * N as u64).to_le_bytes());
+        match pool.import_pointer(&gpu, &PoolPointer::<f32>::from_bytes(&too_long)?) {
+            Err(Error::OutOfRange { problem, .. }) => println!("child: refused: {problem}"),
+            other => panic!("a description longer than its allocation: {other:?}"),
+        }
+        gpu.synchronize()?;
 
         let y = pool.import_pointer(&gpu, &y_at)?;
         let mut back = pool.import_pointer(&gpu, &back_at)?;

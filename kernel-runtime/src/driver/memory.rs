@@ -164,6 +164,19 @@ pub(crate) unsafe fn pool_export_pointer(
     Ok(data)
 }
 
+/// `cuMemGetAddressRange`: the base and the size in bytes of the allocation `ptr` lies in.
+///
+/// # Safety
+/// The driver is initialised, with a context of `ptr`'s device current.
+pub(crate) unsafe fn address_range(
+    ptr: sys::CUdeviceptr,
+) -> Result<(sys::CUdeviceptr, usize), DriverError> {
+    let (mut base, mut size) = (0, 0);
+    // SAFETY: valid out-pointers; the driver validates the address.
+    unsafe { sys::cuMemGetAddressRange_v2(&mut base, &mut size, ptr) }.result()?;
+    Ok((base, size))
+}
+
 /// `cuMemPoolImportPointer`: maps another process's allocation, described by `data`, from
 /// `pool` (the import of its pool) into this process.
 ///

@@ -301,8 +301,10 @@ impl MemoryPool {
     /// # Errors
     /// [`Error::Unsupported`] for a pool of this process (only an imported pool imports
     /// pointers); [`Error::ForeignContext`] when `gpu` is of another device than the pool was
-    /// imported for; [`Error::OutOfRange`] for an empty description; the driver's failures
-    /// (`CUDA_ERROR_INVALID_VALUE` for a pointer of another pool).
+    /// imported for; [`Error::OutOfRange`] for an empty description, or one of more elements
+    /// than the allocation it maps holds (the length is checked, as it came from another
+    /// process); the driver's failures (`CUDA_ERROR_INVALID_VALUE` for a pointer of another
+    /// pool).
     pub fn import_pointer<T: DeviceRepr>(
         &self,
         gpu: &Gpu,
@@ -329,7 +331,31 @@ impl MemoryPool {
         // address once, stream-ordered.
         let ptr = unsafe { driver::memory::pool_import_pointer(self.cu_pool(), data) }
             .call("cuMemPoolImportPointer")?;
-        Ok(TrackedBuffer::imported(gpu, ptr, pointer.len, self.clone()))
+        // The length came from another process: the allocation mapped must hold it.
+        // SAFETY: an address just mapped, with its device's context current.
+        let range = unsafe { driver::memory::address_range(ptr) }.call("cuMemGetAddressRange");
+        let room = range.as_ref().map_or(0, |&(base, size)| {
+            size.saturating_sub((ptr - base) as usize)
+        });
+        let fits = pointer
+            .len
+            .checked_mul(std::mem::size_of::<T>())
+            .is_some_and(|bytes| bytes <= room);
+        if range.is_ok() && fits {
+            return Ok(TrackedBuffer::imported(gpu, ptr, pointer.len, self.clone()));
+        }
+        // Unmapped again: freed stream-ordered, as a buffer of no elements.
+        drop(TrackedBuffer::<T>::imported(gpu, ptr, 0, self.clone()));
+        range?;
+        Err(Error::OutOfRange {
+            what: "MemoryPool::import_pointer",
+            problem: format!(
+                "the PoolPointer describes {} element(s) of {} bytes, but the allocation it \
+                 maps holds {room} bytes",
+                pointer.len,
+                std::mem::size_of::<T>(),
+            ),
+        })
     }
 
     /// Errors unless the pool was made shareable here.
