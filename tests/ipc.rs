@@ -77,6 +77,16 @@ fn a_second_process_reads_and_writes_shared_buffers() -> Result<(), Error> {
     );
     assert!(out.status.success(), "the child failed:\n{text}");
     assert!(text.contains("child: checked 262144 elements"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "child: refused: the IpcMemHandle describes {}",
+            4 * N
+        )),
+        "{text}"
+    );
+    if let Some(refusal) = text.lines().find(|l| l.contains("child: refused")) {
+        println!("{refusal}");
+    }
     // The child wrote b = 0.5 * a = 1.5 x through its mapping.
     let want: Vec<f32> = xs.iter().map(|v| 1.5 * v).collect();
     assert_close(&gpu.download(&b)?, &want, 1e-6);
@@ -92,6 +102,15 @@ fn ipc_child() -> Result<(), Error> {
     let parts: Vec<Vec<u8>> = handles.split(':').map(unhex).collect();
     let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     let m = shared::load(&gpu)?;
+    // A handle claiming more elements than its allocation holds is refused (the length came
+    // from another process), and its mapping closed again.
+    let mut too_long = parts[0].clone();
+    too_long[72..].copy_from_slice(&(4 * N as u64).to_le_bytes());
+    match gpu.open_ipc(&IpcMemHandle::<f32>::from_bytes(&too_long)?) {
+        Err(Error::OutOfRange { problem, .. }) => println!("child: refused: {problem}"),
+        Err(other) => panic!("a handle longer than its allocation: {other}"),
+        Ok(_) => panic!("a handle longer than its allocation was opened"),
+    }
     let a = gpu.open_ipc(&IpcMemHandle::<f32>::from_bytes(&parts[0])?)?;
     let mut b = gpu.open_ipc(&IpcMemHandle::<f32>::from_bytes(&parts[1])?)?;
     assert!(

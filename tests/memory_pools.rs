@@ -449,6 +449,9 @@ mod between_processes {
             )),
             "{text}"
         );
+        if let Some(refusal) = text.lines().find(|l| l.contains("child: refused")) {
+            println!("{refusal}");
+        }
         // The child wrote back = 0.5 y - 2 through its import, and freed its imports first.
         let want = affine(&affine(&xs, 3.0, 1.0), 0.5, -2.0);
         assert_close(&back.download(&gpu)?, &want, 1e-6);

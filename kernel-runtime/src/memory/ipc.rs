@@ -426,7 +426,9 @@ impl Gpu {
     ///
     /// # Errors
     /// A driver error when the handle is stale (its buffer freed), from this same process,
-    /// or from a device this one cannot reach.
+    /// or from a device this one cannot reach; [`Error::OutOfRange`] when the handle
+    /// describes more elements than the allocation it maps holds (the length is checked, as
+    /// it came from another process).
     ///
     /// ```no_run
     /// use cuda_kernel_runtime::IpcMemHandle;
@@ -445,6 +447,30 @@ impl Gpu {
         let flags = sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as u32;
         // SAFETY: the context is current; the driver validates the handle.
         let ptr = unsafe { driver::ipc::open_mem_handle(h, flags) }.call("cuIpcOpenMemHandle")?;
+        // The length came from another process: the allocation mapped must hold it.
+        // SAFETY: an address just mapped, with its context current.
+        let range = unsafe { driver::memory::address_range(ptr) }.call("cuMemGetAddressRange");
+        let room = range.as_ref().map_or(0, |&(base, size)| {
+            size.saturating_sub((ptr - base) as usize)
+        });
+        let fits = handle
+            .len
+            .checked_mul(std::mem::size_of::<T>())
+            .is_some_and(|bytes| bytes <= room);
+        if range.is_err() || !fits {
+            // SAFETY: just opened, never used.
+            let _ = unsafe { driver::ipc::close_mem_handle(ptr) };
+            range?;
+            return Err(Error::OutOfRange {
+                what: "Gpu::open_ipc",
+                problem: format!(
+                    "the IpcMemHandle describes {} element(s) of {} bytes, but the allocation \
+                     it maps holds {room} bytes",
+                    handle.len,
+                    std::mem::size_of::<T>(),
+                ),
+            });
+        }
         let event = match ctx.new_event(None) {
             Ok(e) => e,
             Err(e) => {
