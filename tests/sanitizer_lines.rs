@@ -1,8 +1,9 @@
 //! Source lines in NVIDIA's tools: kernels carry line tables by default, so compute-sanitizer's
 //! report of an out-of-bounds write names the `.cu` file and line of a kernel from a file, and
 //! the `.rs` file and line of a kernel written inline in `cuda_module!` (its text is compiled
-//! after a `#line` directive naming the Rust file). A module built with `line_info = false`
-//! is reported by byte offset only, which shows the default is what names the lines.
+//! after a `#line` directive naming the Rust file, by nvcc at build time or by NVRTC when the
+//! program runs). A module built with `line_info = false` is reported by byte offset only,
+//! which shows the default is what names the lines.
 //!
 //! The test runs compute-sanitizer on its own binary, whose ignored test `child_overrun`
 //! launches the kernel named by `SANITIZER_LINES_CASE`. It skips (with the reason) without a
@@ -51,6 +52,21 @@ cuda_module! {
     }
 }
 
+cuda_module! {
+    /// Inline, compiled by NVRTC when the program runs: the report names this file's line too.
+    mod at_run_time {
+        compile = "runtime";
+        source = r#"
+            extern "C" __global__ void overrun_nvrtc(float* out, const float* in, int n) {
+                int i = blockIdx.x * blockDim.x + threadIdx.x;
+                if (i <= n) {
+                    out[i] = in[i < n ? i : 0] * 2.0f; // NVRTC-WRITE-PAST-THE-END
+                }
+            }
+        "#;
+    }
+}
+
 const CASE: &str = "SANITIZER_LINES_CASE";
 const N: usize = 1000;
 
@@ -69,6 +85,7 @@ fn overrun(case: &str) -> Result<(), Error> {
         match case {
             "file" => from_file::load(&gpu)?.overrun(&cfg, &mut y, &x, N as i32)?,
             "inline" => inline::load(&gpu)?.overrun_inline(&cfg, &mut y, &x, N as i32)?,
+            "nvrtc" => at_run_time::load(&gpu)?.overrun_nvrtc(&cfg, &mut y, &x, N as i32)?,
             _ => no_lines::load(&gpu)?.overrun_bare(&cfg, &mut y, &x, N as i32)?,
         }
     }
@@ -163,6 +180,15 @@ fn the_report_of_an_inline_kernel_names_its_rs_line() {
     let Some(text) = report("inline") else { return };
     // Built from two halves, so that this line is not the one found.
     let marker = ["// WRITE-PAST", "-THE-END"].concat();
+    let line = line_of(include_str!("sanitizer_lines.rs"), &marker);
+    let at = format!("sanitizer_lines.rs:{line}");
+    assert!(text.contains(&at), "no `{at}` in the report:\n{text}");
+}
+
+#[test]
+fn the_report_of_an_inline_kernel_compiled_at_run_time_names_its_rs_line() {
+    let Some(text) = report("nvrtc") else { return };
+    let marker = ["// NVRTC-WRITE-PAST", "-THE-END"].concat();
     let line = line_of(include_str!("sanitizer_lines.rs"), &marker);
     let at = format!("sanitizer_lines.rs:{line}");
     assert!(text.contains(&at), "no `{at}` in the report:\n{text}");

@@ -31,10 +31,19 @@ pub(crate) fn runtime_source(
     };
     let here = source.path.parent().map(Path::to_path_buf);
     let (headers, files) = user_headers(&source.text, here.as_deref(), &source.includes)?;
+    // Inline text whose lines are the Rust file's: NVRTC's messages and line tables name the
+    // `.rs` file and line, as nvcc's do at build time.
+    let text = match &source.line_origin {
+        Some((file, line)) if !source.is_file => {
+            let quoted = crate::front::linemap::quoted(file);
+            format!("#line {line} {quoted}\n{}", source.text)
+        }
+        _ => source.text.clone(),
+    };
     Ok((
         RuntimeSource {
             name,
-            text: source.text.clone(),
+            text,
             headers,
             defines: req.defines.clone(),
             options: super::debug_info::with_flag(req.flags.clone(), debug),
@@ -136,5 +145,35 @@ mod tests {
         assert_eq!(names, ["local.h", "sub/b.h", "a.h"]);
         assert_eq!(files.len(), 3);
         assert!(headers[2].1.contains("struct A"));
+    }
+
+    #[test]
+    fn inline_text_with_a_line_origin_carries_its_line_directive_to_nvrtc() {
+        let req = ModuleRequest::new(
+            "k",
+            crate::model::request::SourceInput::Inline {
+                text: String::new(),
+            },
+        );
+        let mut source = Source {
+            path: PathBuf::from("staged.cu"),
+            display_name: "<inline k>".into(),
+            text: "__global__ void k() {}\n".into(),
+            includes: vec![],
+            user_dirs: vec![],
+            is_file: false,
+            line_origin: Some(("/c/src/main.rs".into(), 12)),
+        };
+        let (carried, _) =
+            runtime_source(&req, &source, RuntimeCompile::Only, DeviceDebug::Lines).unwrap();
+        assert_eq!(
+            carried.text,
+            "#line 12 \"/c/src/main.rs\"\n__global__ void k() {}\n"
+        );
+        assert_eq!(carried.name, "k.cu");
+        source.line_origin = None;
+        let (carried, _) =
+            runtime_source(&req, &source, RuntimeCompile::Only, DeviceDebug::None).unwrap();
+        assert_eq!(carried.text, source.text);
     }
 }
