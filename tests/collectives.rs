@@ -161,6 +161,78 @@ fn a_rank_left_waiting_ends_by_timeout_and_abort() -> Result<(), Error> {
     Ok(())
 }
 
+/// A split by color (`ncclCommSplit`, every rank of one thread together): ranks of even and
+/// odd rank form two communicators ranked in their old order, and on four or more GPUs the last
+/// rank joins none; an all-reduce within each sums only its members' data (against the CPU).
+/// Mismatched colors and a split inside a group are refused.
+#[test]
+fn split_communicators_reduce_within_their_color() -> Result<(), Error> {
+    let Some(gpus) = gpus_or_skip() else {
+        return Ok(());
+    };
+    let n = gpus.len();
+    let world = Communicator::for_gpus(&gpus)?;
+    assert!(matches!(
+        Communicator::split_all(&world, &[Some(0)]),
+        Err(Error::Collective { .. })
+    ));
+    {
+        let _group = Group::start()?;
+        assert!(matches!(
+            Communicator::split_all(&world, &vec![Some(0); n]),
+            Err(Error::Collective { .. })
+        ));
+    }
+    let colors: Vec<Option<u32>> = (0..n)
+        .map(|r| (n < 4 || r + 1 < n).then_some(r as u32 % 2))
+        .collect();
+    let split = Communicator::split_all(&world, &colors)?;
+    let members =
+        |color: u32| -> Vec<usize> { (0..n).filter(|&r| colors[r] == Some(color)).collect() };
+    for (r, comm) in split.iter().enumerate() {
+        match (colors[r], comm) {
+            (None, None) => {}
+            (Some(color), Some(comm)) => {
+                let mine = members(color);
+                assert_eq!(comm.ranks(), mine.len(), "rank {r}");
+                assert_eq!(
+                    comm.rank(),
+                    mine.iter().position(|&m| m == r).unwrap(),
+                    "rank {r}"
+                );
+                assert_eq!(comm.gpu().ordinal(), gpus[r].ordinal());
+            }
+            other => panic!("rank {r}: color {:?}, communicator {:?}", other.0, other.1),
+        }
+    }
+    let parts: Vec<Vec<f32>> = (0..n).map(|r| data(11, r, 2048)).collect();
+    let mut xs: Vec<_> = gpus
+        .iter()
+        .zip(&parts)
+        .map(|(g, p)| g.upload(p))
+        .collect::<Result<_, _>>()?;
+    let mut group = Group::start()?;
+    for (comm, x) in split.iter().zip(&mut xs) {
+        if let Some(comm) = comm {
+            group.all_reduce_in_place(comm, x, &ReduceOp::Sum)?;
+        }
+    }
+    group.end()?;
+    let got = download_all(&gpus, &xs);
+    for r in 0..n {
+        let want = match colors[r] {
+            Some(color) => sum(&members(color)
+                .iter()
+                .map(|&m| parts[m].clone())
+                .collect::<Vec<_>>()),
+            None => parts[r].clone(),
+        };
+        assert_close(&got[r], &want, 1e-5);
+    }
+    println!("split {n} ranks by colors {colors:?}: each color's sum checked");
+    Ok(())
+}
+
 /// One all-reduce on every rank, waited for: NCCL's connections made before a test's
 /// streams race.
 fn connect(gpus: &[Gpu], comms: &[Communicator]) -> Result<(), Error> {

@@ -167,6 +167,23 @@ impl Communicator {
         })
     }
 
+    /// A communicator NCCL made, on `gpu`'s device and stream.
+    pub(crate) fn from_parts(
+        comm: ncclComm_t,
+        gpu: &Gpu,
+        rank: usize,
+        ranks: usize,
+        nccl: &'static Nccl,
+    ) -> Communicator {
+        Communicator {
+            comm,
+            gpu: gpu.clone(),
+            rank,
+            ranks,
+            nccl,
+        }
+    }
+
     /// This communicator's rank, from 0.
     ///
     /// ```no_run

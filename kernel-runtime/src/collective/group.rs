@@ -613,6 +613,11 @@ thread_local! {
     static OPEN: Cell<bool> = const { Cell::new(false) };
 }
 
+/// Whether a [`Group`] is open on this thread: NCCL would defer a call made now to its end.
+pub(crate) fn open_on_this_thread() -> bool {
+    OPEN.with(Cell::get)
+}
+
 impl Drop for Group<'_> {
     fn drop(&mut self) {
         // Errors cannot be returned from here; `end` returns them.

@@ -36,6 +36,11 @@ pub(crate) struct Nccl {
     pub(crate) comm_init_all: unsafe extern "C" fn(*mut ncclComm_t, c_int, *const c_int) -> Code,
     pub(crate) comm_destroy: unsafe extern "C" fn(ncclComm_t) -> Code,
     pub(crate) comm_abort: unsafe extern "C" fn(ncclComm_t) -> Code,
+    /// `ncclCommSplit`; the configuration is passed as null (the parent's is kept).
+    pub(crate) comm_split:
+        unsafe extern "C" fn(ncclComm_t, c_int, c_int, *mut ncclComm_t, *mut c_void) -> Code,
+    pub(crate) comm_count: unsafe extern "C" fn(ncclComm_t, *mut c_int) -> Code,
+    pub(crate) comm_user_rank: unsafe extern "C" fn(ncclComm_t, *mut c_int) -> Code,
     pub(crate) comm_get_async_error: unsafe extern "C" fn(ncclComm_t, *mut Code) -> Code,
     pub(crate) group_start: unsafe extern "C" fn() -> Code,
     pub(crate) group_end: unsafe extern "C" fn() -> Code,
@@ -154,6 +159,9 @@ fn resolve(library: libloading::Library) -> Result<Nccl, String> {
         comm_init_all: get(l, "ncclCommInitAll")?,
         comm_destroy: get(l, "ncclCommDestroy")?,
         comm_abort: get(l, "ncclCommAbort")?,
+        comm_split: get(l, "ncclCommSplit")?,
+        comm_count: get(l, "ncclCommCount")?,
+        comm_user_rank: get(l, "ncclCommUserRank")?,
         comm_get_async_error: get(l, "ncclCommGetAsyncError")?,
         group_start: get(l, "ncclGroupStart")?,
         group_end: get(l, "ncclGroupEnd")?,

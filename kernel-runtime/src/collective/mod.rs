@@ -11,8 +11,9 @@
 //! NCCL is opened at run time (`library`): building needs no NCCL, and a machine without it
 //! gets [`Error::NoNccl`](crate::Error::NoNccl) from the first call. Files: `library` (opening
 //! NCCL, checking its results), `element` (the element types), `id` (the unique id),
-//! `communicator` (making and dropping communicators), `group` (the calls, ordered), `ops` (the
-//! calls one at a time, on the communicator).
+//! `communicator` (making, waiting for, aborting and dropping communicators), `split` (new
+//! communicators from some ranks of one), `group` (the calls, ordered), `ops` (the calls one at
+//! a time, on the communicator).
 
 pub(crate) mod communicator;
 pub(crate) mod element;
@@ -20,3 +21,4 @@ pub(crate) mod group;
 pub(crate) mod id;
 pub(crate) mod library;
 mod ops;
+mod split;
