@@ -164,7 +164,7 @@ fn a_rank_left_waiting_ends_by_timeout_and_abort() -> Result<(), Error> {
 /// A split by color (`ncclCommSplit`, every rank of one thread together): ranks of even and
 /// odd rank form two communicators ranked in their old order, and on four or more GPUs the last
 /// rank joins none; an all-reduce within each sums only its members' data (against the CPU).
-/// Mismatched colors and a split inside a group are refused.
+/// A color count other than the ranks' and a split inside a group are refused.
 #[test]
 fn split_communicators_reduce_within_their_color() -> Result<(), Error> {
     let Some(gpus) = gpus_or_skip() else {

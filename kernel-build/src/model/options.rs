@@ -101,7 +101,9 @@ pub enum RuntimeCompile {
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RuntimeSource {
-    /// The program's name in NVRTC's messages (`k.cu`, or `<module>.cu` for inline text).
+    /// The program's name for NVRTC (`k.cu`, or `<module>.cu` for inline text), which its
+    /// messages use unless the text starts with a `#line` directive (inline text with line
+    /// tables names its Rust file).
     pub name: String,
     /// The source text.
     pub text: String,

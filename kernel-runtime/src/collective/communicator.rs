@@ -27,7 +27,8 @@ use crate::error::{DriverResultExt, Error};
 /// concurrent calls on one communicator). Dropping it waits for its stream, then destroys it
 /// (`ncclCommDestroy`); while it waits it asks NCCL for an asynchronous error, and aborts the
 /// communicator instead (`ncclCommAbort`) when NCCL reports one, so that a peer NCCL saw fail
-/// does not leave the drop waiting forever. A rank that may wait for a peer that never comes
+/// does not leave the drop waiting forever. A communicator dropped while its thread unwinds
+/// from a panic is aborted without waiting. A rank that may wait for a peer that never comes
 /// bounds the wait itself with [`wait`](Communicator::wait) and then
 /// [`abort`](Communicator::abort)s.
 ///
@@ -257,8 +258,9 @@ impl Communicator {
     /// and the kernels and copies queued there before them), watching NCCL's asynchronous
     /// error meanwhile. A collective waits on the device for every rank to join it; one whose
     /// peer never comes ends the wait here with an error, where
-    /// [`Gpu::synchronize`](crate::Gpu::synchronize) would wait forever. The communicator is
-    /// then [`abort`](Communicator::abort)ed: NCCL cannot finish or cancel a collective.
+    /// [`Gpu::synchronize`](crate::Gpu::synchronize) would wait forever. The communicator
+    /// should then be [`abort`](Communicator::abort)ed: NCCL cannot finish or cancel a
+    /// collective.
     ///
     /// ```no_run
     /// use std::time::Duration;
@@ -287,10 +289,13 @@ impl Communicator {
         let done = self.gpu.stream().record_event(None).call("cuEventRecord")?;
         let mut pause = Duration::from_micros(10);
         loop {
-            if done.try_is_complete().call("cuEventQuery")? {
+            let complete = done.try_is_complete().call("cuEventQuery")?;
+            // Checked after the stream drained too: an error NCCL found meanwhile (a peer
+            // that failed after this rank's last kernel) still makes the wait fail.
+            self.async_error()?;
+            if complete {
                 return Ok(());
             }
-            self.async_error()?;
             let waited = start.elapsed();
             if waited >= timeout {
                 return Err(Error::Collective {
@@ -343,8 +348,10 @@ impl Drop for Communicator {
         }
         // Errors cannot be returned from here. What was queued finishes first, unless NCCL
         // reports an asynchronous error meanwhile: then nothing queued can finish, and the
-        // communicator is aborted rather than waited for.
-        let finished = self.wait(Duration::MAX).is_ok();
+        // communicator is aborted rather than waited for (`ncclCommDestroy` would refuse it,
+        // and leave NCCL's group open on this thread). While the thread unwinds from a panic
+        // nothing is waited for either: a rank left waiting for a peer would never get there.
+        let finished = !std::thread::panicking() && self.wait(Duration::MAX).is_ok();
         // SAFETY: a live communicator, destroyed or aborted once.
         let _ = unsafe {
             if finished {

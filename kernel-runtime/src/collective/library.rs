@@ -36,9 +36,11 @@ pub(crate) struct Nccl {
     pub(crate) comm_init_all: unsafe extern "C" fn(*mut ncclComm_t, c_int, *const c_int) -> Code,
     pub(crate) comm_destroy: unsafe extern "C" fn(ncclComm_t) -> Code,
     pub(crate) comm_abort: unsafe extern "C" fn(ncclComm_t) -> Code,
-    /// `ncclCommSplit`; the configuration is passed as null (the parent's is kept).
-    pub(crate) comm_split:
+    /// `ncclCommSplit`, absent before NCCL 2.18; the configuration is passed as null (the
+    /// parent's is kept).
+    pub(crate) comm_split: Option<
         unsafe extern "C" fn(ncclComm_t, c_int, c_int, *mut ncclComm_t, *mut c_void) -> Code,
+    >,
     pub(crate) comm_count: unsafe extern "C" fn(ncclComm_t, *mut c_int) -> Code,
     pub(crate) comm_user_rank: unsafe extern "C" fn(ncclComm_t, *mut c_int) -> Code,
     pub(crate) comm_get_async_error: unsafe extern "C" fn(ncclComm_t, *mut Code) -> Code,
@@ -159,7 +161,7 @@ fn resolve(library: libloading::Library) -> Result<Nccl, String> {
         comm_init_all: get(l, "ncclCommInitAll")?,
         comm_destroy: get(l, "ncclCommDestroy")?,
         comm_abort: get(l, "ncclCommAbort")?,
-        comm_split: get(l, "ncclCommSplit")?,
+        comm_split: get(l, "ncclCommSplit").ok(),
         comm_count: get(l, "ncclCommCount")?,
         comm_user_rank: get(l, "ncclCommUserRank")?,
         comm_get_async_error: get(l, "ncclCommGetAsyncError")?,

@@ -17,7 +17,10 @@ impl Communicator {
     /// Splits this communicator (`ncclCommSplit`): the ranks that pass the same `color` form
     /// a new communicator, ranked in the order of their ranks here; a rank that passes `None`
     /// joins none and gets `None`. Every rank of this communicator must call it (a rank per
-    /// process or thread), like a collective. The new communicator runs on the same [`Gpu`](crate::Gpu)
+    /// process or thread), like a collective: a rank refused before it reaches NCCL (a color
+    /// out of range, an open group) leaves the others waiting in theirs, as a missing rank of
+    /// a collective does. After a failed split, make no further split of the same
+    /// communicators (NCCL has counted the ranks that took part). The new communicator runs on the same [`Gpu`](crate::Gpu)
     /// handle's device and stream. A thread that drives several ranks splits them together
     /// with [`split_all`](Communicator::split_all).
     ///
@@ -55,8 +58,9 @@ impl Communicator {
     ///
     /// # Errors
     /// [`Error::Collective`] for a color count other than `comms`', a color above `i32::MAX`,
-    /// or a [`Group`](crate::Group) open on this thread; [`Error::Nccl`] when NCCL fails (it
-    /// then makes none of the new communicators).
+    /// ranks of communicators of different sizes or a rank given twice, a [`Group`](crate::Group) open
+    /// on this thread, or an NCCL older than 2.18; [`Error::Nccl`] when NCCL fails (it then
+    /// makes none of the new communicators).
     pub fn split_all(
         comms: &[Communicator],
         colors: &[Option<u32>],
@@ -77,6 +81,20 @@ impl Communicator {
         if let Some(big) = colors.iter().flatten().find(|&&c| c > i32::MAX as u32) {
             return refuse(format!("color {big} is above NCCL's largest, {}", i32::MAX));
         }
+        let ranks: Vec<usize> = comms.iter().map(Communicator::rank).collect();
+        if let Some(c) = comms.iter().find(|c| c.ranks() != comms[0].ranks()) {
+            return refuse(format!(
+                "rank {} is of a communicator of {} ranks, rank {} of one of {}: split the \
+                 ranks of one communicator",
+                c.rank(),
+                c.ranks(),
+                comms[0].rank(),
+                comms[0].ranks()
+            ));
+        }
+        if let Some(twice) = (1..ranks.len()).find(|&i| ranks[..i].contains(&ranks[i])) {
+            return refuse(format!("rank {} is given twice", ranks[twice]));
+        }
         if open_on_this_thread() {
             return refuse(
                 "a group is open on this thread: NCCL would finish the split only at its end"
@@ -87,6 +105,13 @@ impl Communicator {
             return Ok(Vec::new());
         };
         let nccl = first.nccl;
+        let Some(comm_split) = nccl.comm_split else {
+            return refuse(format!(
+                "this NCCL ({}) has no ncclCommSplit, which came with NCCL 2.18",
+                nccl.version()
+                    .map_or_else(|e| e.to_string(), |(a, b, c)| format!("{a}.{b}.{c}"))
+            ));
+        };
         // NCCL finds each rank's device itself; a context is current for its CUDA calls.
         first
             .gpu
@@ -103,7 +128,7 @@ impl Communicator {
             // SAFETY: a live communicator and one out-slot; the key (the rank here) keeps
             // the parent's order; a null configuration keeps the parent's.
             let code = unsafe {
-                (nccl.comm_split)(
+                comm_split(
                     comm.comm,
                     color,
                     comm.rank() as c_int,
@@ -126,9 +151,21 @@ impl Communicator {
         let result = split.and(ended).and_then(|()| {
             made.iter()
                 .zip(comms)
-                .map(|(&new, parent)| {
-                    if new.is_null() {
-                        return Ok(None);
+                .zip(colors)
+                .map(|((&new, parent), color)| {
+                    match (new.is_null(), color) {
+                        (true, None) => return Ok(None),
+                        (true, Some(color)) => {
+                            return Err(Error::Collective {
+                                call: "ncclCommSplit",
+                                problem: format!(
+                                    "rank {} chose color {color} but NCCL made no \
+                                     communicator for it",
+                                    parent.rank()
+                                ),
+                            });
+                        }
+                        (false, _) => {}
                     }
                     let (mut rank, mut ranks): (c_int, c_int) = (0, 0);
                     // SAFETY: a communicator NCCL just made, and out-values.

@@ -334,9 +334,13 @@ impl MemoryPool {
         // The length came from another process: the allocation mapped must hold it.
         // SAFETY: an address just mapped, with its device's context current.
         let range = unsafe { driver::memory::address_range(ptr) }.call("cuMemGetAddressRange");
-        let room = range.as_ref().map_or(0, |&(base, size)| {
-            size.saturating_sub((ptr - base) as usize)
-        });
+        let room = range
+            .as_ref()
+            .ok()
+            .and_then(|&(base, size)| {
+                size.checked_sub(usize::try_from(ptr.checked_sub(base)?).ok()?)
+            })
+            .unwrap_or(0);
         let fits = pointer
             .len
             .checked_mul(std::mem::size_of::<T>())
