@@ -100,6 +100,54 @@ impl<T> IpcMemHandle<T> {
     }
 }
 
+/// Checks that the allocation mapped at `ptr`, just mapped from another process's description
+/// (a `described`, which `what` read), holds the `len` values of `T` that description claims:
+/// the count came from that process.
+///
+/// # Safety
+/// `ptr` is an address just mapped, with a context of its device current.
+///
+/// # Errors
+/// The driver's failure to tell the allocation's size; [`Error::OutOfRange`] (as `what`) when
+/// it holds fewer bytes than claimed.
+pub(crate) unsafe fn check_mapped_len<T>(
+    ptr: CUdeviceptr,
+    len: usize,
+    what: &'static str,
+    described: &str,
+) -> Result<(), Error> {
+    // SAFETY: forwarded to the caller.
+    let (base, size) =
+        unsafe { driver::memory::address_range(ptr) }.call("cuMemGetAddressRange")?;
+    let room = room_from(ptr, base, size);
+    if holds::<T>(len, room) {
+        return Ok(());
+    }
+    Err(Error::OutOfRange {
+        what,
+        problem: format!(
+            "the {described} describes {len} element(s) of {} bytes, but the allocation it \
+             maps holds {room} bytes",
+            std::mem::size_of::<T>(),
+        ),
+    })
+}
+
+/// The bytes from `ptr` to the end of the allocation of `size` bytes at `base` (none when
+/// `ptr` lies outside it).
+fn room_from(ptr: CUdeviceptr, base: CUdeviceptr, size: usize) -> usize {
+    ptr.checked_sub(base)
+        .and_then(|offset| usize::try_from(offset).ok())
+        .and_then(|offset| size.checked_sub(offset))
+        .unwrap_or(0)
+}
+
+/// Whether `room` bytes hold `len` values of `T`.
+fn holds<T>(len: usize, room: usize) -> bool {
+    len.checked_mul(std::mem::size_of::<T>())
+        .is_some_and(|bytes| bytes <= room)
+}
+
 /// A driver's 64-byte handle of `len` values of `T` as bytes: the handle, the element size and
 /// the count (both little-endian `u64`s).
 pub(crate) fn typed_to_bytes<T>(raw: &[u8; HANDLE], len: usize) -> [u8; HANDLE + 16] {
@@ -447,33 +495,13 @@ impl Gpu {
         let flags = sys::CUipcMem_flags::CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS as u32;
         // SAFETY: the context is current; the driver validates the handle.
         let ptr = unsafe { driver::ipc::open_mem_handle(h, flags) }.call("cuIpcOpenMemHandle")?;
-        // The length came from another process: the allocation mapped must hold it.
         // SAFETY: an address just mapped, with its context current.
-        let range = unsafe { driver::memory::address_range(ptr) }.call("cuMemGetAddressRange");
-        let room = range
-            .as_ref()
-            .ok()
-            .and_then(|&(base, size)| {
-                size.checked_sub(usize::try_from(ptr.checked_sub(base)?).ok()?)
-            })
-            .unwrap_or(0);
-        let fits = handle
-            .len
-            .checked_mul(std::mem::size_of::<T>())
-            .is_some_and(|bytes| bytes <= room);
-        if range.is_err() || !fits {
+        let fits =
+            unsafe { check_mapped_len::<T>(ptr, handle.len, "Gpu::open_ipc", "IpcMemHandle") };
+        if let Err(e) = fits {
             // SAFETY: just opened, never used.
             let _ = unsafe { driver::ipc::close_mem_handle(ptr) };
-            range?;
-            return Err(Error::OutOfRange {
-                what: "Gpu::open_ipc",
-                problem: format!(
-                    "the IpcMemHandle describes {} element(s) of {} bytes, but the allocation \
-                     it maps holds {room} bytes",
-                    handle.len,
-                    std::mem::size_of::<T>(),
-                ),
-            });
+            return Err(e);
         }
         let event = match ctx.new_event(None) {
             Ok(e) => e,
@@ -570,5 +598,26 @@ impl Gpu {
         // SAFETY: the context is current; the driver validates the handle.
         let raw = unsafe { driver::ipc::open_event_handle(h) }.call("cuIpcOpenEventHandle")?;
         Ok(IpcEvent { raw, ctx })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_mapped_allocation_holds_what_fits_from_the_address_to_its_end() {
+        let base = 0x7f00_0000_0000;
+        assert_eq!(room_from(base, base, 1 << 20), 1 << 20);
+        assert_eq!(room_from(base + 256, base, 1024), 768);
+        assert_eq!(room_from(base + 2048, base, 1024), 0, "past the end");
+        assert_eq!(room_from(base - 4, base, 1024), 0, "before the base");
+        assert!(holds::<f32>(262_144, 1 << 20));
+        assert!(!holds::<f32>(262_145, 1 << 20), "one element too many");
+        assert!(
+            !holds::<f64>(usize::MAX / 4, usize::MAX),
+            "an overflowing count"
+        );
+        assert!(holds::<u8>(0, 0));
     }
 }

@@ -24,7 +24,7 @@ use crate::device::gpu::Gpu;
 use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::memory::fd_socket::{receive_fd, send_fd};
-use crate::memory::ipc::{HANDLE, typed_from_bytes, typed_to_bytes};
+use crate::memory::ipc::{HANDLE, check_mapped_len, typed_from_bytes, typed_to_bytes};
 use crate::memory::pool::{MemoryPool, Origin};
 use crate::memory::tracked::TrackedBuffer;
 
@@ -331,35 +331,23 @@ impl MemoryPool {
         // address once, stream-ordered.
         let ptr = unsafe { driver::memory::pool_import_pointer(self.cu_pool(), data) }
             .call("cuMemPoolImportPointer")?;
-        // The length came from another process: the allocation mapped must hold it.
         // SAFETY: an address just mapped, with its device's context current.
-        let range = unsafe { driver::memory::address_range(ptr) }.call("cuMemGetAddressRange");
-        let room = range
-            .as_ref()
-            .ok()
-            .and_then(|&(base, size)| {
-                size.checked_sub(usize::try_from(ptr.checked_sub(base)?).ok()?)
-            })
-            .unwrap_or(0);
-        let fits = pointer
-            .len
-            .checked_mul(std::mem::size_of::<T>())
-            .is_some_and(|bytes| bytes <= room);
-        if range.is_ok() && fits {
-            return Ok(TrackedBuffer::imported(gpu, ptr, pointer.len, self.clone()));
-        }
-        // Unmapped again: freed stream-ordered, as a buffer of no elements.
-        drop(TrackedBuffer::<T>::imported(gpu, ptr, 0, self.clone()));
-        range?;
-        Err(Error::OutOfRange {
-            what: "MemoryPool::import_pointer",
-            problem: format!(
-                "the PoolPointer describes {} element(s) of {} bytes, but the allocation it \
-                 maps holds {room} bytes",
+        let fits = unsafe {
+            check_mapped_len::<T>(
+                ptr,
                 pointer.len,
-                std::mem::size_of::<T>(),
-            ),
-        })
+                "MemoryPool::import_pointer",
+                "PoolPointer",
+            )
+        };
+        match fits {
+            Ok(()) => Ok(TrackedBuffer::imported(gpu, ptr, pointer.len, self.clone())),
+            Err(e) => {
+                // Unmapped again: freed stream-ordered, as a buffer of no elements.
+                drop(TrackedBuffer::<T>::imported(gpu, ptr, 0, self.clone()));
+                Err(e)
+            }
+        }
     }
 
     /// Errors unless the pool was made shareable here.
