@@ -85,11 +85,7 @@ fn a_failed_call_drops_its_group_whole_and_groups_do_not_nest() -> Result<(), Er
         [1.0; 4],
         "rank 0's collective ran alone"
     );
-    let mut group = Group::start()?;
-    for (c, x) in comms.iter().zip(&mut xs) {
-        group.all_reduce_in_place(c, x, &ReduceOp::Sum)?;
-    }
-    group.end()?;
+    sum_on_every_rank(&comms, &mut xs)?;
     let n = gpus.len() as f32;
     for (g, x) in gpus.iter().zip(&xs) {
         assert!(g.download(x)?.iter().all(|&v| v == n));
@@ -148,11 +144,7 @@ fn a_rank_left_waiting_ends_by_timeout_and_abort() -> Result<(), Error> {
         .zip(&parts)
         .map(|(g, p)| g.upload(p))
         .collect::<Result<_, _>>()?;
-    let mut group = Group::start()?;
-    for (c, x) in comms.iter().zip(&mut xs) {
-        group.all_reduce_in_place(c, x, &ReduceOp::Sum)?;
-    }
-    group.end()?;
+    sum_on_every_rank(&comms, &mut xs)?;
     let want = sum(&parts);
     for (got, c) in download_all(&gpus, &xs).iter().zip(&comms) {
         c.wait(Duration::from_secs(10))?;
@@ -233,6 +225,15 @@ fn split_communicators_reduce_within_their_color() -> Result<(), Error> {
     Ok(())
 }
 
+/// An in-place sum of `xs[r]` over every rank, rank `r` being `comms[r]`, in one group.
+fn sum_on_every_rank(comms: &[Communicator], xs: &mut [TrackedBuffer<f32>]) -> Result<(), Error> {
+    let mut group = Group::start()?;
+    for (c, x) in comms.iter().zip(xs) {
+        group.all_reduce_in_place(c, x, &ReduceOp::Sum)?;
+    }
+    group.end()
+}
+
 /// One all-reduce on every rank, waited for: NCCL's connections made before a test's
 /// streams race.
 fn connect(gpus: &[Gpu], comms: &[Communicator]) -> Result<(), Error> {
@@ -240,11 +241,7 @@ fn connect(gpus: &[Gpu], comms: &[Communicator]) -> Result<(), Error> {
         .iter()
         .map(|g| g.zeros::<f32>(1024))
         .collect::<Result<_, _>>()?;
-    let mut group = Group::start()?;
-    for (c, x) in comms.iter().zip(&mut xs) {
-        group.all_reduce_in_place(c, x, &ReduceOp::Sum)?;
-    }
-    group.end()?;
+    sum_on_every_rank(comms, &mut xs)?;
     for g in gpus {
         g.synchronize()?;
     }
@@ -555,11 +552,7 @@ fn a_collective_waits_for_a_slow_kernel_writing_its_input_on_another_stream() ->
         sides.push(side);
     }
     // On each GPU's own stream, while the fills still spin on the side streams.
-    let mut group = Group::start()?;
-    for (c, x) in comms.iter().zip(&mut xs) {
-        group.all_reduce_in_place(c, x, &ReduceOp::Sum)?;
-    }
-    group.end()?;
+    sum_on_every_rank(&comms, &mut xs)?;
     let n = gpus.len() as f32;
     let want = n * (n + 1.0) / 2.0;
     for (gpu, x) in gpus.iter().zip(&xs) {
@@ -595,11 +588,7 @@ fn a_kernel_on_another_stream_waits_for_the_collective_it_reads() -> Result<(), 
         unsafe { m.spin(&Launch::new(1u32, 1u32), CYCLES)? };
         sides.push(side);
     }
-    let mut group = Group::start()?;
-    for (c, x) in comms.iter().zip(&mut xs) {
-        group.all_reduce_in_place(c, x, &ReduceOp::Sum)?;
-    }
-    group.end()?;
+    sum_on_every_rank(&comms, &mut xs)?;
     let want: Vec<f32> = sum(&parts).iter().map(|v| 2.0 * v).collect();
     for ((gpu, side), x) in gpus.iter().zip(&sides).zip(&xs) {
         let m = slow::load(gpu)?.with_stream(side.stream());
