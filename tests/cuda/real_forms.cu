@@ -1,7 +1,7 @@
 // Forms of real kernel libraries (reproductions of our own): named constants in array
-// bounds and template arguments, kernels taking types the front end cannot lay out (a
-// bit-field struct, by value and behind a pointer; a library operator's
-// `typename Op::Params`, as CUTLASS's kernels take theirs), a kernel taking a closure,
+// bounds and template arguments, a bit-field struct (by value and behind a pointer), kernels
+// taking types the front end cannot lay out (a library operator's `typename Op::Params`, as
+// CUTLASS's kernels take theirs), a kernel taking a closure,
 // and optional pointers that may be null (as candle's strided kernels take a null `info`
 // for contiguous tensors and a null `inp` for in-place).
 #include <stddef.h>
@@ -58,7 +58,7 @@ struct Flags {
     unsigned on : 1;
 };
 
-// x[i] = mode + x[i] where `on` is set: the front end cannot lay out `Flags`.
+// x[i] = mode + x[i] where `on` is set.
 extern "C" __global__ void apply(float* x, Flags f, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (f.on && i < n) x[i] += (float)f.mode;

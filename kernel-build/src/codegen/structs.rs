@@ -158,19 +158,39 @@ fn item(def: &StructDef, traits: Traits, rt: &TokenStream, derives: &[syn::Path]
     if def.opaque {
         return opaque(def, rt);
     }
-    let name = rust_ident(&def.name);
-    let natural_align = def.fields.iter().map(|f| f.layout.align).max().unwrap_or(1);
-    let repr = if def.align > natural_align {
-        let align = proc_macro2::Literal::u64_unsuffixed(def.align);
-        quote!(#[repr(C, align(#align))])
-    } else {
-        quote!(#[repr(C)])
+    let Some(rust) = rust_layout(def) else {
+        // Packing and alignment together that one Rust struct cannot express: its bytes.
+        return opaque(def, rt);
     };
-    let fields = def.fields.iter().map(|f| {
+    let name = rust_ident(&def.name);
+    let repr = match rust.repr {
+        Repr::C => quote!(#[repr(C)]),
+        Repr::Align(a) => {
+            let align = proc_macro2::Literal::u64_unsuffixed(a);
+            quote!(#[repr(C, align(#align))])
+        }
+        Repr::Packed(a) => {
+            let pack = proc_macro2::Literal::u64_unsuffixed(a);
+            quote!(#[repr(C, packed(#pack))])
+        }
+    };
+    let fields = def.fields.iter().zip(&rust.pads).map(|(f, pad)| {
         let id = rust_ident(&f.name);
         let ty = value_tokens(&f.ty, rt);
-        let doc = format!(" `{}` at offset {}.", c_spelling(&f.ty), f.layout.offset);
-        quote!(#[doc = #doc] pub #id: #ty)
+        let doc = if f.is_bit_storage() {
+            format!(
+                " Bit-fields, as {} bytes at offset {}.",
+                f.layout.size, f.layout.offset
+            )
+        } else {
+            format!(" `{}` at offset {}.", c_spelling(&f.ty), f.layout.offset)
+        };
+        let pad = pad.map(|(i, len)| {
+            let pad_id = quote::format_ident!("__pad{}", i);
+            let len = len as usize;
+            quote!(#[doc(hidden)] pub #pad_id: [u8; #len],)
+        });
+        quote!(#pad #[doc = #doc] pub #id: #ty)
     });
     // C++ gives an empty struct size 1; Rust gives it 0.
     let filler = (def.fields.is_empty() && def.size > 0).then(|| {
@@ -249,6 +269,62 @@ fn item(def: &StructDef, traits: Traits, rt: &TokenStream, derives: &[syn::Path]
             }
         }
     }
+}
+
+/// How a struct is written in Rust: its `repr`, and before each field the bytes of padding
+/// (`__pad<i>`) that put it at the C offset where Rust's own placement would not.
+struct RustLayout {
+    repr: Repr,
+    /// Per field: `Some((index, length))` of a padding field before it.
+    pads: Vec<Option<(usize, u64)>>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Repr {
+    C,
+    Align(u64),
+    Packed(u64),
+}
+
+/// The Rust form of `def`'s C layout (fields keep the alignment of their type in
+/// `layout.align`): packed where the struct's alignment is below its fields' (`#pragma pack`,
+/// `packed`), over-aligned where it is above, with padding fields where a field asked for
+/// more alignment than its type has. `None` when one Rust struct cannot hold it (a field
+/// below its packed alignment in a struct aligned above it).
+fn rust_layout(def: &StructDef) -> Option<RustLayout> {
+    let natural = def.fields.iter().map(|f| f.layout.align).max().unwrap_or(1);
+    let repr = if def.align < natural {
+        Repr::Packed(def.align)
+    } else if def.align > natural {
+        Repr::Align(def.align)
+    } else {
+        Repr::C
+    };
+    let cap = match repr {
+        Repr::Packed(a) => a,
+        _ => u64::MAX,
+    };
+    let mut pads = Vec::with_capacity(def.fields.len());
+    if def.is_union {
+        pads.resize(def.fields.len(), None);
+        return Some(RustLayout { repr, pads });
+    }
+    let (mut end, mut count) = (0u64, 0usize);
+    for f in &def.fields {
+        let a = f.layout.align.min(cap).max(1);
+        let at = end.div_ceil(a) * a;
+        if f.layout.offset < at || f.layout.offset % a != 0 {
+            return None;
+        }
+        if f.layout.offset > at {
+            pads.push(Some((count, f.layout.offset - end)));
+            count += 1;
+        } else {
+            pads.push(None);
+        }
+        end = f.layout.offset + f.layout.size;
+    }
+    Some(RustLayout { repr, pads })
 }
 
 /// A type kernels are instantiated with but no parameter holds: a name that selects an

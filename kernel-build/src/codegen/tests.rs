@@ -181,6 +181,7 @@ fn fixture() -> BuiltModule {
         untyped: vec![],
         host_functions: vec![],
         enums: vec![],
+        layout_problems: vec![],
     };
     BuiltModule {
         name: "vecmath".into(),

@@ -119,9 +119,61 @@ impl Probe<'_> {
         out
     }
 
+    /// Measures the layouts `plan` asks about with the table of
+    /// [`layouts`](super::layouts), in one more compile of the unit: for what the unit's own
+    /// compile could not measure (a type the front end found only in the compiled views, a
+    /// unit compiled to LTO-IR, which no reader opens). At most two nvcc runs, the second
+    /// without the types the first one rejected. The tables per image, and the items nvcc
+    /// refused with its reason.
+    pub(crate) fn measure_layouts(
+        &self,
+        plan: &super::layouts::Plan,
+    ) -> (Vec<(String, super::layouts::Table)>, Vec<(usize, String)>) {
+        let mut rejected: Vec<(usize, String)> = Vec::new();
+        for attempt in 0..2 {
+            let left_out: Vec<usize> = rejected.iter().map(|(i, _)| *i).collect();
+            match self.compile(&plan.wrapper_text(self.source, &left_out)) {
+                Ok(fatbin) => return (super::layouts::tables_of(&fatbin), rejected),
+                Err(output) => {
+                    let refused = plan.rejected(&output);
+                    if refused.is_empty() || attempt == 1 {
+                        let why = first_error(&output);
+                        rejected.extend(
+                            (0..plan.items.len())
+                                .filter(|i| !left_out.contains(i))
+                                .map(|i| (i, why.clone())),
+                        );
+                        break;
+                    }
+                    rejected.extend(refused);
+                }
+            }
+        }
+        (Vec::new(), rejected)
+    }
+
     /// One nvcc run of the probe `text`: the entries' `(index, a, b)`, or everything nvcc
     /// printed when it failed.
     fn run(&self, text: &str) -> Result<Vec<(usize, u64, u64)>, String> {
+        let fatbin = self.compile(text)?;
+        let mut found = Vec::new();
+        for entry in &fatbin.entries {
+            if let Ok(image) = entry.image() {
+                for k in image.kernels() {
+                    if let Some(m) = read_probe_symbol(&k.symbol)
+                        && !found.contains(&m)
+                    {
+                        found.push(m);
+                    }
+                }
+            }
+        }
+        Ok(found)
+    }
+
+    /// One nvcc run of a probe `text`: its fatbin, or everything nvcc printed when it
+    /// failed.
+    fn compile(&self, text: &str) -> Result<cuda_kernel_objects::Fatbin, String> {
         let dir = tempfile::Builder::new()
             .prefix("kernel-build-probe-")
             .tempdir()
@@ -144,21 +196,8 @@ impl Probe<'_> {
             Ok(_) => {
                 let bytes = std::fs::read(&out)
                     .map_err(|e| format!("cannot read the probe's fatbin: {e}"))?;
-                let fatbin = cuda_kernel_objects::parse(&bytes)
-                    .map_err(|e| format!("cannot read the probe's fatbin: {e}"))?;
-                let mut found = Vec::new();
-                for entry in &fatbin.entries {
-                    if let Ok(image) = entry.image() {
-                        for k in image.kernels() {
-                            if let Some(m) = read_probe_symbol(&k.symbol)
-                                && !found.contains(&m)
-                            {
-                                found.push(m);
-                            }
-                        }
-                    }
-                }
-                Ok(found)
+                cuda_kernel_objects::parse(&bytes)
+                    .map_err(|e| format!("cannot read the probe's fatbin: {e}"))
             }
             Err(crate::error::Error::NvccFailed { output, .. }) => Err(output),
             Err(e) => Err(e.to_string()),

@@ -338,6 +338,24 @@ pub fn param_layout(
     .note("the struct definitions the front end read differ from the ones the compiler used")
 }
 
+/// A type a kernel passes or points to that the compiler lays out otherwise than the front
+/// end read it (`how`: the compile's target and both layouts): the kernel goes by name.
+pub fn layout_differs(kernel: &str, ty: &str, how: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "kernel `{kernel}` uses `{ty}`, which the compiler lays out differently than the front end read it: {how}"
+    ))
+    .note("packing or alignment the front end does not follow gives this; the kernel has no typed stub rather than one over the wrong bytes")
+}
+
+/// A type a kernel passes or points to whose layout the compile could not measure: the
+/// kernel goes by name.
+pub fn layout_unmeasured(kernel: &str, ty: &str, why: &str) -> Diagnostic {
+    Diagnostic::error(format!(
+        "kernel `{kernel}` uses `{ty}`, whose layout the compiler did not measure: {why}"
+    ))
+    .note("a typed stub is made only over layouts the compile that builds the images measured")
+}
+
 /// A compiled image the verifier could not read.
 pub fn image_unreadable(target: &str, err: &str) -> Diagnostic {
     Diagnostic::error(format!(

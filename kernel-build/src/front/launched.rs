@@ -50,7 +50,11 @@ fn scan(stub: &str, plain_too: bool) -> Vec<Launched> {
     let mut out: Vec<Launched> = Vec::new();
     // One segment per stub function (its body may span several lines).
     for rest in stub.split(STUB).skip(1) {
-        let Some(symbol) = rest.split('(').next().filter(|s| s.starts_with("_Z")) else {
+        let Some(symbol) = rest
+            .split('(')
+            .next()
+            .filter(|s| s.starts_with("_Z") && !s.starts_with(super::linemap::LAYOUT_TABLE_SYMBOL))
+        else {
             continue;
         };
         let Some(launch) = rest.find(LAUNCH).map(|i| &rest[i + LAUNCH.len()..]) else {

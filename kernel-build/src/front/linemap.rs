@@ -57,8 +57,18 @@ pub struct UserFiles<'a> {
     pub user_dirs: &'a [PathBuf],
 }
 
+/// The name the build's layout table goes by in line markers and messages (see
+/// `compile::layouts`): its lines are never the user's.
+pub(crate) const LAYOUT_TABLE_FILE: &str = "kernel-build-layouts";
+
+/// The start of the symbols of the layout table's kernels, which are never the user's.
+pub(crate) const LAYOUT_TABLE_SYMBOL: &str = "_Z20kernel_build_layout_";
+
 impl UserFiles<'_> {
     fn classify(&self, marker_path: &str) -> Option<String> {
+        if marker_path == LAYOUT_TABLE_FILE {
+            return None;
+        }
         let p = normalize(Path::new(marker_path));
         if p == lossy(self.main_file) {
             return Some(self.display_name.to_string());

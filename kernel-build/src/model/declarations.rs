@@ -391,8 +391,32 @@ pub struct Field {
     pub name: String,
     /// Field type.
     pub ty: CType,
-    /// Offset, size and alignment inside the struct.
+    /// Offset and size inside the struct, and the alignment of the field's type (where
+    /// packing places it lower, `offset` says so).
     pub layout: Layout,
+}
+
+/// The start of the names of the fields that hold a run of bit-fields as bytes
+/// (`__bits0`, `__bits1`, …): the bit-fields themselves have no Rust field.
+///
+/// ```
+/// use cuda_kernel_build::model::{BIT_STORAGE, CType, Field, Layout, Scalar};
+/// let f = Field {
+///     name: format!("{BIT_STORAGE}0"),
+///     ty: CType::Array { elem: Box::new(CType::Scalar(Scalar::U8)), len: 2 },
+///     layout: Layout { offset: 0, size: 2, align: 1 },
+/// };
+/// assert!(f.is_bit_storage());
+/// ```
+pub const BIT_STORAGE: &str = "__bits";
+
+impl Field {
+    /// Whether this field holds a run of bit-fields as bytes (see [`BIT_STORAGE`]).
+    pub fn is_bit_storage(&self) -> bool {
+        self.name
+            .strip_prefix(BIT_STORAGE)
+            .is_some_and(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+    }
 }
 
 /// A struct or union definition (also a typedef'd anonymous one, under the typedef name).
@@ -518,6 +542,33 @@ pub struct ModuleInfo {
     /// whose values convert from the underlying integer with a check.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub enums: Vec<EnumDef>,
+    /// Types whose layout the compile that built the images contradicts, or did not
+    /// measure: no kernel that passes or points to one of them is typed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layout_problems: Vec<LayoutProblem>,
+}
+
+/// A struct, union or enum whose layout the compiler did not confirm: the sizes, offsets or
+/// values the front end read differ from what the compile that built the images measured,
+/// or it measured nothing for it.
+///
+/// ```
+/// use cuda_kernel_build::model::LayoutProblem;
+/// let p = LayoutProblem {
+///     ty: "P".into(),
+///     why: "the sm_90 compile lays it out as size 9, align 1".into(),
+///     differs: true,
+/// };
+/// assert!(p.differs);
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LayoutProblem {
+    /// The type, as [`StructDef::name`] or [`EnumDef::name`] names it.
+    pub ty: String,
+    /// What the compiler said (both layouts), or why it could not measure the type.
+    pub why: String,
+    /// True when the compiler measured another layout; false when it measured none.
+    pub differs: bool,
 }
 
 /// A named C enumeration and its enumerators' values.

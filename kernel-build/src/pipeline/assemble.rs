@@ -116,6 +116,7 @@ fn assemble(
         crate::verify::verify_with(&mut info, &fatbin, &opts).map_err(Error::Diagnostics)?;
         let files: Vec<&Source> = sources.iter().collect();
         super::opaque::type_opaque(shared, &files, &mut info, None);
+        crate::verify::layouts::untype(&mut info);
         warnings.extend(notes);
         linked
     };

@@ -118,6 +118,11 @@ pub(crate) fn combine(
     }
     combine_structs(parts, &mut info);
     for part in parts {
+        for p in &part.info.layout_problems {
+            if !info.layout_problems.contains(p) {
+                info.layout_problems.push(p.clone());
+            }
+        }
         for e in &part.info.enums {
             if !info.enums.iter().any(|m| m.name == e.name) {
                 info.enums.push(e.clone());

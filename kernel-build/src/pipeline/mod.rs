@@ -12,6 +12,7 @@ mod cached;
 mod combine;
 mod constants;
 pub(crate) mod debug_info;
+mod layouts;
 mod nvcc;
 mod opaque;
 mod pending;

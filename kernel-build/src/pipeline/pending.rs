@@ -2,9 +2,11 @@
 //! virtual architecture), and how the runs' images become the file's fatbin.
 
 use super::cached::{self, Entry};
+use super::layouts;
 use super::request::Source;
-use super::unit::{Job, Shared, UnitBuilt};
+use super::unit::{Job, Measured, Shared, UnitBuilt};
 use crate::compile;
+use crate::compile::layouts::Plan;
 use crate::diagnostics::Diagnostics;
 use crate::error::Error;
 use crate::front;
@@ -26,6 +28,13 @@ pub(crate) struct Pending<'a> {
     /// Set when the groups' images are assembled into one fatbin by nvFatbin.
     assembler: Option<&'a NvFatbin>,
     started: Instant,
+    /// The layout table the compile measures, and the wrapper that compiles it after the
+    /// user's file (`None`: nothing to measure, the file is compiled as it is).
+    plan: Plan,
+    wrapper: Option<PathBuf>,
+    /// Items of the table nvcc refused (in any run), with its reason; and the wrappers
+    /// written without them.
+    rejected: std::sync::Mutex<(Vec<(usize, String)>, Vec<PathBuf>)>,
 }
 
 impl<'a> Pending<'a> {
@@ -43,6 +52,18 @@ impl<'a> Pending<'a> {
             None => vec![("all".to_owned(), shared.mode.unit_args(shared.targets))],
         };
         let staging = cached::Staging::new(shared.cache)?;
+        let plan = layouts::plan_for(shared, source);
+        let wrapper = if plan.is_empty() {
+            None
+        } else {
+            Some(layouts::write_wrapper(
+                staging.path(),
+                "",
+                source,
+                &plan,
+                &[],
+            )?)
+        };
         Ok(Pending {
             job: Job { shared, source },
             direct_key,
@@ -51,6 +72,9 @@ impl<'a> Pending<'a> {
             groups,
             assembler: split.flatten(),
             started: Instant::now(),
+            plan,
+            wrapper,
+            rejected: std::sync::Mutex::new((Vec::new(), Vec::new())),
         })
     }
 
@@ -99,7 +123,41 @@ impl<'a> Pending<'a> {
         std::fs::create_dir_all(&keep)
             .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
         let started = Instant::now();
-        let ran = self.job.run_nvcc(args.clone(), threads, &output, &keep);
+        let input = self.wrapper.as_deref().unwrap_or(&self.job.source.path);
+        let mut ran = self
+            .job
+            .run_nvcc(input, args.clone(), threads, &output, &keep);
+        // A type of the table nvcc refuses: compiled once more without it, and it stays
+        // unmeasured with nvcc's reason.
+        if let Err(Error::NvccFailed { output: text, .. }) = &ran
+            && self.wrapper.is_some()
+        {
+            let refused = self.plan.rejected(text);
+            if !refused.is_empty() {
+                let left_out: Vec<usize> = refused.iter().map(|(i, _)| *i).collect();
+                let sub = if name == "all" {
+                    "again"
+                } else {
+                    name.as_str()
+                };
+                let again =
+                    layouts::write_wrapper(&self.dir, sub, self.job.source, &self.plan, &left_out)?;
+                let _ = std::fs::remove_dir_all(&keep);
+                std::fs::create_dir_all(&keep)
+                    .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
+                ran = self
+                    .job
+                    .run_nvcc(&again, args.clone(), threads, &output, &keep);
+                if let Ok(mut r) = self.rejected.lock() {
+                    for one in refused {
+                        if !r.0.iter().any(|(i, _)| *i == one.0) {
+                            r.0.push(one);
+                        }
+                    }
+                    r.1.push(again);
+                }
+            }
+        }
         if self.job.shared.progress {
             // The targets this run built, as the module names them (`sm_75` SASS,
             // `compute_90` PTX), not the group's virtual architecture.
@@ -149,7 +207,9 @@ impl<'a> Pending<'a> {
             .ok_or_else(|| Error::InvalidOption("a unit was finished twice".into()))?;
         let s = job.shared;
         let finishing = Instant::now();
-        let (views, ptx) = if groups.len() == 1 {
+        let (rejected, mut wrappers) = self.rejected.lock().map(|r| r.clone()).unwrap_or_default();
+        wrappers.extend(self.wrapper.clone());
+        let (mut views, ptx) = if groups.len() == 1 {
             let mut archs: Vec<String> = s.targets.iter().map(Target::virtual_arch).collect();
             archs.sort();
             archs.dedup();
@@ -161,6 +221,13 @@ impl<'a> Pending<'a> {
                 .collect();
             staging.take_kept(&runs)
         };
+        for v in &mut views {
+            for w in &wrappers {
+                v.text = layouts::unwrapped(&v.text, w);
+            }
+            v.included
+                .retain(|d| !layouts::is_wrapper_file(d, &wrappers));
+        }
         // nvcc's own errors come first: they are the authority on what is valid CUDA.
         let mut ran = compile::Ran::default();
         let mut runs = Vec::with_capacity(compiled.len());
@@ -233,7 +300,11 @@ impl<'a> Pending<'a> {
         let info = job
             .analyse(&views, &preprocessed)
             .map_err(Error::Diagnostics)?;
-        let mut fresh = job.finish(info, ran, staging, &ptx, deps)?;
+        let measured = Measured {
+            plan: &self.plan,
+            rejected: &rejected,
+        };
+        let mut fresh = job.finish(info, ran, staging, &ptx, deps, &measured)?;
         fresh.meta.groups = group_index;
         let entry = cached::store(s.cache, &object_key, Some(direct_key), fresh)?;
         if s.debug {

@@ -53,6 +53,11 @@ pub(crate) fn distinct_struct_names(
             for g in &mut info.globals {
                 rename(&mut g.ty, &renames);
             }
+            for p in &mut info.layout_problems {
+                if let Some((_, new)) = renames.iter().find(|(old, _)| *old == p.ty) {
+                    p.ty = new.clone();
+                }
+            }
         }
         out.push(info);
     }

@@ -199,6 +199,7 @@ impl Job<'_> {
     /// views) in `keep`.
     pub(crate) fn run_nvcc(
         &self,
+        input: &Path,
         code_args: Vec<String>,
         threads: usize,
         output: &Path,
@@ -210,7 +211,7 @@ impl Job<'_> {
         let object = output.with_extension("o");
         let job = NvccJob {
             nvcc: s.toolkit.nvcc(),
-            source: &self.source.path,
+            source: input,
             output: if host_object { &object } else { output },
             code_args,
             threads,
@@ -221,6 +222,7 @@ impl Job<'_> {
             host_object,
         };
         let ran = compile::run_through(s.wrapper, job.nvcc, &job.args(), s.debug)
+            .map_err(|e| unwrap_in_error(e, input, &self.source.path))
             .map_err(|e| self.source.rename_in_error(e))
             .map_err(|e| needs_rdc(e, &self.source.display_name, s.mode))?;
         if host_object {
@@ -240,13 +242,40 @@ impl Job<'_> {
         staging: cached::Staging,
         ptx: &[KernelImage],
         deps: Vec<PathBuf>,
+        measured: &Measured<'_>,
     ) -> Result<cached::Fresh, Error> {
         let s = self.shared;
         let fatbin_path = staging.path().join("module.fatbin");
         let bytes = std::fs::read(&fatbin_path)
             .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", &fatbin_path, e))?;
+        // Every layout a stub relies on is the compiler's: the table this compile measured,
+        // read from its images (and the PTX it kept), before anything is typed.
+        let parsed = cuda_kernel_objects::parse(&bytes);
+        let mut tables = match &parsed {
+            Ok(fatbin) => crate::compile::layouts::tables_of(fatbin),
+            Err(_) => Vec::new(),
+        };
+        let kept = crate::compile::layouts::table_of(ptx);
+        if !kept.is_empty() {
+            tables.push(("kept PTX".to_owned(), kept));
+        }
+        let first = crate::compile::layouts::Measurement {
+            plan: measured.plan.clone(),
+            tables,
+            rejected: measured.rejected.to_vec(),
+        };
+        let tables = first.tables.len();
+        let mut all = vec![first];
+        all.extend(super::layouts::measure_missing(
+            s,
+            self.source,
+            &info,
+            &all[0],
+        ));
+        crate::verify::layouts::measure(&mut info, &all);
+        let mut moved = crate::verify::layouts::untype(&mut info);
         if s.mode == LinkMode::Whole {
-            let fatbin = cuda_kernel_objects::parse(&bytes).map_err(|source| Error::Fatbin {
+            let fatbin = parsed.map_err(|source| Error::Fatbin {
                 path: fatbin_path.clone(),
                 source,
             })?;
@@ -257,10 +286,22 @@ impl Job<'_> {
             };
             crate::verify::verify_with(&mut info, &fatbin, &opts).map_err(Error::Diagnostics)?;
             super::opaque::type_opaque(s, &[self.source], &mut info, Some(ptx));
+            moved += crate::verify::layouts::untype(&mut info);
+        }
+        if s.debug {
+            eprintln!(
+                "cuda-kernel-build: `{}`: {} types measured by the compile in {} images, {} with a problem, {} kernels by name for their layouts",
+                self.source.display_name,
+                measured.plan.items.len() - measured.rejected.len(),
+                tables,
+                info.layout_problems.len(),
+                moved
+            );
         }
         let warnings: Vec<String> = ran
             .warnings
             .iter()
+            .filter(|w| !crate::compile::layouts::is_table_message(w.file.as_deref()))
             .map(|w| self.source.rename_in_text(&w.raw))
             .collect();
         Ok(cached::Fresh {
@@ -277,6 +318,36 @@ impl Job<'_> {
                 groups: Vec::new(),
             },
         })
+    }
+}
+
+/// The layout table a unit's compile measured: the plan, and the items nvcc refused.
+pub(crate) struct Measured<'a> {
+    pub plan: &'a crate::compile::layouts::Plan,
+    pub rejected: &'a [(usize, String)],
+}
+
+/// nvcc's messages about the wrapper `input` told of the user's file `source`.
+fn unwrap_in_error(e: Error, input: &Path, source: &Path) -> Error {
+    if input == source {
+        return e;
+    }
+    let (from, to) = (input.to_string_lossy(), source.to_string_lossy());
+    match e {
+        Error::NvccFailed {
+            location,
+            status,
+            command,
+            output,
+            hint,
+        } => Error::NvccFailed {
+            location: location.map(|l| l.replace(&*from, &to)),
+            status,
+            command,
+            output: output.replace(&*from, &to),
+            hint,
+        },
+        other => other,
     }
 }
 

@@ -234,7 +234,9 @@ fn untyped_from_images(
     let mut runtime_kernels: Vec<&str> = Vec::new();
     for (target, image) in images {
         for k in image.kernels() {
-            if info.kernels.iter().any(|d| d.symbol == k.symbol) {
+            if info.kernels.iter().any(|d| d.symbol == k.symbol)
+                || crate::compile::layouts::is_table_symbol(&k.symbol)
+            {
                 continue;
             }
             // The device runtime's own kernels (linked for dynamic parallelism): internal

@@ -12,6 +12,7 @@
 
 pub(crate) mod images;
 pub(crate) mod kept_ptx;
+pub(crate) mod layouts;
 pub(crate) mod opaque;
 
 pub use images::{VerifyOptions, verify, verify_with};

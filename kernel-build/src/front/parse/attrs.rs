@@ -148,7 +148,12 @@ impl Parser<'_> {
                 specs.attrs.cluster_dims = Some([d(0), d(1), d(2)]);
             }
             "maxnreg" => specs.attrs.maxnreg = values.first().copied(),
-            "aligned" => specs.align = Some(values.first().map_or(16, |v| u64::from(*v))),
+            "aligned" => {
+                let asked = values.first().map_or(16, |v| u64::from(*v));
+                // Several alignments on one declaration: the largest stands.
+                specs.align = Some(specs.align.map_or(asked, |a| a.max(asked)));
+            }
+            "packed" => specs.packed = true,
             _ => {}
         }
         Ok(())

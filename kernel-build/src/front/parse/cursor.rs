@@ -24,15 +24,37 @@ pub(super) struct Parser<'a> {
     /// Inside a kernel's declaration: a problem here is an error, elsewhere the
     /// declaration is skipped.
     pub(super) in_kernel: bool,
+    /// The `#pragma pack` value in force at each token (`None`: the default packing).
+    packs: Vec<Option<u64>>,
 }
 
 impl<'a> Parser<'a> {
     pub(super) fn new(src: &'a str, tokens: &[Token], map: &'a LineMap) -> Self {
-        let toks = tokens
-            .iter()
-            .filter(|t| t.kind != TokKind::Directive)
-            .copied()
-            .collect();
+        let mut toks = Vec::with_capacity(tokens.len());
+        let mut packs = Vec::with_capacity(tokens.len());
+        let mut pack = Pack::default();
+        let mut i = 0;
+        while let Some(t) = tokens.get(i) {
+            i += 1;
+            if t.kind == TokKind::Directive {
+                pack.directive(t.text(src));
+                continue;
+            }
+            // `_Pragma("pack(1)")` (what a macro writes) is a directive too.
+            if t.text(src) == "_Pragma"
+                && let [open, text, close, ..] = tokens.get(i..).unwrap_or_default()
+                && open.text(src) == "("
+                && text.kind == TokKind::Str
+                && close.text(src) == ")"
+            {
+                let inner = text.text(src).trim_matches('"').replace("\\\"", "\"");
+                pack.directive(&format!("#pragma {inner}"));
+                i += 3;
+                continue;
+            }
+            toks.push(*t);
+            packs.push(pack.current);
+        }
         Parser {
             src,
             toks,
@@ -41,7 +63,13 @@ impl<'a> Parser<'a> {
             items: Vec::new(),
             diags: Diagnostics::new(),
             in_kernel: false,
+            packs,
         }
+    }
+
+    /// The `#pragma pack` value in force at token `i`.
+    pub(super) fn pack_at(&self, i: usize) -> Option<u64> {
+        self.packs.get(i).copied().flatten()
     }
 
     pub(super) fn peek(&self, ahead: usize) -> Option<&Token> {
@@ -306,4 +334,81 @@ fn opener(s: &str) -> Option<&'static str> {
 
 fn closer(open: &str) -> &'static str {
     opener(open).unwrap_or(")")
+}
+
+/// The state of `#pragma pack` as directives change it: `pack(n)`, `pack()`,
+/// `pack(push[, name][, n])`, `pack(pop[, name][, n])`.
+#[derive(Default)]
+struct Pack {
+    current: Option<u64>,
+    stack: Vec<Option<u64>>,
+}
+
+impl Pack {
+    fn directive(&mut self, text: &str) {
+        let Some(rest) = text.trim_start().strip_prefix('#') else {
+            return;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("pragma") else {
+            return;
+        };
+        let Some(rest) = rest.trim_start().strip_prefix("pack") else {
+            return;
+        };
+        let Some(args) = rest
+            .trim()
+            .strip_prefix('(')
+            .and_then(|r| r.rsplit_once(')'))
+            .map(|(a, _)| a)
+        else {
+            return;
+        };
+        let parts: Vec<&str> = args.split(',').map(str::trim).collect();
+        let value = parts.iter().find_map(|p| p.parse::<u64>().ok());
+        match parts.first().copied() {
+            Some("push") => {
+                self.stack.push(self.current);
+                if let Some(v) = value {
+                    self.current = Some(v);
+                }
+            }
+            Some("pop") => {
+                self.current = self.stack.pop().flatten();
+                if let Some(v) = value {
+                    self.current = Some(v);
+                }
+            }
+            Some("") | None => self.current = None,
+            Some(_) => {
+                if let Some(v) = value {
+                    self.current = Some(v);
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod pack_tests {
+    use super::Pack;
+
+    #[test]
+    fn pragma_pack_pushes_sets_and_pops() {
+        let mut p = Pack::default();
+        p.directive("#pragma pack(push, 1)");
+        assert_eq!(p.current, Some(1));
+        p.directive("# pragma pack ( push , r1 , 4 )");
+        assert_eq!(p.current, Some(4));
+        p.directive("#pragma pack(2)");
+        assert_eq!(p.current, Some(2));
+        p.directive("#pragma pack(pop)");
+        assert_eq!(p.current, Some(1));
+        p.directive("#pragma pack(pop)");
+        assert_eq!(p.current, None);
+        p.directive("#pragma pack(8)");
+        p.directive("#pragma pack()");
+        assert_eq!(p.current, None);
+        p.directive("#pragma once");
+        assert_eq!(p.current, None);
+    }
 }

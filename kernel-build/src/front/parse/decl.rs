@@ -23,6 +23,7 @@ pub(super) struct Specs {
     pub(super) linkage: Option<Linkage>,
     pub(super) attrs: KernelAttrs,
     pub(super) align: Option<u64>,
+    pub(super) packed: bool,
     pub(super) quals: Qualifiers,
     pub(super) base: Option<BaseSyn>,
     words: Vec<&'static str>,
@@ -304,7 +305,11 @@ impl Parser<'_> {
         }
         let loc = self.loc_at(start);
         let mut def = self.struct_body(name.clone(), namespace, kw == "union", loc, depth)?;
+        // Attributes after the body (`} __attribute__((packed, aligned(8)))`) are the
+        // struct's too.
+        while self.attribute(&mut sp)? {}
         def.align = def.align.or(sp.align);
+        def.packed |= sp.packed;
         match bases {
             Ok(b) => def.bases = b,
             Err(why) => def.no_layout = Some(why),

@@ -139,6 +139,12 @@ pub struct FieldSyn {
     pub name: String,
     /// Array extents as written, outermost first.
     pub extents: Vec<String>,
+    /// Alignment asked for the field (`alignas`, `__align__`, `aligned`).
+    pub align: Option<u64>,
+    /// `__attribute__((packed))` on the field.
+    pub packed: bool,
+    /// A bit-field's width.
+    pub bits: Option<u64>,
     /// Where it is declared.
     pub loc: Option<SourceLoc>,
 }
@@ -154,6 +160,10 @@ pub struct StructSyn {
     pub is_union: bool,
     /// Alignment requested with `__align__`, `alignas` or `aligned`.
     pub align: Option<u64>,
+    /// The `#pragma pack` value in force where the body opens (`None`: the default).
+    pub pack: Option<u64>,
+    /// `__attribute__((packed))`: every field aligned to 1 unless it asks for more.
+    pub packed: bool,
     /// Fields in order.
     pub fields: Vec<FieldSyn>,
     /// Base classes in order (`struct D : B, C`), laid out before the fields.

@@ -26,6 +26,8 @@ impl Parser<'_> {
             namespace: namespace.to_vec(),
             is_union,
             align: None,
+            pack: self.pack_at(self.pos),
+            packed: false,
             fields: Vec::new(),
             bases: Vec::new(),
             no_layout: None,
@@ -160,7 +162,10 @@ impl Parser<'_> {
                 self.skip_decl();
                 return Ok(());
             }
-            let Some((parts, name_idx)) = d.name else {
+            let Some((parts, name_idx)) = d.name.or_else(|| {
+                // An unnamed bit-field (`int : 3;`) only moves the bits after it.
+                self.is(0, ":").then(|| (Vec::new(), self.pos))
+            }) else {
                 if self.eat(";") {
                     return Ok(());
                 }
@@ -168,23 +173,43 @@ impl Parser<'_> {
             };
             let name = parts.join("::");
             let field_loc = self.loc_at(start);
-            if self.is(0, ":") {
+            // Attributes after the declarator (`int x __attribute__((aligned(8)));`).
+            let mut after = super::decl::Specs::default();
+            while self.attribute(&mut after)? {}
+            let bits = if self.eat(":") {
+                let from = self.pos;
+                while !self.at_end() && !matches!(self.text(0), "," | ";" | "}" | "=" | "{") {
+                    self.pos += 1;
+                }
+                let width = self.spelled(from, self.pos);
                 let sname = def
                     .name
                     .clone()
                     .unwrap_or_else(|| "(anonymous)".to_string());
-                return Err(msg::bitfield(&sname, &name).at(field_loc));
-            }
+                match crate::front::expr::eval_const(&width).and_then(|v| u64::try_from(v).ok()) {
+                    Some(w) => Some(w),
+                    None => return Err(msg::bitfield(&sname, &name).at(field_loc)),
+                }
+            } else {
+                None
+            };
             let mut ty = self.make_type(&sp, &d.ptrs, start, spec_end, None)?;
             let ptr_text = self.spelled(spec_end, name_idx);
             if !ptr_text.is_empty() {
                 ty.written = format!("{}{}", ty.written, ptr_text);
             }
             let extents = d.extents.into_iter().map(|(e, _)| e).collect();
+            let align = match (sp.align, after.align) {
+                (Some(a), Some(b)) => Some(a.max(b)),
+                (a, b) => a.or(b),
+            };
             def.fields.push(FieldSyn {
                 ty,
                 name,
                 extents,
+                align,
+                packed: sp.packed || after.packed,
+                bits,
                 loc: field_loc,
             });
             self.skip_initializer()?;

@@ -123,11 +123,56 @@ impl TypeEnv {
                     ty,
                     name,
                     extents: Vec::new(),
+                    align: None,
+                    packed: false,
+                    bits: None,
                     loc: def.loc.clone(),
                 });
             }
         }
         all_fields.extend(def.fields.iter().cloned());
+        // Packing: `#[pragma pack(N)]` caps every field's alignment at N;
+        // `__attribute__((packed))` (on the struct or a field) makes it 1 unless the field
+        // asks for more.
+        let cap = |natural: u64, asked: Option<u64>, packed: bool| -> u64 {
+            let a = if packed {
+                asked.unwrap_or(1)
+            } else {
+                asked.map_or(natural, |a| a.max(natural))
+            };
+            def.pack.map_or(a, |n| a.min(n.max(1))).max(1)
+        };
+        // Consecutive bit-fields share storage: one field of bytes covering them
+        // (`__bits0`, `__bits1`, …), at the bytes the System V rules give them.
+        let mut bits: Option<(u64, u64)> = None; // (first bit, next bit)
+        let mut bit_groups = 0usize;
+        let close_bits = |bits: &mut Option<(u64, u64)>,
+                          offset: &mut u64,
+                          size: &mut u64,
+                          groups: &mut usize,
+                          fields: &mut Vec<Field>| {
+            if let Some((first, next)) = bits.take() {
+                let start = first / 8;
+                let end = next.div_ceil(8);
+                if end > start {
+                    fields.push(Field {
+                        name: format!("{}{}", crate::model::BIT_STORAGE, *groups),
+                        ty: CType::Array {
+                            elem: Box::new(CType::Scalar(crate::model::Scalar::U8)),
+                            len: end - start,
+                        },
+                        layout: Layout {
+                            offset: start,
+                            size: end - start,
+                            align: 1,
+                        },
+                    });
+                    *groups += 1;
+                }
+                *offset = (*offset).max(end);
+                *size = (*size).max(end);
+            }
+        };
         for f in &all_fields {
             if let BaseSyn::Inline(inner) = &f.ty.base {
                 let inner_name = inner
@@ -157,24 +202,63 @@ impl TypeEnv {
                         )
                         .at(f.loc.clone())
                     })?;
+            let packed = def.packed || f.packed;
+            let effective = cap(falign, f.align, packed);
+            if let Some(width) = f.bits {
+                if def.is_union {
+                    return Err(msg::bitfield(
+                        def.name.as_deref().unwrap_or("(anonymous)"),
+                        &f.name,
+                    )
+                    .at(f.loc.clone()));
+                }
+                let unit = effective * 8;
+                let mut at = bits.map_or(offset * 8, |(_, next)| next);
+                if width == 0 {
+                    at = at.div_ceil(unit) * unit;
+                } else if !packed && (at / unit) * unit + fsize * 8 < at + width {
+                    at = at.div_ceil(unit) * unit;
+                }
+                let first = bits.map_or(at, |(first, _)| first);
+                bits = Some((first, at + width));
+                if !f.name.is_empty() && !packed {
+                    align = align.max(effective);
+                }
+                continue;
+            }
+            close_bits(
+                &mut bits,
+                &mut offset,
+                &mut size,
+                &mut bit_groups,
+                &mut fields,
+            );
             let field_offset = if def.is_union {
                 0
             } else {
-                offset.div_ceil(falign) * falign
+                offset.div_ceil(effective) * effective
             };
             offset = field_offset + fsize;
             size = size.max(offset);
-            align = align.max(falign);
+            align = align.max(effective);
             fields.push(Field {
                 name: f.name.clone(),
                 ty,
                 layout: Layout {
                     offset: field_offset,
                     size: fsize,
+                    // The type's own alignment; where the field lies is `offset`.
                     align: falign,
                 },
             });
         }
+        close_bits(
+            &mut bits,
+            &mut offset,
+            &mut size,
+            &mut bit_groups,
+            &mut fields,
+        );
         // An empty C++ struct still occupies one byte.
         let size = size.max(1).div_ceil(align) * align;
         self.structs.define(StructDef {
