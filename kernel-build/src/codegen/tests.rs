@@ -182,6 +182,7 @@ fn fixture() -> BuiltModule {
         host_functions: vec![],
         enums: vec![],
         layout_problems: vec![],
+        layouts_measured: vec![],
     };
     BuiltModule {
         name: "vecmath".into(),

@@ -546,6 +546,11 @@ pub struct ModuleInfo {
     /// measure: no kernel that passes or points to one of them is typed.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub layout_problems: Vec<LayoutProblem>,
+    /// The structs and enums whose layout the compile that built the images measured equal
+    /// to the one the front end read: a typed kernel passes or points to no other (opaque
+    /// and named-only types aside, which the compiler measured or which hold no bytes).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub layouts_measured: Vec<String>,
 }
 
 /// A struct, union or enum whose layout the compiler did not confirm: the sizes, offsets or

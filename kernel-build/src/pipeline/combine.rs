@@ -123,6 +123,11 @@ pub(crate) fn combine(
                 info.layout_problems.push(p.clone());
             }
         }
+        for m in &part.info.layouts_measured {
+            if !info.layouts_measured.contains(m) {
+                info.layouts_measured.push(m.clone());
+            }
+        }
         for e in &part.info.enums {
             if !info.enums.iter().any(|m| m.name == e.name) {
                 info.enums.push(e.clone());

@@ -58,6 +58,11 @@ pub(crate) fn distinct_struct_names(
                     p.ty = new.clone();
                 }
             }
+            for m in &mut info.layouts_measured {
+                if let Some((_, new)) = renames.iter().find(|(old, _)| old == m) {
+                    *m = new.clone();
+                }
+            }
         }
         out.push(info);
     }

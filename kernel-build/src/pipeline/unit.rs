@@ -125,6 +125,8 @@ impl Job<'_> {
         if s.req.require_every_target {
             k.field(b"--require-every-target");
         }
+        // The model records the layouts the compile measured (`verify::layouts`).
+        k.field(b"--layouts-measured");
         if s.mode != LinkMode::Whole || !s.alone {
             k.field(b"--link").field(s.mode.name().as_bytes());
             k.field(if s.alone { b"alone" } else { b"part" });

@@ -71,18 +71,30 @@ fn verdicts_of<'a>(
 /// Records the problem of every struct and enum of `info` under `verdicts`.
 fn record(info: &mut ModuleInfo, verdicts: &HashMap<&str, (&Item, Verdict)>) {
     let mut problems = Vec::new();
+    let mut measured = Vec::new();
     for e in &info.enums {
-        problems.extend(check_enum(e, verdicts.get(e.name.as_str())));
+        match check_enum(e, verdicts.get(e.name.as_str())) {
+            Some(p) => problems.push(p),
+            None => measured.push(e.name.clone()),
+        }
     }
     for s in &info.structs {
         if s.opaque || s.name_only || info.enums.iter().any(|e| e.name == s.name) {
             continue;
         }
-        problems.extend(check_struct(s, info, verdicts.get(s.name.as_str())));
+        match check_struct(s, info, verdicts.get(s.name.as_str())) {
+            Some(p) => problems.push(p),
+            None => measured.push(s.name.clone()),
+        }
     }
     for p in problems {
         if !info.layout_problems.contains(&p) {
             info.layout_problems.push(p);
+        }
+    }
+    for m in measured {
+        if !info.layouts_measured.contains(&m) {
+            info.layouts_measured.push(m);
         }
     }
 }
@@ -91,9 +103,6 @@ fn record(info: &mut ModuleInfo, verdicts: &HashMap<&str, (&Item, Verdict)>) {
 /// [`ModuleInfo::layout_problems`] (behind pointers, in arrays, in fields) to
 /// [`ModuleInfo::untyped`], with the reason. Returns how many moved.
 pub(crate) fn untype(info: &mut ModuleInfo) -> usize {
-    if info.layout_problems.is_empty() {
-        return 0;
-    }
     let mut moved = Vec::new();
     for (index, kernel) in info.kernels.iter().enumerate() {
         let mut seen: Vec<&str> = Vec::new();
@@ -101,11 +110,15 @@ pub(crate) fn untype(info: &mut ModuleInfo) -> usize {
             .params
             .iter()
             .find_map(|p| first_problem(&p.ty, info, &mut seen));
-        if let Some(p) = problem {
-            let d = if p.differs {
-                msg::layout_differs(&kernel.name, &p.ty, &p.why)
-            } else {
-                msg::layout_unmeasured(&kernel.name, &p.ty, &p.why)
+        if let Some((ty, p)) = problem {
+            let d = match p {
+                Some(p) if p.differs => msg::layout_differs(&kernel.name, ty, &p.why),
+                Some(p) => msg::layout_unmeasured(&kernel.name, ty, &p.why),
+                None => msg::layout_unmeasured(
+                    &kernel.name,
+                    ty,
+                    "no compile of the module measured it",
+                ),
             };
             moved.push((index, d));
         }
@@ -152,12 +165,13 @@ pub(crate) fn used_by_kernels(info: &ModuleInfo, name: &str) -> bool {
         .any(|p| reaches(&p.ty, info, name, &mut seen))
 }
 
-/// The first problem type reached from `ty`.
+/// The first type reached from `ty` that no compile measured equal (an opaque or named-only
+/// struct was measured by the compiler, or holds no bytes), with what was recorded of it.
 fn first_problem<'a>(
     ty: &'a CType,
     info: &'a ModuleInfo,
     seen: &mut Vec<&'a str>,
-) -> Option<&'a LayoutProblem> {
+) -> Option<(&'a str, Option<&'a LayoutProblem>)> {
     if !layouts::measured_kind(ty) {
         return None;
     }
@@ -166,11 +180,17 @@ fn first_problem<'a>(
         return None;
     }
     seen.push(name);
-    if let Some(p) = info.layout_problems.iter().find(|p| p.ty == name) {
-        return Some(p);
+    let problem = info.layout_problems.iter().find(|p| p.ty == name);
+    // A contradiction stands even where another file measured a type of that name.
+    if problem.is_some_and(|p| p.differs) {
+        return Some((name, problem));
     }
-    let s = info.structs.iter().find(|s| s.name == name)?;
-    s.fields
+    let s = info.structs.iter().find(|s| s.name == name);
+    let exempt = s.is_some_and(|s| s.opaque || s.name_only);
+    if !exempt && !info.layouts_measured.iter().any(|m| m == name) {
+        return Some((name, problem));
+    }
+    s?.fields
         .iter()
         .find_map(|f| first_problem(&f.ty, info, seen))
 }

@@ -1,5 +1,5 @@
-// Parameter types the front end can name but not lay out, as libraries write them: a
-// bit-field struct, a library's operator class whose kernel takes `typename Op::Params`,
+// Parameter types as libraries write them: a bit-field struct (laid out, its bit-fields as
+// bytes), and what the front end can name but not lay out: a library's operator class whose kernel takes `typename Op::Params`,
 // a pointer to such a type, enumerations of the toolkit's headers; and what C++ cannot
 // name at the end of the file: a closure.
 #include <mma.h>
