@@ -79,7 +79,10 @@ fn packing_alignment_and_bit_fields_are_laid_out_as_nvcc_does() {
             (14, 2, fields(&[("a", 0), ("b", 2), ("c", 10)]))
         );
         assert_eq!(layout(&built, "P1b").0, 5);
-        assert_eq!(layout(&built, "Q1"), (7, 1, fields(&[("a", 0), ("b", 1), ("c", 5)])));
+        assert_eq!(
+            layout(&built, "Q1"),
+            (7, 1, fields(&[("a", 0), ("b", 1), ("c", 5)]))
+        );
         assert_eq!(layout(&built, "Q3").0, 9);
         assert_eq!(layout(&built, "A1").1, 16);
         assert_eq!(layout(&built, "A2").1, 32);
@@ -88,8 +91,14 @@ fn packing_alignment_and_bit_fields_are_laid_out_as_nvcc_does() {
             layout(&built, "M1"),
             (32, 16, fields(&[("c", 0), ("x", 16), ("y", 20)]))
         );
-        assert_eq!(layout(&built, "M3"), (32, 16, fields(&[("c", 0), ("v", 16)])));
-        assert_eq!(layout(&built, "MP"), (8, 2, fields(&[("c", 0), ("x", 1), ("s", 6)])));
+        assert_eq!(
+            layout(&built, "M3"),
+            (32, 16, fields(&[("c", 0), ("v", 16)]))
+        );
+        assert_eq!(
+            layout(&built, "MP"),
+            (8, 2, fields(&[("c", 0), ("x", 1), ("s", 6)]))
+        );
         // a : 3, b : 7 in two bytes, c after them, then d : 20 in the next word, `: 0` moving
         // e to the word after: d, the zero-width field and e one run of bytes.
         assert_eq!(

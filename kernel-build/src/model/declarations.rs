@@ -398,20 +398,21 @@ pub struct Field {
 
 /// The start of the names of the fields that hold a run of bit-fields as bytes
 /// (`__bits0`, `__bits1`, …): the bit-fields themselves have no Rust field.
-///
-/// ```
-/// use cuda_kernel_build::model::{BIT_STORAGE, CType, Field, Layout, Scalar};
-/// let f = Field {
-///     name: format!("{BIT_STORAGE}0"),
-///     ty: CType::Array { elem: Box::new(CType::Scalar(Scalar::U8)), len: 2 },
-///     layout: Layout { offset: 0, size: 2, align: 1 },
-/// };
-/// assert!(f.is_bit_storage());
-/// ```
-pub const BIT_STORAGE: &str = "__bits";
+pub(crate) const BIT_STORAGE: &str = "__bits";
 
 impl Field {
-    /// Whether this field holds a run of bit-fields as bytes (see [`BIT_STORAGE`]).
+    /// Whether this field holds a run of bit-fields as bytes (`__bits0`, `__bits1`, …: the
+    /// bit-fields themselves have no field of their own).
+    ///
+    /// ```
+    /// use cuda_kernel_build::model::{CType, Field, Layout, Scalar};
+    /// let f = Field {
+    ///     name: "__bits0".into(),
+    ///     ty: CType::Array { elem: Box::new(CType::Scalar(Scalar::U8)), len: 2 },
+    ///     layout: Layout { offset: 0, size: 2, align: 1 },
+    /// };
+    /// assert!(f.is_bit_storage());
+    /// ```
     pub fn is_bit_storage(&self) -> bool {
         self.name
             .strip_prefix(BIT_STORAGE)

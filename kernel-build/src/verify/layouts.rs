@@ -114,11 +114,9 @@ pub(crate) fn untype(info: &mut ModuleInfo) -> usize {
             let d = match p {
                 Some(p) if p.differs => msg::layout_differs(&kernel.name, ty, &p.why),
                 Some(p) => msg::layout_unmeasured(&kernel.name, ty, &p.why),
-                None => msg::layout_unmeasured(
-                    &kernel.name,
-                    ty,
-                    "no compile of the module measured it",
-                ),
+                None => {
+                    msg::layout_unmeasured(&kernel.name, ty, "no compile of the module measured it")
+                }
             };
             moved.push((index, d));
         }
