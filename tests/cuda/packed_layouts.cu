@@ -20,19 +20,19 @@ _Pragma("pack(push, 4)")
 struct V { char c; double d; };
 _Pragma("pack(pop)")
 
-// out[8 i + j]: the fields of element i of each array, as doubles.
+// out[8 i + j]: the fields of element i of each array, summed as doubles.
 extern "C" __global__ void read_layouts(const P1* p1, const P2* p2, const Q1* q1, const Q2* q2,
                                         const A1* a1, const M1* m1, const M2* m2, const B1* b1,
                                         const V* v, double* out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= n) return;
     double* o = out + 8 * i;
-    o[0] = p1[i].a + p1[i].b;
-    o[1] = p2[i].a + p2[i].b + p2[i].c;
-    o[2] = q1[i].a + q1[i].b + q1[i].c;
-    o[3] = q2[i].a + q2[i].b + a1[i].x;
-    o[4] = m1[i].c + m1[i].x + m1[i].y;
-    o[5] = m2[i].c + m2[i].s;
+    o[0] = (double)p1[i].a + p1[i].b;
+    o[1] = (double)p2[i].a + p2[i].b + p2[i].c;
+    o[2] = (double)q1[i].a + q1[i].b + q1[i].c;
+    o[3] = (double)q2[i].a + q2[i].b + a1[i].x;
+    o[4] = (double)m1[i].c + m1[i].x + m1[i].y;
+    o[5] = (double)m2[i].c + m2[i].s;
     o[6] = b1[i].a + 8.0 * b1[i].b + 1024.0 * b1[i].c + 65536.0 * b1[i].d;
-    o[7] = v[i].c + v[i].d;
+    o[7] = (double)v[i].c + v[i].d;
 }
