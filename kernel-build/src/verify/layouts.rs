@@ -99,9 +99,10 @@ fn record(info: &mut ModuleInfo, verdicts: &HashMap<&str, (&Item, Verdict)>) {
     }
 }
 
-/// Moves every typed kernel of `info` that passes or points to a type of
-/// [`ModuleInfo::layout_problems`] (behind pointers, in arrays, in fields) to
-/// [`ModuleInfo::untyped`], with the reason. Returns how many moved.
+/// Moves every typed kernel of `info` that passes or points to a type the compiler did not
+/// measure equal (behind pointers, in arrays, in fields) to [`ModuleInfo::untyped`], with
+/// the reason, and drops the typed accessor of every global of such a type (with a note).
+/// Returns how many kernels moved.
 pub(crate) fn untype(info: &mut ModuleInfo) -> usize {
     let mut moved = Vec::new();
     for (index, kernel) in info.kernels.iter().enumerate() {
@@ -120,6 +121,21 @@ pub(crate) fn untype(info: &mut ModuleInfo) -> usize {
             };
             moved.push((index, d));
         }
+    }
+    // A global of such a type keeps no typed accessor either.
+    let mut dropped = Vec::new();
+    for (index, g) in info.globals.iter().enumerate() {
+        let mut seen: Vec<&str> = Vec::new();
+        if let Some((ty, _)) = first_problem(&g.ty, info, &mut seen) {
+            dropped.push((index, format!(
+                "global `{}` has no typed accessor: its type uses `{ty}`, whose layout the compiler did not confirm",
+                g.name
+            )));
+        }
+    }
+    for (index, note) in dropped.into_iter().rev() {
+        info.globals.remove(index);
+        info.notes.push(note);
     }
     let count = moved.len();
     for (index, d) in moved.into_iter().rev() {
@@ -443,9 +459,19 @@ mod tests {
             "sm_90".to_owned(),
             vec![(0, vec![9, 1, 0, 1, UNMEASURED, 1, 8, UNMEASURED])],
         )];
+        info.globals.push(crate::model::Global {
+            name: "g".into(),
+            symbol: "g".into(),
+            space: crate::model::GlobalSpace::Device,
+            ty: CType::Struct("P".into()),
+            size: 9,
+            loc: None,
+        });
         measure(&mut info, &[set(&plan, tables.clone(), vec![])]);
         assert_eq!(untype(&mut info), 1);
         assert!(info.kernels.is_empty());
+        assert!(info.globals.is_empty());
+        assert!(info.notes[0].contains("global `g` has no typed accessor"));
         let why = &info.untyped[0].why;
         assert!(why.contains("`P`"), "{why}");
         assert!(why.contains("size 16, align 8"), "{why}");
