@@ -11,6 +11,7 @@
 use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
+use std::sync::{RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
 use cuda_kernel_runtime::{
@@ -53,6 +54,7 @@ const CYCLES: u64 = 50_000_000;
 /// collective cannot be opened inside a group; the communicators work on afterwards.
 #[test]
 fn a_failed_call_drops_its_group_whole_and_groups_do_not_nest() -> Result<(), Error> {
+    let _devices = shared_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -98,6 +100,9 @@ fn a_failed_call_drops_its_group_whole_and_groups_do_not_nest() -> Result<(), Er
 /// device works on, and new communicators reduce again (against the CPU).
 #[test]
 fn a_rank_left_waiting_ends_by_timeout_and_abort() -> Result<(), Error> {
+    // Its lone collective holds device 0 until the abort: the other tests wait meanwhile
+    // rather than queue behind it.
+    let _devices = DEVICES.write().unwrap_or_else(|p| p.into_inner());
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -153,12 +158,73 @@ fn a_rank_left_waiting_ends_by_timeout_and_abort() -> Result<(), Error> {
     Ok(())
 }
 
+/// Threads that each drive every GPU through communicators of their own, at once, on the
+/// devices' default streams: each thread's groups of all-reduces (random data, against the
+/// CPU) finish, because the runtime queues whole groups in one order on every device. Without
+/// that, two threads' kernels queue in opposite orders on two devices and wait for each other
+/// forever; the test fails after 120 s instead of hanging.
+#[test]
+fn threads_driving_every_gpu_at_once_do_not_wait_for_each_other() -> Result<(), Error> {
+    let _devices = shared_devices();
+    let Some(gpus) = gpus_or_skip() else {
+        return Ok(());
+    };
+    const THREADS: usize = 4;
+    const ROUNDS: usize = 40;
+    let workers: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let gpus = gpus.clone();
+            std::thread::spawn(move || -> Result<(), Error> {
+                let comms = Communicator::for_gpus(&gpus)?;
+                let parts: Vec<Vec<f32>> = (0..gpus.len())
+                    .map(|r| data(20 + t as u64, r, 4096))
+                    .collect();
+                let want = sum(&parts);
+                for round in 0..ROUNDS {
+                    let mut xs: Vec<_> = gpus
+                        .iter()
+                        .zip(&parts)
+                        .map(|(g, p)| g.upload(p))
+                        .collect::<Result<_, _>>()?;
+                    sum_on_every_rank(&comms, &mut xs)?;
+                    if round % 8 == 7 {
+                        for got in download_all(&gpus, &xs) {
+                            assert_close(&got, &want, 1e-5 * gpus.len() as f32);
+                        }
+                    }
+                }
+                for g in &gpus {
+                    g.synchronize()?;
+                }
+                Ok(())
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !workers.iter().all(|w| w.is_finished()) {
+        assert!(
+            Instant::now() < deadline,
+            "{THREADS} threads of {ROUNDS} grouped all-reduces each did not finish in 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for w in workers {
+        w.join().expect("a thread panicked")?;
+    }
+    println!(
+        "{THREADS} threads × {ROUNDS} groups over {} GPUs: all sums checked",
+        gpus.len()
+    );
+    Ok(())
+}
+
 /// A split by color (`ncclCommSplit`, every rank of one thread together): ranks of even and
 /// odd rank form two communicators ranked in their old order, and on four or more GPUs the last
 /// rank joins none; an all-reduce within each sums only its members' data (against the CPU).
 /// A color count other than the ranks' and a split inside a group are refused.
 #[test]
 fn split_communicators_reduce_within_their_color() -> Result<(), Error> {
+    let _devices = shared_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -223,6 +289,16 @@ fn split_communicators_reduce_within_their_color() -> Result<(), Error> {
     }
     println!("split {n} ranks by colors {colors:?}: each color's sum checked");
     Ok(())
+}
+
+/// The tests run in parallel on the same GPUs, each driving every rank of its own
+/// communicators from its own thread (the runtime queues their groups in one order on every
+/// device); the one that leaves a rank waiting on purpose runs alone.
+static DEVICES: RwLock<()> = RwLock::new(());
+
+/// A share of the devices, beside the other tests.
+fn shared_devices() -> RwLockReadGuard<'static, ()> {
+    DEVICES.read().unwrap_or_else(|p| p.into_inner())
 }
 
 /// An in-place sum of `xs[r]` over every rank, rank `r` being `comms[r]`, in one group.
@@ -317,6 +393,7 @@ fn download_all<T: cuda_kernel_runtime::DeviceRepr + Default + Clone>(
 
 #[test]
 fn every_collective_matches_the_cpu_on_every_gpu() -> Result<(), Error> {
+    let _devices = shared_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -522,6 +599,7 @@ fn every_collective_matches_the_cpu_on_every_gpu() -> Result<(), Error> {
 
 #[test]
 fn a_collective_waits_for_a_slow_kernel_writing_its_input_on_another_stream() -> Result<(), Error> {
+    let _devices = shared_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -569,6 +647,7 @@ fn a_collective_waits_for_a_slow_kernel_writing_its_input_on_another_stream() ->
 
 #[test]
 fn a_kernel_on_another_stream_waits_for_the_collective_it_reads() -> Result<(), Error> {
+    let _devices = shared_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -615,6 +694,7 @@ const CHILD: &str = "rank_of_two_processes";
 
 #[test]
 fn two_processes_all_reduce_through_an_id_in_a_file() {
+    let _devices = shared_devices();
     let Some(gpus) = gpus_or_skip() else {
         return;
     };

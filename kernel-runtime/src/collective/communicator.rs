@@ -5,10 +5,13 @@
 
 use std::time::{Duration, Instant};
 
+use std::sync::Arc;
+
 use cudarc::nccl::sys::ncclComm_t;
 
 use crate::collective::id::UniqueId;
 use crate::collective::library::{Nccl, nccl};
+use crate::collective::serial::{self, Together};
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
 
@@ -54,6 +57,9 @@ pub struct Communicator {
     rank: usize,
     ranks: usize,
     pub(crate) nccl: &'static Nccl,
+    /// The ranks made with this one in this process, when the runtime knows them all
+    /// (`serial`).
+    pub(crate) together: Option<Arc<Together>>,
 }
 
 // SAFETY: an NCCL communicator may be used from any thread, one call at a time; `&self`
@@ -97,12 +103,16 @@ impl Communicator {
         }
         gpus[0].context().bind_to_thread().call("cuCtxSetCurrent")?;
         let mut comms: Vec<ncclComm_t> = vec![std::ptr::null_mut(); gpus.len()];
+        // Made while no other thread queues a whole group (`serial`).
+        let guard = serial::lock();
         // SAFETY: one out-slot and one ordinal per device.
         let code = unsafe {
             (nccl.comm_init_all)(comms.as_mut_ptr(), gpus.len() as i32, ordinals.as_ptr())
         };
+        drop(guard);
         nccl.check("ncclCommInitAll", code, std::ptr::null_mut())?;
         let ranks = gpus.len();
+        let together = Together::new(ranks);
         Ok(comms
             .into_iter()
             .zip(gpus)
@@ -113,6 +123,7 @@ impl Communicator {
                 rank,
                 ranks,
                 nccl,
+                together: Some(together.clone()),
             })
             .collect())
     }
@@ -159,22 +170,18 @@ impl Communicator {
         // SAFETY: one out-pointer; the id is passed by value.
         let code = unsafe { (nccl.comm_init_rank)(&mut comm, ranks as i32, id.id, rank as i32) };
         nccl.check("ncclCommInitRank", code, std::ptr::null_mut())?;
-        Ok(Communicator {
-            comm,
-            gpu: gpu.clone(),
-            rank,
-            ranks,
-            nccl,
-        })
+        Ok(Communicator::from_parts(comm, gpu, rank, ranks, nccl, None))
     }
 
-    /// A communicator NCCL made, on `gpu`'s device and stream.
+    /// A communicator NCCL made, on `gpu`'s device and stream; `together`: the ranks made
+    /// with it in this process, when known.
     pub(crate) fn from_parts(
         comm: ncclComm_t,
         gpu: &Gpu,
         rank: usize,
         ranks: usize,
         nccl: &'static Nccl,
+        together: Option<Arc<Together>>,
     ) -> Communicator {
         Communicator {
             comm,
@@ -182,6 +189,7 @@ impl Communicator {
             rank,
             ranks,
             nccl,
+            together,
         }
     }
 

@@ -17,6 +17,7 @@ use cudarc::nccl::sys::{cudaStream_t, ncclComm_t, ncclDataType_t, ncclRedOp_t};
 use crate::collective::communicator::Communicator;
 use crate::collective::element::NcclElement;
 use crate::collective::library::{Nccl, nccl};
+use crate::collective::serial::{self, Members};
 use crate::driver::last_launch;
 use crate::error::{DriverResultExt, Error};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
@@ -53,6 +54,8 @@ pub struct Group<'a> {
     /// on this communicator: ending the group must then make NCCL drop it whole, or the
     /// ranks queued before would wait forever for this one.
     unqueued: Option<ncclComm_t>,
+    /// The ranks used, to tell whether the group is whole (`serial`).
+    members: Members,
     /// NCCL's group is the calling thread's: the guard stays on it.
     _thread: PhantomData<*const ()>,
 }
@@ -98,6 +101,7 @@ impl<'a> Group<'a> {
             uses: Vec::new(),
             ended: false,
             unqueued: None,
+            members: Members::default(),
             _thread: PhantomData,
         })
     }
@@ -144,8 +148,12 @@ impl<'a> Group<'a> {
                 )
             };
         }
+        // A group of every rank of its communicators queues its kernels on all their devices
+        // before another such group of any thread queues (`serial`).
+        let guard = self.members.whole().then(serial::lock);
         // SAFETY: the group started in `start`, on this thread.
         let code = unsafe { (self.nccl.group_end)() };
+        drop(guard);
         OPEN.with(|open| open.set(false));
         let ended = self.nccl.check("ncclGroupEnd", code, std::ptr::null_mut());
         if ended.is_ok() && !self.uses.is_empty() {
@@ -174,6 +182,7 @@ impl<'a> Group<'a> {
         ctx: &Arc<cudarc::driver::CudaContext>,
         own: Option<&Arc<CudaStream>>,
     ) -> Result<&'a Arc<CudaStream>, Error> {
+        self.members.note(comm);
         if ctx.cu_ctx() != comm.gpu.context().cu_ctx() {
             return Err(Error::ForeignContext {
                 what: "a collective's buffer",

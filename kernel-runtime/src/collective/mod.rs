@@ -13,7 +13,8 @@
 //! NCCL, checking its results), `element` (the element types), `id` (the unique id),
 //! `communicator` (making, waiting for, aborting and dropping communicators), `split` (new
 //! communicators from some ranks of one), `group` (the calls, ordered), `ops` (the calls one at
-//! a time, on the communicator).
+//! a time, on the communicator), `serial` (one order of NCCL's kernels on every device when
+//! several threads drive communicators made together).
 
 pub(crate) mod communicator;
 pub(crate) mod element;
@@ -21,4 +22,5 @@ pub(crate) mod group;
 pub(crate) mod id;
 pub(crate) mod library;
 mod ops;
+mod serial;
 mod split;
