@@ -15,7 +15,8 @@ use std::sync::{RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
 use cuda_kernel_runtime::{
-    Communicator, Error, Gpu, Group, Launch, ReduceOp, TrackedBuffer, UniqueId, cuda_module, f16,
+    Communicator, DeviceMemoryMut, Error, Gpu, Group, Launch, ReduceOp, TrackedBuffer, UniqueId,
+    cuda_module, f16,
 };
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip, gpu_required};
 
@@ -133,6 +134,30 @@ fn a_rank_left_waiting_ends_by_timeout_and_abort() -> Result<(), Error> {
     );
     // An absent peer is no NCCL error: only the timeout says something is wrong.
     comms[0].async_error()?;
+    // A watchdog thread aborts rank 0 through its handle while this thread waits.
+    let handle = comms[0].abort_handle();
+    let watchdog = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        handle.abort();
+    });
+    let started = Instant::now();
+    let waited = comms[0].wait(Duration::from_secs(60));
+    let elapsed = started.elapsed();
+    watchdog.join().expect("the watchdog");
+    match &waited {
+        Err(Error::Collective { problem, .. }) => {
+            assert!(problem.contains("AbortHandle"), "{problem}")
+        }
+        other => panic!("expected the handle's abort: {other:?}"),
+    }
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+    println!("abort through the handle ended the wait after {elapsed:?}");
+    // Rank 0 is gone: a collective on it is refused, not queued.
+    let mut again = gpus[0].zeros::<f32>(16)?;
+    assert!(matches!(
+        comms[0].all_reduce_in_place(&mut again, &ReduceOp::Sum),
+        Err(Error::Collective { .. })
+    ));
     let started = Instant::now();
     for c in comms {
         c.abort()?;
@@ -520,7 +545,8 @@ fn every_collective_matches_the_cpu_on_every_gpu() -> Result<(), Error> {
         .map(|(g, v)| g.upload(v))
         .collect::<Result<_, _>>()?;
     let mut at_root = gpus[1].zeros::<i64>(len)?;
-    let mut root_dst = Some(&mut at_root);
+    // One thread hands the root's destination out once; the other ranks pass `None`.
+    let mut root_dst: Option<&mut dyn DeviceMemoryMut<i64>> = Some(&mut at_root);
     let mut group = Group::start()?;
     for (c, b) in comms.iter().zip(&lb) {
         // Only the root passes a destination.
@@ -645,6 +671,56 @@ fn a_collective_waits_for_a_slow_kernel_writing_its_input_on_another_stream() ->
     Ok(())
 }
 
+/// Communicators moved to streams of their own (`set_stream`): a collective there still waits
+/// for a slow kernel writing its input on the default stream, and the sum is right.
+#[test]
+fn collectives_on_a_stream_set_later_wait_for_the_kernel_writing_their_input() -> Result<(), Error>
+{
+    let _devices = shared_devices();
+    let Some(gpus) = gpus_or_skip() else {
+        return Ok(());
+    };
+    let mut comms = Communicator::for_gpus(&gpus)?;
+    connect(&gpus, &comms)?;
+    for (c, g) in comms.iter_mut().zip(&gpus) {
+        c.set_stream(&g.new_stream()?)?;
+        assert!(!std::sync::Arc::ptr_eq(c.gpu().stream(), g.stream()));
+    }
+    let foreign = gpus[1].new_stream()?;
+    assert!(matches!(
+        comms[0].set_stream(&foreign),
+        Err(Error::ForeignContext { .. })
+    ));
+    let len = 1 << 20;
+    let mut xs = Vec::new();
+    for (r, gpu) in gpus.iter().enumerate() {
+        let m = slow::load(gpu)?;
+        let mut x = gpu.zeros::<f32>(len)?;
+        // SAFETY: late_fill writes x[i] for i < n; x holds n floats.
+        unsafe {
+            m.late_fill(
+                &Launch::for_num_elems(len as u32),
+                &mut x,
+                r as f32 + 2.0,
+                len as i32,
+                CYCLES,
+            )?
+        };
+        xs.push(x);
+    }
+    sum_on_every_rank(&comms, &mut xs)?;
+    let n = gpus.len() as f32;
+    let want = n * (n + 3.0) / 2.0;
+    for (gpu, x) in gpus.iter().zip(&xs) {
+        let got = x.download(gpu)?;
+        assert!(got.iter().all(|&v| v == want), "{:?}", &got[..4]);
+    }
+    for c in &comms {
+        c.wait(Duration::from_secs(30))?;
+    }
+    Ok(())
+}
+
 #[test]
 fn a_kernel_on_another_stream_waits_for_the_collective_it_reads() -> Result<(), Error> {
     let _devices = shared_devices();
@@ -763,6 +839,18 @@ fn rank_of_two_processes() -> Result<(), Error> {
     let mut total = gpu.zeros::<f32>(len)?;
     comm.all_reduce(&x, &mut total, &ReduceOp::Sum)?;
     assert_close(&total.download(&gpu)?, &sum(&parts), 2e-5);
+    // Root-only arguments: the other rank passes a plain `None`.
+    let mut w = gpu.zeros::<f32>(len)?;
+    let mut at_root = gpu.zeros::<f32>(len)?;
+    if rank == 0 {
+        comm.broadcast(Some(&x), &mut w, 0)?;
+        comm.reduce(&x, None, &ReduceOp::Sum, 1)?;
+    } else {
+        comm.broadcast(None, &mut w, 0)?;
+        comm.reduce(&x, Some(&mut at_root), &ReduceOp::Sum, 1)?;
+        assert_close(&at_root.download(&gpu)?, &sum(&parts), 2e-5);
+    }
+    assert_eq!(w.download(&gpu)?, parts[0]);
     let mut y = gpu.zeros::<f32>(len)?;
     if rank == 0 {
         comm.send(&x, 1)?;
@@ -770,6 +858,6 @@ fn rank_of_two_processes() -> Result<(), Error> {
         comm.recv(&mut y, 0)?;
         assert_eq!(y.download(&gpu)?, parts[0]);
     }
-    println!("rank {rank} of 2: all-reduce and send/recv checked");
+    println!("rank {rank} of 2: all-reduce, broadcast, reduce and send/recv checked");
     Ok(())
 }

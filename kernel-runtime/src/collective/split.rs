@@ -135,7 +135,7 @@ impl Communicator {
             // the parent's order; a null configuration keeps the parent's.
             let code = unsafe {
                 comm_split(
-                    comm.comm,
+                    comm.raw(),
                     color,
                     comm.rank() as c_int,
                     out,
@@ -143,7 +143,7 @@ impl Communicator {
                 )
             };
             // A call NCCL refuses fails the whole group: no rank's split is made.
-            split = nccl.check("ncclCommSplit", code, comm.comm);
+            split = nccl.check("ncclCommSplit", code, comm.raw());
             if split.is_err() {
                 break;
             }
