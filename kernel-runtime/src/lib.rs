@@ -164,7 +164,7 @@ pub use streams::graph_build::{Condition, ConditionHandle, GraphBuilder};
 // Collectives across GPUs (the `nccl` feature; NCCL is opened at run time).
 #[cfg(feature = "nccl")]
 pub use collective::{
-    communicator::{AbortHandle, Communicator},
+    communicator::{AbortHandle, Communicator, OnStream},
     element::NcclElement,
     group::Group,
     id::UniqueId,

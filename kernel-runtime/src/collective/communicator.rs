@@ -6,10 +6,11 @@
 use std::time::{Duration, Instant};
 
 use std::cell::Cell;
+use std::marker::PhantomData;
 use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
-use cudarc::nccl::sys::ncclComm_t;
+use cudarc::nccl::sys::{ncclComm, ncclComm_t};
 
 use crate::collective::id::UniqueId;
 use crate::collective::library::{Nccl, nccl};
@@ -55,12 +56,25 @@ use cudarc::driver::CudaStream;
 /// assert_eq!(gpus[0].download(&grads[0])?[0], gpus.len() as f32);
 /// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
+///
+/// It is `Send` but not `Sync`: one thread at a time calls it.
+///
+/// ```compile_fail
+/// fn shared<T: Sync>() {}
+/// shared::<cuda_kernel_runtime::Communicator>();
+/// ```
 pub struct Communicator {
     /// Null once aborted (by [`abort`](Communicator::abort), or by `wait` for an
     /// [`AbortHandle`]).
-    comm: Cell<ncclComm_t>,
+    /// Shared with the views of [`on_stream`](Communicator::on_stream), which see the abort.
+    comm: Arc<AtomicPtr<ncclComm>>,
     /// Set by this communicator's [`AbortHandle`]s.
     abort_requested: Arc<AtomicBool>,
+    /// A view of another communicator on another stream ([`Communicator::on_stream`]): it
+    /// neither aborts nor destroys the communicator.
+    view: bool,
+    /// Not `Sync`: NCCL takes one call at a time on a communicator.
+    _one_thread: PhantomData<Cell<()>>,
     pub(crate) gpu: Gpu,
     rank: usize,
     ranks: usize,
@@ -70,9 +84,13 @@ pub struct Communicator {
     pub(crate) together: Option<Arc<Together>>,
 }
 
-// SAFETY: an NCCL communicator may be used from any thread, one call at a time; `&self`
-// methods are not offered to two threads at once (no `Sync`).
-unsafe impl Send for Communicator {}
+// An NCCL communicator may be used from any thread, one call at a time: `Send` (every field
+// is), and not `Sync` (`_one_thread`), so that `&self` methods are not offered to two threads
+// at once.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<Communicator>();
+};
 
 impl Communicator {
     /// One communicator per handle in `gpus`, together (`ncclCommInitAll`): rank `i` is
@@ -187,8 +205,10 @@ impl Communicator {
         together: Option<Arc<Together>>,
     ) -> Communicator {
         Communicator {
-            comm: Cell::new(comm),
+            comm: Arc::new(AtomicPtr::new(comm)),
             abort_requested: Arc::new(AtomicBool::new(false)),
+            view: false,
+            _one_thread: PhantomData,
             gpu: gpu.clone(),
             rank,
             ranks,
@@ -200,12 +220,12 @@ impl Communicator {
     /// NCCL's communicator; null once aborted (NCCL refuses a null one with
     /// `ncclInvalidArgument`).
     pub(crate) fn raw(&self) -> ncclComm_t {
-        self.comm.get()
+        self.comm.load(Ordering::Acquire)
     }
 
     /// `Ok` while the communicator has not been aborted.
     pub(crate) fn live(&self, call: &'static str) -> Result<ncclComm_t, Error> {
-        let comm = self.comm.get();
+        let comm = self.comm.load(Ordering::Acquire);
         if comm.is_null() {
             return Err(Error::Collective {
                 call,
@@ -386,7 +406,15 @@ impl Communicator {
 
     /// Aborts the communicator now, if it still lives; the drop then does nothing.
     fn abort_now(&self) -> Result<(), Error> {
-        let comm = self.comm.replace(std::ptr::null_mut());
+        if self.view {
+            return Err(Error::Collective {
+                call: "ncclCommAbort",
+                problem: "a communicator on another stream (`on_stream`) cannot abort the \
+                          communicator it was made from; abort that one"
+                    .to_owned(),
+            });
+        }
+        let comm = self.comm.swap(std::ptr::null_mut(), Ordering::AcqRel);
         if comm.is_null() {
             return Ok(());
         }
@@ -463,6 +491,88 @@ impl Communicator {
         self.gpu = self.gpu.with_stream(stream);
         Ok(())
     }
+
+    /// This rank with its collectives on `stream` (of the same device), for the calls made
+    /// through what it returns (a [`Communicator`] by `Deref`, in a [`Group`](crate::Group)
+    /// too): a per-call stream. Nothing orders `stream` after this rank's own stream; the
+    /// buffers' uses order the collectives with the work on their buffers, as everywhere.
+    /// Inside [`Gpu::capture`](crate::Gpu::capture) it puts collectives into the graph: pass
+    /// the capturing handle's stream. The view can neither
+    /// [`abort`](Communicator::abort) nor destroy the communicator.
+    ///
+    /// ```no_run
+    /// use cuda_kernel_runtime::{Communicator, Gpu, ReduceOp, UniqueId};
+    /// # let (id, rank, ranks) = (UniqueId::new()?, 0, 2);
+    /// let gpu = Gpu::new(rank)?;
+    /// let comm = Communicator::for_rank(&gpu, &id, rank, ranks)?;
+    /// let mut grads = gpu.upload(&[1.0f32; 1024])?;
+    /// comm.all_reduce_in_place(&mut grads, &ReduceOp::Sum)?; // once, eagerly: NCCL connects
+    /// // A step captured once, replayed many times: kernels and the all-reduce in one graph.
+    /// let step = gpu.capture(|g| {
+    ///     comm.on_stream(g.stream())?.all_reduce_in_place(&mut grads, &ReduceOp::Sum)
+    /// })?;
+    /// for _ in 0..100 {
+    ///     step.launch()?;
+    /// }
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::ForeignContext`] for a stream of another device.
+    pub fn on_stream(&self, stream: &Arc<CudaStream>) -> Result<OnStream<'_>, Error> {
+        if stream.context().cu_ctx() != self.gpu.context().cu_ctx() {
+            return Err(Error::ForeignContext {
+                what: "the stream",
+                user: "communicator's rank",
+            });
+        }
+        Ok(OnStream {
+            view: Communicator {
+                comm: self.comm.clone(),
+                abort_requested: Arc::new(AtomicBool::new(false)),
+                view: true,
+                _one_thread: PhantomData,
+                gpu: self.gpu.with_stream(stream),
+                rank: self.rank,
+                ranks: self.ranks,
+                nccl: self.nccl,
+                together: self.together.clone(),
+            },
+            _of: std::marker::PhantomData,
+        })
+    }
+}
+
+/// A [`Communicator`] whose collectives run on another stream, from
+/// [`Communicator::on_stream`]; it derefs to a `Communicator` and lives no longer than the one
+/// it was made from.
+///
+/// ```no_run
+/// # use cuda_kernel_runtime::{Communicator, Gpu, ReduceOp};
+/// # let gpu = Gpu::new(0)?;
+/// # let comms = Communicator::for_gpus(std::slice::from_ref(&gpu))?;
+/// let side = gpu.new_stream()?;
+/// let mut x = gpu.upload(&[2.0f32; 64])?;
+/// comms[0].on_stream(&side)?.all_reduce_in_place(&mut x, &ReduceOp::Sum)?;
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// ```
+pub struct OnStream<'c> {
+    view: Communicator,
+    _of: std::marker::PhantomData<&'c Communicator>,
+}
+
+impl std::ops::Deref for OnStream<'_> {
+    type Target = Communicator;
+
+    fn deref(&self) -> &Communicator {
+        &self.view
+    }
+}
+
+impl std::fmt::Debug for OnStream<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("OnStream").field(&self.view).finish()
+    }
 }
 
 /// Aborts a [`Communicator`] from another thread (a watchdog): `Send`, `Sync` and `Clone`, from
@@ -510,7 +620,7 @@ impl AbortHandle {
 
 impl Drop for Communicator {
     fn drop(&mut self) {
-        if self.comm.get().is_null() {
+        if self.view || self.comm.load(Ordering::Acquire).is_null() {
             return; // aborted
         }
         // Errors cannot be returned from here. What was queued finishes first, unless NCCL
@@ -520,7 +630,7 @@ impl Drop for Communicator {
         // nothing is waited for either: a rank left waiting for a peer would never get there.
         let finished = !std::thread::panicking() && self.wait(Duration::MAX).is_ok();
         // The wait aborts the communicator itself when an abort handle asked for it.
-        let comm = self.comm.replace(std::ptr::null_mut());
+        let comm = self.comm.swap(std::ptr::null_mut(), Ordering::AcqRel);
         if comm.is_null() {
             return;
         }
