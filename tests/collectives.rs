@@ -15,8 +15,8 @@ use std::sync::{RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
 use cuda_kernel_runtime::{
-    Communicator, DeviceMemoryMut, Error, Gpu, Graph, Group, Launch, ReduceOp, TrackedBuffer,
-    UniqueId, cuda_module, f16,
+    Communicator, DeviceMemoryMut, Error, Gpu, Group, Launch, ReduceOp, TrackedBuffer, UniqueId,
+    cuda_module, f16,
 };
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip, gpu_required};
 
@@ -327,9 +327,10 @@ fn shared_devices() -> RwLockReadGuard<'static, ()> {
 }
 
 /// A data-parallel step (a kernel scales each rank's input, an all-reduce sums it, a kernel
-/// scales the sum) captured once into one graph per GPU (the collective through `on_stream` on
-/// the capturing stream) and replayed: the replay's result equals the eager step's and the
-/// CPU's; the time of a replay and of an eager step are printed.
+/// scales the sum) captured once into a graph per GPU and replayed, one thread per rank (each
+/// owning its communicator; the collective goes into the graph through `on_stream` on the
+/// capturing stream): the replay's result equals the eager step's and the CPU's; the mean
+/// time of an eager step and of a replay are printed.
 #[test]
 fn a_data_parallel_step_captured_in_graphs_equals_the_eager_step() -> Result<(), Error> {
     let _devices = shared_devices();
@@ -341,122 +342,81 @@ fn a_data_parallel_step_captured_in_graphs_equals_the_eager_step() -> Result<(),
     connect(&gpus, &comms)?;
     let len = 1 << 20;
     let parts: Vec<Vec<f32>> = (0..n).map(|r| data(30, r, len)).collect();
-    let xs: Vec<_> = gpus
-        .iter()
-        .zip(&parts)
-        .map(|(g, p)| g.upload(p))
-        .collect::<Result<_, _>>()?;
-    let zeros = || -> Result<Vec<TrackedBuffer<f32>>, Error> {
-        gpus.iter().map(|g| g.zeros::<f32>(len)).collect()
-    };
-    let (mut ys, mut zs) = (zeros()?, zeros()?);
-    let modules: Vec<_> = gpus.iter().map(slow::load).collect::<Result<_, _>>()?;
-
-    step_on(&gpus, &comms, &modules, &xs, &mut ys, &mut zs)?;
-    let eager = download_all(&gpus, &zs);
     let want: Vec<f32> = sum(&parts).iter().map(|v| 1.5 * v).collect();
-    for got in &eager {
-        assert_close(got, &want, 1e-5 * n as f32);
-    }
-    for (g, z) in gpus.iter().zip(&mut zs) {
-        z.memset_zeros(g)?;
-    }
-
-    let mut graphs = Vec::new();
-    capture_all(&gpus, &mut Vec::new(), &mut graphs, &mut |on| {
-        step_on(on, &comms, &modules, &xs, &mut ys, &mut zs)
+    let results = std::thread::scope(|s| {
+        let ranks: Vec<_> = comms
+            .into_iter()
+            .map(|comm| {
+                let parts = &parts;
+                s.spawn(move || graph_rank(comm, parts))
+            })
+            .collect();
+        ranks
+            .into_iter()
+            .map(|r| r.join().expect("a rank's thread"))
+            .collect::<Result<Vec<_>, Error>>()
     })?;
-    for graph in &graphs {
-        graph.launch()?;
+    for (r, (eager, replayed, eager_time, replay_time)) in results.iter().enumerate() {
+        assert_close(eager, &want, 1e-5 * n as f32);
+        assert_close(replayed, eager, 1e-6);
+        let largest = replayed
+            .iter()
+            .zip(eager)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
+        println!(
+            "rank {r}: graph replay equals the eager step (largest difference {largest:e}); \
+             step of 2 kernels + an all-reduce of {len} f32 on {n} GPUs: eager {eager_time:?}, \
+             graph replay {replay_time:?}"
+        );
     }
-    let replayed = download_all(&gpus, &zs);
-    let mut largest = 0.0f32;
-    for (got, eager) in replayed.iter().zip(&eager) {
-        assert_close(got, eager, 1e-6);
-        assert_close(got, &want, 1e-5 * n as f32);
-        for (a, b) in got.iter().zip(eager) {
-            largest = largest.max((a - b).abs());
-        }
-    }
-    println!("graph replay equals the eager step on {n} GPUs (largest difference {largest:e})");
+    Ok(())
+}
 
+/// One rank of the test above: the step eagerly, then captured and replayed; then each timed.
+fn graph_rank(
+    comm: Communicator,
+    parts: &[Vec<f32>],
+) -> Result<(Vec<f32>, Vec<f32>, Duration, Duration), Error> {
     const TIMES: u32 = 50;
-    let sync = || gpus.iter().try_for_each(Gpu::synchronize);
-    sync()?;
+    let gpu = comm.gpu().clone();
+    let m = slow::load(&gpu)?;
+    let x = gpu.upload(&parts[comm.rank()])?;
+    let len = x.len();
+    let (mut y, mut z) = (gpu.zeros::<f32>(len)?, gpu.zeros::<f32>(len)?);
+    let launch = Launch::for_num_elems(len as u32);
+    // y = x / 2, y summed over the ranks, z = 3 y; on `on`'s stream.
+    let step = |on: &Gpu, y: &mut TrackedBuffer<f32>, z: &mut TrackedBuffer<f32>| {
+        let k = m.with_stream(on.stream());
+        // SAFETY: scale reads its input and writes its output, len floats each.
+        unsafe { k.scale(&launch, &x, &mut *y, 0.5, len as i32)? };
+        comm.on_stream(on.stream())?
+            .all_reduce_in_place(&mut *y, &ReduceOp::Sum)?;
+        // SAFETY: as above.
+        unsafe { k.scale(&launch, &*y, z, 3.0, len as i32) }
+    };
+    step(&gpu, &mut y, &mut z)?;
+    let eager = z.download(&gpu)?;
+    z.memset_zeros(&gpu)?;
+    let graph = gpu.capture(|g| step(g, &mut y, &mut z))?;
+    graph.launch()?;
+    let replayed = z.download(&gpu)?;
+
+    comm.wait(Duration::from_secs(60))?;
     let started = Instant::now();
     for _ in 0..TIMES {
-        step_on(&gpus, &comms, &modules, &xs, &mut ys, &mut zs)?;
+        step(&gpu, &mut y, &mut z)?;
     }
-    sync()?;
+    comm.wait(Duration::from_secs(60))?;
     let eager_time = started.elapsed() / TIMES;
     let started = Instant::now();
     for _ in 0..TIMES {
-        for graph in &graphs {
-            graph.launch()?;
-        }
+        graph.launch()?;
     }
-    sync()?;
+    comm.wait(Duration::from_secs(60))?;
     let replay_time = started.elapsed() / TIMES;
-    println!(
-        "step of 2 kernels + an all-reduce of {len} f32 on {n} GPUs: eager {eager_time:?}, \
-         graph replay {replay_time:?} (mean of {TIMES})"
-    );
-    assert_close(&download_all(&gpus, &zs)[0], &want, 1e-5 * n as f32);
-    Ok(())
-}
-
-/// The step of the test above on the streams of `on` (one handle per rank): y = x / 2, y summed
-/// over the ranks, z = 3 y.
-fn step_on(
-    on: &[Gpu],
-    comms: &[Communicator],
-    modules: &[slow::Module],
-    xs: &[TrackedBuffer<f32>],
-    ys: &mut [TrackedBuffer<f32>],
-    zs: &mut [TrackedBuffer<f32>],
-) -> Result<(), Error> {
-    let len = xs[0].len();
-    let launch = Launch::for_num_elems(len as u32);
-    for r in 0..on.len() {
-        let m = modules[r].with_stream(on[r].stream());
-        // SAFETY: scale reads x and writes y, len floats each.
-        unsafe { m.scale(&launch, &xs[r], &mut ys[r], 0.5, len as i32)? };
-    }
-    let ranks = comms
-        .iter()
-        .zip(on)
-        .map(|(c, g)| c.on_stream(g.stream()))
-        .collect::<Result<Vec<_>, _>>()?;
-    let mut group = Group::start()?;
-    for (c, y) in ranks.iter().zip(ys.iter_mut()) {
-        group.all_reduce_in_place(c, y, &ReduceOp::Sum)?;
-    }
-    group.end()?;
-    for r in 0..on.len() {
-        let m = modules[r].with_stream(on[r].stream());
-        // SAFETY: as above.
-        unsafe { m.scale(&launch, &ys[r], &mut zs[r], 3.0, len as i32)? };
-    }
-    Ok(())
-}
-
-/// Captures `body` into one graph per GPU of `gpus` at once (nested captures, one thread),
-/// `body` getting the capturing handles; the graphs, last GPU's first.
-fn capture_all(
-    gpus: &[Gpu],
-    on: &mut Vec<Gpu>,
-    graphs: &mut Vec<Graph>,
-    body: &mut dyn FnMut(&[Gpu]) -> Result<(), Error>,
-) -> Result<(), Error> {
-    let Some((first, rest)) = gpus.split_first() else {
-        return body(on);
-    };
-    let graph = first.capture(|g| {
-        on.push(g.clone());
-        capture_all(rest, on, graphs, body)
-    })?;
-    graphs.push(graph);
-    Ok(())
+    assert_eq!(z.download(&gpu)?, replayed, "the last replay");
+    Ok((eager, replayed, eager_time, replay_time))
 }
 
 /// An in-place sum of `xs[r]` over every rank, rank `r` being `comms[r]`, in one group.
