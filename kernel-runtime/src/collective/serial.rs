@@ -1,26 +1,23 @@
 //! One order of NCCL's kernels on every device, whatever the threads of the process do.
 //!
-//! A collective's kernel waits on the device until the kernels of its other ranks run. Two
-//! threads that each drive every rank of their own communicators (each made by
-//! [`Communicator::for_gpus`](crate::Communicator::for_gpus)) on the same devices queue their
-//! groups' kernels device by device: thread A queues on device 0 and thread B on device 0
-//! behind it, then B queues on device 1 and A on device 1 behind B. On one stream per device
-//! (every [`Gpu::new`](crate::Gpu::new) handle's default stream) A's kernel on device 0 waits
-//! for A's on device 1, queued behind B's, which waits for B's on device 0, queued behind A's:
-//! neither ever finishes. On separate streams the same cycle forms through anything that
-//! waits for a whole device (a free, NCCL's own setup) or through a device too full to run
-//! both. NCCL asks programs to issue the collectives of different communicators in one order on
-//! every device; this module does that for the communicators the runtime can see whole.
+//! A collective's kernel waits on the device until the kernels of its other ranks run, and NCCL
+//! gives no forward-progress guarantee between the kernels of different communicators on one
+//! device: it asks programs to issue the collectives of different communicators in one order on
+//! every device. Two threads that each drive every rank of their own communicators (each made
+//! by [`Communicator::for_gpus`](crate::Communicator::for_gpus)) on the same devices would
+//! queue their groups device by device in any interleaving: thread A on device 0 and B behind
+//! it, B on device 1 and A behind it, each kernel then waiting for one queued behind the other.
+//! This module keeps the order for the communicators the runtime can see whole.
 //!
 //! Ranks made together in this process ([`Communicator::for_gpus`], and the splits of all of
 //! them) share a [`Together`]. A [`Group`](crate::Group) that holds every rank of each
 //! communicator it uses is *whole*: its end (`ncclGroupEnd`, which queues its kernels on every
 //! device) runs under [`lock`], one process-wide lock, as do `ncclCommInitAll` and the split of
 //! whole communicators. So the groups of all threads queue on every device in the order they
-//! took the lock, and the first of them can always run. A group that holds only some ranks of
-//! a communicator (one rank per thread or per process) is not locked: its end may wait for the
-//! other ranks' threads at NCCL's first connection, and a lock would then keep them out. Those
-//! ranks keep NCCL's rule themselves: the same collectives in the same order on every rank.
+//! took the lock. A group that holds only some ranks of a communicator (one rank per thread or
+//! per process) is not locked: its end may wait for the other ranks' threads at NCCL's first
+//! connection, and a lock would then keep them out. Those ranks keep NCCL's rule themselves: the
+//! same collectives in the same order on every rank.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 
