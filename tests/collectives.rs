@@ -185,9 +185,9 @@ fn a_rank_left_waiting_ends_by_timeout_and_abort() -> Result<(), Error> {
 
 /// Threads that each drive every GPU through communicators of their own, at once, on the
 /// devices' default streams: each thread's groups of all-reduces (random data, against the
-/// CPU) finish, because the runtime queues whole groups in one order on every device. Without
-/// that, two threads' kernels queue in opposite orders on two devices and wait for each other
-/// forever; the test fails after 120 s instead of hanging.
+/// CPU) finish: the runtime queues whole groups in one order on every device, as NCCL asks
+/// (it gives no forward-progress guarantee between communicators' kernels on one device). A
+/// hang fails the test after 120 s instead of hanging the suite.
 #[test]
 fn threads_driving_every_gpu_at_once_do_not_wait_for_each_other() -> Result<(), Error> {
     let _devices = shared_devices();
@@ -317,8 +317,10 @@ fn split_communicators_reduce_within_their_color() -> Result<(), Error> {
 }
 
 /// The tests run in parallel on the same GPUs, each driving every rank of its own
-/// communicators from its own thread (the runtime queues their groups in one order on every
-/// device); the one that leaves a rank waiting on purpose runs alone.
+/// communicators from its own thread. The one that leaves a rank waiting on purpose runs alone:
+/// its waiting rank blocks device 0, and another test's communicator setup or free, which waits
+/// for the whole device, then held up that rank's own wait, so the abort that ends it never came
+/// and the whole suite hung.
 static DEVICES: RwLock<()> = RwLock::new(());
 
 /// A share of the devices, beside the other tests.
