@@ -3,6 +3,16 @@
 //! the runtime, ordered with the kernels) sums the gradients, and a typed kernel updates the
 //! weights, which stay equal on every rank. Checked against the same steps on the CPU.
 //!
+//! Started by a launcher, each process is one rank, joined through `Communicator::from_env`
+//! (rank 0 serves the NCCL id over TCP; the local rank picks the GPU):
+//!
+//! ```text
+//! torchrun --no-python --nproc-per-node=4 target/release/examples/data_parallel
+//! ```
+//!
+//! (or under `srun`, or `mpirun` with `MASTER_ADDR`/`MASTER_PORT` set). `--every-gpu` keeps the
+//! one-process mode under a launcher's variables.
+//!
 //! `--processes 2` runs the same steps as two processes (this binary started twice, ranks 0
 //! and 1 on devices 0 and 1), joined by an NCCL unique id that rank 0 writes to a file the
 //! other reads. Needs `--features nccl` and `libnccl.so.2` at run time.
@@ -11,7 +21,7 @@ use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
 use cuda_kernel_runtime::{
-    Communicator, Error, Gpu, Group, Launch, ReduceOp, TrackedBuffer, UniqueId, cuda_module,
+    Communicator, Error, Gpu, Group, Job, Launch, ReduceOp, TrackedBuffer, UniqueId, cuda_module,
 };
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded};
 
@@ -61,7 +71,17 @@ fn main() -> ExitCode {
             .and_then(|i| args.get(i + 1))
             .cloned()
     };
+    // Started by torchrun, srun or mpirun: one rank per process.
+    let launched = !args.iter().any(|a| a == "--every-gpu") && Job::from_env().is_ok();
     match (flag("--rank"), flag("--id-file"), flag("--processes")) {
+        _ if launched => kernel_examples::run(
+            "data_parallel (a launcher's rank)",
+            &[embedded!(sgd)],
+            |_| {
+                let comm = Communicator::from_env()?;
+                rank_steps(&comm)
+            },
+        ),
         (Some(rank), Some(file), _) => {
             let rank: usize = rank.parse().expect("--rank N");
             kernel_examples::run("data_parallel (one rank)", &[embedded!(sgd)], |_| {
@@ -240,21 +260,32 @@ fn one_rank(rank: usize, file: &str) -> Result<Report, Error> {
     };
     let gpu = Gpu::new(rank)?;
     let comm = Communicator::for_rank(&gpu, &id, rank, 2)?;
+    rank_steps(&comm)
+}
+
+/// The steps as one rank of `comm` (one process of several), checked against the CPU's.
+fn rank_steps(comm: &Communicator) -> Result<Report, Error> {
+    let (rank, ranks) = (comm.rank(), comm.ranks());
+    let gpu = comm.gpu().clone();
     let mut me = Rank::new(&gpu, rank)?;
+    let start = Instant::now();
     for _ in 0..STEPS {
-        me.local_gradient(ROWS * 2)?;
+        me.local_gradient(ROWS * ranks)?;
         comm.all_reduce_in_place(&mut me.g, &ReduceOp::Sum)?;
         me.update()?;
     }
-    let mut report = Report::titled(&format!("data_parallel rank {rank} of 2"));
-    report.check(
-        &format!("weights on device {rank}"),
-        compare(
-            &me.w.download(&gpu)?,
-            &cpu_reference(2),
-            Tolerance::new(1e-4, 1e-3),
-        ),
+    let got = me.w.download(&gpu)?;
+    let elapsed = start.elapsed();
+    let mut report = Report::titled(&format!("data_parallel rank {rank} of {ranks}"));
+    report.fact(
+        "rows per rank × features",
+        format!("{ROWS} × {D}, {STEPS} steps"),
     );
+    report.check(
+        &format!("weights on device {}", gpu.ordinal()),
+        compare(&got, &cpu_reference(ranks), Tolerance::new(1e-4, 1e-3)),
+    );
+    report.time("steps", elapsed, None);
     Ok(report)
 }
 

@@ -11,10 +11,12 @@
 use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
+use std::sync::{RwLock, RwLockReadGuard};
 use std::time::{Duration, Instant};
 
 use cuda_kernel_runtime::{
-    Communicator, Error, Gpu, Group, Launch, ReduceOp, TrackedBuffer, UniqueId, cuda_module, f16,
+    Communicator, DeviceMemoryMut, Error, Gpu, Group, Launch, ReduceOp, TrackedBuffer, UniqueId,
+    cuda_module, f16,
 };
 use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip, gpu_required};
 
@@ -53,6 +55,7 @@ const CYCLES: u64 = 50_000_000;
 /// collective cannot be opened inside a group; the communicators work on afterwards.
 #[test]
 fn a_failed_call_drops_its_group_whole_and_groups_do_not_nest() -> Result<(), Error> {
+    let _devices = shared_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -98,6 +101,9 @@ fn a_failed_call_drops_its_group_whole_and_groups_do_not_nest() -> Result<(), Er
 /// device works on, and new communicators reduce again (against the CPU).
 #[test]
 fn a_rank_left_waiting_ends_by_timeout_and_abort() -> Result<(), Error> {
+    // Its lone collective holds device 0 until the abort: the other tests wait meanwhile
+    // rather than queue behind it.
+    let _devices = DEVICES.write().unwrap_or_else(|p| p.into_inner());
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -128,6 +134,30 @@ fn a_rank_left_waiting_ends_by_timeout_and_abort() -> Result<(), Error> {
     );
     // An absent peer is no NCCL error: only the timeout says something is wrong.
     comms[0].async_error()?;
+    // A watchdog thread aborts rank 0 through its handle while this thread waits.
+    let handle = comms[0].abort_handle();
+    let watchdog = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_millis(200));
+        handle.abort();
+    });
+    let started = Instant::now();
+    let waited = comms[0].wait(Duration::from_secs(60));
+    let elapsed = started.elapsed();
+    watchdog.join().expect("the watchdog");
+    match &waited {
+        Err(Error::Collective { problem, .. }) => {
+            assert!(problem.contains("AbortHandle"), "{problem}")
+        }
+        other => panic!("expected the handle's abort: {other:?}"),
+    }
+    assert!(elapsed < Duration::from_secs(10), "{elapsed:?}");
+    println!("abort through the handle ended the wait after {elapsed:?}");
+    // Rank 0 is gone: a collective on it is refused, not queued.
+    let mut again = gpus[0].zeros::<f32>(16)?;
+    assert!(matches!(
+        comms[0].all_reduce_in_place(&mut again, &ReduceOp::Sum),
+        Err(Error::Collective { .. })
+    ));
     let started = Instant::now();
     for c in comms {
         c.abort()?;
@@ -153,12 +183,73 @@ fn a_rank_left_waiting_ends_by_timeout_and_abort() -> Result<(), Error> {
     Ok(())
 }
 
+/// Threads that each drive every GPU through communicators of their own, at once, on the
+/// devices' default streams: each thread's groups of all-reduces (random data, against the
+/// CPU) finish: the runtime queues whole groups in one order on every device, as NCCL asks
+/// (it gives no forward-progress guarantee between communicators' kernels on one device). A
+/// hang fails the test after 120 s instead of hanging the suite.
+#[test]
+fn threads_driving_every_gpu_at_once_do_not_wait_for_each_other() -> Result<(), Error> {
+    let _devices = shared_devices();
+    let Some(gpus) = gpus_or_skip() else {
+        return Ok(());
+    };
+    const THREADS: usize = 4;
+    const ROUNDS: usize = 40;
+    let workers: Vec<_> = (0..THREADS)
+        .map(|t| {
+            let gpus = gpus.clone();
+            std::thread::spawn(move || -> Result<(), Error> {
+                let comms = Communicator::for_gpus(&gpus)?;
+                let parts: Vec<Vec<f32>> = (0..gpus.len())
+                    .map(|r| data(20 + t as u64, r, 4096))
+                    .collect();
+                let want = sum(&parts);
+                for round in 0..ROUNDS {
+                    let mut xs: Vec<_> = gpus
+                        .iter()
+                        .zip(&parts)
+                        .map(|(g, p)| g.upload(p))
+                        .collect::<Result<_, _>>()?;
+                    sum_on_every_rank(&comms, &mut xs)?;
+                    if round % 8 == 7 {
+                        for got in download_all(&gpus, &xs) {
+                            assert_close(&got, &want, 1e-5 * gpus.len() as f32);
+                        }
+                    }
+                }
+                for g in &gpus {
+                    g.synchronize()?;
+                }
+                Ok(())
+            })
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !workers.iter().all(|w| w.is_finished()) {
+        assert!(
+            Instant::now() < deadline,
+            "{THREADS} threads of {ROUNDS} grouped all-reduces each did not finish in 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for w in workers {
+        w.join().expect("a thread panicked")?;
+    }
+    println!(
+        "{THREADS} threads × {ROUNDS} groups over {} GPUs: all sums checked",
+        gpus.len()
+    );
+    Ok(())
+}
+
 /// A split by color (`ncclCommSplit`, every rank of one thread together): ranks of even and
 /// odd rank form two communicators ranked in their old order, and on four or more GPUs the last
 /// rank joins none; an all-reduce within each sums only its members' data (against the CPU).
 /// A color count other than the ranks' and a split inside a group are refused.
 #[test]
 fn split_communicators_reduce_within_their_color() -> Result<(), Error> {
+    let _devices = shared_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -223,6 +314,111 @@ fn split_communicators_reduce_within_their_color() -> Result<(), Error> {
     }
     println!("split {n} ranks by colors {colors:?}: each color's sum checked");
     Ok(())
+}
+
+/// The tests run in parallel on the same GPUs, each driving every rank of its own
+/// communicators from its own thread. The one that leaves a rank waiting on purpose runs alone:
+/// its waiting rank blocks device 0, and another test's communicator setup or free, which waits
+/// for the whole device, then held up that rank's own wait, so the abort that ends it never came
+/// and the whole suite hung.
+static DEVICES: RwLock<()> = RwLock::new(());
+
+/// A share of the devices, beside the other tests.
+fn shared_devices() -> RwLockReadGuard<'static, ()> {
+    DEVICES.read().unwrap_or_else(|p| p.into_inner())
+}
+
+/// A data-parallel step (a kernel scales each rank's input, an all-reduce sums it, a kernel
+/// scales the sum) captured once into a graph per GPU and replayed, one thread per rank (each
+/// owning its communicator; the collective goes into the graph through `on_stream` on the
+/// capturing stream): the replay's result equals the eager step's and the CPU's; the mean
+/// time of an eager step and of a replay are printed.
+#[test]
+fn a_data_parallel_step_captured_in_graphs_equals_the_eager_step() -> Result<(), Error> {
+    let _devices = shared_devices();
+    let Some(gpus) = gpus_or_skip() else {
+        return Ok(());
+    };
+    let n = gpus.len();
+    let comms = Communicator::for_gpus(&gpus)?;
+    connect(&gpus, &comms)?;
+    let len = 1 << 20;
+    let parts: Vec<Vec<f32>> = (0..n).map(|r| data(30, r, len)).collect();
+    let want: Vec<f32> = sum(&parts).iter().map(|v| 1.5 * v).collect();
+    let results = std::thread::scope(|s| {
+        let ranks: Vec<_> = comms
+            .into_iter()
+            .map(|comm| {
+                let parts = &parts;
+                s.spawn(move || graph_rank(comm, parts))
+            })
+            .collect();
+        ranks
+            .into_iter()
+            .map(|r| r.join().expect("a rank's thread"))
+            .collect::<Result<Vec<_>, Error>>()
+    })?;
+    for (r, (eager, replayed, eager_time, replay_time)) in results.iter().enumerate() {
+        assert_close(eager, &want, 1e-5 * n as f32);
+        assert_close(replayed, eager, 1e-6);
+        let largest = replayed
+            .iter()
+            .zip(eager)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0f32, f32::max);
+        println!(
+            "rank {r}: graph replay equals the eager step (largest difference {largest:e}); \
+             step of 2 kernels + an all-reduce of {len} f32 on {n} GPUs: eager {eager_time:?}, \
+             graph replay {replay_time:?}"
+        );
+    }
+    Ok(())
+}
+
+/// One rank of the test above: the step eagerly, then captured and replayed; then each timed.
+fn graph_rank(
+    comm: Communicator,
+    parts: &[Vec<f32>],
+) -> Result<(Vec<f32>, Vec<f32>, Duration, Duration), Error> {
+    const TIMES: u32 = 50;
+    let gpu = comm.gpu().clone();
+    let m = slow::load(&gpu)?;
+    let x = gpu.upload(&parts[comm.rank()])?;
+    let len = x.len();
+    let (mut y, mut z) = (gpu.zeros::<f32>(len)?, gpu.zeros::<f32>(len)?);
+    let launch = Launch::for_num_elems(len as u32);
+    // y = x / 2, y summed over the ranks, z = 3 y; on `on`'s stream.
+    let step = |on: &Gpu, y: &mut TrackedBuffer<f32>, z: &mut TrackedBuffer<f32>| {
+        let k = m.with_stream(on.stream());
+        // SAFETY: scale reads its input and writes its output, len floats each.
+        unsafe { k.scale(&launch, &x, &mut *y, 0.5, len as i32)? };
+        comm.on_stream(on.stream())?
+            .all_reduce_in_place(&mut *y, &ReduceOp::Sum)?;
+        // SAFETY: as above.
+        unsafe { k.scale(&launch, &*y, z, 3.0, len as i32) }
+    };
+    step(&gpu, &mut y, &mut z)?;
+    let eager = z.download(&gpu)?;
+    z.memset_zeros(&gpu)?;
+    let graph = gpu.capture(|g| step(g, &mut y, &mut z))?;
+    graph.launch()?;
+    let replayed = z.download(&gpu)?;
+
+    comm.wait(Duration::from_secs(60))?;
+    let started = Instant::now();
+    for _ in 0..TIMES {
+        step(&gpu, &mut y, &mut z)?;
+    }
+    comm.wait(Duration::from_secs(60))?;
+    let eager_time = started.elapsed() / TIMES;
+    let started = Instant::now();
+    for _ in 0..TIMES {
+        graph.launch()?;
+    }
+    comm.wait(Duration::from_secs(60))?;
+    let replay_time = started.elapsed() / TIMES;
+    assert_eq!(z.download(&gpu)?, replayed, "the last replay");
+    Ok((eager, replayed, eager_time, replay_time))
 }
 
 /// An in-place sum of `xs[r]` over every rank, rank `r` being `comms[r]`, in one group.
@@ -317,6 +513,7 @@ fn download_all<T: cuda_kernel_runtime::DeviceRepr + Default + Clone>(
 
 #[test]
 fn every_collective_matches_the_cpu_on_every_gpu() -> Result<(), Error> {
+    let _devices = shared_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -443,7 +640,8 @@ fn every_collective_matches_the_cpu_on_every_gpu() -> Result<(), Error> {
         .map(|(g, v)| g.upload(v))
         .collect::<Result<_, _>>()?;
     let mut at_root = gpus[1].zeros::<i64>(len)?;
-    let mut root_dst = Some(&mut at_root);
+    // One thread hands the root's destination out once; the other ranks pass `None`.
+    let mut root_dst: Option<&mut dyn DeviceMemoryMut<i64>> = Some(&mut at_root);
     let mut group = Group::start()?;
     for (c, b) in comms.iter().zip(&lb) {
         // Only the root passes a destination.
@@ -522,6 +720,7 @@ fn every_collective_matches_the_cpu_on_every_gpu() -> Result<(), Error> {
 
 #[test]
 fn a_collective_waits_for_a_slow_kernel_writing_its_input_on_another_stream() -> Result<(), Error> {
+    let _devices = shared_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -567,8 +766,59 @@ fn a_collective_waits_for_a_slow_kernel_writing_its_input_on_another_stream() ->
     Ok(())
 }
 
+/// Communicators moved to streams of their own (`set_stream`): a collective there still waits
+/// for a slow kernel writing its input on the default stream, and the sum is right.
+#[test]
+fn collectives_on_a_stream_set_later_wait_for_the_kernel_writing_their_input() -> Result<(), Error>
+{
+    let _devices = shared_devices();
+    let Some(gpus) = gpus_or_skip() else {
+        return Ok(());
+    };
+    let mut comms = Communicator::for_gpus(&gpus)?;
+    connect(&gpus, &comms)?;
+    for (c, g) in comms.iter_mut().zip(&gpus) {
+        c.set_stream(&g.new_stream()?)?;
+        assert!(!std::sync::Arc::ptr_eq(c.gpu().stream(), g.stream()));
+    }
+    let foreign = gpus[1].new_stream()?;
+    assert!(matches!(
+        comms[0].set_stream(&foreign),
+        Err(Error::ForeignContext { .. })
+    ));
+    let len = 1 << 20;
+    let mut xs = Vec::new();
+    for (r, gpu) in gpus.iter().enumerate() {
+        let m = slow::load(gpu)?;
+        let mut x = gpu.zeros::<f32>(len)?;
+        // SAFETY: late_fill writes x[i] for i < n; x holds n floats.
+        unsafe {
+            m.late_fill(
+                &Launch::for_num_elems(len as u32),
+                &mut x,
+                r as f32 + 2.0,
+                len as i32,
+                CYCLES,
+            )?
+        };
+        xs.push(x);
+    }
+    sum_on_every_rank(&comms, &mut xs)?;
+    let n = gpus.len() as f32;
+    let want = n * (n + 3.0) / 2.0;
+    for (gpu, x) in gpus.iter().zip(&xs) {
+        let got = x.download(gpu)?;
+        assert!(got.iter().all(|&v| v == want), "{:?}", &got[..4]);
+    }
+    for c in &comms {
+        c.wait(Duration::from_secs(30))?;
+    }
+    Ok(())
+}
+
 #[test]
 fn a_kernel_on_another_stream_waits_for_the_collective_it_reads() -> Result<(), Error> {
+    let _devices = shared_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -615,6 +865,7 @@ const CHILD: &str = "rank_of_two_processes";
 
 #[test]
 fn two_processes_all_reduce_through_an_id_in_a_file() {
+    let _devices = shared_devices();
     let Some(gpus) = gpus_or_skip() else {
         return;
     };
@@ -683,6 +934,18 @@ fn rank_of_two_processes() -> Result<(), Error> {
     let mut total = gpu.zeros::<f32>(len)?;
     comm.all_reduce(&x, &mut total, &ReduceOp::Sum)?;
     assert_close(&total.download(&gpu)?, &sum(&parts), 2e-5);
+    // Root-only arguments: the other rank passes a plain `None`.
+    let mut w = gpu.zeros::<f32>(len)?;
+    let mut at_root = gpu.zeros::<f32>(len)?;
+    if rank == 0 {
+        comm.broadcast(Some(&x), &mut w, 0)?;
+        comm.reduce(&x, None, &ReduceOp::Sum, 1)?;
+    } else {
+        comm.broadcast(None, &mut w, 0)?;
+        comm.reduce(&x, Some(&mut at_root), &ReduceOp::Sum, 1)?;
+        assert_close(&at_root.download(&gpu)?, &sum(&parts), 2e-5);
+    }
+    assert_eq!(w.download(&gpu)?, parts[0]);
     let mut y = gpu.zeros::<f32>(len)?;
     if rank == 0 {
         comm.send(&x, 1)?;
@@ -690,6 +953,6 @@ fn rank_of_two_processes() -> Result<(), Error> {
         comm.recv(&mut y, 0)?;
         assert_eq!(y.download(&gpu)?, parts[0]);
     }
-    println!("rank {rank} of 2: all-reduce and send/recv checked");
+    println!("rank {rank} of 2: all-reduce, broadcast, reduce and send/recv checked");
     Ok(())
 }

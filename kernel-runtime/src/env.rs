@@ -3,6 +3,11 @@
 //! | variable | effect |
 //! |---|---|
 //! | `KERNEL_NCCL_LIBRARY` | the NCCL library (`libnccl.so.2`) collectives use, instead of the one the system's loader finds (the `nccl` feature) |
+//! | `KERNEL_RENDEZVOUS_PORT` | the port rank 0 of a job serves the NCCL id on (`Job::from_env`; default `MASTER_PORT` + 1) |
+//! | `KERNEL_RENDEZVOUS_TIMEOUT` | how many seconds the ranks of a job wait for each other (`Job::from_env`; default 300) |
+//! | `RANK`, `WORLD_SIZE`, `LOCAL_RANK`, `MASTER_ADDR`, `MASTER_PORT` | torchrun's: this process's rank, the number of ranks, its rank on its host, rank 0's host and port (`Job::from_env`; `MASTER_ADDR` and `MASTER_PORT` serve the other launchers too) |
+//! | `OMPI_COMM_WORLD_RANK`, `OMPI_COMM_WORLD_SIZE`, `OMPI_COMM_WORLD_LOCAL_RANK`, `OMPI_COMM_WORLD_LOCAL_SIZE` | Open MPI's `mpirun`: the same (`Job::from_env`) |
+//! | `SLURM_PROCID`, `SLURM_NTASKS`, `SLURM_LOCALID`, `SLURM_STEP_NODELIST`, `SLURM_JOB_NODELIST`, `SLURM_NODELIST` | Slurm's `srun`: the same, and the hosts, whose first is rank 0's when `MASTER_ADDR` is not set (`Job::from_env`) |
 //! | `KERNEL_NVRTC_LIBRARY` | the NVRTC library (`libnvrtc.so.13`) to use when the system's loader finds none |
 //! | `KERNEL_RUNTIME_CACHE_DIR` | where run-time compilations are cached (default `$XDG_CACHE_HOME/kernel-runtime`, else `~/.cache/kernel-runtime`) |
 //! | `KERNEL_RUNTIME_NO_CACHE` | `1`: compile at run time without the disk cache |

@@ -164,7 +164,11 @@ pub use streams::graph_build::{Condition, ConditionHandle, GraphBuilder};
 // Collectives across GPUs (the `nccl` feature; NCCL is opened at run time).
 #[cfg(feature = "nccl")]
 pub use collective::{
-    communicator::Communicator, element::NcclElement, group::Group, id::UniqueId,
+    communicator::{AbortHandle, Communicator, OnStream},
+    element::NcclElement,
+    group::Group,
+    id::UniqueId,
+    job::Job,
 };
 #[cfg(feature = "nccl")]
 pub use cudarc::nccl::ReduceOp;

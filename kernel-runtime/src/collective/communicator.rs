@@ -5,12 +5,20 @@
 
 use std::time::{Duration, Instant};
 
-use cudarc::nccl::sys::ncclComm_t;
+use std::cell::Cell;
+use std::marker::PhantomData;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+
+use cudarc::nccl::sys::{ncclComm, ncclComm_t};
 
 use crate::collective::id::UniqueId;
 use crate::collective::library::{Nccl, nccl};
+use crate::collective::serial::{self, Together};
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
+use crate::memory::peer::join;
+use cudarc::driver::CudaStream;
 
 /// One rank of an NCCL communicator: the device of a [`Gpu`] handle, whose stream its
 /// collectives are queued on, ordered with the kernels and copies of other streams as a
@@ -48,17 +56,41 @@ use crate::error::{DriverResultExt, Error};
 /// assert_eq!(gpus[0].download(&grads[0])?[0], gpus.len() as f32);
 /// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
+///
+/// It is `Send` but not `Sync`: one thread at a time calls it.
+///
+/// ```compile_fail
+/// fn shared<T: Sync>() {}
+/// shared::<cuda_kernel_runtime::Communicator>();
+/// ```
 pub struct Communicator {
-    pub(crate) comm: ncclComm_t,
+    /// Null once aborted (by [`abort`](Communicator::abort), or by `wait` for an
+    /// [`AbortHandle`]).
+    /// Shared with the views of [`on_stream`](Communicator::on_stream), which see the abort.
+    comm: Arc<AtomicPtr<ncclComm>>,
+    /// Set by this communicator's [`AbortHandle`]s.
+    abort_requested: Arc<AtomicBool>,
+    /// A view of another communicator on another stream ([`Communicator::on_stream`]): it
+    /// neither aborts nor destroys the communicator.
+    view: bool,
+    /// Not `Sync`: NCCL takes one call at a time on a communicator.
+    _one_thread: PhantomData<Cell<()>>,
     pub(crate) gpu: Gpu,
     rank: usize,
     ranks: usize,
     pub(crate) nccl: &'static Nccl,
+    /// The ranks made with this one in this process, when the runtime knows them all
+    /// (`serial`).
+    pub(crate) together: Option<Arc<Together>>,
 }
 
-// SAFETY: an NCCL communicator may be used from any thread, one call at a time; `&self`
-// methods are not offered to two threads at once (no `Sync`).
-unsafe impl Send for Communicator {}
+// An NCCL communicator may be used from any thread, one call at a time: `Send` (every field
+// is), and not `Sync` (`_one_thread`), so that `&self` methods are not offered to two threads
+// at once.
+const _: fn() = || {
+    fn send<T: Send>() {}
+    send::<Communicator>();
+};
 
 impl Communicator {
     /// One communicator per handle in `gpus`, together (`ncclCommInitAll`): rank `i` is
@@ -97,22 +129,22 @@ impl Communicator {
         }
         gpus[0].context().bind_to_thread().call("cuCtxSetCurrent")?;
         let mut comms: Vec<ncclComm_t> = vec![std::ptr::null_mut(); gpus.len()];
+        // Made while no other thread queues a whole group (`serial`).
+        let guard = serial::lock();
         // SAFETY: one out-slot and one ordinal per device.
         let code = unsafe {
             (nccl.comm_init_all)(comms.as_mut_ptr(), gpus.len() as i32, ordinals.as_ptr())
         };
+        drop(guard);
         nccl.check("ncclCommInitAll", code, std::ptr::null_mut())?;
         let ranks = gpus.len();
+        let together = Together::new(ranks);
         Ok(comms
             .into_iter()
             .zip(gpus)
             .enumerate()
-            .map(|(rank, (comm, gpu))| Communicator {
-                comm,
-                gpu: gpu.clone(),
-                rank,
-                ranks,
-                nccl,
+            .map(|(rank, (comm, gpu))| {
+                Communicator::from_parts(comm, gpu, rank, ranks, nccl, Some(together.clone()))
             })
             .collect())
     }
@@ -159,30 +191,52 @@ impl Communicator {
         // SAFETY: one out-pointer; the id is passed by value.
         let code = unsafe { (nccl.comm_init_rank)(&mut comm, ranks as i32, id.id, rank as i32) };
         nccl.check("ncclCommInitRank", code, std::ptr::null_mut())?;
-        Ok(Communicator {
-            comm,
-            gpu: gpu.clone(),
-            rank,
-            ranks,
-            nccl,
-        })
+        Ok(Communicator::from_parts(comm, gpu, rank, ranks, nccl, None))
     }
 
-    /// A communicator NCCL made, on `gpu`'s device and stream.
+    /// A communicator NCCL made, on `gpu`'s device and stream; `together`: the ranks made
+    /// with it in this process, when known.
     pub(crate) fn from_parts(
         comm: ncclComm_t,
         gpu: &Gpu,
         rank: usize,
         ranks: usize,
         nccl: &'static Nccl,
+        together: Option<Arc<Together>>,
     ) -> Communicator {
         Communicator {
-            comm,
+            comm: Arc::new(AtomicPtr::new(comm)),
+            abort_requested: Arc::new(AtomicBool::new(false)),
+            view: false,
+            _one_thread: PhantomData,
             gpu: gpu.clone(),
             rank,
             ranks,
             nccl,
+            together,
         }
+    }
+
+    /// NCCL's communicator; null once aborted (NCCL refuses a null one with
+    /// `ncclInvalidArgument`).
+    pub(crate) fn raw(&self) -> ncclComm_t {
+        self.comm.load(Ordering::Acquire)
+    }
+
+    /// `Ok` while the communicator has not been aborted.
+    pub(crate) fn live(&self, call: &'static str) -> Result<ncclComm_t, Error> {
+        let comm = self.comm.load(Ordering::Acquire);
+        if comm.is_null() {
+            return Err(Error::Collective {
+                call,
+                problem: format!(
+                    "rank {} of {} was aborted (through its AbortHandle); make a new \
+                     communicator",
+                    self.rank, self.ranks
+                ),
+            });
+        }
+        Ok(comm)
     }
 
     /// This communicator's rank, from 0.
@@ -247,11 +301,12 @@ impl Communicator {
     /// # Errors
     /// [`Error::Nccl`] with NCCL's code, `ncclRemoteError` or `ncclSystemError` say.
     pub fn async_error(&self) -> Result<(), Error> {
+        let comm = self.live("ncclCommGetAsyncError")?;
         let mut state = 0;
         // SAFETY: a live communicator and one out-value.
-        let code = unsafe { (self.nccl.comm_get_async_error)(self.comm, &mut state) };
-        self.nccl.check("ncclCommGetAsyncError", code, self.comm)?;
-        self.nccl.check("ncclCommGetAsyncError", state, self.comm)
+        let code = unsafe { (self.nccl.comm_get_async_error)(comm, &mut state) };
+        self.nccl.check("ncclCommGetAsyncError", code, comm)?;
+        self.nccl.check("ncclCommGetAsyncError", state, comm)
     }
 
     /// Waits at most `timeout` for the work queued on this rank's stream (its collectives,
@@ -289,6 +344,19 @@ impl Communicator {
         let done = self.gpu.stream().record_event(None).call("cuEventRecord")?;
         let mut pause = Duration::from_micros(10);
         loop {
+            if self.abort_requested.load(Ordering::Acquire) {
+                self.abort_now()?;
+                return Err(Error::Collective {
+                    call: "Communicator::wait",
+                    problem: format!(
+                        "rank {} of {} (device {}) was aborted through its AbortHandle while \
+                         waiting",
+                        self.rank,
+                        self.ranks,
+                        self.gpu.ordinal()
+                    ),
+                });
+            }
             let complete = done.try_is_complete().call("cuEventQuery")?;
             // Checked after the stream drained too: an error NCCL found meanwhile (a peer
             // that failed after this rank's last kernel) still makes the wait fail.
@@ -332,18 +400,227 @@ impl Communicator {
     ///
     /// # Errors
     /// [`Error::Nccl`] when NCCL fails; the communicator is gone all the same.
-    pub fn abort(mut self) -> Result<(), Error> {
+    pub fn abort(self) -> Result<(), Error> {
+        self.abort_now()
+    }
+
+    /// Aborts the communicator now, if it still lives; the drop then does nothing.
+    fn abort_now(&self) -> Result<(), Error> {
+        if self.view {
+            return Err(Error::Collective {
+                call: "ncclCommAbort",
+                problem: "a communicator on another stream (`on_stream`) cannot abort the \
+                          communicator it was made from; abort that one"
+                    .to_owned(),
+            });
+        }
+        let comm = self.comm.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        if comm.is_null() {
+            return Ok(());
+        }
         let _ = self.gpu.context().bind_to_thread();
-        let comm = std::mem::replace(&mut self.comm, std::ptr::null_mut());
-        // SAFETY: a live communicator, aborted once; the drop below sees a null one.
+        // SAFETY: a live communicator, aborted once (the cell is null from now on).
         let code = unsafe { (self.nccl.comm_abort)(comm) };
         self.nccl.check("ncclCommAbort", code, std::ptr::null_mut())
+    }
+
+    /// A handle another thread (a watchdog) uses to abort this rank: after
+    /// [`AbortHandle::abort`], the rank's [`wait`](Communicator::wait), running or next,
+    /// aborts the communicator (`ncclCommAbort`, which frees its stream) within about a
+    /// millisecond and returns an error, and every later call on it is refused. The
+    /// communicator itself stays with its thread (NCCL allows one call on it at a time); a
+    /// thread that waits for a rank's collectives with [`wait`](Communicator::wait) rather than
+    /// [`Gpu::synchronize`](crate::Gpu::synchronize) can be released this way.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use cuda_kernel_runtime::{Communicator, Gpu, ReduceOp, UniqueId};
+    /// # let (id, rank, ranks) = (UniqueId::new()?, 0, 2);
+    /// let gpu = Gpu::new(rank)?;
+    /// let comm = Communicator::for_rank(&gpu, &id, rank, ranks)?;
+    /// let handle = comm.abort_handle();
+    /// // A watchdog that gives up on the job after ten minutes.
+    /// std::thread::spawn(move || {
+    ///     std::thread::sleep(Duration::from_secs(600));
+    ///     handle.abort();
+    /// });
+    /// let mut grads = gpu.upload(&[1.0f32; 1024])?;
+    /// comm.all_reduce_in_place(&mut grads, &ReduceOp::Sum)?;
+    /// comm.wait(Duration::MAX)?; // an error if the watchdog aborted the rank meanwhile
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn abort_handle(&self) -> AbortHandle {
+        AbortHandle {
+            requested: self.abort_requested.clone(),
+        }
+    }
+
+    /// Makes this rank's collectives run on `stream` (of the same device) from now on; the
+    /// stream first waits for what was queued on the previous one. Communicators made from
+    /// [`Gpu::with_stream`](crate::Gpu::with_stream) handles run on those streams from the
+    /// start. A collective on a stream of its own overlaps compute on another: the buffers'
+    /// uses order what must be ordered (a collective waits for the kernel writing its input,
+    /// a kernel reading its output waits for it), and nothing else.
+    ///
+    /// ```no_run
+    /// use cuda_kernel_runtime::{Communicator, Gpu, ReduceOp};
+    /// let gpus = (0..Gpu::count()?).map(Gpu::new).collect::<Result<Vec<_>, _>>()?;
+    /// // Collectives on a stream of each GPU's own; kernels stay on the default streams.
+    /// let comm_gpus = gpus
+    ///     .iter()
+    ///     .map(|g| Ok(g.with_stream(&g.new_stream()?)))
+    ///     .collect::<Result<Vec<_>, cuda_kernel_runtime::Error>>()?;
+    /// let mut comms = Communicator::for_gpus(&comm_gpus)?;
+    /// // or later, for one rank:
+    /// let side = gpus[0].new_stream()?;
+    /// comms[0].set_stream(&side)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::ForeignContext`] for a stream of another device; [`Error::Driver`] when the
+    /// wait cannot be queued.
+    pub fn set_stream(&mut self, stream: &Arc<CudaStream>) -> Result<(), Error> {
+        if stream.context().cu_ctx() != self.gpu.context().cu_ctx() {
+            return Err(Error::ForeignContext {
+                what: "the stream",
+                user: "communicator's rank",
+            });
+        }
+        join(stream, self.gpu.stream())?;
+        self.gpu = self.gpu.with_stream(stream);
+        Ok(())
+    }
+
+    /// This rank with its collectives on `stream` (of the same device), for the calls made
+    /// through what it returns (a [`Communicator`] by `Deref`, in a [`Group`](crate::Group)
+    /// too): a per-call stream. Nothing orders `stream` after this rank's own stream; the
+    /// buffers' uses order the collectives with the work on their buffers, as everywhere.
+    /// Inside [`Gpu::capture`](crate::Gpu::capture) it puts collectives into the graph: pass
+    /// the capturing handle's stream. The view can neither
+    /// [`abort`](Communicator::abort) nor destroy the communicator.
+    ///
+    /// ```no_run
+    /// use cuda_kernel_runtime::{Communicator, Gpu, ReduceOp, UniqueId};
+    /// # let (id, rank, ranks) = (UniqueId::new()?, 0, 2);
+    /// let gpu = Gpu::new(rank)?;
+    /// let comm = Communicator::for_rank(&gpu, &id, rank, ranks)?;
+    /// let mut grads = gpu.upload(&[1.0f32; 1024])?;
+    /// comm.all_reduce_in_place(&mut grads, &ReduceOp::Sum)?; // once, eagerly: NCCL connects
+    /// // A step captured once, replayed many times: kernels and the all-reduce in one graph.
+    /// let step = gpu.capture(|g| {
+    ///     comm.on_stream(g.stream())?.all_reduce_in_place(&mut grads, &ReduceOp::Sum)
+    /// })?;
+    /// for _ in 0..100 {
+    ///     step.launch()?;
+    /// }
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::ForeignContext`] for a stream of another device.
+    pub fn on_stream(&self, stream: &Arc<CudaStream>) -> Result<OnStream<'_>, Error> {
+        if stream.context().cu_ctx() != self.gpu.context().cu_ctx() {
+            return Err(Error::ForeignContext {
+                what: "the stream",
+                user: "communicator's rank",
+            });
+        }
+        Ok(OnStream {
+            view: Communicator {
+                comm: self.comm.clone(),
+                abort_requested: Arc::new(AtomicBool::new(false)),
+                view: true,
+                _one_thread: PhantomData,
+                gpu: self.gpu.with_stream(stream),
+                rank: self.rank,
+                ranks: self.ranks,
+                nccl: self.nccl,
+                together: self.together.clone(),
+            },
+            _of: std::marker::PhantomData,
+        })
+    }
+}
+
+/// A [`Communicator`] whose collectives run on another stream, from
+/// [`Communicator::on_stream`]; it derefs to a `Communicator` and lives no longer than the one
+/// it was made from.
+///
+/// ```no_run
+/// # use cuda_kernel_runtime::{Communicator, Gpu, ReduceOp};
+/// # let gpu = Gpu::new(0)?;
+/// # let comms = Communicator::for_gpus(std::slice::from_ref(&gpu))?;
+/// let side = gpu.new_stream()?;
+/// let mut x = gpu.upload(&[2.0f32; 64])?;
+/// comms[0].on_stream(&side)?.all_reduce_in_place(&mut x, &ReduceOp::Sum)?;
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// ```
+pub struct OnStream<'c> {
+    view: Communicator,
+    _of: std::marker::PhantomData<&'c Communicator>,
+}
+
+impl std::ops::Deref for OnStream<'_> {
+    type Target = Communicator;
+
+    fn deref(&self) -> &Communicator {
+        &self.view
+    }
+}
+
+impl std::fmt::Debug for OnStream<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_tuple("OnStream").field(&self.view).finish()
+    }
+}
+
+/// Aborts a [`Communicator`] from another thread (a watchdog): `Send`, `Sync` and `Clone`, from
+/// [`Communicator::abort_handle`]. The abort happens in the rank's own
+/// [`wait`](Communicator::wait), running or next.
+///
+/// ```no_run
+/// # let comms = cuda_kernel_runtime::Communicator::for_gpus(&[cuda_kernel_runtime::Gpu::new(0)?])?;
+/// let handle = comms[0].abort_handle();
+/// std::thread::spawn(move || handle.abort()).join().unwrap();
+/// assert!(comms[0].wait(std::time::Duration::from_secs(1)).is_err());
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct AbortHandle {
+    requested: Arc<AtomicBool>,
+}
+
+impl AbortHandle {
+    /// Asks for the rank to be aborted; returns at once.
+    ///
+    /// ```no_run
+    /// # let comms = cuda_kernel_runtime::Communicator::for_gpus(&[cuda_kernel_runtime::Gpu::new(0)?])?;
+    /// comms[0].abort_handle().abort();
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn abort(&self) {
+        self.requested.store(true, Ordering::Release);
+    }
+
+    /// Whether [`abort`](AbortHandle::abort) was called.
+    ///
+    /// ```no_run
+    /// # let comms = cuda_kernel_runtime::Communicator::for_gpus(&[cuda_kernel_runtime::Gpu::new(0)?])?;
+    /// let handle = comms[0].abort_handle();
+    /// assert!(!handle.is_requested());
+    /// handle.abort();
+    /// assert!(handle.is_requested());
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn is_requested(&self) -> bool {
+        self.requested.load(Ordering::Acquire)
     }
 }
 
 impl Drop for Communicator {
     fn drop(&mut self) {
-        if self.comm.is_null() {
+        if self.view || self.comm.load(Ordering::Acquire).is_null() {
             return; // aborted
         }
         // Errors cannot be returned from here. What was queued finishes first, unless NCCL
@@ -352,12 +629,17 @@ impl Drop for Communicator {
         // and leave NCCL's group open on this thread). While the thread unwinds from a panic
         // nothing is waited for either: a rank left waiting for a peer would never get there.
         let finished = !std::thread::panicking() && self.wait(Duration::MAX).is_ok();
+        // The wait aborts the communicator itself when an abort handle asked for it.
+        let comm = self.comm.swap(std::ptr::null_mut(), Ordering::AcqRel);
+        if comm.is_null() {
+            return;
+        }
         // SAFETY: a live communicator, destroyed or aborted once.
         let _ = unsafe {
             if finished {
-                (self.nccl.comm_destroy)(self.comm)
+                (self.nccl.comm_destroy)(comm)
             } else {
-                (self.nccl.comm_abort)(self.comm)
+                (self.nccl.comm_abort)(comm)
             }
         };
     }

@@ -17,6 +17,7 @@ use cudarc::nccl::sys::{cudaStream_t, ncclComm_t, ncclDataType_t, ncclRedOp_t};
 use crate::collective::communicator::Communicator;
 use crate::collective::element::NcclElement;
 use crate::collective::library::{Nccl, nccl};
+use crate::collective::serial::{self, Members};
 use crate::driver::last_launch;
 use crate::error::{DriverResultExt, Error};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
@@ -31,6 +32,39 @@ static NCCL_KERNELS: &str = "the NCCL kernels of this thread's last collective";
 /// sends and receives that NCCL may fuse or must pair (a send and a receive between two
 /// ranks). Nothing runs until [`end`](Group::end); dropping the group ends it too, without
 /// the error. The buffers stay borrowed until then.
+///
+/// That holds for views too: a view made in the call (`&mut x.slice_mut(..)`) is a temporary
+/// that dies at the end of its statement while the group still borrows it, and rustc refuses
+/// it (E0716, "temporary value dropped while borrowed ... consider using a `let` binding"):
+///
+/// ```compile_fail,E0716
+/// use cuda_kernel_runtime::{Communicator, Gpu, Group, ReduceOp};
+/// let gpu = Gpu::new(0)?;
+/// let comms = Communicator::for_gpus(std::slice::from_ref(&gpu))?;
+/// let (x, mut y) = (gpu.upload(&[1.0f32; 1024])?, gpu.zeros::<f32>(512)?);
+/// let mut group = Group::start()?;
+/// group.all_reduce(&comms[0], &x.slice(0..512), &mut y, &ReduceOp::Sum)?;
+/// group.end()?;
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// ```
+///
+/// Make the views first, in `let`s (or a `Vec`, one per rank) that outlive the group; a
+/// collective called alone on the [`Communicator`] takes a temporary view as it is:
+///
+/// ```no_run
+/// use cuda_kernel_runtime::{Communicator, Gpu, Group, ReduceOp};
+/// let gpu = Gpu::new(0)?;
+/// let comms = Communicator::for_gpus(std::slice::from_ref(&gpu))?;
+/// let (mut x, mut y) = (gpu.upload(&[1.0f32; 1024])?, gpu.zeros::<f32>(512)?);
+/// {
+///     let head = x.slice(0..512);
+///     let mut group = Group::start()?;
+///     group.all_reduce(&comms[0], &head, &mut y, &ReduceOp::Sum)?;
+///     group.end()?;
+/// }
+/// comms[0].all_reduce_in_place(&mut x.slice_mut(0..256), &ReduceOp::Sum)?; // alone: fine
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// ```
 ///
 /// ```no_run
 /// use cuda_kernel_runtime::{Communicator, Gpu, Group};
@@ -53,6 +87,8 @@ pub struct Group<'a> {
     /// on this communicator: ending the group must then make NCCL drop it whole, or the
     /// ranks queued before would wait forever for this one.
     unqueued: Option<ncclComm_t>,
+    /// The ranks used, to tell whether the group is whole (`serial`).
+    members: Members,
     /// NCCL's group is the calling thread's: the guard stays on it.
     _thread: PhantomData<*const ()>,
 }
@@ -98,6 +134,7 @@ impl<'a> Group<'a> {
             uses: Vec::new(),
             ended: false,
             unqueued: None,
+            members: Members::default(),
             _thread: PhantomData,
         })
     }
@@ -144,8 +181,12 @@ impl<'a> Group<'a> {
                 )
             };
         }
+        // A group of every rank of its communicators queues its kernels on all their devices
+        // before another such group of any thread queues (`serial`).
+        let guard = self.members.whole().then(serial::lock);
         // SAFETY: the group started in `start`, on this thread.
         let code = unsafe { (self.nccl.group_end)() };
+        drop(guard);
         OPEN.with(|open| open.set(false));
         let ended = self.nccl.check("ncclGroupEnd", code, std::ptr::null_mut());
         if ended.is_ok() && !self.uses.is_empty() {
@@ -174,6 +215,8 @@ impl<'a> Group<'a> {
         ctx: &Arc<cudarc::driver::CudaContext>,
         own: Option<&Arc<CudaStream>>,
     ) -> Result<&'a Arc<CudaStream>, Error> {
+        self.members.note(comm);
+        comm.live("a collective")?;
         if ctx.cu_ctx() != comm.gpu.context().cu_ctx() {
             return Err(Error::ForeignContext {
                 what: "a collective's buffer",
@@ -259,7 +302,7 @@ impl<'a> Group<'a> {
         S: DeviceMemory<T> + ?Sized,
         D: DeviceMemoryMut<T> + ?Sized,
     {
-        self.unqueued = Some(comm.comm);
+        self.unqueued = Some(comm.raw());
         same_len("ncclAllReduce", src.len(), dst.len())?;
         let count = dst.len();
         let s = self.read(comm, src)?;
@@ -267,9 +310,9 @@ impl<'a> Group<'a> {
         // SAFETY: both buffers hold `count` values of T, of the communicator's device, and stay
         // borrowed until the group ends.
         let code = unsafe {
-            (comm.nccl.all_reduce)(s, d, count, T::DATA_TYPE, red_op(op), comm.comm, on(comm))
+            (comm.nccl.all_reduce)(s, d, count, T::DATA_TYPE, red_op(op), comm.raw(), on(comm))
         };
-        self.queued(comm.nccl.check("ncclAllReduce", code, comm.comm))
+        self.queued(comm.nccl.check("ncclAllReduce", code, comm.raw()))
     }
 
     /// [`all_reduce`](Group::all_reduce) with `buffer` both source and destination.
@@ -293,18 +336,20 @@ impl<'a> Group<'a> {
         buffer: &'a mut D,
         op: &ReduceOp,
     ) -> Result<(), Error> {
-        self.unqueued = Some(comm.comm);
+        self.unqueued = Some(comm.raw());
         let count = buffer.len();
         let d = self.write(comm, buffer)?;
         // SAFETY: as in `all_reduce`, with one buffer (NCCL allows in place).
         let code = unsafe {
-            (comm.nccl.all_reduce)(d, d, count, T::DATA_TYPE, red_op(op), comm.comm, on(comm))
+            (comm.nccl.all_reduce)(d, d, count, T::DATA_TYPE, red_op(op), comm.raw(), on(comm))
         };
-        self.queued(comm.nccl.check("ncclAllReduce", code, comm.comm))
+        self.queued(comm.nccl.check("ncclAllReduce", code, comm.raw()))
     }
 
     /// Copies `src` of rank `root` into `dst` on every rank (`ncclBroadcast`): `src` is
-    /// `Some` (as long as `dst`) on the root and ignored elsewhere.
+    /// `Some` (as long as `dst`) on the root and ignored elsewhere, where a plain `None`
+    /// compiles (the source is taken as `dyn DeviceMemory<T>`, so `None` needs no type; a
+    /// variable of type `Option<&TrackedBuffer<T>>` is passed as `x.map(|b| b as _)`).
     ///
     /// ```no_run
     /// use cuda_kernel_runtime::{Communicator, Gpu, Group, TrackedBuffer};
@@ -320,18 +365,17 @@ impl<'a> Group<'a> {
     /// # Errors
     /// [`Error::Collective`] when `root` is not a rank or the root has no `src`;
     /// [`Error::LengthMismatch`]; as [`all_reduce`](Group::all_reduce).
-    pub fn broadcast<T: NcclElement, S, D>(
+    pub fn broadcast<T: NcclElement, D>(
         &mut self,
         comm: &'a Communicator,
-        src: Option<&'a S>,
+        src: Option<&'a (dyn DeviceMemory<T> + 'a)>,
         dst: &'a mut D,
         root: usize,
     ) -> Result<(), Error>
     where
-        S: DeviceMemory<T> + ?Sized,
         D: DeviceMemoryMut<T> + ?Sized,
     {
-        self.unqueued = Some(comm.comm);
+        self.unqueued = Some(comm.raw());
         rank_of("ncclBroadcast", "root", root, comm)?;
         let count = dst.len();
         let s = match src {
@@ -345,9 +389,9 @@ impl<'a> Group<'a> {
         let d = self.write(comm, dst)?;
         // SAFETY: `dst` (and the root's `src`) hold `count` values, borrowed until the end.
         let code = unsafe {
-            (comm.nccl.broadcast)(s, d, count, T::DATA_TYPE, root as i32, comm.comm, on(comm))
+            (comm.nccl.broadcast)(s, d, count, T::DATA_TYPE, root as i32, comm.raw(), on(comm))
         };
-        self.queued(comm.nccl.check("ncclBroadcast", code, comm.comm))
+        self.queued(comm.nccl.check("ncclBroadcast", code, comm.raw()))
     }
 
     /// [`broadcast`](Group::broadcast) in place: the root's `buffer` is copied into every
@@ -372,19 +416,20 @@ impl<'a> Group<'a> {
         buffer: &'a mut D,
         root: usize,
     ) -> Result<(), Error> {
-        self.unqueued = Some(comm.comm);
+        self.unqueued = Some(comm.raw());
         rank_of("ncclBroadcast", "root", root, comm)?;
         let count = buffer.len();
         let d = self.write(comm, buffer)?;
         // SAFETY: as in `broadcast`, with one buffer.
         let code = unsafe {
-            (comm.nccl.broadcast)(d, d, count, T::DATA_TYPE, root as i32, comm.comm, on(comm))
+            (comm.nccl.broadcast)(d, d, count, T::DATA_TYPE, root as i32, comm.raw(), on(comm))
         };
-        self.queued(comm.nccl.check("ncclBroadcast", code, comm.comm))
+        self.queued(comm.nccl.check("ncclBroadcast", code, comm.raw()))
     }
 
     /// Reduces `src` over every rank into `dst` of rank `root` (`ncclReduce`): `dst` is
-    /// `Some` (as long as `src`) on the root and ignored elsewhere.
+    /// `Some` (as long as `src`) on the root and ignored elsewhere, where a plain `None`
+    /// compiles (the destination is taken as `dyn DeviceMemoryMut<T>`).
     ///
     /// ```no_run
     /// use cuda_kernel_runtime::{Communicator, Gpu, Group, ReduceOp, TrackedBuffer};
@@ -400,19 +445,18 @@ impl<'a> Group<'a> {
     /// # Errors
     /// [`Error::Collective`] when `root` is not a rank or the root has no `dst`; as
     /// [`all_reduce`](Group::all_reduce).
-    pub fn reduce<T: NcclElement, S, D>(
+    pub fn reduce<'b: 'a, T: NcclElement, S>(
         &mut self,
         comm: &'a Communicator,
         src: &'a S,
-        dst: Option<&'a mut D>,
+        dst: Option<&'a mut (dyn DeviceMemoryMut<T> + 'b)>,
         op: &ReduceOp,
         root: usize,
     ) -> Result<(), Error>
     where
         S: DeviceMemory<T> + ?Sized,
-        D: DeviceMemoryMut<T> + ?Sized,
     {
-        self.unqueued = Some(comm.comm);
+        self.unqueued = Some(comm.raw());
         rank_of("ncclReduce", "root", root, comm)?;
         let count = src.len();
         let d = match dst {
@@ -433,11 +477,11 @@ impl<'a> Group<'a> {
                 T::DATA_TYPE,
                 red_op(op),
                 root as i32,
-                comm.comm,
+                comm.raw(),
                 on(comm),
             )
         };
-        self.queued(comm.nccl.check("ncclReduce", code, comm.comm))
+        self.queued(comm.nccl.check("ncclReduce", code, comm.raw()))
     }
 
     /// Gathers every rank's `src` into `dst`, in rank order, on every rank
@@ -467,7 +511,7 @@ impl<'a> Group<'a> {
         S: DeviceMemory<T> + ?Sized,
         D: DeviceMemoryMut<T> + ?Sized,
     {
-        self.unqueued = Some(comm.comm);
+        self.unqueued = Some(comm.raw());
         let count = src.len();
         per_rank(
             "ncclAllGather",
@@ -481,8 +525,8 @@ impl<'a> Group<'a> {
         let d = self.write(comm, dst)?;
         // SAFETY: `src` holds `count` values and `dst` `ranks * count`, borrowed until the end.
         let code =
-            unsafe { (comm.nccl.all_gather)(s, d, count, T::DATA_TYPE, comm.comm, on(comm)) };
-        self.queued(comm.nccl.check("ncclAllGather", code, comm.comm))
+            unsafe { (comm.nccl.all_gather)(s, d, count, T::DATA_TYPE, comm.raw(), on(comm)) };
+        self.queued(comm.nccl.check("ncclAllGather", code, comm.raw()))
     }
 
     /// Reduces `src` over every rank and leaves block `rank()` of the result in `dst`
@@ -514,7 +558,7 @@ impl<'a> Group<'a> {
         S: DeviceMemory<T> + ?Sized,
         D: DeviceMemoryMut<T> + ?Sized,
     {
-        self.unqueued = Some(comm.comm);
+        self.unqueued = Some(comm.raw());
         let count = dst.len();
         per_rank(
             "ncclReduceScatter",
@@ -528,9 +572,9 @@ impl<'a> Group<'a> {
         let d = self.write(comm, dst)?;
         // SAFETY: `dst` holds `count` values and `src` `ranks * count`, borrowed until the end.
         let code = unsafe {
-            (comm.nccl.reduce_scatter)(s, d, count, T::DATA_TYPE, red_op(op), comm.comm, on(comm))
+            (comm.nccl.reduce_scatter)(s, d, count, T::DATA_TYPE, red_op(op), comm.raw(), on(comm))
         };
-        self.queued(comm.nccl.check("ncclReduceScatter", code, comm.comm))
+        self.queued(comm.nccl.check("ncclReduceScatter", code, comm.raw()))
     }
 
     /// Sends `src` to rank `peer` (`ncclSend`), which receives as many values with
@@ -556,14 +600,14 @@ impl<'a> Group<'a> {
         src: &'a S,
         peer: usize,
     ) -> Result<(), Error> {
-        self.unqueued = Some(comm.comm);
+        self.unqueued = Some(comm.raw());
         rank_of("ncclSend", "peer", peer, comm)?;
         let count = src.len();
         let s = self.read(comm, src)?;
         // SAFETY: `src` holds `count` values, borrowed until the end.
         let code =
-            unsafe { (comm.nccl.send)(s, count, T::DATA_TYPE, peer as i32, comm.comm, on(comm)) };
-        self.queued(comm.nccl.check("ncclSend", code, comm.comm))
+            unsafe { (comm.nccl.send)(s, count, T::DATA_TYPE, peer as i32, comm.raw(), on(comm)) };
+        self.queued(comm.nccl.check("ncclSend", code, comm.raw()))
     }
 
     /// Receives `dst.len()` values from rank `peer` into `dst` (`ncclRecv`).
@@ -588,14 +632,14 @@ impl<'a> Group<'a> {
         dst: &'a mut D,
         peer: usize,
     ) -> Result<(), Error> {
-        self.unqueued = Some(comm.comm);
+        self.unqueued = Some(comm.raw());
         rank_of("ncclRecv", "peer", peer, comm)?;
         let count = dst.len();
         let d = self.write(comm, dst)?;
         // SAFETY: `dst` holds `count` values, borrowed until the end.
         let code =
-            unsafe { (comm.nccl.recv)(d, count, T::DATA_TYPE, peer as i32, comm.comm, on(comm)) };
-        self.queued(comm.nccl.check("ncclRecv", code, comm.comm))
+            unsafe { (comm.nccl.recv)(d, count, T::DATA_TYPE, peer as i32, comm.raw(), on(comm)) };
+        self.queued(comm.nccl.check("ncclRecv", code, comm.raw()))
     }
 }
 

@@ -1,5 +1,6 @@
 //! [`UniqueId`]: what the ranks of a communicator spread over processes or hosts agree on,
-//! made by one rank and passed to the others by the program (a file, a socket, MPI...).
+//! made by one rank and passed to the others (by [`Job`](crate::Job) over TCP, or by the
+//! program: bytes, or text both ways as 256 hexadecimal digits).
 
 use cudarc::nccl::sys::ncclUniqueId;
 
@@ -77,6 +78,71 @@ impl UniqueId {
     pub fn from_bytes(bytes: &[u8]) -> Option<UniqueId> {
         let bytes: &[u8; Self::BYTES] = bytes.try_into().ok()?;
         Some(UniqueId {
+            id: ncclUniqueId {
+                internal: bytes.map(|b| b as std::ffi::c_char),
+            },
+        })
+    }
+}
+
+/// The id as 256 lowercase hexadecimal digits, which [`str::parse`] reads back.
+///
+/// ```
+/// use cuda_kernel_runtime::UniqueId;
+/// let id = UniqueId::from_bytes(&[0xab; 128]).unwrap();
+/// let text = id.to_string();
+/// assert_eq!(text.len(), 256);
+/// assert!(text.starts_with("abab"));
+/// let back: UniqueId = text.parse()?;
+/// assert_eq!(back.to_bytes(), id.to_bytes());
+/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// ```
+impl std::fmt::Display for UniqueId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        for b in self.to_bytes() {
+            write!(f, "{b:02x}")?;
+        }
+        Ok(())
+    }
+}
+
+/// Reads [`Display`](std::fmt::Display)'s text: 256 hexadecimal digits (either case; spaces
+/// around them are ignored).
+///
+/// ```
+/// use cuda_kernel_runtime::{Error, UniqueId};
+/// let id: UniqueId = "0f".repeat(128).parse()?;
+/// assert_eq!(id.to_bytes(), [0x0f; 128]);
+/// assert!(matches!("0f".parse::<UniqueId>(), Err(Error::Collective { .. })));
+/// # Ok::<(), Error>(())
+/// ```
+impl std::str::FromStr for UniqueId {
+    type Err = Error;
+
+    fn from_str(text: &str) -> Result<UniqueId, Error> {
+        let refuse = |problem: String| Error::Collective {
+            call: "UniqueId::from_str",
+            problem,
+        };
+        let text = text.trim();
+        if text.len() != 2 * Self::BYTES || !text.is_ascii() {
+            return Err(refuse(format!(
+                "an id is {} hexadecimal digits, not {} characters",
+                2 * Self::BYTES,
+                text.chars().count()
+            )));
+        }
+        let mut bytes = [0u8; Self::BYTES];
+        for (i, b) in bytes.iter_mut().enumerate() {
+            let pair = &text[2 * i..2 * i + 2];
+            *b = u8::from_str_radix(pair, 16).map_err(|_| {
+                refuse(format!(
+                    "`{pair}` at {} is not two hexadecimal digits",
+                    2 * i
+                ))
+            })?;
+        }
+        Ok(UniqueId {
             id: ncclUniqueId {
                 internal: bytes.map(|b| b as std::ffi::c_char),
             },

@@ -64,27 +64,32 @@ impl Communicator {
         group.end()
     }
 
-    /// [`Group::broadcast`] alone.
+    /// [`Group::broadcast`] alone: the root passes `Some(&source)`, every other rank `None`.
     ///
     /// ```no_run
     /// # use cuda_kernel_runtime::{Communicator, Gpu, UniqueId};
-    /// # let gpu = Gpu::new(0)?;
-    /// # let comm = Communicator::for_rank(&gpu, &UniqueId::new()?, 0, 1)?;
-    /// let (w, mut copy) = (gpu.upload(&[1.0f32; 8])?, gpu.zeros::<f32>(8)?);
-    /// comm.broadcast(Some(&w), &mut copy, 0)?;
+    /// # let (id, rank) = (UniqueId::new()?, 0);
+    /// # let gpu = Gpu::new(rank)?;
+    /// # let comm = Communicator::for_rank(&gpu, &id, rank, 2)?;
+    /// let mut copy = gpu.zeros::<f32>(8)?;
+    /// if comm.rank() == 0 {
+    ///     let w = gpu.upload(&[1.0f32; 8])?;
+    ///     comm.broadcast(Some(&w), &mut copy, 0)?;
+    /// } else {
+    ///     comm.broadcast(None, &mut copy, 0)?;
+    /// }
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
     /// As [`Group::broadcast`].
-    pub fn broadcast<T: NcclElement, S, D>(
+    pub fn broadcast<T: NcclElement, D>(
         &self,
-        src: Option<&S>,
+        src: Option<&dyn DeviceMemory<T>>,
         dst: &mut D,
         root: usize,
     ) -> Result<(), Error>
     where
-        S: DeviceMemory<T> + ?Sized,
         D: DeviceMemoryMut<T> + ?Sized,
     {
         let mut group = Group::start()?;
@@ -115,29 +120,35 @@ impl Communicator {
         group.end()
     }
 
-    /// [`Group::reduce`] alone.
+    /// [`Group::reduce`] alone: the root passes `Some(&mut destination)`, every other rank
+    /// `None`.
     ///
     /// ```no_run
     /// # use cuda_kernel_runtime::{Communicator, Gpu, ReduceOp, UniqueId};
-    /// # let gpu = Gpu::new(0)?;
-    /// # let comm = Communicator::for_rank(&gpu, &UniqueId::new()?, 0, 1)?;
-    /// let (x, mut max) = (gpu.upload(&[3i32; 8])?, gpu.zeros::<i32>(8)?);
-    /// comm.reduce(&x, Some(&mut max), &ReduceOp::Max, 0)?;
+    /// # let (id, rank) = (UniqueId::new()?, 1);
+    /// # let gpu = Gpu::new(rank)?;
+    /// # let comm = Communicator::for_rank(&gpu, &id, rank, 2)?;
+    /// let x = gpu.upload(&[3i32; 8])?;
+    /// if comm.rank() == 0 {
+    ///     let mut max = gpu.zeros::<i32>(8)?;
+    ///     comm.reduce(&x, Some(&mut max), &ReduceOp::Max, 0)?;
+    /// } else {
+    ///     comm.reduce(&x, None, &ReduceOp::Max, 0)?;
+    /// }
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     ///
     /// # Errors
     /// As [`Group::reduce`].
-    pub fn reduce<T: NcclElement, S, D>(
+    pub fn reduce<T: NcclElement, S>(
         &self,
         src: &S,
-        dst: Option<&mut D>,
+        dst: Option<&mut dyn DeviceMemoryMut<T>>,
         op: &ReduceOp,
         root: usize,
     ) -> Result<(), Error>
     where
         S: DeviceMemory<T> + ?Sized,
-        D: DeviceMemoryMut<T> + ?Sized,
     {
         let mut group = Group::start()?;
         group.reduce(self, src, dst, op, root)?;

@@ -3,11 +3,13 @@
 //! the ranks of one color form one new communicator.
 
 use std::ffi::c_int;
+use std::sync::Arc;
 
 use cudarc::nccl::sys::ncclComm_t;
 
 use crate::collective::communicator::Communicator;
 use crate::collective::group::open_on_this_thread;
+use crate::collective::serial::{self, Together};
 use crate::error::{DriverResultExt, Error};
 
 /// NCCL's color for a rank that joins no new communicator (`NCCL_SPLIT_NOCOLOR`).
@@ -119,6 +121,10 @@ impl Communicator {
             .bind_to_thread()
             .call("cuCtxSetCurrent")?;
         let mut made: Vec<ncclComm_t> = vec![std::ptr::null_mut(); comms.len()];
+        // Every rank of ranks made together: the new ones are made together too, while no
+        // other thread queues a whole group (`serial`).
+        let whole = serial::whole_set(comms);
+        let guard = whole.then(serial::lock);
         // SAFETY: no arguments; the group is ended below on every path.
         let started = unsafe { (nccl.group_start)() };
         nccl.check("ncclGroupStart", started, std::ptr::null_mut())?;
@@ -129,7 +135,7 @@ impl Communicator {
             // the parent's order; a null configuration keeps the parent's.
             let code = unsafe {
                 comm_split(
-                    comm.comm,
+                    comm.raw(),
                     color,
                     comm.rank() as c_int,
                     out,
@@ -137,7 +143,7 @@ impl Communicator {
                 )
             };
             // A call NCCL refuses fails the whole group: no rank's split is made.
-            split = nccl.check("ncclCommSplit", code, comm.comm);
+            split = nccl.check("ncclCommSplit", code, comm.raw());
             if split.is_err() {
                 break;
             }
@@ -148,6 +154,7 @@ impl Communicator {
             unsafe { (nccl.group_end)() },
             std::ptr::null_mut(),
         );
+        drop(guard);
         let result = split.and(ended).and_then(|()| {
             made.iter()
                 .zip(comms)
@@ -182,14 +189,28 @@ impl Communicator {
                 .collect::<Result<Vec<_>, Error>>()
         });
         match result {
-            Ok(parts) => Ok(parts
-                .into_iter()
-                .map(|p| {
-                    p.map(|(new, rank, ranks, parent)| {
-                        Communicator::from_parts(new, &parent.gpu, rank, ranks, nccl)
+            Ok(parts) => {
+                // One set per color, when the parent's ranks were all here.
+                let mut sets: Vec<(u32, Arc<Together>)> = Vec::new();
+                let mut set_of = |color: u32, ranks: usize| {
+                    if let Some((_, set)) = sets.iter().find(|(c, _)| *c == color) {
+                        return set.clone();
+                    }
+                    let set = Together::new(ranks);
+                    sets.push((color, set.clone()));
+                    set
+                };
+                Ok(parts
+                    .into_iter()
+                    .zip(colors)
+                    .map(|(p, color)| {
+                        p.map(|(new, rank, ranks, parent)| {
+                            let together = color.filter(|_| whole).map(|c| set_of(c, ranks));
+                            Communicator::from_parts(new, &parent.gpu, rank, ranks, nccl, together)
+                        })
                     })
-                })
-                .collect()),
+                    .collect())
+            }
             Err(e) => {
                 // What NCCL made before the failure is of no use: let it go.
                 for new in made.into_iter().filter(|c| !c.is_null()) {

@@ -508,4 +508,11 @@ pub enum Error {
         /// What does not fit, with the numbers.
         problem: String,
     },
+    /// The ranks of a job could not meet: a launcher's variable is missing or unreadable, or
+    /// rank 0 could not be reached (or reached by every rank) in time (`Job`).
+    #[error("joining the ranks of a job: {problem}")]
+    Rendezvous {
+        /// What is missing or unreachable: the variable, or the address and the time waited.
+        problem: String,
+    },
 }
