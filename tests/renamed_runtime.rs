@@ -299,6 +299,30 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
     );
     assert!(stderr.contains("src/lib.rs:2:13"), "{stderr}");
 
+    // Without the dependencies' pages (`cargo doc --no-deps`) every link to the runtime's
+    // types still leads to a page (the published one, through the runtime's
+    // `html_root_url`, or the local one a run before made); none is left as the unresolved
+    // path `kr::TrackedBuffer`.
+    let out = cargo(
+        ws,
+        &root,
+        &["doc", "--offline", "--no-deps", "-p", "renamed"],
+    )
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let docs = root.join("target/renamed-runtime/doc/renamed");
+    for page in ["ops/struct.Module.html", "inline/struct.Module.html"] {
+        let text = std::fs::read_to_string(docs.join(page)).unwrap();
+        assert!(
+            !text.contains("href=\"kr::") && text.contains("struct.TrackedBuffer.html"),
+            "{page} (--no-deps) has a dead link to the runtime"
+        );
+    }
+
     // The rendered page of the build.rs module's stub says what each argument takes.
     // With the dependencies' pages, as `cargo doc` makes them: rustdoc links a type of another
     // crate only to pages it made.
@@ -327,11 +351,13 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
         "no link to TrackedBuffer in the page of ops::Module"
     );
     let inline = std::fs::read_to_string(docs.join("inline/struct.Module.html")).unwrap();
+    // cudarc's buffers are named without a link (their pages are cudarc's).
     assert!(
         inline.contains("which the kernel reads only")
             && inline.contains("In(&amp;[f32])")
             && inline.contains("struct.TrackedView.html")
-            && inline.contains("struct.CudaSlice.html"),
+            && inline.contains("&amp;CudaSlice&lt;f32&gt;")
+            && !inline.contains("href=\"kr::"),
         "the inline module's stub does not say what `x` takes"
     );
     // The inline kernel is declared at its line of the Rust file, not of the literal's value.

@@ -78,15 +78,16 @@ pub mod __private {
     /// from its input tokens to its expansion.
     pub mod macros {
         pub use crate::macros::{
-            cuda_module, derive_cuda_type, elementwise, host_functions, include_kernels, reduction,
-            scan,
+            cuda_module, cuda_module_in, derive_cuda_type, elementwise, host_functions,
+            include_kernels, reduction, scan,
         };
     }
     /// The keys `cuda_module!` takes, for the macro's documentation test.
     pub use crate::diagnostics::options::MACRO_KEYS;
 
     // One module's build without a build script (`cuda-kernel-inspect build`, the tests).
-    pub use crate::model::request::{ModuleRequest, SourceInput};
+    pub use crate::builder::script_module;
+    pub use crate::model::request::{ModuleRequest, RustTypesFile, SourceInput};
     pub use crate::pipeline::{Context, build_module};
 
     // The front end, verification and the C and Rust spellings of a type

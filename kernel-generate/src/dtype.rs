@@ -1,6 +1,9 @@
-//! Element types a generated kernel works on, with their CUDA and Rust spellings.
+//! Element types a generated kernel works on, with their CUDA and Rust spellings, sizes and
+//! headers from the workspace's table of CUDA types (`cuda_kernel_objects::ctypes`).
 
 use std::fmt;
+
+use cuda_kernel_objects::ctypes::Scalar;
 
 /// An element type of a generated kernel.
 ///
@@ -59,26 +62,37 @@ impl Dtype {
         Dtype::U64,
     ];
 
+    /// The row of the workspace's table of CUDA types.
+    ///
+    /// ```
+    /// use cuda_kernel_generate::Dtype;
+    /// use cuda_kernel_objects::ctypes::Scalar;
+    /// assert_eq!(Dtype::I8.scalar(), Scalar::I8);
+    /// ```
+    pub fn scalar(self) -> Scalar {
+        match self {
+            Dtype::F16 => Scalar::F16,
+            Dtype::Bf16 => Scalar::BF16,
+            Dtype::F32 => Scalar::F32,
+            Dtype::F64 => Scalar::F64,
+            Dtype::I8 => Scalar::I8,
+            Dtype::I16 => Scalar::I16,
+            Dtype::I32 => Scalar::I32,
+            Dtype::I64 => Scalar::I64,
+            Dtype::U8 => Scalar::U8,
+            Dtype::U16 => Scalar::U16,
+            Dtype::U32 => Scalar::U32,
+            Dtype::U64 => Scalar::U64,
+        }
+    }
+
     /// The CUDA C spelling.
     ///
     /// ```
     /// assert_eq!(cuda_kernel_generate::Dtype::I64.c_name(), "long long");
     /// ```
     pub fn c_name(self) -> &'static str {
-        match self {
-            Dtype::F16 => "__half",
-            Dtype::Bf16 => "__nv_bfloat16",
-            Dtype::F32 => "float",
-            Dtype::F64 => "double",
-            Dtype::I8 => "signed char",
-            Dtype::I16 => "short",
-            Dtype::I32 => "int",
-            Dtype::I64 => "long long",
-            Dtype::U8 => "unsigned char",
-            Dtype::U16 => "unsigned short",
-            Dtype::U32 => "unsigned int",
-            Dtype::U64 => "unsigned long long",
-        }
+        self.scalar().c_name()
     }
 
     /// The Rust spelling (`half`'s types for the 16-bit floats).
@@ -87,20 +101,7 @@ impl Dtype {
     /// assert_eq!(cuda_kernel_generate::Dtype::Bf16.rust_name(), "bf16");
     /// ```
     pub fn rust_name(self) -> &'static str {
-        match self {
-            Dtype::F16 => "f16",
-            Dtype::Bf16 => "bf16",
-            Dtype::F32 => "f32",
-            Dtype::F64 => "f64",
-            Dtype::I8 => "i8",
-            Dtype::I16 => "i16",
-            Dtype::I32 => "i32",
-            Dtype::I64 => "i64",
-            Dtype::U8 => "u8",
-            Dtype::U16 => "u16",
-            Dtype::U32 => "u32",
-            Dtype::U64 => "u64",
-        }
+        self.scalar().info().rust
     }
 
     /// The type a Rust name denotes (`f32`, `half::f16`, `bf16`...), if any.
@@ -121,21 +122,12 @@ impl Dtype {
     /// assert_eq!(cuda_kernel_generate::Dtype::Bf16.size(), 2);
     /// ```
     pub fn size(self) -> usize {
-        match self {
-            Dtype::I8 | Dtype::U8 => 1,
-            Dtype::F16 | Dtype::Bf16 | Dtype::I16 | Dtype::U16 => 2,
-            Dtype::F32 | Dtype::I32 | Dtype::U32 => 4,
-            Dtype::F64 | Dtype::I64 | Dtype::U64 => 8,
-        }
+        self.scalar().size() as usize
     }
 
     /// The header that declares the type, for the 16-bit floats.
     pub(crate) fn header(self) -> Option<&'static str> {
-        match self {
-            Dtype::F16 => Some("cuda_fp16.h"),
-            Dtype::Bf16 => Some("cuda_bf16.h"),
-            _ => None,
-        }
+        self.scalar().info().header
     }
 }
 

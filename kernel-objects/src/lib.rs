@@ -34,6 +34,7 @@
 mod bytes;
 mod compress;
 mod container;
+pub mod ctypes;
 mod cubin;
 mod entry;
 mod error;

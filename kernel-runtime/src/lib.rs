@@ -89,6 +89,12 @@
 //! `nvtx` feature: each launch is then wrapped in an NVTX range named `module::kernel`, and
 //! [`profile::range`] marks the program's own phases (see [`profile`]).
 
+// Where another crate's docs link this crate's items when this crate's pages are not beside
+// them (`cargo doc --no-deps`): the generated stubs' links to `TrackedBuffer`, `Launch`, ...
+// then reach the published pages instead of being left as unresolved text. A test keeps the
+// version equal to the package's.
+#![doc(html_root_url = "https://docs.rs/cuda-kernel-runtime/0.1.0")]
+
 // Where things live: one folder per concern, each with a `//!` head saying what it holds.
 mod code;
 #[cfg(feature = "nccl")]
@@ -200,3 +206,16 @@ pub use cudarc::driver::{
     PinnedHostSlice, UnifiedSlice, UnifiedView, UnifiedViewMut, ValidAsZeroBits,
 };
 pub use half::{bf16, f16};
+
+#[cfg(test)]
+mod doc_root_tests {
+    /// The published docs other crates' pages link to are this version's.
+    #[test]
+    fn html_root_url_names_this_version() {
+        let want = format!(
+            "html_root_url = \"https://docs.rs/cuda-kernel-runtime/{}\"",
+            env!("CARGO_PKG_VERSION")
+        );
+        assert!(include_str!("lib.rs").contains(&want), "{want}");
+    }
+}

@@ -52,6 +52,13 @@ macro_rules! vector {
         value_arg!($name);
 
         const _: () = assert!(size_of::<$name>() == $size && align_of::<$name>() == $align);
+        // The workspace's table of CUDA types has this type, by these names, with this layout.
+        const _: () = assert!(cuda_kernel_objects::ctypes::agrees(
+            $cname,
+            stringify!($name),
+            size_of::<$name>(),
+            align_of::<$name>()
+        ));
     };
 }
 
@@ -127,6 +134,13 @@ macro_rules! packed {
         value_arg!($name);
 
         const _: () = assert!(size_of::<$name>() == $size && align_of::<$name>() == $size);
+        // The workspace's table of CUDA types has this type, by these names, with this layout.
+        const _: () = assert!(cuda_kernel_objects::ctypes::agrees(
+            $cname,
+            stringify!($name),
+            size_of::<$name>(),
+            align_of::<$name>()
+        ));
     };
 }
 

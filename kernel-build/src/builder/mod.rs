@@ -23,6 +23,8 @@ pub(crate) mod modules;
 mod options;
 mod outputs;
 
+pub use outputs::script_module;
+
 use crate::pipeline::{BuiltModule, ModuleRequest, SourceInput};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;

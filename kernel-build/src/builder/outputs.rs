@@ -38,6 +38,12 @@ pub(super) fn generate(module: &BuiltModule, req: &ModuleRequest, runtime: &Runt
     )
 }
 
+/// The module a build script writes for `module` built from `req`, naming the runtime by
+/// `runtime`: the tests compare it for a build with nvcc and one without.
+pub fn script_module(module: &BuiltModule, req: &ModuleRequest, runtime: &syn::Path) -> String {
+    generate(module, req, &Runtime::Found(runtime.clone()))
+}
+
 /// Creates `dir` and its parents.
 pub(super) fn mkdir(dir: &Path) -> Result<(), Error> {
     std::fs::create_dir_all(dir).map_err(|e| Error::io("failed to create", dir, e))

@@ -171,6 +171,9 @@ impl ArgBounds {
             quote! {
                 #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
                 pub trait #ident<E, K>: #base {}
+                // The error is this trait's: rustc does not go on to name the runtime's
+                // internal trait, its impls or the macros that write them.
+                #[diagnostic::do_not_recommend]
                 impl<E, K, A: #base> #ident<E, K> for A {}
             }
         });

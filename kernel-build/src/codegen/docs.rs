@@ -297,7 +297,10 @@ fn declaration(kernel: &Kernel) -> String {
     if let Some(loc) = &kernel.loc {
         text.push_str(&format!(" at `{loc}`"));
     }
-    text.push_str(&format!(", symbol `{}`", kernel.symbol));
+    // Without nvcc a C++ kernel's symbol is not known (the images give it).
+    if !kernel.symbol.is_empty() {
+        text.push_str(&format!(", symbol `{}`", kernel.symbol));
+    }
     text
 }
 

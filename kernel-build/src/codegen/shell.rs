@@ -225,9 +225,10 @@ fn image(parts: &BuiltModule, opts: &CodegenOptions, rt: &TokenStream) -> TokenS
 }
 
 /// `library()` and the `Library` handle; not for a module compiled at run time only, which
-/// has no image to load before it knows the GPU.
+/// has no image to load before it knows the GPU. A module with a fallback has it whether or
+/// not this build embeds an image, so that its API is the same without nvcc.
 fn library(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
-    if parts.fatbin_path.is_none() && parts.runtime_source.is_some() {
+    if parts.runtime_source.as_ref().is_some_and(|s| !s.fallback) {
         return TokenStream::new();
     }
     quote! {

@@ -33,6 +33,11 @@ pub fn unsupported_type(ty: &str, why: &str) -> Diagnostic {
     Diagnostic::error(format!("unsupported type `{ty}`: {why}"))
 }
 
+/// Why `long` is refused on a host where it has 32 bits (Windows): no Rust integer is the
+/// `long` of every host, and taking it for `i64` would be wrong here.
+pub const WHY_LONG_32: &str = "`long` has 32 bits on this host (64 on Linux), so no stub can \
+     type it for every host; write `int` or `int32_t` for 32 bits, `long long` or `int64_t` for 64";
+
 /// An array extent that is not an integer constant the front end can evaluate.
 pub fn bad_array_extent(name: &str, extent: &str) -> Diagnostic {
     Diagnostic::error(format!(
@@ -822,5 +827,19 @@ mod tests {
     fn unsupported_param_names_the_form() {
         let d = unsupported_param("variadic kernels");
         assert_eq!(d.message, "variadic kernels are not supported");
+    }
+}
+
+#[cfg(test)]
+mod long_tests {
+    #[test]
+    fn a_32_bit_long_names_both_fixes() {
+        let d = super::unsupported_type("unsigned long", super::WHY_LONG_32);
+        let m = d.to_string();
+        assert!(
+            m.contains("`unsigned long`") && m.contains("32 bits"),
+            "{m}"
+        );
+        assert!(m.contains("`int32_t`") && m.contains("`int64_t`"), "{m}");
     }
 }

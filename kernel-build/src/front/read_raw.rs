@@ -48,18 +48,19 @@ pub(super) fn read_source(
     input: &FrontInput<'_>,
     cuda_arch: Option<i64>,
 ) -> (ModuleInfo, Diagnostics) {
-    // Like the library headers of a build with nvcc, the headers' types are known before
-    // the source's, and what cannot be read there is dropped. One reading per text: the
-    // headers', then the source's (the last).
-    let mut headers: Vec<parse::Item> = Vec::new();
+    // The user's headers are the user's code, as their lines are in a build with nvcc:
+    // their structs, enumerations and kernels belong to the module, declared before the
+    // source's. What cannot be read there is dropped, as nvcc's views stop reading without
+    // an error. One reading per text: the headers', then the source's (the last).
+    let mut items: Vec<parse::Item> = Vec::new();
     for (name, text) in input.headers {
         let header = read_text((name, text), cuda_arch);
         if header.expanded {
-            headers.extend(header.items);
+            items.extend(header.items);
         }
     }
     let source = read_text((input.display_name, input.raw), cuda_arch);
-    let mut items = source.items;
+    items.extend(source.items);
     let mut notes = vec![msg::note_raw()];
     notes.extend(source.notes);
     if !input.headers.is_empty() {
@@ -74,7 +75,7 @@ pub(super) fn read_source(
     if let Some(stub) = input.host_stub {
         items.extend(launched::instantiation_items(stub));
     }
-    let mut info = analyze::build(items, headers);
+    let mut info = analyze::build(items, Vec::new());
     if let Some(stub) = input.host_stub {
         launched::symbols_from_stub(&mut info, stub);
     }

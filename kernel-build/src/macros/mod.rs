@@ -18,6 +18,7 @@ use proc_macro2::{Span, TokenStream};
 use generated::GeneratorKind;
 
 pub use cuda_module::expand as cuda_module;
+pub use cuda_module::expand_in as cuda_module_in;
 pub use derive::expand as derive_cuda_type;
 pub use host_functions::expand as host_functions;
 pub use include_kernels::expand as include_kernels;

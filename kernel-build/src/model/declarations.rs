@@ -25,110 +25,14 @@ impl std::fmt::Display for SourceLoc {
     }
 }
 
-/// A scalar C type (64-bit Linux sizes).
+/// A scalar C type (64-bit Linux sizes): the workspace's one table of CUDA types
+/// (`cuda_kernel_objects::ctypes`), which spells, sizes and names each.
 ///
 /// ```
 /// use cuda_kernel_build::model::Scalar;
 /// assert_eq!(Scalar::F16.size(), 2);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
-pub enum Scalar {
-    /// `bool`
-    Bool,
-    /// `char`, `signed char`, `int8_t`
-    I8,
-    /// `short`, `int16_t`
-    I16,
-    /// `int`, `int32_t`
-    I32,
-    /// `long`, `long long`, `int64_t`, `ptrdiff_t`
-    I64,
-    /// `unsigned char`, `uint8_t`
-    U8,
-    /// `unsigned short`, `uint16_t`
-    U16,
-    /// `unsigned`, `uint32_t`
-    U32,
-    /// `unsigned long`, `unsigned long long`, `uint64_t`
-    U64,
-    /// `size_t`
-    Usize,
-    /// `ptrdiff_t`, `ssize_t`
-    Isize,
-    /// `float`
-    F32,
-    /// `double`
-    F64,
-    /// `__half`
-    F16,
-    /// `__nv_bfloat16`
-    BF16,
-    /// `__nv_fp8_e4m3` (1 byte)
-    Fp8E4M3,
-    /// `__nv_fp8_e5m2` (1 byte)
-    Fp8E5M2,
-    /// `__nv_fp8_e8m0` (1 byte, a power-of-two scale)
-    Fp8E8M0,
-    /// `__nv_fp6_e2m3` (one 6-bit value in 1 byte)
-    Fp6E2M3,
-    /// `__nv_fp6_e3m2` (one 6-bit value in 1 byte)
-    Fp6E3M2,
-    /// `__nv_fp4_e2m1` (one 4-bit value in 1 byte)
-    Fp4E2M1,
-    /// `__nv_fp4x2_e2m1` (two 4-bit values packed in 1 byte)
-    Fp4x2E2M1,
-    /// A pointer to a `__device__` function (`float (*op)(float)`): a device code
-    /// address, 8 bytes.
-    DeviceFn,
-    /// `cudaTextureObject_t` / `CUtexObject`: a texture object's 8-byte handle.
-    TexObject,
-    /// `cudaSurfaceObject_t` / `CUsurfObject`: a surface object's 8-byte handle.
-    SurfObject,
-    /// `CUtensorMap`: a TMA descriptor, 128 bytes aligned to 128 (compute capability 9.0
-    /// and later), passed as `const __grid_constant__ CUtensorMap`.
-    TensorMap,
-    /// `cudaGraphConditionalHandle` / `CUgraphConditionalHandle`: a conditional handle of the
-    /// graph a kernel runs in, 8 bytes.
-    GraphCondition,
-    /// `cudaGraphExec_t` / `CUgraphExec`: an executable graph a kernel launches from device
-    /// code (`cudaGraphLaunch`), 8 bytes.
-    GraphExec,
-}
-
-impl Scalar {
-    /// Size in bytes (equal to the alignment for every scalar; a `CUtensorMap` is 128 and 128).
-    ///
-    /// ```
-    /// assert_eq!(cuda_kernel_build::model::Scalar::Usize.size(), 8);
-    /// ```
-    pub fn size(self) -> u64 {
-        match self {
-            Scalar::Bool
-            | Scalar::I8
-            | Scalar::U8
-            | Scalar::Fp8E4M3
-            | Scalar::Fp8E5M2
-            | Scalar::Fp8E8M0
-            | Scalar::Fp6E2M3
-            | Scalar::Fp6E3M2
-            | Scalar::Fp4E2M1
-            | Scalar::Fp4x2E2M1 => 1,
-            Scalar::I16 | Scalar::U16 | Scalar::F16 | Scalar::BF16 => 2,
-            Scalar::I32 | Scalar::U32 | Scalar::F32 => 4,
-            Scalar::I64
-            | Scalar::U64
-            | Scalar::Usize
-            | Scalar::Isize
-            | Scalar::F64
-            | Scalar::DeviceFn
-            | Scalar::TexObject
-            | Scalar::SurfObject
-            | Scalar::GraphCondition
-            | Scalar::GraphExec => 8,
-            Scalar::TensorMap => 128,
-        }
-    }
-}
+pub use cuda_kernel_objects::ctypes::Scalar;
 
 /// Const/volatile qualifiers of a pointee.
 ///

@@ -62,44 +62,16 @@ fn quals_prefix(q: Qualifiers) -> String {
     s
 }
 
-/// The canonical C name of a scalar.
+/// The canonical C name of a scalar: the table's (`signed char` for `i8`, which plain
+/// `char` is not on every host).
 pub fn scalar_spelling(s: Scalar) -> &'static str {
-    match s {
-        Scalar::Bool => "bool",
-        Scalar::I8 => "char",
-        Scalar::I16 => "short",
-        Scalar::I32 => "int",
-        Scalar::I64 => "long long",
-        Scalar::U8 => "unsigned char",
-        Scalar::U16 => "unsigned short",
-        Scalar::U32 => "unsigned int",
-        Scalar::U64 => "unsigned long long",
-        Scalar::Usize => "size_t",
-        Scalar::Isize => "ptrdiff_t",
-        Scalar::F32 => "float",
-        Scalar::F64 => "double",
-        Scalar::F16 => "__half",
-        Scalar::BF16 => "__nv_bfloat16",
-        Scalar::Fp8E4M3 => "__nv_fp8_e4m3",
-        Scalar::Fp8E5M2 => "__nv_fp8_e5m2",
-        Scalar::Fp8E8M0 => "__nv_fp8_e8m0",
-        Scalar::Fp6E2M3 => "__nv_fp6_e2m3",
-        Scalar::Fp6E3M2 => "__nv_fp6_e3m2",
-        Scalar::Fp4E2M1 => "__nv_fp4_e2m1",
-        Scalar::Fp4x2E2M1 => "__nv_fp4x2_e2m1",
-        Scalar::DeviceFn => "void (*)(...)",
-        Scalar::TexObject => "cudaTextureObject_t",
-        Scalar::SurfObject => "cudaSurfaceObject_t",
-        Scalar::TensorMap => "CUtensorMap",
-        Scalar::GraphCondition => "cudaGraphConditionalHandle",
-        Scalar::GraphExec => "cudaGraphExec_t",
-    }
+    s.c_name()
 }
 
 /// The CUDA name of a vector type (`float4`, `__half2`).
 fn vector_spelling(elem: Scalar, lanes: u8) -> String {
     let base = match elem {
-        Scalar::I8 | Scalar::Bool => "char",
+        Scalar::I8 | Scalar::Char | Scalar::Bool => "char",
         Scalar::U8 => "uchar",
         Scalar::I16 => "short",
         Scalar::U16 => "ushort",
@@ -119,4 +91,75 @@ fn vector_spelling(elem: Scalar, lanes: u8) -> String {
         }
     };
     format!("{base}{lanes}")
+}
+
+#[cfg(test)]
+mod tests {
+    use cuda_kernel_objects::ctypes::{self, VECTORS};
+
+    use super::*;
+    use crate::front::names::read_type;
+    use crate::front::types::{TypeEnv, size_align};
+    use crate::model::rust::types::{scalar_name, vector_name};
+
+    fn read(text: &str) -> Option<CType> {
+        read_type(text, &TypeEnv::default())
+    }
+
+    #[test]
+    fn the_front_end_reads_every_spelling_of_the_table_as_the_table_means_it() {
+        for s in Scalar::ALL {
+            if s == Scalar::DeviceFn {
+                continue;
+            }
+            let info = s.info();
+            for name in std::iter::once(&info.c_name).chain(info.also) {
+                assert_eq!(read(name), Some(CType::Scalar(s)), "`{name}`");
+            }
+            assert_eq!(scalar_spelling(s), info.c_name);
+            assert_eq!(scalar_name(s), info.rust);
+            assert_eq!(
+                size_align(&CType::Scalar(s), &[]),
+                Some((info.size, info.align))
+            );
+        }
+        assert_eq!(read("char"), Some(CType::Scalar(Scalar::Char)));
+        let byte = ctypes::plain_char();
+        assert_eq!(scalar_name(Scalar::Char), scalar_name(byte));
+        assert_eq!(read("signed char"), Some(CType::Scalar(Scalar::I8)));
+    }
+
+    #[test]
+    fn a_long_is_the_hosts() {
+        let long = read("unsigned long");
+        if ctypes::long_is_64_bits() {
+            assert_eq!(long, Some(CType::Scalar(Scalar::U64)));
+        } else {
+            assert_eq!(long, None, "refused, not taken for a u64");
+        }
+    }
+
+    #[test]
+    fn every_vector_of_the_table_is_the_models_with_its_layout_and_names() {
+        for v in VECTORS {
+            let Some(ty) = read(v.c_name) else {
+                // Four 64-bit lanes aligned to 32 have no model type: kernels taking them
+                // stay untyped.
+                assert!(v.c_name.ends_with("_32a"), "`{}` unread", v.c_name);
+                continue;
+            };
+            let CType::Vector { elem, lanes } = ty else {
+                panic!("`{}` is {ty:?}", v.c_name);
+            };
+            assert_eq!(size_align(&ty, &[]), Some((v.size, v.align)), "{v:?}");
+            // What the model writes back is a type of the table with the same layout.
+            let spelled = ctypes::vector(&c_spelling(&ty)).expect("a table vector");
+            assert_eq!((spelled.size, spelled.align), (v.size, v.align), "{v:?}");
+            let named = VECTORS
+                .iter()
+                .find(|t| t.rust == vector_name(elem, lanes))
+                .expect("a runtime vector type");
+            assert_eq!((named.size, named.align), (v.size, v.align), "{v:?}");
+        }
+    }
 }

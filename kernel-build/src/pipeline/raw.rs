@@ -62,16 +62,21 @@ pub(super) fn read_module(
     for source in sources {
         // The user's headers (beside the file or in its include folders) are read for
         // their declarations; system and toolkit headers are not.
-        let found;
+        let here = source.is_file.then(|| source.path.parent()).flatten();
+        let (found, files) = runtime::user_headers(&source.text, here, &source.includes)?;
+        // Each header's declarations are placed at its path, as nvcc's line markers place
+        // them (codegen shows both relative to the crate).
+        let paths: Vec<(String, PathBuf)> = found
+            .iter()
+            .map(|(name, _)| name.clone())
+            .zip(files.iter().cloned())
+            .collect();
         let headers = if headers.is_empty() {
-            let here = source.is_file.then(|| source.path.parent()).flatten();
-            let (h, files) = runtime::user_headers(&source.text, here, &source.includes)?;
             for f in files {
                 if !tracked.contains(&f) {
                     tracked.push(f);
                 }
             }
-            found = h;
             found.as_slice()
         } else {
             headers
@@ -89,7 +94,12 @@ pub(super) fn read_module(
             host_stub: None,
             headers,
         };
-        let (info, d) = front::read_raw::read_targets(&input, &archs);
+        let (mut info, d) = front::read_raw::read_targets(&input, &archs);
+        info.for_each_location(|loc| {
+            if let Some((_, path)) = paths.iter().find(|(name, _)| *name == loc.file) {
+                loc.file = path.to_string_lossy().into_owned();
+            }
+        });
         match front::finish(&source.display_name, info, d, alone) {
             Ok(info) => infos.push(info),
             Err(d) => diags.append(d),

@@ -91,30 +91,14 @@ fn text(file: &str, types: &[SharedType], others: &[&str]) -> String {
          // written by cuda-kernel-build from the Rust definitions: edit those, not this file.\n\
          #pragma once"
     );
+    // The toolkit headers that declare the fields' scalars, as the table names them.
     let scalars: Vec<Scalar> = types.iter().flat_map(scalars_of).collect();
-    if scalars.contains(&Scalar::F16) {
-        out.push_str("#include <cuda_fp16.h>\n");
-    }
-    if scalars.contains(&Scalar::BF16) {
-        out.push_str("#include <cuda_bf16.h>\n");
-    }
-    if scalars
-        .iter()
-        .any(|s| s.size() == 1 && scalar_spelling(*s).starts_with("__nv_fp8"))
-    {
-        out.push_str("#include <cuda_fp8.h>\n");
-    }
-    if scalars
-        .iter()
-        .any(|s| scalar_spelling(*s).starts_with("__nv_fp6"))
-    {
-        out.push_str("#include <cuda_fp6.h>\n");
-    }
-    if scalars
-        .iter()
-        .any(|s| scalar_spelling(*s).starts_with("__nv_fp4"))
-    {
-        out.push_str("#include <cuda_fp4.h>\n");
+    let mut included: Vec<&str> = Vec::new();
+    for s in Scalar::ALL.into_iter().filter(|s| scalars.contains(s)) {
+        if let Some(h) = s.info().header.filter(|h| !included.contains(h)) {
+            included.push(h);
+            let _ = writeln!(out, "#include <{h}>");
+        }
     }
     for other in others {
         let _ = writeln!(out, "#include \"{}\"", include_name(other));
@@ -124,7 +108,7 @@ fn text(file: &str, types: &[SharedType], others: &[&str]) -> String {
         comment(&mut out, "", &t.doc);
         match &t.kind {
             SharedKind::Enum { repr, variants } => {
-                let _ = writeln!(out, "enum class {} : {} {{", t.name, int_spelling(*repr));
+                let _ = writeln!(out, "enum class {} : {} {{", t.name, scalar_spelling(*repr));
                 for (name, value) in variants {
                     let _ = writeln!(out, "    {name} = {value},");
                 }
@@ -204,21 +188,12 @@ fn declaration(ty: &CType, name: &str) -> String {
 }
 
 /// A C spelling nvcc 13 accepts without a deprecation warning and with Rust's meaning:
-/// `signed char` for `i8` (plain `char` is unsigned on Arm hosts), and the 16-byte aligned
-/// names of four 64-bit lanes (`double4_16a`).
+/// the table's (`signed char` for `i8`: plain `char` is unsigned on Arm hosts), and the
+/// 16-byte aligned names of four 64-bit lanes (`double4_16a`).
 fn spelling(ty: &CType) -> String {
     match ty {
-        CType::Scalar(s) => int_spelling(*s).to_string(),
         CType::Vector { elem, lanes: 4 } if elem.size() == 8 => format!("{}_16a", c_spelling(ty)),
         _ => c_spelling(ty),
-    }
-}
-
-/// A scalar's C spelling, `i8` as `signed char`.
-fn int_spelling(s: Scalar) -> &'static str {
-    match s {
-        Scalar::I8 => "signed char",
-        s => scalar_spelling(s),
     }
 }
 

@@ -370,6 +370,7 @@ fn enumeration(env: &mut TypeEnv, e: EnumSyn) -> Result<Option<EnumDef>, Diagnos
     let underlying = match &resolved.0 {
         CType::Scalar(
             s @ (Scalar::I8
+            | Scalar::Char
             | Scalar::I16
             | Scalar::I32
             | Scalar::I64

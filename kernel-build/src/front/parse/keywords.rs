@@ -72,9 +72,19 @@ pub(super) fn builtin(words: &[&str]) -> Result<BaseSyn, Diagnostic> {
             "no Rust type has its layout on the GPU",
         ));
     } else if has("char") {
-        if unsigned { Scalar::U8 } else { Scalar::I8 }
+        // Plain `char` is a type of its own, the host's byte: signed on x86-64, unsigned
+        // on Arm.
+        if unsigned {
+            Scalar::U8
+        } else if has("signed") {
+            Scalar::I8
+        } else {
+            Scalar::Char
+        }
     } else if has("short") {
         if unsigned { Scalar::U16 } else { Scalar::I16 }
+    } else if longs == 1 && !cuda_kernel_objects::ctypes::long_is_64_bits() {
+        return Err(msg::unsupported_type(&spelled, msg::WHY_LONG_32));
     } else if longs > 0 {
         if unsigned { Scalar::U64 } else { Scalar::I64 }
     } else if unsigned {

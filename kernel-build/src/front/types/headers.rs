@@ -112,8 +112,11 @@ pub fn header_type(name: &str) -> Option<CType> {
         "ushort" => Scalar::U16,
         "int" => Scalar::I32,
         "uint" => Scalar::U32,
-        "long" | "longlong" => Scalar::I64,
-        "ulong" | "ulonglong" => Scalar::U64,
+        // `long` lanes are 64-bit only where `long` is (not on Windows).
+        "long" if cuda_kernel_objects::ctypes::long_is_64_bits() => Scalar::I64,
+        "ulong" if cuda_kernel_objects::ctypes::long_is_64_bits() => Scalar::U64,
+        "longlong" => Scalar::I64,
+        "ulonglong" => Scalar::U64,
         "float" => Scalar::F32,
         "double" => Scalar::F64,
         _ => return None,

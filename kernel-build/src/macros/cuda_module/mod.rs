@@ -22,14 +22,34 @@ mod input;
 /// Expands one `cuda_module!` invocation (never panics; errors become `compile_error!`).
 pub fn expand(tokens: TokenStream) -> TokenStream {
     match syn::parse2::<ModuleInput>(tokens) {
-        Ok(input) => cuda_module(&input),
+        Ok(input) => cuda_module(&input, None),
         Err(e) => e.to_compile_error(),
     }
 }
 
-/// Expands a parsed `cuda_module!` invocation.
-fn cuda_module(input: &ModuleInput) -> TokenStream {
-    let runtime = match super::runtime_path(input.runtime_path.as_ref(), input.name.span()) {
+/// Expands one `cuda_module!` invocation as the crate in `crate_dir` would, with nvcc or, when
+/// `no_device_code`, without it (as `KERNEL_BUILD_NO_DEVICE_CODE=1` and docs.rs build): the
+/// tests compare the two expansions of every module of the repository. The runtime is named
+/// by the `crate` key, else `::cuda_kernel_runtime`.
+pub fn expand_in(
+    tokens: TokenStream,
+    crate_dir: &std::path::Path,
+    no_device_code: bool,
+) -> TokenStream {
+    match syn::parse2::<ModuleInput>(tokens) {
+        Ok(input) => cuda_module(&input, Some((crate_dir, no_device_code))),
+        Err(e) => e.to_compile_error(),
+    }
+}
+
+/// Expands a parsed `cuda_module!` invocation; `place`: the crate folder and whether to build
+/// without nvcc, instead of what the compiled crate and the environment say.
+fn cuda_module(input: &ModuleInput, place: Option<(&std::path::Path, bool)>) -> TokenStream {
+    let runtime = match (place, &input.runtime_path) {
+        (Some(_), None) => Ok(crate::runtime_crate::default_path()),
+        _ => super::runtime_path(input.runtime_path.as_ref(), input.name.span()),
+    };
+    let runtime = match runtime {
         Ok(path) => path,
         Err(e) => return with_fallback(input, e),
     };
@@ -37,9 +57,14 @@ fn cuda_module(input: &ModuleInput) -> TokenStream {
         Ok(req) => req,
         Err(e) => return with_fallback(input, e),
     };
+    let mut cx = Context::default();
+    if let Some((dir, no_device_code)) = place {
+        req.base_dir = dir.to_path_buf();
+        cx.no_device_code = no_device_code;
+    }
     let place = inline_place(input);
     req.inline_origin = inline_origin(input, place.as_ref());
-    let built = match build_module(&req, &Context::default()) {
+    let built = match build_module(&req, &cx) {
         Ok(mut built) => {
             if let Some((place, display)) = &place {
                 for w in &mut built.warnings {

@@ -95,36 +95,7 @@ impl RuntimeObject {
 /// The Rust name of a scalar type: a primitive (`f32`, `usize`), or the name of the
 /// runtime's type (`f16`, `F8E4M3`, `TextureHandle`).
 pub fn scalar_name(s: Scalar) -> &'static str {
-    match s {
-        Scalar::Bool => "bool",
-        Scalar::I8 => "i8",
-        Scalar::I16 => "i16",
-        Scalar::I32 => "i32",
-        Scalar::I64 => "i64",
-        Scalar::U8 => "u8",
-        Scalar::U16 => "u16",
-        Scalar::U32 => "u32",
-        Scalar::U64 => "u64",
-        Scalar::Usize => "usize",
-        Scalar::Isize => "isize",
-        Scalar::F32 => "f32",
-        Scalar::F64 => "f64",
-        Scalar::F16 => "f16",
-        Scalar::BF16 => "bf16",
-        Scalar::Fp8E4M3 => "F8E4M3",
-        Scalar::Fp8E5M2 => "F8E5M2",
-        Scalar::Fp8E8M0 => "E8M0",
-        Scalar::Fp6E2M3 => "F6E2M3",
-        Scalar::Fp6E3M2 => "F6E3M2",
-        Scalar::Fp4E2M1 => "F4E2M1",
-        Scalar::Fp4x2E2M1 => "F4E2M1x2",
-        Scalar::DeviceFn => "RawDevicePtr",
-        Scalar::TexObject => "TextureHandle",
-        Scalar::SurfObject => "SurfaceHandle",
-        Scalar::TensorMap => "TensorMapHandle",
-        Scalar::GraphCondition => "ConditionHandle",
-        Scalar::GraphExec => "GraphExecHandle",
-    }
+    s.info().rust
 }
 
 /// The name of the runtime's `vector` type for a CUDA vector type: CUDA's own name in
@@ -136,7 +107,7 @@ pub fn scalar_name(s: Scalar) -> &'static str {
 /// `longlong4` (what `vector_types.h` declares for `longlong4` and `longlong4_16a`).
 pub fn vector_name(elem: Scalar, lanes: u8) -> String {
     let base = match elem {
-        Scalar::Bool | Scalar::I8 => "Char",
+        Scalar::Bool | Scalar::I8 | Scalar::Char => "Char",
         Scalar::U8 => "UChar",
         Scalar::I16 => "Short",
         Scalar::U16 => "UShort",
@@ -164,36 +135,21 @@ pub fn vector_name(elem: Scalar, lanes: u8) -> String {
     format!("{base}{lanes}")
 }
 
-/// Every scalar a Rust name stands for, in the order names are looked up.
-const SCALARS: &[Scalar] = &[
-    Scalar::Bool,
-    Scalar::I8,
-    Scalar::I16,
-    Scalar::I32,
-    Scalar::I64,
-    Scalar::U8,
-    Scalar::U16,
-    Scalar::U32,
-    Scalar::U64,
-    Scalar::Usize,
-    Scalar::Isize,
-    Scalar::F32,
-    Scalar::F64,
-    Scalar::F16,
-    Scalar::BF16,
-    Scalar::Fp8E4M3,
-    Scalar::Fp8E5M2,
-    Scalar::Fp8E8M0,
-    Scalar::Fp6E2M3,
-    Scalar::Fp6E3M2,
-    Scalar::Fp4E2M1,
-    Scalar::Fp4x2E2M1,
-    Scalar::TexObject,
-    Scalar::SurfObject,
-    Scalar::TensorMap,
-    Scalar::GraphCondition,
-    Scalar::GraphExec,
-];
+/// Every scalar a Rust name stands for, in the order names are looked up (a device
+/// function's `RawDevicePtr` is a pointer's too, and plain `char`'s integer is the host's
+/// byte's: they name none).
+const SCALARS: &[Scalar] = &{
+    let mut out = [Scalar::Bool; Scalar::ALL.len() - 2];
+    let (mut i, mut n) = (0, 0);
+    while i < Scalar::ALL.len() {
+        if !matches!(Scalar::ALL[i], Scalar::DeviceFn | Scalar::Char) {
+            out[n] = Scalar::ALL[i];
+            n += 1;
+        }
+        i += 1;
+    }
+    out
+};
 
 /// The scalar a Rust type name stands for (`f32`, `f16`, `F8E4M3`, `TextureHandle`): the
 /// mapping of [`scalar_name`] read backwards.
@@ -217,24 +173,11 @@ pub fn vector_named(name: &str) -> Option<(Scalar, u8)> {
 
 /// The Rust type of a scalar.
 fn scalar_type(s: Scalar) -> RustType {
-    let name = scalar_name(s);
-    match s {
-        Scalar::F16
-        | Scalar::BF16
-        | Scalar::DeviceFn
-        | Scalar::TexObject
-        | Scalar::SurfObject
-        | Scalar::TensorMap
-        | Scalar::GraphCondition
-        | Scalar::GraphExec => RustType::Runtime(name.to_owned()),
-        Scalar::Fp8E4M3
-        | Scalar::Fp8E5M2
-        | Scalar::Fp8E8M0
-        | Scalar::Fp6E2M3
-        | Scalar::Fp6E3M2
-        | Scalar::Fp4E2M1
-        | Scalar::Fp4x2E2M1 => RustType::Runtime(format!("fp::{name}")),
-        _ => RustType::Primitive(name),
+    let info = s.info();
+    if info.is_primitive() {
+        RustType::Primitive(info.rust)
+    } else {
+        RustType::Runtime(info.rust_path.to_owned())
     }
 }
 
