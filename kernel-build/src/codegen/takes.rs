@@ -18,6 +18,12 @@ enum Take {
     Words(&'static str),
 }
 
+/// The buffer types the runtime re-exports from cudarc. Their pages are cudarc's, which
+/// rustdoc links only where the dependencies' pages are made (not under `cargo doc
+/// --no-deps`, where the link would be left as the dead text `gpu::CudaSlice`), so the docs
+/// name them without a link; the runtime's own types link to its pages, local or published.
+const FROM_CUDARC: [&str; 4] = ["CudaSlice", "CudaView", "CudaViewMut", "UnifiedSlice"];
+
 /// What a `const T*` parameter takes (`E` stands for the element type).
 const READ: &[Take] = &[
     Take::Borrow {
@@ -136,6 +142,9 @@ pub(crate) fn doc_list(mutable: bool, elem: &str, krate: &str) -> String {
     let items = list(mutable)
         .iter()
         .map(|t| match t {
+            Take::Borrow { spelled, item } if FROM_CUDARC.contains(item) => {
+                format!("`{}`", with_elem(spelled, elem))
+            }
             Take::Borrow { spelled, item } | Take::Wrapper { spelled, item } => {
                 format!("[`{}`]({krate}::{item})", with_elem(spelled, elem))
             }
@@ -173,8 +182,10 @@ mod tests {
         assert!(d.contains("[`In(&[f32])`](kr::In)"), "{d}");
         assert!(d.ends_with(" or [`Null`](kr::Null)"), "{d}");
         let w = doc_list(true, "Particle", "kr");
+        // cudarc's buffers are named, not linked: their pages are cudarc's.
+        assert!(w.contains("`&mut CudaViewMut<Particle>`,"), "{w}");
         assert!(
-            w.contains("[`&mut CudaViewMut<Particle>`](kr::CudaViewMut)"),
+            !w.contains("kr::CudaViewMut") && !w.contains("kr::CudaSlice"),
             "{w}"
         );
         assert!(w.contains("[`Out(&mut [Particle])`](kr::Out)"), "{w}");

@@ -107,9 +107,12 @@ pub(crate) fn run_through(
     } = invoke(wrapper, nvcc, args, debug)?;
     let msgs = messages::parse(&text);
     if !status.success() {
-        let hint = messages::missing_header(&text)
-            .and_then(|h| Some((crate::toolkit::library_for_header(&h)?, h)))
-            .map(|(lib, h)| crate::diagnostics::build::library_header_missing(&h, lib));
+        let hint = messages::missing_header(&text).and_then(|h| {
+            crate::diagnostics::shared::types_header_missing(&h).or_else(|| {
+                let lib = crate::toolkit::library_for_header(&h)?;
+                Some(crate::diagnostics::build::library_header_missing(&h, lib))
+            })
+        });
         let first_error = msgs
             .iter()
             .find(|m| m.severity == messages::Severity::Error);

@@ -1,6 +1,19 @@
 //! Messages about Rust types shared with CUDA (`#[derive(CudaType)]` and the headers written
 //! from them), the same for the derive, a build script and `cuda_module!`'s `types` key.
 
+/// A compile could not find `header`: when it is the header of a Rust file's shared types
+/// (`src/x.rs.cuh`), which only a module that names the file writes, the message naming the
+/// fix for both doors; `None` for any other header.
+pub fn types_header_missing(header: &str) -> Option<String> {
+    let file = header.strip_suffix(".cuh").filter(|f| f.ends_with(".rs"))?;
+    Some(format!(
+        "`{header}` is the CUDA header of the types `{file}` shares with CUDA \
+         (`#[derive(CudaType)]`), and it is written only for a module that names that file: add \
+         `types = \"{file}\"` to the `cuda_module!`, or `.rust_types(\"{file}\")` to the build \
+         script's `Build` (the path from the crate root, as the `#include` writes it)"
+    ))
+}
+
 /// The type is not `#[repr(C)]`.
 pub fn not_repr_c(name: &str) -> String {
     format!(
@@ -119,6 +132,15 @@ pub fn defined_twice(name: &str, first: &str, second: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_missing_types_header_names_both_fixes() {
+        let m = super::types_header_missing("src/particles.rs.cuh").unwrap();
+        assert!(m.contains("`types = \"src/particles.rs\"`"), "{m}");
+        assert!(m.contains("`.rust_types(\"src/particles.rs\")`"), "{m}");
+        assert_eq!(super::types_header_missing("curand_kernel.h"), None);
+        assert_eq!(super::types_header_missing("kernels.cuh"), None);
+    }
+
     use super::*;
 
     #[test]
