@@ -123,6 +123,7 @@ pub fn read_field(owner: &str, f: &syn::Field) -> syn::Result<Option<SharedField
 /// Every `#[derive(CudaType)]` struct and enum of a Rust file's text, in order, with the
 /// inline module each is in. An error is `file:line:col: message`, one per problem.
 pub fn read_file(file: &str, text: &str) -> Result<Vec<SharedType>, Vec<String>> {
+    let _lexer = OwnLexer::start();
     let parsed = syn::parse_file(text).map_err(|e| vec![located(file, &e)])?;
     let mut found = Vec::new();
     let mut errors = Vec::new();
@@ -133,6 +134,26 @@ pub fn read_file(file: &str, text: &str) -> Result<Vec<SharedType>, Vec<String>>
         Ok(found)
     } else {
         Err(errors)
+    }
+}
+
+/// While alive, text is lexed by proc-macro2 itself, whose spans carry the text's own lines
+/// and columns: inside a macro the compiler's lexer would give every token the macro's call
+/// site, so an error in a types file would point at the line of `cuda_module!` instead of the
+/// field. Nothing lexed meanwhile outlives [`read_file`] as tokens (it returns names and
+/// types as text), so no token of one kind meets one of the other.
+struct OwnLexer;
+
+impl OwnLexer {
+    fn start() -> OwnLexer {
+        proc_macro2::fallback::force();
+        OwnLexer
+    }
+}
+
+impl Drop for OwnLexer {
+    fn drop(&mut self) {
+        proc_macro2::fallback::unforce();
     }
 }
 
