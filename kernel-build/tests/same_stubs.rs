@@ -225,6 +225,11 @@ const KNOWN: &[(&str, &str)] = &[
         "CUTLASS's kernels, instantiated inside CUTLASS's headers by the host code",
     ),
     (
+        "tests/packed_layouts.rs",
+        "an alignment given through a function-like macro (`ALIGNED(32)`): without nvcc only \
+         object-like macros are expanded",
+    ),
+    (
         "tests/device_assert.rs",
         "the kernel's column in the docs: nvcc's view of an inline source after `#include \
          <cassert>` places it one column left",

@@ -68,12 +68,17 @@ pub(crate) struct Plan {
 }
 
 impl Plan {
-    /// Every struct (not opaque, not named only) and every enum of `info` that the table can
-    /// spell.
+    /// Every struct (not opaque, not named only) and every enum of `info` that a kernel or a
+    /// global passes or points to (nested fields too) and that the table can spell.
     pub(crate) fn for_model(info: &ModuleInfo) -> Plan {
+        let used = used_types(info);
         let mut items = Vec::new();
         for s in &info.structs {
-            if s.opaque || s.name_only || info.enums.iter().any(|e| e.name == s.name) {
+            if s.opaque
+                || s.name_only
+                || info.enums.iter().any(|e| e.name == s.name)
+                || !used.contains(&s.name.as_str())
+            {
                 continue;
             }
             let Some(spelled) = spelling(&s.name, &info.structs, 0) else {
@@ -101,7 +106,11 @@ impl Plan {
                 kind: ItemKind::Record { fields },
             });
         }
-        for e in &info.enums {
+        for e in info
+            .enums
+            .iter()
+            .filter(|e| used.contains(&e.name.as_str()))
+        {
             let Some(spelled) = spelling(&e.name, &info.structs, 0) else {
                 continue;
             };
@@ -285,6 +294,31 @@ pub(crate) fn read_symbol(symbol: &str) -> Option<(usize, Vec<u64>)> {
     }
     let (&index, values) = values.split_first()?;
     Some((usize::try_from(index).ok()?, values.to_vec()))
+}
+
+/// The names of the structs and enums the kernels and globals of `info` pass or point to,
+/// and those their fields hold, at any depth.
+fn used_types(info: &ModuleInfo) -> Vec<&str> {
+    let mut used: Vec<&str> = Vec::new();
+    let mut todo: Vec<&CType> = info
+        .kernels
+        .iter()
+        .flat_map(|k| k.params.iter().map(|p| &p.ty))
+        .chain(info.globals.iter().map(|g| &g.ty))
+        .collect();
+    while let Some(ty) = todo.pop() {
+        let Some(name) = ty.struct_name() else {
+            continue;
+        };
+        if used.contains(&name) {
+            continue;
+        }
+        used.push(name);
+        if let Some(s) = info.structs.iter().find(|s| s.name == name) {
+            todo.extend(s.fields.iter().map(|f| &f.ty));
+        }
+    }
+    used
 }
 
 /// How the table names the model's type `name` at the end of the file: qualified names
@@ -495,8 +529,23 @@ mod tests {
                     ("b", CType::Scalar(crate::model::Scalar::F64)),
                 ],
             )],
+            globals: vec![crate::model::Global {
+                name: "g".into(),
+                symbol: "g".into(),
+                space: crate::model::GlobalSpace::Device,
+                ty: CType::Struct("P".into()),
+                size: 16,
+                loc: None,
+            }],
             ..ModuleInfo::default()
         };
+        assert!(
+            Plan::for_model(&ModuleInfo {
+                globals: vec![],
+                ..info.clone()
+            })
+            .is_empty()
+        );
         let plan = Plan::for_model(&info);
         let text = plan.wrapper_text(Path::new("/src/k.cu"), &[]);
         let lines: Vec<&str> = text.lines().collect();

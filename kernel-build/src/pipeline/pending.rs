@@ -128,33 +128,47 @@ impl<'a> Pending<'a> {
             .job
             .run_nvcc(input, args.clone(), threads, &output, &keep);
         // A type of the table nvcc refuses: compiled once more without it, and it stays
-        // unmeasured with nvcc's reason.
-        if let Err(Error::NvccFailed { output: text, .. }) = &ran
-            && self.wrapper.is_some()
-        {
+        // unmeasured with nvcc's reason; where the table still fails (nvcc stops after a
+        // number of errors), once more without any of it.
+        let mut left_out: Vec<usize> = Vec::new();
+        let mut refused_all: Vec<(usize, String)> = Vec::new();
+        for attempt in 0..2 {
+            let Err(Error::NvccFailed { output: text, .. }) = &ran else {
+                break;
+            };
             let refused = self.plan.rejected(text);
-            if !refused.is_empty() {
-                let left_out: Vec<usize> = refused.iter().map(|(i, _)| *i).collect();
-                let sub = if name == "all" {
-                    "again"
-                } else {
-                    name.as_str()
-                };
-                let again =
-                    layouts::write_wrapper(&self.dir, sub, self.job.source, &self.plan, &left_out)?;
-                let _ = std::fs::remove_dir_all(&keep);
-                std::fs::create_dir_all(&keep)
-                    .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
-                ran = self
-                    .job
-                    .run_nvcc(&again, args.clone(), threads, &output, &keep);
-                if let Ok(mut r) = self.rejected.lock() {
-                    for one in refused {
-                        if !r.0.iter().any(|(i, _)| *i == one.0) {
-                            r.0.push(one);
-                        }
+            if self.wrapper.is_none() || refused.is_empty() {
+                break;
+            }
+            if attempt == 0 {
+                left_out.extend(refused.iter().map(|(i, _)| *i));
+                refused_all.extend(refused);
+            } else {
+                let why = refused[0].1.clone();
+                for i in 0..self.plan.items.len() {
+                    if !left_out.contains(&i) {
+                        left_out.push(i);
+                        refused_all.push((i, why.clone()));
                     }
-                    r.1.push(again);
+                }
+            }
+            let sub = format!("{}{attempt}", if name == "all" { "again" } else { name });
+            let again =
+                layouts::write_wrapper(&self.dir, &sub, self.job.source, &self.plan, &left_out)?;
+            let _ = std::fs::remove_dir_all(&keep);
+            std::fs::create_dir_all(&keep)
+                .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
+            ran = self
+                .job
+                .run_nvcc(&again, args.clone(), threads, &output, &keep);
+            if let Ok(mut r) = self.rejected.lock() {
+                r.1.push(again);
+            }
+        }
+        if let Ok(mut r) = self.rejected.lock() {
+            for one in refused_all {
+                if !r.0.iter().any(|(i, _)| *i == one.0) {
+                    r.0.push(one);
                 }
             }
         }

@@ -174,6 +174,8 @@ pub fn expand_for(
             "include" if active && rest.trim_start().starts_with('"') => {
                 out.notes.push(msg::note_raw_include(tok.line, rest.trim()));
             }
+            // `#pragma pack` changes layouts: the parser follows it, as in a device view.
+            "pragma" if active => out.tokens.push(*tok),
             _ => {}
         }
     }
