@@ -128,7 +128,8 @@ pub fn var(v: Var, reporting: Reporting) -> Option<OsString> {
 static PENDING: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
 
 /// Prints `cargo:rerun-if-env-changed` for every variable read for Cargo since the last
-/// call, each once.
+/// call, each once (build scripts only: the `build` feature).
+#[cfg(feature = "build")]
 pub(crate) fn announce() {
     let pending = std::mem::take(&mut *PENDING.lock().unwrap_or_else(|p| p.into_inner()));
     for name in pending {

@@ -63,7 +63,9 @@ mod toolkit;
 mod verify;
 mod wheels;
 
-pub use builder::{Build, Metadata, Output};
+pub use builder::Metadata;
+#[cfg(feature = "build")]
+pub use builder::{Build, Output};
 pub use diagnostics::Diagnostics;
 pub use error::{Error, LinkLibraryError};
 pub use model::built::{BuiltModule, ExportedConstant, Unit};

@@ -161,6 +161,7 @@ pub fn runtime_many_files(module: &str, files: usize) -> String {
 }
 
 /// No `OUT_DIR` and no explicit output folder.
+#[cfg(feature = "build")]
 pub fn no_out_dir() -> String {
     "OUT_DIR is not set: run from build.rs or call `out_dir`".to_owned()
 }
