@@ -98,7 +98,7 @@ pub(super) fn compile_module(
     if chosen.slow(seconds) {
         let names: Vec<String> = chosen.list.iter().map(Target::to_string).collect();
         let note = diagnostics::build::slow_build(&req.name, seconds, &names);
-        built.warnings.push(note);
+        diagnostics::build::emit_note(&note, reporting);
     }
     Ok(built)
 }
