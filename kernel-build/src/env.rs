@@ -60,6 +60,8 @@ impl Var {
     pub const LINE_INFO: Var = Var("KERNEL_BUILD_LINE_INFO");
     /// Debug builds of device code (`-G`).
     pub const DEVICE_DEBUG: Var = Var("KERNEL_BUILD_DEVICE_DEBUG");
+    /// Compressed fatbin entries (on unless set to an off word).
+    pub const COMPRESS: Var = Var("KERNEL_BUILD_COMPRESS");
     /// Path of `libnvJitLink.so`.
     pub const NVJITLINK: Var = Var("KERNEL_BUILD_NVJITLINK");
     /// Path of `libnvfatbin.so`.
@@ -90,6 +92,7 @@ impl Var {
         Var::DEBUG,
         Var::LINE_INFO,
         Var::DEVICE_DEBUG,
+        Var::COMPRESS,
         Var::NVJITLINK,
         Var::NVFATBIN,
         Var::NUM_JOBS,
