@@ -5,6 +5,10 @@
 //! Off (`compress = false`, `Build::compress(false)`, `KERNEL_BUILD_COMPRESS=0`): no flag,
 //! nvcc's own default. A compression flag among the module's flags or
 //! `KERNEL_BUILD_NVCC_FLAGS` is the user's choice and is left alone.
+//!
+//! What this reaches: the fatbins nvcc writes (whole modules and each file of a module of
+//! several). A device-linked module (`rdc`, `lto`) is packed by nvFatbin after linking, with
+//! nvFatbin's own default (the compression is not passed to it yet).
 
 use crate::env::{self, Reporting, Var};
 
