@@ -11,10 +11,12 @@
 #                       (Error, Diagnostics, LinkLibraryError) and the 18 metadata types of `model`
 #                       that `<name>.kernels.json` holds (HostFunction and EnumDef among them):
 #                       31 today.
-#   cuda-kernel-objects  32  the object-code reader, and the label in front of an embedded module
+#   cuda-kernel-objects  33  the object-code reader (entry_compression among it: how entries are
+#                       stored, read from their headers, for METADATA.compressed_entries()),
+#                       and the label in front of an embedded module
 #                       image (label::{Label, find_labels, header, header_len, MAGIC}: what
 #                       generated code writes, the runtime embeds and cuda-kernel-inspect
-#                       reads, defined once): 32 today.
+#                       reads, defined once): 33 today.
 #   cuda-kernel-generate 22  the generators' descriptions (Module, Kernel, Elementwise, Reduction,
 #                       Scan, Param, Access, Dtype), what they write (Generated, KernelInfo,
 #                       Region, GenerateError) and the launch geometry the kernels assume
@@ -44,7 +46,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-declare -A ceiling=([cuda-kernel-build]=31 [cuda-kernel-objects]=32 [cuda-kernel-generate]=22 [cuda-kernel-runtime]=201)
+declare -A ceiling=([cuda-kernel-build]=31 [cuda-kernel-objects]=33 [cuda-kernel-generate]=22 [cuda-kernel-runtime]=201)
 status=0
 for crate in cuda-kernel-build cuda-kernel-objects cuda-kernel-generate cuda-kernel-runtime; do
     # The runtime with the features docs.rs documents it with (package.metadata.docs.rs).
