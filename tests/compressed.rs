@@ -35,6 +35,23 @@ cuda_module! {
     }
 }
 
+cuda_module! {
+    /// Two files side by side (each file's images joined by nvFatbin).
+    mod several {
+        files = ["cuda/multi/scale.cu", "cuda/multi/offset.cu"];
+        arch = ["sm_80", "sm_90", "compute_90"];
+    }
+}
+
+cuda_module! {
+    /// Four files device-linked (the linked images joined by nvFatbin).
+    mod linked {
+        files = ["cuda/multi/scale.cu", "cuda/multi/offset.cu", "cuda/multi/poly.cu", "cuda/multi/polydef.cu"];
+        arch = ["sm_80", "sm_90", "compute_90"];
+        rdc = true;
+    }
+}
+
 /// Each kernel's symbol and parameter layout, sorted.
 type Layouts = Vec<(String, Vec<(u32, u32)>)>;
 
@@ -65,6 +82,9 @@ fn entries_are_compressed_by_default_and_metadata_says_so() -> Result<(), Error>
         Ok(k)
     };
     assert_eq!(kernels(small)?, kernels(plain)?);
+    // Where nvFatbin joins the images, the module's choice reaches it too.
+    assert_eq!(several::METADATA.compressed_entries(), Some((6, 6)));
+    assert_eq!(linked::METADATA.compressed_entries(), Some((3, 3)));
     Ok(())
 }
 

@@ -202,8 +202,7 @@ impl Build {
     /// Zstandard; on by default): a quarter to a fifth of the bytes to embed, link and ship,
     /// decompressed by the driver at load. Off, entries are stored as nvcc stores them by
     /// default (PTX compressed, SASS as is). Without a call, `KERNEL_BUILD_COMPRESS` decides
-    /// (`0` turns it off); a compression flag among [`Build::flag`]s is left alone. A
-    /// device-linked module ([`Build::link`]) is packed by nvFatbin with its own default.
+    /// (`0` turns it off); a compression flag among [`Build::flag`]s is left alone.
     ///
     /// ```
     /// cuda_kernel_build::Build::new().file("kernels/k.cu").compress(false);

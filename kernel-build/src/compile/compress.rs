@@ -6,9 +6,8 @@
 //! nvcc's own default. A compression flag among the module's flags or
 //! `KERNEL_BUILD_NVCC_FLAGS` is the user's choice and is left alone.
 //!
-//! What this reaches: the fatbins nvcc writes (whole modules and each file of a module of
-//! several). A device-linked module (`rdc`, `lto`) is packed by nvFatbin after linking, with
-//! nvFatbin's own default (the compression is not passed to it yet).
+//! Where nvFatbin joins images (a file's per-architecture images, a device-linked module's
+//! linked ones), [`nvfatbin_options`] passes the same choice to it.
 
 use crate::env::{self, Reporting, Var};
 
@@ -44,6 +43,32 @@ pub(crate) fn with_flag(mut flags: Vec<String>, env_flags: &[String], on: bool) 
     flags
 }
 
+/// The `nvFatbinCreate` options that store entries as nvcc's compression `flags` would: a
+/// module of several targets or files joined by nvFatbin keeps the compression asked of nvcc.
+pub(crate) fn nvfatbin_options(flags: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut previous = "";
+    for flag in flags {
+        let bare = flag.trim_start_matches('-');
+        if let Some(mode) = bare.strip_prefix("compress-mode=") {
+            out.push(format!("-compress-mode={mode}"));
+            if mode == "size" {
+                // nvcc's `size` compresses every entry; nvFatbin skips small ones without this.
+                out.push("-compress-all".to_owned());
+            }
+        } else if bare == "no-compress" {
+            out.push("-compress=false".to_owned());
+        } else if flag.contains("-compress-all")
+            && (bare.starts_with("Xfatbin") || previous.trim_start_matches('-') == "Xfatbin")
+        {
+            out.push("-compress-all".to_owned());
+        }
+        previous = flag;
+    }
+    out.dedup();
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -74,6 +99,22 @@ mod tests {
             );
         }
         assert!(!is_compression_flag("-Xfatbin=-g"));
+    }
+
+    #[test]
+    fn nvcc_compression_flags_become_nvfatbin_options() {
+        let opts = |v: &[&str]| nvfatbin_options(&strings(v));
+        assert_eq!(
+            opts(&["-O3", COMPRESS_FLAG]),
+            ["-compress-mode=size", "-compress-all"]
+        );
+        assert_eq!(opts(&["--no-compress"]), ["-compress=false"]);
+        assert_eq!(
+            opts(&["-Xfatbin=-compress-all", "--compress-mode=speed"]),
+            ["-compress-all", "-compress-mode=speed"]
+        );
+        assert_eq!(opts(&["-Xfatbin", "-compress-all"]), ["-compress-all"]);
+        assert!(opts(&["-O3", "-lineinfo"]).is_empty());
     }
 
     #[test]
