@@ -60,6 +60,8 @@ impl Var {
     pub const LINE_INFO: Var = Var("KERNEL_BUILD_LINE_INFO");
     /// Debug builds of device code (`-G`).
     pub const DEVICE_DEBUG: Var = Var("KERNEL_BUILD_DEVICE_DEBUG");
+    /// Compressed fatbin entries (on unless set to an off word).
+    pub const COMPRESS: Var = Var("KERNEL_BUILD_COMPRESS");
     /// Path of `libnvJitLink.so`.
     pub const NVJITLINK: Var = Var("KERNEL_BUILD_NVJITLINK");
     /// Path of `libnvfatbin.so`.
@@ -90,6 +92,7 @@ impl Var {
         Var::DEBUG,
         Var::LINE_INFO,
         Var::DEVICE_DEBUG,
+        Var::COMPRESS,
         Var::NVJITLINK,
         Var::NVFATBIN,
         Var::NUM_JOBS,
@@ -128,7 +131,8 @@ pub fn var(v: Var, reporting: Reporting) -> Option<OsString> {
 static PENDING: std::sync::Mutex<Vec<&'static str>> = std::sync::Mutex::new(Vec::new());
 
 /// Prints `cargo:rerun-if-env-changed` for every variable read for Cargo since the last
-/// call, each once.
+/// call, each once (build scripts only: the `build` feature).
+#[cfg(feature = "build")]
 pub(crate) fn announce() {
     let pending = std::mem::take(&mut *PENDING.lock().unwrap_or_else(|p| p.into_inner()));
     for name in pending {

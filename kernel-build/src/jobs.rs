@@ -5,25 +5,58 @@
 //! takes a token from the jobserver before each job and gives it back after, so `cargo
 //! build -j N` bounds the compiles of all crates together. A job may take more tokens
 //! without waiting (when some are free) to run nvcc's per-target passes in parallel.
+//!
+//! Only build scripts have a jobserver to share: without the `build` feature (the macro
+//! crate's build of this one) no jobserver client is compiled, and the limit alone bounds.
 
 use crate::env::{self, Reporting};
+#[cfg(feature = "build")]
+use jobserver::{Acquired, Client};
+use std::sync::Mutex;
+#[cfg(feature = "build")]
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock};
 
 /// The concurrency of one build.
 pub(crate) struct Jobs {
     limit: usize,
-    client: Option<&'static jobserver::Client>,
+    client: Option<&'static Client>,
 }
 
 /// The jobserver Cargo passed to this process, opened once.
-fn cargo_jobserver() -> Option<&'static jobserver::Client> {
-    static CLIENT: OnceLock<Option<jobserver::Client>> = OnceLock::new();
+#[cfg(feature = "build")]
+fn cargo_jobserver() -> Option<&'static Client> {
+    static CLIENT: OnceLock<Option<Client>> = OnceLock::new();
     CLIENT
         // SAFETY: the descriptors named by CARGO_MAKEFLAGS/MAKEFLAGS are inherited from Cargo
         // for this purpose and nothing else in the process uses them.
-        .get_or_init(|| unsafe { jobserver::Client::from_env() })
+        .get_or_init(|| unsafe { Client::from_env() })
         .as_ref()
+}
+
+/// Without the `build` feature there is never a jobserver.
+#[cfg(not(feature = "build"))]
+fn cargo_jobserver() -> Option<&'static Client> {
+    None
+}
+
+/// No jobserver client exists without the `build` feature: this type has no values.
+#[cfg(not(feature = "build"))]
+enum Client {}
+
+/// A token of a jobserver that cannot exist.
+#[cfg(not(feature = "build"))]
+enum Acquired {}
+
+#[cfg(not(feature = "build"))]
+impl Client {
+    fn try_acquire(&self) -> std::io::Result<Option<Acquired>> {
+        match *self {}
+    }
+
+    fn acquire(&self) -> std::io::Result<Acquired> {
+        match *self {}
+    }
 }
 
 impl Jobs {
@@ -67,14 +100,11 @@ impl Jobs {
             for w in 0..workers {
                 let (next, results, work) = (&next, &results, &work);
                 s.spawn(move || {
-                    loop {
-                        // Take a token before an item, so that an item never waits for a
-                        // token while another worker is free to run it.
-                        let Some(main) =
-                            self.main_token(w == 0, || next.load(Ordering::SeqCst) < items.len())
-                        else {
-                            break;
-                        };
+                    // Take a token before an item, so that an item never waits for a token
+                    // while another worker is free to run it.
+                    while let Some(main) =
+                        self.main_token(w == 0, || next.load(Ordering::SeqCst) < items.len())
+                    {
                         let i = next.fetch_add(1, Ordering::SeqCst);
                         let Some(item) = items.get(i) else { break };
                         let extra = self.extra_tokens(share);
@@ -102,11 +132,7 @@ impl Jobs {
     /// The token a worker runs its next item on: none needed for the implicit one (or
     /// without a jobserver); otherwise one taken from the jobserver, polled for as long as
     /// `wanted()` says items remain. `None`: nothing left to do.
-    fn main_token(
-        &self,
-        implicit: bool,
-        wanted: impl Fn() -> bool,
-    ) -> Option<Option<jobserver::Acquired>> {
+    fn main_token(&self, implicit: bool, wanted: impl Fn() -> bool) -> Option<Option<Acquired>> {
         let client = match self.client {
             Some(c) if !implicit => c,
             _ => return wanted().then_some(None),
@@ -124,7 +150,7 @@ impl Jobs {
 
     /// Up to `share - 1` more tokens, taken only if free, so that one nvcc may compile
     /// several targets at once.
-    fn extra_tokens(&self, share: usize) -> Vec<jobserver::Acquired> {
+    fn extra_tokens(&self, share: usize) -> Vec<Acquired> {
         let mut extra = Vec::new();
         if let Some(client) = self.client {
             while extra.len() + 1 < share {
@@ -173,6 +199,7 @@ mod tests {
         assert_eq!(out, [6], "capped at the number of targets");
     }
 
+    #[cfg(feature = "build")]
     #[test]
     fn a_jobserver_bounds_the_workers() {
         // A jobserver with 1 token besides the implicit one: at most 2 jobs at once.

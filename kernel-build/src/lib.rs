@@ -63,7 +63,9 @@ mod toolkit;
 mod verify;
 mod wheels;
 
-pub use builder::{Build, Metadata, Output};
+pub use builder::Metadata;
+#[cfg(feature = "build")]
+pub use builder::{Build, Output};
 pub use diagnostics::Diagnostics;
 pub use error::{Error, LinkLibraryError};
 pub use model::built::{BuiltModule, ExportedConstant, Unit};
@@ -86,6 +88,7 @@ pub mod __private {
     pub use crate::diagnostics::options::MACRO_KEYS;
 
     // One module's build without a build script (`cuda-kernel-inspect build`, the tests).
+    #[cfg(feature = "build")]
     pub use crate::builder::script_module;
     pub use crate::model::request::{ModuleRequest, RustTypesFile, SourceInput};
     pub use crate::pipeline::{Context, build_module};

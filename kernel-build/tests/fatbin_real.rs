@@ -206,8 +206,19 @@ fn every_compression_mode_decodes_to_the_uncompressed_payloads() {
             .iter()
             .all(|e| e.compression == Compression::None)
     );
-    let modes: [(&[&str], Compression, Compression); 3] = [
+    let modes: [(&[&str], Compression, Compression); 5] = [
         (&[], Compression::None, Compression::Zstd),
+        // What the build passes by default: every entry, Zstandard.
+        (
+            &["--compress-mode=size"],
+            Compression::Zstd,
+            Compression::Zstd,
+        ),
+        (
+            &["--compress-mode=balance"],
+            Compression::None,
+            Compression::Zstd,
+        ),
         (
             &["-Xfatbin", "-compress-all"],
             Compression::Zstd,
@@ -220,8 +231,18 @@ fn every_compression_mode_decodes_to_the_uncompressed_payloads() {
         ),
     ];
     for (flags, sass, ptx) in modes {
-        let fatbin = fatbin::parse(&compile(&nvcc, "-fatbin", &src, ALL_ARCHS, flags)).unwrap();
+        let bytes = compile(&nvcc, "-fatbin", &src, ALL_ARCHS, flags);
+        let fatbin = fatbin::parse(&bytes).unwrap();
         assert_eq!(targets(&fatbin.entries), targets(&plain.entries));
+        // The header-only reading agrees with the whole parse.
+        assert_eq!(
+            fatbin::entry_compression(&bytes).unwrap(),
+            fatbin
+                .entries
+                .iter()
+                .map(|e| e.compression)
+                .collect::<Vec<_>>()
+        );
         for (entry, reference) in fatbin.entries.iter().zip(&plain.entries) {
             let want = if entry.kind == EntryKind::Ptx {
                 ptx

@@ -44,6 +44,8 @@ struct ModuleReport {
     size: usize,
     section: Option<String>,
     targets: Vec<String>,
+    /// How many of `entries` are stored compressed.
+    compressed_entries: usize,
     entries: Vec<EntryReport>,
     error: Option<String>,
 }
@@ -71,12 +73,14 @@ pub(crate) fn run(args: &FileArgs) -> Result<String, String> {
                 .iter()
                 .map(|e: &EntryReport| e.target().to_owned())
                 .collect();
+            let compressed_entries = entries.iter().filter(|e| e.compressed()).count();
             ModuleReport {
                 name: owner.map(|l| labels[l].name.clone()),
                 offset,
                 size,
                 section,
                 targets,
+                compressed_entries,
                 entries,
                 error,
             }
@@ -126,10 +130,12 @@ pub(crate) fn run(args: &FileArgs) -> Result<String, String> {
             .map_or_else(String::new, |n| format!("`{n}` "));
         _ = writeln!(
             out,
-            "module {name}@{:#x} in {section}: {} bytes, targets {}",
+            "module {name}@{:#x} in {section}: {} bytes, targets {}, {} of {} entries compressed",
             m.offset,
             m.size,
-            m.targets.join(" ")
+            m.targets.join(" "),
+            m.compressed_entries,
+            m.entries.len()
         );
         if let Some(error) = &m.error {
             _ = writeln!(out, "  error: {error}");

@@ -71,6 +71,10 @@ pub(crate) struct BuildArgs {
     /// A debug build of the device code (nvcc's `-G`): kernels run many times slower.
     #[arg(long)]
     device_debug: bool,
+    /// Fatbin entries stored as nvcc stores them by default (SASS as is) instead of every
+    /// entry compressed.
+    #[arg(long)]
+    no_compress: bool,
     /// Print a line on stderr per finished nvcc run (the targets it built and how long it
     /// took), as a build script does under `cargo build -vv`.
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
@@ -112,6 +116,7 @@ pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
     req.require_every_target = every_target;
     req.line_info = args.no_line_info.then_some(false);
     req.device_debug = args.device_debug.then_some(true);
+    req.compress = args.no_compress.then_some(false);
     let start = std::time::Instant::now();
     let mut built = build_module(&req, &cx).map_err(|e| e.to_string())?;
     let elapsed = start.elapsed();

@@ -67,6 +67,11 @@ impl EntryReport {
         }
     }
 
+    /// Whether the entry's payload is stored compressed.
+    pub(crate) fn compressed(&self) -> bool {
+        self.compression != "none"
+    }
+
     /// The entry's target name.
     pub(crate) fn target(&self) -> &str {
         &self.target

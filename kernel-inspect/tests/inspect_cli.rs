@@ -101,6 +101,19 @@ fn binary_finds_the_fatbin_of_a_host_object() {
         kernels(&modules[0]["entries"][0]),
         [("clustered", vec![(0, 8)])]
     );
+    // nvcc's own default compresses the PTX only; the build's default, every entry.
+    assert_eq!(modules[0]["compressed_entries"], 1);
+    let packed = dir.path().join("packed.o");
+    let object = compile(
+        &nvcc,
+        "-c",
+        &source("cluster.cu"),
+        SM90_UP,
+        &["--compress-mode=size"],
+    );
+    std::fs::write(&packed, object).unwrap();
+    let text = inspect(&["binary".as_ref(), packed.as_os_str()]);
+    assert!(text.contains(", 4 of 4 entries compressed"), "{text}");
 }
 
 #[test]

@@ -131,6 +131,23 @@ fn entry_header(bytes: &[u8], offset: usize) -> Result<RawEntry, Error> {
     })
 }
 
+/// How the entry's payload is stored, from its flags.
+pub(crate) fn compression(raw: &RawEntry) -> Result<Compression, Error> {
+    match (
+        raw.flags & FLAG_ZSTD,
+        raw.flags & FLAG_LZ4,
+        raw.flags & 0x1000,
+    ) {
+        (0, 0, 0) => Ok(Compression::None),
+        (_, 0, 0) => Ok(Compression::Zstd),
+        (0, _, 0) => Ok(Compression::Lz4),
+        _ => Err(Error::BadEntry {
+            offset: raw.offset,
+            detail: format!("unsupported compression flags in {:#x}", raw.flags),
+        }),
+    }
+}
+
 /// Decodes one checked entry: picks the variant and decompresses the payload.
 pub(crate) fn decode(bytes: &[u8], raw: &RawEntry) -> Result<Entry, Error> {
     let bad = |detail: String| Error::BadEntry {
@@ -150,21 +167,7 @@ pub(crate) fn decode(bytes: &[u8], raw: &RawEntry) -> Result<Entry, Error> {
             ));
         }
     };
-    let compression = match (
-        raw.flags & FLAG_ZSTD,
-        raw.flags & FLAG_LZ4,
-        raw.flags & 0x1000,
-    ) {
-        (0, 0, 0) => Compression::None,
-        (_, 0, 0) => Compression::Zstd,
-        (0, _, 0) => Compression::Lz4,
-        _ => {
-            return Err(bad(format!(
-                "unsupported compression flags in {:#x}",
-                raw.flags
-            )));
-        }
-    };
+    let compression = compression(raw)?;
     let stored = &bytes[raw.payload.clone()];
     let kind = EntryKind::from_raw(raw.kind);
     let payload = match compression {

@@ -19,8 +19,6 @@
 //! assert_eq!(Scalar::I8.c_name(), "signed char");
 //! ```
 
-use serde::{Deserialize, Serialize};
-
 /// A scalar C type a kernel takes (64-bit hosts' sizes).
 ///
 /// ```
@@ -28,7 +26,8 @@ use serde::{Deserialize, Serialize};
 /// assert_eq!(Scalar::F16.size(), 2);
 /// assert_eq!(Scalar::from_c_name("unsigned long long"), Some(Scalar::U64));
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 pub enum Scalar {
     /// `bool`
     Bool,

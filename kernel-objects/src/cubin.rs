@@ -5,7 +5,6 @@
 use object::LittleEndian as LE;
 use object::elf::{self, FileHeader64, SectionHeader64};
 use object::read::elf::{FileHeader, SectionHeader, SectionTable, Sym};
-use serde::Serialize;
 
 use super::image::{GlobalImage, KernelImage};
 use super::{Error, nvinfo};
@@ -27,7 +26,8 @@ const ABI_V2: u8 = 8;
 /// println!("sm_{}: {} kernels", cubin.sm, cubin.kernels.len());
 /// # Ok::<(), cuda_kernel_objects::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct Cubin {
     /// SM number from `e_flags` (90 for both `sm_90` and `sm_90a`).
     pub sm: u32,

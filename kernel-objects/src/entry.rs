@@ -1,7 +1,5 @@
 //! One entry of a fatbin container: what it targets, how it was stored, its payload.
 
-use serde::Serialize;
-
 use super::{Error, Image, parse_cubin, parse_ptx};
 
 /// Entry flag bits (u64 at entry offset 0x28) and their names, in bit order.
@@ -39,7 +37,8 @@ const LTO_IR: u16 = 8;
 /// assert_eq!(EntryKind::from_raw(2), EntryKind::Elf);
 /// assert_eq!(EntryKind::from_raw(8), EntryKind::Other(8));
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum EntryKind {
     /// PTX text (kind 1), JIT-compiled by the driver.
     Ptx,
@@ -70,7 +69,8 @@ impl EntryKind {
 /// use cuda_kernel_objects::ArchVariant;
 /// assert_eq!(ArchVariant::ArchSpecific.suffix(), "a");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum ArchVariant {
     /// `sm_90`: this compute capability and newer minors (PTX: newer GPUs too).
     Generic,
@@ -100,7 +100,8 @@ impl ArchVariant {
 /// ```
 /// assert_eq!(cuda_kernel_objects::Compression::Zstd.name(), "zstd");
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Compression {
     /// Stored as is.
     None,

@@ -1,7 +1,5 @@
 //! What the reader reports for one image: its kernels and module globals.
 
-use serde::Serialize;
-
 use super::{Cubin, PtxModule};
 
 /// A decoded image: a cubin or a PTX module.
@@ -14,7 +12,8 @@ use super::{Cubin, PtxModule};
 /// assert!(image.globals().is_empty());
 /// # Ok::<(), cuda_kernel_objects::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub enum Image {
     /// SASS in a CUDA ELF.
     Cubin(Cubin),
@@ -65,7 +64,8 @@ impl Image {
 /// assert_eq!(k.max_threads, Some([128, 1, 1]));
 /// # Ok::<(), cuda_kernel_objects::Error>(())
 /// ```
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct KernelImage {
     /// The symbol (`saxpy`, `_Z5scaleIfEvPT_S0_j`).
     pub symbol: String,
@@ -93,7 +93,8 @@ pub struct KernelImage {
 /// let p = cuda_kernel_objects::ParamSlot { ordinal: 1, offset: 8, size: 8, align: None };
 /// assert_eq!(p.offset + p.size, 16);
 /// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct ParamSlot {
     /// 0-based position in the parameter list.
     pub ordinal: u32,
@@ -103,7 +104,7 @@ pub struct ParamSlot {
     pub size: u32,
     /// The parameter's alignment, where the image declares it: PTX does
     /// (`.param .align 8 .b8 p[24]`, a scalar's own size), a cubin's parameter table does not.
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "serde", serde(skip_serializing_if = "Option::is_none"))]
     pub align: Option<u32>,
 }
 
@@ -113,7 +114,8 @@ pub struct ParamSlot {
 /// let g = cuda_kernel_objects::GlobalImage { symbol: "coeffs".into(), size: 64, constant: true };
 /// assert!(g.constant);
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct GlobalImage {
     /// The symbol.
     pub symbol: String,

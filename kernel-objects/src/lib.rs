@@ -73,6 +73,26 @@ pub struct Fatbin {
     pub entries: Vec<Entry>,
 }
 
+/// How each entry of a fatbin is stored, in file order, read from the entry headers alone
+/// (nothing is decompressed): what `parse` would report as each [`Entry::compression`].
+///
+/// ```
+/// use cuda_kernel_objects::{entry_compression, Error};
+/// assert!(matches!(entry_compression(b"not a fatbin"), Err(Error::BadMagic { .. })));
+/// ```
+pub fn entry_compression(bytes: &[u8]) -> Result<Vec<Compression>, Error> {
+    let mut out = Vec::new();
+    let mut start = Some(0);
+    while let Some(at) = start {
+        let (end, raw) = container::walk(bytes, at)?;
+        for r in &raw {
+            out.push(container::compression(r)?);
+        }
+        start = container::next_start(bytes, end)?;
+    }
+    Ok(out)
+}
+
 /// Parses raw `nvcc -fatbin` output: one container, or several back to back (each 8-byte
 /// aligned, zero padding between them and at the end allowed).
 ///

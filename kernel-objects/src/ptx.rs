@@ -2,8 +2,6 @@
 //! alignment rule: each parameter starts at the running offset rounded up to its
 //! alignment) and performance directives, and the `.const` / `.global` variables.
 
-use serde::Serialize;
-
 use super::Error;
 use super::image::{GlobalImage, KernelImage};
 use super::ptx_lex::{Tok, Token, tokenize};
@@ -15,7 +13,8 @@ use super::ptx_lex::{Tok, Token, tokenize};
 /// assert_eq!((ptx.version, ptx.target.as_str()), ((9, 0), "sm_120"));
 /// # Ok::<(), cuda_kernel_objects::Error>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
 pub struct PtxModule {
     /// PTX ISA version `(major, minor)`.
     pub version: (u32, u32),

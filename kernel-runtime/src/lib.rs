@@ -39,7 +39,7 @@
 //!
 //! ```toml
 //! [dependencies]
-//! cuda-kernel-runtime = { version = "0.1", default-features = false, features = ["cuda-12080"] }
+//! cuda-kernel-runtime = { version = "0.1", default-features = false, features = ["macros", "cuda-12080"] }
 //! ```
 //!
 //! or leave every version feature off and set `CUDARC_CUDA_VERSION=12080` in the build
@@ -196,7 +196,9 @@ pub use cuda_type::CudaType;
 pub use error::Error;
 pub use generated::runtime::{Arg, Element, Generated, GeneratedKernel};
 
-// The vocabulary this crate shares with cudarc (buffers, streams, contexts), and the macro.
+// The vocabulary this crate shares with cudarc (buffers, streams, contexts), and the macros
+// (the `macros` feature, on by default).
+#[cfg(feature = "macros")]
 pub use cuda_kernel_macros::{
     CudaType, cuda_module, elementwise, host_functions, include_kernels, reduction, scan,
 };

@@ -16,17 +16,30 @@
 //! `Build` holds the same request the `cuda_module!` macro fills
 //! (`pipeline::ModuleRequest`): each setter here and each key there goes through the same
 //! validating method, so both doors accept and refuse the same options with the same words.
+//!
+//! Only build scripts use `Build`: it, the host-code builder (`cc`) and the writing of the
+//! generated files are compiled with the `build` feature (on by default, off in the macro
+//! crate's build). [`Metadata`] and the list of built modules, which the macros read, are
+//! always compiled.
 
+#[cfg(feature = "build")]
 mod compile;
+#[cfg(feature = "build")]
 mod host;
 pub(crate) mod modules;
+#[cfg(feature = "build")]
 mod options;
+#[cfg(feature = "build")]
 mod outputs;
 
+#[cfg(feature = "build")]
 pub use outputs::script_module;
 
-use crate::pipeline::{BuiltModule, ModuleRequest, SourceInput};
+use crate::pipeline::BuiltModule;
+#[cfg(feature = "build")]
+use crate::pipeline::{ModuleRequest, SourceInput};
 use serde::{Deserialize, Serialize};
+#[cfg(feature = "build")]
 use std::path::PathBuf;
 
 /// Compiles CUDA C files into a verified fatbin and typed Rust bindings, from `build.rs`.
@@ -44,6 +57,7 @@ use std::path::PathBuf;
 ///         .compile("vecmath");
 /// }
 /// ```
+#[cfg(feature = "build")]
 #[derive(Clone, Debug)]
 pub struct Build {
     /// The `.cu` files; they become the request's source when the build runs.
@@ -72,6 +86,7 @@ pub struct Build {
 /// println!("fatbin at {}", out.fatbin.display());
 /// # Ok::<(), cuda_kernel_build::Error>(())
 /// ```
+#[cfg(feature = "build")]
 #[derive(Clone, Debug)]
 pub struct Output {
     /// `$OUT_DIR/<name>.fatbin`.
@@ -106,12 +121,14 @@ pub struct Metadata {
     pub host_code: bool,
 }
 
+#[cfg(feature = "build")]
 impl Default for Build {
     fn default() -> Self {
         Build::new()
     }
 }
 
+#[cfg(feature = "build")]
 impl Build {
     /// A build with no files, the default targets and Cargo output on.
     ///

@@ -6,10 +6,14 @@
 //! Each build script is a fresh process: the first module it builds into an `OUT_DIR`
 //! starts the list again, the next ones are added to it.
 
-use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::{LazyLock, Mutex};
+#[cfg(feature = "build")]
+use std::{
+    collections::HashSet,
+    sync::{LazyLock, Mutex},
+};
 
+#[cfg(feature = "build")]
 use crate::error::Error;
 
 /// The list's file under `out_dir`.
@@ -17,9 +21,13 @@ pub(crate) fn list_path(out_dir: &Path) -> PathBuf {
     out_dir.join("kernel-build").join("modules.txt")
 }
 
+// Writing the list is the build script's side (the `build` feature); the macros only read.
+
 /// The `OUT_DIR`s this process has started a list in.
+#[cfg(feature = "build")]
 static STARTED: LazyLock<Mutex<HashSet<PathBuf>>> = LazyLock::new(Mutex::default);
 
+#[cfg(feature = "build")]
 /// Records that this run built `name` into `out_dir`.
 pub(crate) fn record(out_dir: &Path, name: &str) -> Result<(), Error> {
     let first = STARTED
@@ -29,6 +37,7 @@ pub(crate) fn record(out_dir: &Path, name: &str) -> Result<(), Error> {
     record_in(out_dir, name, first)
 }
 
+#[cfg(feature = "build")]
 /// [`record`], told whether this is the run's first module in `out_dir`.
 fn record_in(out_dir: &Path, name: &str, first: bool) -> Result<(), Error> {
     let path = list_path(out_dir);
@@ -54,7 +63,7 @@ pub(crate) fn read(out_dir: &Path) -> Vec<String> {
         .unwrap_or_default()
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "build"))]
 mod tests {
     use super::*;
 

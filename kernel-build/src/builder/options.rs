@@ -198,6 +198,20 @@ impl Build {
         self
     }
 
+    /// Whether every fatbin entry is stored compressed (nvcc's `--compress-mode=size`,
+    /// Zstandard; on by default): a quarter to a fifth of the bytes to embed, link and ship,
+    /// decompressed by the driver at load. Off, entries are stored as nvcc stores them by
+    /// default (PTX compressed, SASS as is). Without a call, `KERNEL_BUILD_COMPRESS` decides
+    /// (`0` turns it off); a compression flag among [`Build::flag`]s is left alone.
+    ///
+    /// ```
+    /// cuda_kernel_build::Build::new().file("kernels/k.cu").compress(false);
+    /// ```
+    pub fn compress(&mut self, on: bool) -> &mut Build {
+        self.req.compress = Some(on);
+        self
+    }
+
     /// Builds the device code for debugging (nvcc's `-G`): unoptimised, with variables and
     /// stepping for cuda-gdb. Kernels run many times slower, so the build says so in a
     /// note; never the default, and not implied by Cargo's debug profile. An `lto` module

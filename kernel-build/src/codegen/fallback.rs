@@ -10,7 +10,8 @@ use super::{CodegenOptions, shell};
 use crate::model::built::BuiltModule;
 
 /// A kernel the macro declares (`fn name(...);`, `safe fn` in an `unsafe extern` block).
-#[derive(Clone, Debug)]
+// Not `Debug`: syn's types are not, without its `extra-traits` feature.
+#[derive(Clone)]
 pub struct Declared {
     /// The Rust signature as written.
     pub sig: syn::Signature,

@@ -44,7 +44,9 @@ use std::path::{Path, PathBuf};
 use proc_macro2::TokenStream;
 
 pub use fallback::{Declared, fallback};
-pub use host::{error_name_functions, host_bindings};
+#[cfg(feature = "build")]
+pub use host::error_name_functions;
+pub use host::host_bindings;
 pub(crate) use shell::{module_with_items, runtime_tokens};
 
 use crate::model::ModuleInfo;
@@ -52,7 +54,8 @@ use crate::model::built::BuiltModule;
 use crate::model::request::ModuleRequest;
 
 /// Choices made by the caller (the macro or the build script) about the generated module.
-#[derive(Clone, Debug)]
+// Not `Debug`: syn's types are not, without its `extra-traits` feature.
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct CodegenOptions {
     /// Visibility of the module (`pub`, `pub(crate)`, nothing).

@@ -4,6 +4,7 @@
 //! name every file the unit depends on), and nvcc's messages read back into errors and
 //! warnings that name the `.cu` file and line.
 
+pub(crate) mod compress;
 pub(crate) mod layouts;
 pub mod messages;
 mod object;

@@ -216,6 +216,17 @@ pub fn slow_build(module: &str, seconds: f64, targets: &[String]) -> String {
     )
 }
 
+/// Prints a note that depends on the machine (how long a build took), never as a compiler
+/// warning: a build script's `cargo:warning` (which no lint level turns into an error), a
+/// plain line on standard error elsewhere (the macro, which Cargo shows as rustc's output).
+/// A user's `-D warnings` build cannot fail on it however slow the machine.
+pub fn emit_note(note: &str, reporting: crate::env::Reporting) {
+    match reporting {
+        crate::env::Reporting::Cargo => println!("cargo:warning={note}"),
+        crate::env::Reporting::Silent => eprintln!("note: cuda-kernel-build: {note}"),
+    }
+}
+
 /// A module built with device debug information (`-G`).
 pub fn device_debug(module: &str, lto_as_rdc: bool) -> String {
     format!(

@@ -32,6 +32,10 @@ pub const MACRO_KEYS: &[(&str, &str)] = &[
         "`false`: kernels carry no line tables (by default they do, so compute-sanitizer, cuda-gdb and Nsight Compute name the source line, the `.rs` line for inline text; or `KERNEL_BUILD_LINE_INFO`)",
     ),
     (
+        "compress",
+        "`false`: fatbin entries stored as nvcc stores them by default (SASS as is) instead of every entry compressed (`--compress-mode=size`; or `KERNEL_BUILD_COMPRESS`)",
+    ),
+    (
         "device_debug",
         "`true`: a debug build of the device code (`-G`: variables and stepping in cuda-gdb; kernels run many times slower; or `KERNEL_BUILD_DEVICE_DEBUG`)",
     ),
@@ -161,6 +165,7 @@ pub fn runtime_many_files(module: &str, files: usize) -> String {
 }
 
 /// No `OUT_DIR` and no explicit output folder.
+#[cfg(feature = "build")]
 pub fn no_out_dir() -> String {
     "OUT_DIR is not set: run from build.rs or call `out_dir`".to_owned()
 }

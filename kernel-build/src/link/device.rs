@@ -107,6 +107,8 @@ pub(crate) struct DeviceLink<'a> {
     pub debug: DeviceDebug,
     pub targets: &'a [Target],
     pub units: &'a [UnitCode<'a>],
+    /// The module's nvcc flags: the linked fatbin is compressed as they ask.
+    pub flags: &'a [String],
     pub reporting: Reporting,
 }
 
@@ -116,7 +118,8 @@ impl DeviceLink<'_> {
     pub(crate) fn run(&self) -> Result<(Vec<u8>, Vec<String>), Error> {
         let purpose = self.mode.purpose();
         let jit = NvJitLink::load(self.nvcc, self.nvcc_version, purpose, self.reporting)?;
-        let fatbin = NvFatbin::load(self.nvcc, purpose, self.reporting)?;
+        let fatbin =
+            NvFatbin::load(self.nvcc, purpose, self.reporting)?.with_nvcc_flags(self.flags);
         if self.mode == LinkMode::Rdc {
             self.check_duplicates()?;
         }

@@ -22,5 +22,6 @@ mod symbols;
 
 pub(crate) use device::{DeviceLink, UnitCode};
 pub use library::companion_libraries;
+#[cfg(feature = "build")]
 pub(crate) use library::library_dirs;
 pub(crate) use nvfatbin::{FatbinPart, NvFatbin};

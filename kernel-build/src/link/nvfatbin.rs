@@ -64,6 +64,8 @@ pub(crate) enum FatbinPart<'a> {
 pub(crate) struct NvFatbin {
     _opened: Opened,
     api: Api,
+    /// Options of `nvFatbinCreate` (the compression the module's nvcc flags chose).
+    options: Vec<CString>,
 }
 
 impl NvFatbin {
@@ -106,14 +108,28 @@ impl NvFatbin {
         Ok(NvFatbin {
             _opened: opened,
             api,
+            options: Vec::new(),
         })
+    }
+
+    /// Assembles with the compression nvcc's `flags` choose (see
+    /// [`crate::compile::compress::nvfatbin_options`]), so that a fatbin joined here stores
+    /// its entries as nvcc would have.
+    pub(crate) fn with_nvcc_flags(mut self, flags: &[String]) -> NvFatbin {
+        self.options = crate::compile::compress::nvfatbin_options(flags)
+            .into_iter()
+            .filter_map(|o| CString::new(o).ok())
+            .collect();
+        self
     }
 
     /// Assembles `parts`, in order, into one fatbin.
     pub(crate) fn assemble(&self, parts: &[FatbinPart<'_>]) -> Result<Vec<u8>, LinkLibraryError> {
         let mut handle: Handle = std::ptr::null_mut();
-        // SAFETY: no options (a null array of length 0) and a valid out-pointer.
-        let rc = unsafe { (self.api.create)(&mut handle, std::ptr::null(), 0) };
+        let options: Vec<*const c_char> = self.options.iter().map(|o| o.as_ptr()).collect();
+        // SAFETY: `options` holds `options.len()` pointers to NUL-terminated strings that
+        // outlive the call (owned by `self`), and the out-pointer is valid.
+        let rc = unsafe { (self.api.create)(&mut handle, options.as_ptr(), options.len()) };
         self.check("nvFatbinCreate", rc, "")?;
         let result = self.fill(handle, parts);
         // SAFETY: a handle from `create`, destroyed once.

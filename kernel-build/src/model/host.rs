@@ -49,7 +49,10 @@ impl HostRet {
 }
 
 /// One checked declaration: the user's item and what each of its parameters is.
-#[derive(Clone, Debug)]
+// `Debug` in tests only: syn's types have it only with its `extra-traits` feature, which
+// the tests turn on and the library does not need.
+#[derive(Clone)]
+#[cfg_attr(test, derive(Debug))]
 pub struct HostBinding {
     /// The declaration as written.
     pub item: syn::ForeignItemFn,

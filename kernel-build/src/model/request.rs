@@ -76,6 +76,9 @@ pub struct ModuleRequest {
     /// tables, the text then starts with a `#line` directive naming them, so that the
     /// tools reading line tables name the Rust file's lines. Set by `cuda_module!`.
     pub inline_origin: Option<(PathBuf, u32)>,
+    /// Whether every fatbin entry is stored compressed (nvcc's `--compress-mode=size`);
+    /// `None`: `KERNEL_BUILD_COMPRESS`, else on.
+    pub compress: Option<bool>,
     /// Whether device code is a debug build (nvcc's `-G`: no optimisation, variables and
     /// stepping in cuda-gdb); `None`: `KERNEL_BUILD_DEVICE_DEBUG`, else off.
     pub device_debug: Option<bool>,

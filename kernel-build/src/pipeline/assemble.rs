@@ -102,6 +102,7 @@ fn assemble(
             debug: shared.debug_info,
             targets: shared.targets,
             units: &code,
+            flags: shared.flags,
             reporting,
         }
         .run()?;

@@ -55,7 +55,10 @@ pub(super) fn compile_module(
     };
     let chosen = targets::choose(req, &toolkit, reporting)?;
     let mut flags = req.flags.clone();
-    flags.extend(compile::flags_from_env(reporting));
+    let env_flags = compile::flags_from_env(reporting);
+    let compress = compile::compress::wanted(req.compress, reporting);
+    flags = compile::compress::with_flag(flags, &env_flags, compress);
+    flags.extend(env_flags);
     let flags = debug_info::with_flag(flags, debug);
     let mode = debug_info::link_mode(req.link, debug);
     let jobs = Jobs::new(cx.jobs, reporting);
@@ -98,7 +101,7 @@ pub(super) fn compile_module(
     if chosen.slow(seconds) {
         let names: Vec<String> = chosen.list.iter().map(Target::to_string).collect();
         let note = diagnostics::build::slow_build(&req.name, seconds, &names);
-        built.warnings.push(note);
+        diagnostics::build::emit_note(&note, reporting);
     }
     Ok(built)
 }

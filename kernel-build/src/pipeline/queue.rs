@@ -30,7 +30,8 @@ pub(crate) fn compile_units(
     }
     // nvFatbin joins a file's per-architecture images; without it (a whole-program
     // module only) each file compiles in one nvcc run.
-    let nvfatbin = NvFatbin::load(shared.toolkit.nvcc(), shared.mode.purpose(), reporting);
+    let nvfatbin = NvFatbin::load(shared.toolkit.nvcc(), shared.mode.purpose(), reporting)
+        .map(|lib| lib.with_nvcc_flags(shared.flags));
     let split = match (&nvfatbin, shared.mode) {
         (Ok(lib), LinkMode::Whole) => Some(Some(lib)),
         (Err(_), LinkMode::Whole) => None,

@@ -37,6 +37,7 @@ impl ModuleRequest {
             line_info: None,
             inline_origin: None,
             device_debug: None,
+            compress: None,
         }
     }
 

@@ -38,6 +38,8 @@ pub(crate) struct ModuleInput {
     pub line_info: Option<bool>,
     /// `device_debug = true;`: a debug build of the device code (`-G`).
     pub device_debug: Option<bool>,
+    /// `compress = false;`: fatbin entries stored as nvcc stores them by default.
+    pub compress: Option<bool>,
     /// `rdc = true;` or `lto = true;`, with the key for spans.
     pub link: Option<(Ident, crate::LinkMode)>,
     /// `compile = "runtime";` or `fallback = "runtime";`.
@@ -86,6 +88,7 @@ impl Parse for ModuleInput {
         let mut runtime_path = None;
         let mut decls = Vec::new();
         let mut every_target: Option<bool> = None;
+        let mut compress: Option<bool> = None;
         let (mut line_info, mut device_debug): (Option<bool>, Option<bool>) = (None, None);
         let mut link: Option<(Ident, crate::LinkMode)> = None;
         let mut runtime: Option<crate::RuntimeCompile> = None;
@@ -203,6 +206,10 @@ impl Parse for ModuleInput {
                         let v: syn::LitBool = body.parse()?;
                         set(&mut device_debug, v.value).map_err(|()| dup())?;
                     }
+                    "compress" => {
+                        let v: syn::LitBool = body.parse()?;
+                        set(&mut compress, v.value).map_err(|()| dup())?;
+                    }
                     other => {
                         return Err(syn::Error::new(
                             key.span(),
@@ -231,6 +238,7 @@ impl Parse for ModuleInput {
             require_every_target: every_target.unwrap_or(false),
             line_info,
             device_debug,
+            compress,
             link,
             runtime: runtime.unwrap_or_default(),
             kernels,

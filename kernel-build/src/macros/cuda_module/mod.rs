@@ -195,6 +195,7 @@ fn request(input: &ModuleInput) -> syn::Result<ModuleRequest> {
     req.flags = input.flags.iter().map(syn::LitStr::value).collect();
     req.line_info = input.line_info;
     req.device_debug = input.device_debug;
+    req.compress = input.compress;
     req.require_every_target = input.require_every_target;
     if let Some((_, mode)) = &input.link {
         req.link = *mode;

@@ -67,6 +67,31 @@ pub struct ModuleSpec {
     pub source: Option<&'static SourceSpec>,
 }
 
+impl ModuleSpec {
+    /// How the image's entries are stored: `(compressed, entries)`, read from the fatbin's
+    /// entry headers (nothing is decompressed). The build compresses every entry by default
+    /// (`compress = false` in `cuda_module!`, `Build::compress(false)` or
+    /// `KERNEL_BUILD_COMPRESS=0` turn it off); the driver decompresses at load. `None`
+    /// without device code or when the image is not a fatbin.
+    ///
+    /// ```
+    /// use cuda_kernel_runtime::spec::ModuleSpec;
+    /// static SPEC: ModuleSpec = ModuleSpec {
+    ///     name: "empty", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[],
+    ///     units: &[], source: None,
+    /// };
+    /// assert_eq!(SPEC.compressed_entries(), None);
+    /// ```
+    pub fn compressed_entries(&self) -> Option<(usize, usize)> {
+        let stored = cuda_kernel_objects::entry_compression(self.image?).ok()?;
+        let compressed = stored
+            .iter()
+            .filter(|c| **c != cuda_kernel_objects::Compression::None)
+            .count();
+        Some((compressed, stored.len()))
+    }
+}
+
 /// The CUDA source a module compiled at run time carries.
 ///
 /// ```

@@ -1,0 +1,88 @@
+//! What each door compiles (Cargo's resolution, read with `cargo tree`): the runtime without
+//! its `macros` feature has no procedural macro of ours and nothing of the build library, and
+//! the macro crate builds the build library without what only build scripts use (`Build`'s
+//! host-code builder `cc`, Cargo's jobserver, the generated files' layout by prettyplease).
+
+use std::path::Path;
+use std::process::Command;
+
+/// The packages (`name vX`) `cargo tree` lists for `args`, normal and build edges.
+fn tree(args: &[&str]) -> Vec<String> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    let out = Command::new(env!("CARGO"))
+        .current_dir(root)
+        .args([
+            "tree",
+            "--offline",
+            "-e",
+            "normal,build",
+            "--prefix",
+            "none",
+        ])
+        .args(["--format", "{p}"])
+        .args(args)
+        .output()
+        .expect("cargo runs");
+    assert!(
+        out.status.success(),
+        "cargo tree {args:?} failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+        .collect()
+}
+
+#[test]
+fn the_runtime_without_macros_builds_no_macro_and_no_build_library() {
+    let without = tree(&[
+        "-p",
+        "cuda-kernel-runtime",
+        "--no-default-features",
+        "--features",
+        "cuda-13000",
+    ]);
+    assert!(without.iter().any(|p| p == "cudarc"), "{without:?}");
+    for absent in [
+        "cuda-kernel-macros",
+        "cuda-kernel-build",
+        "proc-macro-crate",
+        "serde",
+    ] {
+        assert!(
+            !without.iter().any(|p| p == absent),
+            "{absent} is built without the macros feature: {without:?}"
+        );
+    }
+    let with = tree(&["-p", "cuda-kernel-runtime"]);
+    for present in ["cuda-kernel-macros", "cuda-kernel-build"] {
+        assert!(with.iter().any(|p| p == present), "{present}: {with:?}");
+    }
+}
+
+#[test]
+fn the_macro_builds_the_build_library_without_what_build_scripts_use() {
+    let macros = tree(&["-p", "cuda-kernel-macros"]);
+    assert!(
+        macros.iter().any(|p| p == "cuda-kernel-build"),
+        "{macros:?}"
+    );
+    for absent in ["jobserver", "prettyplease"] {
+        assert!(
+            !macros.iter().any(|p| p == absent),
+            "the macro builds {absent}: {macros:?}"
+        );
+    }
+    // cc is a build-dependency of blake3 (assembly); the build library must not need it.
+    let build_lib = tree(&[
+        "-p",
+        "cuda-kernel-build",
+        "--no-default-features",
+        "--depth",
+        "1",
+    ]);
+    assert!(!build_lib.iter().any(|p| p == "cc"), "{build_lib:?}");
+    let full = tree(&["-p", "cuda-kernel-build", "--depth", "1"]);
+    assert!(full.iter().any(|p| p == "cc"), "{full:?}");
+}
