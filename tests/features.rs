@@ -3,11 +3,14 @@
 //! the macro crate builds the build library without what only build scripts use (`Build`'s
 //! host-code builder `cc`, Cargo's jobserver, the generated files' layout by prettyplease).
 
+use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
 
-/// The packages (`name vX`) `cargo tree` lists for `args`, normal and build edges.
-fn tree(args: &[&str]) -> Vec<String> {
+/// The packages (`name vX`) `cargo tree` lists for `args`, normal and build edges; `None`
+/// (after printing why) where cargo cannot be started, as on a machine that runs built tests
+/// only.
+fn tree(args: &[&str]) -> Option<Vec<String>> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let out = Command::new(env!("CARGO"))
         .current_dir(root)
@@ -21,28 +24,39 @@ fn tree(args: &[&str]) -> Vec<String> {
         ])
         .args(["--format", "{p}"])
         .args(args)
-        .output()
-        .expect("cargo runs");
+        .output();
+    let out = match out {
+        Ok(out) => out,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            let _ = writeln!(std::io::stderr(), "skipped: cargo cannot be run here");
+            return None;
+        }
+        Err(e) => panic!("cargo could not be run: {e}"),
+    };
     assert!(
         out.status.success(),
         "cargo tree {args:?} failed:\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
-        .collect()
+    Some(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter_map(|l| l.split_whitespace().next().map(str::to_owned))
+            .collect(),
+    )
 }
 
 #[test]
 fn the_runtime_without_macros_builds_no_macro_and_no_build_library() {
-    let without = tree(&[
+    let Some(without) = tree(&[
         "-p",
         "cuda-kernel-runtime",
         "--no-default-features",
         "--features",
         "cuda-13000",
-    ]);
+    ]) else {
+        return;
+    };
     assert!(without.iter().any(|p| p == "cudarc"), "{without:?}");
     for absent in [
         "cuda-kernel-macros",
@@ -55,7 +69,9 @@ fn the_runtime_without_macros_builds_no_macro_and_no_build_library() {
             "{absent} is built without the macros feature: {without:?}"
         );
     }
-    let with = tree(&["-p", "cuda-kernel-runtime"]);
+    let Some(with) = tree(&["-p", "cuda-kernel-runtime"]) else {
+        return;
+    };
     for present in ["cuda-kernel-macros", "cuda-kernel-build"] {
         assert!(with.iter().any(|p| p == present), "{present}: {with:?}");
     }
@@ -63,7 +79,9 @@ fn the_runtime_without_macros_builds_no_macro_and_no_build_library() {
 
 #[test]
 fn the_macro_builds_the_build_library_without_what_build_scripts_use() {
-    let macros = tree(&["-p", "cuda-kernel-macros"]);
+    let Some(macros) = tree(&["-p", "cuda-kernel-macros"]) else {
+        return;
+    };
     assert!(
         macros.iter().any(|p| p == "cuda-kernel-build"),
         "{macros:?}"
@@ -75,14 +93,18 @@ fn the_macro_builds_the_build_library_without_what_build_scripts_use() {
         );
     }
     // cc is a build-dependency of blake3 (assembly); the build library must not need it.
-    let build_lib = tree(&[
+    let Some(build_lib) = tree(&[
         "-p",
         "cuda-kernel-build",
         "--no-default-features",
         "--depth",
         "1",
-    ]);
+    ]) else {
+        return;
+    };
     assert!(!build_lib.iter().any(|p| p == "cc"), "{build_lib:?}");
-    let full = tree(&["-p", "cuda-kernel-build", "--depth", "1"]);
+    let Some(full) = tree(&["-p", "cuda-kernel-build", "--depth", "1"]) else {
+        return;
+    };
     assert!(full.iter().any(|p| p == "cc"), "{full:?}");
 }
