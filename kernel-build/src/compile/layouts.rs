@@ -366,6 +366,12 @@ fn is_identifier(s: &str) -> bool {
 /// One image's table: `(item index, values)` of every table kernel it holds.
 pub(crate) type Table = Vec<(usize, Vec<u64>)>;
 
+/// The tables of a compile's images, each with its target's name.
+pub(crate) type Tables = Vec<(String, Table)>;
+
+/// Items of a plan nvcc refused, each with its reason.
+pub(crate) type Refused = Vec<(usize, String)>;
+
 /// The tables of every readable image of `fatbin`, with the images' target names; images
 /// without a table are left out.
 pub(crate) fn tables_of(fatbin: &Fatbin) -> Vec<(String, Table)> {

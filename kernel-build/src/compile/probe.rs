@@ -128,7 +128,7 @@ impl Probe<'_> {
     pub(crate) fn measure_layouts(
         &self,
         plan: &super::layouts::Plan,
-    ) -> (Vec<(String, super::layouts::Table)>, Vec<(usize, String)>) {
+    ) -> (super::layouts::Tables, super::layouts::Refused) {
         let mut rejected: Vec<(usize, String)> = Vec::new();
         for attempt in 0..2 {
             let left_out: Vec<usize> = rejected.iter().map(|(i, _)| *i).collect();

@@ -6,7 +6,7 @@ use super::layouts;
 use super::request::Source;
 use super::unit::{Job, Measured, Shared, UnitBuilt};
 use crate::compile;
-use crate::compile::layouts::Plan;
+use crate::compile::layouts::{Plan, Refused};
 use crate::diagnostics::Diagnostics;
 use crate::error::Error;
 use crate::front;
@@ -34,7 +34,7 @@ pub(crate) struct Pending<'a> {
     wrapper: Option<PathBuf>,
     /// Items of the table nvcc refused (in any run), with its reason; and the wrappers
     /// written without them.
-    rejected: std::sync::Mutex<(Vec<(usize, String)>, Vec<PathBuf>)>,
+    rejected: std::sync::Mutex<(Refused, Vec<PathBuf>)>,
 }
 
 impl<'a> Pending<'a> {

@@ -214,9 +214,9 @@ impl TypeEnv {
                 }
                 let unit = effective * 8;
                 let mut at = bits.map_or(offset * 8, |(_, next)| next);
-                if width == 0 {
-                    at = at.div_ceil(unit) * unit;
-                } else if !packed && (at / unit) * unit + fsize * 8 < at + width {
+                // A zero-width bit-field, or one that would straddle a unit of its type,
+                // starts at the next unit.
+                if width == 0 || (!packed && (at / unit) * unit + fsize * 8 < at + width) {
                     at = at.div_ceil(unit) * unit;
                 }
                 let first = bits.map_or(at, |(first, _)| first);
