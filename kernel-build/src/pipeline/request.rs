@@ -256,22 +256,28 @@ impl Source {
     }
 
     pub(crate) fn rename_in_error(&self, e: Error) -> Error {
-        match e {
-            Error::NvccFailed {
-                location,
-                status,
-                command,
-                output,
-                hint,
-            } => Error::NvccFailed {
-                location: location.map(|l| self.rename_in_text(&l)),
-                status,
-                command,
-                output: self.rename_in_text(&output),
-                hint,
-            },
-            other => other,
-        }
+        retell_nvcc_error(e, &|text| self.rename_in_text(text))
+    }
+}
+
+/// An nvcc failure with its location and output told through `retell`; other errors as
+/// they are.
+pub(crate) fn retell_nvcc_error(e: Error, retell: &dyn Fn(&str) -> String) -> Error {
+    match e {
+        Error::NvccFailed {
+            location,
+            status,
+            command,
+            output,
+            hint,
+        } => Error::NvccFailed {
+            location: location.map(|l| retell(&l)),
+            status,
+            command,
+            output: retell(&output),
+            hint,
+        },
+        other => other,
     }
 }
 

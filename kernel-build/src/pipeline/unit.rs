@@ -335,22 +335,7 @@ fn unwrap_in_error(e: Error, input: &Path, source: &Path) -> Error {
         return e;
     }
     let (from, to) = (input.to_string_lossy(), source.to_string_lossy());
-    match e {
-        Error::NvccFailed {
-            location,
-            status,
-            command,
-            output,
-            hint,
-        } => Error::NvccFailed {
-            location: location.map(|l| l.replace(&*from, &to)),
-            status,
-            command,
-            output: output.replace(&*from, &to),
-            hint,
-        },
-        other => other,
-    }
+    super::request::retell_nvcc_error(e, &|text| text.replace(&*from, &to))
 }
 
 /// A call to a device function defined in another file, without device linking: ptxas
