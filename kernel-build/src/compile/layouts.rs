@@ -299,13 +299,21 @@ pub(crate) fn read_symbol(symbol: &str) -> Option<(usize, Vec<u64>)> {
 /// The names of the structs and enums the kernels and globals of `info` pass or point to,
 /// and those their fields hold, at any depth.
 fn used_types(info: &ModuleInfo) -> Vec<&str> {
-    let mut used: Vec<&str> = Vec::new();
-    let mut todo: Vec<&CType> = info
+    let kernels = info
         .kernels
         .iter()
-        .flat_map(|k| k.params.iter().map(|p| &p.ty))
-        .chain(info.globals.iter().map(|g| &g.ty))
-        .collect();
+        .flat_map(|k| k.params.iter().map(|p| &p.ty));
+    types_reached(kernels.chain(info.globals.iter().map(|g| &g.ty)), info)
+}
+
+/// The names of the structs and enums `roots` name (behind pointers, in arrays), and those
+/// their fields hold in `info`, at any depth.
+pub(crate) fn types_reached<'a>(
+    roots: impl IntoIterator<Item = &'a CType>,
+    info: &'a ModuleInfo,
+) -> Vec<&'a str> {
+    let mut used: Vec<&str> = Vec::new();
+    let mut todo: Vec<&CType> = roots.into_iter().collect();
     while let Some(ty) = todo.pop() {
         let Some(name) = ty.struct_name() else {
             continue;

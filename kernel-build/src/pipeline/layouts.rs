@@ -86,8 +86,12 @@ pub(crate) fn measure_missing(
     info: &ModuleInfo,
     first: &Measurement,
 ) -> Option<Measurement> {
-    let wanted = Plan::for_model(info)
-        .only(|name| !first.answers(name) && crate::verify::layouts::used_by_kernels(info, name));
+    let params = info
+        .kernels
+        .iter()
+        .flat_map(|k| k.params.iter().map(|p| &p.ty));
+    let used = crate::compile::layouts::types_reached(params, info);
+    let wanted = Plan::for_model(info).only(|name| !first.answers(name) && used.contains(&name));
     if wanted.is_empty() {
         return None;
     }

@@ -148,37 +148,6 @@ pub(crate) fn untype(info: &mut ModuleInfo) -> usize {
     count
 }
 
-/// Whether a typed kernel of `info` passes or points to the type `name` (behind pointers,
-/// in arrays, in fields).
-pub(crate) fn used_by_kernels(info: &ModuleInfo, name: &str) -> bool {
-    fn reaches<'a>(
-        ty: &'a CType,
-        info: &'a ModuleInfo,
-        name: &str,
-        seen: &mut Vec<&'a str>,
-    ) -> bool {
-        let Some(n) = ty.struct_name() else {
-            return false;
-        };
-        if n == name {
-            return true;
-        }
-        if seen.contains(&n) {
-            return false;
-        }
-        seen.push(n);
-        info.structs
-            .iter()
-            .find(|s| s.name == n)
-            .is_some_and(|s| s.fields.iter().any(|f| reaches(&f.ty, info, name, seen)))
-    }
-    let mut seen = Vec::new();
-    info.kernels
-        .iter()
-        .flat_map(|k| &k.params)
-        .any(|p| reaches(&p.ty, info, name, &mut seen))
-}
-
 /// The first type reached from `ty` that no compile measured equal (an opaque or named-only
 /// struct was measured by the compiler, or holds no bytes), with what was recorded of it.
 fn first_problem<'a>(
