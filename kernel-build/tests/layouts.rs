@@ -6,29 +6,11 @@
 
 mod support;
 
-use cuda_kernel_build::__private::{Context, ModuleRequest, SourceInput, build_module};
 use cuda_kernel_build::model::StructDef;
 use cuda_kernel_build::{BuiltModule, LinkMode};
-use std::path::Path;
-use support::real_nvcc;
 
 fn build(file: &str, link: LinkMode) -> Option<BuiltModule> {
-    let nvcc = real_nvcc()?;
-    let cache = tempfile::tempdir().unwrap();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real_world_forms");
-    let mut req = ModuleRequest::new(
-        file.trim_end_matches(".cu"),
-        SourceInput::File { path: file.into() },
-    );
-    req.base_dir = dir;
-    req.archs = Some(vec!["sm_80".into(), "sm_90".into()]);
-    req.link = link;
-    let cx = Context {
-        nvcc: Some(nvcc),
-        cache_dir: Some(cache.path().to_path_buf()),
-        ..Context::default()
-    };
-    Some(build_module(&req, &cx).unwrap_or_else(|e| panic!("{file}:\n{e}")))
+    support::build_form(file, link, &[]).map(|(built, _)| built)
 }
 
 fn def<'a>(built: &'a BuiltModule, name: &str) -> &'a StructDef {

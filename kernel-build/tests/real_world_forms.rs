@@ -6,11 +6,8 @@
 
 mod support;
 
-use cuda_kernel_build::__private::{Context, ModuleRequest, SourceInput, build_module};
 use cuda_kernel_build::BuiltModule;
 use cuda_kernel_build::model::{CType, Kernel, ModuleInfo, Scalar};
-use std::path::Path;
-use support::real_nvcc;
 
 /// Builds `tests/real_world_forms/<file>` for sm_80 and sm_90.
 fn build(file: &str) -> Option<BuiltModule> {
@@ -19,22 +16,7 @@ fn build(file: &str) -> Option<BuiltModule> {
 
 /// [`build`] with nvcc flags.
 fn build_with(file: &str, flags: &[&str]) -> Option<BuiltModule> {
-    let nvcc = real_nvcc()?;
-    let cache = tempfile::tempdir().unwrap();
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real_world_forms");
-    let mut req = ModuleRequest::new(
-        file.trim_end_matches(".cu"),
-        SourceInput::File { path: file.into() },
-    );
-    req.base_dir = dir;
-    req.archs = Some(vec!["sm_80".into(), "sm_90".into()]);
-    req.flags = flags.iter().map(|f| (*f).to_owned()).collect();
-    let cx = Context {
-        nvcc: Some(nvcc),
-        cache_dir: Some(cache.path().to_path_buf()),
-        ..Context::default()
-    };
-    let built = build_module(&req, &cx).unwrap_or_else(|e| panic!("{file}:\n{e}"));
+    let (built, _cache) = support::build_form(file, cuda_kernel_build::LinkMode::Whole, flags)?;
     assert_every_image_kernel_declared(&built);
     Some(built)
 }

@@ -96,3 +96,32 @@ pub fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
     }
     dir
 }
+
+/// Builds `tests/real_world_forms/<file>` with the real nvcc for sm_80 and sm_90 in `link`
+/// mode with nvcc `flags`, in a cache of its own, which holds the module's fatbin while the
+/// folder returned with it lives; `None` (with a printed reason) without nvcc.
+pub fn build_form(
+    file: &str,
+    link: cuda_kernel_build::LinkMode,
+    flags: &[&str],
+) -> Option<(cuda_kernel_build::BuiltModule, tempfile::TempDir)> {
+    use cuda_kernel_build::__private::{Context, ModuleRequest, SourceInput, build_module};
+    let nvcc = real_nvcc()?;
+    let cache = tempfile::tempdir().unwrap();
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/real_world_forms");
+    let mut req = ModuleRequest::new(
+        file.trim_end_matches(".cu"),
+        SourceInput::File { path: file.into() },
+    );
+    req.base_dir = dir;
+    req.archs = Some(vec!["sm_80".into(), "sm_90".into()]);
+    req.link = link;
+    req.flags = flags.iter().map(|f| (*f).to_owned()).collect();
+    let cx = Context {
+        nvcc: Some(nvcc),
+        cache_dir: Some(cache.path().to_path_buf()),
+        ..Context::default()
+    };
+    let built = build_module(&req, &cx).unwrap_or_else(|e| panic!("{file}:\n{e}"));
+    Some((built, cache))
+}
