@@ -19,7 +19,7 @@ pub use crate::generated::launch::{
 pub use crate::launch::args::host::PreparedHost;
 pub use crate::launch::args::null::{PreparedNull, PreparedOption};
 pub use crate::launch::args::values::PreparedValue;
-pub use crate::launch::args::{ConstPtr, DeviceArg, MutPtr, PreparedArg};
+pub use crate::launch::args::{ConstPtr, DeviceArg, Exactly, MutPtr, PreparedArg};
 pub use crate::memory::prepared::PreparedBuffer;
 pub use cuda_kernel_generate::Dtype;
 pub use cuda_kernel_generate::geometry::scan_items;

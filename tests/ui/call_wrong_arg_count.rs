@@ -1,4 +1,5 @@
-// A stub takes the launch configuration plus one argument per CUDA parameter.
+// A stub takes the launch configuration plus one argument per CUDA parameter; the help for a
+// missing one names the CUDA parameter (`/* n */`).
 use cuda_kernel_runtime::{cuda_module, CudaSlice, Launch};
 
 cuda_module! {

@@ -1,5 +1,6 @@
-// A stub takes exactly the Rust types of the CUDA parameters; a pointer argument that does
-// not fit is reported with the kernel, the parameter and its CUDA type as written.
+// A stub takes exactly the Rust types of the CUDA parameters; an argument that does not fit
+// (a value or a pointer) is reported with the kernel, the parameter and its CUDA type as
+// written.
 use cuda_kernel_runtime::{cuda_module, CudaSlice, Launch};
 
 cuda_module! {

@@ -1,21 +1,29 @@
-//! The bound each pointer parameter of a stub takes, so that a wrong argument is reported
+//! The bound each parameter of a stub takes, so that a wrong or missing argument is reported
 //! in the kernel's own terms.
 //!
-//! A stub does not take `impl MutPtr<f32>` directly: for parameter `x` (`float*`) of kernel
-//! `scale` it takes `impl __args::x<f32, __k::scale>`, a hidden trait implemented for
-//! everything that is `MutPtr<f32>`. When an argument does not fit, rustc reports the
-//! outermost unmet bound with that trait's `#[diagnostic::on_unimplemented]` text, which
-//! names the parameter and its CUDA type as written, and the kernel through the marker type
-//! `K` (`{K}` prints as the marker's name, which is the kernel's):
+//! A stub does not take `impl MutPtr<f32>` or `i32` directly: for parameter `x` (`float*`)
+//! of kernel `scale` it takes `impl __args::x<f32, __k::scale>`, a hidden trait implemented
+//! for everything that is `MutPtr<f32>`, and for `int n` it takes `impl __args::n<i32,
+//! __k::scale>`, implemented for `i32` alone (through the runtime's `Exactly`). When an
+//! argument does not fit, rustc reports the outermost unmet bound with that trait's
+//! `#[diagnostic::on_unimplemented]` text, which names the parameter and its CUDA type as
+//! written, and the kernel through the marker type `K` (`{K}` prints as the marker's name,
+//! which is the kernel's):
 //!
 //! ```text
 //! error[E0277]: `&TrackedBuffer<f64>` cannot be passed for parameter `x` (`float*`) of kernel `scale`
+//! error[E0277]: `u64` cannot be passed for parameter `n` (`int`) of kernel `scale`
 //! ```
 //!
-//! One trait serves every parameter with the same name, CUDA type and direction, in every
-//! kernel: a thousand-kernel library has a few hundred such traits, not one per parameter,
-//! and one empty marker type per kernel. A kernel whose name is not its method's (a
-//! namespace, a template family) has its name written into the message instead.
+//! A parameter's type being a trait's, rustc's help for a missing argument names the
+//! parameter (`m.scale(&cfg, x, 2.0, /* n */)`) where a plain type would only be named
+//! (`/* i32 */`). A literal still takes its type from the one implementation (`2.0` is an
+//! `f32` for `float s`); `n as _` cannot (write `n as i32`).
+//!
+//! One trait serves every parameter with the same name, CUDA type and way of passing, in
+//! every kernel: a thousand-kernel library has a few hundred such traits, not one per
+//! parameter, and one empty marker type per kernel. A kernel whose name is not its method's
+//! (a namespace, a template family) has its name written into the message instead.
 
 use std::collections::{BTreeSet, HashMap};
 
@@ -35,14 +43,25 @@ pub(crate) struct ArgBounds {
     traits: Vec<BoundTrait>,
     /// `(method, parameter index)` → index into `traits`.
     by_param: HashMap<(String, usize), usize>,
-    /// Methods with at least one pointer parameter, each with a marker type.
+    /// Methods with at least one parameter that has a trait, each with a marker type.
     markers: Vec<Ident>,
 }
 
 struct BoundTrait {
     ident: Ident,
     message: String,
-    mutable: bool,
+    taken: Taken,
+}
+
+/// What a parameter's trait stands for.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum Taken {
+    /// Device memory the kernel reads (`const T*`).
+    Read,
+    /// Device memory the kernel may write (`T*`).
+    Written,
+    /// A value passed as it is (`int n`, a struct): exactly its Rust type.
+    Value,
 }
 
 impl ArgBounds {
@@ -54,7 +73,7 @@ impl ArgBounds {
             markers: Vec::new(),
         };
         let mut taken: BTreeSet<String> = BTreeSet::new();
-        let mut by_message: HashMap<(String, bool), usize> = HashMap::new();
+        let mut by_message: HashMap<(String, Taken), usize> = HashMap::new();
         for planned in planned {
             // `shared`: the message names the kernel through `{K}`, so kernels share the trait.
             let (method, kernel, what, shared) = match planned {
@@ -74,10 +93,11 @@ impl ArgBounds {
             };
             let mut any = false;
             for (i, p) in kernel.params.iter().enumerate() {
-                let mutable = match param_kind(&p.ty, rt) {
-                    ParamKind::ConstPtr(_) => false,
-                    ParamKind::MutPtr(_) => true,
-                    ParamKind::Value(_) | ParamKind::Object { .. } => continue,
+                let how = match param_kind(&p.ty, rt) {
+                    ParamKind::ConstPtr(_) => Taken::Read,
+                    ParamKind::MutPtr(_) => Taken::Written,
+                    ParamKind::Value(_) => Taken::Value,
+                    ParamKind::Object { .. } => continue,
                 };
                 let written = escape(&p.written);
                 let param = match p.name.as_deref() {
@@ -85,30 +105,28 @@ impl ArgBounds {
                     _ => format!("parameter {} (`{written}`)", i + 1),
                 };
                 let message = format!("`{{Self}}` cannot be passed for {param} of {what}");
-                let slot = *by_message
-                    .entry((message.clone(), mutable))
-                    .or_insert_with(|| {
-                        // A trait of one kernel's own is named after both (`ops_axpy_x`).
-                        let param = param_ident(p.name.as_deref(), i);
-                        let base = if shared {
-                            param
-                        } else {
-                            let param = param.to_string();
-                            let method = method.to_string();
-                            format_ident!(
-                                "{}_{}",
-                                method.trim_start_matches("r#"),
-                                param.trim_start_matches("r#")
-                            )
-                        };
-                        let ident = free_name(&base, &mut taken);
-                        bounds.traits.push(BoundTrait {
-                            ident,
-                            message,
-                            mutable,
-                        });
-                        bounds.traits.len() - 1
+                let slot = *by_message.entry((message.clone(), how)).or_insert_with(|| {
+                    // A trait of one kernel's own is named after both (`ops_axpy_x`).
+                    let param = param_ident(p.name.as_deref(), i);
+                    let base = if shared {
+                        param
+                    } else {
+                        let param = param.to_string();
+                        let method = method.to_string();
+                        format_ident!(
+                            "{}_{}",
+                            method.trim_start_matches("r#"),
+                            param.trim_start_matches("r#")
+                        )
+                    };
+                    let ident = free_name(&base, &mut taken);
+                    bounds.traits.push(BoundTrait {
+                        ident,
+                        message,
+                        taken: how,
                     });
+                    bounds.traits.len() - 1
+                });
                 bounds.by_param.insert((method.to_string(), i), slot);
                 any = true;
             }
@@ -119,8 +137,8 @@ impl ArgBounds {
         bounds
     }
 
-    /// The bound of pointer parameter `index` of `method`, over element type `elem`:
-    /// `__args::x<elem, __k::method>`.
+    /// The bound of parameter `index` of `method`, over its element or value type `ty`:
+    /// `__args::x<ty, __k::method>`.
     pub(crate) fn bound(
         &self,
         method: &Ident,
@@ -129,9 +147,9 @@ impl ArgBounds {
         rt: &TokenStream,
     ) -> TokenStream {
         let (elem, base) = match kind {
-            ParamKind::ConstPtr(elem) => (elem, quote!(ConstPtr)),
-            ParamKind::MutPtr(elem) => (elem, quote!(MutPtr)),
-            ParamKind::Value(ty) => return ty.clone(),
+            ParamKind::ConstPtr(elem) => (elem, quote!(#rt::__private::ConstPtr<#elem>)),
+            ParamKind::MutPtr(elem) => (elem, quote!(#rt::__private::MutPtr<#elem>)),
+            ParamKind::Value(ty) => (ty, quote!(#rt::__private::Exactly<#ty>)),
             ParamKind::Object { .. } => return quote!(::core::marker::Sized),
         };
         match self.by_param.get(&(method.to_string(), index)) {
@@ -139,9 +157,9 @@ impl ArgBounds {
                 let ident = &self.traits[slot].ident;
                 quote!(__args::#ident<#elem, __k::#method>)
             }
-            // `new` gave every pointer parameter of every planned method a trait; this arm
-            // only keeps codegen total.
-            None => quote!(#rt::__private::#base<#elem>),
+            // `new` gave every parameter but an object of every planned method a trait;
+            // this arm only keeps codegen total.
+            None => base,
         }
     }
 
@@ -156,18 +174,25 @@ impl ArgBounds {
         let krate = krate.trim_start_matches("::");
         let traits = self.traits.iter().map(|t| {
             let (ident, message) = (&t.ident, &t.message);
-            let (base, label) = if t.mutable {
-                (
+            let (base, label, note) = match t.taken {
+                Taken::Written => (
                     quote!(#rt::__private::MutPtr<E>),
                     "expected mutable device memory holding `{E}`",
-                )
-            } else {
-                (
+                    takes::error_note(true, krate),
+                ),
+                Taken::Read => (
                     quote!(#rt::__private::ConstPtr<E>),
                     "expected device memory holding `{E}`",
-                )
+                    takes::error_note(false, krate),
+                ),
+                Taken::Value => (
+                    quote!(#rt::__private::Exactly<E>),
+                    "expected `{E}`",
+                    "a value parameter takes exactly its Rust type: convert the argument first \
+                     (`as`, `From`, `TryFrom`)"
+                        .to_owned(),
+                ),
             };
-            let note = takes::error_note(t.mutable, krate);
             quote! {
                 #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
                 pub trait #ident<E, K>: #base {}
@@ -180,8 +205,9 @@ impl ArgBounds {
         let markers = &self.markers;
         quote! {
             /// Argument bounds of the launch methods (see `cuda_kernel_build::__private::codegen`):
-            /// one trait per parameter name, CUDA type and direction, and one marker type per
-            /// kernel, so that a mismatch names the kernel and the parameter.
+            /// one trait per parameter name, CUDA type and way of passing, and one marker type
+            /// per kernel, so that a mismatch or a missing argument names the kernel and the
+            /// parameter.
             #[doc(hidden)]
             pub mod __args {
                 #(#traits)*

@@ -19,7 +19,7 @@ use crate::model::rust::{Member, Planned, param_ident, passes_bare, passing};
 struct StubParam {
     ident: Ident,
     kind: ParamKind,
-    /// The bound a pointer argument meets (see [`ArgBounds`]).
+    /// The bound a pointer or value argument meets (see [`ArgBounds`]).
     bound: TokenStream,
     /// A value the runtime takes as it is (a scalar, a vector type, a raw pointer): no
     /// `ByValue` wrapper.
@@ -228,8 +228,7 @@ fn method(
     let args = params.iter().map(|p| {
         let id = &p.ident;
         match &p.kind {
-            ParamKind::Value(t) => quote!(#id: #t),
-            ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => {
+            ParamKind::Value(_) | ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => {
                 let bound = &p.bound;
                 quote!(#id: impl #bound)
             }
@@ -243,8 +242,10 @@ fn method(
     let values = params.iter().map(|p| {
         let id = &p.ident;
         match &p.kind {
-            ParamKind::Value(_) if p.bare => quote!(#id),
-            ParamKind::Value(_) => quote!(#rt::ByValue(#id)),
+            // `into_exact` comes from the bound's `Exactly<T>`, the one method the
+            // generic argument has.
+            ParamKind::Value(_) if p.bare => quote!(#id.into_exact()),
+            ParamKind::Value(_) => quote!(#rt::ByValue(#id.into_exact())),
             ParamKind::Object { ordered: true, .. } => quote!(#id),
             ParamKind::Object { .. } => quote!(#rt::ByValue(#id.handle())),
             ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => quote!(#id),

@@ -215,14 +215,19 @@ fn render(parts: &BuiltModule, opts: &CodegenOptions) -> String {
 fn plain_stub_takes_exact_types_and_is_unsafe() {
     let out = render(&fixture(), &CodegenOptions::default());
     assert!(has(&out, "pub unsafe fn saxpy("), "{out}");
-    assert!(has(&out, "a: f32,"), "{out}");
+    assert!(has(&out, "a: impl __args::a<f32, __k::saxpy>,"), "{out}");
+    // A value goes through `Exactly`, so that its trait names a missing argument.
+    assert!(has(&out, "a.into_exact()"), "{out}");
     // Pointer parameters take a shared bound over ConstPtr / MutPtr whose diagnostic names
     // the parameter and its CUDA type, and the kernel through its marker type.
     assert!(has(&out, "x: impl __args::x<f32, __k::saxpy>"), "{out}");
     assert!(has(&out, "y: impl __args::y<f32, __k::saxpy>"), "{out}");
     // The body is one call: every argument in one tuple, scalars as they are.
     assert!(
-        has(&out, "unsafe { self.inner.launch(0, cfg, (a, x, y, n)) }"),
+        has(
+            &out,
+            "unsafe { self.inner.launch(0, cfg, (a.into_exact(), x, y, n.into_exact())) }"
+        ),
         "{out}"
     );
     assert!(
@@ -240,7 +245,10 @@ fn plain_stub_takes_exact_types_and_is_unsafe() {
         "{out}"
     );
     assert!(
-        has(&out, "pub mod __k { pub enum saxpy {} pub enum axpy {} }"),
+        has(
+            &out,
+            "pub mod __k { pub enum saxpy {} pub enum axpy {} pub enum withstruct {} }"
+        ),
         "{out}"
     );
     assert!(has(&out, "/// # Safety"), "{out}");
@@ -322,7 +330,7 @@ fn tensor_map_parameters_pass_the_map_itself() {
         "{out}"
     );
     // The map is the argument (it orders its buffer's uses), not its handle by value.
-    assert!(has(&out, "cfg, (src, n))"), "{out}");
+    assert!(has(&out, "cfg, (src, n.into_exact()))"), "{out}");
     assert!(!has(&out, "src.handle()"), "{out}");
 }
 
@@ -342,7 +350,13 @@ fn templates_become_one_generic_method() {
         has(&out, "pub unsafe fn axpy<T: templates::Axpy>("),
         "{out}"
     );
-    assert!(has(&out, "a: <T as templates::Axpy>::A"), "{out}");
+    assert!(
+        has(
+            &out,
+            "a: impl __args::axpy_a<<T as templates::Axpy>::A, __k::axpy>"
+        ),
+        "{out}"
+    );
     assert!(has(&out, "pub mod templates"), "{out}");
     assert!(has(&out, "impl Axpy for f32"), "{out}");
     assert!(has(&out, "impl Axpy for f64"), "{out}");
@@ -356,7 +370,13 @@ fn unnamed_or_colliding_template_parameters_are_positional() {
     let mut parts = fixture();
     parts.info.kernels[1].params[1].name = None;
     let out = render(&parts, &CodegenOptions::default());
-    assert!(has(&out, "a: <T as templates::Axpy>::P0"), "{out}");
+    assert!(
+        has(
+            &out,
+            "a: impl __args::axpy_a<<T as templates::Axpy>::P0, __k::axpy>"
+        ),
+        "{out}"
+    );
     assert!(has(&out, "type P2 = f64;"), "{out}");
     assert!(!has(&out, "type A"), "{out}");
 
@@ -411,14 +431,26 @@ fn structs_get_repr_c_and_layout_assertions() {
         ),
         "{out}"
     );
-    assert!(has(&out, "p: P,"), "{out}");
+    assert!(has(&out, "p: impl __args::p<P, __k::withstruct>,"), "{out}");
     assert!(
-        has(&out, "v: ::cuda_kernel_runtime::vector::Float2"),
+        has(
+            &out,
+            "v: impl __args::v<::cuda_kernel_runtime::vector::Float2, __k::withstruct>"
+        ),
         "{out}"
     );
-    assert!(has(&out, "h: ::cuda_kernel_runtime::f16"), "{out}");
     assert!(
-        has(&out, "raw: ::cuda_kernel_runtime::RawDevicePtr"),
+        has(
+            &out,
+            "h: impl __args::h<::cuda_kernel_runtime::f16, __k::withstruct>"
+        ),
+        "{out}"
+    );
+    assert!(
+        has(
+            &out,
+            "raw: impl __args::raw<::cuda_kernel_runtime::RawDevicePtr, __k::withstruct>"
+        ),
         "{out}"
     );
 }

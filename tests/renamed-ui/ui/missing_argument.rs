@@ -1,5 +1,5 @@
 // Under a renamed runtime, a call that leaves out an argument is refused; the error points
-// at the call.
+// at the call and its help names the missing CUDA parameter (`/* n */`).
 use gpu::{CudaSlice, Launch, cuda_module};
 
 cuda_module! {

@@ -89,6 +89,33 @@ pub trait ConstPtr<T>: DeviceArg {}
 )]
 pub trait MutPtr<T>: DeviceArg {}
 
+/// Is exactly `T`: what a stub's value parameter takes, so that a wrong or missing value is
+/// reported through the parameter's own trait (which names the CUDA parameter) rather than
+/// as a plain type mismatch.
+///
+/// ```
+/// use cuda_kernel_runtime::__private::Exactly;
+/// fn wants_i32(n: impl Exactly<i32>) -> i32 {
+///     Exactly::<i32>::into_exact(n)
+/// }
+/// assert_eq!(wants_i32(7), 7);
+/// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be passed for a kernel parameter of type `{T}`",
+    label = "expected `{T}`"
+)]
+pub trait Exactly<T> {
+    /// The value itself.
+    fn into_exact(self) -> T;
+}
+
+impl<T> Exactly<T> for T {
+    #[inline(always)]
+    fn into_exact(self) -> T {
+        self
+    }
+}
+
 impl PreparedArg for PreparedBuffer<'_> {
     #[inline]
     fn param_ptr(&self) -> *mut c_void {
