@@ -288,6 +288,17 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{stderr}");
 
+    // The header written from `src/model.rs` is also where a user and an editor find it,
+    // under the target folder, a copy of what nvcc included; the compilation database there
+    // has `drift.cu`'s command.
+    let editor = root.join("target/renamed-runtime/cuda-kernel-build");
+    let header = editor.join("renamed/include/src/model.rs.cuh");
+    let text =
+        std::fs::read_to_string(&header).unwrap_or_else(|e| panic!("{}: {e}", header.display()));
+    assert!(text.contains("struct"), "{text}");
+    let database = std::fs::read_to_string(editor.join("compile_commands.json")).unwrap();
+    assert!(database.contains("renamed/kernels/drift.cu"), "{database}");
+
     // No path: one error, at the module's name, saying how to name the runtime.
     let out = cargo(ws, &root, &["build", "--offline", "-p", "unnamed"]).unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

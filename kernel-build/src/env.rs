@@ -66,6 +66,8 @@ impl Var {
     pub const NVJITLINK: Var = Var("KERNEL_BUILD_NVJITLINK");
     /// Path of `libnvfatbin.so`.
     pub const NVFATBIN: Var = Var("KERNEL_BUILD_NVFATBIN");
+    /// Where the files for editors go (`compile_commands.json`, shared types' headers).
+    pub const EDITOR_DIR: Var = Var("KERNEL_BUILD_EDITOR_DIR");
     /// Set by Cargo for build scripts: the most nvcc runs at once.
     pub const NUM_JOBS: Var = Var("NUM_JOBS");
     /// A program nvcc's compilations run through.
@@ -95,6 +97,7 @@ impl Var {
         Var::COMPRESS,
         Var::NVJITLINK,
         Var::NVFATBIN,
+        Var::EDITOR_DIR,
         Var::NUM_JOBS,
         Var::NVCC_WRAPPER,
         Var::RUSTC_WRAPPER,

@@ -91,7 +91,7 @@ pub mod __private {
     #[cfg(feature = "build")]
     pub use crate::builder::script_module;
     pub use crate::model::request::{ModuleRequest, RustTypesFile, SourceInput};
-    pub use crate::pipeline::{Context, build_module};
+    pub use crate::pipeline::{Context, build_module, editor_folder};
 
     // The front end, verification and the C and Rust spellings of a type
     // (`cuda-kernel-inspect decls`, the fuzzer, the tests).

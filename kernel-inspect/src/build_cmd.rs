@@ -8,7 +8,8 @@
 //!                                 [--flag NVCC_FLAG]... [--cache-dir DIR | --no-cache]
 //!                                 [--rdc | --lto] [-j N] [--name NAME]
 //!                                 [--out FILE.fatbin | --out DIR] [--require-every-target]
-//!                                 [--no-line-info | --device-debug] [-v] [--json]
+//!                                 [--no-line-info | --device-debug] [--editor-dir DIR]
+//!                                 [-v] [--json]
 //! ```
 //!
 //! The module is named after its first file unless `--name` says otherwise: its stem made an
@@ -79,6 +80,10 @@ pub(crate) struct BuildArgs {
     /// took), as a build script does under `cargo build -vv`.
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
     verbose: u8,
+    /// Also write the files for editors into DIR: `compile_commands.json` (the nvcc command
+    /// of every file compiled) and the headers written from shared Rust types.
+    #[arg(long, value_name = "DIR")]
+    editor_dir: Option<PathBuf>,
     /// The built module as JSON (model, fatbin path, warnings).
     #[arg(long)]
     json: bool,
@@ -110,6 +115,7 @@ pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
         use_cache: !args.no_cache,
         jobs: args.jobs,
         progress: args.verbose > 0,
+        editor_dir: args.editor_dir.clone(),
         ..Context::default()
     };
     let (out, json, every_target) = (&args.out, args.json, args.require_every_target);
@@ -194,6 +200,9 @@ pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
     }
     if let Some(p) = &built.fatbin_path {
         let _ = writeln!(text, "fatbin: {}", p.display());
+    }
+    for p in &built.editor_files {
+        let _ = writeln!(text, "for editors: {}", p.display());
     }
     for w in &built.warnings {
         let _ = writeln!(text, "warning: {w}");

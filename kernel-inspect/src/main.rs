@@ -16,6 +16,7 @@
 mod binary;
 mod build_cmd;
 mod decls;
+mod editor_cmd;
 mod fatbin;
 mod install;
 mod report;
@@ -52,6 +53,9 @@ enum Command {
     Decls(decls::DeclArgs),
     /// What toolkit discovery finds and why; `install` installs NVIDIA's nvcc wheels.
     Toolkit(toolkit_cmd::ToolkitArgs),
+    /// Where a crate's builds write the files for editors (`compile_commands.json`, the
+    /// headers written from shared Rust types), and what is there.
+    Editor(editor_cmd::EditorArgs),
 }
 
 /// One file to read, as text or JSON.
@@ -78,6 +82,7 @@ fn main() -> ExitCode {
         Command::Binary(args) => binary::run(args),
         Command::Build(args) => build_cmd::run(args),
         Command::Decls(args) => decls::run(args),
+        Command::Editor(args) => editor_cmd::run(args),
         Command::Toolkit(args) => toolkit_cmd::run(args),
     };
     match result {

@@ -261,7 +261,49 @@ fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
     );
 
     embedded_modules_are_named(inspect, &root.join("target/own-crate/debug/my-kernels"));
+    editor_files_name_every_file(inspect, &krate, &root.join("target/own-crate"));
     no_toolkit_check_and_doc(&cargo, &krate, &tmp.path().join("empty-cache"), &root);
+}
+
+/// The build wrote a compilation database under the target folder with the nvcc command of
+/// each `.cu` file (its include folders and targets among the arguments), and `cuda-kernel-
+/// inspect editor` finds it from the crate's folder.
+fn editor_files_name_every_file(inspect: &Path, krate: &Path, target: &Path) {
+    let database = target.join("cuda-kernel-build/compile_commands.json");
+    let text = std::fs::read_to_string(&database)
+        .unwrap_or_else(|e| panic!("{}: {e}", database.display()));
+    let entries: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
+    for file in ["scale.cu", "hist.cu", "fill.cu"] {
+        let entry = entries
+            .iter()
+            .find(|e| {
+                e["file"]
+                    .as_str()
+                    .is_some_and(|f| f.ends_with(&format!("kernels/{file}")))
+            })
+            .unwrap_or_else(|| panic!("no entry for {file} in {text}"));
+        let args = entry["arguments"].to_string();
+        assert!(
+            args.contains("nvcc") && args.contains("arch=compute_75,code=sm_75"),
+            "{args}"
+        );
+    }
+    let out = Command::new(inspect)
+        .arg("editor")
+        .env("CARGO_TARGET_DIR", target)
+        .current_dir(krate)
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{shown}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        shown.contains("compile_commands.json: ") && shown.contains("kernels/hist.cu"),
+        "{shown}"
+    );
 }
 
 /// `cuda-kernel-inspect binary` on the built program: each module's image behind its label

@@ -32,6 +32,7 @@ pub fn fallback(name: &str, opts: &CodegenOptions, declared: &[Declared]) -> Tok
         units: Vec::new(),
         runtime_source: None,
         constants: Vec::new(),
+        editor_files: Vec::new(),
     };
     let rt = &opts.runtime;
     let stubs = declared.iter().map(|d| {

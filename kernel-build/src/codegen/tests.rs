@@ -195,6 +195,7 @@ fn fixture() -> BuiltModule {
         units: vec![],
         runtime_source: None,
         constants: Vec::new(),
+        editor_files: Vec::new(),
     }
 }
 
@@ -944,6 +945,7 @@ fn an_empty_module_is_still_a_module() {
         units: vec![],
         runtime_source: None,
         constants: vec![],
+        editor_files: vec![],
     };
     let tokens = generate(&module, &CodegenOptions::default());
     assert!(tokens.to_string().contains("mod empty"));

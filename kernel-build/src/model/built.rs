@@ -42,6 +42,12 @@ pub struct BuiltModule {
     /// the macro's `constants`).
     #[serde(default)]
     pub constants: Vec<ExportedConstant>,
+    /// The files this build wrote for editors: the compilation database
+    /// (`compile_commands.json`) and the folder of the shared types' headers, under
+    /// `cuda-kernel-build/` in Cargo's target folder (or `KERNEL_BUILD_EDITOR_DIR`). Not
+    /// cached: every build writes them anew.
+    #[serde(skip)]
+    pub editor_files: Vec<PathBuf>,
 }
 
 /// One file of a module built from several.

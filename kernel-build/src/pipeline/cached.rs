@@ -74,6 +74,7 @@ impl Entry {
             units: self.meta.units,
             runtime_source: None,
             constants: Vec::new(),
+            editor_files: Vec::new(),
         }
     }
 

@@ -12,6 +12,7 @@ mod cached;
 mod combine;
 mod constants;
 pub(crate) mod debug_info;
+mod editor;
 mod layouts;
 mod nvcc;
 mod opaque;
@@ -30,6 +31,7 @@ mod warnings;
 pub use crate::model::built::BuiltModule;
 pub use crate::model::options::RuntimeCompile;
 pub use crate::model::request::{ModuleRequest, SourceInput};
+pub use editor::editor_folder;
 pub use request::{Context, inline_display_name};
 
 use crate::cache::Cache;
@@ -56,6 +58,10 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
     let debug = debug_info::choose(req, reporting);
     let mut sources = request::resolve_sources(req, cache.as_ref(), debug)?;
     let shared = shared::prepare(req, cache.as_ref(), &mut sources)?;
+    let headers_copy = shared
+        .staged
+        .as_ref()
+        .and_then(|(dir, names)| editor::copy_headers(cx, dir, names));
     if req.runtime != RuntimeCompile::Off && sources.len() != 1 {
         return Err(Error::InvalidOption(
             diagnostics::options::runtime_many_files(&req.name, sources.len()),
@@ -79,6 +85,7 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
         built.runtime_source = Some(rt);
     }
     shared.finish(&mut built);
+    built.editor_files.extend(headers_copy);
     req.check_kernel_names(&built.info)?;
     Ok(built)
 }

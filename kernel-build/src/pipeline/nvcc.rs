@@ -6,6 +6,7 @@ use std::time::Instant;
 
 use super::constants;
 use super::debug_info;
+use super::editor;
 use super::request::{Context, Source};
 use super::targets;
 use super::unit::{self, Shared};
@@ -79,6 +80,14 @@ pub(super) fn compile_module(
         mode,
         alone: sources.len() == 1 && mode == LinkMode::Whole,
     };
+    // Before nvcc runs: an editor helps most with a file that does not compile yet.
+    let commands = editor::Commands {
+        nvcc: toolkit.nvcc(),
+        targets: &chosen.list,
+        defines: &req.defines,
+        flags: &flags,
+    };
+    let database = editor::write_commands(cx, &commands, sources);
     let started = Instant::now();
     let mut built = if shared.alone {
         let threads = jobs.limit().min(chosen.list.len());
@@ -87,6 +96,7 @@ pub(super) fn compile_module(
         units::build_joined(&shared, sources, &jobs, reporting)?
     };
     built.constants = constants::with_nvcc(&shared, sources, &built.tracked_files)?;
+    built.editor_files.extend(database);
     let seconds = started.elapsed().as_secs_f64();
     if let Some(why) = &chosen.no_native {
         let warning = diagnostics::build::no_native_gpu(&req.name, why);

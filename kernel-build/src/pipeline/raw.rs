@@ -137,6 +137,7 @@ pub(super) fn read_module(
         units,
         runtime_source: None,
         constants,
+        editor_files: Vec::new(),
     })
 }
 

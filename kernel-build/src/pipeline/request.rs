@@ -163,6 +163,9 @@ pub struct Context {
     /// Print a line per finished nvcc run on stderr (always on in a build script, where
     /// Cargo shows the lines with `-vv`).
     pub progress: bool,
+    /// Where the files for editors go (`compile_commands.json`, shared types' headers);
+    /// `None`: `KERNEL_BUILD_EDITOR_DIR`, else `cuda-kernel-build/` in Cargo's target folder.
+    pub editor_dir: Option<PathBuf>,
 }
 
 impl Default for Context {
@@ -178,6 +181,7 @@ impl Default for Context {
             jobs: None,
             nvcc_wrapper: None,
             progress: false,
+            editor_dir: None,
         }
     }
 }

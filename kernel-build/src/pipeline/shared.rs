@@ -21,6 +21,8 @@ pub(super) struct SharedTypes {
     paths: Vec<(String, String)>,
     /// The Rust files read (absolute).
     files: Vec<PathBuf>,
+    /// The folder the headers were written to, and their include names.
+    pub(super) staged: Option<(PathBuf, Vec<String>)>,
 }
 
 /// Reads the Rust files `req` lists, writes their headers and gives every source their
@@ -73,7 +75,12 @@ pub(super) fn prepare(
         s.includes.push(dir.clone());
         s.user_dirs.push(dir.clone());
     }
-    Ok(SharedTypes { paths, files })
+    let names = headers.iter().map(|h| h.name.clone()).collect();
+    Ok(SharedTypes {
+        paths,
+        files,
+        staged: Some((dir, names)),
+    })
 }
 
 impl SharedTypes {

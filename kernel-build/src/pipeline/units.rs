@@ -67,5 +67,6 @@ pub(crate) fn build_joined(
         units: entry.meta.units,
         runtime_source: None,
         constants: Vec::new(),
+        editor_files: Vec::new(),
     })
 }
