@@ -123,3 +123,70 @@ fn a_type_laid_out_otherwise_or_unmeasured_makes_its_kernels_go_by_name() {
         assert!(why("outer").contains("size 4"), "{}", why("outer"));
     }
 }
+
+/// Types defined once in Rust: their header included under `#pragma pack(1)` gives nvcc a
+/// layout other than the Rust one, which the compile measures. The kernels that reach the
+/// type go by name with both layouts (never typed over the Rust layout); the same header
+/// included plainly keeps them typed over the Rust type.
+#[test]
+fn a_shared_rust_type_included_under_another_packing_is_caught() {
+    use cuda_kernel_build::__private::{
+        Context, ModuleRequest, RustTypesFile, SourceInput, build_module,
+    };
+    let Some(nvcc) = support::real_nvcc() else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    std::fs::write(
+        dir.path().join("src/model.rs"),
+        "#[derive(CudaType, Clone, Copy)]\n#[repr(C)]\npub struct Sample {\n    pub tag: u8,\n    pub value: f64,\n}\n",
+    )
+    .unwrap();
+    let kernel = "extern \"C\" __global__ void read(const Sample* s, double* out) {\n    out[threadIdx.x] = s[threadIdx.x].value;\n}\n";
+    std::fs::write(
+        dir.path().join("packed.cu"),
+        format!(
+            "#pragma pack(push, 1)\n#include \"src/model.rs.cuh\"\n#pragma pack(pop)\n{kernel}"
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("plain.cu"),
+        format!("#include \"src/model.rs.cuh\"\n{kernel}"),
+    )
+    .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let cx = Context {
+        nvcc: Some(nvcc),
+        cache_dir: Some(cache.path().to_path_buf()),
+        editor_dir: Some(dir.path().join("editor")),
+        ..Context::default()
+    };
+    let build = |file: &str| {
+        let mut req = ModuleRequest::new("m", SourceInput::File { path: file.into() });
+        req.base_dir = dir.path().to_owned();
+        req.archs = Some(vec!["sm_90".into()]);
+        req.rust_types = vec![RustTypesFile {
+            file: "src/model.rs".into(),
+            module: None,
+        }];
+        build_module(&req, &cx).unwrap_or_else(|e| panic!("{file}: {e}"))
+    };
+
+    let plain = build("plain.cu");
+    assert!(plain.info.untyped.is_empty(), "{:#?}", plain.info.untyped);
+    assert_eq!(plain.info.kernels[0].name, "read");
+    let sample = def(&plain, "Sample");
+    assert_eq!((sample.size, sample.align), (16, 8));
+    assert_eq!(sample.rust_path.as_deref(), Some("crate::model::Sample"));
+
+    let packed = build("packed.cu");
+    assert!(packed.info.kernels.is_empty(), "{:#?}", packed.info.kernels);
+    let why = &packed.info.untyped[0].why;
+    assert!(why.contains("`Sample`"), "{why}");
+    assert!(why.contains("size 16") && why.contains("size 9"), "{why}");
+    assert!(why.contains("crate::model::Sample"), "{why}");
+    // The generated module declares a type of nvcc's layout rather than naming the Rust one.
+    assert_eq!(def(&packed, "Sample").rust_path, None);
+}

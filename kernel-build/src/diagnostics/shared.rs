@@ -130,6 +130,23 @@ pub fn defined_twice(name: &str, first: &str, second: &str) -> String {
     )
 }
 
+/// A type shared from Rust that the compile laid out otherwise than Rust does: `measured`
+/// and `rust` are `(size, align, field offsets)`.
+pub fn shared_layout_differs(
+    name: &str,
+    path: &str,
+    measured: &(u64, u64, Vec<u64>),
+    rust: &(u64, u64, Vec<u64>),
+) -> String {
+    format!(
+        "nvcc lays out `{name}` with size {}, align {}, field offsets {:?}, but the Rust type \
+         `{path}` it is shared from (`#[repr(C)]`) has size {}, align {}, field offsets {:?}: \
+         its header is included under another packing or alignment (`#pragma pack`?); include \
+         it outside one",
+        measured.0, measured.1, measured.2, rust.0, rust.1, rust.2
+    )
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -12,6 +12,7 @@ use crate::diagnostics::shared as msg;
 use crate::error::Error;
 use crate::model::built::BuiltModule;
 use crate::model::request::ModuleRequest;
+use crate::model::{CType, StructDef};
 use crate::shared_types::{HeaderFile, headers, read_file};
 
 /// What a module's build needs of its shared types.
@@ -96,6 +97,38 @@ impl SharedTypes {
         for s in &mut built.info.structs {
             s.rust_path = path_of(&s.name).or(s.rust_path.take());
         }
+        // The Rust type is `#[repr(C)]`: its layout is the natural one of its fields. The
+        // compile measured what the kernels use; where that differs (the header included
+        // under `#pragma pack`, say), the kernels reaching the type go by name and the
+        // generated module declares a type of the compiler's layout instead of naming the
+        // Rust one.
+        let mut moved_any = false;
+        for index in 0..built.info.structs.len() {
+            let st = &built.info.structs[index];
+            let Some(path) = path_of(&st.name) else {
+                continue;
+            };
+            let Some(natural) = natural_layout(&st.name, &built.info.structs, 0) else {
+                continue;
+            };
+            let measured = (st.size, st.align, offsets(st));
+            if measured != natural {
+                let why = msg::shared_layout_differs(&st.name, &path, &measured, &natural);
+                built
+                    .info
+                    .layout_problems
+                    .push(crate::model::LayoutProblem {
+                        ty: st.name.clone(),
+                        why,
+                        differs: true,
+                    });
+                built.info.structs[index].rust_path = None;
+                moved_any = true;
+            }
+        }
+        if moved_any {
+            crate::verify::layouts::untype(&mut built.info);
+        }
         for e in &mut built.info.enums {
             e.rust_path = path_of(&e.name).or(e.rust_path.take());
         }
@@ -105,6 +138,39 @@ impl SharedTypes {
             }
         }
     }
+}
+
+/// `(size, align, field offsets)` of a shared struct as `#[repr(C)]` lays it out in Rust:
+/// each field at the next multiple of its alignment, the size rounded up to the largest.
+fn natural_layout(name: &str, structs: &[StructDef], depth: usize) -> Option<(u64, u64, Vec<u64>)> {
+    let s = structs.iter().find(|s| s.name == name)?;
+    if depth > 32 || s.is_union || s.opaque {
+        return None;
+    }
+    let (mut end, mut align, mut offsets) = (0u64, 1u64, Vec::new());
+    for f in &s.fields {
+        let (size, field_align) = natural_size_align(&f.ty, structs, depth + 1)?;
+        let at = end.next_multiple_of(field_align);
+        offsets.push(at);
+        end = at + size;
+        align = align.max(field_align);
+    }
+    Some((end.next_multiple_of(align), align, offsets))
+}
+
+fn natural_size_align(ty: &CType, structs: &[StructDef], depth: usize) -> Option<(u64, u64)> {
+    match ty {
+        CType::Struct(name) => natural_layout(name, structs, depth).map(|(s, a, _)| (s, a)),
+        CType::Array { elem, len } => {
+            let (size, align) = natural_size_align(elem, structs, depth)?;
+            Some((size.checked_mul(*len)?, align))
+        }
+        other => crate::front::types::size_align(other, structs),
+    }
+}
+
+fn offsets(s: &StructDef) -> Vec<u64> {
+    s.fields.iter().map(|f| f.layout.offset).collect()
 }
 
 /// The name a Rust file is shown and its header included by: its path from the crate root
