@@ -9,11 +9,18 @@
 //! {json}` lines. Without a GPU it says why and exits successfully (unless
 //! `KERNEL_REQUIRE_GPU=1`).
 //!
+//! With `KERNEL_BENCH_FATBINS=NAME=FILE,NAME=FILE,...` (the first the baseline) it also
+//! times fatbins built elsewhere — a large library built three ways with
+//! `cuda-kernel-inspect build --out` — loading each and getting the handle of the kernel
+//! `KERNEL_BENCH_KERNEL` names (lazy loading loads it then), and with `load_eager`.
+//!
 //! ```text
 //! cargo bench -p kernel-tests --bench compressed_load
 //! ```
 // Every unsafe block launches `k0`, which writes x[0..n) of a buffer made here.
 #![allow(clippy::undocumented_unsafe_blocks, missing_docs)]
+// The bench's own switches are read from the environment, not build inputs Cargo must track.
+#![allow(clippy::disallowed_methods)]
 
 use std::time::Instant;
 
@@ -99,8 +106,71 @@ fn once(gpu: &Gpu, image: &[u8], x: &mut cuda_kernel_runtime::TrackedBuffer<f32>
     (lazy, eager)
 }
 
+/// Load + the kernel's handle, and load + load_eager + the handle, in microseconds.
+fn once_named(gpu: &Gpu, image: &[u8], kernel: &str) -> (f64, f64) {
+    let t = Instant::now();
+    let m = RawModule::load_bytes(gpu, image).unwrap();
+    m.kernel(kernel).unwrap();
+    let lazy = us(t);
+    drop(m);
+    let t = Instant::now();
+    let m = RawModule::load_bytes(gpu, image).unwrap();
+    m.load_eager().unwrap();
+    m.kernel(kernel).unwrap();
+    let eager = us(t);
+    drop(m);
+    (lazy, eager)
+}
+
+/// The fatbins `KERNEL_BENCH_FATBINS` names, timed as [`once_named`] says.
+fn files(gpu: &Gpu, list: &str) {
+    let kernel = std::env::var("KERNEL_BENCH_KERNEL").unwrap_or_else(|_| "k0".into());
+    let images: Vec<(String, Vec<u8>)> = list
+        .split(',')
+        .filter_map(|item| item.split_once('='))
+        .map(|(name, file)| {
+            let bytes = std::fs::read(file).unwrap_or_else(|e| panic!("{file}: {e}"));
+            (name.to_owned(), bytes)
+        })
+        .collect();
+    let mut samples = vec![(Vec::new(), Vec::new()); images.len()];
+    for round in 0..=REPS {
+        for (i, (_, image)) in images.iter().enumerate() {
+            let (lazy, eager) = once_named(gpu, image, &kernel);
+            if round > 0 {
+                samples[i].0.push(lazy);
+                samples[i].1.push(eager);
+            }
+        }
+    }
+    let (base_lazy, base_eager) = (median(samples[0].0.clone()), median(samples[0].1.clone()));
+    for ((name, image), (lazy, eager)) in images.iter().zip(samples) {
+        report(
+            &format!("{name}: image"),
+            image.len() as f64 / 1048576.0,
+            "MiB",
+        );
+        let (lazy, eager) = (median(lazy), median(eager));
+        report(&format!("{name}: load + `{kernel}`"), lazy, "us");
+        report(
+            &format!("{name}: load + `{kernel}`, ratio"),
+            lazy / base_lazy,
+            "x",
+        );
+        report(
+            &format!("{name}: load + load_eager + `{kernel}`"),
+            eager,
+            "us",
+        );
+        report(&format!("{name}: eager, ratio"), eager / base_eager, "x");
+    }
+}
+
 fn main() {
     let Some(gpu) = gpu_or_skip() else { return };
+    if let Ok(list) = std::env::var("KERNEL_BENCH_FATBINS") {
+        files(&gpu, &list);
+    }
     println!("loading mode: {:?}", loading_mode().unwrap());
     let variants = [
         ("nvcc alone", &nvcc_alone::METADATA),
