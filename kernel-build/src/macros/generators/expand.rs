@@ -12,7 +12,7 @@ use syn::LitStr;
 
 use super::input::{Body, ElemType, FieldValue, GenFn, GenModule, GeneratorKind};
 use crate::codegen::CodegenOptions;
-use crate::diagnostics::generated as msg;
+use crate::diagnostics::generators as msg;
 use crate::pipeline::{Context, ModuleRequest, SourceInput, build_module};
 
 /// One function of the module, planned: what codegen needs.
