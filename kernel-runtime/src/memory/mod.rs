@@ -12,11 +12,11 @@
 //! (`prepared`), which copies and launches share. How a kernel takes each kind is the
 //! launch's business (`launch::args`); memory knows nothing of kernels.
 //!
-//! The files import each other in one direction: at the bottom the record of a tracked
-//! buffer's uses (`uses`), one prepared use (`prepared`) and the traits with cudarc's kinds
-//! (`device_memory`), which name none of the runtime's kinds; each kind implements the traits
-//! beside itself; the buffers are made from a pool (`tracked` imports `pool`, never the other
-//! way).
+//! The files import each other in one direction (a test, `tests/layers.rs`, fails on a
+//! cycle): at the bottom the record of a tracked buffer's uses (`uses`), one prepared use
+//! (`prepared`) and the traits with cudarc's kinds (`device_memory`), which name none of the
+//! runtime's kinds; each kind implements the traits beside itself; the buffers are made from
+//! a pool (`tracked` imports `pool`, never the other way).
 
 pub(crate) mod buffers;
 pub(crate) mod copy3d;
