@@ -38,7 +38,7 @@ import re, subprocess, sys
 # Functions on the launch paths: the stubs, the runtime's launch core and argument handling,
 # cudarc's context check and raw launch.
 wanted = re.compile(r"empty4|__private6launch|launch_kernel|launch_checked|launch_raw|prepare_use|"
-                    r"prepare_shared_use|TrackedUse6record|8validate8validate|bind_to_thread|"
+                    r"prepare_shared_use|UseRecord6record|8validate8validate|bind_to_thread|"
                     r"sys14cuLaunchKernel|slot_ptr")
 rows = []
 for block in open(sys.argv[1]).read().split("\n\n"):

@@ -1,13 +1,20 @@
-//! The libraries' folders import each other in one direction only.
+//! The libraries' folders import each other in one direction only, as docs/ARCHITECTURE.md
+//! says.
 //!
-//! For `cuda-kernel-build`, docs/ARCHITECTURE.md lists the layers (the line after "Layers of
-//! `cuda-kernel-build`"): each top-level module (a folder or a file of `kernel-build/src`) may
-//! import only the modules before it in that list, and every module is in the list. For
-//! `cuda-kernel-runtime`, no two top-level modules may reach each other through their imports.
+//! For each library, docs/ARCHITECTURE.md lists the layers (the line after "Layers of
+//! `cuda-kernel-build`", and after "Layers of `cuda-kernel-runtime`", in a paragraph that
+//! names this test): each top-level module (a folder or a file of the library's `src`) may
+//! import only the modules before it in that list, and every module is in the list. In the
+//! runtime, the files of one folder (at any depth) import each other in one direction but in
+//! the folders the document names as keeping a cycle (the sentence that starts "Between the
+//! files of one folder"), and what the rows of its table of folders say a folder imports
+//! ("imports nothing of the crate", "It imports only ...", "nothing imports it") is what its
+//! code imports.
 //!
-//! An import is a `crate::NAME` path in the code of a module's files; doc comments, comments
-//! and the unit tests (`tests.rs` files, `#[cfg(test)] mod tests`) are left out, since tests
-//! may reach anywhere.
+//! An import is a `crate::NAME` path in the code of a module's files (between the files of a
+//! folder: a `crate::FOLDER::NAME` or `super::NAME` path); doc comments, comments and the unit
+//! tests (`tests.rs` files, `#[cfg(test)] mod tests`) are left out, since tests may reach
+//! anywhere.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -64,12 +71,18 @@ fn code_of(text: &str) -> String {
 /// The first segment after every `crate::` (`crate::model::X` → `model`), and each name of a
 /// `use crate::{a, b::c}` group.
 fn crate_paths(code: String) -> BTreeSet<String> {
+    paths_after(&code, "crate::")
+}
+
+/// The first segment after every `prefix` that starts a path (`crate::memory::`, `super::`),
+/// and each name of a `{a, b::c}` group after it.
+fn paths_after(code: &str, prefix: &str) -> BTreeSet<String> {
     let mut out = BTreeSet::new();
-    let mut rest = code.as_str();
-    while let Some(i) = rest.find("crate::") {
-        let before = rest[..i].chars().last();
-        rest = &rest[i + "crate::".len()..];
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+    for (i, _) in code.match_indices(prefix) {
+        let before = code[..i].chars().last();
+        let rest = &code[i + prefix.len()..];
+        // `mycrate::`, and the second `super::` of `super::super::x`: not this prefix's.
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
             continue;
         }
         if let Some(group) = rest.strip_prefix('{') {
@@ -97,19 +110,147 @@ fn crate_paths(code: String) -> BTreeSet<String> {
     out
 }
 
-/// The layer list of docs/ARCHITECTURE.md.
-fn documented_layers(doc: &str) -> Vec<String> {
+/// The paragraph of docs/ARCHITECTURE.md that starts "Layers of `package`".
+fn layer_paragraph<'a>(doc: &'a str, package: &str) -> &'a str {
     let start = doc
-        .find("Layers of `cuda-kernel-build`")
-        .expect("docs/ARCHITECTURE.md lists the layers of cuda-kernel-build");
+        .find(&format!("Layers of `{package}`"))
+        .unwrap_or_else(|| panic!("docs/ARCHITECTURE.md lists the layers of {package}"));
     let para = &doc[start..];
-    let para = &para[..para.find("\n\n").unwrap_or(para.len())];
+    &para[..para.find("\n\n").unwrap_or(para.len())]
+}
+
+/// The layer list of a paragraph: the backticked names after its first colon at a line's end,
+/// up to the next full stop.
+fn layer_list(para: &str) -> Vec<String> {
     let list = &para[para.find(":\n").expect("the list follows a colon") + 2..];
     let list = &list[..list.find('.').unwrap_or(list.len())];
     list.split(',')
         .map(|w| w.trim().trim_matches('`').to_owned())
         .filter(|w| !w.is_empty())
         .collect()
+}
+
+/// The folders of the sentence of docs/ARCHITECTURE.md that starts "Between the files of one
+/// folder" (its backticked words ending in `/`, up to the first `;`): those whose files
+/// still reach each other.
+fn documented_file_cycles(doc: &str) -> Vec<String> {
+    let start = doc
+        .find("Between the files of one folder")
+        .expect("docs/ARCHITECTURE.md says which folders keep a cycle between their files");
+    let sentence = &doc[start..];
+    let sentence = &sentence[..sentence.find(';').unwrap_or(sentence.len())];
+    sentence
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|w| w.strip_suffix('/'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// Each folder under `src` (at any depth), as a path from `src` with `/` separators.
+fn folders(src: &Path, under: &str, out: &mut Vec<String>) {
+    for entry in std::fs::read_dir(src.join(under)).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let folder = if under.is_empty() {
+                name
+            } else {
+                format!("{under}/{name}")
+            };
+            folders(src, &folder, out);
+            out.push(folder);
+        }
+    }
+}
+
+/// Each file of the folder `src/<folder>` (its subfolders and `mod.rs` left out), and the
+/// files of the same folder its code names: `crate::<folder>::NAME` or `super::NAME`.
+fn folder_imports(src: &Path, folder: &str) -> BTreeMap<String, BTreeSet<String>> {
+    let dir = src.join(folder);
+    let files: BTreeMap<String, std::path::PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
+        .filter(|(stem, _)| stem != "mod" && stem != "tests")
+        .collect();
+    let prefix = format!("crate::{}::", folder.replace('/', "::"));
+    files
+        .iter()
+        .map(|(stem, path)| {
+            let code = code_of(&std::fs::read_to_string(path).unwrap());
+            let named = paths_after(&code, &prefix)
+                .into_iter()
+                .chain(paths_after(&code, "super::"))
+                .filter(|name| name != stem && files.contains_key(name))
+                .collect();
+            (stem.clone(), named)
+        })
+        .collect()
+}
+
+/// What a row of the runtime's table of folders says its folder imports.
+#[derive(Debug, PartialEq)]
+enum ImportClaim {
+    /// "imports nothing of the crate".
+    Nothing,
+    /// "It imports only `a/`, `b` and `c/`": exactly these modules.
+    Only(BTreeSet<String>),
+    /// "nothing imports it".
+    NotImported,
+}
+
+/// The claims of the rows of the `| folder | concern |` table, each with its module (`driver/`
+/// → `driver`, `cuda_type.rs` → `cuda_type`).
+fn import_claims(doc: &str) -> Vec<(String, ImportClaim)> {
+    let mut out = Vec::new();
+    let mut in_table = false;
+    for line in doc.lines() {
+        if line.starts_with("| folder | concern |") {
+            in_table = true;
+            continue;
+        }
+        if !line.starts_with('|') {
+            in_table = false;
+        }
+        let mut cells = line.split('|').skip(1);
+        let (Some(first), Some(concern)) = (cells.next(), cells.next()) else {
+            continue;
+        };
+        if !in_table {
+            continue;
+        }
+        let module = first
+            .trim()
+            .trim_matches('`')
+            .trim_end_matches('/')
+            .trim_end_matches(".rs")
+            .to_owned();
+        if concern.contains("imports nothing of the crate") {
+            out.push((module.clone(), ImportClaim::Nothing));
+        }
+        if let Some(at) = concern.find("imports only ") {
+            let rest = &concern[at..];
+            let end = [", and nothing imports it", ". ", " |"]
+                .iter()
+                .filter_map(|e| rest.find(e))
+                .min()
+                .unwrap_or(rest.len());
+            let named = rest[..end]
+                .split('`')
+                .skip(1)
+                .step_by(2)
+                .map(|w| w.trim_end_matches('/').to_owned())
+                .collect();
+            out.push((module.clone(), ImportClaim::Only(named)));
+        }
+        if concern.contains("nothing imports it") {
+            out.push((module, ImportClaim::NotImported));
+        }
+    }
+    out
 }
 
 /// Modules that reach each other, as pairs (a cycle of any length shows as its pairs).
@@ -137,13 +278,22 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<(String, String)> {
     out
 }
 
-#[test]
-fn build_library_folders_import_only_earlier_layers() {
-    let root = workspace_root();
-    let doc = std::fs::read_to_string(root.join("docs/ARCHITECTURE.md")).unwrap();
-    let layers = documented_layers(&doc);
+fn architecture() -> String {
+    std::fs::read_to_string(workspace_root().join("docs/ARCHITECTURE.md")).unwrap()
+}
+
+/// The modules of `package` (its sources in `src`) import only the layers before them.
+fn check_layers(package: &str, src: &str) {
+    let doc = architecture();
+    let para = layer_paragraph(&doc, package);
+    let words: Vec<&str> = para.split_whitespace().collect();
+    assert!(
+        words.join(" ").contains("(a test, `tests/layers.rs`,"),
+        "the layers of {package} name tests/layers.rs as the test that reads them:\n{para}"
+    );
+    let layers = layer_list(para);
     assert!(layers.len() > 10, "the layer list reads as {layers:?}");
-    let graph = imports(&root.join("kernel-build/src"));
+    let graph = imports(&workspace_root().join(src));
     let mut problems = Vec::new();
     for (module, named) in &graph {
         let Some(at) = layers.iter().position(|l| l == module) else {
@@ -169,15 +319,128 @@ fn build_library_folders_import_only_earlier_layers() {
             problems.push(format!("the documented layer `{layer}` is no module"));
         }
     }
+    assert!(problems.is_empty(), "{package}:\n{}", problems.join("\n"));
+}
+
+#[test]
+fn build_library_folders_import_only_earlier_layers() {
+    check_layers("cuda-kernel-build", "kernel-build/src");
+}
+
+#[test]
+fn runtime_folders_import_only_earlier_layers() {
+    check_layers("cuda-kernel-runtime", "kernel-runtime/src");
+}
+
+#[test]
+fn runtime_files_of_a_folder_import_each_other_in_one_direction() {
+    let doc = architecture();
+    let keeping = documented_file_cycles(&doc);
+    let src = workspace_root().join("kernel-runtime/src");
+    let mut all = Vec::new();
+    folders(&src, "", &mut all);
+    assert!(all.iter().any(|f| f == "memory") && all.iter().any(|f| f == "code/nvrtc"));
+    let memory = folder_imports(&src, "memory");
+    assert!(
+        memory.len() > 10 && memory.values().filter(|named| !named.is_empty()).count() > 5,
+        "the files of memory/ read as {memory:?}"
+    );
+    let mut problems = Vec::new();
+    for folder in &all {
+        let found = cycles(&folder_imports(&src, folder));
+        match (keeping.contains(folder), found.is_empty()) {
+            (false, false) => problems.push(format!(
+                "files of {folder}/ reach each other through their imports: {found:?}"
+            )),
+            (true, true) => problems.push(format!(
+                "docs/ARCHITECTURE.md says the files of {folder}/ keep a cycle; none is left"
+            )),
+            _ => {}
+        }
+    }
+    for folder in &keeping {
+        if !all.contains(folder) {
+            problems.push(format!(
+                "docs/ARCHITECTURE.md names {folder}/, no runtime folder"
+            ));
+        }
+    }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]
-fn runtime_folders_import_each_other_in_one_direction() {
+fn runtime_folders_import_what_architecture_says() {
+    let claims = import_claims(&architecture());
     let graph = imports(&workspace_root().join("kernel-runtime/src"));
-    assert!(graph.contains_key("driver") && graph.contains_key("device"));
-    let found = cycles(&graph);
-    assert!(found.is_empty(), "modules that reach each other: {found:?}");
+    let modules = |named: &BTreeSet<String>| -> BTreeSet<String> {
+        named
+            .iter()
+            .filter(|n| graph.contains_key(*n))
+            .cloned()
+            .collect()
+    };
+    assert!(
+        claims
+            .iter()
+            .any(|(m, c)| m == "collective" && matches!(c, ImportClaim::Only(_))),
+        "the row of collective/ says what it imports: {claims:?}"
+    );
+    let mut problems = Vec::new();
+    for (module, claim) in &claims {
+        let Some(named) = graph.get(module) else {
+            problems.push(format!("`{module}` is no module of the runtime"));
+            continue;
+        };
+        let imported = modules(named);
+        match claim {
+            ImportClaim::Nothing if !imported.is_empty() => problems.push(format!(
+                "`{module}` is said to import nothing of the crate; it imports {imported:?}"
+            )),
+            ImportClaim::Only(said) if *said != imported => problems.push(format!(
+                "`{module}` is said to import only {said:?}; it imports {imported:?}"
+            )),
+            ImportClaim::NotImported => {
+                let users: Vec<&String> = graph
+                    .iter()
+                    .filter(|(m, n)| *m != module && n.contains(module))
+                    .map(|(m, _)| m)
+                    .collect();
+                if !users.is_empty() {
+                    problems.push(format!(
+                        "nothing is said to import `{module}`; {users:?} do"
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "docs/ARCHITECTURE.md's table of runtime folders:\n{}",
+        problems.join("\n")
+    );
+}
+
+#[test]
+fn codegen_imports_the_model_alone() {
+    // The layer paragraph of the build library says so; codegen takes a verified model and
+    // nothing else, so that it cannot fail.
+    let doc = architecture();
+    let words: Vec<&str> = layer_paragraph(&doc, "cuda-kernel-build")
+        .split_whitespace()
+        .collect();
+    assert!(
+        words
+            .join(" ")
+            .contains("`codegen` importing the model alone"),
+        "docs/ARCHITECTURE.md no longer says what codegen imports; change this test with it"
+    );
+    let graph = imports(&workspace_root().join("kernel-build/src"));
+    let imported: Vec<&String> = graph["codegen"]
+        .iter()
+        .filter(|n| graph.contains_key(*n))
+        .collect();
+    assert_eq!(imported, ["model"], "codegen's imports");
 }
 
 #[test]
@@ -193,6 +456,36 @@ fn the_checks_see_imports_and_cycles() {
     graph.insert("c".into(), ["a".to_owned()].into());
     graph.insert("d".into(), ["a".to_owned()].into());
     assert_eq!(cycles(&graph).len(), 3);
+    let code = code_of(
+        "use crate::memory::{buffers::byte_len, pool};\nuse super::prepared::X;\nfn f() { crate::memory::ipc::g(); crate::device::h(); }\n",
+    );
+    let within: Vec<String> = paths_after(&code, "crate::memory::")
+        .into_iter()
+        .chain(paths_after(&code, "super::"))
+        .collect();
+    assert_eq!(within, ["buffers", "ipc", "pool", "prepared"]);
+    assert_eq!(
+        paths_after("super::super::validate; super::x", "super::"),
+        BTreeSet::from(["super".to_owned(), "x".to_owned()])
+    );
     let doc = "Layers of `cuda-kernel-build`, each:\n`env`, `model`,\n`front`.\nMore.\n\nNext.";
-    assert_eq!(documented_layers(doc), ["env", "model", "front"]);
+    assert_eq!(
+        layer_list(layer_paragraph(doc, "cuda-kernel-build")),
+        ["env", "model", "front"]
+    );
+    let doc = "Between the files of one folder two remain, `a/` (`x` and `y`) and `b/c/`; `d/`.";
+    assert_eq!(documented_file_cycles(doc), ["a", "b/c"]);
+    let doc = "| folder | concern |\n|---|---|\n| `a/` | x; imports nothing of the crate |\n\
+               | `b/` | y. It imports only `a/`, `e` and `c/`, and nothing imports it |\n";
+    assert_eq!(
+        import_claims(doc),
+        [
+            ("a".to_owned(), ImportClaim::Nothing),
+            (
+                "b".to_owned(),
+                ImportClaim::Only(["a", "c", "e"].map(str::to_owned).into())
+            ),
+            ("b".to_owned(), ImportClaim::NotImported),
+        ]
+    );
 }

@@ -105,7 +105,7 @@ mod driver;
 mod env;
 mod error;
 pub mod fp;
-mod generated;
+mod generators;
 mod launch;
 mod memory;
 pub mod profile;
@@ -194,7 +194,7 @@ pub use texture::{
 pub use cuda_kernel_generate::Dtype;
 pub use cuda_type::CudaType;
 pub use error::Error;
-pub use generated::runtime::{Arg, Element, Generated, GeneratedKernel};
+pub use generators::runtime::{Arg, Element, Generated, GeneratedKernel};
 
 // The vocabulary this crate shares with cudarc (buffers, streams, contexts), and the macros
 // (the `macros` feature, on by default).

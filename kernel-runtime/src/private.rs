@@ -12,7 +12,7 @@ pub use crate::code::module::spec::{Aligned, Labelled};
 pub use crate::code::module::{
     LoadedModule, compile_module, library_module, load_library, load_module, load_module_with,
 };
-pub use crate::generated::launch::{
+pub use crate::generators::launch::{
     SliceLen, check_output, common_len, elementwise_launch, read_one, reduction_launches,
     scan_launch, scan_scratch, scratch,
 };

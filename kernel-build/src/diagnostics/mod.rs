@@ -8,7 +8,7 @@
 pub mod build;
 pub mod check;
 pub mod front;
-pub mod generated;
+pub mod generators;
 pub mod host;
 pub mod inline;
 pub mod options;

@@ -9,13 +9,13 @@
 
 mod cuda_module;
 mod derive;
-mod generated;
+mod generators;
 mod host_functions;
 mod include_kernels;
 
 use proc_macro2::{Span, TokenStream};
 
-use generated::GeneratorKind;
+use generators::GeneratorKind;
 
 pub use cuda_module::expand as cuda_module;
 pub use cuda_module::expand_in as cuda_module_in;
@@ -25,17 +25,17 @@ pub use include_kernels::expand as include_kernels;
 
 /// Expands `elementwise!`.
 pub fn elementwise(tokens: TokenStream) -> TokenStream {
-    generated::expand(GeneratorKind::Elementwise, tokens)
+    generators::expand(GeneratorKind::Elementwise, tokens)
 }
 
 /// Expands `reduction!`.
 pub fn reduction(tokens: TokenStream) -> TokenStream {
-    generated::expand(GeneratorKind::Reduction, tokens)
+    generators::expand(GeneratorKind::Reduction, tokens)
 }
 
 /// Expands `scan!`.
 pub fn scan(tokens: TokenStream) -> TokenStream {
-    generated::expand(GeneratorKind::Scan, tokens)
+    generators::expand(GeneratorKind::Scan, tokens)
 }
 
 /// The path a macro's expansion names the runtime by: the `crate = "..."` key's when given,

@@ -3,7 +3,8 @@
 //! Plain launches go through `cuLaunchKernel`; launches with attributes (cluster shape,
 //! cooperative, programmatic dependent launch, priority, preferred cluster shape, memory
 //! synchronization domain, programmatic and completion events) through `cuLaunchKernelEx`
-//! with the attributes on the stack. A launch the driver accepts is recorded as the calling
+//! with the attributes on the stack (`attributes`: room for every kind, counted from their
+//! list). A launch the driver accepts is recorded as the calling
 //! thread's last (`label`: one thread-local store); with the `nvtx` feature the driver call
 //! sits inside an NVTX range named after the kernel, and without it there is no NVTX code here.
 
@@ -11,13 +12,14 @@ use std::ffi::c_void;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use cudarc::driver::sys::{self, CUfunction_attribute as F, CUlaunchAttributeID as Id};
+use cudarc::driver::sys::{self, CUfunction_attribute as F};
 use cudarc::driver::{CudaContext, CudaEvent, CudaStream, result};
 
 use crate::device::limits::DeviceLimits;
 use crate::driver;
 use crate::error::{ConfigError, DriverResultExt, Error};
-use crate::launch::config::{Launch, MemSyncDomain};
+use crate::launch::attributes::{Attributes, Fired};
+use crate::launch::config::Launch;
 use crate::launch::event::{EventKey, live_event};
 use crate::launch::kernel_info::KernelInfo;
 use crate::launch::label;
@@ -160,59 +162,12 @@ unsafe fn launch_ex(
     events: Events<'_>,
     params: &mut [*mut c_void],
 ) -> Result<(), Error> {
-    // SAFETY: an all-zero attribute is a valid (ignored) value of this plain C union.
-    let mut attrs: [sys::CUlaunchAttribute; 8] = unsafe { std::mem::zeroed() };
-    let mut n = 0;
-    if let Some((x, y, z)) = cfg.cluster {
-        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION;
-        attrs[n].value.clusterDim.x = x;
-        attrs[n].value.clusterDim.y = y;
-        attrs[n].value.clusterDim.z = z;
-        n += 1;
-    }
-    if cfg.cooperative {
-        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_COOPERATIVE;
-        attrs[n].value.cooperative = 1;
-        n += 1;
-    }
-    if cfg.programmatic {
-        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_STREAM_SERIALIZATION;
-        attrs[n].value.programmaticStreamSerializationAllowed = 1;
-        n += 1;
-    }
-    if let Some(p) = cfg.priority {
-        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_PRIORITY;
-        attrs[n].value.priority = p;
-        n += 1;
-    }
-    if let Some((x, y, z)) = cfg.preferred_cluster {
-        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_PREFERRED_CLUSTER_DIMENSION;
-        attrs[n].value.preferredClusterDim.x = x;
-        attrs[n].value.preferredClusterDim.y = y;
-        attrs[n].value.preferredClusterDim.z = z;
-        n += 1;
-    }
-    if let Some(domain) = cfg.mem_sync_domain {
-        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_MEM_SYNC_DOMAIN;
-        attrs[n].value.memSyncDomain = match domain {
-            MemSyncDomain::Default => sys::CUlaunchMemSyncDomain::CU_LAUNCH_MEM_SYNC_DOMAIN_DEFAULT,
-            MemSyncDomain::Remote => sys::CUlaunchMemSyncDomain::CU_LAUNCH_MEM_SYNC_DOMAIN_REMOTE,
-        };
-        n += 1;
-    }
-    if let Some(event) = events.programmatic {
-        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_PROGRAMMATIC_EVENT;
-        attrs[n].value.programmaticEvent.event = event.cu_event();
-        attrs[n].value.programmaticEvent.triggerAtBlockStart =
-            i32::from(cfg.trigger_at_block_start);
-        n += 1;
-    }
-    if let Some(event) = events.completion {
-        attrs[n].id = Id::CU_LAUNCH_ATTRIBUTE_LAUNCH_COMPLETION_EVENT;
-        attrs[n].value.launchCompletionEvent.event = event.cu_event();
-        n += 1;
-    }
-    let config = launch_config(cfg, stream, &mut attrs[..n]);
+    let fired = Fired {
+        programmatic: events.programmatic.map(CudaEvent::cu_event),
+        completion: events.completion.map(CudaEvent::cu_event),
+    };
+    let mut attrs = Attributes::new();
+    let config = launch_config(cfg, stream, attrs.set(cfg, fired));
     // SAFETY: `config` and `attrs` live across the call; the caller guarantees `params`.
     traced(kernel, || unsafe {
         driver::launch::launch_kernel_ex(&config, kernel.function, params)

@@ -1,17 +1,18 @@
-//! Device memory through a [`Gpu`]: typed upload, download, allocation, fills and device to
-//! device copies, on the handle's stream.
+//! Device memory through a [`Gpu`]: typed uploads into existing memory, downloads, fills and
+//! device to device copies, on the handle's stream, and the sizes and lengths every kind
+//! checks (`byte_len`, `same_len`).
 //!
-//! New buffers are the runtime's [`TrackedBuffer`]s, ordered across streams with one event per
-//! stream; every operation here also takes their views and cudarc's buffers and views
-//! ([`DeviceMemory`], [`DeviceMemoryMut`]), each ordered by its own rules. Lengths are checked
-//! here, so a mismatch is an [`Error::LengthMismatch`] rather than an assertion panic.
+//! Every operation here takes any device memory ([`DeviceMemory`], [`DeviceMemoryMut`]): the
+//! runtime's [`TrackedBuffer`](crate::TrackedBuffer)s (which `tracked` makes, with
+//! [`Gpu::upload`] and [`Gpu::zeros`]) and their views, and cudarc's buffers and views, each
+//! ordered by its own rules. Lengths are checked here, so a mismatch is an
+//! [`Error::LengthMismatch`] rather than an assertion panic.
 
 use cudarc::driver::{DeviceRepr, ValidAsZeroBits, result};
 
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
-use crate::memory::tracked::TrackedBuffer;
 
 /// Checks that `len` elements of `T` fit in the address space.
 pub(crate) fn byte_len<T>(what: &'static str, len: usize) -> Result<usize, Error> {
@@ -35,18 +36,6 @@ pub(crate) fn same_len(what: &'static str, src: usize, dst: usize) -> Result<(),
 }
 
 impl Gpu {
-    /// Copies `host` into a new device buffer, ordered across streams by the runtime.
-    ///
-    /// ```no_run
-    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
-    /// let x = gpu.upload(&[1.0f32, 2.0, 3.0])?;
-    /// assert_eq!(x.len(), 3);
-    /// # Ok::<(), cuda_kernel_runtime::Error>(())
-    /// ```
-    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<TrackedBuffer<T>, Error> {
-        TrackedBuffer::upload(self, host)
-    }
-
     /// Copies `host` into the existing device memory `dst` (same length).
     ///
     /// ```no_run
@@ -125,37 +114,6 @@ impl Gpu {
             .call("cuMemcpyDtoHAsync")?;
         s.finish(stream)?;
         self.synchronize()
-    }
-
-    /// A new device buffer of `len` zeroed elements, ordered across streams by the runtime.
-    ///
-    /// ```no_run
-    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
-    /// let y = gpu.zeros::<f64>(1 << 20)?;
-    /// # Ok::<(), cuda_kernel_runtime::Error>(())
-    /// ```
-    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(
-        &self,
-        len: usize,
-    ) -> Result<TrackedBuffer<T>, Error> {
-        TrackedBuffer::zeros(self, len)
-    }
-
-    /// A new device buffer of `len` elements whose contents are unspecified.
-    ///
-    /// # Safety
-    /// The contents must be written (by a kernel or a copy) before they are read as `T`.
-    ///
-    /// ```no_run
-    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
-    /// // SAFETY: fully overwritten below before any read.
-    /// let mut y = unsafe { gpu.alloc::<f32>(4)? };
-    /// gpu.upload_into(&[0.5f32; 4], &mut y)?;
-    /// # Ok::<(), cuda_kernel_runtime::Error>(())
-    /// ```
-    pub unsafe fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<TrackedBuffer<T>, Error> {
-        // SAFETY: forwarded to the caller.
-        unsafe { TrackedBuffer::uninit(self, len) }
     }
 
     /// Sets every byte of `dst` to zero.
@@ -241,24 +199,6 @@ impl Gpu {
             .call("cuMemcpyDtoDAsync")?;
         d.finish(stream)?;
         s.finish(stream)
-    }
-
-    /// A new device buffer holding a copy of `src`.
-    ///
-    /// ```no_run
-    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
-    /// let a = gpu.upload(&[1u32, 2, 3])?;
-    /// let b = gpu.duplicate(&a)?;
-    /// # Ok::<(), cuda_kernel_runtime::Error>(())
-    /// ```
-    pub fn duplicate<T: DeviceRepr, S: DeviceMemory<T> + ?Sized>(
-        &self,
-        src: &S,
-    ) -> Result<TrackedBuffer<T>, Error> {
-        // SAFETY: every value is written by the copy before anything else can use the buffer.
-        let mut dst = unsafe { TrackedBuffer::uninit(self, src.len())? };
-        self.copy(src, &mut dst)?;
-        Ok(dst)
     }
 }
 

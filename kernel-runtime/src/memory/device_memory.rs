@@ -3,18 +3,20 @@
 //! ordered across streams by the runtime's clocks; cudarc's buffers, views and managed memory
 //! and managed slices by cudarc's events. Each kind prepares itself for a
 //! use on a stream and records the use once the work is queued, as a kernel argument does.
+//!
+//! The traits and cudarc's kinds are here; each of the runtime's kinds implements them beside
+//! itself (`tracked`, `ipc`), so this file names none of them.
 
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{
-    CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut,
-    DeviceSlice, UnifiedSlice, UnifiedView, UnifiedViewMut,
+    CudaContext, CudaSlice, CudaStream, CudaView, CudaViewMut, UnifiedSlice, UnifiedView,
+    UnifiedViewMut,
 };
 
 use crate::error::Error;
-use crate::memory::ipc::IpcBuffer;
-use crate::memory::prepared::{PreparedBuffer, split};
+use crate::memory::prepared::PreparedBuffer;
 
 /// Keeps the memory traits to the kinds this crate orders.
 pub trait Sealed<T> {}
@@ -84,55 +86,70 @@ pub trait DeviceMemoryMut<T>: DeviceMemory<T> {
     fn prepare_write(&mut self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'_>, Error>;
 }
 
-/// [`DeviceMemory`] (and [`DeviceMemoryMut`] where writable) for cudarc's kinds, ordered by
-/// their events through cudarc's `DevicePtr`/`DevicePtrMut`.
+/// [`DeviceMemory`] (and [`DeviceMemoryMut`] where writable) for kinds ordered by their events
+/// through cudarc's `DevicePtr`/`DevicePtrMut`: cudarc's own (below), and the runtime's kinds
+/// that implement those traits, beside each kind (`ipc`).
 macro_rules! cudarc_memory {
     ($($ty:ty => $mutable:tt),*) => {$(
-        impl<T> Sealed<T> for $ty {}
+        impl<T> $crate::memory::device_memory::Sealed<T> for $ty {}
 
-        impl<T> DeviceMemory<T> for $ty {
+        impl<T> $crate::memory::device_memory::DeviceMemory<T> for $ty {
             fn len(&self) -> usize {
-                DeviceSlice::len(self)
+                ::cudarc::driver::DeviceSlice::len(self)
             }
 
-            fn prepare_read(&self, stream: &Arc<CudaStream>) -> Result<PreparedBuffer<'_>, Error> {
-                let (ptr, guard) = DevicePtr::device_ptr(self, stream);
+            fn prepare_read(
+                &self,
+                stream: &::std::sync::Arc<::cudarc::driver::CudaStream>,
+            ) -> ::std::result::Result<
+                $crate::memory::prepared::PreparedBuffer<'_>,
+                $crate::error::Error,
+            > {
+                let (ptr, guard) = ::cudarc::driver::DevicePtr::device_ptr(self, stream);
                 // SAFETY: the event lives in the buffer (or its parent), borrowed for the
                 // result.
-                Ok(unsafe { split(ptr, guard) })
+                Ok(unsafe { $crate::memory::prepared::split(ptr, guard) })
             }
 
-            fn context(&self) -> &Arc<CudaContext> {
-                DeviceSlice::stream(self).context()
+            fn context(&self) -> &::std::sync::Arc<::cudarc::driver::CudaContext> {
+                ::cudarc::driver::DeviceSlice::stream(self).context()
             }
 
-            fn own_stream(&self) -> Option<&Arc<CudaStream>> {
-                Some(DeviceSlice::stream(self))
+            fn own_stream(&self) -> Option<&::std::sync::Arc<::cudarc::driver::CudaStream>> {
+                Some(::cudarc::driver::DeviceSlice::stream(self))
             }
 
-            fn address(&self) -> CUdeviceptr {
-                let (ptr, _record) = DevicePtr::device_ptr(self, DeviceSlice::stream(self));
+            fn address(&self) -> ::cudarc::driver::sys::CUdeviceptr {
+                let (ptr, _record) = ::cudarc::driver::DevicePtr::device_ptr(
+                    self,
+                    ::cudarc::driver::DeviceSlice::stream(self),
+                );
                 ptr
             }
         }
 
-        cudarc_memory!(@mut $ty, $mutable);
+        $crate::memory::device_memory::cudarc_memory!(@mut $ty, $mutable);
     )*};
     (@mut $ty:ty, mut) => {
-        impl<T> DeviceMemoryMut<T> for $ty {
+        impl<T> $crate::memory::device_memory::DeviceMemoryMut<T> for $ty {
             fn prepare_write(
                 &mut self,
-                stream: &Arc<CudaStream>,
-            ) -> Result<PreparedBuffer<'_>, Error> {
-                let (ptr, guard) = DevicePtrMut::device_ptr_mut(self, stream);
+                stream: &::std::sync::Arc<::cudarc::driver::CudaStream>,
+            ) -> ::std::result::Result<
+                $crate::memory::prepared::PreparedBuffer<'_>,
+                $crate::error::Error,
+            > {
+                let (ptr, guard) = ::cudarc::driver::DevicePtrMut::device_ptr_mut(self, stream);
                 // SAFETY: the event lives in the buffer (or its parent), mutably borrowed for
                 // the result.
-                Ok(unsafe { split(ptr, guard) })
+                Ok(unsafe { $crate::memory::prepared::split(ptr, guard) })
             }
         }
     };
     (@mut $ty:ty, ref) => {};
 }
+
+pub(crate) use cudarc_memory;
 
 cudarc_memory!(
     CudaSlice<T> => mut,
@@ -140,6 +157,5 @@ cudarc_memory!(
     CudaViewMut<'_, T> => mut,
     UnifiedSlice<T> => mut,
     UnifiedView<'_, T> => ref,
-    UnifiedViewMut<'_, T> => mut,
-    IpcBuffer<T> => mut
+    UnifiedViewMut<'_, T> => mut
 );

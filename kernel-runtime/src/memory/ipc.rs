@@ -21,6 +21,7 @@ use cudarc::driver::{
 use crate::device::gpu::Gpu;
 use crate::driver;
 use crate::error::{DriverResultExt, Error};
+use crate::memory::buffers::byte_len;
 use crate::memory::prepared::PreparedBuffer;
 
 /// Bytes of the driver's interprocess handles (and of a pool pointer's export data).
@@ -323,6 +324,9 @@ impl<T> DevicePtrMut<T> for IpcBuffer<T> {
     }
 }
 
+// The `Gpu`'s copies take it as they take cudarc's buffers: through the events above.
+crate::memory::device_memory::cudarc_memory!(IpcBuffer<T> => mut);
+
 impl<T> IpcBuffer<T> {
     /// Waits on the buffer's last use, and records this one after the launch.
     pub(crate) fn prepare_use(
@@ -535,7 +539,7 @@ impl Gpu {
         &self,
         len: usize,
     ) -> Result<IpcBuffer<T>, Error> {
-        let bytes = crate::memory::buffers::byte_len::<T>("ipc_alloc", len)?.max(1);
+        let bytes = byte_len::<T>("ipc_alloc", len)?.max(1);
         let ctx = self.context();
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: the context is current.

@@ -7,19 +7,20 @@
 //! from the device's *current* pool (`cuMemAllocAsync`), its default pool until
 //! [`Gpu::set_memory_pool`] makes another current; so that pool's settings (the release
 //! threshold above all) govern them. A pool's own buffers ([`MemoryPool::zeros`],
-//! [`MemoryPool::upload`], [`MemoryPool::alloc`]) are the same [`TrackedBuffer`]s, ordered
-//! across streams and freed stream-ordered alike; each keeps its pool alive. Sharing a pool
-//! with another process is `pool_ipc`'s.
+//! [`MemoryPool::upload`], [`MemoryPool::alloc`]) are the same
+//! [`TrackedBuffer`](crate::TrackedBuffer)s, ordered across streams and freed stream-ordered
+//! alike; each keeps its pool alive. Those methods are `tracked`'s, beside the buffer, so that
+//! the buffers depend on the pool and never the other way. Sharing a pool with another
+//! process is `pool_ipc`'s.
 
 use std::sync::{Arc, Mutex, PoisonError};
 
 use cudarc::driver::sys::{self, CUdevice_attribute, CUmemPool_attribute};
-use cudarc::driver::{CudaContext, DeviceRepr, ValidAsZeroBits, result};
+use cudarc::driver::{CudaContext, result};
 
 use crate::device::gpu::Gpu;
 use crate::driver;
 use crate::error::{DriverResultExt, Error};
-use crate::memory::tracked::TrackedBuffer;
 
 /// A stream-ordered memory pool of one device: the device's default pool
 /// ([`Gpu::default_memory_pool`]), the one its default buffers come from now
@@ -440,79 +441,8 @@ impl MemoryPool {
             .call("cuMemPoolSetAccess")
     }
 
-    /// `len` values of uninitialised memory from the pool, allocated on `gpu`'s stream
-    /// (`cuMemAllocFromPoolAsync`): a [`TrackedBuffer`] like [`Gpu::alloc`]'s, freed on its
-    /// last stream back into this pool.
-    ///
-    /// # Safety
-    /// The contents must be written (by a kernel or a copy) before they are read as `T`.
-    ///
-    /// ```no_run
-    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
-    /// # let pool = gpu.default_memory_pool()?;
-    /// // SAFETY: fully overwritten below before any read.
-    /// let mut y = unsafe { pool.alloc::<f32>(&gpu, 4)? };
-    /// gpu.upload_into(&[0.5f32; 4], &mut y)?;
-    /// # Ok::<(), cuda_kernel_runtime::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// [`Error::Unsupported`] for another process's pool (an imported pool holds only that
-    /// process's allocations); [`Error::ForeignContext`] when `gpu` is of another device; the
-    /// driver's failures (`CUDA_ERROR_OUT_OF_MEMORY` past the pool's maximum size).
-    pub unsafe fn alloc<T: DeviceRepr>(
-        &self,
-        gpu: &Gpu,
-        len: usize,
-    ) -> Result<TrackedBuffer<T>, Error> {
-        self.can_allocate(gpu)?;
-        // SAFETY: forwarded to the caller; the pool allocates on `gpu`'s device.
-        unsafe { TrackedBuffer::uninit_in(gpu, len, Some(self)) }
-    }
-
-    /// `len` zeroed values from the pool, allocated and zeroed on `gpu`'s stream.
-    ///
-    /// ```no_run
-    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
-    /// # let pool = gpu.default_memory_pool()?;
-    /// let y = pool.zeros::<u32>(&gpu, 1 << 20)?;
-    /// # Ok::<(), cuda_kernel_runtime::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`alloc`](Self::alloc)'s.
-    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(
-        &self,
-        gpu: &Gpu,
-        len: usize,
-    ) -> Result<TrackedBuffer<T>, Error> {
-        // SAFETY: every byte is zeroed below before the buffer is handed out.
-        let mut buffer = unsafe { self.alloc(gpu, len)? };
-        buffer.memset_zeros(gpu)?;
-        Ok(buffer)
-    }
-
-    /// A copy of `host` in memory from the pool, allocated and written on `gpu`'s stream.
-    ///
-    /// ```no_run
-    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
-    /// # let pool = gpu.default_memory_pool()?;
-    /// let x = pool.upload(&gpu, &[1.0f32, 2.0, 3.0])?;
-    /// assert_eq!(x.download(&gpu)?, [1.0, 2.0, 3.0]);
-    /// # Ok::<(), cuda_kernel_runtime::Error>(())
-    /// ```
-    ///
-    /// # Errors
-    /// As [`alloc`](Self::alloc)'s.
-    pub fn upload<T: DeviceRepr>(&self, gpu: &Gpu, host: &[T]) -> Result<TrackedBuffer<T>, Error> {
-        // SAFETY: every value is written below before the buffer is handed out.
-        let mut buffer = unsafe { self.alloc(gpu, host.len())? };
-        buffer.upload_from(gpu, host)?;
-        Ok(buffer)
-    }
-
     /// Errors unless the pool can allocate on `gpu`'s device.
-    fn can_allocate(&self, gpu: &Gpu) -> Result<(), Error> {
+    pub(crate) fn can_allocate(&self, gpu: &Gpu) -> Result<(), Error> {
         if self.inner.origin == Origin::Imported {
             return Err(self.unsupported(
                 "allocating from another process's memory pool",

@@ -11,7 +11,7 @@ use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaEvent, CudaStream, SyncOnDrop};
 
 use crate::error::{DriverResultExt, Error};
-use crate::memory::tracked::TrackedUse;
+use crate::memory::uses::TrackedUse;
 
 /// A prepared device buffer: its address, and what to record once the launch is queued (the
 /// buffer's event for cudarc's buffers, the use for the runtime's tracked ones).

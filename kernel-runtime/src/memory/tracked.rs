@@ -5,11 +5,14 @@
 //! The buffer is not a cudarc [`CudaSlice`](cudarc::driver::CudaSlice) and never lends one:
 //! every use goes through the runtime (uploads, downloads, launches), so the runtime sees every
 //! use and the ordering it keeps is complete. That is what makes skipping events sound.
+//!
+//! The buffer holds its memory and its record of uses (`uses`, which orders each new use);
+//! here too are the constructors that return one: the `Gpu`'s default buffers
+//! ([`Gpu::upload`], [`Gpu::zeros`], `alloc`, `duplicate`) and a [`MemoryPool`]'s own.
 
 use std::marker::PhantomData;
 use std::ops::{Bound, RangeBounds};
-use std::sync::atomic::{AtomicPtr, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::Arc;
 
 use cudarc::driver::sys::{CUdevice_attribute, CUdeviceptr};
 use cudarc::driver::{CudaContext, CudaStream, DeviceRepr, ValidAsZeroBits, result};
@@ -20,7 +23,8 @@ use crate::memory::buffers::{byte_len, same_len};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut, Sealed};
 use crate::memory::pool::MemoryPool;
 use crate::memory::prepared::PreparedBuffer;
-use crate::streams::clock::{Slot, Use, slot_of, slot_ptr};
+use crate::memory::uses::UseRecord;
+use crate::streams::clock::{Slot, slot_of};
 
 /// Device memory for `len` values of `T` whose uses on several streams are ordered by the
 /// runtime: a kernel or copy on one stream waits for the last write on another stream (and a
@@ -51,78 +55,9 @@ pub struct TrackedBuffer<T> {
     /// The pool it was allocated from (or imported from) when one was named, kept alive
     /// until the memory is freed; `None` for the device's current pool.
     pool: Option<MemoryPool>,
-    uses: Mutex<Uses>,
-    /// While not null: the clock of a stream whose later work runs after every use so far
-    /// (they were queued on it, or ordered before it). A use on that stream then needs no
-    /// lock and records nothing; the first use elsewhere ends it under the lock, standing
-    /// for them all by one stale use of that stream (every wait for it records the stream's
-    /// event afresh). A use held in `uses` keeps the clock, and so the address, alive.
-    solo: AtomicPtr<Slot>,
+    /// Its uses on every stream, which order the next.
+    uses: UseRecord,
     _values: PhantomData<T>,
-}
-
-/// The last write and the reads after it, at most one per stream.
-pub(crate) struct Uses {
-    write: Use,
-    reads: Vec<Use>,
-}
-
-impl Uses {
-    /// Orders a use on `on` after the last write and, for a write, after every read.
-    fn before(&mut self, on: &Arc<Slot>, write: bool) -> Result<(), Error> {
-        self.write.order_before(on, write)?;
-        if write {
-            self.reads
-                .iter_mut()
-                .try_for_each(|r| r.order_before(on, true))?;
-        }
-        Ok(())
-    }
-
-    /// Whether everything the buffer's uses hold is ordered before what `slot`'s stream queues
-    /// next: the last write ran before that stream's later work, and every read was on it.
-    fn only_on(&self, slot: &Arc<Slot>) -> bool {
-        self.write.covered_on(slot) && self.reads.iter().all(|r| r.on(slot))
-    }
-
-    /// Leaves the state where every use was on the stream of the clock at `solo`: the uses
-    /// made there without a record are stood for by one stale use of that stream (every
-    /// wait for it records the stream's event afresh), which covers the last write too.
-    fn leave_solo(&mut self, solo: *const Slot) {
-        let slot = if std::ptr::eq(Arc::as_ptr(self.write.slot()), solo) {
-            Some(Arc::clone(self.write.slot()))
-        } else {
-            self.reads
-                .iter()
-                .find(|r| std::ptr::eq(Arc::as_ptr(r.slot()), solo))
-                .map(|r| Arc::clone(r.slot()))
-        };
-        debug_assert!(slot.is_some(), "a solo stream always holds a use");
-        if let Some(slot) = slot {
-            self.write = slot.mark();
-            self.write.go_stale();
-            self.reads.clear();
-        }
-    }
-
-    /// Records a use on `slot`'s stream dated `records`. Every earlier use was ordered before a
-    /// write, so the write alone stands for them; a read replaces the earlier read of its
-    /// stream. A use on the stream of the one it replaces moves that one forward (no new
-    /// handle on the clock: the common case of a buffer kept on one stream).
-    fn after(&mut self, slot: &Arc<Slot>, records: u64, write: bool) {
-        if write {
-            self.reads.clear();
-            if self.write.on(slot) {
-                self.write.advance(records);
-            } else {
-                self.write = slot.mark_at(records);
-            }
-        } else if let Some(read) = self.reads.iter_mut().find(|r| r.on(slot)) {
-            read.advance(records);
-        } else {
-            self.reads.push(slot.mark_at(records));
-        }
-    }
 }
 
 impl<T> TrackedBuffer<T> {
@@ -147,10 +82,6 @@ impl<T> TrackedBuffer<T> {
     /// ```
     pub fn is_empty(&self) -> bool {
         self.len == 0
-    }
-
-    fn uses(&self) -> MutexGuard<'_, Uses> {
-        self.uses.lock().unwrap_or_else(PoisonError::into_inner)
     }
 
     /// Errors unless `gpu` is of the buffer's context.
@@ -179,43 +110,8 @@ impl<T> TrackedBuffer<T> {
         offset: usize,
         write: bool,
     ) -> Result<PreparedBuffer<'_>, Error> {
-        let ptr = self.addr(offset);
-        if std::ptr::eq(self.solo.load(Ordering::Acquire), slot_ptr(stream)) {
-            // Every use so far was on this stream: nothing to wait for or record. (A write
-            // borrows the buffer exclusively; reads elsewhere meanwhile need no order with
-            // this read, and a later write elsewhere records this stream's event afresh.)
-            return Ok(PreparedBuffer::tracked(ptr, TrackedUse::Solo));
-        }
-        self.prepare_shared_use(stream, ptr, write)
-    }
-
-    /// [`prepare_use`](Self::prepare_use) when the buffer was used on another stream (or not
-    /// yet): the wait, and the use to record.
-    #[inline(never)]
-    fn prepare_shared_use(
-        &self,
-        stream: &Arc<CudaStream>,
-        ptr: CUdeviceptr,
-        write: bool,
-    ) -> Result<PreparedBuffer<'_>, Error> {
-        let slot = slot_of(stream);
-        let mut uses = self.uses();
-        let solo = self.solo.load(Ordering::Acquire);
-        if !solo.is_null() {
-            uses.leave_solo(solo);
-            self.solo.store(std::ptr::null_mut(), Ordering::Release);
-        }
-        uses.before(&slot, write)?;
-        drop(uses);
-        Ok(PreparedBuffer::tracked(
-            ptr,
-            TrackedUse::Recorded {
-                uses: &self.uses,
-                solo: &self.solo,
-                slot,
-                write,
-            },
-        ))
+        let used = self.uses.prepare_use(stream, write)?;
+        Ok(PreparedBuffer::tracked(self.addr(offset), used))
     }
 
     /// A view of the values in `range`.
@@ -341,54 +237,6 @@ fn bounds(range: impl RangeBounds<usize>, len: usize) -> Option<(usize, usize)> 
     (start <= end && end <= len).then(|| (start, end - start))
 }
 
-/// A use of a tracked buffer queued on a stream, recorded once the work is queued.
-pub(crate) enum TrackedUse<'a> {
-    /// On the stream every earlier use was on: nothing to record.
-    Solo,
-    /// Recorded in the buffer's uses.
-    Recorded {
-        uses: &'a Mutex<Uses>,
-        solo: &'a AtomicPtr<Slot>,
-        slot: Arc<Slot>,
-        write: bool,
-    },
-}
-
-impl TrackedUse<'_> {
-    /// Records the use (call after queueing the work). A write waited for every earlier use,
-    /// so after it the buffer is on the writer's stream alone.
-    #[inline]
-    pub(crate) fn finish(self) {
-        if let TrackedUse::Recorded {
-            uses,
-            solo,
-            slot,
-            write,
-        } = self
-        {
-            record(uses, solo, slot, write);
-        }
-    }
-}
-
-/// [`TrackedUse::finish`] for a use on a stream other than the buffer's last.
-#[inline(never)]
-fn record(uses: &Mutex<Uses>, solo: &AtomicPtr<Slot>, slot: Arc<Slot>, write: bool) {
-    let records = slot.records();
-    let mut uses = uses.lock().unwrap_or_else(PoisonError::into_inner);
-    // A use recorded late (a collective's, at the end of its group) may find the buffer
-    // marked as used on one other stream since it was prepared: that mark no longer holds.
-    let current = solo.load(Ordering::Acquire);
-    if !current.is_null() && !std::ptr::eq(current, Arc::as_ptr(&slot)) {
-        uses.leave_solo(current);
-        solo.store(std::ptr::null_mut(), Ordering::Release);
-    }
-    uses.after(&slot, records, write);
-    if write || uses.only_on(&slot) {
-        solo.store(Arc::as_ptr(&slot).cast_mut(), Ordering::Release);
-    }
-}
-
 impl<T: DeviceRepr> TrackedBuffer<T> {
     /// `len` values of uninitialised memory allocated on `gpu`'s stream (on the replay
     /// stream when `gpu` is capturing a graph, so that the buffer outlives the capture), from
@@ -463,11 +311,7 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
             ctx,
             pooled,
             pool,
-            solo: AtomicPtr::new(Arc::as_ptr(&slot).cast_mut()),
-            uses: Mutex::new(Uses {
-                write: slot.mark(),
-                reads: Vec::new(),
-            }),
+            uses: UseRecord::new(&slot),
             _values: PhantomData,
         }
     }
@@ -609,6 +453,144 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
     }
 }
 
+/// The default buffers: what the `Gpu` allocates, from the device's current pool.
+impl Gpu {
+    /// Copies `host` into a new device buffer, ordered across streams by the runtime.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let x = gpu.upload(&[1.0f32, 2.0, 3.0])?;
+    /// assert_eq!(x.len(), 3);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn upload<T: DeviceRepr>(&self, host: &[T]) -> Result<TrackedBuffer<T>, Error> {
+        TrackedBuffer::upload(self, host)
+    }
+
+    /// A new device buffer of `len` zeroed elements, ordered across streams by the runtime.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let y = gpu.zeros::<f64>(1 << 20)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        len: usize,
+    ) -> Result<TrackedBuffer<T>, Error> {
+        TrackedBuffer::zeros(self, len)
+    }
+
+    /// A new device buffer of `len` elements whose contents are unspecified.
+    ///
+    /// # Safety
+    /// The contents must be written (by a kernel or a copy) before they are read as `T`.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// // SAFETY: fully overwritten below before any read.
+    /// let mut y = unsafe { gpu.alloc::<f32>(4)? };
+    /// gpu.upload_into(&[0.5f32; 4], &mut y)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub unsafe fn alloc<T: DeviceRepr>(&self, len: usize) -> Result<TrackedBuffer<T>, Error> {
+        // SAFETY: forwarded to the caller.
+        unsafe { TrackedBuffer::uninit(self, len) }
+    }
+
+    /// A new device buffer holding a copy of `src`.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let a = gpu.upload(&[1u32, 2, 3])?;
+    /// let b = gpu.duplicate(&a)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn duplicate<T: DeviceRepr, S: DeviceMemory<T> + ?Sized>(
+        &self,
+        src: &S,
+    ) -> Result<TrackedBuffer<T>, Error> {
+        // SAFETY: every value is written by the copy before anything else can use the buffer.
+        let mut dst = unsafe { TrackedBuffer::uninit(self, src.len())? };
+        self.copy(src, &mut dst)?;
+        Ok(dst)
+    }
+}
+
+/// A pool's own buffers: [`TrackedBuffer`]s allocated from it, each keeping it alive.
+impl MemoryPool {
+    /// `len` values of uninitialised memory from the pool, allocated on `gpu`'s stream
+    /// (`cuMemAllocFromPoolAsync`): a [`TrackedBuffer`] like [`Gpu::alloc`]'s, freed on its
+    /// last stream back into this pool.
+    ///
+    /// # Safety
+    /// The contents must be written (by a kernel or a copy) before they are read as `T`.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let pool = gpu.default_memory_pool()?;
+    /// // SAFETY: fully overwritten below before any read.
+    /// let mut y = unsafe { pool.alloc::<f32>(&gpu, 4)? };
+    /// gpu.upload_into(&[0.5f32; 4], &mut y)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`Error::Unsupported`] for another process's pool (an imported pool holds only that
+    /// process's allocations); [`Error::ForeignContext`] when `gpu` is of another device; the
+    /// driver's failures (`CUDA_ERROR_OUT_OF_MEMORY` past the pool's maximum size).
+    pub unsafe fn alloc<T: DeviceRepr>(
+        &self,
+        gpu: &Gpu,
+        len: usize,
+    ) -> Result<TrackedBuffer<T>, Error> {
+        self.can_allocate(gpu)?;
+        // SAFETY: forwarded to the caller; the pool allocates on `gpu`'s device.
+        unsafe { TrackedBuffer::uninit_in(gpu, len, Some(self)) }
+    }
+
+    /// `len` zeroed values from the pool, allocated and zeroed on `gpu`'s stream.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let pool = gpu.default_memory_pool()?;
+    /// let y = pool.zeros::<u32>(&gpu, 1 << 20)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`alloc`](Self::alloc)'s.
+    pub fn zeros<T: DeviceRepr + ValidAsZeroBits>(
+        &self,
+        gpu: &Gpu,
+        len: usize,
+    ) -> Result<TrackedBuffer<T>, Error> {
+        // SAFETY: every byte is zeroed below before the buffer is handed out.
+        let mut buffer = unsafe { self.alloc(gpu, len)? };
+        buffer.memset_zeros(gpu)?;
+        Ok(buffer)
+    }
+
+    /// A copy of `host` in memory from the pool, allocated and written on `gpu`'s stream.
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// # let pool = gpu.default_memory_pool()?;
+    /// let x = pool.upload(&gpu, &[1.0f32, 2.0, 3.0])?;
+    /// assert_eq!(x.download(&gpu)?, [1.0, 2.0, 3.0]);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`alloc`](Self::alloc)'s.
+    pub fn upload<T: DeviceRepr>(&self, gpu: &Gpu, host: &[T]) -> Result<TrackedBuffer<T>, Error> {
+        // SAFETY: every value is written below before the buffer is handed out.
+        let mut buffer = unsafe { self.alloc(gpu, host.len())? };
+        buffer.upload_from(gpu, host)?;
+        Ok(buffer)
+    }
+}
+
 impl<T> Drop for TrackedBuffer<T> {
     fn drop(&mut self) {
         if self.ptr == 0 {
@@ -616,18 +598,9 @@ impl<T> Drop for TrackedBuffer<T> {
         }
         // Errors cannot be returned from here; the context records none we could report.
         let _ = self.ctx.bind_to_thread();
-        let solo = *self.solo.get_mut();
-        let uses = self.uses.get_mut().unwrap_or_else(PoisonError::into_inner);
-        if !solo.is_null() {
-            uses.leave_solo(solo);
-        }
         // Free on the last writer's stream (the replay stream for a write captured into a
         // graph) once every use elsewhere is done.
-        let slot = Arc::clone(uses.write.slot().home());
-        let _ = uses.write.order_before(&slot, true);
-        for read in &mut uses.reads {
-            let _ = read.order_before(&slot, true);
-        }
+        let slot = self.uses.order_for_free();
         let stream = slot.stream().cu_stream();
         if self.pooled {
             // SAFETY: the memory was allocated from a pool (or imported from another

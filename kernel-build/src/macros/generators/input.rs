@@ -362,7 +362,7 @@ fn type_error(ty: &syn::Type) -> syn::Error {
     let text = quote::quote!(#ty).to_string();
     syn::Error::new(
         ty.span(),
-        crate::diagnostics::generated::unsupported_type(&text),
+        crate::diagnostics::generators::unsupported_type(&text),
     )
 }
 

@@ -10,25 +10,11 @@ use proc_macro2::{Span, TokenStream};
 use quote::quote;
 use syn::LitStr;
 
-use super::input::{Body, ElemType, FieldValue, GenFn, GenModule, GeneratorKind};
+use super::input::{Body, ElemType, FieldValue, GenModule, GeneratorKind};
+use super::launchers::{FnPlan, Instance};
 use crate::codegen::CodegenOptions;
-use crate::diagnostics::generated as msg;
+use crate::diagnostics::generators as msg;
 use crate::pipeline::{Context, ModuleRequest, SourceInput, build_module};
-
-/// One function of the module, planned: what codegen needs.
-pub(crate) struct FnPlan<'a> {
-    pub kind: GeneratorKind,
-    pub item: &'a GenFn,
-    pub instances: Vec<Instance>,
-}
-
-/// One instantiation of a function.
-pub(crate) struct Instance {
-    pub dtype: Option<Dtype>,
-    pub entry_points: Vec<String>,
-    pub width: u32,
-    pub unsafe_reason: Option<String>,
-}
 
 /// Expands `elementwise!`, `reduction!` or `scan!` (never panics; errors become
 /// `compile_error!`).

@@ -7,16 +7,33 @@
 //! `{Name}Element` implemented for each listed type. A launcher is a safe `fn` when the
 //! generator found that the kernel stays within its slices; otherwise an `unsafe fn` whose
 //! `# Safety` section gives the generator's reason.
+//!
+//! Their input is the plan the expansion makes ([`FnPlan`], one per function, with its
+//! [`Instance`]s), defined here beside what reads it.
 
 use cuda_kernel_generate::{Access, Dtype};
 use heck::ToUpperCamelCase;
 use proc_macro2::{Ident, TokenStream};
 use quote::{format_ident, quote};
 
-use super::expand::{FnPlan, Instance};
-use super::input::{Body, ElemType, GeneratorKind};
+use super::input::{Body, ElemType, GenFn, GeneratorKind};
 use crate::codegen::{self, CodegenOptions};
 use crate::model::built::BuiltModule;
+
+/// One function of the module, planned: what the launchers are made from.
+pub(crate) struct FnPlan<'a> {
+    pub kind: GeneratorKind,
+    pub item: &'a GenFn,
+    pub instances: Vec<Instance>,
+}
+
+/// One instantiation of a function.
+pub(crate) struct Instance {
+    pub dtype: Option<Dtype>,
+    pub entry_points: Vec<String>,
+    pub width: u32,
+    pub unsafe_reason: Option<String>,
+}
 
 /// The module: the shell with its stubs (hidden), the launchers, the dispatch traits.
 pub(crate) fn module(
