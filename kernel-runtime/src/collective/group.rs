@@ -89,6 +89,13 @@ pub struct Group<'a> {
     unqueued: Option<ncclComm_t>,
     /// The ranks used, to tell whether the group is whole (`serial`).
     members: Members,
+    /// NCCL's communicators used, each once: what the end of the group waits for when NCCL
+    /// leaves it in progress (non-blocking communicators).
+    comms: Vec<ncclComm_t>,
+    /// Whether the communicators used are non-blocking (NCCL refuses a mix).
+    non_blocking: Option<bool>,
+    /// A call of the group reached NCCL.
+    reached_nccl: bool,
     /// NCCL's group is the calling thread's: the guard stays on it.
     _thread: PhantomData<*const ()>,
 }
@@ -135,6 +142,9 @@ impl<'a> Group<'a> {
             ended: false,
             unqueued: None,
             members: Members::default(),
+            comms: Vec::new(),
+            non_blocking: None,
+            reached_nccl: false,
             _thread: PhantomData,
         })
     }
@@ -165,9 +175,12 @@ impl<'a> Group<'a> {
         if std::mem::replace(&mut self.ended, true) {
             return Ok(());
         }
-        if let Some(comm) = self.unqueued.take() {
+        let unqueued = self.unqueued.take();
+        if let Some(comm) = unqueued.filter(|_| self.reached_nccl) {
             // A call NCCL refuses (a send to no rank) marks the group failed, and NCCL then
             // drops every collective of it at the end instead of queueing some ranks only.
+            // (When no call reached NCCL there is nothing to drop.) A non-blocking
+            // communicator is left in error by a failed group: NCCL's rule.
             // SAFETY: a live communicator of this group; NCCL checks the peer before it
             // reads anything.
             let _ = unsafe {
@@ -186,9 +199,11 @@ impl<'a> Group<'a> {
         let guard = self.members.whole().then(serial::lock);
         // SAFETY: the group started in `start`, on this thread.
         let code = unsafe { (self.nccl.group_end)() };
-        drop(guard);
         OPEN.with(|open| open.set(false));
-        let ended = self.nccl.check("ncclGroupEnd", code, std::ptr::null_mut());
+        // Non-blocking communicators' work is queued by NCCL's thread: finished here, under
+        // the lock still, before the uses are recorded.
+        let ended = self.nccl.complete("ncclGroupEnd", code, &self.comms);
+        drop(guard);
         if ended.is_ok() && !self.uses.is_empty() {
             // A fault reported later names NCCL's kernels, not the kernel launched before them.
             last_launch::record_kernel(&NCCL_KERNELS);
@@ -216,7 +231,27 @@ impl<'a> Group<'a> {
         own: Option<&Arc<CudaStream>>,
     ) -> Result<&'a Arc<CudaStream>, Error> {
         self.members.note(comm);
-        comm.live("a collective")?;
+        let raw = comm.live("a collective")?;
+        match self.non_blocking {
+            Some(non_blocking) if non_blocking != comm.non_blocking => {
+                return Err(Error::Collective {
+                    call: "a collective",
+                    problem: format!(
+                        "rank {} of {} is a {} communicator and the group already holds a {} \
+                         one: NCCL refuses blocking and non-blocking (`for_rank_timeout`) \
+                         communicators in one group; use a group for each",
+                        comm.rank(),
+                        comm.ranks(),
+                        kind(comm.non_blocking),
+                        kind(non_blocking)
+                    ),
+                });
+            }
+            _ => self.non_blocking = Some(comm.non_blocking),
+        }
+        if !self.comms.contains(&raw) {
+            self.comms.push(raw);
+        }
         if ctx.cu_ctx() != comm.gpu.context().cu_ctx() {
             return Err(Error::ForeignContext {
                 what: "a collective's buffer",
@@ -648,6 +683,7 @@ impl Group<'_> {
     /// refuses it): nothing to drop at the end on its account.
     fn queued(&mut self, result: Result<(), Error>) -> Result<(), Error> {
         self.unqueued = None;
+        self.reached_nccl = true;
         result
     }
 }
@@ -674,6 +710,15 @@ impl std::fmt::Debug for Group<'_> {
         f.debug_struct("Group")
             .field("queued_buffer_uses", &self.uses.len())
             .finish_non_exhaustive()
+    }
+}
+
+/// How a communicator's kind is named in errors.
+fn kind(non_blocking: bool) -> &'static str {
+    if non_blocking {
+        "non-blocking"
+    } else {
+        "blocking"
     }
 }
 
