@@ -16,7 +16,7 @@
 //! its variables, and the id served by rank 0 over TCP), `communicator` (making, waiting for,
 //! aborting and dropping communicators), `split` (new communicators from some ranks of one),
 //! `group` (the calls, ordered), `ops` (the calls one at a time, on the communicator),
-//! `serial` (one order of NCCL's kernels on
+//! `timing` (work of several ranks timed together), `serial` (one order of NCCL's kernels on
 //! every device when several threads drive communicators made together).
 
 pub(crate) mod communicator;
@@ -30,3 +30,4 @@ mod ops;
 mod progress;
 mod serial;
 mod split;
+mod timing;
