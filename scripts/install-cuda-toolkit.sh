@@ -18,7 +18,8 @@
 # a program runs (were it loaded, every call would return CUDA_ERROR_STUB_LIBRARY, as NVIDIA's
 # stub does). It is compiled from the names in the wheels' cuda.h with the C compiler (cc, or
 # CC). It then writes link-env.sh into the folder: `source` it to set CUDA_HOME and PATH for
-# such a build (and LD_LIBRARY_PATH, for running what it builds).
+# such a build (and LD_LIBRARY_PATH, for running what it builds). `cuda-kernel-inspect toolkit
+# install --linkable` does the same (kernel-inspect/src/linkable.rs).
 #
 # Idempotent: when the requested versions are already installed it only checks that
 # nvcc runs and exits (well under a second). Needs python3 with pip and network access
