@@ -6,9 +6,16 @@
 //! cudarc's build script searches: under `CUDA_HOME`, `CUDA_PATH`, `CUDA_ROOT` or
 //! `CUDA_TOOLKIT_ROOT_DIR` when one is set, else under `/usr`, `/usr/local/cuda`, `/opt/cuda`
 //! and `/usr/lib/cuda`, and in the linker's own folders. A name missing there would fail the
-//! link after many minutes of compiling; this script fails first and says what to do. The
+//! link after many minutes of compiling; this script fails before the link and says what to do
+//! (Cargo still lets the jobs already running finish, candle's kernels among them). The
 //! folders that held the toolkit's libraries go into the binary's run path (never a `stubs`
 //! folder, and never for `libcuda`, which the driver provides where the loader looks).
+
+#![allow(
+    clippy::disallowed_methods,
+    reason = "the repository's rule is for its own crates' build code: this script announces \
+              every variable it reads with rerun-if-env-changed itself"
+)]
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -18,7 +25,12 @@ use std::path::{Path, PathBuf};
 const LINKED: [&str; 6] = ["cuda", "nvrtc", "curand", "cublas", "cublasLt", "cudart"];
 
 /// cudarc's variables for the toolkit's root; when none is set, it searches the typical roots.
-const ROOT_VARIABLES: [&str; 4] = ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT", "CUDA_TOOLKIT_ROOT_DIR"];
+const ROOT_VARIABLES: [&str; 4] = [
+    "CUDA_HOME",
+    "CUDA_PATH",
+    "CUDA_ROOT",
+    "CUDA_TOOLKIT_ROOT_DIR",
+];
 const TYPICAL_ROOTS: [&str; 4] = ["/usr", "/usr/local/cuda", "/opt/cuda", "/usr/lib/cuda"];
 /// The folders under a root that cudarc adds to the link's search path (on Linux).
 const UNDER_ROOT: [&str; 9] = [
@@ -53,7 +65,7 @@ fn main() {
 
     let set: Vec<PathBuf> = ROOT_VARIABLES
         .iter()
-        .filter_map(|v| env::var_os(v))
+        .filter_map(env::var_os)
         .map(PathBuf::from)
         .collect();
     let roots = if set.is_empty() {
@@ -65,7 +77,11 @@ fn main() {
         .iter()
         .flat_map(|root| UNDER_ROOT.iter().map(move |sub| root.join(sub)))
         .collect();
-    folders.extend(env::var_os("LIBRARY_PATH").iter().flat_map(env::split_paths));
+    folders.extend(
+        env::var_os("LIBRARY_PATH")
+            .iter()
+            .flat_map(env::split_paths),
+    );
     folders.extend(SYSTEM.iter().map(PathBuf::from));
 
     let mut missing = Vec::new();
