@@ -94,7 +94,7 @@ make_linkable() {
         || { echo "install-cuda-toolkit: compiling the driver stub failed (needs a C compiler: cc, or CC)" >&2; return 1; }
     mv "$lib/stubs/libcuda.so.tmp" "$lib/stubs/libcuda.so"
     rm -f "$src"
-    echo "cuda toolkit: link names ${made[*]} and the driver stub lib/stubs/libcuda.so in $home"
+    echo "cuda toolkit: link names ${made[*]} and the driver stub lib/stubs/libcuda.so"
 }
 
 # link-env.sh: what a crate that links the CUDA libraries needs, to build and to run.
