@@ -9,12 +9,7 @@ use super::{
 use crate::model::built::BuiltModule;
 use crate::model::rust::plan;
 
-/// The whole generated `mod` item.
-pub(crate) fn module(parts: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
-    module_with(parts, opts, TokenStream::new())
-}
-
-/// The `mod` item, with `extra` methods on `Module` (the fallback's stand-in stubs).
+/// The `mod` item, with `extra` methods on `Module` (the stand-in's methods).
 pub(crate) fn module_with(
     parts: &BuiltModule,
     opts: &CodegenOptions,
