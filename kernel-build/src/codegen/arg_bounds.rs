@@ -32,19 +32,20 @@ use quote::{format_ident, quote};
 
 use super::docs::qualified_base;
 use super::takes;
-use super::types::{ParamKind, param_kind};
+use super::types::{ParamKind, Spelled};
 use crate::model::Kernel;
-use crate::model::rust::{Planned, param_ident};
+use crate::model::rust::Planned;
 
-/// The module's argument bounds: the shared traits, and which one each pointer parameter
-/// of each method takes.
+/// The module's argument bounds: the shared traits, and the bound each parameter of each
+/// method takes.
 pub(crate) struct ArgBounds {
     /// Shared traits in order of first use.
     traits: Vec<BoundTrait>,
-    /// `(method, parameter index)` → index into `traits`.
-    by_param: HashMap<(String, usize), usize>,
     /// Methods with at least one parameter that has a trait, each with a marker type.
     markers: Vec<Ident>,
+    /// Per method, in the plan's order, the bound each parameter takes (`__args::x<ty,
+    /// __k::method>` over its element or value type `ty`).
+    pub(crate) params: Vec<Vec<TokenStream>>,
 }
 
 struct BoundTrait {
@@ -65,16 +66,16 @@ enum Taken {
 }
 
 impl ArgBounds {
-    /// Plans the traits of every method of `parts`.
-    pub(crate) fn new(planned: &[Planned<'_>], rt: &TokenStream) -> ArgBounds {
+    /// Plans the traits of every method, and the bound of each of its parameters.
+    pub(crate) fn new(planned: &[Planned<'_>], spelled: &[Spelled], rt: &TokenStream) -> ArgBounds {
         let mut bounds = ArgBounds {
             traits: Vec::new(),
-            by_param: HashMap::new(),
             markers: Vec::new(),
+            params: Vec::new(),
         };
         let mut taken: BTreeSet<String> = BTreeSet::new();
         let mut by_message: HashMap<(String, Taken), usize> = HashMap::new();
-        for planned in planned {
+        for (planned, spelled) in planned.iter().zip(spelled) {
             // `shared`: the message names the kernel through `{K}`, so kernels share the trait.
             let (method, kernel, what, shared) = match planned {
                 Planned::Single { name, kernel, .. } => {
@@ -92,75 +93,54 @@ impl ArgBounds {
                 }
             };
             let mut any = false;
-            for (i, p) in kernel.params.iter().enumerate() {
-                let how = match param_kind(&p.ty, rt) {
-                    ParamKind::ConstPtr(_) => Taken::Read,
-                    ParamKind::MutPtr(_) => Taken::Written,
-                    ParamKind::Value(_) => Taken::Value,
-                    ParamKind::Object { .. } => continue,
+            let mut params = Vec::new();
+            for (i, (p, sp)) in kernel.params.iter().zip(&spelled.params).enumerate() {
+                let how = match &sp.described {
+                    ParamKind::ConstPtr(_) => Some(Taken::Read),
+                    ParamKind::MutPtr(_) => Some(Taken::Written),
+                    ParamKind::Value(_) => Some(Taken::Value),
+                    ParamKind::Object { .. } => None,
                 };
-                let written = escape(&p.written);
-                let param = match p.name.as_deref() {
-                    Some(n) if !n.is_empty() => format!("parameter `{n}` (`{written}`)"),
-                    _ => format!("parameter {} (`{written}`)", i + 1),
-                };
-                let message = format!("`{{Self}}` cannot be passed for {param} of {what}");
-                let slot = *by_message.entry((message.clone(), how)).or_insert_with(|| {
-                    // A trait of one kernel's own is named after both (`ops_axpy_x`).
-                    let param = param_ident(p.name.as_deref(), i);
-                    let base = if shared {
-                        param
-                    } else {
-                        let param = param.to_string();
-                        let method = method.to_string();
-                        format_ident!(
-                            "{}_{}",
-                            method.trim_start_matches("r#"),
-                            param.trim_start_matches("r#")
-                        )
+                let slot = how.map(|how| {
+                    let written = escape(&p.written);
+                    let param = match p.name.as_deref() {
+                        Some(n) if !n.is_empty() => format!("parameter `{n}` (`{written}`)"),
+                        _ => format!("parameter {} (`{written}`)", i + 1),
                     };
-                    let ident = free_name(&base, &mut taken);
-                    bounds.traits.push(BoundTrait {
-                        ident,
-                        message,
-                        taken: how,
-                    });
-                    bounds.traits.len() - 1
+                    let message = format!("`{{Self}}` cannot be passed for {param} of {what}");
+                    *by_message.entry((message.clone(), how)).or_insert_with(|| {
+                        // A trait of one kernel's own is named after both (`ops_axpy_x`).
+                        let param = &sp.ident;
+                        let base = if shared {
+                            param.clone()
+                        } else {
+                            let param = param.to_string();
+                            let method = method.to_string();
+                            format_ident!(
+                                "{}_{}",
+                                method.trim_start_matches("r#"),
+                                param.trim_start_matches("r#")
+                            )
+                        };
+                        let ident = free_name(&base, &mut taken);
+                        bounds.traits.push(BoundTrait {
+                            ident,
+                            message,
+                            taken: how,
+                        });
+                        bounds.traits.len() - 1
+                    })
                 });
-                bounds.by_param.insert((method.to_string(), i), slot);
-                any = true;
+                any |= slot.is_some();
+                let trait_ident = slot.map(|slot| &bounds.traits[slot].ident);
+                params.push(bound(method, trait_ident, &sp.kind, rt));
             }
             if any {
                 bounds.markers.push(method.clone());
             }
+            bounds.params.push(params);
         }
         bounds
-    }
-
-    /// The bound of parameter `index` of `method`, over its element or value type `ty`:
-    /// `__args::x<ty, __k::method>`.
-    pub(crate) fn bound(
-        &self,
-        method: &Ident,
-        index: usize,
-        kind: &ParamKind,
-        rt: &TokenStream,
-    ) -> TokenStream {
-        let (elem, base) = match kind {
-            ParamKind::ConstPtr(elem) => (elem, quote!(#rt::__private::ConstPtr<#elem>)),
-            ParamKind::MutPtr(elem) => (elem, quote!(#rt::__private::MutPtr<#elem>)),
-            ParamKind::Value(ty) => (ty, quote!(#rt::__private::Exactly<#ty>)),
-            ParamKind::Object { .. } => return quote!(::core::marker::Sized),
-        };
-        match self.by_param.get(&(method.to_string(), index)) {
-            Some(&slot) => {
-                let ident = &self.traits[slot].ident;
-                quote!(__args::#ident<#elem, __k::#method>)
-            }
-            // `new` gave every parameter but an object of every planned method a trait;
-            // this arm only keeps codegen total.
-            None => base,
-        }
     }
 
     /// The hidden `__args` module of the shared traits, and the `__k` module of the kernels'
@@ -218,6 +198,22 @@ impl ArgBounds {
                 #(pub enum #markers {})*
             }
         }
+    }
+}
+
+/// The bound of a parameter passed as `kind` whose trait is `ident`, over its element or
+/// value type `ty`: `__args::x<ty, __k::method>`.
+fn bound(method: &Ident, ident: Option<&Ident>, kind: &ParamKind, rt: &TokenStream) -> TokenStream {
+    let (elem, base) = match kind {
+        ParamKind::ConstPtr(elem) => (elem, quote!(#rt::__private::ConstPtr<#elem>)),
+        ParamKind::MutPtr(elem) => (elem, quote!(#rt::__private::MutPtr<#elem>)),
+        ParamKind::Value(ty) => (ty, quote!(#rt::__private::Exactly<#ty>)),
+        ParamKind::Object { .. } => return quote!(::core::marker::Sized),
+    };
+    match ident {
+        Some(ident) => quote!(__args::#ident<#elem, __k::#method>),
+        // Every parameter but an object has a trait; this arm only keeps codegen total.
+        None => base,
     }
 }
 

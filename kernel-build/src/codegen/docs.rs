@@ -4,9 +4,9 @@ use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
 use super::takes;
-use super::types::{ParamKind, key_tokens, param_kind_of};
-use crate::model::rust::{Member, param_ident};
-use crate::model::{CType, EnumDef, Kernel, UntypedKernel};
+use super::types::{ParamKind, Spelled};
+use crate::model::rust::{Member, Planned};
+use crate::model::{CType, Kernel, UntypedKernel};
 
 /// What an unsafe stub's caller must uphold; the whole text, and the errors every stub
 /// returns, are in the module's docs.
@@ -55,11 +55,34 @@ pub(crate) fn untyped_section(untyped: &[UntypedKernel]) -> TokenStream {
     quote!(#(#[doc = #lines])*)
 }
 
-/// Rustdoc of a one-kernel stub.
-pub(crate) fn kernel_doc(
-    kernel: &Kernel,
+/// Rustdoc of every launch method, in the plan's order; `safe`: whether a method's kernel
+/// was vouched for.
+pub(crate) fn stub_docs(
+    planned: &[Planned<'_>],
+    spelled: &[Spelled],
     targets: &[String],
-    enums: &[EnumDef],
+    safe: impl Fn(&Ident) -> bool,
+    rt: &TokenStream,
+) -> Vec<TokenStream> {
+    planned
+        .iter()
+        .zip(spelled)
+        .map(|(planned, spelled)| match planned {
+            Planned::Single { name, kernel, .. } => {
+                kernel_doc(kernel, spelled, targets, safe(name), rt)
+            }
+            Planned::Family { name, members, .. } => {
+                family_doc(name, members, spelled, targets, safe(name), rt)
+            }
+        })
+        .collect()
+}
+
+/// Rustdoc of a one-kernel stub.
+fn kernel_doc(
+    kernel: &Kernel,
+    spelled: &Spelled,
+    targets: &[String],
     safe: bool,
     rt: &TokenStream,
 ) -> TokenStream {
@@ -68,7 +91,7 @@ pub(crate) fn kernel_doc(
     text.push_str(&registers(kernel));
     text.push_str(".\n\n");
     text.push_str(&availability(kernel, targets));
-    text.push_str(&arguments(kernel, enums, rt, None));
+    text.push_str(&arguments(kernel, spelled, rt, None));
     finish(text, safe)
 }
 
@@ -76,7 +99,7 @@ pub(crate) fn kernel_doc(
 /// reads or may write through it, and every Rust type it takes, linked (the same list a
 /// wrong argument's error gives). `family`: the method of a template family, whose
 /// arguments are described for its first instantiation.
-fn arguments(kernel: &Kernel, enums: &[EnumDef], rt: &TokenStream, family: Option<&str>) -> String {
+fn arguments(kernel: &Kernel, spelled: &Spelled, rt: &TokenStream, family: Option<&str>) -> String {
     let krate = rt.to_string().replace(' ', "");
     let krate = krate.trim_start_matches("::");
     let shown = |tokens: &TokenStream| {
@@ -95,26 +118,26 @@ fn arguments(kernel: &Kernel, enums: &[EnumDef], rt: &TokenStream, family: Optio
         "- `cfg`: the launch configuration, a [`Launch`]({krate}::Launch) (grid, block, \
          dynamic shared memory, attributes).\n"
     ));
-    for (i, p) in kernel.params.iter().enumerate() {
-        let name = param_ident(p.name.as_deref(), i).to_string();
+    for (p, sp) in kernel.params.iter().zip(&spelled.params) {
+        let name = sp.ident.to_string();
         let name = name.trim_start_matches("r#");
         let written = match &p.name {
             Some(n) if !n.is_empty() => format!("{} {n}", p.written),
             _ => p.written.clone(),
         };
-        let what = match param_kind_of(p, enums, rt).0 {
+        let what = match &sp.described {
             ParamKind::ConstPtr(elem) => format!(
                 "device memory holding `{e}`, which the kernel reads only. Pass\n  {}.",
-                takes::doc_list(false, &shown(&elem), krate),
-                e = shown(&elem)
+                takes::doc_list(false, &shown(elem), krate),
+                e = shown(elem)
             ),
             ParamKind::MutPtr(elem) => format!(
                 "device memory holding `{e}`, which the kernel may write. Pass\n  {}.",
-                takes::doc_list(true, &shown(&elem), krate),
-                e = shown(&elem)
+                takes::doc_list(true, &shown(elem), krate),
+                e = shown(elem)
             ),
             ParamKind::Value(ty) => {
-                let ty = shown(&ty);
+                let ty = shown(ty);
                 let linked = match &p.ty {
                     CType::Struct(_) => format!("[`{ty}`]"),
                     _ => format!("`{ty}`"),
@@ -124,9 +147,9 @@ fn arguments(kernel: &Kernel, enums: &[EnumDef], rt: &TokenStream, family: Optio
             ParamKind::Object {
                 object, ordered, ..
             } => {
-                let text = shown(&object).replace("impl::core::marker::Sized", "_");
+                let text = shown(object).replace("impl::core::marker::Sized", "_");
                 let item = text.split('<').next().unwrap_or(&text).to_owned();
-                let how = if ordered {
+                let how = if *ordered {
                     "the kernel gets it by value, and the launch orders the memory it describes \
                      across streams as it orders a buffer's"
                 } else {
@@ -163,9 +186,10 @@ fn availability(kernel: &Kernel, targets: &[String]) -> String {
 }
 
 /// Rustdoc of a generic stub over a template family.
-pub(crate) fn family_doc(
+fn family_doc(
     name: &Ident,
     members: &[Member<'_>],
+    spelled: &Spelled,
     targets: &[String],
     safe: bool,
     rt: &TokenStream,
@@ -176,20 +200,23 @@ pub(crate) fn family_doc(
         "Instantiations of CUDA template `{template}` (select one with `{name}::<T>`):\n\n"
     ));
     text.push_str("| Rust | CUDA |\n|---|---|\n");
-    for m in members {
-        let key = key_tokens(&m.key, rt).to_string().replace(' ', "");
-        let key = key.rsplit("::").next().unwrap_or(&key).to_owned();
+    let keys: Vec<String> = spelled
+        .members
+        .iter()
+        .map(|m| {
+            let key = m.key.to_string().replace(' ', "");
+            key.rsplit("::").next().unwrap_or(&key).to_owned()
+        })
+        .collect();
+    for (m, key) in members.iter().zip(&keys) {
         text.push_str(&format!("| `{name}::<{key}>` | `{}` |\n", m.kernel.name));
     }
     text.push('\n');
-    let first = &members[0];
-    let key = key_tokens(&first.key, rt).to_string().replace(' ', "");
-    let key = key.rsplit("::").next().unwrap_or(&key).to_owned();
     text.push_str(&arguments(
-        first.kernel,
-        &[],
+        members[0].kernel,
+        spelled,
         rt,
-        Some(&format!("{name}::<{key}>")),
+        Some(&format!("{name}::<{}>", keys[0])),
     ));
     for m in members {
         text.push_str(&declaration(m.kernel));

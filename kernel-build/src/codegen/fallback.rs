@@ -1,12 +1,13 @@
-//! The module `cuda_module!` emits beside its errors when the module cannot be built: the
-//! generated module's whole shape (`load`, `library`, `Module` with its stream methods,
-//! `METADATA`), with one method per declared kernel that accepts any arguments, so that a
-//! failed build shows its own errors and no secondary ones at every call site.
+//! The module `cuda_module!` emits beside its errors when the module can be neither built
+//! nor read: the generated module's whole shape (`load`, `library`, `Module` with its stream
+//! methods, `METADATA`) over an empty model, with one method per declared kernel
+//! ([`CodegenOptions::unbuilt`](super::CodegenOptions::unbuilt)) that accepts any
+//! arguments, so that a failed build shows its own errors and no secondary ones at every
+//! call site.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{CodegenOptions, shell};
 use crate::model::built::BuiltModule;
 
 /// A kernel the macro declares (`fn name(...);`, `safe fn` in an `unsafe extern` block).
@@ -19,9 +20,9 @@ pub struct Declared {
     pub safe: bool,
 }
 
-/// The stand-in module for a module that failed to build.
-pub fn fallback(name: &str, opts: &CodegenOptions, declared: &[Declared]) -> TokenStream {
-    let empty = BuiltModule {
+/// The model of a module that failed to build: its name, and nothing else.
+pub fn stand_in(name: &str) -> BuiltModule {
+    BuiltModule {
         name: name.to_owned(),
         info: Default::default(),
         fatbin_path: None,
@@ -33,8 +34,11 @@ pub fn fallback(name: &str, opts: &CodegenOptions, declared: &[Declared]) -> Tok
         runtime_source: None,
         constants: Vec::new(),
         editor_files: Vec::new(),
-    };
-    let rt = &opts.runtime;
+    }
+}
+
+/// The methods of the kernels declared but not built, accepting anything.
+pub(super) fn methods(declared: &[Declared], rt: &syn::Path) -> TokenStream {
     let stubs = declared.iter().map(|d| {
         let ident = &d.sig.ident;
         let args = (0..d.sig.inputs.len()).map(|i| {
@@ -51,5 +55,5 @@ pub fn fallback(name: &str, opts: &CodegenOptions, declared: &[Declared]) -> Tok
             }
         }
     });
-    shell::module_with(&empty, opts, quote!(#(#stubs)*))
+    quote!(#(#stubs)*)
 }

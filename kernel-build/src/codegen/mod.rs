@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 
 use proc_macro2::TokenStream;
 
-pub use fallback::{Declared, fallback};
+pub use fallback::{Declared, stand_in};
 #[cfg(feature = "build")]
 pub use host::error_name_functions;
 pub use host::host_bindings;
@@ -91,6 +91,9 @@ pub struct CodegenOptions {
     /// More derives for the structs and enums declared in CUDA (`serde::Serialize`), as the
     /// request asks.
     pub derives: Vec<syn::Path>,
+    /// Kernels declared but not built (a module that failed to build, over the model of
+    /// [`stand_in`]): each a method that accepts any arguments.
+    pub unbuilt: Vec<Declared>,
 }
 
 impl Default for CodegenOptions {
@@ -107,6 +110,7 @@ impl Default for CodegenOptions {
             image_in_out_dir: false,
             source_root: None,
             derives: Vec::new(),
+            unbuilt: Vec::new(),
         }
     }
 }
@@ -131,8 +135,9 @@ impl CodegenOptions {
 
 /// Generates the Rust module of a built module.
 pub fn generate(module: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
+    let unbuilt = fallback::methods(&opts.unbuilt, &opts.runtime);
     if opts.kernels.is_none() && opts.source_root.is_none() {
-        return shell::module(module, opts);
+        return shell::module_with(module, opts, unbuilt);
     }
     let mut selected = module.clone();
     if let Some(wanted) = &opts.kernels {
@@ -144,7 +149,7 @@ pub fn generate(module: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
     if let Some(root) = &opts.source_root {
         locations_under(&mut selected.info, root);
     }
-    shell::module(&selected, opts)
+    shell::module_with(&selected, opts, unbuilt)
 }
 
 /// Every source location of `info` written relative to `root`; a file outside it by its

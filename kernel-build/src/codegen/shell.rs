@@ -3,16 +3,13 @@
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
-use super::{CodegenOptions, arg_bounds, enums, globals, metadata, path_literal, structs, stubs};
+use super::{
+    CodegenOptions, arg_bounds, docs, enums, globals, metadata, path_literal, structs, stubs, types,
+};
 use crate::model::built::BuiltModule;
 use crate::model::rust::plan;
 
-/// The whole generated `mod` item.
-pub(crate) fn module(parts: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
-    module_with(parts, opts, TokenStream::new())
-}
-
-/// The `mod` item, with `extra` methods on `Module` (the fallback's stand-in stubs).
+/// The `mod` item, with `extra` methods on `Module` (the stand-in's methods).
 pub(crate) fn module_with(
     parts: &BuiltModule,
     opts: &CodegenOptions,
@@ -37,25 +34,31 @@ pub(crate) fn module_with_items(
         let doc = format!(" CUDA kernels of module `{}`.", parts.name);
         quote!(#[doc = #doc])
     });
-    let contract = super::docs::CONTRACT.lines().map(|l| format!(" {l}"));
+    let contract = docs::CONTRACT.lines().map(|l| format!(" {l}"));
     let contract = quote!(#(#[doc = #contract])*);
-    let untyped = super::docs::untyped_section(&parts.info.untyped);
+    // The shell's own items.
     let tracking = tracking(parts, opts);
     let warnings = warnings(parts, opts);
-    let image = image(parts, opts, &rt);
-    let metadata = metadata::items(parts, &rt);
     let handle = handle(&rt);
     let library = library(parts, &rt);
     let runtime = runtime_compiled(parts, &rt);
-    let planned = plan(&parts.info);
-    let bounds = arg_bounds::ArgBounds::new(&planned, &rt);
-    let stubs = stubs::methods(parts, &planned, opts, &bounds, &rt);
-    let globals = globals::methods(&parts.info, &rt);
+    let constants = constants(parts);
+    let image = image(parts, opts, &rt);
+    // The model's items: its description, its types and globals.
+    let metadata = metadata::items(parts, &rt);
     let structs = structs::items(&parts.info, &rt, &opts.derives);
     let enums = enums::items(&parts.info, &rt, &opts.derives);
-    let templates = stubs::template_traits(&planned, &rt);
+    let globals = globals::methods(&parts.info, &rt);
+    // The kernels' launch methods: planned, spelled once, then each part written from that.
+    let planned = plan(&parts.info);
+    let spelled = types::spell(&planned, &parts.info.enums, &rt);
+    let bounds = arg_bounds::ArgBounds::new(&planned, &spelled, &rt);
+    let untyped = docs::untyped_section(&parts.info.untyped);
+    let safe = |name: &proc_macro2::Ident| opts.safe_kernels.contains(&name.to_string());
+    let docs = docs::stub_docs(&planned, &spelled, &parts.targets, safe, &rt);
+    let stubs = stubs::methods(&planned, &spelled, &bounds, &docs, opts, &rt);
+    let templates = stubs::template_traits(&planned, &spelled, &rt);
     let arg_bounds = bounds.module(&rt);
-    let constants = constants(parts);
     quote! {
         #(#attrs)*
         #default_doc

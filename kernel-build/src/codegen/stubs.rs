@@ -8,88 +8,66 @@
 use proc_macro2::{Ident, TokenStream};
 use quote::quote;
 
+use super::CodegenOptions;
 use super::arg_bounds::ArgBounds;
-use super::types::{ParamKind, key_tokens, param_kind, param_kind_of, type_tokens};
-use super::{CodegenOptions, docs};
-use crate::model::Kernel;
-use crate::model::built::BuiltModule;
-use crate::model::rust::{Member, Planned, param_ident, passes_bare, passing};
+use super::types::{ParamKind, Spelled, SpelledParam};
+use crate::model::rust::{Member, Planned, passing};
 
-/// A parameter as the stub passes it.
-struct StubParam {
-    ident: Ident,
-    kind: ParamKind,
-    /// The bound a pointer or value argument meets (see [`ArgBounds`]).
-    bound: TokenStream,
-    /// A value the runtime takes as it is (a scalar, a vector type, a raw pointer): no
-    /// `ByValue` wrapper.
-    bare: bool,
-}
-
-/// Every launch method of the module.
+/// Every launch method of the module, each with its rustdoc (`docs`, in the plan's order).
 pub(crate) fn methods(
-    parts: &BuiltModule,
     planned: &[Planned<'_>],
-    opts: &CodegenOptions,
+    spelled: &[Spelled],
     bounds: &ArgBounds,
+    docs: &[TokenStream],
+    opts: &CodegenOptions,
     rt: &TokenStream,
 ) -> TokenStream {
     let hidden = opts.hidden_stubs.then(|| quote!(#[doc(hidden)]));
-    let methods = planned.iter().map(|planned| match planned {
-        Planned::Single {
-            name,
-            index,
-            kernel,
-        } => {
-            let params = kernel
-                .params
-                .iter()
-                .enumerate()
-                .map(|(i, p)| {
-                    let (kind, bare) = param_kind_of(p, &parts.info.enums, rt);
-                    StubParam {
-                        ident: param_ident(p.name.as_deref(), i),
-                        bound: bounds.bound(name, i, &kind, rt),
-                        kind,
-                        bare,
-                    }
-                })
-                .collect::<Vec<_>>();
-            let safe = opts.safe_kernels.contains(&name.to_string());
-            let doc = docs::kernel_doc(kernel, &parts.targets, &parts.info.enums, safe, rt);
-            let index = proc_macro2::Literal::usize_unsuffixed(*index);
-            method(name, &quote!(), &params, &quote!(#index), safe, &doc, rt)
-        }
-        Planned::Family {
-            name,
-            trait_name,
-            members,
-            assoc,
-        } => {
-            let safe = opts.safe_kernels.contains(&name.to_string());
-            let family = Family {
-                name,
-                trait_name,
-                members,
-                assoc,
+    let methods = planned
+        .iter()
+        .zip(spelled)
+        .zip(bounds.params.iter().zip(docs))
+        .map(|((planned, spelled), (bounds, doc))| {
+            let name = planned.name();
+            let (generics, index) = match planned {
+                Planned::Single { index, .. } => {
+                    let index = proc_macro2::Literal::usize_unsuffixed(*index);
+                    (quote!(), quote!(#index))
+                }
+                Planned::Family { trait_name, .. } => (
+                    quote!(<T: templates::#trait_name>),
+                    quote!(<T as templates::#trait_name>::INDEX),
+                ),
             };
-            family_method(&family, &parts.targets, safe, bounds, rt)
-        }
-    });
+            let safe = opts.safe_kernels.contains(&name.to_string());
+            let stub = Stub {
+                params: &spelled.params,
+                bounds,
+                index: &index,
+                safe,
+                doc,
+            };
+            method(name, &generics, &stub, rt)
+        });
     quote!(#(#hidden #methods)*)
 }
 
 /// The hidden module of template traits, if any family needs one.
-pub(crate) fn template_traits(planned: &[Planned<'_>], rt: &TokenStream) -> TokenStream {
+pub(crate) fn template_traits(
+    planned: &[Planned<'_>],
+    spelled: &[Spelled],
+    rt: &TokenStream,
+) -> TokenStream {
     let traits: Vec<TokenStream> = planned
         .iter()
-        .filter_map(|planned| match planned {
+        .zip(spelled)
+        .filter_map(|(planned, spelled)| match planned {
             Planned::Family {
                 name,
                 trait_name,
                 members,
                 assoc,
-            } => Some(family_trait(name, trait_name, members, assoc, rt)),
+            } => Some(family_trait(name, trait_name, members, assoc, spelled, rt)),
             Planned::Single { .. } => None,
         })
         .collect();
@@ -113,6 +91,7 @@ fn family_trait(
     trait_name: &Ident,
     members: &[Member<'_>],
     assoc: &[Option<Ident>],
+    spelled: &Spelled,
     rt: &TokenStream,
 ) -> TokenStream {
     let first = members[0].kernel;
@@ -129,14 +108,14 @@ fn family_trait(
             type #id #bound;
         })
     });
-    let impls = members.iter().map(|m| {
-        let key = key_tokens(&m.key, rt);
+    let impls = members.iter().zip(&spelled.members).map(|(m, spelled)| {
+        let key = &spelled.key;
         let index = m.index;
-        let types = assoc.iter().enumerate().filter_map(|(i, id)| {
-            let id = id.as_ref()?;
-            let ty = type_tokens(&passing(&m.kernel.params[i].ty).rust_type(), rt);
-            Some(quote!(type #id = #ty;))
-        });
+        let types = assoc
+            .iter()
+            .zip(&spelled.types)
+            .filter_map(|(id, ty)| Some((id.as_ref()?, ty.as_ref()?)))
+            .map(|(id, ty)| quote!(type #id = #ty;));
         let doc = format!(" Selects `{}`.", m.kernel.name);
         quote! {
             #[doc = #doc]
@@ -162,74 +141,29 @@ fn family_trait(
     }
 }
 
-/// A template family's parts, as planned.
-struct Family<'p, 'a> {
-    name: &'p Ident,
-    trait_name: &'p Ident,
-    members: &'p [Member<'a>],
-    assoc: &'p [Option<Ident>],
+/// What one launch method is made of.
+struct Stub<'s> {
+    params: &'s [SpelledParam],
+    /// The bound each parameter takes (see [`ArgBounds`]).
+    bounds: &'s [TokenStream],
+    /// The kernel's index among the module's kernels.
+    index: &'s TokenStream,
+    safe: bool,
+    doc: &'s TokenStream,
 }
 
-fn family_method(
-    family: &Family<'_, '_>,
-    targets: &[String],
-    safe: bool,
-    bounds: &ArgBounds,
-    rt: &TokenStream,
-) -> TokenStream {
-    let Family {
-        name,
-        trait_name,
-        members,
-        assoc,
-    } = *family;
-    let first: &Kernel = members[0].kernel;
-    let params = first
-        .params
-        .iter()
-        .enumerate()
-        .map(|(i, p)| {
-            let kind = param_kind(&p.ty, rt);
-            // A value whose type varies is only known to be `DeviceRepr`: it goes wrapped.
-            let (kind, bare) = if let Some(id) = &assoc[i] {
-                let ty = quote!(<T as templates::#trait_name>::#id);
-                let kind = match passing(&p.ty).shape() {
-                    0 => ParamKind::Value(ty),
-                    1 => ParamKind::ConstPtr(ty),
-                    _ => ParamKind::MutPtr(ty),
-                };
-                (kind, false)
-            } else {
-                (kind, passes_bare(&p.ty))
-            };
-            StubParam {
-                ident: param_ident(p.name.as_deref(), i),
-                bound: bounds.bound(name, i, &kind, rt),
-                kind,
-                bare,
-            }
-        })
-        .collect::<Vec<_>>();
-    let generics = quote!(<T: templates::#trait_name>);
-    let index = quote!(<T as templates::#trait_name>::INDEX);
-    let doc = docs::family_doc(name, members, targets, safe, rt);
-    method(name, &generics, &params, &index, safe, &doc, rt)
-}
-
-fn method(
-    name: &Ident,
-    generics: &TokenStream,
-    params: &[StubParam],
-    index: &TokenStream,
-    safe: bool,
-    doc: &TokenStream,
-    rt: &TokenStream,
-) -> TokenStream {
-    let args = params.iter().map(|p| {
+fn method(name: &Ident, generics: &TokenStream, stub: &Stub<'_>, rt: &TokenStream) -> TokenStream {
+    let Stub {
+        params,
+        bounds,
+        index,
+        safe,
+        doc,
+    } = *stub;
+    let args = params.iter().zip(bounds).map(|(p, bound)| {
         let id = &p.ident;
         match &p.kind {
             ParamKind::Value(_) | ParamKind::ConstPtr(_) | ParamKind::MutPtr(_) => {
-                let bound = &p.bound;
                 quote!(#id: impl #bound)
             }
             ParamKind::Object { object, .. } => quote!(#id: &#object),

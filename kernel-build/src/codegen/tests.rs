@@ -893,7 +893,11 @@ fn a_failed_build_keeps_the_module_shape_and_the_declared_kernels() {
         sig: syn::parse_quote!(fn scale(x: &mut [f32], n: i32)),
         safe: false,
     };
-    let tokens = fallback("k", &CodegenOptions::default(), &[decl]).to_string();
+    let opts = CodegenOptions {
+        unbuilt: vec![decl],
+        ..CodegenOptions::default()
+    };
+    let tokens = generate(&stand_in("k"), &opts).to_string();
     assert!(
         tokens.contains("fn load") && tokens.contains("fn scale"),
         "{tokens}"

@@ -1,18 +1,130 @@
 //! Tokens of the model's Rust types ([`crate::model::rust`]), under the runtime's path.
 //!
 //! How each C type is passed and stored is decided there, once; this file only spells the
-//! decision in tokens. A pointer parameter's bound is spelled through a hidden trait over
-//! `ConstPtr<T>` / `MutPtr<T>` (see `arg_bounds`), so that a mismatch names the kernel and
-//! the parameter.
+//! decision in tokens. The launch methods are spelled here once ([`spell`]): each
+//! parameter's name and way of passing, a template family's keys and varying types, which
+//! the stubs, their docs, their argument bounds and the template traits then read. A
+//! pointer parameter's bound is spelled through a hidden trait over `ConstPtr<T>` /
+//! `MutPtr<T>` (see `arg_bounds`), so that a mismatch names the kernel and the parameter.
 
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::{format_ident, quote};
 
-use crate::model::rust::{Passing, RuntimeObject, RustType, passing, passing_param, stored};
+use crate::model::rust::{
+    Passing, Planned, RuntimeObject, RustType, param_ident, passes_bare, passing, passing_param,
+    stored,
+};
 use crate::model::{CType, EnumDef, Param};
 
+/// A launch method spelled in tokens.
+pub(crate) struct Spelled {
+    /// Its parameters, in order.
+    pub params: Vec<SpelledParam>,
+    /// A template family's instantiations, in the plan's order (none for one kernel).
+    pub members: Vec<SpelledMember>,
+}
+
+/// A parameter of a launch method, spelled.
+pub(crate) struct SpelledParam {
+    /// The stub's name for it.
+    pub ident: Ident,
+    /// How the stub takes it (a family's varying type through its template trait).
+    pub kind: ParamKind,
+    /// A value the runtime takes as it is (a scalar, a vector type, a raw pointer): no
+    /// `ByValue` wrapper.
+    pub bare: bool,
+    /// How the docs describe it and its bound classes it: as the kernel (a family's first
+    /// instantiation) takes it.
+    pub described: ParamKind,
+}
+
+/// One instantiation of a template family, spelled.
+pub(crate) struct SpelledMember {
+    /// The Rust type, or tuple, that selects it.
+    pub key: TokenStream,
+    /// Per parameter, its Rust type in this instantiation where it varies.
+    pub types: Vec<Option<TokenStream>>,
+}
+
+/// Every planned method spelled, in the plan's order.
+pub(crate) fn spell(planned: &[Planned<'_>], enums: &[EnumDef], rt: &TokenStream) -> Vec<Spelled> {
+    planned
+        .iter()
+        .map(|planned| match planned {
+            Planned::Single { kernel, .. } => Spelled {
+                params: kernel
+                    .params
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        let (kind, bare) = param_kind_of(p, enums, rt);
+                        SpelledParam {
+                            ident: param_ident(p.name.as_deref(), i),
+                            described: kind.clone(),
+                            kind,
+                            bare,
+                        }
+                    })
+                    .collect(),
+                members: Vec::new(),
+            },
+            Planned::Family {
+                trait_name,
+                members,
+                assoc,
+                ..
+            } => Spelled {
+                params: members[0]
+                    .kernel
+                    .params
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| {
+                        let described = param_kind(&p.ty, rt);
+                        // A value whose type varies is only known to be `DeviceRepr`: it goes
+                        // wrapped.
+                        let (kind, bare) = match &assoc[i] {
+                            Some(id) => {
+                                let ty = quote!(<T as templates::#trait_name>::#id);
+                                let kind = match passing(&p.ty).shape() {
+                                    0 => ParamKind::Value(ty),
+                                    1 => ParamKind::ConstPtr(ty),
+                                    _ => ParamKind::MutPtr(ty),
+                                };
+                                (kind, false)
+                            }
+                            None => (param_kind(&p.ty, rt), passes_bare(&p.ty)),
+                        };
+                        SpelledParam {
+                            ident: param_ident(p.name.as_deref(), i),
+                            kind,
+                            bare,
+                            described,
+                        }
+                    })
+                    .collect(),
+                members: members
+                    .iter()
+                    .map(|m| SpelledMember {
+                        key: key_tokens(&m.key, rt),
+                        types: assoc
+                            .iter()
+                            .enumerate()
+                            .map(|(i, id)| {
+                                id.as_ref().map(|_| {
+                                    type_tokens(&passing(&m.kernel.params[i].ty).rust_type(), rt)
+                                })
+                            })
+                            .collect(),
+                    })
+                    .collect(),
+            },
+        })
+        .collect()
+}
+
 /// How a kernel parameter is passed by the stub, in tokens.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub(crate) enum ParamKind {
     /// By value (scalars, vectors, structs, raw pointers): the stub takes `T`.
     Value(TokenStream),
@@ -65,7 +177,7 @@ pub(crate) fn value_tokens(ty: &CType, rt: &TokenStream) -> TokenStream {
 }
 
 /// Tokens of the Rust types that select a family's instantiation: one type, or a tuple.
-pub(crate) fn key_tokens(key: &[RustType], rt: &TokenStream) -> TokenStream {
+fn key_tokens(key: &[RustType], rt: &TokenStream) -> TokenStream {
     match key {
         [one] => type_tokens(one, rt),
         many => {
@@ -82,11 +194,7 @@ pub(crate) fn param_kind(ty: &CType, rt: &TokenStream) -> ParamKind {
 
 /// How `param` of a kernel is passed, in tokens (a parameter of an enumeration takes its
 /// Rust enum), and whether it goes as it is (else wrapped in `ByValue`).
-pub(crate) fn param_kind_of(
-    param: &Param,
-    enums: &[EnumDef],
-    rt: &TokenStream,
-) -> (ParamKind, bool) {
+fn param_kind_of(param: &Param, enums: &[EnumDef], rt: &TokenStream) -> (ParamKind, bool) {
     let (passing, bare) = passing_param(param, enums);
     (kind_of(passing, rt), bare)
 }

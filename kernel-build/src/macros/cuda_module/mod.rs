@@ -11,6 +11,8 @@ use quote::quote;
 use crate::check::check_declarations;
 use crate::codegen::{self, CodegenOptions, Declared};
 use crate::diagnostics::inline::InlinePlace;
+use crate::error::Error;
+use crate::model::built::BuiltModule;
 use crate::model::request::{ModuleRequest, SourceInput};
 use crate::pipeline::{Context, build_module, inline_display_name};
 
@@ -45,28 +47,58 @@ pub fn expand_in(
 /// Expands a parsed `cuda_module!` invocation; `place`: the crate folder and whether to build
 /// without nvcc, instead of what the compiled crate and the environment say.
 fn cuda_module(input: &ModuleInput, place: Option<(&std::path::Path, bool)>) -> TokenStream {
+    let inline = inline_place(input);
+    let outcome = outcome(input, place, inline.as_ref());
+    expansion(outcome, inline.as_ref())
+}
+
+/// What one invocation comes to, failed or not: the module to generate, with the errors
+/// around it.
+struct Outcome {
+    /// Why the module could not be built as asked (a key, the runtime's path, the build):
+    /// reported before the module.
+    failed: Option<syn::Error>,
+    /// The module the user's code sees: the built one; when the build failed, its
+    /// declarations read without nvcc (the stubs keep their types, so the build's error is
+    /// the only one); when not even those can be read, the library's stand-in (the declared
+    /// kernels accepting anything, so that the only errors the user sees are the real ones).
+    module: BuiltModule,
+    /// How codegen writes it.
+    opts: CodegenOptions,
+    /// Where the Rust declarations disagree with the built kernels: reported after the
+    /// module.
+    mismatched: Option<syn::Error>,
+}
+
+/// Builds the module the keys ask for (through the cache), and checks the Rust
+/// declarations against it.
+fn outcome(
+    input: &ModuleInput,
+    place: Option<(&std::path::Path, bool)>,
+    inline: Option<&(InlinePlace, String)>,
+) -> Outcome {
     let runtime = match (place, &input.runtime_path) {
         (Some(_), None) => Ok(crate::runtime_crate::default_path()),
         _ => super::runtime_path(input.runtime_path.as_ref(), input.name.span()),
     };
     let runtime = match runtime {
         Ok(path) => path,
-        Err(e) => return with_fallback(input, e),
+        Err(e) => return stand_in(input, e),
     };
     let mut req = match request(input) {
         Ok(req) => req,
-        Err(e) => return with_fallback(input, e),
+        Err(e) => return stand_in(input, e),
     };
     let mut cx = Context::default();
     if let Some((dir, no_device_code)) = place {
         req.base_dir = dir.to_path_buf();
         cx.no_device_code = no_device_code;
     }
-    let place = inline_place(input);
-    req.inline_origin = inline_origin(input, place.as_ref());
+    req.inline_origin = inline_origin(input, inline);
+    let opts = options(input, &req, &runtime);
     let built = match build_module(&req, &cx) {
         Ok(mut built) => {
-            if let Some((place, display)) = &place {
+            if let Some((place, display)) = inline {
                 for w in &mut built.warnings {
                     *w = place.relocate(w, display);
                 }
@@ -74,28 +106,41 @@ fn cuda_module(input: &ModuleInput, place: Option<(&std::path::Path, bool)>) -> 
             }
             built
         }
-        Err(e) => {
-            let error = errors::build_error(&e, input);
-            return match declarations_alone(&req) {
-                Some(read) => {
-                    let module = codegen::generate(&read, &options(input, &req, &runtime));
-                    let errors = relocated(error.to_compile_error(), place.as_ref());
-                    quote!(#errors #module)
-                }
-                None => relocated(with_fallback(input, error), place.as_ref()),
-            };
-        }
+        Err(e) => return unbuilt(input, &req, opts, &e),
     };
     let sigs: Vec<syn::Signature> = input.decls.iter().map(|d| d.sig.clone()).collect();
-    let checked = check_declarations(&built.info, &sigs);
-    let module = codegen::generate(&built, &options(input, &req, &runtime));
-    match checked {
-        Ok(()) => module,
-        Err(e) => {
-            let errors = relocated(e.to_compile_error(), place.as_ref());
-            quote!(#module #errors)
-        }
+    let mismatched = check_declarations(&built.info, &sigs).err();
+    Outcome {
+        failed: None,
+        module: built,
+        opts,
+        mismatched,
     }
+}
+
+/// The outcome of a failed build: its error, beside the module's declarations read without
+/// nvcc (its stubs keep their types, so call sites type-check and the build's error is the
+/// only one), or, when those cannot be read either, beside the stand-in.
+fn unbuilt(input: &ModuleInput, req: &ModuleRequest, opts: CodegenOptions, e: &Error) -> Outcome {
+    let error = errors::build_error(e, input);
+    match declarations_alone(req) {
+        Some(read) => Outcome {
+            failed: Some(error),
+            module: read,
+            opts,
+            mismatched: None,
+        },
+        None => stand_in(input, error),
+    }
+}
+
+/// The tokens of an outcome: the build's errors, the module, the declarations' errors;
+/// every error's locations in an inline source told in the Rust file.
+fn expansion(outcome: Outcome, inline: Option<&(InlinePlace, String)>) -> TokenStream {
+    let module = codegen::generate(&outcome.module, &outcome.opts);
+    let [failed, mismatched] = [outcome.failed, outcome.mismatched]
+        .map(|e| e.map(|e| relocated(e.to_compile_error(), inline)));
+    quote!(#failed #module #mismatched)
 }
 
 /// Where an inline source's lines lie in the Rust file (from its literal's span), with the
@@ -248,9 +293,8 @@ fn options(input: &ModuleInput, req: &ModuleRequest, runtime: &syn::Path) -> Cod
 }
 
 /// The module's declarations read without nvcc, after its build failed (nvcc's errors, a
-/// missing toolkit): its stubs keep their types, so call sites type-check and the build's
-/// error is the only one. `None` when the declarations cannot be read either.
-fn declarations_alone(req: &ModuleRequest) -> Option<crate::model::built::BuiltModule> {
+/// missing toolkit). `None` when the declarations cannot be read either.
+fn declarations_alone(req: &ModuleRequest) -> Option<BuiltModule> {
     let cx = Context {
         no_device_code: true,
         ..Context::default()
@@ -260,23 +304,26 @@ fn declarations_alone(req: &ModuleRequest) -> Option<crate::model::built::BuiltM
     Some(read)
 }
 
-/// The errors, plus the library's stand-in module with the declared kernels accepting
-/// anything, so that the only errors the user sees are the real ones.
-fn with_fallback(input: &ModuleInput, error: syn::Error) -> TokenStream {
+/// The outcome of a module that could not be built nor read: `error`, and the library's
+/// stand-in module.
+fn stand_in(input: &ModuleInput, error: syn::Error) -> Outcome {
     let opts = CodegenOptions {
         vis: input.vis.clone(),
         attrs: input.attrs.clone(),
+        unbuilt: input
+            .decls
+            .iter()
+            .map(|d| Declared {
+                sig: d.sig.clone(),
+                safe: d.safe,
+            })
+            .collect(),
         ..CodegenOptions::default()
     };
-    let declared: Vec<Declared> = input
-        .decls
-        .iter()
-        .map(|d| Declared {
-            sig: d.sig.clone(),
-            safe: d.safe,
-        })
-        .collect();
-    let module = codegen::fallback(&input.name.to_string(), &opts, &declared);
-    let errors = error.to_compile_error();
-    quote!(#errors #module)
+    Outcome {
+        failed: Some(error),
+        module: codegen::stand_in(&input.name.to_string()),
+        opts,
+        mismatched: None,
+    }
 }
