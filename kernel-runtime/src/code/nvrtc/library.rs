@@ -14,6 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use cuda_kernel_objects::native::Library;
 use cudarc::nvrtc::sys;
 
 use crate::driver::load::reachable;
@@ -240,15 +241,16 @@ fn preload(file: &Path) -> Result<(), String> {
                 .is_some_and(|n| n.starts_with("libnvrtc-builtins.so."))
         });
     if let Some(b) = builtins {
-        // SAFETY: NVRTC's builtins library has no initialisers with preconditions.
-        let lib = unsafe { libloading::Library::new(&b) }.map_err(|e| e.to_string())?;
-        // Kept loaded: NVRTC opens it by its soname during compilations.
-        std::mem::forget(lib);
+        // NVRTC's builtins library has no initialisers with preconditions. Kept loaded:
+        // NVRTC opens it by its soname during compilations.
+        Library::open("NVRTC's builtins", &[&b])
+            .map_err(|e| e.detail().to_owned())?
+            .keep_loaded();
     }
-    // SAFETY: as above, for libnvrtc itself.
-    let lib = unsafe { libloading::Library::new(file) }.map_err(|e| e.to_string())?;
-    // Kept loaded: cudarc's open by soname then finds this one.
-    std::mem::forget(lib);
+    // As above, for libnvrtc itself. Kept loaded: cudarc's open by soname then finds this one.
+    Library::open("NVRTC", &[file])
+        .map_err(|e| e.detail().to_owned())?
+        .keep_loaded();
     Ok(())
 }
 
