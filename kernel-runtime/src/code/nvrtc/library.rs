@@ -15,8 +15,8 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use cuda_kernel_objects::native::Library;
-use cudarc::nvrtc::sys;
 
+use super::api;
 use crate::driver::load::reachable;
 use crate::env;
 use crate::error::Error;
@@ -255,12 +255,9 @@ fn preload(file: &Path) -> Result<(), String> {
 }
 
 fn version() -> Result<(u32, u32), String> {
-    let (mut major, mut minor) = (0, 0);
-    // SAFETY: the library is loaded (checked by the caller); the out-pointers are valid.
-    let r = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
-    if r != sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(format!("nvrtcVersion failed: {r:?}"));
-    }
+    // SAFETY: the library is loaded (checked by the caller).
+    let (major, minor) =
+        unsafe { api::version() }.map_err(|f| format!("{} failed: {:?}", f.call, f.code))?;
     Ok((
         u32::try_from(major).unwrap_or(0),
         u32::try_from(minor).unwrap_or(0),
@@ -268,18 +265,9 @@ fn version() -> Result<(u32, u32), String> {
 }
 
 fn supported_archs() -> Result<Vec<u32>, String> {
-    let mut n = 0;
-    // SAFETY: the library is loaded; `n` is a valid out-pointer.
-    let r = unsafe { sys::nvrtcGetNumSupportedArchs(&mut n) };
-    if r != sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(format!("nvrtcGetNumSupportedArchs failed: {r:?}"));
-    }
-    let mut archs = vec![0; usize::try_from(n).unwrap_or(0)];
-    // SAFETY: `archs` has room for the `n` entries NVRTC reported.
-    let r = unsafe { sys::nvrtcGetSupportedArchs(archs.as_mut_ptr()) };
-    if r != sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(format!("nvrtcGetSupportedArchs failed: {r:?}"));
-    }
+    // SAFETY: the library is loaded (checked by the caller).
+    let archs = unsafe { api::supported_archs() }
+        .map_err(|f| format!("{} failed: {:?}", f.call, f.code))?;
     Ok(archs
         .into_iter()
         .filter_map(|a| u32::try_from(a).ok())
