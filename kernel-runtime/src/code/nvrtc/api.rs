@@ -1,10 +1,14 @@
-//! NVRTC's one checked layer: every raw NVRTC call of the runtime (cudarc's `nvrtc::sys`
-//! symbols, which cudarc loads on first use once `library` has found NVRTC), each made once
-//! here and its `nvrtcResult` turned into `Result<_, Failed>` naming the call; a program is
-//! destroyed when its [`Program`] drops. The rest of the folder calls only this file.
+//! NVRTC's one checked layer: loading a library `library` found by path (through
+//! `cuda_kernel_objects::native`, kept loaded so that cudarc's open by name finds it), and
+//! every raw NVRTC call of the runtime (cudarc's `nvrtc::sys` symbols, which cudarc loads on
+//! first use), each made once here and its `nvrtcResult` turned into `Result<_, Failed>`
+//! naming the call; a program is destroyed when its [`Program`] drops. The rest of the
+//! folder calls only this file.
 
 use std::ffi::{CStr, c_char};
+use std::path::Path;
 
+use cuda_kernel_objects::native::Library;
 use cudarc::nvrtc::sys::{self, nvrtcProgram, nvrtcResult};
 
 use crate::code::object_code::CodeKind;
@@ -32,6 +36,35 @@ impl Failed {
             nvrtcResult::NVRTC_ERROR_COMPILATION | nvrtcResult::NVRTC_ERROR_INVALID_OPTION
         )
     }
+}
+
+/// Loads `file` and the builtins beside it for the life of the process.
+pub(super) fn preload(file: &Path) -> Result<(), String> {
+    if !file.is_file() {
+        return Err("no such file".to_owned());
+    }
+    let dir = file.parent().unwrap_or(Path::new("."));
+    let builtins = std::fs::read_dir(dir)
+        .map_err(|e| e.to_string())?
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .find(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with("libnvrtc-builtins.so."))
+        });
+    if let Some(b) = builtins {
+        // NVRTC's builtins library has no initialisers with preconditions. Kept loaded:
+        // NVRTC opens it by its soname during compilations.
+        Library::open("NVRTC's builtins", &[&b])
+            .map_err(|e| e.detail().to_owned())?
+            .keep_loaded();
+    }
+    // As above, for libnvrtc itself. Kept loaded: cudarc's open by soname then finds this one.
+    Library::open("NVRTC", &[file])
+        .map_err(|e| e.detail().to_owned())?
+        .keep_loaded();
+    Ok(())
 }
 
 fn check(call: &'static str, code: nvrtcResult) -> Result<(), Failed> {

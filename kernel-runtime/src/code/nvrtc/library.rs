@@ -14,8 +14,6 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cuda_kernel_objects::native::Library;
-
 use super::api;
 use crate::driver::load::reachable;
 use crate::env;
@@ -157,7 +155,7 @@ fn find(first: Option<&Path>) -> Result<Nvrtc, Vec<String>> {
             files.extend(user_wheels().map(|d| d.join("nvidia/cu13/lib/libnvrtc.so.13")));
         }
         for file in files {
-            match preload(&file) {
+            match api::preload(&file) {
                 Ok(()) => {
                     path = Some(file);
                     break;
@@ -223,35 +221,6 @@ fn user_wheels() -> Option<PathBuf> {
         None => PathBuf::from(env::var_os("HOME")?).join(".cache"),
     };
     Some(base.join("kernel-build/cuda-toolkit"))
-}
-
-/// Loads `file` and the builtins beside it for the life of the process.
-fn preload(file: &Path) -> Result<(), String> {
-    if !file.is_file() {
-        return Err("no such file".to_owned());
-    }
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let builtins = std::fs::read_dir(dir)
-        .map_err(|e| e.to_string())?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("libnvrtc-builtins.so."))
-        });
-    if let Some(b) = builtins {
-        // NVRTC's builtins library has no initialisers with preconditions. Kept loaded:
-        // NVRTC opens it by its soname during compilations.
-        Library::open("NVRTC's builtins", &[&b])
-            .map_err(|e| e.detail().to_owned())?
-            .keep_loaded();
-    }
-    // As above, for libnvrtc itself. Kept loaded: cudarc's open by soname then finds this one.
-    Library::open("NVRTC", &[file])
-        .map_err(|e| e.detail().to_owned())?
-        .keep_loaded();
-    Ok(())
 }
 
 fn version() -> Result<(u32, u32), String> {
