@@ -206,19 +206,23 @@ fn every_gpu() -> Result<Report, Error> {
         .collect::<Result<Vec<_>, _>>()?;
     let total = ROWS * gpus.len();
     let start = Instant::now();
-    for _ in 0..STEPS {
-        for rank in &mut ranks {
-            rank.local_gradient(total)?;
+    // The steps on every GPU, timed on each device from a common start.
+    let ((), times) = Gpu::time_all(comms.iter().map(Communicator::gpu), || {
+        for _ in 0..STEPS {
+            for rank in &mut ranks {
+                rank.local_gradient(total)?;
+            }
+            let mut group = Group::start()?;
+            for (comm, rank) in comms.iter().zip(&mut ranks) {
+                group.all_reduce_in_place(comm, &mut rank.g, &ReduceOp::Sum)?;
+            }
+            group.end()?;
+            for rank in &mut ranks {
+                rank.update()?;
+            }
         }
-        let mut group = Group::start()?;
-        for (comm, rank) in comms.iter().zip(&mut ranks) {
-            group.all_reduce_in_place(comm, &mut rank.g, &ReduceOp::Sum)?;
-        }
-        group.end()?;
-        for rank in &mut ranks {
-            rank.update()?;
-        }
-    }
+        Ok(())
+    })?;
     let want = cpu_reference(gpus.len());
     let mut report = Report::titled("data_parallel");
     report.fact("ranks", format!("{} (one process)", gpus.len()));
@@ -234,6 +238,8 @@ fn every_gpu() -> Result<Report, Error> {
         );
     }
     report.time("steps", start.elapsed(), None);
+    report.time("steps on the slowest device", times.span(), None);
+    report.fact("steps on each device", format!("{:?}", times.per_device()));
     Ok(report)
 }
 
@@ -269,11 +275,15 @@ fn rank_steps(comm: &Communicator) -> Result<Report, Error> {
     let gpu = comm.gpu().clone();
     let mut me = Rank::new(&gpu, rank)?;
     let start = Instant::now();
-    for _ in 0..STEPS {
-        me.local_gradient(ROWS * ranks)?;
-        comm.all_reduce_in_place(&mut me.g, &ReduceOp::Sum)?;
-        me.update()?;
-    }
+    // Every rank times the steps together: each gets every rank's device time.
+    let ((), times) = comm.time([], || {
+        for _ in 0..STEPS {
+            me.local_gradient(ROWS * ranks)?;
+            comm.all_reduce_in_place(&mut me.g, &ReduceOp::Sum)?;
+            me.update()?;
+        }
+        Ok(())
+    })?;
     let got = me.w.download(&gpu)?;
     let elapsed = start.elapsed();
     let mut report = Report::titled(&format!("data_parallel rank {rank} of {ranks}"));
@@ -286,6 +296,8 @@ fn rank_steps(comm: &Communicator) -> Result<Report, Error> {
         compare(&got, &cpu_reference(ranks), Tolerance::new(1e-4, 1e-3)),
     );
     report.time("steps", elapsed, None);
+    report.time("steps on the slowest rank", times.span(), None);
+    report.fact("steps on each rank", format!("{:?}", times.per_device()));
     Ok(report)
 }
 

@@ -2,9 +2,13 @@
 //! each against a CPU reference; their ordering with kernels on other streams (a collective
 //! waits for a slow kernel that writes its input, and a kernel on another stream waits for a
 //! collective that writes what it reads); and two processes (this binary run again as ranks 0
-//! and 1) joined by a unique id passed through a file.
+//! and 1) joined by a unique id passed through a file. Work on every GPU timed together
+//! (`Gpu::time_all`, `Communicator::time`); communicators made with a timeout (non-blocking)
+//! reducing eagerly and in captured graphs, and a rank whose peer never joins ending in the
+//! timeout error (in a child process, on one GPU).
 //!
-//! Skips (with the reason) with fewer than two GPUs or without libnccl; fails when
+//! Skips (with the reason) with fewer than two GPUs (one for the lone rank) or without
+//! libnccl; fails when
 //! `KERNEL_REQUIRE_GPUS` asks for at least two GPUs and fewer are there, and when
 //! `KERNEL_REQUIRE_GPU=1`, a GPU is there and NCCL is not. Needs `--features nccl`.
 
@@ -955,4 +959,353 @@ fn rank_of_two_processes() -> Result<(), Error> {
     }
     println!("rank {rank} of 2: all-reduce, broadcast, reduce and send/recv checked");
     Ok(())
+}
+
+/// Work on every GPU timed together, from one thread (`Gpu::time_all` over the communicators'
+/// handles) and from one thread per rank (`Communicator::time`): each rank spins longer than
+/// the one before, then all-reduce; the sums are checked against the CPU, every time is
+/// positive, the span is the longest, every rank gets the same times, and four times the
+/// spinning measures longer.
+#[test]
+fn work_on_every_gpu_is_timed_together_from_one_thread_and_from_each_rank() -> Result<(), Error> {
+    let _devices = shared_devices();
+    let Some(gpus) = gpus_or_skip() else {
+        return Ok(());
+    };
+    let n = gpus.len();
+    let comms = Communicator::for_gpus(&gpus)?;
+    connect(&gpus, &comms)?;
+    let len = 1 << 18;
+    let parts: Vec<Vec<f32>> = (0..n).map(|r| data(50, r, len)).collect();
+    let want = sum(&parts);
+    let modules = gpus.iter().map(slow::load).collect::<Result<Vec<_>, _>>()?;
+
+    let mut spans = Vec::new();
+    for cycles in [CYCLES / 8, CYCLES / 2] {
+        let mut xs: Vec<_> = gpus
+            .iter()
+            .zip(&parts)
+            .map(|(g, p)| g.upload(p))
+            .collect::<Result<_, _>>()?;
+        let ((), times) = Gpu::time_all(comms.iter().map(Communicator::gpu), || {
+            for (r, m) in modules.iter().enumerate() {
+                // SAFETY: spin touches no memory.
+                unsafe { m.spin(&Launch::new(1u32, 1u32), cycles * (r as u64 + 1))? };
+            }
+            sum_on_every_rank(&comms, &mut xs)
+        })?;
+        for got in download_all(&gpus, &xs) {
+            assert_close(&got, &want, 1e-5 * n as f32);
+        }
+        check_times(times.per_device(), times.span(), n);
+        println!(
+            "one thread, spins of {cycles} × (rank + 1) cycles then an all-reduce: {:?}, span {:?}",
+            times.per_device(),
+            times.span()
+        );
+        spans.push(times.span());
+    }
+    assert!(spans[1] > spans[0] * 2, "{spans:?}");
+
+    // One thread per rank, each timing its own.
+    let ranks = std::thread::scope(|s| {
+        let ranks: Vec<_> = comms
+            .into_iter()
+            .zip(modules)
+            .map(|(comm, m)| {
+                let parts = &parts;
+                s.spawn(move || -> Result<_, Error> {
+                    let r = comm.rank();
+                    let mut spans = Vec::new();
+                    for cycles in [CYCLES / 8, CYCLES / 2] {
+                        let mut x = comm.gpu().upload(&parts[r])?;
+                        let ((), times) = comm.time([], || {
+                            // SAFETY: spin touches no memory.
+                            unsafe { m.spin(&Launch::new(1u32, 1u32), cycles * (r as u64 + 1))? };
+                            comm.all_reduce_in_place(&mut x, &ReduceOp::Sum)
+                        })?;
+                        spans.push((times, x.download(comm.gpu())?));
+                    }
+                    Ok(spans)
+                })
+            })
+            .collect();
+        ranks
+            .into_iter()
+            .map(|r| r.join().expect("a rank's thread"))
+            .collect::<Result<Vec<_>, Error>>()
+    })?;
+    for (r, runs) in ranks.iter().enumerate() {
+        for (run, (times, got)) in runs.iter().enumerate() {
+            assert_close(got, &want, 1e-5 * n as f32);
+            check_times(times.per_device(), times.span(), n);
+            assert_eq!(
+                times, &ranks[0][run].0,
+                "rank {r} got other times than rank 0"
+            );
+        }
+        assert!(runs[1].0.span() > runs[0].0.span() * 2, "rank {r}");
+    }
+    println!(
+        "one thread per rank: {:?}, span {:?}; four times the cycles: span {:?}",
+        ranks[0][0].0.per_device(),
+        ranks[0][0].0.span(),
+        ranks[0][1].0.span()
+    );
+    Ok(())
+}
+
+/// `n` positive times, none above the span, which is one of them.
+#[track_caller]
+fn check_times(times: &[Duration], span: Duration, n: usize) {
+    assert_eq!(times.len(), n);
+    assert!(times.iter().all(|&t| t > Duration::ZERO), "{times:?}");
+    assert!(times.iter().all(|&t| t <= span), "{times:?}, span {span:?}");
+    assert!(times.contains(&span), "{times:?}, span {span:?}");
+}
+
+/// Communicators made with a timeout (non-blocking, one thread per rank): an all-reduce
+/// against the CPU, a group mixing one with a blocking communicator is refused and both work
+/// on, `Communicator::time` works, and the data-parallel step captured in a graph equals the
+/// eager step. The mean time of a small eager all-reduce on a blocking and on a non-blocking
+/// communicator is printed (NCCL starts a thread at every group end of a non-blocking one).
+/// A hang fails the test after 120 s.
+#[test]
+fn communicators_made_with_a_timeout_reduce_eagerly_and_in_graphs() -> Result<(), Error> {
+    let _devices = shared_devices();
+    let Some(gpus) = gpus_or_skip() else {
+        return Ok(());
+    };
+    let n = gpus.len();
+    let (id, blocking_id) = (UniqueId::new()?, UniqueId::new()?);
+    let parts: Vec<Vec<f32>> = (0..n).map(|r| data(60, r, 1 << 20)).collect();
+    let want = sum(&parts);
+    let ranks: Vec<_> = gpus
+        .iter()
+        .enumerate()
+        .map(|(r, gpu)| {
+            let (gpu, id, blocking_id, parts) = (gpu.clone(), id, blocking_id, parts.clone());
+            std::thread::spawn(move || timeout_rank(&gpu, r, n, &id, &blocking_id, &parts))
+        })
+        .collect();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !ranks.iter().all(|r| r.is_finished()) {
+        assert!(
+            Instant::now() < deadline,
+            "ranks of communicators made with a timeout did not finish in 120 s"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for (r, rank) in ranks.into_iter().enumerate() {
+        let done = rank.join().expect("a rank's thread")?;
+        assert_close(&done.reduced, &want, 1e-5 * n as f32);
+        let step_want: Vec<f32> = want.iter().map(|v| 1.5 * v).collect();
+        assert_close(&done.eager, &step_want, 1e-5 * n as f32);
+        assert_close(&done.replayed, &done.eager, 1e-6);
+        println!(
+            "rank {r}: joined with a timeout in {:?}; graph replay equals the eager step (eager \
+             {:?}, replay {:?}); a small all-reduce: {:?} blocking, {:?} non-blocking; timed \
+             all-reduce: span {:?}",
+            done.joined,
+            done.eager_time,
+            done.replay_time,
+            done.blocking_call,
+            done.non_blocking_call,
+            done.timed_span
+        );
+    }
+    Ok(())
+}
+
+/// What one rank of [`communicators_made_with_a_timeout_reduce_eagerly_and_in_graphs`] found.
+struct TimeoutRank {
+    joined: Duration,
+    reduced: Vec<f32>,
+    eager: Vec<f32>,
+    replayed: Vec<f32>,
+    eager_time: Duration,
+    replay_time: Duration,
+    blocking_call: Duration,
+    non_blocking_call: Duration,
+    timed_span: Duration,
+}
+
+fn timeout_rank(
+    gpu: &Gpu,
+    r: usize,
+    n: usize,
+    id: &UniqueId,
+    blocking_id: &UniqueId,
+    parts: &[Vec<f32>],
+) -> Result<TimeoutRank, Error> {
+    let started = Instant::now();
+    let comm = Communicator::for_rank_timeout(gpu, id, r, n, Duration::from_secs(60))?;
+    let joined = started.elapsed();
+    let blocking = Communicator::for_rank(gpu, blocking_id, r, n)?;
+    let x = gpu.upload(&parts[r])?;
+    let mut total = gpu.zeros::<f32>(x.len())?;
+    comm.all_reduce(&x, &mut total, &ReduceOp::Sum)?;
+    let reduced = total.download(gpu)?;
+
+    // A group of a blocking and a non-blocking communicator is refused before NCCL sees the
+    // second; NCCL drops the group (on every rank alike), and both work on.
+    {
+        let (mut a, mut b) = (gpu.zeros::<f32>(64)?, gpu.zeros::<f32>(64)?);
+        let mut group = Group::start()?;
+        group.all_reduce_in_place(&blocking, &mut a, &ReduceOp::Sum)?;
+        match group.all_reduce_in_place(&comm, &mut b, &ReduceOp::Sum) {
+            Err(Error::Collective { problem, .. }) => {
+                assert!(problem.contains("non-blocking"), "{problem}")
+            }
+            other => panic!("a mixed group was not refused: {other:?}"),
+        }
+    }
+    comm.async_error()?;
+    blocking.async_error()?;
+
+    // The mean time of a small eager all-reduce, waited for, on each.
+    let per_call = |c: &Communicator| -> Result<Duration, Error> {
+        const CALLS: u32 = 200;
+        let mut small = gpu.upload(&[1.0f32; 256])?;
+        for _ in 0..10 {
+            c.all_reduce_in_place(&mut small, &ReduceOp::Sum)?;
+        }
+        c.wait(Duration::from_secs(60))?;
+        let started = Instant::now();
+        for _ in 0..CALLS {
+            c.all_reduce_in_place(&mut small, &ReduceOp::Sum)?;
+        }
+        c.wait(Duration::from_secs(60))?;
+        Ok(started.elapsed() / CALLS)
+    };
+    let blocking_call = per_call(&blocking)?;
+    let non_blocking_call = per_call(&comm)?;
+    drop(blocking);
+
+    let mut big = gpu.upload(&parts[r])?;
+    let ((), times) = comm.time([], || comm.all_reduce_in_place(&mut big, &ReduceOp::Sum))?;
+    check_times(times.per_device(), times.span(), n);
+    comm.wait(Duration::from_secs(60))?;
+
+    let (eager, replayed, eager_time, replay_time) = graph_rank(comm, parts)?;
+    Ok(TimeoutRank {
+        joined,
+        reduced,
+        eager,
+        replayed,
+        eager_time,
+        replay_time,
+        blocking_call,
+        non_blocking_call,
+        timed_span: times.span(),
+    })
+}
+
+/// Set in the child process of [`a_rank_whose_peers_never_join_ends_in_the_timeout_error`].
+const LONE_VAR: &str = "KERNEL_TEST_NCCL_LONE_RANK";
+const LONE_CHILD: &str = "lone_rank_of_two";
+
+/// Rank 0 of a communicator of two, made with a 2 s timeout, whose rank 1 never comes: it ends
+/// with the timeout error within bounds, and NCCL works on afterwards. It runs in a child
+/// process (this binary again), which the test kills after 90 s, so that an initialisation the
+/// abort did not end fails the test instead of hanging the suite. Needs one GPU.
+#[test]
+fn a_rank_whose_peers_never_join_ends_in_the_timeout_error() {
+    let _devices = shared_devices();
+    if !one_gpu_with_nccl_or_skip() {
+        return;
+    }
+    let dir = tempfile::tempdir().expect("a temp dir");
+    let (out, err) = (dir.path().join("stdout"), dir.path().join("stderr"));
+    let mut child = Command::new(std::env::current_exe().expect("the test binary"))
+        .args([LONE_CHILD, "--exact", "--nocapture", "--test-threads=1"])
+        .env(LONE_VAR, "1")
+        .stdout(std::fs::File::create(&out).expect("a file"))
+        .stderr(std::fs::File::create(&err).expect("a file"))
+        .spawn()
+        .expect("starting the lone rank");
+    let deadline = Instant::now() + Duration::from_secs(90);
+    let status = loop {
+        if let Some(status) = child.try_wait().expect("waiting for the lone rank") {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!(
+                "the lone rank did not end within 90 s: the timeout did not end NCCL's \
+                 initialisation\n{}",
+                std::fs::read_to_string(&err).unwrap_or_default()
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let stdout = std::fs::read_to_string(&out).unwrap_or_default();
+    let stderr = std::fs::read_to_string(&err).unwrap_or_default();
+    assert!(status.success(), "{status}\n{stdout}\n{stderr}");
+    let line = stdout
+        .lines()
+        .find(|l| l.contains("=timed out"))
+        .unwrap_or_else(|| panic!("{stdout}\n{stderr}"));
+    println!("{line}");
+}
+
+/// The child of [`a_rank_whose_peers_never_join_ends_in_the_timeout_error`]; nothing when not
+/// run as one.
+#[test]
+fn lone_rank_of_two() -> Result<(), Error> {
+    #[allow(clippy::disallowed_methods)] // set by the parent test, not a build input
+    if std::env::var_os(LONE_VAR).is_none() {
+        return Ok(());
+    }
+    let gpu = Gpu::new(0)?;
+    let timeout = Duration::from_secs(2);
+    let started = Instant::now();
+    let e = Communicator::for_rank_timeout(&gpu, &UniqueId::new()?, 0, 2, timeout)
+        .expect_err("rank 1 never joins");
+    let waited = started.elapsed();
+    match &e {
+        Error::Collective { call, problem } => {
+            assert_eq!(*call, "ncclCommInitRankConfig");
+            assert!(problem.contains("rank 0 of 2"), "{problem}");
+            assert!(problem.contains("within 2s"), "{problem}");
+        }
+        other => panic!("expected the timeout error: {other:?}"),
+    }
+    assert!(
+        waited >= timeout && waited < timeout + Duration::from_secs(30),
+        "{waited:?}"
+    );
+    println!("=timed out after {waited:?} (a timeout of {timeout:?}): {e}");
+    // NCCL and the device work on: a communicator of one rank all-reduces.
+    let comm = Communicator::for_rank_timeout(&gpu, &UniqueId::new()?, 0, 1, timeout * 10)?;
+    let values = data(80, 0, 4096);
+    let mut x = gpu.upload(&values)?;
+    comm.all_reduce_in_place(&mut x, &ReduceOp::Sum)?;
+    assert_eq!(x.download(&gpu)?, values);
+    Ok(())
+}
+
+/// Whether device 0 and NCCL are there; prints why not (a failure under
+/// `KERNEL_REQUIRE_GPU=1` when the GPU is there and NCCL is not).
+#[track_caller]
+fn one_gpu_with_nccl_or_skip() -> bool {
+    if gpu_or_skip().is_none() {
+        return false;
+    }
+    match Communicator::nccl_version() {
+        Ok(_) => true,
+        Err(e) => {
+            assert!(
+                !gpu_required(),
+                "KERNEL_REQUIRE_GPU=1 and a GPU is there, but: {e}"
+            );
+            let test = std::thread::current()
+                .name()
+                .unwrap_or("collectives")
+                .to_owned();
+            let _ = writeln!(std::io::stderr(), "skipped: {test}: {e}");
+            false
+        }
+    }
 }

@@ -3,7 +3,9 @@
 //! (no GPU needed: rank 0 serves an id the parent chose, and every rank must print it); a
 //! rank that never comes and a rank 0 that never listens end in the timeout with an error
 //! naming them; a missing variable is named. With two or more GPUs and NCCL, the same
-//! processes make a communicator each and all-reduce random data against the CPU.
+//! processes make a communicator each (with NCCL's blocking initialisation, and with a timeout
+//! through `KERNEL_NCCL_INIT_TIMEOUT`), all-reduce random data against the CPU, replay the
+//! step captured in a graph and time it on every rank (`Communicator::time`).
 //!
 //! Under a real launcher (`KERNEL_TEST_FROM_ENV=1 torchrun --no-python --nproc-per-node=N
 //! <this binary> --exact joined_by_the_launcher`), each rank joins through
@@ -42,7 +44,7 @@ const ID_VAR: &str = "KERNEL_TEST_JOB_ID";
 const CHILD: &str = "rank_of_a_job";
 
 /// Every launcher variable `Job::from_env` reads: children start without the parent's.
-const LAUNCHER_VARS: [&str; 17] = [
+const LAUNCHER_VARS: [&str; 18] = [
     "RANK",
     "WORLD_SIZE",
     "LOCAL_RANK",
@@ -60,6 +62,7 @@ const LAUNCHER_VARS: [&str; 17] = [
     "SLURM_NODELIST",
     "KERNEL_RENDEZVOUS_PORT",
     "KERNEL_RENDEZVOUS_TIMEOUT",
+    "KERNEL_NCCL_INIT_TIMEOUT",
 ];
 
 /// A port nothing listens on now.
@@ -235,11 +238,27 @@ fn a_missing_launcher_variable_is_named() {
 
 #[test]
 fn ranks_of_a_job_on_every_gpu_all_reduce_against_the_cpu() {
+    job_on_every_gpu(&[], "NCCL's blocking initialisation");
+}
+
+/// The same with `KERNEL_NCCL_INIT_TIMEOUT`: every rank joins NCCL with a timeout
+/// (non-blocking), and the all-reduce, the captured step and the timing work as before.
+#[test]
+fn ranks_of_a_job_joined_with_an_nccl_timeout_all_reduce_against_the_cpu() {
+    job_on_every_gpu(
+        &[("KERNEL_NCCL_INIT_TIMEOUT", "60".to_owned())],
+        "a timeout of 60s",
+    );
+}
+
+/// Runs a job of one rank per GPU (up to 4) with `extra` variables; every rank must report
+/// its checked all-reduce, and how it joined NCCL (`joined`).
+fn job_on_every_gpu(extra: &[(&str, String)], joined: &str) {
     let Some(ranks) = gpus_with_nccl() else {
         return;
     };
     let port = free_port();
-    let outputs = run_job("gpu", ranks, port, &[]);
+    let outputs = run_job("gpu", ranks, port, extra);
     for (rank, out) in outputs.iter().enumerate() {
         let stdout = String::from_utf8_lossy(&out.stdout);
         assert!(
@@ -252,6 +271,10 @@ fn ranks_of_a_job_on_every_gpu_all_reduce_against_the_cpu() {
             stdout.contains(&format!(
                 "rank {rank} of {ranks} on device {rank}: all-reduce checked"
             )),
+            "{stdout}"
+        );
+        assert!(
+            stdout.contains(&format!("joined NCCL with {joined}")),
             "{stdout}"
         );
     }
@@ -327,6 +350,10 @@ fn all_reduce_as_a_rank() -> Result<(), Error> {
     let started = Instant::now();
     let comm = Communicator::from_env()?;
     let joined = started.elapsed();
+    match Job::from_env()?.nccl_timeout() {
+        Some(timeout) => println!("joined NCCL with a timeout of {timeout:?}"),
+        None => println!("joined NCCL with NCCL's blocking initialisation"),
+    }
     let (rank, ranks) = (comm.rank(), comm.ranks());
     let gpu = comm.gpu().clone();
     let len = 1 << 18;
@@ -387,6 +414,18 @@ fn all_reduce_as_a_rank() -> Result<(), Error> {
     println!(
         "rank {rank} of {ranks}: captured step equals the eager step; eager {eager_time:?}, \
          graph replay {replay_time:?} (mean of {TIMES}, {len} f32)"
+    );
+
+    // The eager step timed by every rank together: each rank gets every rank's time.
+    let ((), times) = comm.time([], || run(&gpu, &mut y, &mut z))?;
+    assert_eq!(times.per_device().len(), ranks);
+    assert!(times.per_device().iter().all(|&t| t > Duration::ZERO));
+    assert!(times.per_device().iter().all(|&t| t <= times.span()));
+    assert_close(&z.download(&gpu)?, &step_want, 1e-5 * ranks as f32);
+    println!(
+        "rank {rank} of {ranks}: the step timed on every rank: {:?}, span {:?}",
+        times.per_device(),
+        times.span()
     );
     Ok(())
 }

@@ -23,6 +23,16 @@ pub(crate) struct InstallError {
     detail: String,
 }
 
+impl InstallError {
+    /// The error of `step`, with what went wrong.
+    pub(crate) fn new(step: &str, detail: String) -> InstallError {
+        InstallError {
+            step: step.to_owned(),
+            detail,
+        }
+    }
+}
+
 /// What [`install_with`] did.
 #[derive(Clone, Debug)]
 pub(crate) struct Installed {
@@ -46,10 +56,7 @@ pub(crate) fn install_with(
     log: &mut dyn FnMut(&str),
     show_pip: bool,
 ) -> Result<Installed, InstallError> {
-    let fail = |step: &str, detail: String| InstallError {
-        step: step.to_owned(),
-        detail,
-    };
+    let fail = InstallError::new;
     for w in with {
         if !LIBRARIES.iter().any(|(name, _, _)| name == w) {
             let known: Vec<&str> = LIBRARIES.iter().map(|l| l.0).collect();

@@ -7,7 +7,7 @@
 //! cuda-kernel-inspect build FILE.cu... [OPTIONS]   build and verify a module outside Cargo
 //! cuda-kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]   kernel declarations of a CUDA source
 //! cuda-kernel-inspect toolkit                what toolkit discovery finds, and why
-//! cuda-kernel-inspect toolkit install [--dir DIR] [--with curand,cublas,cutlass]
+//! cuda-kernel-inspect toolkit install [--dir DIR] [--with curand,cublas,cutlass] [--linkable]
 //!                                              NVIDIA's nvcc wheels (and libraries) into the per-user folder
 //! ```
 //!
@@ -19,6 +19,7 @@ mod decls;
 mod editor_cmd;
 mod fatbin;
 mod install;
+mod linkable;
 mod report;
 mod toolkit_cmd;
 

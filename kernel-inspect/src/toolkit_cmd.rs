@@ -1,10 +1,11 @@
-//! `cuda-kernel-inspect toolkit [install [--dir DIR] [--with LIB,...]]`: what toolkit
-//! discovery finds and why, and installing NVIDIA's nvcc wheels where it looks.
+//! `cuda-kernel-inspect toolkit [install [--dir DIR] [--with LIB,...] [--linkable]]`: what
+//! toolkit discovery finds and why, and installing NVIDIA's nvcc wheels where it looks.
 
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
 use crate::install::install_with;
+use crate::linkable::{self, make_linkable};
 use cuda_kernel_build::__private::{DiscoverOptions, LIBRARIES, Toolkit, user_toolkit_dir};
 
 /// The options of `cuda-kernel-inspect toolkit`.
@@ -30,18 +31,35 @@ enum Action {
             value_parser = clap::builder::PossibleValuesParser::new(LIBRARIES.map(|l| l.0)),
         )]
         with: Vec<String>,
+        /// Also lay the folder out for crates that link the CUDA libraries (candle, cudarc's
+        /// `dynamic-linking`): unversioned link names, a driver stub for linking only, and
+        /// `link-env.sh` to source before such a build. Kept by later installs.
+        #[arg(long)]
+        linkable: bool,
     },
 }
 
 /// Runs `toolkit` or `toolkit install`.
 pub(crate) fn run(args: &ToolkitArgs) -> Result<String, String> {
-    let Some(Action::Install { dir, with }) = &args.action else {
+    let Some(Action::Install {
+        dir,
+        with,
+        linkable,
+    }) = &args.action
+    else {
         return report();
     };
     let dir = match dir {
         Some(d) => d.clone(),
         None => user_toolkit_dir().ok_or("neither XDG_CACHE_HOME nor HOME is set: give --dir")?,
     };
+    let stamp = dir.join(".installed");
+    let stamped = |dir: &std::path::Path| {
+        std::fs::read_to_string(dir.join(".installed"))
+            .is_ok_and(|s| s.lines().any(|l| l.trim() == linkable::STAMP_LINE))
+    };
+    // A linkable install stays linkable when libraries are added later.
+    let linkable = *linkable || stamped(&dir);
     let with: Vec<&str> = with.iter().map(String::as_str).collect();
     let done = install_with(&dir, &with, &mut |line| println!("{line}"), true)
         .map_err(|e| e.to_string())?;
@@ -56,6 +74,26 @@ pub(crate) fn run(args: &ToolkitArgs) -> Result<String, String> {
         },
         done.nvcc.display()
     );
+    if linkable {
+        let made = make_linkable(&dir).map_err(|e| e.to_string())?;
+        if !stamped(&dir) {
+            let mut text = std::fs::read_to_string(&stamp).map_err(|e| e.to_string())?;
+            if !text.ends_with('\n') {
+                text.push('\n');
+            }
+            text.push_str(linkable::STAMP_LINE);
+            text.push('\n');
+            std::fs::write(&stamp, text).map_err(|e| e.to_string())?;
+        }
+        let _ = writeln!(
+            out,
+            "linkable: {} and the driver stub lib/stubs/libcuda.so in {}\n\
+             for crates that link the CUDA libraries (candle): . {}",
+            made.names.join(", "),
+            made.home.display(),
+            made.env_file.display()
+        );
+    }
     out.push_str(&report()?);
     Ok(out)
 }

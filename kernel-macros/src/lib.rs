@@ -242,7 +242,8 @@ pub fn include_kernels(input: TokenStream) -> TokenStream {
 /// `bf16`, a narrow float of `fp`, a type of `vector`, a `RawDevicePtr` (a device address;
 /// `#[cuda(c_type = "const float*")]` spells its pointer type in CUDA), an array of these, or
 /// another `#[derive(CudaType)]` type. For `bytemuck`, derive its `Pod` and `Zeroable` beside
-/// this one where they hold (bytemuck checks that the type has no padding).
+/// this one where they hold (bytemuck checks that the type has no padding; for `f16` and `bf16`
+/// fields, turn on `half`'s `bytemuck` feature in your manifest: the runtime does not).
 ///
 /// The CUDA declaration comes from the Rust one: list the file in a build script
 /// (`Build::rust_types("src/particles.rs")`) or in `cuda_module!` (`types = "src/particles.rs"`),

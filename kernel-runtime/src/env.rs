@@ -5,6 +5,7 @@
 //! | `KERNEL_NCCL_LIBRARY` | the NCCL library (`libnccl.so.2`) collectives use, instead of the one the system's loader finds (the `nccl` feature) |
 //! | `KERNEL_RENDEZVOUS_PORT` | the port rank 0 of a job serves the NCCL id on (`Job::from_env`; default `MASTER_PORT` + 1) |
 //! | `KERNEL_RENDEZVOUS_TIMEOUT` | how many seconds the ranks of a job wait for each other (`Job::from_env`; default 300) |
+//! | `KERNEL_NCCL_INIT_TIMEOUT` | how many seconds NCCL's initialisation of a job's communicator waits for the ranks, made non-blocking (`Job::from_env`; default: NCCL's blocking initialisation, unbounded) |
 //! | `RANK`, `WORLD_SIZE`, `LOCAL_RANK`, `MASTER_ADDR`, `MASTER_PORT` | torchrun's: this process's rank, the number of ranks, its rank on its host, rank 0's host and port (`Job::from_env`; `MASTER_ADDR` and `MASTER_PORT` serve the other launchers too) |
 //! | `OMPI_COMM_WORLD_RANK`, `OMPI_COMM_WORLD_SIZE`, `OMPI_COMM_WORLD_LOCAL_RANK`, `OMPI_COMM_WORLD_LOCAL_SIZE` | Open MPI's `mpirun`: the same (`Job::from_env`) |
 //! | `SLURM_PROCID`, `SLURM_NTASKS`, `SLURM_LOCALID`, `SLURM_STEP_NODELIST`, `SLURM_JOB_NODELIST`, `SLURM_NODELIST` | Slurm's `srun`: the same, and the hosts, whose first is rank 0's when `MASTER_ADDR` is not set (`Job::from_env`) |

@@ -33,7 +33,7 @@ macro_rules! fp6 {
         $(#[$doc])*
         #[doc = concat!("CUDA `", $cname, "`: one 6-bit value in the low bits of a byte, as the GPU stores it.")]
         #[repr(transparent)]
-        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, bytemuck::Pod, bytemuck::Zeroable)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
         pub struct $name(pub u8);
 
         impl $name {
@@ -48,6 +48,10 @@ macro_rules! fp6 {
             }
         }
 
+        // SAFETY: a transparent byte: every bit pattern is a value, zero among them.
+        unsafe impl bytemuck::Zeroable for $name {}
+        // SAFETY: as above.
+        unsafe impl bytemuck::Pod for $name {}
         // SAFETY: a transparent byte.
         unsafe impl DeviceRepr for $name {}
         // SAFETY: zero is a valid byte.

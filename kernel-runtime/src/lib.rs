@@ -166,6 +166,7 @@ pub use launch::event::{EventKey, LaunchEvent};
 // Order of work.
 pub use streams::graph::{DeviceGraph, Graph, GraphExecHandle};
 pub use streams::graph_build::{Condition, ConditionHandle, GraphBuilder};
+pub use streams::timing::DeviceTimes;
 
 // Collectives across GPUs (the `nccl` feature; NCCL is opened at run time).
 #[cfg(feature = "nccl")]

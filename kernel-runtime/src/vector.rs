@@ -26,7 +26,7 @@ macro_rules! vector {
         #[doc = concat!("CUDA `", $cname, "`: ", stringify!($size), " bytes, aligned to ", stringify!($align), ".")]
         $(#[$doc])*
         #[repr(C, align($align))]
-        #[derive(Clone, Copy, Debug, Default, PartialEq, bytemuck::Pod, bytemuck::Zeroable)]
+        #[derive(Clone, Copy, Debug, Default, PartialEq)]
         pub struct $name {
             $(
                 #[doc = concat!("`.", stringify!($f), "`")]
@@ -41,6 +41,11 @@ macro_rules! vector {
             }
         }
 
+        // SAFETY: plain numbers, every bit pattern a value, and no padding: the size is the
+        // lanes' sizes added up (asserted below).
+        unsafe impl bytemuck::Zeroable for $name {}
+        // SAFETY: as above.
+        unsafe impl bytemuck::Pod for $name {}
         // SAFETY: `#[repr(C)]` with CUDA's layout (asserted below); plain numbers only.
         unsafe impl DeviceRepr for $name {}
         // SAFETY: all-zero bits are a valid value of every field.
@@ -52,6 +57,8 @@ macro_rules! vector {
         value_arg!($name);
 
         const _: () = assert!(size_of::<$name>() == $size && align_of::<$name>() == $align);
+        // No padding (what `Pod` needs): the lanes fill the whole size.
+        const _: () = assert!(size_of::<$name>() == [$(stringify!($f)),+].len() * size_of::<$elem>());
         // The workspace's table of CUDA types has this type, by these names, with this layout.
         const _: () = assert!(cuda_kernel_objects::ctypes::agrees(
             $cname,

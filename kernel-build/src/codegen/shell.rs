@@ -330,17 +330,24 @@ fn handle(rt: &TokenStream) -> TokenStream {
             })
         }
 
-        /// This module loaded into one context, launching on one stream.
+        /// This module loaded into one context, launching on one stream: what
+        /// [`load`] returns, with one method per kernel. A struct that keeps the loaded
+        /// module names this type by its path, `<module>::Module`.
         ///
         /// Cheap to clone; [`Module::with_stream`] gives a handle launching on
-        /// another stream of the same context.
+        /// another stream of the same context, without loading anything again.
         #[derive(Clone)]
         pub struct Module {
             inner: #rt::__private::LoadedModule,
         }
 
         impl Module {
-            /// A handle to the same loaded module that launches on `stream`.
+            /// A handle to the same loaded module that launches on `stream`, a stream of
+            /// the device this module was loaded on (`gpu.new_stream()`), so that its
+            /// kernels overlap work on other streams; nothing is loaded again, and this
+            /// handle keeps launching on its own stream. The buffers' uses order the
+            /// kernels with work on other streams, as on any stream. `load` of a `Gpu`
+            /// handle made with `with_stream` gives the same.
             pub fn with_stream(
                 &self,
                 stream: &::std::sync::Arc<#rt::CudaStream>,

@@ -13,7 +13,7 @@ use crate::error::Error;
 use crate::model::built::BuiltModule;
 use crate::model::request::ModuleRequest;
 use crate::model::{CType, StructDef};
-use crate::shared_types::{HeaderFile, headers, read_file};
+use crate::shared_types::{HeaderFile, SharedKind, SharedType, headers, read_file};
 
 /// What a module's build needs of its shared types.
 #[derive(Debug, Default)]
@@ -24,6 +24,8 @@ pub(super) struct SharedTypes {
     files: Vec<PathBuf>,
     /// The folder the headers were written to, and their include names.
     pub(super) staged: Option<(PathBuf, Vec<String>)>,
+    /// Every type read, as Rust defines it.
+    defs: Vec<SharedType>,
 }
 
 /// Reads the Rust files `req` lists, writes their headers and gives every source their
@@ -40,6 +42,7 @@ pub(super) fn prepare(
     let mut problems = Vec::new();
     let mut paths = Vec::new();
     let mut files = Vec::new();
+    let mut defs = Vec::new();
     for listed in &req.rust_types {
         let full = req.base_dir.join(&listed.file);
         let shown = shown_name(&full, &req.base_dir);
@@ -62,6 +65,7 @@ pub(super) fn prepare(
                         .join("::");
                     paths.push((t.name.clone(), path));
                 }
+                defs.extend(types.iter().cloned());
                 read.push((shown, types));
             }
             Err(e) => problems.extend(e),
@@ -81,6 +85,7 @@ pub(super) fn prepare(
         paths,
         files,
         staged: Some((dir, names)),
+        defs,
     })
 }
 
@@ -108,7 +113,7 @@ impl SharedTypes {
             let Some(path) = path_of(&st.name) else {
                 continue;
             };
-            let Some(natural) = natural_layout(&st.name, &built.info.structs, 0) else {
+            let Some(natural) = natural_layout(&st.name, &self.defs, &built.info.structs, 0) else {
                 continue;
             };
             let measured = (st.size, st.align, offsets(st));
@@ -140,29 +145,48 @@ impl SharedTypes {
     }
 }
 
-/// `(size, align, field offsets)` of a shared struct as `#[repr(C)]` lays it out in Rust:
-/// each field at the next multiple of its alignment, the size rounded up to the largest.
-fn natural_layout(name: &str, structs: &[StructDef], depth: usize) -> Option<(u64, u64, Vec<u64>)> {
-    let s = structs.iter().find(|s| s.name == name)?;
-    if depth > 32 || s.is_union || s.opaque {
+/// `(size, align, field offsets)` of a shared struct as Rust lays it out (`#[repr(C)]`,
+/// with `align(N)` if given): each field at the next multiple of its alignment, the size
+/// rounded up to the largest.
+fn natural_layout(
+    name: &str,
+    defs: &[SharedType],
+    structs: &[StructDef],
+    depth: usize,
+) -> Option<(u64, u64, Vec<u64>)> {
+    let SharedKind::Struct { align, fields } = &defs.iter().find(|d| d.name == name)?.kind else {
+        return None;
+    };
+    if depth > 32 {
         return None;
     }
-    let (mut end, mut align, mut offsets) = (0u64, 1u64, Vec::new());
-    for f in &s.fields {
-        let (size, field_align) = natural_size_align(&f.ty, structs, depth + 1)?;
+    let (mut end, mut most, mut offsets) = (0u64, align.unwrap_or(1), Vec::new());
+    for f in fields {
+        let (size, field_align) = natural_size_align(&f.ty, defs, structs, depth + 1)?;
         let at = end.next_multiple_of(field_align);
         offsets.push(at);
         end = at + size;
-        align = align.max(field_align);
+        most = most.max(field_align);
     }
-    Some((end.next_multiple_of(align), align, offsets))
+    Some((end.next_multiple_of(most), most, offsets))
 }
 
-fn natural_size_align(ty: &CType, structs: &[StructDef], depth: usize) -> Option<(u64, u64)> {
+fn natural_size_align(
+    ty: &CType,
+    defs: &[SharedType],
+    structs: &[StructDef],
+    depth: usize,
+) -> Option<(u64, u64)> {
     match ty {
-        CType::Struct(name) => natural_layout(name, structs, depth).map(|(s, a, _)| (s, a)),
+        CType::Struct(name) => match defs.iter().find(|d| &d.name == name).map(|d| &d.kind) {
+            Some(SharedKind::Enum { repr, .. }) => Some((repr.size(), repr.size())),
+            Some(SharedKind::Struct { .. }) => {
+                natural_layout(name, defs, structs, depth).map(|(s, a, _)| (s, a))
+            }
+            None => crate::front::types::size_align(ty, structs),
+        },
         CType::Array { elem, len } => {
-            let (size, align) = natural_size_align(elem, structs, depth)?;
+            let (size, align) = natural_size_align(elem, defs, structs, depth)?;
             Some((size.checked_mul(*len)?, align))
         }
         other => crate::front::types::size_align(other, structs),
@@ -213,4 +237,29 @@ fn stage(headers: &[HeaderFile], cache: Option<&Cache>) -> Result<PathBuf, Error
         cache,
         "failed to write the header of shared types",
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::natural_layout;
+    use crate::shared_types::read_file;
+
+    #[test]
+    fn rust_layouts_follow_repr_c_align_enums_and_nesting() {
+        let text = "
+            #[derive(CudaType)] #[repr(u8)] pub enum Kind { A = 0, B = 1 }
+            #[derive(CudaType)] #[repr(C)] pub struct Inner { pub k: Kind, pub x: f64 }
+            #[derive(CudaType)] #[repr(C, align(16))] pub struct Outer { pub a: u8, pub i: [Inner; 2], pub f: f32 }
+        ";
+        let defs = read_file("src/m.rs", text).unwrap();
+        assert_eq!(
+            natural_layout("Inner", &defs, &[], 0),
+            Some((16, 8, vec![0, 8]))
+        );
+        assert_eq!(
+            natural_layout("Outer", &defs, &[], 0),
+            Some((48, 16, vec![0, 8, 40]))
+        );
+        assert_eq!(natural_layout("Kind", &defs, &[], 0), None);
+    }
 }

@@ -1,7 +1,8 @@
 //! [`Communicator`]: one rank of an NCCL communicator, bound to a [`Gpu`] handle whose stream
 //! its collectives run on. Made for every GPU of the process at once (`ncclCommInitAll`), or
 //! for one rank of a group spread over processes or hosts (`ncclCommInitRank`, from a
-//! [`UniqueId`] the program passes around).
+//! [`UniqueId`] the program passes around), or so with a timeout (`ncclCommInitRankConfig`
+//! made non-blocking, then polled until every rank has joined or the time is up).
 
 use std::time::{Duration, Instant};
 
@@ -12,8 +13,10 @@ use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use cudarc::nccl::sys::{ncclComm, ncclComm_t};
 
+use crate::collective::config::Config;
 use crate::collective::id::UniqueId;
 use crate::collective::library::{Nccl, nccl};
+use crate::collective::progress::{IN_PROGRESS, Polled, SUCCESS};
 use crate::collective::serial::{self, Together};
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
@@ -82,6 +85,10 @@ pub struct Communicator {
     /// The ranks made with this one in this process, when the runtime knows them all
     /// (`serial`).
     pub(crate) together: Option<Arc<Together>>,
+    /// NCCL made the communicator non-blocking ([`Communicator::for_rank_timeout`], or
+    /// `NCCL_COMM_BLOCKING=0`): its calls return `ncclInProgress` and are finished by polling
+    /// (`progress`), and NCCL refuses it in a group with blocking ones.
+    pub(crate) non_blocking: bool,
 }
 
 // An NCCL communicator may be used from any thread, one call at a time: `Send` (every field
@@ -135,8 +142,11 @@ impl Communicator {
         let code = unsafe {
             (nccl.comm_init_all)(comms.as_mut_ptr(), gpus.len() as i32, ordinals.as_ptr())
         };
+        // Under NCCL_COMM_BLOCKING=0 NCCL makes them non-blocking: finished here.
+        let non_blocking = code == IN_PROGRESS;
+        let made = nccl.complete("ncclCommInitAll", code, &comms);
         drop(guard);
-        nccl.check("ncclCommInitAll", code, std::ptr::null_mut())?;
+        made?;
         let ranks = gpus.len();
         let together = Together::new(ranks);
         Ok(comms
@@ -144,7 +154,8 @@ impl Communicator {
             .zip(gpus)
             .enumerate()
             .map(|(rank, (comm, gpu))| {
-                Communicator::from_parts(comm, gpu, rank, ranks, nccl, Some(together.clone()))
+                let together = Some(together.clone());
+                Communicator::from_parts(comm, gpu, rank, ranks, nccl, together, non_blocking)
             })
             .collect())
     }
@@ -171,7 +182,8 @@ impl Communicator {
     ///
     /// # Errors
     /// [`Error::NoNccl`] without the library; [`Error::Collective`] when `rank` is not below
-    /// `ranks`; [`Error::Nccl`] when NCCL fails (a rank that never joins makes NCCL wait).
+    /// `ranks`; [`Error::Nccl`] when NCCL fails (a rank that never joins makes NCCL wait:
+    /// [`for_rank_timeout`](Communicator::for_rank_timeout) bounds the wait).
     pub fn for_rank(
         gpu: &Gpu,
         id: &UniqueId,
@@ -179,23 +191,137 @@ impl Communicator {
         ranks: usize,
     ) -> Result<Communicator, Error> {
         let nccl = nccl()?;
-        if rank >= ranks || i32::try_from(ranks).is_err() {
-            return Err(Error::Collective {
-                call: "ncclCommInitRank",
-                problem: format!("rank {rank} of a communicator of {ranks} rank(s)"),
-            });
-        }
+        rank_of_ranks("ncclCommInitRank", rank, ranks)?;
         // NCCL takes the device from the CUDA context current on the thread.
         gpu.context().bind_to_thread().call("cuCtxSetCurrent")?;
         let mut comm: ncclComm_t = std::ptr::null_mut();
         // SAFETY: one out-pointer; the id is passed by value.
         let code = unsafe { (nccl.comm_init_rank)(&mut comm, ranks as i32, id.id, rank as i32) };
-        nccl.check("ncclCommInitRank", code, std::ptr::null_mut())?;
-        Ok(Communicator::from_parts(comm, gpu, rank, ranks, nccl, None))
+        // Under NCCL_COMM_BLOCKING=0 NCCL makes it non-blocking: finished here, unbounded.
+        let non_blocking = code == IN_PROGRESS;
+        nccl.check("ncclCommInitRank", code, comm)?;
+        Ok(Communicator::from_parts(
+            comm,
+            gpu,
+            rank,
+            ranks,
+            nccl,
+            None,
+            non_blocking,
+        ))
+    }
+
+    /// [`for_rank`](Communicator::for_rank), waiting at most `timeout` for every rank to join:
+    /// NCCL initialises the communicator in a thread of its own (`ncclCommInitRankConfig` with
+    /// `blocking = 0`) while this call polls it (`ncclCommGetAsyncError`); when the time runs
+    /// out first, the unfinished communicator is aborted (`ncclCommAbort`) and the error names
+    /// the rank and the timeout. A rank that never starts, or that was given another id or
+    /// rank count, then ends every other rank's call instead of hanging it.
+    ///
+    /// The communicator stays non-blocking, as NCCL has no way to change that: its calls return
+    /// `ncclInProgress` and finish in NCCL's threads, and the runtime finishes each call before
+    /// returning, so collectives, [`Group`](crate::Group)s, splits and graph capture behave as
+    /// with a blocking one, with two differences NCCL makes: the end of every group (a
+    /// collective alone is a group) starts a thread of NCCL's, a cost of microseconds per
+    /// call; and a group that fails (an argument NCCL refuses, or a call the runtime refuses
+    /// after others of the group reached NCCL) leaves the communicator in error, to be
+    /// [`abort`](Communicator::abort)ed and made again. It cannot share a
+    /// [`Group`](crate::Group) with a blocking communicator.
+    ///
+    /// ```no_run
+    /// use std::time::Duration;
+    /// use cuda_kernel_runtime::{Communicator, Gpu, ReduceOp, UniqueId};
+    /// # let (id, rank, ranks) = (UniqueId::new()?, 0, 2);
+    /// let gpu = Gpu::new(rank)?;
+    /// let comm = match Communicator::for_rank_timeout(&gpu, &id, rank, ranks, Duration::from_secs(60)) {
+    ///     Ok(comm) => comm,
+    ///     Err(e) => {
+    ///         eprintln!("the job's ranks did not all come: {e}");
+    ///         std::process::exit(1);
+    ///     }
+    /// };
+    /// let mut grads = gpu.upload(&[1.0f32; 1024])?;
+    /// comm.all_reduce_in_place(&mut grads, &ReduceOp::Sum)?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    ///
+    /// # Errors
+    /// As [`for_rank`](Communicator::for_rank); [`Error::Collective`] when `timeout` passed
+    /// before every rank joined, or for an NCCL older than 2.14 (which has no non-blocking
+    /// initialisation).
+    pub fn for_rank_timeout(
+        gpu: &Gpu,
+        id: &UniqueId,
+        rank: usize,
+        ranks: usize,
+        timeout: Duration,
+    ) -> Result<Communicator, Error> {
+        const CALL: &str = "ncclCommInitRankConfig";
+        let started = Instant::now();
+        let nccl = nccl()?;
+        rank_of_ranks(CALL, rank, ranks)?;
+        let Some(init) = nccl.comm_init_rank_config else {
+            return Err(Error::Collective {
+                call: CALL,
+                problem: format!(
+                    "this NCCL ({}) has no ncclCommInitRankConfig, which came with NCCL 2.14: \
+                     a timeout needs its non-blocking initialisation",
+                    nccl.version()
+                        .map_or_else(|e| e.to_string(), |(a, b, c)| format!("{a}.{b}.{c}"))
+                ),
+            });
+        };
+        // NCCL takes the device from the CUDA context current on the thread.
+        gpu.context().bind_to_thread().call("cuCtxSetCurrent")?;
+        let mut config = Config::non_blocking();
+        let mut comm: ncclComm_t = std::ptr::null_mut();
+        // SAFETY: one out-pointer; the id is passed by value; NCCL copies the configuration
+        // during the call.
+        let code = unsafe { init(&mut comm, ranks as i32, id.id, rank as i32, config.as_ptr()) };
+        let abort = |comm: ncclComm_t| {
+            if !comm.is_null() {
+                // SAFETY: the communicator NCCL made here, which nothing else holds; aborting
+                // stops its initialisation and frees it.
+                let _ = unsafe { (nccl.comm_abort)(comm) };
+            }
+        };
+        if code != SUCCESS && code != IN_PROGRESS {
+            let e = nccl.error(CALL, code);
+            abort(comm);
+            return Err(e);
+        }
+        let polled = nccl.settle(&[comm], started.checked_add(timeout));
+        match polled {
+            Ok(Polled::Done(SUCCESS)) => Ok(Communicator::from_parts(
+                comm, gpu, rank, ranks, nccl, None, true,
+            )),
+            Ok(Polled::Done(code)) => {
+                let e = nccl.error(CALL, code);
+                abort(comm);
+                Err(e)
+            }
+            Ok(Polled::TimedOut) => {
+                abort(comm);
+                Err(Error::Collective {
+                    call: CALL,
+                    problem: format!(
+                        "rank {rank} of {ranks} (device {}): not every rank joined within \
+                         {timeout:?}, so the communicator was aborted (a rank never started, \
+                         never made this call, or was given another id or rank count, or \
+                         could not reach the others)",
+                        gpu.ordinal()
+                    ),
+                })
+            }
+            Err(e) => {
+                abort(comm);
+                Err(e)
+            }
+        }
     }
 
     /// A communicator NCCL made, on `gpu`'s device and stream; `together`: the ranks made
-    /// with it in this process, when known.
+    /// with it in this process, when known; `non_blocking`: NCCL made it non-blocking.
     pub(crate) fn from_parts(
         comm: ncclComm_t,
         gpu: &Gpu,
@@ -203,6 +329,7 @@ impl Communicator {
         ranks: usize,
         nccl: &'static Nccl,
         together: Option<Arc<Together>>,
+        non_blocking: bool,
     ) -> Communicator {
         Communicator {
             comm: Arc::new(AtomicPtr::new(comm)),
@@ -214,6 +341,7 @@ impl Communicator {
             ranks,
             nccl,
             together,
+            non_blocking,
         }
     }
 
@@ -537,6 +665,7 @@ impl Communicator {
                 ranks: self.ranks,
                 nccl: self.nccl,
                 together: self.together.clone(),
+                non_blocking: self.non_blocking,
             },
             _of: std::marker::PhantomData,
         })
@@ -573,6 +702,17 @@ impl std::fmt::Debug for OnStream<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_tuple("OnStream").field(&self.view).finish()
     }
+}
+
+/// `Ok` when `rank` is a rank of `ranks` and NCCL can count them.
+fn rank_of_ranks(call: &'static str, rank: usize, ranks: usize) -> Result<(), Error> {
+    if rank >= ranks || i32::try_from(ranks).is_err() {
+        return Err(Error::Collective {
+            call,
+            problem: format!("rank {rank} of a communicator of {ranks} rank(s)"),
+        });
+    }
+    Ok(())
 }
 
 /// Aborts a [`Communicator`] from another thread (a watchdog): `Send`, `Sync` and `Clone`, from

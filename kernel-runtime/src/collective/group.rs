@@ -83,12 +83,17 @@ pub struct Group<'a> {
     nccl: &'static Nccl,
     uses: Vec<Use<'a>>,
     ended: bool,
-    /// A collective was begun and failed before NCCL took it (a length, a device, a rank),
-    /// on this communicator: ending the group must then make NCCL drop it whole, or the
-    /// ranks queued before would wait forever for this one.
-    unqueued: Option<ncclComm_t>,
+    /// A collective was begun and failed before NCCL took it (a length, a device, a rank):
+    /// ending the group must then make NCCL drop it whole, or the ranks queued before would
+    /// wait forever for this one.
+    unqueued: bool,
     /// The ranks used, to tell whether the group is whole (`serial`).
     members: Members,
+    /// The communicators whose calls reached NCCL, each once: NCCL's group, which the end
+    /// waits for when NCCL leaves it in progress (non-blocking communicators).
+    comms: Vec<ncclComm_t>,
+    /// Whether the communicators used are non-blocking (NCCL refuses a mix).
+    non_blocking: Option<bool>,
     /// NCCL's group is the calling thread's: the guard stays on it.
     _thread: PhantomData<*const ()>,
 }
@@ -133,8 +138,10 @@ impl<'a> Group<'a> {
             nccl,
             uses: Vec::new(),
             ended: false,
-            unqueued: None,
+            unqueued: false,
             members: Members::default(),
+            comms: Vec::new(),
+            non_blocking: None,
             _thread: PhantomData,
         })
     }
@@ -165,9 +172,13 @@ impl<'a> Group<'a> {
         if std::mem::replace(&mut self.ended, true) {
             return Ok(());
         }
-        if let Some(comm) = self.unqueued.take() {
+        let first = self.comms.first().copied();
+        if let Some(comm) = first.filter(|_| std::mem::take(&mut self.unqueued)) {
             // A call NCCL refuses (a send to no rank) marks the group failed, and NCCL then
             // drops every collective of it at the end instead of queueing some ranks only.
+            // It goes to a communicator already in NCCL's group (when none is, there is
+            // nothing to drop). A failed group leaves its non-blocking communicators in
+            // error: NCCL's rule.
             // SAFETY: a live communicator of this group; NCCL checks the peer before it
             // reads anything.
             let _ = unsafe {
@@ -186,9 +197,11 @@ impl<'a> Group<'a> {
         let guard = self.members.whole().then(serial::lock);
         // SAFETY: the group started in `start`, on this thread.
         let code = unsafe { (self.nccl.group_end)() };
-        drop(guard);
         OPEN.with(|open| open.set(false));
-        let ended = self.nccl.check("ncclGroupEnd", code, std::ptr::null_mut());
+        // Non-blocking communicators' work is queued by NCCL's thread: finished here, under
+        // the lock still, before the uses are recorded.
+        let ended = self.nccl.complete("ncclGroupEnd", code, &self.comms);
+        drop(guard);
         if ended.is_ok() && !self.uses.is_empty() {
             // A fault reported later names NCCL's kernels, not the kernel launched before them.
             last_launch::record_kernel(&NCCL_KERNELS);
@@ -217,6 +230,23 @@ impl<'a> Group<'a> {
     ) -> Result<&'a Arc<CudaStream>, Error> {
         self.members.note(comm);
         comm.live("a collective")?;
+        match self.non_blocking {
+            Some(non_blocking) if non_blocking != comm.non_blocking => {
+                return Err(Error::Collective {
+                    call: "a collective",
+                    problem: format!(
+                        "rank {} of {} is a {} communicator and the group already holds a {} \
+                         one: NCCL refuses blocking and non-blocking (`for_rank_timeout`) \
+                         communicators in one group; use a group for each",
+                        comm.rank(),
+                        comm.ranks(),
+                        kind(comm.non_blocking),
+                        kind(non_blocking)
+                    ),
+                });
+            }
+            _ => self.non_blocking = Some(comm.non_blocking),
+        }
         if ctx.cu_ctx() != comm.gpu.context().cu_ctx() {
             return Err(Error::ForeignContext {
                 what: "a collective's buffer",
@@ -302,7 +332,7 @@ impl<'a> Group<'a> {
         S: DeviceMemory<T> + ?Sized,
         D: DeviceMemoryMut<T> + ?Sized,
     {
-        self.unqueued = Some(comm.raw());
+        self.unqueued = true;
         same_len("ncclAllReduce", src.len(), dst.len())?;
         let count = dst.len();
         let s = self.read(comm, src)?;
@@ -312,7 +342,7 @@ impl<'a> Group<'a> {
         let code = unsafe {
             (comm.nccl.all_reduce)(s, d, count, T::DATA_TYPE, red_op(op), comm.raw(), on(comm))
         };
-        self.queued(comm.nccl.check("ncclAllReduce", code, comm.raw()))
+        self.queued(comm, comm.nccl.check("ncclAllReduce", code, comm.raw()))
     }
 
     /// [`all_reduce`](Group::all_reduce) with `buffer` both source and destination.
@@ -336,14 +366,14 @@ impl<'a> Group<'a> {
         buffer: &'a mut D,
         op: &ReduceOp,
     ) -> Result<(), Error> {
-        self.unqueued = Some(comm.raw());
+        self.unqueued = true;
         let count = buffer.len();
         let d = self.write(comm, buffer)?;
         // SAFETY: as in `all_reduce`, with one buffer (NCCL allows in place).
         let code = unsafe {
             (comm.nccl.all_reduce)(d, d, count, T::DATA_TYPE, red_op(op), comm.raw(), on(comm))
         };
-        self.queued(comm.nccl.check("ncclAllReduce", code, comm.raw()))
+        self.queued(comm, comm.nccl.check("ncclAllReduce", code, comm.raw()))
     }
 
     /// Copies `src` of rank `root` into `dst` on every rank (`ncclBroadcast`): `src` is
@@ -375,7 +405,7 @@ impl<'a> Group<'a> {
     where
         D: DeviceMemoryMut<T> + ?Sized,
     {
-        self.unqueued = Some(comm.raw());
+        self.unqueued = true;
         rank_of("ncclBroadcast", "root", root, comm)?;
         let count = dst.len();
         let s = match src {
@@ -391,7 +421,7 @@ impl<'a> Group<'a> {
         let code = unsafe {
             (comm.nccl.broadcast)(s, d, count, T::DATA_TYPE, root as i32, comm.raw(), on(comm))
         };
-        self.queued(comm.nccl.check("ncclBroadcast", code, comm.raw()))
+        self.queued(comm, comm.nccl.check("ncclBroadcast", code, comm.raw()))
     }
 
     /// [`broadcast`](Group::broadcast) in place: the root's `buffer` is copied into every
@@ -416,7 +446,7 @@ impl<'a> Group<'a> {
         buffer: &'a mut D,
         root: usize,
     ) -> Result<(), Error> {
-        self.unqueued = Some(comm.raw());
+        self.unqueued = true;
         rank_of("ncclBroadcast", "root", root, comm)?;
         let count = buffer.len();
         let d = self.write(comm, buffer)?;
@@ -424,7 +454,7 @@ impl<'a> Group<'a> {
         let code = unsafe {
             (comm.nccl.broadcast)(d, d, count, T::DATA_TYPE, root as i32, comm.raw(), on(comm))
         };
-        self.queued(comm.nccl.check("ncclBroadcast", code, comm.raw()))
+        self.queued(comm, comm.nccl.check("ncclBroadcast", code, comm.raw()))
     }
 
     /// Reduces `src` over every rank into `dst` of rank `root` (`ncclReduce`): `dst` is
@@ -456,7 +486,7 @@ impl<'a> Group<'a> {
     where
         S: DeviceMemory<T> + ?Sized,
     {
-        self.unqueued = Some(comm.raw());
+        self.unqueued = true;
         rank_of("ncclReduce", "root", root, comm)?;
         let count = src.len();
         let d = match dst {
@@ -481,7 +511,7 @@ impl<'a> Group<'a> {
                 on(comm),
             )
         };
-        self.queued(comm.nccl.check("ncclReduce", code, comm.raw()))
+        self.queued(comm, comm.nccl.check("ncclReduce", code, comm.raw()))
     }
 
     /// Gathers every rank's `src` into `dst`, in rank order, on every rank
@@ -511,7 +541,7 @@ impl<'a> Group<'a> {
         S: DeviceMemory<T> + ?Sized,
         D: DeviceMemoryMut<T> + ?Sized,
     {
-        self.unqueued = Some(comm.raw());
+        self.unqueued = true;
         let count = src.len();
         per_rank(
             "ncclAllGather",
@@ -526,7 +556,7 @@ impl<'a> Group<'a> {
         // SAFETY: `src` holds `count` values and `dst` `ranks * count`, borrowed until the end.
         let code =
             unsafe { (comm.nccl.all_gather)(s, d, count, T::DATA_TYPE, comm.raw(), on(comm)) };
-        self.queued(comm.nccl.check("ncclAllGather", code, comm.raw()))
+        self.queued(comm, comm.nccl.check("ncclAllGather", code, comm.raw()))
     }
 
     /// Reduces `src` over every rank and leaves block `rank()` of the result in `dst`
@@ -558,7 +588,7 @@ impl<'a> Group<'a> {
         S: DeviceMemory<T> + ?Sized,
         D: DeviceMemoryMut<T> + ?Sized,
     {
-        self.unqueued = Some(comm.raw());
+        self.unqueued = true;
         let count = dst.len();
         per_rank(
             "ncclReduceScatter",
@@ -574,7 +604,7 @@ impl<'a> Group<'a> {
         let code = unsafe {
             (comm.nccl.reduce_scatter)(s, d, count, T::DATA_TYPE, red_op(op), comm.raw(), on(comm))
         };
-        self.queued(comm.nccl.check("ncclReduceScatter", code, comm.raw()))
+        self.queued(comm, comm.nccl.check("ncclReduceScatter", code, comm.raw()))
     }
 
     /// Sends `src` to rank `peer` (`ncclSend`), which receives as many values with
@@ -600,14 +630,14 @@ impl<'a> Group<'a> {
         src: &'a S,
         peer: usize,
     ) -> Result<(), Error> {
-        self.unqueued = Some(comm.raw());
+        self.unqueued = true;
         rank_of("ncclSend", "peer", peer, comm)?;
         let count = src.len();
         let s = self.read(comm, src)?;
         // SAFETY: `src` holds `count` values, borrowed until the end.
         let code =
             unsafe { (comm.nccl.send)(s, count, T::DATA_TYPE, peer as i32, comm.raw(), on(comm)) };
-        self.queued(comm.nccl.check("ncclSend", code, comm.raw()))
+        self.queued(comm, comm.nccl.check("ncclSend", code, comm.raw()))
     }
 
     /// Receives `dst.len()` values from rank `peer` into `dst` (`ncclRecv`).
@@ -632,22 +662,27 @@ impl<'a> Group<'a> {
         dst: &'a mut D,
         peer: usize,
     ) -> Result<(), Error> {
-        self.unqueued = Some(comm.raw());
+        self.unqueued = true;
         rank_of("ncclRecv", "peer", peer, comm)?;
         let count = dst.len();
         let d = self.write(comm, dst)?;
         // SAFETY: `dst` holds `count` values, borrowed until the end.
         let code =
             unsafe { (comm.nccl.recv)(d, count, T::DATA_TYPE, peer as i32, comm.raw(), on(comm)) };
-        self.queued(comm.nccl.check("ncclRecv", code, comm.raw()))
+        self.queued(comm, comm.nccl.check("ncclRecv", code, comm.raw()))
     }
 }
 
 impl Group<'_> {
-    /// The collective begun reached NCCL (NCCL itself marks the group failed when it
-    /// refuses it): nothing to drop at the end on its account.
-    fn queued(&mut self, result: Result<(), Error>) -> Result<(), Error> {
-        self.unqueued = None;
+    /// The collective begun on `comm` reached NCCL (NCCL itself marks the group failed when
+    /// it refuses it): nothing to drop at the end on its account, and `comm` is in NCCL's
+    /// group.
+    fn queued(&mut self, comm: &Communicator, result: Result<(), Error>) -> Result<(), Error> {
+        self.unqueued = false;
+        let raw = comm.raw();
+        if !self.comms.contains(&raw) {
+            self.comms.push(raw);
+        }
         result
     }
 }
@@ -674,6 +709,15 @@ impl std::fmt::Debug for Group<'_> {
         f.debug_struct("Group")
             .field("queued_buffer_uses", &self.uses.len())
             .finish_non_exhaustive()
+    }
+}
+
+/// How a communicator's kind is named in errors.
+fn kind(non_blocking: bool) -> &'static str {
+    if non_blocking {
+        "non-blocking"
+    } else {
+        "blocking"
     }
 }
 

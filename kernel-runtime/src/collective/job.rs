@@ -49,6 +49,8 @@ pub struct Job {
     host: String,
     port: u16,
     timeout: Duration,
+    /// How long NCCL's initialisation may wait for the ranks: `None` for NCCL's blocking one.
+    nccl_timeout: Option<Duration>,
     launcher: &'static str,
 }
 
@@ -87,6 +89,7 @@ impl Job {
             host: host.into(),
             port,
             timeout: DEFAULT_TIMEOUT,
+            nccl_timeout: None,
             launcher: "the program",
         })
     }
@@ -103,7 +106,9 @@ impl Job {
     /// Slurm's since `mpirun` inside a Slurm allocation leaves the allocation's `SLURM_PROCID`).
     /// Rank 0 serves the id on port `KERNEL_RENDEZVOUS_PORT`, else `MASTER_PORT` + 1: torchrun's
     /// own store already listens on `MASTER_PORT` itself. The ranks wait for each other
-    /// `KERNEL_RENDEZVOUS_TIMEOUT` seconds (default 300).
+    /// `KERNEL_RENDEZVOUS_TIMEOUT` seconds (default 300), and NCCL's initialisation waits
+    /// `KERNEL_NCCL_INIT_TIMEOUT` seconds at most when that is set
+    /// ([`with_nccl_timeout`](Job::with_nccl_timeout)).
     ///
     /// ```no_run
     /// // torchrun --nproc-per-node=4 ./train
@@ -228,26 +233,29 @@ impl Job {
                     })?
             }
         };
-        let timeout = match get("KERNEL_RENDEZVOUS_TIMEOUT") {
-            Some(v) => Duration::from_secs_f64(
-                v.trim()
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
-                    .ok_or_else(|| {
-                        rendezvous(format!(
-                            "KERNEL_RENDEZVOUS_TIMEOUT is `{v}`, not a number of seconds"
-                        ))
-                    })?,
-            ),
-            None => DEFAULT_TIMEOUT,
+        let seconds = |name: &str| -> Result<Option<Duration>, Error> {
+            get(name)
+                .map(|v| {
+                    v.trim()
+                        .parse::<f64>()
+                        .ok()
+                        .filter(|s| s.is_finite() && *s > 0.0 && *s < 1e9)
+                        .map(Duration::from_secs_f64)
+                        .ok_or_else(|| {
+                            rendezvous(format!("{name} is `{v}`, not a number of seconds"))
+                        })
+                })
+                .transpose()
         };
+        let timeout = seconds("KERNEL_RENDEZVOUS_TIMEOUT")?.unwrap_or(DEFAULT_TIMEOUT);
+        let nccl_timeout = seconds("KERNEL_NCCL_INIT_TIMEOUT")?;
         let mut job = Job::new(rank, ranks, local_rank, host, port).map_err(|_| {
             rendezvous(format!(
                 "{rank} (the rank) is not below {ranks} (the ranks)"
             ))
         })?;
         job.timeout = timeout;
+        job.nccl_timeout = nccl_timeout;
         job.launcher = launcher;
         Ok(job)
     }
@@ -264,6 +272,37 @@ impl Job {
     pub fn with_timeout(mut self, timeout: Duration) -> Job {
         self.timeout = timeout;
         self
+    }
+
+    /// The same job, with NCCL's initialisation too waiting `timeout` at most for the ranks
+    /// ([`Communicator::for_rank_timeout`]): a rank that dies between fetching the id and
+    /// joining NCCL then ends the others' [`Communicator::for_job`] with an error instead of
+    /// leaving them waiting. Off by default (NCCL's blocking initialisation), because the
+    /// communicator then stays non-blocking, whose every group costs a thread start in NCCL;
+    /// `KERNEL_NCCL_INIT_TIMEOUT` (seconds) turns it on for [`Job::from_env`].
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// let job = cuda_kernel_runtime::Job::new(0, 2, 0, "127.0.0.1", 29501)?
+    ///     .with_nccl_timeout(Duration::from_secs(120));
+    /// assert_eq!(job.nccl_timeout(), Some(Duration::from_secs(120)));
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn with_nccl_timeout(mut self, timeout: Duration) -> Job {
+        self.nccl_timeout = Some(timeout);
+        self
+    }
+
+    /// How long NCCL's initialisation waits for the ranks, when bounded
+    /// ([`with_nccl_timeout`](Job::with_nccl_timeout)).
+    ///
+    /// ```
+    /// let job = cuda_kernel_runtime::Job::new(0, 2, 0, "h", 1)?;
+    /// assert_eq!(job.nccl_timeout(), None);
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn nccl_timeout(&self) -> Option<Duration> {
+        self.nccl_timeout
     }
 
     /// This process's rank, from 0.
@@ -517,9 +556,11 @@ impl Job {
 impl Communicator {
     /// This process's rank of the communicator of every rank of `job`, on `gpu`'s device and
     /// stream: rank 0 makes the id and serves it over TCP, the others fetch it
-    /// ([`Job::exchange_id`]), and every rank then joins ([`for_rank`](Communicator::for_rank)).
-    /// Every rank has reached rank 0 before any of them joins, so a rank that never started
-    /// ends in the exchange's timeout, not in NCCL.
+    /// ([`Job::exchange_id`]), and every rank then joins ([`for_rank`](Communicator::for_rank),
+    /// or [`for_rank_timeout`](Communicator::for_rank_timeout) with the job's
+    /// [`nccl_timeout`](Job::nccl_timeout) when it has one). Every rank has reached rank 0
+    /// before any of them joins, so a rank that never started ends in the exchange's timeout,
+    /// not in NCCL.
     ///
     /// ```no_run
     /// use cuda_kernel_runtime::{Communicator, Job};
@@ -533,7 +574,12 @@ impl Communicator {
     /// As [`Job::exchange_id`] and [`for_rank`](Communicator::for_rank).
     pub fn for_job(job: &Job, gpu: &Gpu) -> Result<Communicator, Error> {
         let id = job.exchange_id(UniqueId::new)?;
-        Communicator::for_rank(gpu, &id, job.rank(), job.ranks())
+        match job.nccl_timeout {
+            Some(timeout) => {
+                Communicator::for_rank_timeout(gpu, &id, job.rank(), job.ranks(), timeout)
+            }
+            None => Communicator::for_rank(gpu, &id, job.rank(), job.ranks()),
+        }
     }
 
     /// This process's rank of a job started by torchrun, Slurm's `srun` or Open MPI's
@@ -667,6 +713,19 @@ mod tests {
         assert_eq!((job.rank, job.ranks, job.local_rank), (5, 8, 1));
         assert_eq!((job.host.as_str(), job.port), ("gpu003", 7100));
         assert_eq!(job.timeout, Duration::from_millis(2500));
+        assert_eq!(job.nccl_timeout, None);
+
+        let bounded = [
+            ("RANK", "0"),
+            ("WORLD_SIZE", "2"),
+            ("LOCAL_RANK", "0"),
+            ("MASTER_ADDR", "h"),
+            ("MASTER_PORT", "29500"),
+            ("KERNEL_NCCL_INIT_TIMEOUT", "90"),
+        ];
+        let job = Job::from_vars(vars(&bounded)).unwrap();
+        assert_eq!(job.nccl_timeout, Some(Duration::from_secs(90)));
+        assert_eq!(job.timeout, DEFAULT_TIMEOUT);
     }
 
     #[test]
@@ -721,6 +780,15 @@ mod tests {
             ("MASTER_PORT", "99999"),
         ]);
         assert!(e.contains("MASTER_PORT is `99999`"), "{e}");
+        let e = message(&[
+            ("RANK", "0"),
+            ("WORLD_SIZE", "2"),
+            ("LOCAL_RANK", "0"),
+            ("MASTER_ADDR", "h"),
+            ("MASTER_PORT", "29500"),
+            ("KERNEL_NCCL_INIT_TIMEOUT", "soon"),
+        ]);
+        assert!(e.contains("KERNEL_NCCL_INIT_TIMEOUT is `soon`"), "{e}");
     }
 
     #[test]

@@ -10,16 +10,13 @@
 
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::OnceLock;
+use std::time::Instant;
 
-use cudarc::nccl::sys::{
-    cudaStream_t, ncclComm_t, ncclDataType_t, ncclRedOp_t, ncclResult_t, ncclUniqueId,
-};
+use cudarc::nccl::sys::{cudaStream_t, ncclComm_t, ncclDataType_t, ncclRedOp_t, ncclUniqueId};
 
+use crate::collective::progress::{Code, IN_PROGRESS, Polled, SUCCESS, settle_all};
 use crate::env;
 use crate::error::Error;
-
-/// What an NCCL entry point returns: an `ncclResult_t`, read as its integer value.
-type Code = u32;
 
 /// The names tried when `KERNEL_NCCL_LIBRARY` is not set, in order.
 const NAMES: [&str; 2] = ["libnccl.so.2", "libnccl.so"];
@@ -33,6 +30,11 @@ pub(crate) struct Nccl {
     pub(crate) get_unique_id: unsafe extern "C" fn(*mut ncclUniqueId) -> Code,
     pub(crate) comm_init_rank:
         unsafe extern "C" fn(*mut ncclComm_t, c_int, ncclUniqueId, c_int) -> Code,
+    /// `ncclCommInitRankConfig`, absent before NCCL 2.14; the configuration is a
+    /// [`Config`](crate::collective::config::Config).
+    pub(crate) comm_init_rank_config: Option<
+        unsafe extern "C" fn(*mut ncclComm_t, c_int, ncclUniqueId, c_int, *mut c_void) -> Code,
+    >,
     pub(crate) comm_init_all: unsafe extern "C" fn(*mut ncclComm_t, c_int, *const c_int) -> Code,
     pub(crate) comm_destroy: unsafe extern "C" fn(ncclComm_t) -> Code,
     pub(crate) comm_abort: unsafe extern "C" fn(ncclComm_t) -> Code,
@@ -158,6 +160,7 @@ fn resolve(library: libloading::Library) -> Result<Nccl, String> {
         get_last_error: get(l, "ncclGetLastError").ok(),
         get_unique_id: get(l, "ncclGetUniqueId")?,
         comm_init_rank: get(l, "ncclCommInitRank")?,
+        comm_init_rank_config: get(l, "ncclCommInitRankConfig").ok(),
         comm_init_all: get(l, "ncclCommInitAll")?,
         comm_destroy: get(l, "ncclCommDestroy")?,
         comm_abort: get(l, "ncclCommAbort")?,
@@ -180,32 +183,85 @@ fn resolve(library: libloading::Library) -> Result<Nccl, String> {
 
 impl Nccl {
     /// `Ok` for `ncclSuccess`, otherwise [`Error::Nccl`] naming `call`, the code, NCCL's
-    /// description of it and, where the library keeps one, its last message for `comm`.
+    /// description of it and, where the library keeps one, its last message. A call NCCL left
+    /// in progress (`ncclInProgress`, from a non-blocking communicator) is finished first, by
+    /// [`settle`](Nccl::settle)ing `comm`; its outcome is then the call's.
     pub(crate) fn check(
         &self,
         call: &'static str,
         code: Code,
         comm: ncclComm_t,
     ) -> Result<(), Error> {
-        if code == ncclResult_t::ncclSuccess as Code {
-            return Ok(());
+        self.complete(call, code, &[comm])
+    }
+
+    /// [`check`](Nccl::check) for a call that concerns several communicators (the end of a
+    /// group, whose work NCCL's thread queues on each): every call the runtime makes is checked
+    /// here, so that a non-blocking communicator's calls look like a blocking one's.
+    pub(crate) fn complete(
+        &self,
+        call: &'static str,
+        code: Code,
+        comms: &[ncclComm_t],
+    ) -> Result<(), Error> {
+        // Inside a group nothing is left pending until its end: the communicators' state is
+        // then what it was before the group, and the polling returns at once.
+        let code = if code == IN_PROGRESS {
+            match self.settle(comms, None)? {
+                Polled::Done(code) => code,
+                Polled::TimedOut => IN_PROGRESS,
+            }
+        } else {
+            code
+        };
+        if code == SUCCESS {
+            Ok(())
+        } else {
+            Err(self.error(call, code))
         }
+    }
+
+    /// Waits until none of `comms` (null ones skipped) is in progress, or until `deadline`:
+    /// the first state other than `ncclSuccess` among them, or success; `TimedOut` when the
+    /// deadline passed first. With no communicator to wait for, `ncclInProgress` stays.
+    pub(crate) fn settle(
+        &self,
+        comms: &[ncclComm_t],
+        deadline: Option<Instant>,
+    ) -> Result<Polled, Error> {
+        let live: Vec<ncclComm_t> = comms.iter().copied().filter(|c| !c.is_null()).collect();
+        settle_all(&live, deadline, |&comm| {
+            let mut state = SUCCESS;
+            // SAFETY: a live communicator and one out-value.
+            let code = unsafe { (self.comm_get_async_error)(comm, &mut state) };
+            if code == SUCCESS {
+                Ok(state)
+            } else {
+                Err(self.error("ncclCommGetAsyncError", code))
+            }
+        })
+    }
+
+    /// [`Error::Nccl`] for `call`, which returned `code` (not `ncclSuccess`): the code, NCCL's
+    /// description of it and, where the library keeps one, its last message.
+    pub(crate) fn error(&self, call: &'static str, code: Code) -> Error {
         // SAFETY: NCCL returns a static string for any code.
         let mut message = unsafe { text((self.get_error_string)(code)) };
         if let Some(last) = self.get_last_error {
-            // SAFETY: `comm` is null or a live communicator; NCCL returns a string it owns.
-            let detail = unsafe { text(last(comm)) };
+            // SAFETY: NCCL ignores the communicator (null is allowed) and returns a string
+            // it owns.
+            let detail = unsafe { text(last(std::ptr::null_mut())) };
             if !detail.is_empty() {
                 // NCCL keeps one last message per process: it may be an earlier call's.
                 message = format!("{message} (NCCL's last message: {detail})");
             }
         }
-        Err(Error::Nccl {
+        Error::Nccl {
             call,
             code,
             name: code_name(code),
             message,
-        })
+        }
     }
 
     /// The library's version, `(major, minor, patch)`.
@@ -255,6 +311,7 @@ fn code_name(code: Code) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use cudarc::nccl::sys::ncclResult_t;
 
     #[test]
     fn codes_are_named_as_nccl_h_names_them() {

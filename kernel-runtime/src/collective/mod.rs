@@ -10,19 +10,24 @@
 //!
 //! NCCL is opened at run time (`library`): building needs no NCCL, and a machine without it
 //! gets [`Error::NoNccl`](crate::Error::NoNccl) from the first call. Files: `library` (opening
-//! NCCL, checking its results), `element` (the element types), `id` (the unique id, as bytes or text), `job` (a launcher's
-//! job read from its variables, and the id served by rank 0 over TCP),
-//! `communicator` (making, waiting for, aborting and dropping communicators), `split` (new
-//! communicators from some ranks of one), `group` (the calls, ordered), `ops` (the calls one at
-//! a time, on the communicator), `serial` (one order of NCCL's kernels on every device when
-//! several threads drive communicators made together).
+//! NCCL, checking its results), `progress` (finishing what a non-blocking communicator's calls
+//! leave in progress), `config` (the configuration that asks NCCL for one), `element` (the
+//! element types), `id` (the unique id, as bytes or text), `job` (a launcher's job read from
+//! its variables, and the id served by rank 0 over TCP), `communicator` (making, waiting for,
+//! aborting and dropping communicators), `split` (new communicators from some ranks of one),
+//! `group` (the calls, ordered), `ops` (the calls one at a time, on the communicator),
+//! `timing` (work of several ranks timed together), `serial` (one order of NCCL's kernels on
+//! every device when several threads drive communicators made together).
 
 pub(crate) mod communicator;
+mod config;
 pub(crate) mod element;
 pub(crate) mod group;
 pub(crate) mod id;
 pub(crate) mod job;
 pub(crate) mod library;
 mod ops;
+mod progress;
 mod serial;
 mod split;
+mod timing;

@@ -149,11 +149,11 @@ impl Communicator {
             }
         }
         // SAFETY: the group started above, on this thread.
-        let ended = nccl.check(
-            "ncclGroupEnd",
-            unsafe { (nccl.group_end)() },
-            std::ptr::null_mut(),
-        );
+        let code = unsafe { (nccl.group_end)() };
+        // A non-blocking parent's split finishes in NCCL's thread, which writes the new
+        // communicators when done; NCCL reports its progress on the parents.
+        let parents: Vec<ncclComm_t> = comms.iter().map(Communicator::raw).collect();
+        let ended = nccl.complete("ncclGroupEnd", code, &parents);
         drop(guard);
         let result = split.and(ended).and_then(|()| {
             made.iter()
@@ -206,7 +206,16 @@ impl Communicator {
                     .map(|(p, color)| {
                         p.map(|(new, rank, ranks, parent)| {
                             let together = color.filter(|_| whole).map(|c| set_of(c, ranks));
-                            Communicator::from_parts(new, &parent.gpu, rank, ranks, nccl, together)
+                            // A null configuration: the new one is as blocking as its parent.
+                            Communicator::from_parts(
+                                new,
+                                &parent.gpu,
+                                rank,
+                                ranks,
+                                nccl,
+                                together,
+                                parent.non_blocking,
+                            )
                         })
                     })
                     .collect())

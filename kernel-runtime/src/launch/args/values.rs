@@ -101,20 +101,13 @@ impl<T: DeviceRepr> DeviceArg for ByValue<T> {
 /// assert_eq!(RawDevicePtr::from_addr(0x1000).addr(), 0x1000);
 /// ```
 #[repr(transparent)]
-#[derive(
-    Clone,
-    Copy,
-    Debug,
-    Default,
-    PartialEq,
-    Eq,
-    Hash,
-    PartialOrd,
-    Ord,
-    bytemuck::Pod,
-    bytemuck::Zeroable,
-)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct RawDevicePtr(u64);
+
+// SAFETY: a transparent `u64`: every bit pattern is a value, zero among them.
+unsafe impl bytemuck::Zeroable for RawDevicePtr {}
+// SAFETY: as above.
+unsafe impl bytemuck::Pod for RawDevicePtr {}
 
 // SAFETY: a device address is a plain 64-bit value, exactly what a pointer parameter holds.
 unsafe impl DeviceRepr for RawDevicePtr {}
