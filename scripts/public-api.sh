@@ -11,7 +11,7 @@
 #                       (Error, Diagnostics, LinkLibraryError) and the 19 metadata types of `model`
 #                       that `<name>.kernels.json` holds (HostFunction, EnumDef and LayoutProblem,
 #                       a type whose layout the compiler contradicted, among them): 32 today.
-#   cuda-kernel-objects  41  the object-code reader (entry_compression among it: how entries are
+#   cuda-kernel-objects  44  the object-code reader (entry_compression among it: how entries are
 #                       stored, read from their headers, for METADATA.compressed_entries()),
 #                       and the label in front of an embedded module
 #                       image (label::{Label, find_labels, header, header_len, MAGIC}: what
@@ -20,7 +20,10 @@
 #                       (ctypes::{Scalar, ScalarInfo, Vector, VECTORS, vector, agrees,
 #                       plain_char, long_is_64_bits}: what the build library's model, the
 #                       runtime and the generators all spell and size types from, defined
-#                       once): 41 today.
+#                       once), and the one loader of native libraries
+#                       (native::{Library, LoadError, in_process}: how the build library and
+#                       the runtime open the driver, NVRTC, NCCL, nvJitLink and nvFatbin,
+#                       defined once): 44 today.
 #   cuda-kernel-generate 22  the generators' descriptions (Module, Kernel, Elementwise, Reduction,
 #                       Scan, Param, Access, Dtype), what they write (Generated, KernelInfo,
 #                       Region, GenerateError) and the launch geometry the kernels assume
@@ -54,7 +57,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-declare -A ceiling=([cuda-kernel-build]=32 [cuda-kernel-objects]=41 [cuda-kernel-generate]=22 [cuda-kernel-runtime]=204)
+declare -A ceiling=([cuda-kernel-build]=32 [cuda-kernel-objects]=44 [cuda-kernel-generate]=22 [cuda-kernel-runtime]=204)
 status=0
 for crate in cuda-kernel-build cuda-kernel-objects cuda-kernel-generate cuda-kernel-runtime; do
     # The runtime with the features docs.rs documents it with (package.metadata.docs.rs).

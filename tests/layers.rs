@@ -489,3 +489,274 @@ fn the_checks_see_imports_and_cycles() {
         ]
     );
 }
+
+/// The backticked paths of the paragraph of docs/ARCHITECTURE.md that starts `start`, after
+/// its first colon at a line's end, up to the next full stop.
+fn documented_paths(doc: &str, start: &str) -> Vec<String> {
+    let at = doc
+        .find(start)
+        .unwrap_or_else(|| panic!("docs/ARCHITECTURE.md has a paragraph starting {start:?}"));
+    let para = &doc[at..];
+    let para = &para[..para.find("\n\n").unwrap_or(para.len())];
+    let list = &para[para.find(":\n").expect("the list follows a colon") + 2..];
+    let list = &list[..list
+        .find(".\n")
+        .or_else(|| list.rfind('.'))
+        .unwrap_or(list.len())];
+    list.split('`')
+        .skip(1)
+        .step_by(2)
+        .filter(|w| w.contains('/'))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A raw call the code of a file makes: what it is and the line it is on.
+#[derive(Debug, PartialEq)]
+struct RawCall {
+    what: &'static str,
+    line: String,
+}
+
+/// Whether `name`, named after `sys::`, is a function of a binding (`cuMemAlloc_v2`,
+/// `nvrtcCompileProgram`, `ncclAllReduce`, `domain_range_pop`) rather than a type or a
+/// constant (`CUresult`, `nvrtcResult`, `ncclComm_t`, `ncclUniqueId`, the opaque
+/// `ncclComm`).
+fn is_function_name(name: &str, called: bool) -> bool {
+    let lower = name.chars().next().is_some_and(|c| c.is_ascii_lowercase());
+    let type_like = name.ends_with("_t")
+        || name.ends_with("_enum")
+        || matches!(
+            name,
+            "nvrtcResult" | "nvrtcProgram" | "ncclUniqueId" | "ncclComm"
+        );
+    lower && (called || !type_like)
+}
+
+/// The raw calls of `code` (comments and unit tests already left out): a `libloading` item,
+/// a function of cudarc's checked `result` layer (`result::malloc_sync(`, an import of
+/// `result`), a function of a binding's `sys` (`sys::cuMemAlloc_v2(`, an import of one), or
+/// the shared loader of native libraries (`cuda_kernel_objects::native`).
+fn raw_calls(code: &str) -> Vec<RawCall> {
+    let mut out = Vec::new();
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    for line in code.lines() {
+        let mut push = |what| {
+            out.push(RawCall {
+                what,
+                line: line.trim().to_owned(),
+            })
+        };
+        if line.contains("libloading") {
+            push("libloading");
+        }
+        if [
+            "cuda_kernel_objects::native",
+            "crate::native",
+            "native::Library",
+        ]
+        .iter()
+        .any(|p| line.contains(p))
+        {
+            push("the native loader");
+        }
+        let is_use = line.trim_start().starts_with("use cudarc::")
+            || line.trim_start().starts_with("pub(crate) use cudarc::");
+        for (i, _) in line.match_indices("result::") {
+            let before = &line[..i];
+            let part_of_name = before
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_');
+            if !part_of_name && !before.ends_with("core::") && !before.ends_with("std::") {
+                push("cudarc's result layer");
+            }
+        }
+        if is_use
+            && line
+                .split(|c: char| !(c.is_alphanumeric() || c == '_'))
+                .any(|w| w == "result")
+            && !line.contains("result::")
+        {
+            push("cudarc's result layer");
+        }
+        for (i, _) in line.match_indices("sys::") {
+            if line[..i]
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_alphanumeric() || c == '_')
+            {
+                continue;
+            }
+            let rest = &line[i + 5..];
+            let names: Vec<String> = match rest.strip_prefix('{') {
+                Some(group) => group[..group.find('}').unwrap_or(group.len())]
+                    .split(',')
+                    .map(|p| ident(p.trim()))
+                    .collect(),
+                None => vec![ident(rest)],
+            };
+            for name in names {
+                let called = rest[name.len().min(rest.len())..]
+                    .trim_start()
+                    .starts_with('(');
+                if !name.is_empty() && name != "self" && is_function_name(&name, called) {
+                    push("a raw symbol (`sys::`)");
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Every `.rs` file of the libraries' sources, as a path from the workspace root.
+fn library_sources() -> Vec<(String, String)> {
+    let root = workspace_root();
+    let mut out = Vec::new();
+    for krate in [
+        "kernel-objects",
+        "kernel-generate",
+        "kernel-build",
+        "kernel-macros",
+        "kernel-runtime",
+        "kernel-inspect",
+    ] {
+        let mut files = Vec::new();
+        collect(&root.join(krate).join("src"), &mut files);
+        for file in files {
+            if file.ends_with("tests.rs") {
+                continue;
+            }
+            let rel = file.strip_prefix(&root).unwrap();
+            let rel = rel
+                .iter()
+                .map(|p| p.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            out.push((rel, code_of(&std::fs::read_to_string(&file).unwrap())));
+        }
+    }
+    out
+}
+
+/// Whether `file` lies in one of `places` (a file, or a folder ending in `/`).
+fn within(file: &str, places: &[String]) -> bool {
+    places
+        .iter()
+        .any(|p| file == p || (p.ends_with('/') && file.starts_with(p.as_str())))
+}
+
+#[test]
+fn native_libraries_are_called_only_from_their_layers() {
+    let doc = architecture();
+    let layers = documented_paths(&doc, "Native libraries' layers");
+    let loading = documented_paths(&doc, "`libloading` is named only in");
+    assert!(
+        layers.len() >= 6 && !loading.is_empty(),
+        "docs/ARCHITECTURE.md lists the layers of the native libraries: {layers:?}, {loading:?}"
+    );
+    let root = workspace_root();
+    let mut problems = Vec::new();
+    for place in layers.iter().chain(&loading) {
+        if !root.join(place).exists() {
+            problems.push(format!(
+                "docs/ARCHITECTURE.md names {place}, which does not exist"
+            ));
+        }
+    }
+    let sources = library_sources();
+    assert!(sources.len() > 100, "{} files read", sources.len());
+    let mut loaders = BTreeSet::new();
+    for (file, code) in &sources {
+        for call in raw_calls(code) {
+            if call.what == "libloading" {
+                loaders.insert(file.clone());
+                if !within(file, &loading) {
+                    problems.push(format!(
+                        "{file}: libloading outside the loader: {}",
+                        call.line
+                    ));
+                }
+            } else if !within(file, &layers) {
+                problems.push(format!(
+                    "{file}: {} outside the native libraries' layers: {}",
+                    call.what, call.line
+                ));
+            }
+        }
+    }
+    for place in &loading {
+        if !loaders
+            .iter()
+            .any(|f| within(f, std::slice::from_ref(place)))
+        {
+            problems.push(format!(
+                "docs/ARCHITECTURE.md says {place} names libloading; it does not"
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_check_sees_raw_calls() {
+    let whats = |code: &str| -> Vec<&'static str> {
+        raw_calls(&code_of(code))
+            .into_iter()
+            .map(|c| c.what)
+            .collect()
+    };
+    assert_eq!(
+        whats("let p = unsafe { result::malloc_sync(4) };"),
+        ["cudarc's result layer"]
+    );
+    assert_eq!(
+        whats("cudarc::driver::result::stream::get_priority_range()"),
+        ["cudarc's result layer"]
+    );
+    assert_eq!(
+        whats("use cudarc::driver::{CudaStream, result};"),
+        ["cudarc's result layer"]
+    );
+    assert_eq!(
+        whats("unsafe { sys::cuMemAlloc_v2(&mut p, 4) }"),
+        ["a raw symbol (`sys::`)"]
+    );
+    assert_eq!(
+        whats("(sys::nvrtcGetCUBINSize, sys::nvrtcGetCUBIN)"),
+        ["a raw symbol (`sys::`)", "a raw symbol (`sys::`)"]
+    );
+    assert_eq!(
+        whats("use cudarc::nccl::sys::{ncclComm_t, ncclAllReduce};"),
+        ["a raw symbol (`sys::`)"]
+    );
+    assert_eq!(
+        whats("let lib = unsafe { libloading::Library::new(p) };"),
+        ["libloading"]
+    );
+    assert_eq!(
+        whats("use cuda_kernel_objects::native::Library;"),
+        ["the native loader"]
+    );
+    assert_eq!(
+        whats("pub(crate) use native::{native_capabilities, native_targets};"),
+        Vec::<&str>::new()
+    );
+    // Types, constants, `Result` and comments are no calls.
+    let none = "use cudarc::driver::sys::{self, CUresult};\n\
+                fn f() -> std::result::Result<(), ::core::result::Result<u8, u8>> {}\n\
+                if e == sys::CUresult::CUDA_ERROR_ASSERT || r == sys::nvrtcResult::NVRTC_SUCCESS {}\n\
+                let c: sys::ncclComm_t = x; let id: sys::ncclUniqueId = y;\n\
+                let f = sys::CUgraphInstantiate_flags(0);\n\
+                // result::malloc_sync(4), libloading\n";
+    assert_eq!(whats(none), Vec::<&str>::new());
+    let doc = "Native libraries' layers (a test):\n`a/b.rs` (x), `c/`;\nand `d/e.rs`.\nMore.\n\n";
+    assert_eq!(
+        documented_paths(doc, "Native libraries' layers"),
+        ["a/b.rs", "c/", "d/e.rs"]
+    );
+}

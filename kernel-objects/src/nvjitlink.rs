@@ -7,6 +7,7 @@ use std::ffi::{CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 
 use crate::CodeKind;
+use crate::native::Library;
 
 type Handle = *mut c_void;
 type SizeFn = unsafe extern "C" fn(Handle, *mut usize) -> c_int;
@@ -170,21 +171,17 @@ pub enum OpenError {
 ///
 /// # Safety
 /// `T` must be the function's real type; the value must not outlive `lib`.
-unsafe fn sym<T: Copy>(lib: &libloading::Library, path: &Path, name: &str) -> Result<T, OpenError> {
-    let mut c = name.as_bytes().to_vec();
-    c.push(0);
+unsafe fn sym<T: Copy>(lib: &Library, path: &Path, name: &str) -> Result<T, OpenError> {
     // SAFETY: the caller vouches for the type and keeps `lib` alive.
-    unsafe { lib.get::<T>(c.as_slice()) }
-        .map(|s| *s)
-        .map_err(|_| OpenError::MissingFunction {
-            path: path.to_owned(),
-            name: name.to_owned(),
-        })
+    unsafe { lib.function::<T>(name) }.map_err(|_| OpenError::MissingFunction {
+        path: path.to_owned(),
+        name: name.to_owned(),
+    })
 }
 
 /// nvJitLink, loaded.
 pub struct NvJitLink {
-    _lib: libloading::Library,
+    _lib: Library,
     path: PathBuf,
     api: Api,
     version: (u32, u32),
@@ -209,10 +206,9 @@ impl NvJitLink {
     /// # Ok::<(), cuda_kernel_objects::nvjitlink::OpenError>(())
     /// ```
     pub fn open(path: &Path) -> Result<NvJitLink, OpenError> {
-        // SAFETY: loading runs the library's initialisers; the caller names NVIDIA's library.
-        let lib = unsafe { libloading::Library::new(path) }.map_err(|e| OpenError::Load {
+        let lib = Library::open("nvJitLink", &[path]).map_err(|e| OpenError::Load {
             path: path.to_owned(),
-            detail: e.to_string(),
+            detail: e.detail().to_owned(),
         })?;
         let f = |n: &str| format!("__nvJitLink{n}_13_0");
         // SAFETY: each type is the prototype nvJitLink.h (CUDA 13.0) declares for that name.

@@ -16,6 +16,7 @@
 use std::ffi::{c_int, c_void};
 use std::time::Instant;
 
+use cuda_kernel_objects::native::Library;
 use cuda_kernel_runtime::cudarc::driver::{result, sys};
 use cuda_kernel_runtime::{Communicator, Gpu, Group, ReduceOp, TrackedBuffer};
 use kernel_test_support::bench::{median, report};
@@ -29,7 +30,7 @@ type Comm = *mut c_void;
 
 /// The NCCL entry points the direct path calls.
 struct Nccl {
-    _lib: libloading::Library,
+    _lib: Library,
     init_all: unsafe extern "C" fn(*mut Comm, c_int, *const c_int) -> c_int,
     group_start: unsafe extern "C" fn() -> c_int,
     group_end: unsafe extern "C" fn() -> c_int,
@@ -47,16 +48,14 @@ struct Nccl {
 
 impl Nccl {
     fn open() -> Option<Nccl> {
-        let lib = ["libnccl.so.2", "libnccl.so"]
-            .iter()
-            .find_map(|n| unsafe { libloading::Library::new(*n) }.ok())?;
+        let lib = Library::open("NCCL", &["libnccl.so.2", "libnccl.so"]).ok()?;
         unsafe {
             Some(Nccl {
-                init_all: *lib.get(b"ncclCommInitAll\0").ok()?,
-                group_start: *lib.get(b"ncclGroupStart\0").ok()?,
-                group_end: *lib.get(b"ncclGroupEnd\0").ok()?,
-                all_reduce: *lib.get(b"ncclAllReduce\0").ok()?,
-                destroy: *lib.get(b"ncclCommDestroy\0").ok()?,
+                init_all: lib.function("ncclCommInitAll").ok()?,
+                group_start: lib.function("ncclGroupStart").ok()?,
+                group_end: lib.function("ncclGroupEnd").ok()?,
+                all_reduce: lib.function("ncclAllReduce").ok()?,
+                destroy: lib.function("ncclCommDestroy").ok()?,
                 _lib: lib,
             })
         }

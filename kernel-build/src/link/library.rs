@@ -3,6 +3,7 @@
 
 use crate::env::{self, Reporting};
 use crate::error::LinkLibraryError;
+use cuda_kernel_objects::native::Library;
 use std::path::{Path, PathBuf};
 
 /// What a build needs from one library.
@@ -19,7 +20,7 @@ pub(crate) struct LibrarySpec {
 
 /// An opened library and where it came from.
 pub(crate) struct Opened {
-    pub lib: libloading::Library,
+    pub lib: Library,
     pub path: PathBuf,
 }
 
@@ -31,14 +32,13 @@ pub(crate) fn open(
     reporting: Reporting,
 ) -> Result<Opened, LinkLibraryError> {
     let path = locate(spec, nvcc, needed_for, reporting)?;
-    // SAFETY: loading runs the library's initialisers; these are NVIDIA's own libraries from
-    // the toolkit the build already runs nvcc from (or the file the user named).
-    let lib =
-        unsafe { libloading::Library::new(&path) }.map_err(|e| LinkLibraryError::Unusable {
-            library: spec.name,
-            path: path.clone(),
-            detail: e.to_string(),
-        })?;
+    // Loading runs the library's initialisers; these are NVIDIA's own libraries from the
+    // toolkit the build already runs nvcc from (or the file the user named).
+    let lib = Library::open(spec.name, &[&path]).map_err(|e| LinkLibraryError::Unusable {
+        library: spec.name,
+        path: path.clone(),
+        detail: e.detail().to_owned(),
+    })?;
     Ok(Opened { lib, path })
 }
 
@@ -122,17 +122,16 @@ pub(crate) unsafe fn function<T: Copy>(
     library: &'static str,
     name: &str,
 ) -> Result<T, LinkLibraryError> {
-    let mut c = name.as_bytes().to_vec();
-    c.push(0);
     // SAFETY: the caller vouches for the signature; the pointer is used only while `opened`
     // (kept by the wrapper) is alive.
-    unsafe { opened.lib.get::<T>(c.as_slice()) }
-        .map(|s| *s)
-        .map_err(|e| LinkLibraryError::Unusable {
-            library,
-            path: opened.path.clone(),
-            detail: format!("no function `{name}` ({e}); a CUDA 13 release of {library} is needed"),
-        })
+    unsafe { opened.lib.function::<T>(name) }.map_err(|e| LinkLibraryError::Unusable {
+        library,
+        path: opened.path.clone(),
+        detail: format!(
+            "no function `{name}` ({}); a CUDA 13 release of {library} is needed",
+            e.detail()
+        ),
+    })
 }
 
 #[cfg(test)]

@@ -1,7 +1,8 @@
 //! NVIDIA's object-code libraries at build time: **nvJitLink** links relocatable device
 //! code and LTO-IR per target, **nvFatbin** assembles the linked images into the module's
-//! fatbin. Both are loaded at run time of the build (with `libloading`) from the toolkit
-//! nvcc belongs to, and only when a build asks for device linking (`rdc` or `lto`).
+//! fatbin. Both are loaded at run time of the build (through `cuda_kernel_objects::native`)
+//! from the toolkit nvcc belongs to, and only when a build asks for device linking (`rdc` or
+//! `lto`).
 //!
 //! | library | pip wheel | found in | override |
 //! |---|---|---|---|

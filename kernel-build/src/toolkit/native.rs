@@ -1,8 +1,8 @@
 //! `KERNEL_BUILD_ARCHS=native`: the compute capabilities of the GPUs in this machine, asked
-//! of the driver (`libcuda.so.1`, opened with `libloading` for the question and closed
+//! of the driver (`libcuda.so.1`, opened with `cuda_kernel_objects::native` for the question and closed
 //! again), for a build that compiles only what the developer's GPUs run.
 
-use libloading::{Library, Symbol};
+use cuda_kernel_objects::native::Library;
 
 /// `CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR` and `..._MINOR`.
 const MAJOR: i32 = 75;
@@ -11,21 +11,22 @@ const MINOR: i32 = 76;
 /// The distinct compute capabilities of this machine's GPUs as target numbers (`90` for
 /// 9.0), in device order; or why there are none (no driver, no device).
 pub(crate) fn native_capabilities() -> Result<Vec<u32>, String> {
-    // SAFETY: opening the driver library runs its initialisers, which are safe to run in
-    // any process; every symbol below is called with the driver API's documented types.
+    let lib = Library::open("the NVIDIA driver", &["libcuda.so.1", "libcuda.so"])
+        .map_err(|e| format!("the NVIDIA driver could not be opened ({})", e.detail()))?;
+    // SAFETY: every symbol below is called with the driver API's documented types, while
+    // `lib` is open.
     unsafe {
-        let lib = Library::new("libcuda.so.1")
-            .or_else(|_| Library::new("libcuda.so"))
-            .map_err(|e| format!("the NVIDIA driver could not be opened ({e})"))?;
-        let init: Symbol<'_, unsafe extern "C" fn(u32) -> i32> =
-            lib.get(b"cuInit\0").map_err(|e| e.to_string())?;
-        let count: Symbol<'_, unsafe extern "C" fn(*mut i32) -> i32> =
-            lib.get(b"cuDeviceGetCount\0").map_err(|e| e.to_string())?;
-        let device: Symbol<'_, unsafe extern "C" fn(*mut i32, i32) -> i32> =
-            lib.get(b"cuDeviceGet\0").map_err(|e| e.to_string())?;
-        let attribute: Symbol<'_, unsafe extern "C" fn(*mut i32, i32, i32) -> i32> = lib
-            .get(b"cuDeviceGetAttribute\0")
-            .map_err(|e| e.to_string())?;
+        let init: unsafe extern "C" fn(u32) -> i32 =
+            lib.function("cuInit").map_err(|e| e.detail().to_owned())?;
+        let count: unsafe extern "C" fn(*mut i32) -> i32 = lib
+            .function("cuDeviceGetCount")
+            .map_err(|e| e.detail().to_owned())?;
+        let device: unsafe extern "C" fn(*mut i32, i32) -> i32 = lib
+            .function("cuDeviceGet")
+            .map_err(|e| e.detail().to_owned())?;
+        let attribute: unsafe extern "C" fn(*mut i32, i32, i32) -> i32 = lib
+            .function("cuDeviceGetAttribute")
+            .map_err(|e| e.detail().to_owned())?;
         let status = init(0);
         if status != 0 {
             return Err(format!(

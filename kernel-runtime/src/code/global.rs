@@ -6,10 +6,11 @@
 use std::marker::PhantomData;
 use std::mem::MaybeUninit;
 
+use cudarc::driver::DeviceRepr;
 use cudarc::driver::sys::CUdeviceptr;
-use cudarc::driver::{DeviceRepr, result};
 
 use crate::code::module::{LoadedModule, RawModule};
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::launch::args::values::RawDevicePtr;
 
@@ -41,7 +42,11 @@ impl<T: DeviceRepr> Global<T> {
         // SAFETY: `addr` addresses `size_of::<T>()` bytes of a live module (checked at lookup);
         // a pageable source is staged by the driver before the call returns.
         unsafe {
-            result::memcpy_htod_async(self.addr, std::slice::from_ref(value), stream.cu_stream())
+            driver::memory::memcpy_htod_async(
+                self.addr,
+                std::slice::from_ref(value),
+                stream.cu_stream(),
+            )
         }
         .call("cuMemcpyHtoDAsync")
     }
@@ -65,7 +70,7 @@ impl<T: DeviceRepr> Global<T> {
                 value.as_mut_ptr().cast::<u8>(),
                 std::mem::size_of::<T>(),
             );
-            result::memcpy_dtoh_async(dst, self.addr, stream.cu_stream())
+            driver::memory::memcpy_dtoh_async(dst, self.addr, stream.cu_stream())
                 .call("cuMemcpyDtoHAsync")?;
         }
         stream.synchronize().call("cuStreamSynchronize")?;

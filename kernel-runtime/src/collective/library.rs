@@ -2,7 +2,8 @@
 //! opened on first use, and every entry point the runtime calls is resolved then, so that a
 //! missing library or a missing symbol is an [`Error`], never a panic.
 //!
-//! The entry points are declared with cudarc's NCCL types (`cudarc::nccl::sys`). cudarc's own
+//! The library is opened through the workspace's one loader (`cuda_kernel_objects::native`),
+//! and the entry points are declared with cudarc's NCCL types (`cudarc::nccl::sys`). cudarc's own
 //! loader is not used: it looks for `libnccl.so` and `libnccl.so.<CUDA major>` but not
 //! `libnccl.so.2`, the name NCCL's runtime packages (the `libnccl2` package, the
 //! `nvidia-nccl-cu13` wheel) install, and it panics on a missing symbol. Results are read as
@@ -12,6 +13,7 @@ use std::ffi::{CStr, c_char, c_int, c_void};
 use std::sync::OnceLock;
 use std::time::Instant;
 
+use cuda_kernel_objects::native::Library;
 use cudarc::nccl::sys::{cudaStream_t, ncclComm_t, ncclDataType_t, ncclRedOp_t, ncclUniqueId};
 
 use crate::collective::progress::{Code, IN_PROGRESS, Polled, SUCCESS, settle_all};
@@ -110,7 +112,7 @@ pub(crate) struct Nccl {
         cudaStream_t,
     ) -> Code,
     /// Kept open for the life of the process (the pointers above point into it).
-    _library: libloading::Library,
+    _library: Library,
 }
 
 /// The library, opened on first use; every later call gets the same answer.
@@ -131,9 +133,9 @@ fn open() -> Result<Nccl, Vec<String>> {
     };
     let mut tried = Vec::new();
     for name in names {
-        // SAFETY: NCCL's initialisers have no preconditions.
-        let opened = unsafe { libloading::Library::new(&name) }
-            .map_err(|e| e.to_string())
+        // NCCL's initialisers have no preconditions.
+        let opened = Library::open("NCCL", &[&name])
+            .map_err(|e| e.detail().to_owned())
             .and_then(resolve);
         match opened {
             Ok(nccl) => return Ok(nccl),
@@ -144,14 +146,13 @@ fn open() -> Result<Nccl, Vec<String>> {
 }
 
 /// The entry points of an opened library, or the first one it lacks.
-fn resolve(library: libloading::Library) -> Result<Nccl, String> {
+fn resolve(library: Library) -> Result<Nccl, String> {
     /// The symbol `name`, typed as the field it fills.
-    fn get<F: Copy>(library: &libloading::Library, name: &str) -> Result<F, String> {
+    fn get<F: Copy>(library: &Library, name: &str) -> Result<F, String> {
         // SAFETY: each field's type is the entry point's C prototype (NCCL's nccl.h), with
-        // cudarc's types for NCCL's and the result read as its integer value.
-        unsafe { library.get::<F>(name.as_bytes()) }
-            .map(|s| *s)
-            .map_err(|e| format!("no `{name}` ({e})"))
+        // cudarc's types for NCCL's and the result read as its integer value; the library is
+        // kept beside the pointers.
+        unsafe { library.function::<F>(name) }.map_err(|e| format!("no `{name}` ({})", e.detail()))
     }
     let l = &library;
     Ok(Nccl {
@@ -341,8 +342,7 @@ mod tests {
 
     #[test]
     fn a_missing_library_is_an_error_naming_it() {
-        // SAFETY: opening a file that does not exist runs nothing.
-        let opened = unsafe { libloading::Library::new("/nonexistent/libnccl.so.2") };
+        let opened = Library::open("NCCL", &["/nonexistent/libnccl.so.2"]);
         assert!(opened.is_err());
         let e = Error::NoNccl {
             tried: vec!["libnccl.so.2: not found".to_owned()],

@@ -4,6 +4,7 @@
 use cudarc::driver::CudaContext;
 use cudarc::driver::sys::CUdevice_attribute as A;
 
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 
 /// Device limits that launch validation needs.
@@ -109,5 +110,5 @@ impl DeviceLimits {
 /// `cuCtxGetStreamPriorityRange` of the context: `(least, greatest)`.
 fn priority_range(ctx: &CudaContext) -> Result<(i32, i32), Error> {
     ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-    cudarc::driver::result::stream::get_priority_range().call("cuCtxGetStreamPriorityRange")
+    driver::stream::get_priority_range().call("cuCtxGetStreamPriorityRange")
 }

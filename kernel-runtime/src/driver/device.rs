@@ -1,9 +1,10 @@
-//! Driver, device and context calls cudarc's `result` layer lacks: the driver's version and
-//! peer access between devices.
+//! Driver, device and context calls: the driver's version and peer access between devices
+//! (raw symbols, which cudarc's `result` layer lacks), and a device's default and current
+//! memory pools (through that layer).
 
 use std::ffi::{c_int, c_uint};
 
-use cudarc::driver::{DriverError, sys};
+use cudarc::driver::{DriverError, result, sys};
 
 /// `cuDriverGetVersion`: the CUDA version the driver supports, as `1000 * major + 10 * minor`.
 ///
@@ -40,4 +41,42 @@ pub(crate) unsafe fn enable_peer_access(
 ) -> Result<(), DriverError> {
     // SAFETY: forwarded to the caller.
     unsafe { sys::cuCtxEnablePeerAccess(peer, flags) }.result()
+}
+
+/// `cuDeviceGetDefaultMemPool`, through cudarc's `result::device::get_default_mem_pool`.
+///
+/// # Safety
+/// As the driver asks of `cuDeviceGetDefaultMemPool`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn get_default_mem_pool(
+    dev: sys::CUdevice,
+) -> Result<sys::CUmemoryPool, DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::device::get_default_mem_pool(dev) }
+}
+
+/// `cuDeviceGetMemPool`, through cudarc's `result::device::get_mem_pool`.
+///
+/// # Safety
+/// As the driver asks of `cuDeviceGetMemPool`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn get_mem_pool(dev: sys::CUdevice) -> Result<sys::CUmemoryPool, DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::device::get_mem_pool(dev) }
+}
+
+/// `cuDeviceSetMemPool`, through cudarc's `result::device::set_mem_pool`.
+///
+/// # Safety
+/// As the driver asks of `cuDeviceSetMemPool`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn set_mem_pool(
+    dev: sys::CUdevice,
+    pool: sys::CUmemoryPool,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::device::set_mem_pool(dev, pool) }
 }

@@ -1,10 +1,11 @@
-//! Graph calls cudarc's `result` layer lacks: building a graph node by node (child graphs,
-//! conditional nodes), capturing into a given graph, listing nodes, and updating a kernel
-//! node of an instantiated graph.
+//! Graph calls: instantiating, uploading, launching and destroying graphs (through cudarc's
+//! `result` layer), and, over the raw symbols that layer lacks, building a graph node by node
+//! (child graphs, conditional nodes), capturing into a given graph, listing nodes, and
+//! updating a kernel node of an instantiated graph.
 
 use std::ffi::c_uint;
 
-use cudarc::driver::{DriverError, sys};
+use cudarc::driver::{DriverError, result, sys};
 
 /// `cuGraphCreate`: an empty graph.
 ///
@@ -153,4 +154,68 @@ pub(crate) unsafe fn exec_kernel_node_set_params(
 ) -> Result<(), DriverError> {
     // SAFETY: forwarded to the caller.
     unsafe { sys::cuGraphExecKernelNodeSetParams_v2(exec, node, params) }.result()
+}
+
+/// `cuGraphInstantiate`, through cudarc's `result::graph::instantiate`.
+///
+/// # Safety
+/// As the driver asks of `cuGraphInstantiate`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn instantiate(
+    graph: sys::CUgraph,
+    flags: sys::CUgraphInstantiate_flags,
+) -> Result<sys::CUgraphExec, DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::graph::instantiate(graph, flags) }
+}
+
+/// `cuGraphExecDestroy`, through cudarc's `result::graph::exec_destroy`.
+///
+/// # Safety
+/// As the driver asks of `cuGraphExecDestroy`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn exec_destroy(graph_exec: sys::CUgraphExec) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::graph::exec_destroy(graph_exec) }
+}
+
+/// `cuGraphDestroy`, through cudarc's `result::graph::destroy`.
+///
+/// # Safety
+/// As the driver asks of `cuGraphDestroy`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn destroy(graph: sys::CUgraph) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::graph::destroy(graph) }
+}
+
+/// `cuGraphLaunch`, through cudarc's `result::graph::launch`.
+///
+/// # Safety
+/// As the driver asks of `cuGraphLaunch`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn launch(
+    graph_exec: sys::CUgraphExec,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::graph::launch(graph_exec, stream) }
+}
+
+/// `cuGraphUpload`, through cudarc's `result::graph::upload`.
+///
+/// # Safety
+/// As the driver asks of `cuGraphUpload`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn upload(
+    graph_exec: sys::CUgraphExec,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::graph::upload(graph_exec, stream) }
 }

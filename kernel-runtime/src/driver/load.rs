@@ -11,6 +11,8 @@
 use std::env::consts::{DLL_PREFIX, DLL_SUFFIX};
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use cuda_kernel_objects::native::{Library, in_process};
+
 /// Set once `cuInit` has succeeded: only then may driver functions (even `cuGetErrorString`) run.
 static LOADED: AtomicBool = AtomicBool::new(false);
 
@@ -39,35 +41,9 @@ pub(crate) fn reachable(symbol: &str, names: &[String]) -> bool {
     if cfg!(any(feature = "dynamic-linking", feature = "static-linking")) {
         return true;
     }
-    in_process(symbol)
-        || names.iter().any(|name| {
-            // SAFETY: loading a CUDA library runs no initialiser with preconditions; the handle
-            // is dropped (closed) at once.
-            unsafe { libloading::Library::new(name) }.is_ok()
-        })
-}
-
-/// Whether `symbol` resolves in the program and the libraries it was linked with (or loaded
-/// globally); libraries opened privately, as cudarc's loader opens them, are not searched.
-fn in_process(symbol: &str) -> bool {
-    #[cfg(unix)]
-    {
-        let this = libloading::os::unix::Library::this();
-        // SAFETY: only the symbol's address is looked up; nothing is called through it.
-        unsafe { this.get::<*const ()>(symbol) }.is_ok()
-    }
-    #[cfg(windows)]
-    {
-        libloading::os::windows::Library::this().is_ok_and(|this| {
-            // SAFETY: as above.
-            unsafe { this.get::<*const ()>(symbol) }.is_ok()
-        })
-    }
-    #[cfg(not(any(unix, windows)))]
-    {
-        let _ = symbol;
-        false
-    }
+    // Loading a CUDA library runs no initialiser with preconditions; the handle is dropped
+    // (closed) at once.
+    in_process(symbol) || Library::open(symbol, names).is_ok()
 }
 
 /// The names the driver library is installed under (`libcuda.so.1` and its development link;

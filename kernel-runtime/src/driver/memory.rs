@@ -1,11 +1,12 @@
-//! Memory calls cudarc's `result` layer lacks: pitched allocations, page-locking host memory
-//! in place, 3D copies, pointer attributes, and memory pools' access and sharing between
-//! processes (cudarc's `result::mem_pool` has the rest: creating, destroying, trimming,
-//! attributes, allocating from a pool).
+//! Memory calls: allocating and freeing (synchronously, on a stream, from a pool), copies
+//! and fills on a stream, managed memory's prefetch and advice, and memory pools (creating,
+//! destroying, trimming, attributes) through cudarc's `result` layer; and, over the raw
+//! symbols where that layer lacks them, pitched allocations, page-locking host memory in
+//! place, 3D copies, pointer attributes, and pools' access and sharing between processes.
 
-use std::ffi::{c_int, c_uint, c_void};
+use std::ffi::{c_int, c_uchar, c_uint, c_void};
 
-use cudarc::driver::{DriverError, sys};
+use cudarc::driver::{DriverError, result, sys};
 
 /// `cuMemAllocPitch`: `height` rows of `width` bytes; the address and the pitch (bytes per row).
 ///
@@ -191,4 +192,260 @@ pub(crate) unsafe fn pool_import_pointer(
     // SAFETY: valid out- and in-pointers; the driver validates the data.
     unsafe { sys::cuMemPoolImportPointer(&mut ptr, pool, &mut data) }.result()?;
     Ok(ptr)
+}
+
+/// `cuMemAlloc`, through cudarc's `result::malloc_sync`.
+///
+/// # Safety
+/// As the driver asks of `cuMemAlloc`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn malloc_sync(num_bytes: usize) -> Result<sys::CUdeviceptr, DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::malloc_sync(num_bytes) }
+}
+
+/// `cuMemAllocAsync`, through cudarc's `result::malloc_async`.
+///
+/// # Safety
+/// As the driver asks of `cuMemAllocAsync`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn malloc_async(
+    stream: sys::CUstream,
+    num_bytes: usize,
+) -> Result<sys::CUdeviceptr, DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::malloc_async(stream, num_bytes) }
+}
+
+/// `cuMemFree`, through cudarc's `result::free_sync`.
+///
+/// # Safety
+/// As the driver asks of `cuMemFree`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn free_sync(dptr: sys::CUdeviceptr) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::free_sync(dptr) }
+}
+
+/// `cuMemFreeAsync`, through cudarc's `result::free_async`.
+///
+/// # Safety
+/// As the driver asks of `cuMemFreeAsync`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn free_async(
+    dptr: sys::CUdeviceptr,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::free_async(dptr, stream) }
+}
+
+/// `cuMemFree`, through cudarc's `result::memory_free`.
+///
+/// # Safety
+/// As the driver asks of `cuMemFree`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn memory_free(device_ptr: sys::CUdeviceptr) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::memory_free(device_ptr) }
+}
+
+/// `cuMemsetD8Async`, through cudarc's `result::memset_d8_async`.
+///
+/// # Safety
+/// As the driver asks of `cuMemsetD8Async`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn memset_d8_async(
+    dptr: sys::CUdeviceptr,
+    uc: c_uchar,
+    num_bytes: usize,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::memset_d8_async(dptr, uc, num_bytes, stream) }
+}
+
+/// `cuMemcpyHtoDAsync`, through cudarc's `result::memcpy_htod_async`.
+///
+/// # Safety
+/// As the driver asks of `cuMemcpyHtoDAsync`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn memcpy_htod_async<T>(
+    dst: sys::CUdeviceptr,
+    src: &[T],
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::memcpy_htod_async(dst, src, stream) }
+}
+
+/// `cuMemcpyDtoHAsync`, through cudarc's `result::memcpy_dtoh_async`.
+///
+/// # Safety
+/// As the driver asks of `cuMemcpyDtoHAsync`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn memcpy_dtoh_async<T>(
+    dst: &mut [T],
+    src: sys::CUdeviceptr,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::memcpy_dtoh_async(dst, src, stream) }
+}
+
+/// `cuMemcpyDtoDAsync`, through cudarc's `result::memcpy_dtod_async`.
+///
+/// # Safety
+/// As the driver asks of `cuMemcpyDtoDAsync`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn memcpy_dtod_async(
+    dst: sys::CUdeviceptr,
+    src: sys::CUdeviceptr,
+    num_bytes: usize,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::memcpy_dtod_async(dst, src, num_bytes, stream) }
+}
+
+/// `cuMemcpyPeerAsync`, through cudarc's `result::memcpy_peer_async`.
+///
+/// # Safety
+/// As the driver asks of `cuMemcpyPeerAsync`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn memcpy_peer_async(
+    dst_ctx: sys::CUcontext,
+    dst: sys::CUdeviceptr,
+    src_ctx: sys::CUcontext,
+    src: sys::CUdeviceptr,
+    num_bytes: usize,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::memcpy_peer_async(dst_ctx, dst, src_ctx, src, num_bytes, stream) }
+}
+
+/// `cuMemPrefetchAsync`, through cudarc's `result::mem_prefetch_async`.
+///
+/// # Safety
+/// As the driver asks of `cuMemPrefetchAsync`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn mem_prefetch_async(
+    dptr: sys::CUdeviceptr,
+    num_bytes: usize,
+    location: sys::CUmemLocation,
+    stream: sys::CUstream,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::mem_prefetch_async(dptr, num_bytes, location, stream) }
+}
+
+/// `cuMemAdvise`, through cudarc's `result::mem_advise`.
+///
+/// # Safety
+/// As the driver asks of `cuMemAdvise`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn mem_advise(
+    dptr: sys::CUdeviceptr,
+    num_bytes: usize,
+    advice: sys::CUmem_advise,
+    location: sys::CUmemLocation,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::mem_advise(dptr, num_bytes, advice, location) }
+}
+
+/// `cuMemPoolCreate`, through cudarc's `result::mem_pool::create`.
+///
+/// # Safety
+/// As the driver asks of `cuMemPoolCreate`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn pool_create(
+    pool_props: *const sys::CUmemPoolProps,
+) -> Result<sys::CUmemoryPool, DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::mem_pool::create(pool_props) }
+}
+
+/// `cuMemPoolDestroy`, through cudarc's `result::mem_pool::destroy`.
+///
+/// # Safety
+/// As the driver asks of `cuMemPoolDestroy`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn pool_destroy(pool: sys::CUmemoryPool) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::mem_pool::destroy(pool) }
+}
+
+/// `cuMemPoolTrimTo`, through cudarc's `result::mem_pool::trim_to`.
+///
+/// # Safety
+/// As the driver asks of `cuMemPoolTrimTo`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn pool_trim_to(
+    pool: sys::CUmemoryPool,
+    min_bytes_to_keep: usize,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::mem_pool::trim_to(pool, min_bytes_to_keep) }
+}
+
+/// `cuMemPoolGetAttribute`, through cudarc's `result::mem_pool::get_attribute`.
+///
+/// # Safety
+/// As the driver asks of `cuMemPoolGetAttribute`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn pool_get_attribute(
+    pool: sys::CUmemoryPool,
+    attr: sys::CUmemPool_attribute,
+    value: *mut c_void,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::mem_pool::get_attribute(pool, attr, value) }
+}
+
+/// `cuMemPoolSetAttribute`, through cudarc's `result::mem_pool::set_attribute`.
+///
+/// # Safety
+/// As the driver asks of `cuMemPoolSetAttribute`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn pool_set_attribute(
+    pool: sys::CUmemoryPool,
+    attr: sys::CUmemPool_attribute,
+    value: *mut c_void,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::mem_pool::set_attribute(pool, attr, value) }
+}
+
+/// `cuMemAllocFromPoolAsync`, through cudarc's `result::mem_pool::alloc_async`.
+///
+/// # Safety
+/// As the driver asks of `cuMemAllocFromPoolAsync`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn pool_alloc_async(
+    pool: sys::CUmemoryPool,
+    num_bytes: usize,
+    stream: sys::CUstream,
+) -> Result<sys::CUdeviceptr, DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::mem_pool::alloc_async(pool, num_bytes, stream) }
 }

@@ -1,8 +1,10 @@
 //! The runtime's one way into the CUDA driver. Every driver call of the runtime goes through
-//! cudarc's checked layer (`cudarc::driver::result`, or cudarc's safe types) or, for the entry
-//! points cudarc's layer lacks, through the wrappers here: each an `unsafe fn` that makes one
-//! driver call and turns its `CUresult` into `Result<_, DriverError>` as cudarc's layer does,
-//! out-values returned, nothing else. Callers name the call (`.call("cuGraphCreate")`), which
+//! the wrappers here (or cudarc's safe types): each an `unsafe fn` that makes one driver call
+//! and returns `Result<_, DriverError>`, out-values returned, nothing else. Where cudarc's
+//! checked layer (`cudarc::driver::result`) has the entry point, the wrapper calls it; where
+//! it lacks one, the wrapper calls the raw symbol (`cudarc::driver::sys`) and turns its
+//! `CUresult` into the same result. No file outside this folder calls either layer
+//! (`tests/layers.rs` checks it). Callers name the call (`.call("cuGraphCreate")`), which
 //! maps a failure to the runtime's error (`crate::error`); nothing here knows that error.
 //!
 //! Whether the driver library can be reached without a panic, and whether it has been
@@ -12,11 +14,13 @@
 //! What was launched last from each thread (`last_launch`) lives here too, so that a fault's
 //! error can name it without the error knowing the launch layer.
 //!
-//! Files follow cudarc's grouping: `device` (driver version, peers), `memory`, `ipc`, `module`
-//! (modules, functions, libraries), `link`, `launch`, `graph`, `texture` (arrays, texture and
-//! surface objects) and `tensor_map`.
+//! Files follow cudarc's grouping: `device` (driver version, peers, the device's memory
+//! pools), `memory` (allocations, copies, fills, managed memory, pools), `event`, `stream`,
+//! `ipc`, `module` (modules, functions, libraries), `link`, `launch` (launches and occupancy),
+//! `graph`, `texture` (arrays, texture and surface objects) and `tensor_map`.
 
 pub(crate) mod device;
+pub(crate) mod event;
 pub(crate) mod graph;
 pub(crate) mod ipc;
 pub(crate) mod last_launch;
@@ -25,5 +29,6 @@ pub(crate) mod link;
 pub(crate) mod load;
 pub(crate) mod memory;
 pub(crate) mod module;
+pub(crate) mod stream;
 pub(crate) mod tensor_map;
 pub(crate) mod texture;

@@ -1,10 +1,12 @@
-//! Module, function and library calls cudarc's `result` layer lacks: loading with JIT
-//! options, the loading mode, listing and loading a module's functions, and libraries (code
-//! loaded once for every context).
+//! Module, function and library calls: loading and unloading a module, its functions and
+//! globals by name, and a function's attributes and cache preference (through cudarc's
+//! `result` layer); over the raw symbols that layer lacks, loading with JIT options, the
+//! loading mode, listing and loading a module's functions, and libraries (code loaded once
+//! for every context).
 
-use std::ffi::{c_uint, c_void};
+use std::ffi::{CString, c_uint, c_void};
 
-use cudarc::driver::{DriverError, sys};
+use cudarc::driver::{DriverError, result, sys};
 
 /// `cuModuleLoadDataEx`: loads the image at `image` with JIT `options` and their `values`.
 ///
@@ -125,4 +127,97 @@ pub(crate) unsafe fn library_get_module(
 pub(crate) unsafe fn library_unload(library: sys::CUlibrary) -> Result<(), DriverError> {
     // SAFETY: forwarded to the caller.
     unsafe { sys::cuLibraryUnload(library) }.result()
+}
+
+/// `cuModuleLoadData`, through cudarc's `result::module::load_data`.
+///
+/// # Safety
+/// As the driver asks of `cuModuleLoadData`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn load_data(image: *const c_void) -> Result<sys::CUmodule, DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::module::load_data(image) }
+}
+
+/// `cuModuleGetFunction`, through cudarc's `result::module::get_function`.
+///
+/// # Safety
+/// As the driver asks of `cuModuleGetFunction`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn get_function(
+    module: sys::CUmodule,
+    name: CString,
+) -> Result<sys::CUfunction, DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::module::get_function(module, name) }
+}
+
+/// `cuModuleGetGlobal`, through cudarc's `result::module::get_global`.
+///
+/// # Safety
+/// As the driver asks of `cuModuleGetGlobal`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn get_global(
+    module: sys::CUmodule,
+    name: CString,
+) -> Result<(sys::CUdeviceptr, usize), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::module::get_global(module, name) }
+}
+
+/// `cuModuleUnload`, through cudarc's `result::module::unload`.
+///
+/// # Safety
+/// As the driver asks of `cuModuleUnload`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn unload(module: sys::CUmodule) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::module::unload(module) }
+}
+
+/// `cuFuncGetAttribute`, through cudarc's `result::function::get_function_attribute`.
+///
+/// # Safety
+/// As the driver asks of `cuFuncGetAttribute`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn get_function_attribute(
+    f: sys::CUfunction,
+    attribute: sys::CUfunction_attribute,
+) -> Result<i32, DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::function::get_function_attribute(f, attribute) }
+}
+
+/// `cuFuncSetAttribute`, through cudarc's `result::function::set_function_attribute`.
+///
+/// # Safety
+/// As the driver asks of `cuFuncSetAttribute`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn set_function_attribute(
+    f: sys::CUfunction,
+    attribute: sys::CUfunction_attribute,
+    value: i32,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::function::set_function_attribute(f, attribute, value) }
+}
+
+/// `cuFuncSetCacheConfig`, through cudarc's `result::function::set_function_cache_config`.
+///
+/// # Safety
+/// As the driver asks of `cuFuncSetCacheConfig`: live handles, a current context, and memory that holds
+/// what the call reads or writes until the queued work completes.
+#[inline]
+pub(crate) unsafe fn set_function_cache_config(
+    f: sys::CUfunction,
+    attribute: sys::CUfunc_cache,
+) -> Result<(), DriverError> {
+    // SAFETY: forwarded to the caller.
+    unsafe { result::function::set_function_cache_config(f, attribute) }
 }

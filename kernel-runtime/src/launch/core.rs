@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
 use cudarc::driver::sys::{self, CUfunction_attribute as F};
-use cudarc::driver::{CudaContext, CudaEvent, CudaStream, result};
+use cudarc::driver::{CudaContext, CudaEvent, CudaStream};
 
 use crate::device::limits::DeviceLimits;
 use crate::driver;
@@ -71,7 +71,7 @@ unsafe fn launch_plain(
 ) -> Result<(), Error> {
     // SAFETY: the caller guarantees `params`; `function` is live while its module is.
     traced(kernel, || unsafe {
-        result::launch_kernel(
+        driver::launch::launch_kernel(
             kernel.function,
             cfg.grid,
             cfg.block,
@@ -208,7 +208,7 @@ fn raise_dynamic_shared(kernel: &KernelInfo, bytes: u32) -> Result<(), Error> {
     let value = i32::try_from(bytes).unwrap_or(i32::MAX);
     // SAFETY: `function` is a live handle; the value is within the device's opt-in limit.
     unsafe {
-        result::function::set_function_attribute(
+        driver::module::set_function_attribute(
             kernel.function,
             F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
             value,
@@ -290,7 +290,7 @@ pub(crate) fn max_active_blocks(
     let threads = i32::try_from(threads).unwrap_or(i32::MAX);
     // SAFETY: `function` is a live handle; the context is bound by the caller's path.
     let n = unsafe {
-        result::occupancy::max_active_block_per_multiprocessor(
+        driver::launch::max_active_block_per_multiprocessor(
             kernel.function,
             threads,
             shared as usize,

@@ -8,9 +8,10 @@
 //! ordered by its own rules. Lengths are checked here, so a mismatch is an
 //! [`Error::LengthMismatch`] rather than an assertion panic.
 
-use cudarc::driver::{DeviceRepr, ValidAsZeroBits, result};
+use cudarc::driver::{DeviceRepr, ValidAsZeroBits};
 
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 
@@ -58,7 +59,7 @@ impl Gpu {
         let d = dst.prepare_write(stream)?;
         // SAFETY: both hold `host.len()` values; from pageable memory the call returns once
         // `host` has been read.
-        unsafe { result::memcpy_htod_async(d.addr(), host, stream.cu_stream()) }
+        unsafe { driver::memory::memcpy_htod_async(d.addr(), host, stream.cu_stream()) }
             .call("cuMemcpyHtoDAsync")?;
         d.finish(stream)
     }
@@ -110,7 +111,7 @@ impl Gpu {
         let s = src.prepare_read(stream)?;
         // SAFETY: both hold `host.len()` values; the stream is synchronised before `host` is
         // used again.
-        unsafe { result::memcpy_dtoh_async(host, s.addr(), stream.cu_stream()) }
+        unsafe { driver::memory::memcpy_dtoh_async(host, s.addr(), stream.cu_stream()) }
             .call("cuMemcpyDtoHAsync")?;
         s.finish(stream)?;
         self.synchronize()
@@ -165,7 +166,7 @@ impl Gpu {
         let d = dst.prepare_write(stream)?;
         // SAFETY: `d` addresses `bytes` bytes of `dst`, which stays borrowed until the write
         // is recorded.
-        unsafe { result::memset_d8_async(d.addr(), value, bytes, stream.cu_stream()) }
+        unsafe { driver::memory::memset_d8_async(d.addr(), value, bytes, stream.cu_stream()) }
             .call("cuMemsetD8Async")?;
         d.finish(stream)
     }
@@ -195,7 +196,7 @@ impl Gpu {
         let d = dst.prepare_write(stream)?;
         // SAFETY: both ranges hold `bytes` bytes and stay borrowed until the uses are
         // recorded; unified addressing lets the copy cross devices.
-        unsafe { result::memcpy_dtod_async(d.addr(), s.addr(), bytes, stream.cu_stream()) }
+        unsafe { driver::memory::memcpy_dtod_async(d.addr(), s.addr(), bytes, stream.cu_stream()) }
             .call("cuMemcpyDtoDAsync")?;
         d.finish(stream)?;
         s.finish(stream)

@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUdeviceptr};
 use cudarc::driver::{
-    CudaContext, CudaEvent, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop, result,
+    CudaContext, CudaEvent, CudaStream, DevicePtr, DevicePtrMut, DeviceSlice, SyncOnDrop,
 };
 
 use crate::device::gpu::Gpu;
@@ -291,7 +291,7 @@ impl<T> Drop for IpcBuffer<T> {
         ctx.record_err(self.event.synchronize());
         let released = if self.owned {
             // SAFETY: allocated by cuMemAlloc in `ipc_alloc`; every use has completed.
-            unsafe { result::memory_free(self.ptr) }
+            unsafe { driver::memory::memory_free(self.ptr) }
         } else {
             // SAFETY: opened by cuIpcOpenMemHandle; every use has completed.
             unsafe { driver::ipc::close_mem_handle(self.ptr) }
@@ -362,7 +362,7 @@ unsafe impl Sync for IpcEvent {}
 impl Drop for IpcEvent {
     fn drop(&mut self) {
         // SAFETY: created or opened here, destroyed once.
-        let destroyed = unsafe { result::event::destroy(self.raw) };
+        let destroyed = unsafe { driver::event::destroy(self.raw) };
         self.ctx.record_err(destroyed);
     }
 }
@@ -399,7 +399,7 @@ impl IpcEvent {
     pub fn record(&self, gpu: &Gpu) -> Result<(), Error> {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: a live event and stream of this context.
-        unsafe { result::event::record(self.raw, gpu.stream().cu_stream()) }.call("cuEventRecord")
+        unsafe { driver::event::record(self.raw, gpu.stream().cu_stream()) }.call("cuEventRecord")
     }
 
     /// Makes `gpu`'s stream wait for the event's last recording.
@@ -417,7 +417,7 @@ impl IpcEvent {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: a live event and stream.
         unsafe {
-            result::stream::wait_event(
+            driver::stream::wait_event(
                 gpu.stream().cu_stream(),
                 self.raw,
                 sys::CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT,
@@ -440,7 +440,7 @@ impl IpcEvent {
     pub fn synchronize(&self) -> Result<(), Error> {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: a live event.
-        unsafe { result::event::synchronize(self.raw) }.call("cuEventSynchronize")
+        unsafe { driver::event::synchronize(self.raw) }.call("cuEventSynchronize")
     }
 }
 
@@ -543,7 +543,7 @@ impl Gpu {
         let ctx = self.context();
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: the context is current.
-        let ptr = unsafe { result::malloc_sync(bytes) }.call("cuMemAlloc")?;
+        let ptr = unsafe { driver::memory::malloc_sync(bytes) }.call("cuMemAlloc")?;
         let buf = IpcBuffer {
             ptr,
             len,
@@ -552,7 +552,7 @@ impl Gpu {
                 Ok(e) => e,
                 Err(e) => {
                     // SAFETY: just allocated, never used.
-                    let _ = unsafe { result::memory_free(ptr) };
+                    let _ = unsafe { driver::memory::memory_free(ptr) };
                     return Err(Error::driver("cuEventCreate", e));
                 }
             },
@@ -561,7 +561,7 @@ impl Gpu {
         };
         let stream = self.stream();
         // SAFETY: the whole allocation, queued on the stream and recorded below.
-        unsafe { result::memset_d8_async(ptr, 0, bytes, stream.cu_stream()) }
+        unsafe { driver::memory::memset_d8_async(ptr, 0, bytes, stream.cu_stream()) }
             .call("cuMemsetD8Async")?;
         buf.event.record(stream).call("cuEventRecord")?;
         Ok(buf)

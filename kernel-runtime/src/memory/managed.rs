@@ -15,9 +15,10 @@
 //! (figures in the project's docs/BENCHMARKS.md, "Managed memory").
 
 use cudarc::driver::sys::{self, CUmem_advise as A, CUmemLocationType as L};
-use cudarc::driver::{DevicePtr, DeviceRepr, UnifiedSlice, ValidAsZeroBits, result};
+use cudarc::driver::{DevicePtr, DeviceRepr, UnifiedSlice, ValidAsZeroBits};
 
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::memory::buffers::byte_len;
 use crate::memory::prepared::split_with;
@@ -91,7 +92,7 @@ impl Gpu {
         let bytes = buf.num_bytes();
         self.on_stream(&buf, "cuMemsetD8Async", |ptr, stream| {
             // SAFETY: the whole allocation, queued on the stream.
-            unsafe { result::memset_d8_async(ptr, 0, bytes, stream) }
+            unsafe { driver::memory::memset_d8_async(ptr, 0, bytes, stream) }
         })?;
         Ok(buf)
     }
@@ -141,7 +142,7 @@ impl Gpu {
         self.on_stream(buf, "cuMemPrefetchAsync", |ptr, stream| {
             // SAFETY: `ptr` and the byte count are the whole managed allocation, alive while
             // `buf` is borrowed.
-            unsafe { result::mem_prefetch_async(ptr, bytes, location, stream) }
+            unsafe { driver::memory::mem_prefetch_async(ptr, bytes, location, stream) }
         })
     }
 
@@ -188,7 +189,7 @@ impl Gpu {
         };
         let (ptr, record) = buf.device_ptr(self.stream());
         // SAFETY: the range is the whole managed allocation, alive while `buf` is borrowed.
-        let done = unsafe { result::mem_advise(ptr, buf.num_bytes(), code, location) };
+        let done = unsafe { driver::memory::mem_advise(ptr, buf.num_bytes(), code, location) };
         drop(record);
         done.call("cuMemAdvise")
     }

@@ -8,7 +8,7 @@
 use std::sync::Arc;
 
 use cudarc::driver::sys;
-use cudarc::driver::{CudaStream, DeviceRepr, DriverError, result};
+use cudarc::driver::{CudaStream, DeviceRepr, DriverError};
 
 use crate::device::gpu::Gpu;
 use crate::driver;
@@ -85,7 +85,7 @@ impl Gpu {
             Err(other) => return Err(other).call("cuCtxEnablePeerAccess"),
         }
         // SAFETY: the peer's ordinal.
-        let pool = unsafe { result::device::get_mem_pool(peer.ordinal() as i32) }
+        let pool = unsafe { driver::device::get_mem_pool(peer.ordinal() as i32) }
             .call("cuDeviceGetMemPool")?;
         let access = sys::CUmemAccessDesc {
             location: sys::CUmemLocation {
@@ -140,7 +140,7 @@ impl Gpu {
             // SAFETY: both ranges hold `bytes` bytes and stay borrowed until their uses are
             // recorded.
             unsafe {
-                result::memcpy_peer_async(
+                driver::memory::memcpy_peer_async(
                     dst_ctx,
                     d.addr(),
                     src_ctx,

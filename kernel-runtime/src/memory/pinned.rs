@@ -8,11 +8,10 @@
 //! `PinnedHostSlice` records its event only in multi-stream mode, so on the default stream its
 //! accessors would not wait; [`PinnedBuffer`] always does.)
 
-use cudarc::driver::{
-    CudaEvent, DeviceRepr, HostSlice, PinnedHostSlice, ValidAsZeroBits, result, sys,
-};
+use cudarc::driver::{CudaEvent, DeviceRepr, HostSlice, PinnedHostSlice, ValidAsZeroBits, sys};
 
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::memory::buffers::{byte_len, same_len};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
@@ -262,7 +261,7 @@ impl Gpu {
             let (host, _record) = unsafe { src.host().stream_synced_slice(stream) };
             // SAFETY: both hold `len` values; the host memory is page-locked and its `done`
             // event, recorded below, keeps it from being touched before the copy ends.
-            unsafe { result::memcpy_htod_async(d.addr(), host, stream.cu_stream()) }
+            unsafe { driver::memory::memcpy_htod_async(d.addr(), host, stream.cu_stream()) }
                 .call("cuMemcpyHtoDAsync")?;
             d.finish(stream)?;
         }
@@ -294,7 +293,7 @@ impl Gpu {
             let (host, _record) = unsafe { dst.host_mut().stream_synced_mut_slice(stream) };
             // SAFETY: both hold `len` values; the host memory is page-locked and its accessors
             // wait on the `done` event recorded below.
-            unsafe { result::memcpy_dtoh_async(host, s.addr(), stream.cu_stream()) }
+            unsafe { driver::memory::memcpy_dtoh_async(host, s.addr(), stream.cu_stream()) }
                 .call("cuMemcpyDtoHAsync")?;
             s.finish(stream)?;
         }

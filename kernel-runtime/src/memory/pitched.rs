@@ -11,7 +11,7 @@ use std::marker::PhantomData;
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUdeviceptr;
-use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DeviceRepr, result};
+use cudarc::driver::{CudaContext, CudaEvent, CudaStream, DeviceRepr};
 
 use crate::device::gpu::Gpu;
 use crate::driver;
@@ -118,7 +118,7 @@ impl<T> Drop for Pitched<T> {
     fn drop(&mut self) {
         self.ctx.record_err(self.event.synchronize());
         // SAFETY: `ptr` came from cuMemAllocPitch and every use of it has completed.
-        let freed = unsafe { result::memory_free(self.ptr) };
+        let freed = unsafe { driver::memory::memory_free(self.ptr) };
         self.ctx.record_err(freed);
     }
 }
@@ -184,7 +184,7 @@ impl Gpu {
             Ok(e) => e,
             Err(e) => {
                 // SAFETY: just allocated, never used.
-                let _ = unsafe { result::memory_free(ptr) };
+                let _ = unsafe { driver::memory::memory_free(ptr) };
                 return Err(e);
             }
         };
@@ -200,7 +200,7 @@ impl Gpu {
         };
         let stream = self.stream();
         // SAFETY: the range is the allocation; queued on the stream, recorded below.
-        unsafe { result::memset_d8_async(ptr, 0, buf.byte_len(), stream.cu_stream()) }
+        unsafe { driver::memory::memset_d8_async(ptr, 0, buf.byte_len(), stream.cu_stream()) }
             .call("cuMemsetD8Async")?;
         buf.event.record(stream).call("cuEventRecord")?;
         Ok(buf)

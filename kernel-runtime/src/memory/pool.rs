@@ -15,8 +15,8 @@
 
 use std::sync::{Arc, Mutex, PoisonError};
 
+use cudarc::driver::CudaContext;
 use cudarc::driver::sys::{self, CUdevice_attribute, CUmemPool_attribute};
-use cudarc::driver::{CudaContext, result};
 
 use crate::device::gpu::Gpu;
 use crate::driver;
@@ -79,7 +79,7 @@ impl Drop for PoolInner {
             // SAFETY: made or imported here, destroyed once. Memory still allocated from it
             // keeps it until freed (the driver defers the release), and a destroyed current
             // pool hands the device back its default pool.
-            let destroyed = unsafe { result::mem_pool::destroy(self.raw) };
+            let destroyed = unsafe { driver::memory::pool_destroy(self.raw) };
             self.ctx.record_err(destroyed);
         }
     }
@@ -247,7 +247,7 @@ impl MemoryPool {
         props.maxSize = options.max_size.unwrap_or(0);
         gpu.context().bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: valid properties, read during the call.
-        let raw = unsafe { result::mem_pool::create(&props) }.call("cuMemPoolCreate")?;
+        let raw = unsafe { driver::memory::pool_create(&props) }.call("cuMemPoolCreate")?;
         let pool = MemoryPool::from_raw(
             raw,
             gpu,
@@ -379,7 +379,7 @@ impl MemoryPool {
     pub fn trim_to(&self, keep: usize) -> Result<(), Error> {
         self.inner.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: a live pool.
-        unsafe { result::mem_pool::trim_to(self.inner.raw, keep) }.call("cuMemPoolTrimTo")
+        unsafe { driver::memory::pool_trim_to(self.inner.raw, keep) }.call("cuMemPoolTrimTo")
     }
 
     /// What the pool reserves and what of it is allocated, now and at the high-water marks.
@@ -456,7 +456,7 @@ impl MemoryPool {
         let mut value = 0u64;
         // SAFETY: a live pool; every attribute read here is a 64-bit integer.
         unsafe {
-            result::mem_pool::get_attribute(self.inner.raw, attribute, (&raw mut value).cast())
+            driver::memory::pool_get_attribute(self.inner.raw, attribute, (&raw mut value).cast())
         }
         .call("cuMemPoolGetAttribute")?;
         Ok(value)
@@ -465,7 +465,7 @@ impl MemoryPool {
     fn set(&self, attribute: CUmemPool_attribute, mut value: u64) -> Result<(), Error> {
         // SAFETY: a live pool; every attribute set here is a 64-bit integer.
         unsafe {
-            result::mem_pool::set_attribute(self.inner.raw, attribute, (&raw mut value).cast())
+            driver::memory::pool_set_attribute(self.inner.raw, attribute, (&raw mut value).cast())
         }
         .call("cuMemPoolSetAttribute")
     }
@@ -535,7 +535,7 @@ impl Gpu {
     pub fn default_memory_pool(&self) -> Result<MemoryPool, Error> {
         pools_supported(self, "the default memory pool")?;
         // SAFETY: the context's device.
-        let raw = unsafe { result::device::get_default_mem_pool(self.context().cu_device()) }
+        let raw = unsafe { driver::device::get_default_mem_pool(self.context().cu_device()) }
             .call("cuDeviceGetDefaultMemPool")?;
         Ok(MemoryPool::from_raw(raw, self, Origin::Device))
     }
@@ -556,7 +556,7 @@ impl Gpu {
         pools_supported(self, "the current memory pool")?;
         let device = self.context().cu_device();
         // SAFETY: the context's device.
-        let raw = unsafe { result::device::get_mem_pool(device) }.call("cuDeviceGetMemPool")?;
+        let raw = unsafe { driver::device::get_mem_pool(device) }.call("cuDeviceGetMemPool")?;
         let current = CURRENT.lock().unwrap_or_else(PoisonError::into_inner);
         Ok(current
             .iter()
@@ -588,7 +588,7 @@ impl Gpu {
         // Held across the call, so that the record and the device agree.
         let mut current = CURRENT.lock().unwrap_or_else(PoisonError::into_inner);
         // SAFETY: the context's device and a live pool of it.
-        unsafe { result::device::set_mem_pool(device, pool.inner.raw) }
+        unsafe { driver::device::set_mem_pool(device, pool.inner.raw) }
             .call("cuDeviceSetMemPool")?;
         current.retain(|p| p.inner.ctx.cu_device() != device);
         if pool.inner.origin != Origin::Device {

@@ -15,9 +15,10 @@ use std::ops::{Bound, RangeBounds};
 use std::sync::Arc;
 
 use cudarc::driver::sys::{CUdevice_attribute, CUdeviceptr};
-use cudarc::driver::{CudaContext, CudaStream, DeviceRepr, ValidAsZeroBits, result};
+use cudarc::driver::{CudaContext, CudaStream, DeviceRepr, ValidAsZeroBits};
 
 use crate::device::gpu::Gpu;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::memory::buffers::{byte_len, same_len};
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut, Sealed};
@@ -276,15 +277,15 @@ impl<T: DeviceRepr> TrackedBuffer<T> {
             (0, _) => 0,
             (_, Some(pool)) => {
                 // SAFETY: the context is bound; the stream and the pool are live.
-                unsafe { result::mem_pool::alloc_async(pool.cu_pool(), bytes, stream) }
+                unsafe { driver::memory::pool_alloc_async(pool.cu_pool(), bytes, stream) }
                     .call("cuMemAllocFromPoolAsync")?
             }
             (_, None) if pooled => {
                 // SAFETY: the context is bound; the stream is live.
-                unsafe { result::malloc_async(stream, bytes) }.call("cuMemAllocAsync")?
+                unsafe { driver::memory::malloc_async(stream, bytes) }.call("cuMemAllocAsync")?
             }
             // SAFETY: the context is bound.
-            (_, None) => unsafe { result::malloc_sync(bytes) }.call("cuMemAlloc")?,
+            (_, None) => unsafe { driver::memory::malloc_sync(bytes) }.call("cuMemAlloc")?,
         };
         Ok(Self::from_parts(ptr, len, ctx, pooled, slot, pool.cloned()))
     }
@@ -605,11 +606,11 @@ impl<T> Drop for TrackedBuffer<T> {
         if self.pooled {
             // SAFETY: the memory was allocated from a pool (or imported from another
             // process's); every use is ordered before.
-            let _ = unsafe { result::free_async(self.ptr, stream) };
+            let _ = unsafe { driver::memory::free_async(self.ptr, stream) };
         } else {
             let _ = slot.stream().synchronize();
             // SAFETY: every use has finished.
-            let _ = unsafe { result::free_sync(self.ptr) };
+            let _ = unsafe { driver::memory::free_sync(self.ptr) };
         }
     }
 }

@@ -15,8 +15,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use cudarc::driver::sys::{self, CUevent_flags, CUevent_wait_flags, CUstreamCaptureStatus};
-use cudarc::driver::{CudaEvent, CudaStream, result};
+use cudarc::driver::{CudaEvent, CudaStream};
 
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 
 /// One stream's clock: its event and how many times it was recorded.
@@ -180,7 +181,7 @@ impl Use {
         if self.slot.records.load(Ordering::Acquire) <= self.records {
             self.slot.records.fetch_add(1, Ordering::AcqRel);
             // SAFETY: a live event and stream of the same context.
-            unsafe { result::event::record(event.cu_event(), self.slot.stream.cu_stream()) }
+            unsafe { driver::event::record(event.cu_event(), self.slot.stream.cu_stream()) }
                 .call("cuEventRecord")?;
         }
         // A capturing stream waits for uncaptured work through an event-wait node: each
@@ -191,7 +192,7 @@ impl Use {
             CUevent_wait_flags::CU_EVENT_WAIT_DEFAULT
         };
         // SAFETY: as above; the wait takes the event's state now.
-        unsafe { result::stream::wait_event(waiter.stream.cu_stream(), event.cu_event(), flags) }
+        unsafe { driver::stream::wait_event(waiter.stream.cu_stream(), event.cu_event(), flags) }
             .call("cuStreamWaitEvent")?;
         self.waited.push(Arc::clone(waiter));
         Ok(())
@@ -202,7 +203,7 @@ impl Use {
 fn capturing(stream: &CudaStream) -> Result<bool, Error> {
     // SAFETY: a live stream.
     let status =
-        unsafe { result::stream::is_capturing(stream.cu_stream()) }.call("cuStreamIsCapturing")?;
+        unsafe { driver::stream::is_capturing(stream.cu_stream()) }.call("cuStreamIsCapturing")?;
     Ok(status != CUstreamCaptureStatus::CU_STREAM_CAPTURE_STATUS_NONE)
 }
 

@@ -23,7 +23,7 @@
 use std::sync::Arc;
 
 use cudarc::driver::sys::{self, CUgraphInstantiate_flags, CUgraphNodeType, CUstreamCaptureMode};
-use cudarc::driver::{CudaGraph, CudaStream, result};
+use cudarc::driver::{CudaGraph, CudaStream};
 
 use crate::device::gpu::Gpu;
 use crate::driver;
@@ -84,7 +84,7 @@ impl Drop for OwnedExec {
     fn drop(&mut self) {
         if !self.0.is_null() {
             // SAFETY: instantiated by `Graph::instantiate` and destroyed once.
-            let _ = unsafe { result::graph::exec_destroy(self.0) };
+            let _ = unsafe { driver::graph::exec_destroy(self.0) };
         }
     }
 }
@@ -102,7 +102,7 @@ impl CaptureStream {
     pub(super) fn new(gpu: &Gpu) -> Result<Self, Error> {
         let ctx = gpu.context();
         ctx.bind_to_thread().call("cuCtxSetCurrent")?;
-        let raw = result::stream::create(result::stream::StreamKind::NonBlocking)
+        let raw = driver::stream::create(driver::stream::StreamKind::NonBlocking)
             .call("cuStreamCreate")?;
         // SAFETY: `raw` is a live stream of this context; `CaptureStream` destroys it after
         // every user of the wrapper (the graph and the handles given out) is gone.
@@ -139,7 +139,7 @@ impl CaptureStream {
     ) -> Result<OwnedGraph, Error> {
         let recorded = record(gpu);
         // SAFETY: the stream is capturing.
-        let graph = unsafe { result::stream::end_capture(self.stream.cu_stream()) }
+        let graph = unsafe { driver::stream::end_capture(self.stream.cu_stream()) }
             .call("cuStreamEndCapture")
             .map(OwnedGraph);
         recorded?;
@@ -154,7 +154,7 @@ impl Drop for CaptureStream {
         ctx.record_err(ctx.bind_to_thread());
         // SAFETY: the stream was created by `CaptureStream::new` and is destroyed once, after
         // the graph (field order) and after every wrapper that could queue work on it is gone.
-        ctx.record_err(unsafe { result::stream::destroy(self.stream.cu_stream()) });
+        ctx.record_err(unsafe { driver::stream::destroy(self.stream.cu_stream()) });
     }
 }
 
@@ -209,7 +209,7 @@ impl Graph {
     ) -> Result<Graph, Error> {
         gpu.context().bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: `graph` is a live, complete graph of this context.
-        let exec = unsafe { result::graph::instantiate(graph.0, CUgraphInstantiate_flags(0)) }
+        let exec = unsafe { driver::graph::instantiate(graph.0, CUgraphInstantiate_flags(0)) }
             .call("cuGraphInstantiate")?;
         Ok(Graph {
             exec: Exec::Built {
@@ -231,7 +231,7 @@ impl Graph {
     pub fn launch_on(&self, stream: &CudaStream) -> Result<(), Error> {
         stream.context().bind_to_thread().call("cuCtxSetCurrent")?;
         // SAFETY: the executable graph is live while `self` is; the stream belongs to a live context.
-        unsafe { result::graph::launch(self.exec.exec(), stream.cu_stream()) }
+        unsafe { driver::graph::launch(self.exec.exec(), stream.cu_stream()) }
             .call("cuGraphLaunch")?;
         // A fault's error then says a graph's kernels ran last, not the last kernel launched
         // alone.
@@ -246,7 +246,7 @@ impl Graph {
             .bind_to_thread()
             .call("cuCtxSetCurrent")?;
         // SAFETY: as for `launch_on`.
-        unsafe { result::graph::upload(self.exec.exec(), self.replay.cu_stream()) }
+        unsafe { driver::graph::upload(self.exec.exec(), self.replay.cu_stream()) }
             .call("cuGraphUpload")
     }
 }
@@ -324,7 +324,7 @@ impl Drop for OwnedGraph {
     fn drop(&mut self) {
         if !self.0.is_null() {
             // SAFETY: created here (`cuStreamEndCapture`, `cuGraphCreate`) and destroyed once.
-            let _ = unsafe { result::graph::destroy(self.0) };
+            let _ = unsafe { driver::graph::destroy(self.0) };
         }
     }
 }
@@ -423,11 +423,11 @@ impl Graph {
             .call("cuCtxSetCurrent")?;
         let flags = CUgraphInstantiate_flags::CUDA_GRAPH_INSTANTIATE_FLAG_DEVICE_LAUNCH;
         // SAFETY: the template is live while `self` is.
-        let exec = unsafe { result::graph::instantiate(self.exec.template(), flags) }
+        let exec = unsafe { driver::graph::instantiate(self.exec.template(), flags) }
             .call("cuGraphInstantiate")?;
         let exec = OwnedExec(exec);
         // SAFETY: a live executable graph and stream of this context.
-        unsafe { result::graph::upload(exec.0, self.replay.cu_stream()) }.call("cuGraphUpload")?;
+        unsafe { driver::graph::upload(exec.0, self.replay.cu_stream()) }.call("cuGraphUpload")?;
         Ok(DeviceGraph {
             exec,
             _graph: std::marker::PhantomData,

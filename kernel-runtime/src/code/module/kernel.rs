@@ -5,9 +5,10 @@ use std::ffi::c_void;
 use std::sync::Arc;
 
 use cudarc::driver::sys::CUfunction_attribute;
-use cudarc::driver::{CudaStream, result, sys};
+use cudarc::driver::{CudaStream, sys};
 
 use super::RawModule;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 use crate::launch::args::tuple::KernelArgs;
 use crate::launch::config::Launch;
@@ -76,7 +77,7 @@ impl Kernel {
             .bind_to_thread()
             .call("cuCtxSetCurrent")?;
         // SAFETY: the function handle is live while `self.module` is.
-        unsafe { result::function::get_function_attribute(self.info.function, attribute) }
+        unsafe { driver::module::get_function_attribute(self.info.function, attribute) }
             .call("cuFuncGetAttribute")
     }
 
@@ -125,7 +126,7 @@ impl Kernel {
         let limit = i32::try_from(self.info.limits.max_threads).unwrap_or(0);
         // SAFETY: the function handle is live; no per-block-size callback is passed.
         let (_, block) = unsafe {
-            result::occupancy::max_potential_block_size(
+            driver::launch::max_potential_block_size(
                 self.info.function,
                 None,
                 shared_mem_bytes as usize,

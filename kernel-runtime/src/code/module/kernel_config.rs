@@ -1,10 +1,10 @@
 //! A kernel's own preferences: the split of on-chip memory between L1 and shared memory.
 
-use cudarc::driver::result;
 use cudarc::driver::sys::CUfunction_attribute as F;
 
 use super::Kernel;
 use crate::device::config::CachePreference;
+use crate::driver;
 use crate::error::{DriverResultExt, Error};
 
 impl Kernel {
@@ -27,7 +27,7 @@ impl Kernel {
             .bind_to_thread()
             .call("cuCtxSetCurrent")?;
         // SAFETY: the function handle is live while `self` is.
-        unsafe { result::function::set_function_cache_config(self.cu_function(), preference.cu()) }
+        unsafe { driver::module::set_function_cache_config(self.cu_function(), preference.cu()) }
             .call("cuFuncSetCacheConfig")
     }
 
@@ -53,7 +53,7 @@ impl Kernel {
             .call("cuCtxSetCurrent")?;
         // SAFETY: the function handle is live while `self` is; the attribute takes an int.
         unsafe {
-            result::function::set_function_attribute(
+            driver::module::set_function_attribute(
                 self.cu_function(),
                 F::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT,
                 i32::from(percent),

@@ -20,7 +20,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicU32, AtomicU64};
 
 use cudarc::driver::sys::{self, CUfunction_attribute as F, CUresult};
-use cudarc::driver::{CudaContext, DriverError, result};
+use cudarc::driver::{CudaContext, DriverError};
 
 pub use external::RawModule;
 pub use kernel::Kernel;
@@ -116,7 +116,7 @@ impl Drop for ModuleInner {
         for &m in &self.cu_modules {
             // SAFETY: each handle came from a successful load and is unloaded exactly once;
             // every function handle into it is owned by values that keep this module alive.
-            self.ctx.record_err(unsafe { result::module::unload(m) });
+            self.ctx.record_err(unsafe { driver::module::unload(m) });
         }
     }
 }
@@ -200,7 +200,7 @@ fn load_one(gpu: &Gpu, image: &[u8], from: &Provenance<'_>) -> Result<sys::CUmod
     };
     // SAFETY: `ptr` addresses a complete image (PTX copies are NUL-terminated) that outlives the
     // call; the driver copies what it keeps.
-    match unsafe { result::module::load_data(ptr) } {
+    match unsafe { driver::module::load_data(ptr) } {
         Ok(m) => Ok(m),
         Err(e) => Err(load_error(gpu, image, ptr, e, from)),
     }
@@ -227,7 +227,7 @@ impl ModuleInner {
         let mut found = None;
         for &m in self.handles(k.unit) {
             // SAFETY: the module handle is live (owned by `self`).
-            match unsafe { result::module::get_function(m, symbol.clone()) } {
+            match unsafe { driver::module::get_function(m, symbol.clone()) } {
                 Ok(f) => {
                     found = Some(f);
                     break;
@@ -239,7 +239,7 @@ impl ModuleInner {
         let function = found.ok_or_else(not_found)?;
         let attr = |a: F| -> Result<u32, Error> {
             // SAFETY: `function` is a live handle of this module.
-            let v = unsafe { result::function::get_function_attribute(function, a) }
+            let v = unsafe { driver::module::get_function_attribute(function, a) }
                 .call("cuFuncGetAttribute")?;
             Ok(u32::try_from(v).unwrap_or(0))
         };
@@ -273,7 +273,7 @@ impl ModuleInner {
         self.ctx.bind_to_thread().call("cuCtxSetCurrent")?;
         for &m in &self.cu_modules {
             // SAFETY: the module handle is live (owned by `self`).
-            match unsafe { result::module::get_global(m, c.clone()) } {
+            match unsafe { driver::module::get_global(m, c.clone()) } {
                 Ok(g) => return Ok(g),
                 Err(DriverError(CUresult::CUDA_ERROR_NOT_FOUND)) => {}
                 Err(e) => return Err(Error::driver("cuModuleGetGlobal", e)),
@@ -362,7 +362,7 @@ fn jit_log(ptr: *const c_void) -> Option<String> {
     // that loads this time is unloaded at once.
     unsafe {
         if let Ok(module) = driver::module::load_data_ex(ptr, &mut options, &mut values) {
-            let _ = result::module::unload(module);
+            let _ = driver::module::unload(module);
         }
     }
     let end = error.iter().position(|&b| b == 0).unwrap_or(LEN);

@@ -14,8 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
-use cudarc::nvrtc::sys;
-
+use super::api;
 use crate::driver::load::reachable;
 use crate::env;
 use crate::error::Error;
@@ -156,7 +155,7 @@ fn find(first: Option<&Path>) -> Result<Nvrtc, Vec<String>> {
             files.extend(user_wheels().map(|d| d.join("nvidia/cu13/lib/libnvrtc.so.13")));
         }
         for file in files {
-            match preload(&file) {
+            match api::preload(&file) {
                 Ok(()) => {
                     path = Some(file);
                     break;
@@ -224,41 +223,10 @@ fn user_wheels() -> Option<PathBuf> {
     Some(base.join("kernel-build/cuda-toolkit"))
 }
 
-/// Loads `file` and the builtins beside it for the life of the process.
-fn preload(file: &Path) -> Result<(), String> {
-    if !file.is_file() {
-        return Err("no such file".to_owned());
-    }
-    let dir = file.parent().unwrap_or(Path::new("."));
-    let builtins = std::fs::read_dir(dir)
-        .map_err(|e| e.to_string())?
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .find(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_some_and(|n| n.starts_with("libnvrtc-builtins.so."))
-        });
-    if let Some(b) = builtins {
-        // SAFETY: NVRTC's builtins library has no initialisers with preconditions.
-        let lib = unsafe { libloading::Library::new(&b) }.map_err(|e| e.to_string())?;
-        // Kept loaded: NVRTC opens it by its soname during compilations.
-        std::mem::forget(lib);
-    }
-    // SAFETY: as above, for libnvrtc itself.
-    let lib = unsafe { libloading::Library::new(file) }.map_err(|e| e.to_string())?;
-    // Kept loaded: cudarc's open by soname then finds this one.
-    std::mem::forget(lib);
-    Ok(())
-}
-
 fn version() -> Result<(u32, u32), String> {
-    let (mut major, mut minor) = (0, 0);
-    // SAFETY: the library is loaded (checked by the caller); the out-pointers are valid.
-    let r = unsafe { sys::nvrtcVersion(&mut major, &mut minor) };
-    if r != sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(format!("nvrtcVersion failed: {r:?}"));
-    }
+    // SAFETY: the library is loaded (checked by the caller).
+    let (major, minor) =
+        unsafe { api::version() }.map_err(|f| format!("{} failed: {:?}", f.call, f.code))?;
     Ok((
         u32::try_from(major).unwrap_or(0),
         u32::try_from(minor).unwrap_or(0),
@@ -266,18 +234,9 @@ fn version() -> Result<(u32, u32), String> {
 }
 
 fn supported_archs() -> Result<Vec<u32>, String> {
-    let mut n = 0;
-    // SAFETY: the library is loaded; `n` is a valid out-pointer.
-    let r = unsafe { sys::nvrtcGetNumSupportedArchs(&mut n) };
-    if r != sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(format!("nvrtcGetNumSupportedArchs failed: {r:?}"));
-    }
-    let mut archs = vec![0; usize::try_from(n).unwrap_or(0)];
-    // SAFETY: `archs` has room for the `n` entries NVRTC reported.
-    let r = unsafe { sys::nvrtcGetSupportedArchs(archs.as_mut_ptr()) };
-    if r != sys::nvrtcResult::NVRTC_SUCCESS {
-        return Err(format!("nvrtcGetSupportedArchs failed: {r:?}"));
-    }
+    // SAFETY: the library is loaded (checked by the caller).
+    let archs = unsafe { api::supported_archs() }
+        .map_err(|f| format!("{} failed: {:?}", f.call, f.code))?;
     Ok(archs
         .into_iter()
         .filter_map(|a| u32::try_from(a).ok())
