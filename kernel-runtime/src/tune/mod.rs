@@ -61,8 +61,8 @@
 //!         // SAFETY: each thread reads x[i] for i < n and writes out[blockIdx.x] only.
 //!         unsafe {
 //!             match self.block {
-//!                 128 => m.partial_128_4(&cfg, &*a.x, &mut *a.out, a.n),
-//!                 _ => m.partial_256_8(&cfg, &*a.x, &mut *a.out, a.n),
+//!                 128 => m.partial__128_4(&cfg, &*a.x, &mut *a.out, a.n),
+//!                 _ => m.partial__256_8(&cfg, &*a.x, &mut *a.out, a.n),
 //!             }
 //!         }
 //!     }

@@ -46,15 +46,16 @@ use crate::error::Error;
 ///
 /// ```no_run
 /// use cuda_kernel_runtime::{Gpu, TrackedBuffer};
-/// use cuda_kernel_runtime::tune::{Idempotent, Tuner, variant};
+/// use cuda_kernel_runtime::tune::{Idempotent, Tuner, Variant, variant};
 ///
 /// static FILL: Tuner<usize> = Tuner::new("fill").warmup(2).rounds(10);
 ///
 /// let gpu = Gpu::new(0)?;
 /// let mut y = gpu.zeros::<u8>(1 << 20)?;
-/// let variants = [
-///     variant("memset", |gpu: &Gpu, y: &mut TrackedBuffer<u8>| gpu.memset(y, 1)),
-///     variant("upload", |gpu: &Gpu, y: &mut TrackedBuffer<u8>| {
+/// // Closures differ in type: a set of them is a slice of `&dyn Variant` (or of boxes).
+/// let variants: [&dyn Variant<TrackedBuffer<u8>>; 2] = [
+///     &variant("memset", |gpu: &Gpu, y: &mut TrackedBuffer<u8>| gpu.memset(y, 1)),
+///     &variant("upload", |gpu: &Gpu, y: &mut TrackedBuffer<u8>| {
 ///         let n = y.len();
 ///         y.upload_from(gpu, &vec![1u8; n])
 ///     }),
