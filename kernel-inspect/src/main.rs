@@ -7,6 +7,8 @@
 //! cuda-kernel-inspect build FILE.cu... [OPTIONS]   build and verify a module outside Cargo
 //! cuda-kernel-inspect decls FILE [--json] [-I DIR] [-D NAME=VALUE]   kernel declarations of a CUDA source
 //! cuda-kernel-inspect toolkit                what toolkit discovery finds, and why
+//! cuda-kernel-inspect tune export [--cache-dir DIR] [--into FILE] [--kernel NAME]...
+//!                                              tuned choices as the table a program embeds
 //! cuda-kernel-inspect toolkit install [--dir DIR] [--with curand,cublas,cutlass] [--linkable]
 //!                                              NVIDIA's nvcc wheels (and libraries) into the per-user folder
 //! ```
@@ -22,6 +24,7 @@ mod install;
 mod linkable;
 mod report;
 mod toolkit_cmd;
+mod tune_cmd;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -57,6 +60,9 @@ enum Command {
     /// Where a crate's builds write the files for editors (`compile_commands.json`, the
     /// headers written from shared Rust types), and what is there.
     Editor(editor_cmd::EditorArgs),
+    /// Tuned choices: `export` writes a tuning cache folder's choices as the table a program
+    /// embeds, so that it times nothing where it is deployed.
+    Tune(tune_cmd::TuneArgs),
 }
 
 /// One file to read, as text or JSON.
@@ -85,6 +91,7 @@ fn main() -> ExitCode {
         Command::Decls(args) => decls::run(args),
         Command::Editor(args) => editor_cmd::run(args),
         Command::Toolkit(args) => toolkit_cmd::run(args),
+        Command::Tune(args) => tune_cmd::run(args),
     };
     match result {
         Ok(text) => emit(&text),

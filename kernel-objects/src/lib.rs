@@ -49,6 +49,7 @@ mod ptx;
 mod ptx_decl;
 mod ptx_lex;
 mod scan;
+pub mod tuning;
 
 pub use cubin::{Cubin, parse_cubin};
 pub use entry::{ArchVariant, Compression, Entry, EntryKind};

@@ -12,6 +12,9 @@
 //! | `KERNEL_NVRTC_LIBRARY` | the NVRTC library (`libnvrtc.so.13`) to use when the system's loader finds none |
 //! | `KERNEL_RUNTIME_CACHE_DIR` | where run-time compilations are cached (default `$XDG_CACHE_HOME/kernel-runtime`, else `~/.cache/kernel-runtime`) |
 //! | `KERNEL_RUNTIME_NO_CACHE` | `1`: compile at run time without the disk cache |
+//! | `KERNEL_TUNE_CACHE_DIR` | where tuned choices are cached (`tune::Tuner`; default `tune/` in the run-time compilation cache's folder) |
+//! | `KERNEL_TUNE_RETUNE` | `1`: tuners time their variants again, ignoring the embedded table and the cache (and write the new choices to the cache) |
+//! | `KERNEL_TUNE_PIN` | `kernel=variant[,kernel=variant...]`: the tuner of each kernel named launches that variant and times nothing |
 //! | `XDG_CACHE_HOME`, `HOME` | the default cache location, and the per-user wheels of `cuda-kernel-inspect toolkit install` |
 
 use std::ffi::OsString;

@@ -112,6 +112,7 @@ pub mod profile;
 mod streams;
 mod texture;
 mod tma;
+pub mod tune;
 pub mod vector;
 
 #[doc(hidden)]

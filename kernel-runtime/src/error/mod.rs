@@ -515,4 +515,13 @@ pub enum Error {
         /// What is missing or unreachable: the variable, or the address and the time waited.
         problem: String,
     },
+    /// A tuned kernel could not choose a variant: every variant failed to launch, a pinned
+    /// variant is not in its set, or its embedded table cannot be read (`tune::Tuner`).
+    #[error("tuning `{kernel}`: {problem}")]
+    Tuning {
+        /// The tuned kernel's name.
+        kernel: String,
+        /// What went wrong: each variant's failure, the missing pin, the table's line.
+        problem: String,
+    },
 }

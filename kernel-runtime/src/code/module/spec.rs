@@ -68,6 +68,47 @@ pub struct ModuleSpec {
 }
 
 impl ModuleSpec {
+    /// A short hash of what the module runs: its image, or the source it compiles at run time
+    /// (text, headers, defines, options) when it embeds none; 16 hex digits. Tuned choices
+    /// are recorded under it, so that a rebuilt module with other machine code is timed
+    /// again instead of inheriting choices made for the old one. Computed when called (a
+    /// hash of the whole image: about a millisecond for a few megabytes); keep the result.
+    ///
+    /// ```
+    /// use cuda_kernel_runtime::spec::ModuleSpec;
+    /// const A: ModuleSpec = ModuleSpec {
+    ///     name: "a", image: Some(b"\x50\xed\x55\xba"), archs: &[], toolkit: "13.0",
+    ///     kernels: &[], globals: &[], units: &[], source: None,
+    /// };
+    /// const B: ModuleSpec = ModuleSpec { image: Some(b"\x50\xed\x55\xbb"), ..A };
+    /// assert_eq!(A.content_hash().len(), 16);
+    /// assert_ne!(A.content_hash(), B.content_hash());
+    /// ```
+    pub fn content_hash(&self) -> String {
+        let mut h = blake3::Hasher::new();
+        h.update(self.name.as_bytes()).update(b"\0");
+        if let Some(image) = self.image {
+            h.update(b"image\0").update(image);
+        }
+        if let Some(src) = self.source {
+            h.update(b"source\0").update(src.text.as_bytes());
+            for (name, text) in src.headers {
+                h.update(name.as_bytes())
+                    .update(b"\0")
+                    .update(text.as_bytes());
+            }
+            for (name, value) in src.defines {
+                h.update(name.as_bytes())
+                    .update(b"=")
+                    .update(value.as_bytes());
+            }
+            for o in src.options {
+                h.update(o.as_bytes()).update(b"\0");
+            }
+        }
+        h.finalize().to_hex()[..16].to_owned()
+    }
+
     /// How the image's entries are stored: `(compressed, entries)`, read from the fatbin's
     /// entry headers (nothing is decompressed). The build compresses every entry by default
     /// (`compress = false` in `cuda_module!`, `Build::compress(false)` or
