@@ -968,7 +968,10 @@ fn rank_of_two_processes() -> Result<(), Error> {
 /// spinning measures longer.
 #[test]
 fn work_on_every_gpu_is_timed_together_from_one_thread_and_from_each_rank() -> Result<(), Error> {
-    let _devices = shared_devices();
+    // Alone on the devices: beside the other tests' communicators on the same GPUs, the
+    // suite hung under the harness's threads on 2 x H200 (not yet understood; see
+    // docs/RUNTIME.md).
+    let _devices = DEVICES.write().unwrap_or_else(|p| p.into_inner());
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -1072,7 +1075,10 @@ fn check_times(times: &[Duration], span: Duration, n: usize) {
 /// A hang fails the test after 120 s.
 #[test]
 fn communicators_made_with_a_timeout_reduce_eagerly_and_in_graphs() -> Result<(), Error> {
-    let _devices = shared_devices();
+    // Alone on the devices: beside the other tests' communicators on the same GPUs, the
+    // suite hung under the harness's threads on 2 x H200 (not yet understood; see
+    // docs/RUNTIME.md).
+    let _devices = DEVICES.write().unwrap_or_else(|p| p.into_inner());
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };

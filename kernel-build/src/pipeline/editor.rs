@@ -43,14 +43,12 @@ pub(super) fn folder(cx: &Context) -> Option<PathBuf> {
 /// folder (`CARGO_TARGET_DIR`, else the nearest `target/` that Cargo tagged with
 /// `CACHEDIR.TAG`). For `cuda-kernel-inspect editor`.
 ///
-/// ```
-/// let dir = tempfile::tempdir()?;
-/// std::fs::create_dir_all(dir.path().join("target"))?;
-/// std::fs::write(dir.path().join("target/CACHEDIR.TAG"), "Signature: 8a477f597d28d172789f06886806bc55")?;
-/// # if std::env::var_os("CARGO_TARGET_DIR").is_none() && std::env::var_os("KERNEL_BUILD_EDITOR_DIR").is_none() {
-/// let found = cuda_kernel_build::__private::editor_folder(&dir.path().join("src"));
-/// assert_eq!(found, Some(dir.path().join("target/cuda-kernel-build")));
-/// # }
+/// ```no_run
+/// let here = std::env::current_dir()?;
+/// match cuda_kernel_build::__private::editor_folder(&here) {
+///     Some(dir) => println!("compile_commands.json: {}", dir.join("compile_commands.json").display()),
+///     None => println!("no Cargo target folder above {}", here.display()),
+/// }
 /// # Ok::<(), std::io::Error>(())
 /// ```
 pub fn editor_folder(crate_dir: &Path) -> Option<PathBuf> {
@@ -269,6 +267,27 @@ mod tests {
         );
         let copied = std::fs::read_to_string(dir.join("src/p.rs.cuh")).unwrap();
         assert_eq!(copied, "struct P { float x; };");
+    }
+
+    #[test]
+    fn the_target_folder_is_the_one_cargo_tagged() {
+        let named = env::var(Var::EDITOR_DIR, crate::env::Reporting::Silent).is_some()
+            || env::cargo_var("CARGO_TARGET_DIR").is_some();
+        if named {
+            return; // the environment names the folder itself
+        }
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("target")).unwrap();
+        let krate = dir.path().join("member");
+        assert_eq!(
+            folder_from(&krate, None, crate::env::Reporting::Silent),
+            None
+        );
+        std::fs::write(dir.path().join("target/CACHEDIR.TAG"), "Signature").unwrap();
+        assert_eq!(
+            editor_folder(&krate),
+            Some(dir.path().join("target").join(FOLDER))
+        );
     }
 
     #[test]
