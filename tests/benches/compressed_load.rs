@@ -77,52 +77,49 @@ fn us(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e6
 }
 
-/// Load + first launch (lazy), and load + load_eager + first launch, in microseconds.
-fn once(gpu: &Gpu, image: &[u8], x: &mut cuda_kernel_runtime::TrackedBuffer<f32>) -> (f64, f64) {
-    let cfg = Launch::for_num_elems(1024);
+/// One load of `image` (then `load_eager` when `eager`) and `then` on the module, in
+/// microseconds.
+fn timed_load(gpu: &Gpu, image: &[u8], eager: bool, then: &mut dyn FnMut(&RawModule)) -> f64 {
     let t = Instant::now();
     let m = RawModule::load_bytes(gpu, image).unwrap();
-    unsafe {
-        m.kernel("k0")
-            .unwrap()
-            .launch(&cfg, (&mut *x, 1024i32))
-            .unwrap()
-    };
-    gpu.synchronize().unwrap();
-    let lazy = us(t);
+    if eager {
+        m.load_eager().unwrap();
+    }
+    then(&m);
+    let took = us(t);
     drop(m);
-    let t = Instant::now();
-    let m = RawModule::load_bytes(gpu, image).unwrap();
-    m.load_eager().unwrap();
-    unsafe {
-        m.kernel("k0")
-            .unwrap()
-            .launch(&cfg, (&mut *x, 1024i32))
-            .unwrap()
-    };
-    gpu.synchronize().unwrap();
-    let eager = us(t);
-    drop(m);
-    (lazy, eager)
+    took
 }
 
-/// Load + the kernel's handle, and load + load_eager + the handle, in microseconds.
-fn once_named(gpu: &Gpu, image: &[u8], kernel: &str) -> (f64, f64) {
-    let t = Instant::now();
-    let m = RawModule::load_bytes(gpu, image).unwrap();
-    m.kernel(kernel).unwrap();
-    let lazy = us(t);
-    drop(m);
-    let t = Instant::now();
-    let m = RawModule::load_bytes(gpu, image).unwrap();
-    m.load_eager().unwrap();
-    m.kernel(kernel).unwrap();
-    let eager = us(t);
-    drop(m);
-    (lazy, eager)
+/// The medians of `(lazy, eager)` times of each of `count` items over `REPS` rounds, the items
+/// alternating within a round; the first round warms the driver and the context.
+fn medians(count: usize, mut once: impl FnMut(usize, bool) -> f64) -> Vec<(f64, f64)> {
+    let mut samples = vec![(Vec::new(), Vec::new()); count];
+    for round in 0..=REPS {
+        for (i, sample) in samples.iter_mut().enumerate() {
+            let (lazy, eager) = (once(i, false), once(i, true));
+            if round > 0 {
+                sample.0.push(lazy);
+                sample.1.push(eager);
+            }
+        }
+    }
+    samples
+        .into_iter()
+        .map(|(lazy, eager)| (median(lazy), median(eager)))
+        .collect()
 }
 
-/// The fatbins `KERNEL_BENCH_FATBINS` names, timed as [`once_named`] says.
+/// The four lines of one item's times (`what`: what follows the load), the ratios to `base`'s.
+fn report_times(name: &str, what: &str, (lazy, eager): (f64, f64), base: (f64, f64)) {
+    report(&format!("{name}: load + {what}"), lazy, "us");
+    report(&format!("{name}: load + {what}, ratio"), lazy / base.0, "x");
+    report(&format!("{name}: load + load_eager + {what}"), eager, "us");
+    report(&format!("{name}: eager, ratio"), eager / base.1, "x");
+}
+
+/// The fatbins `KERNEL_BENCH_FATBINS` names, each loaded and then asked for the handle of
+/// the kernel `KERNEL_BENCH_KERNEL` names.
 fn files(gpu: &Gpu, list: &str) {
     let kernel = std::env::var("KERNEL_BENCH_KERNEL").unwrap_or_else(|_| "k0".into());
     let images: Vec<(String, Vec<u8>)> = list
@@ -133,36 +130,18 @@ fn files(gpu: &Gpu, list: &str) {
             (name.to_owned(), bytes)
         })
         .collect();
-    let mut samples = vec![(Vec::new(), Vec::new()); images.len()];
-    for round in 0..=REPS {
-        for (i, (_, image)) in images.iter().enumerate() {
-            let (lazy, eager) = once_named(gpu, image, &kernel);
-            if round > 0 {
-                samples[i].0.push(lazy);
-                samples[i].1.push(eager);
-            }
-        }
-    }
-    let (base_lazy, base_eager) = (median(samples[0].0.clone()), median(samples[0].1.clone()));
-    for ((name, image), (lazy, eager)) in images.iter().zip(samples) {
+    let times = medians(images.len(), |i, eager| {
+        timed_load(gpu, &images[i].1, eager, &mut |m| {
+            m.kernel(&kernel).unwrap();
+        })
+    });
+    for ((name, image), t) in images.iter().zip(&times) {
         report(
             &format!("{name}: image"),
             image.len() as f64 / 1048576.0,
             "MiB",
         );
-        let (lazy, eager) = (median(lazy), median(eager));
-        report(&format!("{name}: load + `{kernel}`"), lazy, "us");
-        report(
-            &format!("{name}: load + `{kernel}`, ratio"),
-            lazy / base_lazy,
-            "x",
-        );
-        report(
-            &format!("{name}: load + load_eager + `{kernel}`"),
-            eager,
-            "us",
-        );
-        report(&format!("{name}: eager, ratio"), eager / base_eager, "x");
+        report_times(name, &format!("`{kernel}`"), *t, times[0]);
     }
 }
 
@@ -178,20 +157,19 @@ fn main() {
         ("every entry lz4", &lz4::METADATA),
     ];
     let mut x = gpu.zeros::<f32>(1024).unwrap();
-    let mut samples = vec![(Vec::new(), Vec::new()); variants.len()];
-    for round in 0..=REPS {
-        for (i, (_, spec)) in variants.iter().enumerate() {
-            let (lazy, eager) = once(&gpu, spec.image.unwrap(), &mut x);
-            // The first round warms the driver and the context.
-            if round > 0 {
-                samples[i].0.push(lazy);
-                samples[i].1.push(eager);
-            }
-        }
-    }
-    let base = samples[0].clone();
-    let (base_lazy, base_eager) = (median(base.0), median(base.1));
-    for ((name, spec), (lazy, eager)) in variants.iter().zip(samples) {
+    let cfg = Launch::for_num_elems(1024);
+    let times = medians(variants.len(), |i, eager| {
+        timed_load(&gpu, variants[i].1.image.unwrap(), eager, &mut |m| {
+            unsafe {
+                m.kernel("k0")
+                    .unwrap()
+                    .launch(&cfg, (&mut x, 1024i32))
+                    .unwrap()
+            };
+            gpu.synchronize().unwrap();
+        })
+    });
+    for ((name, spec), t) in variants.iter().zip(&times) {
         let (c, n) = spec.compressed_entries().unwrap();
         let bytes = spec.image.unwrap().len() as f64;
         report(
@@ -199,18 +177,6 @@ fn main() {
             bytes / 1024.0,
             "KiB",
         );
-        let (lazy, eager) = (median(lazy), median(eager));
-        report(&format!("{name}: load + first launch"), lazy, "us");
-        report(
-            &format!("{name}: load + first launch, ratio"),
-            lazy / base_lazy,
-            "x",
-        );
-        report(
-            &format!("{name}: load + load_eager + first launch"),
-            eager,
-            "us",
-        );
-        report(&format!("{name}: eager, ratio"), eager / base_eager, "x");
+        report_times(name, "first launch", *t, times[0]);
     }
 }
