@@ -15,7 +15,7 @@
 use std::io::Write as _;
 use std::path::Path;
 use std::process::Command;
-use std::sync::{RwLock, RwLockReadGuard};
+use std::sync::{Arc, Barrier, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use cuda_kernel_runtime::{
@@ -59,7 +59,7 @@ const CYCLES: u64 = 50_000_000;
 /// collective cannot be opened inside a group; the communicators work on afterwards.
 #[test]
 fn a_failed_call_drops_its_group_whole_and_groups_do_not_nest() -> Result<(), Error> {
-    let _devices = shared_devices();
+    let _devices = alone_on_the_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -105,9 +105,7 @@ fn a_failed_call_drops_its_group_whole_and_groups_do_not_nest() -> Result<(), Er
 /// device works on, and new communicators reduce again (against the CPU).
 #[test]
 fn a_rank_left_waiting_ends_by_timeout_and_abort() -> Result<(), Error> {
-    // Its lone collective holds device 0 until the abort: the other tests wait meanwhile
-    // rather than queue behind it.
-    let _devices = DEVICES.write().unwrap_or_else(|p| p.into_inner());
+    let _devices = alone_on_the_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -194,7 +192,7 @@ fn a_rank_left_waiting_ends_by_timeout_and_abort() -> Result<(), Error> {
 /// hang fails the test after 120 s instead of hanging the suite.
 #[test]
 fn threads_driving_every_gpu_at_once_do_not_wait_for_each_other() -> Result<(), Error> {
-    let _devices = shared_devices();
+    let _devices = alone_on_the_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -253,7 +251,7 @@ fn threads_driving_every_gpu_at_once_do_not_wait_for_each_other() -> Result<(), 
 /// A color count other than the ranks' and a split inside a group are refused.
 #[test]
 fn split_communicators_reduce_within_their_color() -> Result<(), Error> {
-    let _devices = shared_devices();
+    let _devices = alone_on_the_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -320,16 +318,18 @@ fn split_communicators_reduce_within_their_color() -> Result<(), Error> {
     Ok(())
 }
 
-/// The tests run in parallel on the same GPUs, each driving every rank of its own
-/// communicators from its own thread. The one that leaves a rank waiting on purpose runs alone:
-/// its waiting rank blocks device 0, and another test's communicator setup or free, which waits
-/// for the whole device, then held up that rank's own wait, so the abort that ends it never came
-/// and the whole suite hung.
-static DEVICES: RwLock<()> = RwLock::new(());
+/// One test at a time makes and drives communicators in this process; the others wait here
+/// (the harness still runs them in its threads, and the tests that only start other processes
+/// run beside them). NCCL's rule for several communicators on one device: a collective's
+/// kernel waits on its device for its peers' kernels, and a call that waits for the whole
+/// device (NCCL's own communicator setup and teardown free and map device memory) waits for
+/// it; when two jobs share the devices, each can hold a device the other's next rank needs to
+/// launch on, and both wait forever (docs/RUNTIME.md, "Several jobs, one set of devices").
+static DEVICES: Mutex<()> = Mutex::new(());
 
-/// A share of the devices, beside the other tests.
-fn shared_devices() -> RwLockReadGuard<'static, ()> {
-    DEVICES.read().unwrap_or_else(|p| p.into_inner())
+/// The devices, alone, for communicators made in this process.
+fn alone_on_the_devices() -> MutexGuard<'static, ()> {
+    DEVICES.lock().unwrap_or_else(|p| p.into_inner())
 }
 
 /// A data-parallel step (a kernel scales each rank's input, an all-reduce sums it, a kernel
@@ -339,7 +339,7 @@ fn shared_devices() -> RwLockReadGuard<'static, ()> {
 /// time of an eager step and of a replay are printed.
 #[test]
 fn a_data_parallel_step_captured_in_graphs_equals_the_eager_step() -> Result<(), Error> {
-    let _devices = shared_devices();
+    let _devices = alone_on_the_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -517,7 +517,7 @@ fn download_all<T: cuda_kernel_runtime::DeviceRepr + Default + Clone>(
 
 #[test]
 fn every_collective_matches_the_cpu_on_every_gpu() -> Result<(), Error> {
-    let _devices = shared_devices();
+    let _devices = alone_on_the_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -724,7 +724,7 @@ fn every_collective_matches_the_cpu_on_every_gpu() -> Result<(), Error> {
 
 #[test]
 fn a_collective_waits_for_a_slow_kernel_writing_its_input_on_another_stream() -> Result<(), Error> {
-    let _devices = shared_devices();
+    let _devices = alone_on_the_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -775,7 +775,7 @@ fn a_collective_waits_for_a_slow_kernel_writing_its_input_on_another_stream() ->
 #[test]
 fn collectives_on_a_stream_set_later_wait_for_the_kernel_writing_their_input() -> Result<(), Error>
 {
-    let _devices = shared_devices();
+    let _devices = alone_on_the_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -822,7 +822,7 @@ fn collectives_on_a_stream_set_later_wait_for_the_kernel_writing_their_input() -
 
 #[test]
 fn a_kernel_on_another_stream_waits_for_the_collective_it_reads() -> Result<(), Error> {
-    let _devices = shared_devices();
+    let _devices = alone_on_the_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -869,7 +869,7 @@ const CHILD: &str = "rank_of_two_processes";
 
 #[test]
 fn two_processes_all_reduce_through_an_id_in_a_file() {
-    let _devices = shared_devices();
+    // Other processes' communicators: beside this process's, not waiting for them.
     let Some(gpus) = gpus_or_skip() else {
         return;
     };
@@ -968,10 +968,7 @@ fn rank_of_two_processes() -> Result<(), Error> {
 /// spinning measures longer.
 #[test]
 fn work_on_every_gpu_is_timed_together_from_one_thread_and_from_each_rank() -> Result<(), Error> {
-    // Alone on the devices: beside the other tests' communicators on the same GPUs, the
-    // suite hung under the harness's threads on 2 x H200 (not yet understood; see
-    // docs/RUNTIME.md).
-    let _devices = DEVICES.write().unwrap_or_else(|p| p.into_inner());
+    let _devices = alone_on_the_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -1075,10 +1072,7 @@ fn check_times(times: &[Duration], span: Duration, n: usize) {
 /// A hang fails the test after 120 s.
 #[test]
 fn communicators_made_with_a_timeout_reduce_eagerly_and_in_graphs() -> Result<(), Error> {
-    // Alone on the devices: beside the other tests' communicators on the same GPUs, the
-    // suite hung under the harness's threads on 2 x H200 (not yet understood; see
-    // docs/RUNTIME.md).
-    let _devices = DEVICES.write().unwrap_or_else(|p| p.into_inner());
+    let _devices = alone_on_the_devices();
     let Some(gpus) = gpus_or_skip() else {
         return Ok(());
     };
@@ -1086,12 +1080,16 @@ fn communicators_made_with_a_timeout_reduce_eagerly_and_in_graphs() -> Result<()
     let (id, blocking_id) = (UniqueId::new()?, UniqueId::new()?);
     let parts: Vec<Vec<f32>> = (0..n).map(|r| data(60, r, 1 << 20)).collect();
     let want = sum(&parts);
+    let dropped = Arc::new(Barrier::new(n));
     let ranks: Vec<_> = gpus
         .iter()
         .enumerate()
         .map(|(r, gpu)| {
             let (gpu, id, blocking_id, parts) = (gpu.clone(), id, blocking_id, parts.clone());
-            std::thread::spawn(move || timeout_rank(&gpu, r, n, &id, &blocking_id, &parts))
+            let dropped = Arc::clone(&dropped);
+            std::thread::spawn(move || {
+                timeout_rank(&gpu, r, n, &id, &blocking_id, &parts, &dropped)
+            })
         })
         .collect();
     let deadline = Instant::now() + Duration::from_secs(120);
@@ -1143,6 +1141,7 @@ fn timeout_rank(
     id: &UniqueId,
     blocking_id: &UniqueId,
     parts: &[Vec<f32>],
+    dropped: &Barrier,
 ) -> Result<TimeoutRank, Error> {
     let started = Instant::now();
     let comm = Communicator::for_rank_timeout(gpu, id, r, n, Duration::from_secs(60))?;
@@ -1186,7 +1185,11 @@ fn timeout_rank(
     };
     let blocking_call = per_call(&blocking)?;
     let non_blocking_call = per_call(&comm)?;
+    // Dropped at the same point on every rank: NCCL's teardown waits for every device of the
+    // process, so a rank that went on to the next collective would wait on its device for
+    // this rank, which waits for that device (docs/RUNTIME.md, "Dropping a communicator").
     drop(blocking);
+    dropped.wait();
 
     let mut big = gpu.upload(&parts[r])?;
     let ((), times) = comm.time([], || comm.all_reduce_in_place(&mut big, &ReduceOp::Sum))?;
@@ -1217,7 +1220,7 @@ const LONE_CHILD: &str = "lone_rank_of_two";
 /// abort did not end fails the test instead of hanging the suite. Needs one GPU.
 #[test]
 fn a_rank_whose_peers_never_join_ends_in_the_timeout_error() {
-    let _devices = shared_devices();
+    // Another process's communicator: beside this process's, not waiting for them.
     if !one_gpu_with_nccl_or_skip() {
         return;
     }

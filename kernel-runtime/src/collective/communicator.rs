@@ -43,6 +43,12 @@ use cudarc::driver::CudaStream;
 /// bounds the wait itself with [`wait`](Communicator::wait) and then
 /// [`abort`](Communicator::abort)s.
 ///
+/// NCCL's teardown waits for the work of every device of the process, so every rank drops a
+/// communicator at the same point: a rank that has already queued a later collective (on any
+/// communicator) needing a rank that is still dropping waits forever, and so does the drop.
+/// Drop at the end, or put a barrier between the drops and the next collective (for one rank
+/// per thread, a [`std::sync::Barrier`]).
+///
 /// ```no_run
 /// use cuda_kernel_runtime::{Communicator, Gpu, Group, ReduceOp};
 /// let gpus = (0..Gpu::count()?).map(Gpu::new).collect::<Result<Vec<_>, _>>()?;
