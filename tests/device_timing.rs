@@ -79,11 +79,11 @@ fn spin_and_scale(
 }
 
 #[test]
-fn work_on_several_gpus_is_timed_per_device_with_the_longest_as_span() -> Result<(), Error> {
+fn work_on_several_gpus_is_timed_per_device_with_the_longest_as_span() {
     let Some(first) = gpu_or_skip() else {
-        return Ok(());
+        return;
     };
-    let gpus = handles(first)?;
+    let gpus = step("opening every GPU", handles(first));
     let n = 1 << 16;
     let data: Vec<Vec<f32>> = (0..gpus.len())
         .map(|i| Rng::with_seed(70 + i as u64).nonzero_f32s(n))
@@ -91,21 +91,29 @@ fn work_on_several_gpus_is_timed_per_device_with_the_longest_as_span() -> Result
     let xs: Vec<_> = gpus
         .iter()
         .zip(&data)
-        .map(|(g, d)| g.upload(d))
-        .collect::<Result<_, _>>()?;
+        .enumerate()
+        .map(|(i, (g, d))| step(&format!("uploading x to handle {i}"), g.upload(d)))
+        .collect();
     let mut ys: Vec<_> = gpus
         .iter()
-        .map(|g| g.zeros::<f32>(n))
-        .collect::<Result<_, _>>()?;
+        .enumerate()
+        .map(|(i, g)| step(&format!("zeroing y on handle {i}"), g.zeros::<f32>(n)))
+        .collect();
     // Loaded (and warmed) before anything is timed.
-    spin_and_scale(&gpus, 1, &xs, &mut ys)?;
+    step("the warm-up", spin_and_scale(&gpus, 1, &xs, &mut ys));
 
-    let ((), short) = Gpu::time_all(&gpus, || spin_and_scale(&gpus, CYCLES, &xs, &mut ys))?;
+    let ((), short) = step(
+        "the short spins, timed",
+        Gpu::time_all(&gpus, || spin_and_scale(&gpus, CYCLES, &xs, &mut ys)),
+    );
     for (i, ((gpu, y), d)) in gpus.iter().zip(&ys).zip(&data).enumerate() {
         let want: Vec<f32> = d.iter().map(|v| v * (i as f32 + 1.0)).collect();
-        assert_close(&y.download(gpu)?, &want, 1e-6);
+        assert_close(&step("downloading y", y.download(gpu)), &want, 1e-6);
     }
-    let ((), long) = Gpu::time_all(&gpus, || spin_and_scale(&gpus, 4 * CYCLES, &xs, &mut ys))?;
+    let ((), long) = step(
+        "the long spins, timed",
+        Gpu::time_all(&gpus, || spin_and_scale(&gpus, 4 * CYCLES, &xs, &mut ys)),
+    );
     println!(
         "{} handles; spins of {CYCLES} × (i + 1) cycles: {:?}, span {:?}; four times the \
          cycles: {:?}, span {:?}",
@@ -134,7 +142,12 @@ fn work_on_several_gpus_is_timed_per_device_with_the_longest_as_span() -> Result
         long.span(),
         short.span()
     );
-    Ok(())
+}
+
+/// `result`'s value, or a panic naming the step that failed and the error.
+#[track_caller]
+fn step<T>(what: &str, result: Result<T, Error>) -> T {
+    result.unwrap_or_else(|e| panic!("{what}: {e}"))
 }
 
 /// A slow write queued on one stream of device 0 before the call, and work on another stream

@@ -62,3 +62,34 @@ fn buffers_move_between_two_gpus() -> Result<(), Error> {
     }
     Ok(())
 }
+
+/// A buffer of one device dropped on a thread working on another: its free runs in its own
+/// context, and the thread's stays current, so that what the thread does next for its device
+/// (an allocation and a copy on the default stream, which follow the current context) lands
+/// there. A left-over context once sent such an allocation to the other device, and the copy
+/// into it failed (`cuMemcpyHtoDAsync`: `CUDA_ERROR_INVALID_VALUE`).
+#[test]
+fn dropping_another_devices_buffer_keeps_the_threads_context() -> Result<(), Error> {
+    use cuda_kernel_runtime::cudarc::driver::result::ctx::get_current;
+    let Some((a, b)) = two_gpus_or_skip() else {
+        return Ok(());
+    };
+    let data = Rng::with_seed(91).nonzero_f32s(4096);
+    for round in 0..4 {
+        let on_a = a.upload(&data)?;
+        let on_b = b.upload(&data)?;
+        assert_eq!(
+            get_current()?,
+            Some(b.context().cu_ctx()),
+            "round {round}: after b's upload"
+        );
+        drop(on_a);
+        assert_eq!(
+            get_current()?,
+            Some(b.context().cu_ctx()),
+            "round {round}: dropping a's buffer changed the thread's context"
+        );
+        assert_eq!(b.download(&on_b)?, data);
+    }
+    Ok(())
+}

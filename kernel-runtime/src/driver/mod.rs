@@ -14,11 +14,13 @@
 //! What was launched last from each thread (`last_launch`) lives here too, so that a fault's
 //! error can name it without the error knowing the launch layer.
 //!
-//! Files follow cudarc's grouping: `device` (driver version, peers, the device's memory
+//! Files follow cudarc's grouping: `context` (keeping the thread's current context across
+//! drops that change it), `device` (driver version, peers, the device's memory
 //! pools), `memory` (allocations, copies, fills, managed memory, pools), `event`, `stream`,
 //! `ipc`, `module` (modules, functions, libraries), `link`, `launch` (launches and occupancy),
 //! `graph`, `texture` (arrays, texture and surface objects) and `tensor_map`.
 
+pub(crate) mod context;
 pub(crate) mod device;
 pub(crate) mod event;
 pub(crate) mod graph;

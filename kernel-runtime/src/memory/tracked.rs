@@ -597,6 +597,9 @@ impl<T> Drop for TrackedBuffer<T> {
         if self.ptr == 0 {
             return;
         }
+        // The buffer may be dropped on a thread bound to another device: its context is made
+        // current for the free and the thread's put back.
+        let _keep = driver::context::KeepCurrent::new();
         // Errors cannot be returned from here; the context records none we could report.
         let _ = self.ctx.bind_to_thread();
         // Free on the last writer's stream (the replay stream for a write captured into a

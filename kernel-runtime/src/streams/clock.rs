@@ -11,6 +11,7 @@
 //! event call at all.
 
 use std::cell::{Cell, RefCell};
+use std::mem::ManuallyDrop;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -22,7 +23,8 @@ use crate::error::{DriverResultExt, Error};
 
 /// One stream's clock: its event and how many times it was recorded.
 pub(crate) struct Slot {
-    stream: Arc<CudaStream>,
+    /// Dropped by [`Slot`]'s `Drop`, which keeps the thread's current context.
+    stream: ManuallyDrop<Arc<CudaStream>>,
     /// Held while the event is created, recorded or waited on.
     event: Mutex<Option<CudaEvent>>,
     /// Records of the event, counted before each record is made (under the lock), so that a
@@ -48,6 +50,23 @@ pub(crate) struct Use {
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
     m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// A clock can be dropped on any thread (its last use may be another thread's buffer, a
+/// thread's cache, or the registry making room): destroying its event and its stream makes
+/// their context current, and the thread's own is put back.
+impl Drop for Slot {
+    fn drop(&mut self) {
+        let _keep = driver::context::KeepCurrent::new();
+        drop(
+            self.event
+                .get_mut()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take(),
+        );
+        // SAFETY: dropped once, here; the field is not used after.
+        unsafe { ManuallyDrop::drop(&mut self.stream) };
+    }
 }
 
 impl Slot {
@@ -365,7 +384,7 @@ fn slot_ptr_looked_up(stream: &Arc<CudaStream>, epoch: u64) -> *const Slot {
 
 fn new_slot(stream: &Arc<CudaStream>, replay: Option<Arc<Slot>>) -> Arc<Slot> {
     Arc::new(Slot {
-        stream: Arc::clone(stream),
+        stream: ManuallyDrop::new(Arc::clone(stream)),
         event: Mutex::new(None),
         records: AtomicU64::new(0),
         replay,

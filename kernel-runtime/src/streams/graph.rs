@@ -149,6 +149,8 @@ impl CaptureStream {
 
 impl Drop for CaptureStream {
     fn drop(&mut self) {
+        // Destroyed in its own context; the thread's is put back.
+        let _keep = driver::context::KeepCurrent::new();
         drop(self.clock.take());
         let ctx = self.stream.context();
         ctx.record_err(ctx.bind_to_thread());

@@ -112,6 +112,8 @@ impl Drop for ModuleInner {
             // The library owns its per-context modules.
             return;
         }
+        // Unloaded in its own context; the thread's is put back.
+        let _keep = driver::context::KeepCurrent::new();
         self.ctx.record_err(self.ctx.bind_to_thread());
         for &m in &self.cu_modules {
             // SAFETY: each handle came from a successful load and is unloaded exactly once;
