@@ -613,6 +613,79 @@ fn raw_calls(code: &str) -> Vec<RawCall> {
     out
 }
 
+/// The entry points a layer keeps in a table of function pointers: every name declared with
+/// the type of a C function, `Option`al or not, or of an alias of one (`all_reduce: unsafe
+/// extern "C" fn(`, `comm_split: Option<unsafe extern "C" fn(`, `cubin_size: SizeFn` after
+/// `type SizeFn = unsafe extern "C" fn(`), but a `let`'s. A parameter of such a type counts
+/// too; its name is never called through a field, so that costs nothing.
+fn entry_points(code: &str) -> BTreeSet<String> {
+    let flat = code.split_whitespace().collect::<Vec<_>>().join(" ");
+    let ident = |s: &str| -> String {
+        s.chars()
+            .take_while(|c| c.is_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let is_c_fn =
+        |t: &str| t.starts_with("unsafe extern \"C\" fn") || t.starts_with("extern \"C\" fn");
+    let mut aliases = Vec::new();
+    for (i, _) in flat.match_indices("type ") {
+        let rest = &flat[i + 5..];
+        let name = ident(rest);
+        if let Some(def) = rest[name.len()..].trim_start().strip_prefix('=')
+            && !name.is_empty()
+            && is_c_fn(def.trim_start())
+        {
+            aliases.push(name);
+        }
+    }
+    let mut out = BTreeSet::new();
+    for (i, _) in flat.match_indices(':') {
+        let (before, after) = (&flat[..i], flat[i + 1..].trim_start());
+        if before.ends_with(':') || after.starts_with(':') {
+            continue; // a path
+        }
+        let after = after.strip_prefix("Option<").map_or(after, str::trim_start);
+        let typed = is_c_fn(after)
+            || aliases
+                .iter()
+                .any(|a| after.starts_with(a.as_str()) && ident(after) == *a);
+        let name = trailing_ident(before);
+        let head = &before[..before.len() - name.len()];
+        if typed && !name.is_empty() && !head.trim_end().ends_with("let") {
+            out.insert(name.to_owned());
+        }
+    }
+    out
+}
+
+/// The identifier `s` ends with (`(comm.nccl.all_reduce` → `all_reduce`), maybe empty.
+fn trailing_ident(s: &str) -> &str {
+    let start = s
+        .char_indices()
+        .rev()
+        .take_while(|(_, c)| c.is_alphanumeric() || *c == '_')
+        .last()
+        .map_or(s.len(), |(i, _)| i);
+    &s[start..]
+}
+
+/// The calls of `code` through a field named in `entries` (`(comm.nccl.all_reduce)(`,
+/// `(self.api.create)(`): the field's name and the line.
+fn entry_calls(code: &str, entries: &BTreeSet<String>) -> Vec<(String, String)> {
+    let mut out = Vec::new();
+    for line in code.lines() {
+        for (i, _) in line.match_indices(")(") {
+            let before = &line[..i];
+            let name = trailing_ident(before);
+            let through_field = before[..before.len() - name.len()].ends_with('.');
+            if through_field && entries.contains(name) {
+                out.push((name.to_owned(), line.trim().to_owned()));
+            }
+        }
+    }
+    out
+}
+
 /// Every `.rs` file of the libraries' sources, as a path from the workspace root.
 fn library_sources() -> Vec<(String, String)> {
     let root = workspace_root();
@@ -643,6 +716,61 @@ fn library_sources() -> Vec<(String, String)> {
     out
 }
 
+/// Every Rust file and package manifest of the repository (the build folders, hidden folders
+/// and this file, which names `libloading` to look for it, left out), with its text.
+fn repository_files() -> Vec<(String, String)> {
+    fn walk(root: &Path, dir: &Path, out: &mut Vec<(String, String)>) {
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            if name.starts_with('.') || name == "target" {
+                continue;
+            }
+            if path.is_dir() {
+                walk(root, &path, out);
+                continue;
+            }
+            if !(name.ends_with(".rs") || name == "Cargo.toml") {
+                continue;
+            }
+            let rel = path
+                .strip_prefix(root)
+                .unwrap()
+                .iter()
+                .map(|p| p.to_string_lossy())
+                .collect::<Vec<_>>()
+                .join("/");
+            if rel != "tests/layers.rs" {
+                out.push((rel, std::fs::read_to_string(&path).unwrap()));
+            }
+        }
+    }
+    let root = workspace_root();
+    let mut out = Vec::new();
+    walk(&root, &root, &mut out);
+    out
+}
+
+/// The lines of `file` (its `text`) that name `libloading`: in a Rust file, its code (comments
+/// and unit tests left out); in a package's manifest, a line that is not a comment (the
+/// workspace's manifest, which only pins the version packages inherit, has no `[package]`).
+fn libloading_lines(file: &str, text: &str) -> Vec<String> {
+    let lines: Vec<String> = if file.ends_with(".rs") {
+        code_of(text).lines().map(str::to_owned).collect()
+    } else if text.lines().any(|l| l.trim() == "[package]") {
+        text.lines()
+            .map(|l| l[..l.find('#').unwrap_or(l.len())].to_owned())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    lines
+        .into_iter()
+        .filter(|l| l.contains("libloading"))
+        .map(|l| l.trim().to_owned())
+        .collect()
+}
+
 /// Whether `file` lies in one of `places` (a file, or a folder ending in `/`).
 fn within(file: &str, places: &[String]) -> bool {
     places
@@ -670,22 +798,69 @@ fn native_libraries_are_called_only_from_their_layers() {
     }
     let sources = library_sources();
     assert!(sources.len() > 100, "{} files read", sources.len());
+    // Each entry point a layer keeps in a table is called in a layer that declares it.
+    let mut declared: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    for (file, code) in &sources {
+        if let Some(place) = layers
+            .iter()
+            .find(|p| within(file, std::slice::from_ref(p)))
+        {
+            for entry in entry_points(code) {
+                declared.entry(entry).or_default().push(place.clone());
+            }
+        }
+    }
+    for expected in [
+        "all_reduce",
+        "comm_abort",
+        "group_end",
+        "add_data",
+        "add_cubin",
+    ] {
+        assert!(
+            declared.contains_key(expected),
+            "the tables of the layers read as {:?}",
+            declared.keys()
+        );
+    }
+    let entries: BTreeSet<String> = declared.keys().cloned().collect();
+    for (file, code) in &sources {
+        for (entry, line) in entry_calls(code, &entries) {
+            if !within(file, &declared[&entry]) {
+                problems.push(format!(
+                    "{file}: a call of the entry point `{entry}` outside the layer that keeps \
+                     it ({}): {line}",
+                    declared[&entry].join(", ")
+                ));
+            }
+        }
+    }
     let mut loaders = BTreeSet::new();
     for (file, code) in &sources {
         for call in raw_calls(code) {
             if call.what == "libloading" {
-                loaders.insert(file.clone());
-                if !within(file, &loading) {
-                    problems.push(format!(
-                        "{file}: libloading outside the loader: {}",
-                        call.line
-                    ));
-                }
-            } else if !within(file, &layers) {
+                continue; // below, with every file of the repository
+            }
+            if !within(file, &layers) {
                 problems.push(format!(
                     "{file}: {} outside the native libraries' layers: {}",
                     call.what, call.line
                 ));
+            }
+        }
+    }
+    let files = repository_files();
+    assert!(
+        files.iter().any(|(f, _)| f == "kernel-runtime/Cargo.toml")
+            && files.iter().any(|(f, _)| f.starts_with("examples/")),
+        "the repository's files read as {} files",
+        files.len()
+    );
+    for (file, text) in &files {
+        for line in libloading_lines(file, text) {
+            loaders.insert(file.clone());
+            if !within(file, &loading) {
+                problems.push(format!("{file}: libloading outside the loader: {line}"));
             }
         }
     }
@@ -700,6 +875,49 @@ fn native_libraries_are_called_only_from_their_layers() {
         }
     }
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+#[test]
+fn the_check_sees_tables_of_entry_points_and_their_calls() {
+    let table = "type SizeFn = unsafe extern \"C\" fn(Handle, *mut usize) -> c_int;\n\
+                 pub(crate) struct Nccl {\n\
+                     pub(super) group_start: unsafe extern \"C\" fn() -> Code,\n\
+                     pub(super) comm_init_rank:\n        unsafe extern \"C\" fn(*mut ncclComm_t, c_int) -> Code,\n\
+                     /// Absent before NCCL 2.18.\n\
+                     pub(super) comm_split: Option<\n        unsafe extern \"C\" fn(ncclComm_t) -> Code,\n    >,\n\
+                     cubin_size: SizeFn,\n\
+                     path: PathBuf,\n\
+                     _library: Library,\n\
+                 }\n\
+                 fn f(lib: &Library) { let init: unsafe extern \"C\" fn(u32) -> i32 = lib.get(); }\n";
+    assert_eq!(
+        entry_points(&code_of(table)),
+        ["comm_init_rank", "comm_split", "cubin_size", "group_start"]
+            .map(str::to_owned)
+            .into()
+    );
+    let entries: BTreeSet<String> = ["all_reduce", "cubin_size", "group_end"]
+        .map(str::to_owned)
+        .into();
+    let calls = |code: &str| -> Vec<String> {
+        entry_calls(&code_of(code), &entries)
+            .into_iter()
+            .map(|(entry, _)| entry)
+            .collect()
+    };
+    assert_eq!(
+        calls("let code = unsafe { (comm.nccl.all_reduce)(s, d, n, t, op, c, st) };"),
+        ["all_reduce"]
+    );
+    assert_eq!(
+        calls("unsafe { (self.group_end)() }; let rc = (self.api.cubin_size)(h, &mut n);"),
+        ["group_end", "cubin_size"]
+    );
+    // The checked methods, closures kept in fields and comments are no raw calls.
+    let none = "let queued = unsafe { comm.nccl.all_reduce(s, d, n, t, op, c, st) };\n\
+                (self.lookup)(&name, false); nccl.group_end(&comms)?;\n\
+                // (nccl.group_end)()\n";
+    assert!(calls(none).is_empty(), "{:?}", calls(none));
 }
 
 #[test]
@@ -754,6 +972,28 @@ fn the_check_sees_raw_calls() {
                 let f = sys::CUgraphInstantiate_flags(0);\n\
                 // result::malloc_sync(4), libloading\n";
     assert_eq!(whats(none), Vec::<&str>::new());
+    // Manifests: a package's dependency is named, the workspace's pin and comments are not.
+    assert_eq!(
+        libloading_lines(
+            "a/Cargo.toml",
+            "[package]\nname = \"a\"\n[dependencies]\nlibloading.workspace = true\n# libloading\n"
+        ),
+        ["libloading.workspace = true"]
+    );
+    assert!(
+        libloading_lines(
+            "Cargo.toml",
+            "[workspace]\n[workspace.dependencies]\nlibloading = \"0.9\"\n"
+        )
+        .is_empty()
+    );
+    assert_eq!(
+        libloading_lines(
+            "benches/b.rs",
+            "// libloading\nlet l = libloading::Library::new(p);\n"
+        ),
+        ["let l = libloading::Library::new(p);"]
+    );
     let doc = "Native libraries' layers (a test):\n`a/b.rs` (x), `c/`;\nand `d/e.rs`.\nMore.\n\n";
     assert_eq!(
         documented_paths(doc, "Native libraries' layers"),

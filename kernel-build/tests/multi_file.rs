@@ -221,6 +221,8 @@ fn undefined_and_duplicate_device_symbols_name_symbol_and_files() {
         ),
         "{text}"
     );
+    // The linker's log says which of nvJitLink's calls refused the link.
+    assert!(text.contains(": nvJitLinkComplete failed (code "), "{text}");
 
     let req = request(
         dir.path(),

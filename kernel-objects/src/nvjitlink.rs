@@ -2,8 +2,13 @@
 //! host object, library) for one target, with the linker's logs. Used by the build (device
 //! linking of `rdc`/`lto` modules) and by the runtime (`Linker`); each decides where the
 //! library is found. Handles are never shared: links run on any thread.
+//!
+//! nvJitLink's one checked layer: every entry point is resolved when the library is opened
+//! (a missing one is [`OpenError::MissingFunction`] naming it), and each is called in one
+//! method here that returns its result as `Ok` or a [`LinkFailure`] naming the call (`Link`
+//! for the calls on a handle, which is destroyed when it drops).
 
-use std::ffi::{CString, c_char, c_int, c_void};
+use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 
 use crate::CodeKind;
@@ -104,14 +109,20 @@ pub struct Linked {
     pub info_log: String,
 }
 
-/// A link that failed: nvJitLink's result code and its error log.
+/// A link that failed: the nvJitLink call that failed, its result code and the error log.
 ///
 /// ```
-/// let f = cuda_kernel_objects::nvjitlink::LinkFailure { code: 4, log: "undefined: f".into() };
+/// let f = cuda_kernel_objects::nvjitlink::LinkFailure {
+///     call: "nvJitLinkComplete",
+///     code: 4,
+///     log: "undefined: f".into(),
+/// };
 /// assert_eq!(f.code_name(), "NVJITLINK_ERROR_PTX_COMPILE");
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkFailure {
+    /// The entry point that failed (`nvJitLinkComplete`).
+    pub call: &'static str,
     /// The `nvJitLinkResult`.
     pub code: i32,
     /// The error log.
@@ -233,7 +244,21 @@ impl NvJitLink {
         };
         let mut v = (0u32, 0u32);
         // SAFETY: two valid out-pointers.
-        unsafe { version_fn(&mut v.0, &mut v.1) };
+        let rc = unsafe { version_fn(&mut v.0, &mut v.1) };
+        if rc != 0 {
+            let failure = LinkFailure {
+                call: "nvJitLinkVersion",
+                code: rc,
+                log: String::new(),
+            };
+            return Err(OpenError::Load {
+                path: path.to_owned(),
+                detail: format!(
+                    "nvJitLinkVersion failed: {} (code {rc})",
+                    failure.code_name()
+                ),
+            });
+        }
         Ok(NvJitLink {
             _lib: lib,
             path: path.to_owned(),
@@ -264,102 +289,153 @@ impl NvJitLink {
             .map(|o| CString::new(o.replace('\0', "")).unwrap_or_default())
             .collect();
         let pointers: Vec<*const c_char> = c_options.iter().map(|c| c.as_ptr()).collect();
-        // nvJitLink keeps the input names until the handle is destroyed.
+        // nvJitLink keeps the input names until the handle is destroyed: declared before the
+        // link, they are dropped after it.
         let names: Vec<CString> = inputs
             .iter()
             .map(|i| CString::new(i.name.replace('\0', "")).unwrap_or_default())
             .collect();
-        let mut handle: Handle = std::ptr::null_mut();
-        let count = u32::try_from(pointers.len()).unwrap_or(u32::MAX);
-        // SAFETY: `pointers` holds `count` NUL-terminated strings alive for the call.
-        let rc = unsafe { (self.api.create)(&mut handle, count, pointers.as_ptr()) };
-        if rc != 0 {
-            let log = self.read(handle, self.api.error_log_size, self.api.error_log);
-            self.destroy(handle);
-            return Err(LinkFailure { code: rc, log });
+        // SAFETY: `pointers` holds NUL-terminated strings alive for the call.
+        let link = unsafe { Link::create(self, &pointers) }?;
+        for (input, name) in inputs.iter().zip(&names) {
+            // SAFETY: the bytes and the name outlive the link.
+            unsafe { link.add_data(input, name) }?;
         }
-        let result = self.add_and_complete(handle, inputs, &names, output);
-        self.destroy(handle);
-        result
+        link.complete()?;
+        Ok(Linked {
+            image: link.output(output)?,
+            info_log: link.log(Log::Info),
+        })
+    }
+}
+
+/// One of a link's logs.
+#[derive(Clone, Copy)]
+enum Log {
+    Error,
+    Info,
+}
+
+/// One nvJitLink handle, destroyed when dropped; its calls are checked, a failure carrying the
+/// error log.
+struct Link<'a> {
+    jit: &'a NvJitLink,
+    handle: Handle,
+}
+
+impl Drop for Link<'_> {
+    fn drop(&mut self) {
+        if !self.handle.is_null() {
+            // SAFETY: a handle from `nvJitLinkCreate`, destroyed once.
+            let _ = unsafe { (self.jit.api.destroy)(&mut self.handle) };
+        }
+    }
+}
+
+impl<'a> Link<'a> {
+    /// `nvJitLinkCreate` with `options`.
+    ///
+    /// # Safety
+    /// Every pointer of `options` is a live NUL-terminated string.
+    unsafe fn create(
+        jit: &'a NvJitLink,
+        options: &[*const c_char],
+    ) -> Result<Link<'a>, LinkFailure> {
+        let mut link = Link {
+            jit,
+            handle: std::ptr::null_mut(),
+        };
+        let count = u32::try_from(options.len()).unwrap_or(u32::MAX);
+        // SAFETY: `options` holds `count` live strings (the caller's promise); one out-pointer.
+        let rc = unsafe { (jit.api.create)(&mut link.handle, count, options.as_ptr()) };
+        link.check("nvJitLinkCreate", rc)?;
+        Ok(link)
     }
 
-    fn add_and_complete(
-        &self,
-        handle: Handle,
-        inputs: &[LinkInput<'_>],
-        names: &[CString],
-        output: LinkOutput,
-    ) -> Result<Linked, LinkFailure> {
-        let fail = |code| LinkFailure {
-            code,
-            log: self.read(handle, self.api.error_log_size, self.api.error_log),
+    /// `Ok` for `NVJITLINK_SUCCESS`, else the failure of `call` with the error log.
+    fn check(&self, call: &'static str, code: c_int) -> Result<(), LinkFailure> {
+        if code == 0 {
+            Ok(())
+        } else {
+            Err(LinkFailure {
+                call,
+                code,
+                log: self.log(Log::Error),
+            })
+        }
+    }
+
+    /// `nvJitLinkAddData` of `input`, named `name` in the logs.
+    ///
+    /// # Safety
+    /// `input`'s bytes and `name` outlive the link.
+    unsafe fn add_data(&self, input: &LinkInput<'_>, name: &CStr) -> Result<(), LinkFailure> {
+        // SAFETY: a live handle; the bytes and the name outlive it (the caller's promise).
+        let rc = unsafe {
+            (self.jit.api.add_data)(
+                self.handle,
+                input.kind as c_int,
+                input.bytes.as_ptr().cast(),
+                input.bytes.len(),
+                name.as_ptr(),
+            )
         };
-        for (input, name) in inputs.iter().zip(names) {
-            // SAFETY: the bytes and the name outlive the handle (destroyed by our caller
-            // after this returns).
-            let rc = unsafe {
-                (self.api.add_data)(
-                    handle,
-                    input.kind as c_int,
-                    input.bytes.as_ptr().cast(),
-                    input.bytes.len(),
-                    name.as_ptr(),
-                )
-            };
-            if rc != 0 {
-                return Err(fail(rc));
-            }
-        }
+        self.check("nvJitLinkAddData", rc)
+    }
+
+    /// `nvJitLinkComplete`.
+    fn complete(&self) -> Result<(), LinkFailure> {
         // SAFETY: a live handle.
-        let rc = unsafe { (self.api.complete)(handle) };
-        if rc != 0 {
-            return Err(fail(rc));
-        }
-        let (size_fn, fill_fn) = match output {
-            LinkOutput::Ptx => (self.api.ptx_size, self.api.ptx),
-            LinkOutput::Cubin => (self.api.cubin_size, self.api.cubin),
+        let rc = unsafe { (self.jit.api.complete)(self.handle) };
+        self.check("nvJitLinkComplete", rc)
+    }
+
+    /// The linked image (`nvJitLinkGetLinkedCubin` or `nvJitLinkGetLinkedPtx`, after the size).
+    fn output(&self, output: LinkOutput) -> Result<Vec<u8>, LinkFailure> {
+        let api = &self.jit.api;
+        let ((size_call, size_fn), (fill_call, fill_fn)) = match output {
+            LinkOutput::Ptx => (
+                ("nvJitLinkGetLinkedPtxSize", api.ptx_size),
+                ("nvJitLinkGetLinkedPtx", api.ptx),
+            ),
+            LinkOutput::Cubin => (
+                ("nvJitLinkGetLinkedCubinSize", api.cubin_size),
+                ("nvJitLinkGetLinkedCubin", api.cubin),
+            ),
         };
         let mut size = 0usize;
         // SAFETY: a live, completed handle and a valid out-pointer.
-        let rc = unsafe { size_fn(handle, &mut size) };
-        if rc != 0 {
-            return Err(fail(rc));
-        }
+        self.check(size_call, unsafe { size_fn(self.handle, &mut size) })?;
         let mut image = vec![0u8; size];
         // SAFETY: `image` has the size the library reported.
-        let rc = unsafe { fill_fn(handle, image.as_mut_ptr().cast()) };
-        if rc != 0 {
-            return Err(fail(rc));
-        }
-        Ok(Linked {
-            image,
-            info_log: self.read(handle, self.api.info_log_size, self.api.info_log),
-        })
+        self.check(fill_call, unsafe {
+            fill_fn(self.handle, image.as_mut_ptr().cast())
+        })?;
+        Ok(image)
     }
 
-    /// Reads one of the handle's logs.
-    fn read(&self, handle: Handle, size_fn: SizeFn, fill_fn: FillFn) -> String {
-        if handle.is_null() {
+    /// One of the logs (`nvJitLinkGetErrorLog`, `nvJitLinkGetInfoLog`, after the size); empty
+    /// when there is none or it cannot be read.
+    fn log(&self, which: Log) -> String {
+        if self.handle.is_null() {
             return String::new();
         }
+        let api = &self.jit.api;
+        let (size_fn, fill_fn) = match which {
+            Log::Error => (api.error_log_size, api.error_log),
+            Log::Info => (api.info_log_size, api.info_log),
+        };
         let mut size = 0usize;
         // SAFETY: a live handle and a valid out-pointer.
-        if unsafe { size_fn(handle, &mut size) } != 0 || size == 0 {
+        if unsafe { size_fn(self.handle, &mut size) } != 0 || size == 0 {
             return String::new();
         }
         let mut buf = vec![0u8; size + 1];
         // SAFETY: `buf` is larger than the size the library reported.
-        if unsafe { fill_fn(handle, buf.as_mut_ptr().cast()) } != 0 {
+        if unsafe { fill_fn(self.handle, buf.as_mut_ptr().cast()) } != 0 {
             return String::new();
         }
         let end = buf.iter().position(|&b| b == 0).unwrap_or(buf.len());
         String::from_utf8_lossy(&buf[..end]).trim_end().to_owned()
-    }
-
-    fn destroy(&self, mut handle: Handle) {
-        if !handle.is_null() {
-            // SAFETY: a handle from `create`, destroyed once.
-            unsafe { (self.api.destroy)(&mut handle) };
-        }
     }
 }

@@ -220,10 +220,11 @@ impl DeviceLink<'_> {
                     .map(SymbolProblem::describe)
                     .collect(),
                 log: format!(
-                    "nvJitLink {}.{} {} (code {}):\n{}",
+                    "nvJitLink {}.{} {}: {} failed (code {}):\n{}",
                     jit.version().0,
                     jit.version().1,
                     options.join(" "),
+                    failure.call,
                     failure.code,
                     failure.log
                 ),

@@ -1,5 +1,10 @@
 //! A small safe wrapper over nvFatbin: the linked images of every target, assembled into
 //! one fatbin the way nvcc's own `fatbinary` step would.
+//!
+//! nvFatbin's one checked layer: every entry point is resolved when the library is loaded (a
+//! missing one is an error naming it, `library::function`), and each is called in one method
+//! here that returns its result as `Ok` or [`LinkLibraryError::Call`] naming the call
+//! (`Handle` for the calls on a handle, which is destroyed when it drops).
 
 use super::library::{self, LibrarySpec, Opened};
 use crate::env::Reporting;
@@ -14,9 +19,9 @@ pub(super) const SPEC: LibrarySpec = LibrarySpec {
     wheel: "nvidia-nvfatbin==13.0.*",
 };
 
-type Handle = *mut c_void;
+type RawHandle = *mut c_void;
 type AddText = unsafe extern "C" fn(
-    Handle,
+    RawHandle,
     *const c_void,
     usize,
     *const c_char,
@@ -26,14 +31,19 @@ type AddText = unsafe extern "C" fn(
 
 #[derive(Clone, Copy)]
 struct Api {
-    create: unsafe extern "C" fn(*mut Handle, *const *const c_char, usize) -> c_int,
-    destroy: unsafe extern "C" fn(*mut Handle) -> c_int,
-    add_cubin:
-        unsafe extern "C" fn(Handle, *const c_void, usize, *const c_char, *const c_char) -> c_int,
+    create: unsafe extern "C" fn(*mut RawHandle, *const *const c_char, usize) -> c_int,
+    destroy: unsafe extern "C" fn(*mut RawHandle) -> c_int,
+    add_cubin: unsafe extern "C" fn(
+        RawHandle,
+        *const c_void,
+        usize,
+        *const c_char,
+        *const c_char,
+    ) -> c_int,
     add_ptx: AddText,
     add_ltoir: AddText,
-    size: unsafe extern "C" fn(Handle, *mut usize) -> c_int,
-    get: unsafe extern "C" fn(Handle, *mut c_void) -> c_int,
+    size: unsafe extern "C" fn(RawHandle, *mut usize) -> c_int,
+    get: unsafe extern "C" fn(RawHandle, *mut c_void) -> c_int,
     error_string: unsafe extern "C" fn(c_int) -> *const c_char,
 }
 
@@ -82,7 +92,15 @@ impl NvFatbin {
             unsafe { library::function(&opened, SPEC.name, "nvFatbinVersion")? };
         let mut v = (0u32, 0u32);
         // SAFETY: two valid out-pointers.
-        if unsafe { version(&mut v.0, &mut v.1) } != 0 || v.0 < 13 {
+        let rc = unsafe { version(&mut v.0, &mut v.1) };
+        if rc != 0 {
+            return Err(LinkLibraryError::Call {
+                library: SPEC.name,
+                call: "nvFatbinVersion",
+                detail: format!("code {rc}"),
+            });
+        }
+        if v.0 < 13 {
             return Err(LinkLibraryError::Unusable {
                 library: SPEC.name,
                 path: opened.path.clone(),
@@ -125,84 +143,17 @@ impl NvFatbin {
 
     /// Assembles `parts`, in order, into one fatbin.
     pub(crate) fn assemble(&self, parts: &[FatbinPart<'_>]) -> Result<Vec<u8>, LinkLibraryError> {
-        let mut handle: Handle = std::ptr::null_mut();
         let options: Vec<*const c_char> = self.options.iter().map(|o| o.as_ptr()).collect();
-        // SAFETY: `options` holds `options.len()` pointers to NUL-terminated strings that
-        // outlive the call (owned by `self`), and the out-pointer is valid.
-        let rc = unsafe { (self.api.create)(&mut handle, options.as_ptr(), options.len()) };
-        self.check("nvFatbinCreate", rc, "")?;
-        let result = self.fill(handle, parts);
-        // SAFETY: a handle from `create`, destroyed once.
-        unsafe { (self.api.destroy)(&mut handle) };
-        result
-    }
-
-    fn fill(&self, handle: Handle, parts: &[FatbinPart<'_>]) -> Result<Vec<u8>, LinkLibraryError> {
-        let empty = c"";
+        // SAFETY: the options are NUL-terminated strings owned by `self`.
+        let handle = unsafe { Handle::create(self, &options) }?;
         for part in parts {
-            let (arch, name) = match part {
-                FatbinPart::Cubin { arch, name, .. }
-                | FatbinPart::Ptx { arch, name, .. }
-                | FatbinPart::LtoIr { arch, name, .. } => (cstring(arch), cstring(name)),
-            };
-            // SAFETY: every pointer addresses memory alive for the call, with its length.
-            let (call, rc) = unsafe {
-                match part {
-                    FatbinPart::Cubin { bytes, .. } => (
-                        "nvFatbinAddCubin",
-                        (self.api.add_cubin)(
-                            handle,
-                            bytes.as_ptr().cast(),
-                            bytes.len(),
-                            arch.as_ptr(),
-                            name.as_ptr(),
-                        ),
-                    ),
-                    FatbinPart::Ptx { text, .. } => (
-                        "nvFatbinAddPTX",
-                        (self.api.add_ptx)(
-                            handle,
-                            text.as_ptr().cast(),
-                            text.len(),
-                            arch.as_ptr(),
-                            name.as_ptr(),
-                            empty.as_ptr(),
-                        ),
-                    ),
-                    FatbinPart::LtoIr { bytes, .. } => (
-                        "nvFatbinAddLTOIR",
-                        (self.api.add_ltoir)(
-                            handle,
-                            bytes.as_ptr().cast(),
-                            bytes.len(),
-                            arch.as_ptr(),
-                            name.as_ptr(),
-                            empty.as_ptr(),
-                        ),
-                    ),
-                }
-            };
-            self.check(
-                call,
-                rc,
-                &format!(
-                    " (arch {}, {})",
-                    arch.to_string_lossy(),
-                    name.to_string_lossy()
-                ),
-            )?;
+            handle.add(part)?;
         }
-        let mut size = 0usize;
-        // SAFETY: a live handle and a valid out-pointer.
-        let rc = unsafe { (self.api.size)(handle, &mut size) };
-        self.check("nvFatbinSize", rc, "")?;
-        let mut out = vec![0u8; size];
-        // SAFETY: `out` has the size the library reported.
-        let rc = unsafe { (self.api.get)(handle, out.as_mut_ptr().cast()) };
-        self.check("nvFatbinGet", rc, "")?;
-        Ok(out)
+        handle.output()
     }
 
+    /// `Ok` for `NVFATBIN_SUCCESS`, else the failure of `call`, with nvFatbin's description
+    /// of the code (`nvFatbinGetErrorString`) and `what` it was given.
     fn check(&self, call: &'static str, rc: c_int, what: &str) -> Result<(), LinkLibraryError> {
         if rc == 0 {
             return Ok(());
@@ -221,6 +172,114 @@ impl NvFatbin {
             call,
             detail: format!("{text} (code {rc}){what}"),
         })
+    }
+}
+
+/// One nvFatbin handle, destroyed when dropped.
+struct Handle<'a> {
+    fatbin: &'a NvFatbin,
+    raw: RawHandle,
+}
+
+impl Drop for Handle<'_> {
+    fn drop(&mut self) {
+        if !self.raw.is_null() {
+            // SAFETY: a handle from `nvFatbinCreate`, destroyed once.
+            let _ = unsafe { (self.fatbin.api.destroy)(&mut self.raw) };
+        }
+    }
+}
+
+impl<'a> Handle<'a> {
+    /// `nvFatbinCreate` with `options`.
+    ///
+    /// # Safety
+    /// Every pointer of `options` is a live NUL-terminated string.
+    unsafe fn create(
+        fatbin: &'a NvFatbin,
+        options: &[*const c_char],
+    ) -> Result<Handle<'a>, LinkLibraryError> {
+        let mut handle = Handle {
+            fatbin,
+            raw: std::ptr::null_mut(),
+        };
+        // SAFETY: `options` holds `options.len()` live strings (the caller's promise), and
+        // the out-pointer is valid.
+        let rc = unsafe { (fatbin.api.create)(&mut handle.raw, options.as_ptr(), options.len()) };
+        fatbin.check("nvFatbinCreate", rc, "")?;
+        Ok(handle)
+    }
+
+    /// Adds `part`: `nvFatbinAddCubin`, `nvFatbinAddPTX` or `nvFatbinAddLTOIR`.
+    fn add(&self, part: &FatbinPart<'_>) -> Result<(), LinkLibraryError> {
+        let api = &self.fatbin.api;
+        let empty = c"";
+        let (arch, name) = match part {
+            FatbinPart::Cubin { arch, name, .. }
+            | FatbinPart::Ptx { arch, name, .. }
+            | FatbinPart::LtoIr { arch, name, .. } => (cstring(arch), cstring(name)),
+        };
+        // SAFETY: a live handle; every pointer addresses memory alive for the call, with its
+        // length.
+        let (call, rc) = unsafe {
+            match part {
+                FatbinPart::Cubin { bytes, .. } => (
+                    "nvFatbinAddCubin",
+                    (api.add_cubin)(
+                        self.raw,
+                        bytes.as_ptr().cast(),
+                        bytes.len(),
+                        arch.as_ptr(),
+                        name.as_ptr(),
+                    ),
+                ),
+                FatbinPart::Ptx { text, .. } => (
+                    "nvFatbinAddPTX",
+                    (api.add_ptx)(
+                        self.raw,
+                        text.as_ptr().cast(),
+                        text.len(),
+                        arch.as_ptr(),
+                        name.as_ptr(),
+                        empty.as_ptr(),
+                    ),
+                ),
+                FatbinPart::LtoIr { bytes, .. } => (
+                    "nvFatbinAddLTOIR",
+                    (api.add_ltoir)(
+                        self.raw,
+                        bytes.as_ptr().cast(),
+                        bytes.len(),
+                        arch.as_ptr(),
+                        name.as_ptr(),
+                        empty.as_ptr(),
+                    ),
+                ),
+            }
+        };
+        self.fatbin.check(
+            call,
+            rc,
+            &format!(
+                " (arch {}, {})",
+                arch.to_string_lossy(),
+                name.to_string_lossy()
+            ),
+        )
+    }
+
+    /// The fatbin (`nvFatbinSize`, then `nvFatbinGet`).
+    fn output(&self) -> Result<Vec<u8>, LinkLibraryError> {
+        let api = &self.fatbin.api;
+        let mut size = 0usize;
+        // SAFETY: a live handle and a valid out-pointer.
+        let rc = unsafe { (api.size)(self.raw, &mut size) };
+        self.fatbin.check("nvFatbinSize", rc, "")?;
+        let mut out = vec![0u8; size];
+        // SAFETY: `out` has the size the library reported.
+        let rc = unsafe { (api.get)(self.raw, out.as_mut_ptr().cast()) };
+        self.fatbin.check("nvFatbinGet", rc, "")?;
+        Ok(out)
     }
 }
 

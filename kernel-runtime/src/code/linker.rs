@@ -199,7 +199,7 @@ fn link_error(
     }
     Error::Link {
         arch: arch.to_owned(),
-        problem: f.code_name().to_owned(),
+        problem: format!("{} failed: {}", f.call, f.code_name()),
         log: f.log,
     }
 }

@@ -15,8 +15,7 @@ use cudarc::nccl::sys::{ncclComm, ncclComm_t};
 
 use crate::collective::config::Config;
 use crate::collective::id::UniqueId;
-use crate::collective::library::{Nccl, nccl};
-use crate::collective::progress::{IN_PROGRESS, Polled, SUCCESS};
+use crate::collective::nccl::{Nccl, Optional, Settled, nccl};
 use crate::collective::serial::{self, Together};
 use crate::device::gpu::Gpu;
 use crate::error::{DriverResultExt, Error};
@@ -141,18 +140,13 @@ impl Communicator {
             });
         }
         gpus[0].context().bind_to_thread().call("cuCtxSetCurrent")?;
-        let mut comms: Vec<ncclComm_t> = vec![std::ptr::null_mut(); gpus.len()];
-        // Made while no other thread queues a whole group (`serial`).
+        // Made while no other thread queues a whole group (`serial`). Under
+        // NCCL_COMM_BLOCKING=0 NCCL makes them non-blocking: finished in the call.
         let guard = serial::lock();
-        // SAFETY: one out-slot and one ordinal per device.
-        let code = unsafe {
-            (nccl.comm_init_all)(comms.as_mut_ptr(), gpus.len() as i32, ordinals.as_ptr())
-        };
-        // Under NCCL_COMM_BLOCKING=0 NCCL makes them non-blocking: finished here.
-        let non_blocking = code == IN_PROGRESS;
-        let made = nccl.complete("ncclCommInitAll", code, &comms);
+        let made = nccl.comm_init_all(&ordinals);
         drop(guard);
-        made?;
+        let made = made?;
+        let (comms, non_blocking) = (made.comms, made.non_blocking);
         let ranks = gpus.len();
         let together = Together::new(ranks);
         Ok(comms
@@ -200,20 +194,17 @@ impl Communicator {
         rank_of_ranks("ncclCommInitRank", rank, ranks)?;
         // NCCL takes the device from the CUDA context current on the thread.
         gpu.context().bind_to_thread().call("cuCtxSetCurrent")?;
-        let mut comm: ncclComm_t = std::ptr::null_mut();
-        // SAFETY: one out-pointer; the id is passed by value.
-        let code = unsafe { (nccl.comm_init_rank)(&mut comm, ranks as i32, id.id, rank as i32) };
-        // Under NCCL_COMM_BLOCKING=0 NCCL makes it non-blocking: finished here, unbounded.
-        let non_blocking = code == IN_PROGRESS;
-        nccl.check("ncclCommInitRank", code, comm)?;
+        // Under NCCL_COMM_BLOCKING=0 NCCL makes it non-blocking: finished in the call,
+        // unbounded.
+        let made = nccl.comm_init_rank(ranks as i32, id.id, rank as i32)?;
         Ok(Communicator::from_parts(
-            comm,
+            made.comms,
             gpu,
             rank,
             ranks,
             nccl,
             None,
-            non_blocking,
+            made.non_blocking,
         ))
     }
 
@@ -266,47 +257,26 @@ impl Communicator {
         let started = Instant::now();
         let nccl = nccl()?;
         rank_of_ranks(CALL, rank, ranks)?;
-        let Some(init) = nccl.comm_init_rank_config else {
-            return Err(Error::Collective {
-                call: CALL,
-                problem: format!(
-                    "this NCCL ({}) has no ncclCommInitRankConfig, which came with NCCL 2.14: \
-                     a timeout needs its non-blocking initialisation",
-                    nccl.version()
-                        .map_or_else(|e| e.to_string(), |(a, b, c)| format!("{a}.{b}.{c}"))
-                ),
-            });
-        };
+        nccl.require(Optional::CommInitRankConfig)?;
         // NCCL takes the device from the CUDA context current on the thread.
         gpu.context().bind_to_thread().call("cuCtxSetCurrent")?;
         let mut config = Config::non_blocking();
-        let mut comm: ncclComm_t = std::ptr::null_mut();
-        // SAFETY: one out-pointer; the id is passed by value; NCCL copies the configuration
-        // during the call.
-        let code = unsafe { init(&mut comm, ranks as i32, id.id, rank as i32, config.as_ptr()) };
+        // A communicator NCCL refused is aborted in the call.
+        let comm = nccl.comm_init_rank_config(ranks as i32, id.id, rank as i32, &mut config)?;
         let abort = |comm: ncclComm_t| {
             if !comm.is_null() {
                 // SAFETY: the communicator NCCL made here, which nothing else holds; aborting
                 // stops its initialisation and frees it.
-                let _ = unsafe { (nccl.comm_abort)(comm) };
+                let _ = unsafe { nccl.comm_abort(comm) };
             }
         };
-        if code != SUCCESS && code != IN_PROGRESS {
-            let e = nccl.error(CALL, code);
-            abort(comm);
-            return Err(e);
-        }
-        let polled = nccl.settle(&[comm], started.checked_add(timeout));
-        match polled {
-            Ok(Polled::Done(SUCCESS)) => Ok(Communicator::from_parts(
+        // SAFETY: the communicator NCCL is making, or null.
+        let settled = unsafe { nccl.settle(CALL, &[comm], started.checked_add(timeout)) };
+        match settled {
+            Ok(Settled::Finished) => Ok(Communicator::from_parts(
                 comm, gpu, rank, ranks, nccl, None, true,
             )),
-            Ok(Polled::Done(code)) => {
-                let e = nccl.error(CALL, code);
-                abort(comm);
-                Err(e)
-            }
-            Ok(Polled::TimedOut) => {
+            Ok(Settled::TimedOut) => {
                 abort(comm);
                 Err(Error::Collective {
                     call: CALL,
@@ -436,11 +406,8 @@ impl Communicator {
     /// [`Error::Nccl`] with NCCL's code, `ncclRemoteError` or `ncclSystemError` say.
     pub fn async_error(&self) -> Result<(), Error> {
         let comm = self.live("ncclCommGetAsyncError")?;
-        let mut state = 0;
-        // SAFETY: a live communicator and one out-value.
-        let code = unsafe { (self.nccl.comm_get_async_error)(comm, &mut state) };
-        self.nccl.check("ncclCommGetAsyncError", code, comm)?;
-        self.nccl.check("ncclCommGetAsyncError", state, comm)
+        // SAFETY: a live communicator (this one, not aborted).
+        unsafe { self.nccl.comm_get_async_error(comm) }
     }
 
     /// Waits at most `timeout` for the work queued on this rank's stream (its collectives,
@@ -554,8 +521,7 @@ impl Communicator {
         }
         let _ = self.gpu.context().bind_to_thread();
         // SAFETY: a live communicator, aborted once (the cell is null from now on).
-        let code = unsafe { (self.nccl.comm_abort)(comm) };
-        self.nccl.check("ncclCommAbort", code, std::ptr::null_mut())
+        unsafe { self.nccl.comm_abort(comm) }
     }
 
     /// A handle another thread (a watchdog) uses to abort this rank: after
@@ -783,9 +749,9 @@ impl Drop for Communicator {
         // SAFETY: a live communicator, destroyed or aborted once.
         let _ = unsafe {
             if finished {
-                (self.nccl.comm_destroy)(comm)
+                self.nccl.comm_destroy(comm)
             } else {
-                (self.nccl.comm_abort)(comm)
+                self.nccl.comm_abort(comm)
             }
         };
     }

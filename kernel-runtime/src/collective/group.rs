@@ -12,11 +12,11 @@ use std::sync::Arc;
 
 use cudarc::driver::CudaStream;
 use cudarc::nccl::ReduceOp;
-use cudarc::nccl::sys::{cudaStream_t, ncclComm_t, ncclDataType_t, ncclRedOp_t};
+use cudarc::nccl::sys::{cudaStream_t, ncclComm_t, ncclRedOp_t};
 
 use crate::collective::communicator::Communicator;
 use crate::collective::element::NcclElement;
-use crate::collective::library::{Nccl, nccl};
+use crate::collective::nccl::{Nccl, nccl};
 use crate::collective::serial::{self, Members};
 use crate::driver::last_launch;
 use crate::error::{DriverResultExt, Error};
@@ -130,9 +130,7 @@ impl<'a> Group<'a> {
             });
         }
         let nccl = nccl()?;
-        // SAFETY: no arguments.
-        let code = unsafe { (nccl.group_start)() };
-        nccl.check("ncclGroupStart", code, std::ptr::null_mut())?;
+        nccl.group_start()?;
         OPEN.with(|open| open.set(true));
         Ok(Group {
             nccl,
@@ -174,33 +172,22 @@ impl<'a> Group<'a> {
         }
         let first = self.comms.first().copied();
         if let Some(comm) = first.filter(|_| std::mem::take(&mut self.unqueued)) {
-            // A call NCCL refuses (a send to no rank) marks the group failed, and NCCL then
-            // drops every collective of it at the end instead of queueing some ranks only.
-            // It goes to a communicator already in NCCL's group (when none is, there is
-            // nothing to drop). A failed group leaves its non-blocking communicators in
-            // error: NCCL's rule.
-            // SAFETY: a live communicator of this group; NCCL checks the peer before it
-            // reads anything.
-            let _ = unsafe {
-                (self.nccl.send)(
-                    std::ptr::null(),
-                    1,
-                    ncclDataType_t::ncclFloat32,
-                    -1,
-                    comm,
-                    std::ptr::null_mut(),
-                )
-            };
+            // A collective was refused before NCCL took it: NCCL is made to drop every
+            // collective of the group at the end instead of queueing some ranks only, told
+            // through a communicator already in NCCL's group (when none is, there is nothing
+            // to drop).
+            // SAFETY: a live communicator of this group, whose call is in it.
+            unsafe { self.nccl.fail_group(comm) };
         }
         // A group of every rank of its communicators queues its kernels on all their devices
         // before another such group of any thread queues (`serial`).
         let guard = self.members.whole().then(serial::lock);
-        // SAFETY: the group started in `start`, on this thread.
-        let code = unsafe { (self.nccl.group_end)() };
+        // The group started in `start`, on this thread. Non-blocking communicators' work is
+        // queued by NCCL's thread: finished in the call, under the lock still, before the
+        // uses are recorded.
+        // SAFETY: the communicators of this group's calls, live while it borrows them.
+        let ended = unsafe { self.nccl.group_end(&self.comms) };
         OPEN.with(|open| open.set(false));
-        // Non-blocking communicators' work is queued by NCCL's thread: finished here, under
-        // the lock still, before the uses are recorded.
-        let ended = self.nccl.complete("ncclGroupEnd", code, &self.comms);
         drop(guard);
         if ended.is_ok() && !self.uses.is_empty() {
             // A fault reported later names NCCL's kernels, not the kernel launched before them.
@@ -339,10 +326,11 @@ impl<'a> Group<'a> {
         let d = self.write(comm, dst)?;
         // SAFETY: both buffers hold `count` values of T, of the communicator's device, and stay
         // borrowed until the group ends.
-        let code = unsafe {
-            (comm.nccl.all_reduce)(s, d, count, T::DATA_TYPE, red_op(op), comm.raw(), on(comm))
+        let queued = unsafe {
+            comm.nccl
+                .all_reduce(s, d, count, T::DATA_TYPE, red_op(op), comm.raw(), on(comm))
         };
-        self.queued(comm, comm.nccl.check("ncclAllReduce", code, comm.raw()))
+        self.queued(comm, queued)
     }
 
     /// [`all_reduce`](Group::all_reduce) with `buffer` both source and destination.
@@ -370,10 +358,11 @@ impl<'a> Group<'a> {
         let count = buffer.len();
         let d = self.write(comm, buffer)?;
         // SAFETY: as in `all_reduce`, with one buffer (NCCL allows in place).
-        let code = unsafe {
-            (comm.nccl.all_reduce)(d, d, count, T::DATA_TYPE, red_op(op), comm.raw(), on(comm))
+        let queued = unsafe {
+            comm.nccl
+                .all_reduce(d, d, count, T::DATA_TYPE, red_op(op), comm.raw(), on(comm))
         };
-        self.queued(comm, comm.nccl.check("ncclAllReduce", code, comm.raw()))
+        self.queued(comm, queued)
     }
 
     /// Copies `src` of rank `root` into `dst` on every rank (`ncclBroadcast`): `src` is
@@ -418,10 +407,11 @@ impl<'a> Group<'a> {
         };
         let d = self.write(comm, dst)?;
         // SAFETY: `dst` (and the root's `src`) hold `count` values, borrowed until the end.
-        let code = unsafe {
-            (comm.nccl.broadcast)(s, d, count, T::DATA_TYPE, root as i32, comm.raw(), on(comm))
+        let queued = unsafe {
+            comm.nccl
+                .broadcast(s, d, count, T::DATA_TYPE, root as i32, comm.raw(), on(comm))
         };
-        self.queued(comm, comm.nccl.check("ncclBroadcast", code, comm.raw()))
+        self.queued(comm, queued)
     }
 
     /// [`broadcast`](Group::broadcast) in place: the root's `buffer` is copied into every
@@ -451,10 +441,11 @@ impl<'a> Group<'a> {
         let count = buffer.len();
         let d = self.write(comm, buffer)?;
         // SAFETY: as in `broadcast`, with one buffer.
-        let code = unsafe {
-            (comm.nccl.broadcast)(d, d, count, T::DATA_TYPE, root as i32, comm.raw(), on(comm))
+        let queued = unsafe {
+            comm.nccl
+                .broadcast(d, d, count, T::DATA_TYPE, root as i32, comm.raw(), on(comm))
         };
-        self.queued(comm, comm.nccl.check("ncclBroadcast", code, comm.raw()))
+        self.queued(comm, queued)
     }
 
     /// Reduces `src` over every rank into `dst` of rank `root` (`ncclReduce`): `dst` is
@@ -499,8 +490,8 @@ impl<'a> Group<'a> {
         };
         let s = self.read(comm, src)?;
         // SAFETY: `src` (and the root's `dst`) hold `count` values, borrowed until the end.
-        let code = unsafe {
-            (comm.nccl.reduce)(
+        let queued = unsafe {
+            comm.nccl.reduce(
                 s,
                 d,
                 count,
@@ -511,7 +502,7 @@ impl<'a> Group<'a> {
                 on(comm),
             )
         };
-        self.queued(comm, comm.nccl.check("ncclReduce", code, comm.raw()))
+        self.queued(comm, queued)
     }
 
     /// Gathers every rank's `src` into `dst`, in rank order, on every rank
@@ -554,9 +545,11 @@ impl<'a> Group<'a> {
         let s = self.read(comm, src)?;
         let d = self.write(comm, dst)?;
         // SAFETY: `src` holds `count` values and `dst` `ranks * count`, borrowed until the end.
-        let code =
-            unsafe { (comm.nccl.all_gather)(s, d, count, T::DATA_TYPE, comm.raw(), on(comm)) };
-        self.queued(comm, comm.nccl.check("ncclAllGather", code, comm.raw()))
+        let queued = unsafe {
+            comm.nccl
+                .all_gather(s, d, count, T::DATA_TYPE, comm.raw(), on(comm))
+        };
+        self.queued(comm, queued)
     }
 
     /// Reduces `src` over every rank and leaves block `rank()` of the result in `dst`
@@ -601,10 +594,11 @@ impl<'a> Group<'a> {
         let s = self.read(comm, src)?;
         let d = self.write(comm, dst)?;
         // SAFETY: `dst` holds `count` values and `src` `ranks * count`, borrowed until the end.
-        let code = unsafe {
-            (comm.nccl.reduce_scatter)(s, d, count, T::DATA_TYPE, red_op(op), comm.raw(), on(comm))
+        let queued = unsafe {
+            comm.nccl
+                .reduce_scatter(s, d, count, T::DATA_TYPE, red_op(op), comm.raw(), on(comm))
         };
-        self.queued(comm, comm.nccl.check("ncclReduceScatter", code, comm.raw()))
+        self.queued(comm, queued)
     }
 
     /// Sends `src` to rank `peer` (`ncclSend`), which receives as many values with
@@ -635,9 +629,11 @@ impl<'a> Group<'a> {
         let count = src.len();
         let s = self.read(comm, src)?;
         // SAFETY: `src` holds `count` values, borrowed until the end.
-        let code =
-            unsafe { (comm.nccl.send)(s, count, T::DATA_TYPE, peer as i32, comm.raw(), on(comm)) };
-        self.queued(comm, comm.nccl.check("ncclSend", code, comm.raw()))
+        let queued = unsafe {
+            comm.nccl
+                .send(s, count, T::DATA_TYPE, peer as i32, comm.raw(), on(comm))
+        };
+        self.queued(comm, queued)
     }
 
     /// Receives `dst.len()` values from rank `peer` into `dst` (`ncclRecv`).
@@ -667,9 +663,11 @@ impl<'a> Group<'a> {
         let count = dst.len();
         let d = self.write(comm, dst)?;
         // SAFETY: `dst` holds `count` values, borrowed until the end.
-        let code =
-            unsafe { (comm.nccl.recv)(d, count, T::DATA_TYPE, peer as i32, comm.raw(), on(comm)) };
-        self.queued(comm, comm.nccl.check("ncclRecv", code, comm.raw()))
+        let queued = unsafe {
+            comm.nccl
+                .recv(d, count, T::DATA_TYPE, peer as i32, comm.raw(), on(comm))
+        };
+        self.queued(comm, queued)
     }
 }
 

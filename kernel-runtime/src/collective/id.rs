@@ -4,7 +4,7 @@
 
 use cudarc::nccl::sys::ncclUniqueId;
 
-use crate::collective::library::nccl;
+use crate::collective::nccl::nccl;
 use crate::error::Error;
 
 /// The identity of a communicator being made (`ncclUniqueId`, 128 bytes): rank 0 makes it
@@ -46,12 +46,9 @@ impl UniqueId {
     /// # Errors
     /// [`Error::NoNccl`] without the library; [`Error::Nccl`] when NCCL cannot make one.
     pub fn new() -> Result<UniqueId, Error> {
-        let nccl = nccl()?;
-        let mut id = ncclUniqueId { internal: [0; 128] };
-        // SAFETY: one out-pointer.
-        let code = unsafe { (nccl.get_unique_id)(&mut id) };
-        nccl.check("ncclGetUniqueId", code, std::ptr::null_mut())?;
-        Ok(UniqueId { id })
+        Ok(UniqueId {
+            id: nccl()?.unique_id()?,
+        })
     }
 
     /// The id's bytes, to send to the other ranks.

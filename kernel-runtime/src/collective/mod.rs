@@ -8,10 +8,11 @@
 //! writes of what it reads (and every use of what it writes) on other streams, and later uses
 //! of its outputs on other streams wait for it.
 //!
-//! NCCL is opened at run time (`library`): building needs no NCCL, and a machine without it
-//! gets [`Error::NoNccl`](crate::Error::NoNccl) from the first call. Files: `library` (opening
-//! NCCL, checking its results), `progress` (finishing what a non-blocking communicator's calls
-//! leave in progress), `config` (the configuration that asks NCCL for one), `element` (the
+//! NCCL is opened at run time (`nccl`): building needs no NCCL, and a machine without it
+//! gets [`Error::NoNccl`](crate::Error::NoNccl) from the first call. Files: `nccl/` (NCCL's
+//! one checked layer: opening it, one checked method per entry point, finishing what a
+//! non-blocking communicator's calls leave in progress; nothing else calls NCCL),
+//! `config` (the configuration that asks NCCL for a non-blocking communicator), `element` (the
 //! element types), `id` (the unique id, as bytes or text), `job` (a launcher's job read from
 //! its variables, and the id served by rank 0 over TCP), `communicator` (making, waiting for,
 //! aborting and dropping communicators), `split` (new communicators from some ranks of one),
@@ -25,9 +26,8 @@ pub(crate) mod element;
 pub(crate) mod group;
 pub(crate) mod id;
 pub(crate) mod job;
-pub(crate) mod library;
+mod nccl;
 mod ops;
-mod progress;
 mod serial;
 mod split;
 mod timing;

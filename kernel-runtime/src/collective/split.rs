@@ -9,6 +9,7 @@ use cudarc::nccl::sys::ncclComm_t;
 
 use crate::collective::communicator::Communicator;
 use crate::collective::group::open_on_this_thread;
+use crate::collective::nccl::Optional;
 use crate::collective::serial::{self, Together};
 use crate::error::{DriverResultExt, Error};
 
@@ -107,13 +108,7 @@ impl Communicator {
             return Ok(Vec::new());
         };
         let nccl = first.nccl;
-        let Some(comm_split) = nccl.comm_split else {
-            return refuse(format!(
-                "this NCCL ({}) has no ncclCommSplit, which came with NCCL 2.18",
-                nccl.version()
-                    .map_or_else(|e| e.to_string(), |(a, b, c)| format!("{a}.{b}.{c}"))
-            ));
-        };
+        nccl.require(Optional::CommSplit)?;
         // NCCL finds each rank's device itself; a context is current for its CUDA calls.
         first
             .gpu
@@ -125,35 +120,24 @@ impl Communicator {
         // other thread queues a whole group (`serial`).
         let whole = serial::whole_set(comms);
         let guard = whole.then(serial::lock);
-        // SAFETY: no arguments; the group is ended below on every path.
-        let started = unsafe { (nccl.group_start)() };
-        nccl.check("ncclGroupStart", started, std::ptr::null_mut())?;
+        // The group is ended below on every path.
+        nccl.group_start()?;
         let mut split = Ok(());
         for ((comm, color), out) in comms.iter().zip(colors).zip(&mut made) {
             let color = color.map_or(NO_COLOR, |c| c as c_int);
-            // SAFETY: a live communicator and one out-slot; the key (the rank here) keeps
-            // the parent's order; a null configuration keeps the parent's.
-            let code = unsafe {
-                comm_split(
-                    comm.raw(),
-                    color,
-                    comm.rank() as c_int,
-                    out,
-                    std::ptr::null_mut(),
-                )
-            };
+            // SAFETY: a live communicator, and an out-slot of `made`, which is not touched
+            // before the group ends; the key (the rank here) keeps the parent's order.
+            split = unsafe { nccl.comm_split(comm.raw(), color, comm.rank() as c_int, out) };
             // A call NCCL refuses fails the whole group: no rank's split is made.
-            split = nccl.check("ncclCommSplit", code, comm.raw());
             if split.is_err() {
                 break;
             }
         }
-        // SAFETY: the group started above, on this thread.
-        let code = unsafe { (nccl.group_end)() };
         // A non-blocking parent's split finishes in NCCL's thread, which writes the new
         // communicators when done; NCCL reports its progress on the parents.
         let parents: Vec<ncclComm_t> = comms.iter().map(Communicator::raw).collect();
-        let ended = nccl.complete("ncclGroupEnd", code, &parents);
+        // SAFETY: the parents, live communicators; the group started above, on this thread.
+        let ended = unsafe { nccl.group_end(&parents) };
         drop(guard);
         let result = split.and(ended).and_then(|()| {
             made.iter()
@@ -174,16 +158,10 @@ impl Communicator {
                         }
                         (false, _) => {}
                     }
-                    let (mut rank, mut ranks): (c_int, c_int) = (0, 0);
-                    // SAFETY: a communicator NCCL just made, and out-values.
-                    let codes = unsafe {
-                        (
-                            (nccl.comm_user_rank)(new, &mut rank),
-                            (nccl.comm_count)(new, &mut ranks),
-                        )
-                    };
-                    nccl.check("ncclCommUserRank", codes.0, new)?;
-                    nccl.check("ncclCommCount", codes.1, new)?;
+                    // SAFETY: a communicator NCCL just made.
+                    let rank = unsafe { nccl.comm_user_rank(new) }?;
+                    // SAFETY: as above.
+                    let ranks = unsafe { nccl.comm_count(new) }?;
                     Ok(Some((new, rank as usize, ranks as usize, parent)))
                 })
                 .collect::<Result<Vec<_>, Error>>()
@@ -224,7 +202,7 @@ impl Communicator {
                 // What NCCL made before the failure is of no use: let it go.
                 for new in made.into_iter().filter(|c| !c.is_null()) {
                     // SAFETY: a communicator NCCL made here and nothing else holds.
-                    let _ = unsafe { (nccl.comm_abort)(new) };
+                    let _ = unsafe { nccl.comm_abort(new) };
                 }
                 Err(e)
             }

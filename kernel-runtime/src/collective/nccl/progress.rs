@@ -12,13 +12,13 @@ use std::time::{Duration, Instant};
 use crate::error::Error;
 
 /// An `ncclResult_t`, read as its integer value.
-pub(crate) type Code = u32;
+pub(super) type Code = u32;
 
 /// `ncclSuccess`.
-pub(crate) const SUCCESS: Code = 0;
+pub(super) const SUCCESS: Code = 0;
 
 /// `ncclInProgress`.
-pub(crate) const IN_PROGRESS: Code = 7;
+pub(super) const IN_PROGRESS: Code = 7;
 
 /// How long [`poll`] yields the thread between asks before it starts sleeping.
 const YIELDING: Duration = Duration::from_micros(200);
@@ -28,7 +28,7 @@ const LONGEST_PAUSE: Duration = Duration::from_millis(1);
 
 /// How polling a state ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Polled {
+pub(super) enum Polled {
     /// The state stopped being `ncclInProgress`: this is it.
     Done(Code),
     /// The deadline passed while it was still `ncclInProgress`.
@@ -37,7 +37,7 @@ pub(crate) enum Polled {
 
 /// Asks `state` until it is not `ncclInProgress` or `deadline` (if any) has passed; an error
 /// of `state` itself ends the polling.
-pub(crate) fn poll(
+pub(super) fn poll(
     state: impl FnMut() -> Result<Code, Error>,
     deadline: Option<Instant>,
 ) -> Result<Polled, Error> {
@@ -48,7 +48,7 @@ pub(crate) fn poll(
 /// `deadline` has passed: the first state other than `ncclSuccess` among them, or success;
 /// with no communicator, `ncclInProgress` (nothing can finish the call). Every one is waited
 /// for even after one failed: NCCL joins the thread of a call once its state is asked.
-pub(crate) fn settle_all<C>(
+pub(super) fn settle_all<C>(
     comms: &[C],
     deadline: Option<Instant>,
     mut state: impl FnMut(&C) -> Result<Code, Error>,
