@@ -62,6 +62,9 @@ impl Var {
     pub const DEVICE_DEBUG: Var = Var("KERNEL_BUILD_DEVICE_DEBUG");
     /// Compressed fatbin entries (on unless set to an off word).
     pub const COMPRESS: Var = Var("KERNEL_BUILD_COMPRESS");
+    /// The PTX text embedded with line tables kept in each cubin (left out unless set to an
+    /// on word).
+    pub const PTX_TEXT: Var = Var("KERNEL_BUILD_PTX_TEXT");
     /// Path of `libnvJitLink.so`.
     pub const NVJITLINK: Var = Var("KERNEL_BUILD_NVJITLINK");
     /// Path of `libnvfatbin.so`.
@@ -95,6 +98,7 @@ impl Var {
         Var::LINE_INFO,
         Var::DEVICE_DEBUG,
         Var::COMPRESS,
+        Var::PTX_TEXT,
         Var::NVJITLINK,
         Var::NVFATBIN,
         Var::EDITOR_DIR,

@@ -99,6 +99,8 @@ pub mod __private {
     pub use crate::model::rust::passing;
     pub use crate::model::spelling::c_spelling;
     pub use crate::verify::{VerifyOptions, verify, verify_with};
+    // A cubin without the PTX text embedded with its line tables (the tests, on nvcc's cubins).
+    pub use crate::link::ptx_text::left_out as ptx_text_left_out;
 
     // The toolkit: discovery, the libraries beside nvcc, the wheels
     // (`cuda-kernel-inspect toolkit`, the tests).

@@ -56,6 +56,7 @@ use proc_macro::TokenStream;
 /// | `require_every_target = true` | `true`: a kernel missing from one target's image is an error, not a warning |
 /// | `line_info = false` | `false`: kernels carry no line tables (by default they do, so compute-sanitizer, cuda-gdb and Nsight Compute name the source line, the `.rs` line for inline text; or `KERNEL_BUILD_LINE_INFO`) |
 /// | `compress = false` | `false`: fatbin entries stored as nvcc stores them by default (SASS as is) instead of every entry compressed (`--compress-mode=size`; or `KERNEL_BUILD_COMPRESS`) |
+/// | `ptx_text = true` | `true`: cubins with line tables keep the PTX text ptxas embeds with them (left out by default: about half of a compressed image; or `KERNEL_BUILD_PTX_TEXT`) |
 /// | `device_debug = true` | `true`: a debug build of the device code (`-G`: variables and stepping in cuda-gdb; kernels run many times slower; or `KERNEL_BUILD_DEVICE_DEBUG`) |
 /// | `rdc = true` | `true`: the files are device-linked, so kernels may call device functions of other files |
 /// | `lto = true` | `true`: as `rdc`, with link-time optimisation across files |

@@ -39,6 +39,12 @@ pub struct Cubin {
     pub kernels: Vec<KernelImage>,
     /// `__constant__` and `__device__` variables.
     pub globals: Vec<GlobalImage>,
+    /// Whether the cubin holds line tables (`.nv_debug_line_sass`, from `-lineinfo` or
+    /// `-G`).
+    pub line_tables: bool,
+    /// Bytes of the PTX text ptxas embeds with line tables (`.nv_debug_ptx_txt`); 0 when
+    /// the section is absent or was emptied by the build.
+    pub ptx_text: u64,
 }
 
 fn bad(detail: impl Into<String>) -> Error {
@@ -126,12 +132,21 @@ pub fn parse_cubin(bytes: &[u8]) -> Result<Cubin, Error> {
             _ => {}
         }
     }
+    let line_tables = sections
+        .section_by_name(endian, b".nv_debug_line_sass")
+        .is_some();
+    let ptx_text = match sections.section_by_name(endian, b".nv_debug_ptx_txt") {
+        Some((_, s)) if s.sh_type(endian) != elf::SHT_NOBITS => s.sh_size(endian),
+        _ => 0,
+    };
     Ok(Cubin {
         sm,
         abi_version,
         e_type: header.e_type(endian),
         kernels,
         globals,
+        line_tables,
+        ptx_text,
     })
 }
 

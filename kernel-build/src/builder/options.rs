@@ -212,6 +212,21 @@ impl Build {
         self
     }
 
+    /// Whether each cubin compiled with line tables keeps the PTX text ptxas embeds with
+    /// them (the section `.nv_debug_ptx_txt`; off by default). Left out, the CUDA line
+    /// tables the sanitizer, cuda-gdb and Nsight Compute read stay, and a compressed image
+    /// is about half the size; only a tool's view of the PTX lines is lost. Without a call,
+    /// `KERNEL_BUILD_PTX_TEXT` decides (`1` keeps it). Without line tables there is
+    /// nothing to leave out.
+    ///
+    /// ```
+    /// cuda_kernel_build::Build::new().file("kernels/k.cu").ptx_text(true);
+    /// ```
+    pub fn ptx_text(&mut self, keep: bool) -> &mut Build {
+        self.req.ptx_text = Some(keep);
+        self
+    }
+
     /// Builds the device code for debugging (nvcc's `-G`): unoptimised, with variables and
     /// stepping for cuda-gdb. Kernels run many times slower, so the build says so in a
     /// note; never the default, and not implied by Cargo's debug profile. An `lto` module

@@ -249,6 +249,17 @@ pub fn no_native_gpu(module: &str, why: &str) -> String {
     )
 }
 
+/// The PTX text embedded with `file`'s line tables was kept because nvFatbin, which
+/// assembles the images again without it, could not be loaded.
+pub fn ptx_text_kept(file: &str, why: &str) -> String {
+    format!(
+        "`{file}`: the PTX text embedded with the line tables was kept (about half of a \
+         compressed image) because nvFatbin could not be loaded: {why}; install it beside \
+         nvcc (`cuda-kernel-inspect toolkit install`), or keep the text on purpose with \
+         `ptx_text = true` (`KERNEL_BUILD_PTX_TEXT=1`)"
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

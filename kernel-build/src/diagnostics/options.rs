@@ -36,6 +36,10 @@ pub const MACRO_KEYS: &[(&str, &str)] = &[
         "`false`: fatbin entries stored as nvcc stores them by default (SASS as is) instead of every entry compressed (`--compress-mode=size`; or `KERNEL_BUILD_COMPRESS`)",
     ),
     (
+        "ptx_text",
+        "`true`: cubins with line tables keep the PTX text ptxas embeds with them (left out by default: about half of a compressed image; or `KERNEL_BUILD_PTX_TEXT`)",
+    ),
+    (
         "device_debug",
         "`true`: a debug build of the device code (`-G`: variables and stepping in cuda-gdb; kernels run many times slower; or `KERNEL_BUILD_DEVICE_DEBUG`)",
     ),

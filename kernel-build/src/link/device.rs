@@ -109,6 +109,8 @@ pub(crate) struct DeviceLink<'a> {
     pub units: &'a [UnitCode<'a>],
     /// The module's nvcc flags: the linked fatbin is compressed as they ask.
     pub flags: &'a [String],
+    /// Leave the PTX text embedded with the line tables out of each linked cubin.
+    pub leave_out_ptx_text: bool,
     pub reporting: Reporting,
 }
 
@@ -146,6 +148,18 @@ impl DeviceLink<'_> {
             .collect::<Result<Vec<_>, _>>()?
             .into_iter()
             .unzip();
+        let images: Vec<Vec<u8>> = if self.leave_out_ptx_text {
+            images
+                .into_iter()
+                .zip(self.targets)
+                .map(|(image, t)| match t.kind {
+                    TargetKind::Sass => super::ptx_text::left_out(&image).unwrap_or(image),
+                    TargetKind::Ptx => image,
+                })
+                .collect()
+        } else {
+            images
+        };
         let names: Vec<String> = self.targets.iter().map(Target::to_string).collect();
         let parts: Vec<FatbinPart<'_>> = self
             .targets

@@ -19,6 +19,7 @@ mod devrt;
 mod library;
 mod nvfatbin;
 mod nvjitlink;
+pub(crate) mod ptx_text;
 mod symbols;
 
 pub(crate) use device::{DeviceLink, UnitCode};

@@ -79,6 +79,9 @@ pub struct ModuleRequest {
     /// Whether every fatbin entry is stored compressed (nvcc's `--compress-mode=size`);
     /// `None`: `KERNEL_BUILD_COMPRESS`, else on.
     pub compress: Option<bool>,
+    /// Whether each cubin compiled with line tables keeps the PTX text ptxas embeds with
+    /// them (`.nv_debug_ptx_txt`); `None`: `KERNEL_BUILD_PTX_TEXT`, else left out.
+    pub ptx_text: Option<bool>,
     /// Whether device code is a debug build (nvcc's `-G`: no optimisation, variables and
     /// stepping in cuda-gdb); `None`: `KERNEL_BUILD_DEVICE_DEBUG`, else off.
     pub device_debug: Option<bool>,

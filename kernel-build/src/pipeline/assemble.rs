@@ -47,6 +47,9 @@ fn assembly_key(shared: &Shared<'_>, sources: &[Source], built: &[UnitBuilt]) ->
     if shared.req.require_every_target {
         k.field(b"--require-every-target");
     }
+    if shared.leave_out_ptx_text {
+        k.field(b"--no-ptx-text");
+    }
     for (s, b) in sources.iter().zip(built) {
         k.field(s.display_name.as_bytes()).field(b.key.as_bytes());
     }
@@ -103,6 +106,7 @@ fn assemble(
             targets: shared.targets,
             units: &code,
             flags: shared.flags,
+            leave_out_ptx_text: shared.leave_out_ptx_text,
             reporting,
         }
         .run()?;

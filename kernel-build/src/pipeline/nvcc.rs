@@ -77,6 +77,8 @@ pub(super) fn compile_module(
         wrapper: wrapper.as_deref(),
         cache,
         debug_info: debug,
+        leave_out_ptx_text: crate::link::ptx_text::leave_out_wanted(req.ptx_text, debug, reporting),
+        reporting,
         mode,
         alone: sources.len() == 1 && mode == LinkMode::Whole,
     };

@@ -10,10 +10,10 @@ use crate::compile::layouts::{Plan, Refused};
 use crate::diagnostics::Diagnostics;
 use crate::error::Error;
 use crate::front;
-use crate::link::{FatbinPart, NvFatbin};
+use crate::link::{FatbinPart, NvFatbin, ptx_text};
 use crate::toolkit::Target;
 use cuda_kernel_objects::EntryKind;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// A unit that must be compiled: its staging folder and its nvcc runs.
@@ -306,9 +306,13 @@ impl<'a> Pending<'a> {
             cached::record_manifest(cache, direct_key, &object_key, &hit.deps);
             return Ok(done(hit, object_key, true));
         }
+        let mut kept_text: Option<String> = None;
         let group_index = if groups.len() > 1 {
-            join_groups(&staging, groups, assembler)?
+            join_groups(&staging, groups, assembler, s.leave_out_ptx_text)?
         } else {
+            if s.leave_out_ptx_text && s.mode == crate::model::options::LinkMode::Whole {
+                kept_text = leave_out_alone(s, &staging, assembler)?;
+            }
             Vec::new()
         };
         let info = job
@@ -320,6 +324,10 @@ impl<'a> Pending<'a> {
         };
         let mut fresh = job.finish(info, ran, staging, &ptx, deps, &measured)?;
         fresh.meta.groups = group_index;
+        if let Some(why) = kept_text {
+            let warning = crate::diagnostics::build::ptx_text_kept(&job.source.display_name, &why);
+            fresh.meta.warnings.push(warning);
+        }
         let entry = cached::store(s.cache, &object_key, Some(direct_key), fresh)?;
         if s.debug {
             eprintln!(
@@ -339,6 +347,7 @@ fn join_groups(
     staging: &cached::Staging,
     groups: &[(String, Vec<String>)],
     assembler: Option<&NvFatbin>,
+    leave_out_ptx_text: bool,
 ) -> Result<Vec<(String, u64, u64)>, Error> {
     let mut bytes = Vec::new();
     let mut index = Vec::new();
@@ -353,37 +362,93 @@ fn join_groups(
     }
     let out = staging.path().join("module.fatbin");
     if let Some(nvfatbin) = assembler {
-        let fatbin = cuda_kernel_objects::parse(&bytes).map_err(|source| Error::Fatbin {
-            path: out.clone(),
-            source,
-        })?;
-        let names: Vec<String> = fatbin.entries.iter().map(|e| e.target()).collect();
-        let parts: Vec<FatbinPart<'_>> = fatbin
-            .entries
-            .iter()
-            .zip(&names)
-            .filter_map(|(e, name)| {
-                let arch = format!("{}{}", e.arch, e.variant.suffix());
-                match e.kind {
-                    EntryKind::Elf => Some(FatbinPart::Cubin {
-                        arch,
-                        name,
-                        bytes: &e.payload,
-                    }),
-                    EntryKind::Ptx => Some(FatbinPart::Ptx {
-                        arch,
-                        name,
-                        text: ptx_text(&e.payload),
-                    }),
-                    EntryKind::Other(_) => None,
-                }
-            })
-            .collect();
-        bytes = nvfatbin.assemble(&parts)?;
+        bytes = reassemble(&bytes, &out, nvfatbin, leave_out_ptx_text)?;
         index.clear();
     }
     std::fs::write(&out, &bytes).map_err(|e| Error::io("failed to write", &out, e))?;
     Ok(index)
+}
+
+/// The entries of the fatbin(s) `bytes` as one container assembled by `nvfatbin`, each
+/// cubin's embedded PTX text left out when `leave_out_ptx_text` (`out`: the path errors name).
+fn reassemble(
+    bytes: &[u8],
+    out: &Path,
+    nvfatbin: &NvFatbin,
+    leave_out_ptx_text: bool,
+) -> Result<Vec<u8>, Error> {
+    let fatbin = cuda_kernel_objects::parse(bytes).map_err(|source| Error::Fatbin {
+        path: out.to_path_buf(),
+        source,
+    })?;
+    let names: Vec<String> = fatbin.entries.iter().map(|e| e.target()).collect();
+    let stripped: Vec<Option<Vec<u8>>> = fatbin
+        .entries
+        .iter()
+        .map(|e| match e.kind {
+            EntryKind::Elf if leave_out_ptx_text => ptx_text::left_out(&e.payload),
+            _ => None,
+        })
+        .collect();
+    let parts: Vec<FatbinPart<'_>> = fatbin
+        .entries
+        .iter()
+        .zip(&names)
+        .zip(&stripped)
+        .filter_map(|((e, name), stripped)| {
+            let arch = format!("{}{}", e.arch, e.variant.suffix());
+            match e.kind {
+                EntryKind::Elf => Some(FatbinPart::Cubin {
+                    arch,
+                    name,
+                    bytes: stripped.as_deref().unwrap_or(&e.payload),
+                }),
+                EntryKind::Ptx => Some(FatbinPart::Ptx {
+                    arch,
+                    name,
+                    text: ptx_text(&e.payload),
+                }),
+                EntryKind::Other(_) => None,
+            }
+        })
+        .collect();
+    Ok(nvfatbin.assemble(&parts)?)
+}
+
+/// A whole-program file compiled in one nvcc run: its fatbin assembled again by nvFatbin
+/// with the PTX text left out of each cubin (`assembler`, or nvFatbin loaded now). Returns
+/// why the text was kept when nvFatbin cannot be loaded; the fatbin is then nvcc's.
+fn leave_out_alone(
+    s: &Shared<'_>,
+    staging: &cached::Staging,
+    assembler: Option<&NvFatbin>,
+) -> Result<Option<String>, Error> {
+    let out = staging.path().join("module.fatbin");
+    let bytes = std::fs::read(&out)
+        .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", &out, e))?;
+    let has_text = cuda_kernel_objects::parse(&bytes).is_ok_and(|f| {
+        f.entries.iter().any(|e| {
+            e.kind == EntryKind::Elf
+                && cuda_kernel_objects::parse_cubin(&e.payload).is_ok_and(|c| c.ptx_text > 0)
+        })
+    });
+    if !has_text {
+        return Ok(None);
+    }
+    let loaded;
+    let nvfatbin = match assembler {
+        Some(lib) => lib,
+        None => match NvFatbin::load(s.toolkit.nvcc(), "leaving the PTX text out", s.reporting) {
+            Ok(lib) => {
+                loaded = lib.with_nvcc_flags(s.flags);
+                &loaded
+            }
+            Err(e) => return Ok(Some(e.to_string())),
+        },
+    };
+    let joined = reassemble(&bytes, &out, nvfatbin, true)?;
+    std::fs::write(&out, &joined).map_err(|e| Error::io("failed to write", &out, e))?;
+    Ok(None)
 }
 
 /// PTX text up to its first NUL, with one NUL (as nvFatbin takes it).

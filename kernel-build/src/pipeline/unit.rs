@@ -33,6 +33,11 @@ pub(crate) struct Shared<'a> {
     /// What the device code records of its source (its flag is among `flags`; a device
     /// link asks nvJitLink to keep it).
     pub debug_info: DeviceDebug,
+    /// Whether the PTX text embedded with the line tables is left out of every cubin
+    /// before the images are joined ([`crate::link::ptx_text`]).
+    pub leave_out_ptx_text: bool,
+    /// Whether environment reads print `cargo:rerun-if-env-changed`.
+    pub reporting: crate::env::Reporting,
     /// Print a line per finished nvcc run (a build script: Cargo shows them with `-vv`).
     pub progress: bool,
     /// The program nvcc's compilations run through, if any.
@@ -124,6 +129,9 @@ impl Job<'_> {
         }
         if s.req.require_every_target {
             k.field(b"--require-every-target");
+        }
+        if s.leave_out_ptx_text {
+            k.field(b"--no-ptx-text");
         }
         // The model records the layouts the compile measured (`verify::layouts`).
         k.field(b"--layouts-measured");

@@ -40,6 +40,8 @@ pub(crate) struct ModuleInput {
     pub device_debug: Option<bool>,
     /// `compress = false;`: fatbin entries stored as nvcc stores them by default.
     pub compress: Option<bool>,
+    /// `ptx_text = true;`: cubins keep the PTX text embedded with their line tables.
+    pub ptx_text: Option<bool>,
     /// `rdc = true;` or `lto = true;`, with the key for spans.
     pub link: Option<(Ident, crate::LinkMode)>,
     /// `compile = "runtime";` or `fallback = "runtime";`.
@@ -89,6 +91,7 @@ impl Parse for ModuleInput {
         let mut decls = Vec::new();
         let mut every_target: Option<bool> = None;
         let mut compress: Option<bool> = None;
+        let mut ptx_text: Option<bool> = None;
         let (mut line_info, mut device_debug): (Option<bool>, Option<bool>) = (None, None);
         let mut link: Option<(Ident, crate::LinkMode)> = None;
         let mut runtime: Option<crate::RuntimeCompile> = None;
@@ -210,6 +213,10 @@ impl Parse for ModuleInput {
                         let v: syn::LitBool = body.parse()?;
                         set(&mut compress, v.value).map_err(|()| dup())?;
                     }
+                    "ptx_text" => {
+                        let v: syn::LitBool = body.parse()?;
+                        set(&mut ptx_text, v.value).map_err(|()| dup())?;
+                    }
                     other => {
                         return Err(syn::Error::new(
                             key.span(),
@@ -239,6 +246,7 @@ impl Parse for ModuleInput {
             line_info,
             device_debug,
             compress,
+            ptx_text,
             link,
             runtime: runtime.unwrap_or_default(),
             kernels,

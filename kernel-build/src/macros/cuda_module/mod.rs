@@ -241,6 +241,7 @@ fn request(input: &ModuleInput) -> syn::Result<ModuleRequest> {
     req.line_info = input.line_info;
     req.device_debug = input.device_debug;
     req.compress = input.compress;
+    req.ptx_text = input.ptx_text;
     req.require_every_target = input.require_every_target;
     if let Some((_, mode)) = &input.link {
         req.link = *mode;
