@@ -46,8 +46,27 @@ struct ModuleReport {
     targets: Vec<String>,
     /// How many of `entries` are stored compressed.
     compressed_entries: usize,
+    /// How many cubins carry line tables, and how many of those keep the PTX text ptxas
+    /// embeds with them (the build leaves it out by default).
+    line_table_cubins: usize,
+    ptx_text_cubins: usize,
     entries: Vec<EntryReport>,
     error: Option<String>,
+}
+
+/// `(cubins with line tables, those of them keeping the PTX text embedded with them)`.
+fn debug_text(f: &fatbin::Fatbin) -> (usize, usize) {
+    let cubins: Vec<fatbin::Cubin> = f
+        .entries
+        .iter()
+        .filter(|e| e.kind == fatbin::EntryKind::Elf)
+        .filter_map(|e| fatbin::parse_cubin(&e.payload).ok())
+        .filter(|c| c.line_tables)
+        .collect();
+    (
+        cubins.len(),
+        cubins.iter().filter(|c| c.ptx_text > 0).count(),
+    )
 }
 
 /// Runs the subcommand.
@@ -65,9 +84,13 @@ pub(crate) fn run(args: &FileArgs) -> Result<String, String> {
                 .iter()
                 .find(|(_, range)| range.start <= offset && offset + size <= range.end)
                 .map(|(name, _)| name.clone());
-            let (entries, error) = match fatbin::parse(&bytes[offset..offset + size]) {
-                Ok(f) => (f.entries.iter().map(EntryReport::new).collect(), None),
-                Err(e) => (Vec::new(), Some(e.to_string())),
+            let (entries, error, debug) = match fatbin::parse(&bytes[offset..offset + size]) {
+                Ok(f) => (
+                    f.entries.iter().map(EntryReport::new).collect(),
+                    None,
+                    debug_text(&f),
+                ),
+                Err(e) => (Vec::new(), Some(e.to_string()), (0, 0)),
             };
             let targets = entries
                 .iter()
@@ -81,6 +104,8 @@ pub(crate) fn run(args: &FileArgs) -> Result<String, String> {
                 section,
                 targets,
                 compressed_entries,
+                line_table_cubins: debug.0,
+                ptx_text_cubins: debug.1,
                 entries,
                 error,
             }
@@ -130,12 +155,18 @@ pub(crate) fn run(args: &FileArgs) -> Result<String, String> {
             .map_or_else(String::new, |n| format!("`{n}` "));
         _ = writeln!(
             out,
-            "module {name}@{:#x} in {section}: {} bytes, targets {}, {} of {} entries compressed",
+            "module {name}@{:#x} in {section}: {} bytes, targets {}, {} of {} entries compressed{}",
             m.offset,
             m.size,
             m.targets.join(" "),
             m.compressed_entries,
-            m.entries.len()
+            m.entries.len(),
+            match (m.line_table_cubins, m.ptx_text_cubins) {
+                (0, _) => String::new(),
+                (lines, 0) => format!(", PTX text left out of {lines} cubins with line tables"),
+                (lines, kept) =>
+                    format!(", PTX text kept in {kept} of {lines} cubins with line tables"),
+            }
         );
         if let Some(error) = &m.error {
             _ = writeln!(out, "  error: {error}");

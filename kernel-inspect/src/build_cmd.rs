@@ -76,6 +76,10 @@ pub(crate) struct BuildArgs {
     /// entry compressed.
     #[arg(long)]
     no_compress: bool,
+    /// Cubins with line tables keep the PTX text ptxas embeds with them (left out by
+    /// default).
+    #[arg(long)]
+    ptx_text: bool,
     /// Print a line on stderr per finished nvcc run (the targets it built and how long it
     /// took), as a build script does under `cargo build -vv`.
     #[arg(short = 'v', long = "verbose", action = clap::ArgAction::Count)]
@@ -123,6 +127,7 @@ pub(crate) fn run(args: &BuildArgs) -> Result<String, String> {
     req.line_info = args.no_line_info.then_some(false);
     req.device_debug = args.device_debug.then_some(true);
     req.compress = args.no_compress.then_some(false);
+    req.ptx_text = args.ptx_text.then_some(true);
     let start = std::time::Instant::now();
     let mut built = build_module(&req, &cx).map_err(|e| e.to_string())?;
     let elapsed = start.elapsed();

@@ -131,6 +131,34 @@ impl ModuleSpec {
             .count();
         Some((compressed, stored.len()))
     }
+
+    /// Whether the image's cubins keep the PTX text ptxas embeds with line tables:
+    /// `(cubins keeping it, cubins with line tables)`, read from each cubin (entries are
+    /// decompressed: a few milliseconds for a large module). The build leaves the text out
+    /// by default (`ptx_text = true` in `cuda_module!`, `Build::ptx_text(true)` or
+    /// `KERNEL_BUILD_PTX_TEXT=1` keep it); the line tables stay either way. `None` without
+    /// device code or when the image is not a fatbin.
+    ///
+    /// ```
+    /// use cuda_kernel_runtime::spec::ModuleSpec;
+    /// static SPEC: ModuleSpec = ModuleSpec {
+    ///     name: "empty", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[],
+    ///     units: &[], source: None,
+    /// };
+    /// assert_eq!(SPEC.ptx_text(), None);
+    /// ```
+    pub fn ptx_text(&self) -> Option<(usize, usize)> {
+        let fatbin = cuda_kernel_objects::parse(self.image?).ok()?;
+        let cubins: Vec<cuda_kernel_objects::Cubin> = fatbin
+            .entries
+            .iter()
+            .filter(|e| e.kind == cuda_kernel_objects::EntryKind::Elf)
+            .filter_map(|e| cuda_kernel_objects::parse_cubin(&e.payload).ok())
+            .filter(|c| c.line_tables)
+            .collect();
+        let kept = cubins.iter().filter(|c| c.ptx_text > 0).count();
+        Some((kept, cubins.len()))
+    }
 }
 
 /// The CUDA source a module compiled at run time carries.
