@@ -44,7 +44,9 @@ cuda_module! {
 }
 
 /// Each kernel's symbol and parameter layout, sorted.
-fn layouts(bytes: &[u8]) -> Result<Vec<(String, Vec<(u32, u32)>)>, Error> {
+type Layouts = Vec<(String, Vec<(u32, u32)>)>;
+
+fn layouts(bytes: &[u8]) -> Result<Layouts, Error> {
     let mut k: Vec<_> = ObjectCode::from_bytes(bytes)?
         .kernels()?
         .into_iter()
