@@ -56,6 +56,7 @@ pub(crate) fn items(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
                 globals: &[#(#globals),*],
                 units: &[#(#units),*],
                 source: #source,
+                tuned: &[],
             }
         };
 

@@ -87,17 +87,23 @@
 //! ```
 
 mod cache;
+pub(crate) mod declared;
+mod key;
 mod measure;
 mod model;
 mod outputs;
 mod policy;
+mod protection;
+pub(crate) mod rule;
 mod table;
 mod tuner;
 mod variant;
 
 pub use cuda_kernel_objects::tuning::Choice;
+pub use key::Key;
 pub use model::GpuModel;
 pub use outputs::{Idempotent, Outputs, Restore};
+pub use protection::{Protection, RestoreWritten};
 pub use table::Table;
 pub use tuner::Tuner;
 pub use variant::{FnVariant, Variant, variant};

@@ -136,7 +136,7 @@ impl<K> Tuner<K> {
     /// ```
     /// use cuda_kernel_runtime::{spec::ModuleSpec, tune::Tuner};
     /// static M: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0",
-    ///     kernels: &[], globals: &[], units: &[], source: None };
+    ///     kernels: &[], globals: &[], units: &[], source: None, tuned: &[] };
     /// static SUM: Tuner<u32> = Tuner::new("sum").module(&M);
     /// ```
     pub const fn module(mut self, spec: &'static ModuleSpec) -> Self {
@@ -293,10 +293,17 @@ impl<K> Tuner<K> {
 
 /// What settling a key may run: a timing run over the variants, between a save and a restore
 /// of the call's data.
-trait Timing {
+pub(super) trait Timing {
+    /// Before the first timing run: saves what the runs would change.
     fn begin(&mut self) -> Result<(), Error>;
+    /// Queues variant `variant` `launches` times; the device time they took together.
     fn time(&mut self, variant: usize, launches: u32) -> Result<Duration, Error>;
+    /// After the last timing run: puts back what `begin` saved.
     fn end(&mut self) -> Result<(), Error>;
+    /// How the runs are planned, from the tuner's plan (its warm-up and rounds).
+    fn plan(&self, tuner: &Plan) -> Plan {
+        *tuner
+    }
 }
 
 /// Timing on a GPU's stream, with events.
@@ -435,7 +442,7 @@ impl<K: Hash + Eq + Clone + Display> Tuner<K> {
     }
 
     /// The remembered choice for `key` on the model, if `fits` accepts its index and name.
-    fn lookup(
+    pub(super) fn lookup(
         &self,
         gpu: &str,
         compute_capability: (u32, u32),
@@ -451,7 +458,7 @@ impl<K: Hash + Eq + Clone + Display> Tuner<K> {
     }
 
     /// Settles `key` on `model`: a pin, the table, the cache, or a timing run.
-    fn settle(
+    pub(super) fn settle(
         &self,
         model: &GpuModel,
         key: &K,
@@ -512,7 +519,8 @@ impl<K: Hash + Eq + Clone + Display> Tuner<K> {
             }
         }
         timing.begin()?;
-        let outcomes = measure(names.len(), &self.plan, |i, n| timing.time(i, n));
+        let plan = timing.plan(&self.plan);
+        let outcomes = measure(names.len(), &plan, |i, n| timing.time(i, n));
         timing.end()?;
         self.tunings.fetch_add(1, Ordering::Relaxed);
         let mut failures = Vec::new();
