@@ -183,6 +183,7 @@ fn fixture() -> BuiltModule {
         enums: vec![],
         layout_problems: vec![],
         layouts_measured: vec![],
+        left_out: vec![],
     };
     BuiltModule {
         name: "vecmath".into(),
@@ -196,6 +197,7 @@ fn fixture() -> BuiltModule {
         runtime_source: None,
         constants: Vec::new(),
         editor_files: Vec::new(),
+        tuned: Vec::new(),
     }
 }
 
@@ -950,6 +952,7 @@ fn an_empty_module_is_still_a_module() {
         runtime_source: None,
         constants: vec![],
         editor_files: vec![],
+        tuned: Vec::new(),
     };
     let tokens = generate(&module, &CodegenOptions::default());
     assert!(tokens.to_string().contains("mod empty"));

@@ -38,6 +38,7 @@ impl ModuleRequest {
             inline_origin: None,
             device_debug: None,
             compress: None,
+            tuned: Vec::new(),
         }
     }
 

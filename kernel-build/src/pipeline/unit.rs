@@ -42,6 +42,8 @@ pub(crate) struct Shared<'a> {
     /// The module's only file: its images are the module's, so it is verified here and
     /// must declare a kernel.
     pub alone: bool,
+    /// The module's tuned kernels: the instantiations each unit adds.
+    pub tuned: &'a super::tuned::Resolved,
 }
 
 /// A unit, built or read from the cache.
@@ -127,6 +129,10 @@ impl Job<'_> {
         }
         // The model records the layouts the compile measured (`verify::layouts`).
         k.field(b"--layouts-measured");
+        // The instantiations the build adds to this file.
+        for inst in s.tuned.instances(self.source) {
+            k.field(b"--tuned").field(inst.line().as_bytes());
+        }
         if s.mode != LinkMode::Whole || !s.alone {
             k.field(b"--link").field(s.mode.name().as_bytes());
             k.field(if s.alone { b"alone" } else { b"part" });
@@ -162,6 +168,7 @@ impl Job<'_> {
         &self,
         views: &[front::DeviceView],
         host: &str,
+        tuned: &[front::tuned::Instance],
     ) -> Result<ModuleInfo, Diagnostics> {
         // An inline source's `#line` directive names the Rust file: its markers are put
         // back to the value's lines, which every message and the model count.
@@ -187,6 +194,7 @@ impl Job<'_> {
             user_dirs: &self.source.user_dirs,
             host_stub: None,
             headers: &[],
+            tuned,
         };
         let (info, diags) = if views.is_empty() {
             front::analyze_parts(&input)

@@ -122,6 +122,20 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
             };
             syn::Error::new(span, io_message(error, &input.source))
         }
+        Error::InvalidOption(message)
+            if input
+                .tunes
+                .iter()
+                .any(|t| message.contains(&crate::diagnostics::tune::about(&t.request.kernel))) =>
+        {
+            // A tuned kernel's problem: at its `tune` item's name.
+            let span = input
+                .tunes
+                .iter()
+                .find(|t| message.contains(&crate::diagnostics::tune::about(&t.request.kernel)))
+                .map_or(input.name.span(), |t| t.name);
+            syn::Error::new(span, message)
+        }
         Error::InvalidOption(message) => {
             // A constant that cannot be exported: at its literal in `constants = [...]`.
             let span = input
