@@ -65,7 +65,7 @@ mod wheels;
 
 pub use builder::Metadata;
 #[cfg(feature = "build")]
-pub use builder::{Build, Output};
+pub use builder::{Build, Output, Tune};
 pub use diagnostics::Diagnostics;
 pub use error::{Error, LinkLibraryError};
 pub use model::built::{BuiltModule, ExportedConstant, Unit};

@@ -54,10 +54,11 @@ pub(crate) fn module_with_items(
     // the tuned kernels' entry points after them, each spelled as its first variant's stub.
     let planned = plan(&parts.info);
     let entries = tuned::entries(parts);
+    let entries_planned = tuned::planned(&entries);
     let all: Vec<_> = planned
         .iter()
         .cloned()
-        .chain(entries.iter().map(|(_, p)| p.clone()))
+        .chain(entries_planned.iter().cloned())
         .collect();
     let spelled = types::spell(&all, &parts.info.enums, &rt);
     let bounds = arg_bounds::ArgBounds::new(&all, &spelled, &rt);
@@ -68,8 +69,10 @@ pub(crate) fn module_with_items(
     let templates = stubs::template_traits(&planned, &spelled, &rt);
     let arg_bounds = bounds.module(&rt);
     let tuned_safe = |name: &str| opts.safe_kernels.contains(name);
+    let tuners = tuned::tuners(&entries, &rt);
     let entry_points = tuned::methods(
         &entries,
+        &entries_planned,
         &spelled[planned.len()..],
         &bounds.params[planned.len()..],
         &tuned_safe,
@@ -86,6 +89,7 @@ pub(crate) fn module_with_items(
                 dead_code,
                 non_camel_case_types,
                 non_snake_case,
+                non_upper_case_globals,
                 unused_imports,
                 clippy::all,
                 clippy::pedantic,
@@ -105,6 +109,7 @@ pub(crate) fn module_with_items(
                 #globals
                 #extra
             }
+            #tuners
             #structs
             #enums
             #templates

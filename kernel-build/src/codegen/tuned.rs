@@ -21,11 +21,14 @@ pub(crate) struct Entry<'a> {
     pub tuned: &'a TunedKernel,
     /// Per variant with a kernel: its index among the variants, and the kernel's index.
     pub present: Vec<(usize, usize)>,
+    /// The first variant's kernel named as the entry point, which its argument bounds'
+    /// messages name.
+    pub kernel: Kernel,
 }
 
 /// The tuned kernels that get an entry point (at least one variant has its kernel in the
-/// module), each as a launch method planned like a stub of its first variant.
-pub(crate) fn entries(parts: &BuiltModule) -> Vec<(Entry<'_>, Planned<'_>)> {
+/// module).
+pub(crate) fn entries(parts: &BuiltModule) -> Vec<Entry<'_>> {
     parts
         .tuned
         .iter()
@@ -41,40 +44,47 @@ pub(crate) fn entries(parts: &BuiltModule) -> Vec<(Entry<'_>, Planned<'_>)> {
                 })
                 .collect();
             let &(_, first) = present.first()?;
-            let kernel: &Kernel = &parts.info.kernels[first];
-            let planned = Planned::Single {
-                name: rust_ident(&format!("{}_tuned", t.method)),
-                index: first,
+            let mut kernel = parts.info.kernels[first].clone();
+            kernel.name = format!("{}_tuned", t.method);
+            Some(Entry {
+                tuned: t,
+                present,
                 kernel,
-            };
-            Some((Entry { tuned: t, present }, planned))
+            })
+        })
+        .collect()
+}
+
+/// Each entry point planned as a launch method, spelled and bounded like a stub of its
+/// first variant.
+pub(crate) fn planned<'a>(entries: &'a [Entry<'_>]) -> Vec<Planned<'a>> {
+    entries
+        .iter()
+        .map(|e| Planned::Single {
+            name: rust_ident(&e.kernel.name),
+            index: e.present[0].1,
+            kernel: &e.kernel,
         })
         .collect()
 }
 
 /// The entry points, each spelled and bounded as `spelled` and `bounds` say.
 pub(crate) fn methods(
-    entries: &[(Entry<'_>, Planned<'_>)],
+    entries: &[Entry<'_>],
+    planned: &[Planned<'_>],
     spelled: &[Spelled],
     bounds: &[Vec<TokenStream>],
     safe: &dyn Fn(&str) -> bool,
     rt: &TokenStream,
 ) -> TokenStream {
-    let methods =
-        entries
-            .iter()
-            .zip(spelled)
-            .zip(bounds)
-            .map(|(((entry, planned), spelled), bounds)| {
-                method(
-                    entry,
-                    planned.name(),
-                    spelled,
-                    bounds,
-                    safe(&entry.tuned.method),
-                    rt,
-                )
-            });
+    let methods = entries
+        .iter()
+        .zip(planned)
+        .zip(spelled.iter().zip(bounds))
+        .map(|((entry, planned), (spelled, bounds))| {
+            let safe = safe(&entry.tuned.method);
+            method(entry, planned.name(), spelled, bounds, safe, rt)
+        });
     quote!(#(#methods)*)
 }
 
@@ -151,7 +161,7 @@ fn method(
             .map(|r| r.text.clone())
             .unwrap_or_default(),
     ];
-    let tuner_name = &t.name;
+    let tuner = tuner_ident(t);
     let doc = docs(entry, safe);
     let unsafety = if safe { quote!() } else { quote!(unsafe) };
     quote! {
@@ -162,8 +172,6 @@ fn method(
             outputs: impl #rt::tune::Protection,
             #(#args),*
         ) -> ::core::result::Result<(), #rt::Error> {
-            static TUNER: #rt::tune::Tuner<#rt::tune::Key> =
-                #rt::tune::Tuner::new(#tuner_name).module(&METADATA);
             static DECLARED: #rt::__private::tune::Declared = #rt::__private::tune::Declared {
                 names: &[#(#names),*],
                 kernels: &[#(#kernels),*],
@@ -183,7 +191,7 @@ fn method(
             // vouches for the kernels (`# Safety`), or the crate did where it declared them.
             unsafe {
                 #rt::__private::tune::launch(
-                    &TUNER,
+                    &tuners::#tuner,
                     &self.inner,
                     &DECLARED,
                     key.into(),
@@ -192,6 +200,41 @@ fn method(
                     &mut (#(#values,)*),
                 )
             }
+        }
+    }
+}
+
+/// The `static` tuner of a tuned kernel: its method's name in capitals.
+fn tuner_ident(t: &TunedKernel) -> Ident {
+    format_ident!("{}", t.method.trim_start_matches("r#").to_uppercase())
+}
+
+/// The `tuners` module: one `static` tuner per tuned kernel, what its entry point settles
+/// with, whose choices, notes and counts a program reads and to which it can give a table.
+pub(crate) fn tuners(entries: &[Entry<'_>], rt: &TokenStream) -> TokenStream {
+    if entries.is_empty() {
+        return quote!();
+    }
+    let each = entries.iter().map(|e| {
+        let t = e.tuned;
+        let ident = tuner_ident(t);
+        let name = &t.name;
+        let doc = format!(
+            " The tuner of `{}` (CUDA kernel `{}`): its choices, notes and number of timing runs; \
+             give it an embedded table with `use_table`.",
+            e.kernel.name, t.kernel
+        );
+        quote! {
+            #[doc = #doc]
+            pub static #ident: #rt::tune::Tuner<#rt::tune::Key> =
+                #rt::tune::Tuner::new(#name).module(&super::METADATA);
+        }
+    });
+    quote! {
+        /// The tuners of this module's tuned kernels, one `static` each, named after the
+        /// kernel's method in capitals.
+        pub mod tuners {
+            #(#each)*
         }
     }
 }
@@ -298,8 +341,8 @@ fn docs(entry: &Entry<'_>, safe: bool) -> TokenStream {
 }
 
 /// `METADATA`'s `TunedSpec`s.
-pub(crate) fn specs(entries: &[(Entry<'_>, Planned<'_>)], rt: &TokenStream) -> TokenStream {
-    let each = entries.iter().map(|(e, _)| {
+pub(crate) fn specs(entries: &[Entry<'_>], rt: &TokenStream) -> TokenStream {
+    let each = entries.iter().map(|e| {
         let t = e.tuned;
         let name = &t.name;
         let axes = &t.axes;

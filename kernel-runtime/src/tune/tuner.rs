@@ -71,6 +71,8 @@ pub struct Tuner<K> {
     kernel: &'static str,
     module: Module,
     table: Option<&'static Table>,
+    /// A table given when the program runs (`use_table`), consulted before `table`.
+    given: Mutex<Option<&'static Table>>,
     cache: CacheChoice,
     plan: Plan,
     module_hash: OnceLock<String>,
@@ -119,6 +121,7 @@ impl<K> Tuner<K> {
             kernel,
             module: Module::None,
             table: None,
+            given: Mutex::new(None),
             cache: CacheChoice::Default,
             plan: Plan::DEFAULT,
             module_hash: OnceLock::new(),
@@ -167,6 +170,20 @@ impl<K> Tuner<K> {
     pub const fn table(mut self, table: &'static Table) -> Self {
         self.table = Some(table);
         self
+    }
+
+    /// Consults `table` from now on, before the table given at construction: what a
+    /// program does for the `static` tuner a generated `<kernel>_tuned` method uses
+    /// (`m::tuners::SUM.use_table(&TUNED)`). Keys already settled keep their choice.
+    ///
+    /// ```
+    /// use cuda_kernel_runtime::tune::{Key, Table, Tuner};
+    /// static TUNED: Table = Table::new("# cuda-kernel tuning table 1\n");
+    /// static SUM: Tuner<Key> = Tuner::new("sums::block_sum");
+    /// SUM.use_table(&TUNED);
+    /// ```
+    pub fn use_table(&self, table: &'static Table) {
+        *self.given.lock().unwrap_or_else(PoisonError::into_inner) = Some(table);
     }
 
     /// Launches of each variant before any is timed (default 3; at least 1 is made, which
@@ -501,10 +518,14 @@ impl<K: Hash + Eq + Clone + Display> Tuner<K> {
             return Ok(i);
         }
         if !policy.retune {
-            let from_table = match self.table {
-                Some(t) => t.find(&want)?.cloned(),
-                None => None,
-            };
+            let given = *self.given.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut from_table = None;
+            for t in [given, self.table].into_iter().flatten() {
+                from_table = t.find(&want)?.cloned();
+                if from_table.is_some() {
+                    break;
+                }
+            }
             let cached = self.cache.dir().and_then(|d| cache::get(&d, &want));
             for (row, from) in [(from_table, "the embedded table"), (cached, "the cache")] {
                 let Some(row) = row else { continue };
