@@ -357,8 +357,9 @@ impl<'a> Pending<'a> {
             Vec::new()
         };
         let (instances, left_out) = self.tuned_outcome();
+        let everywhere = self.tuned_text(|s| s.left_out.iter().any(|(_, e)| *e));
         let mut info = job
-            .analyse(&views, &preprocessed, &instances)
+            .analyse(&views, &preprocessed, &instances, everywhere)
             .map_err(Error::Diagnostics)?;
         info.left_out = left_out;
         let measured = Measured {

@@ -169,6 +169,7 @@ impl Job<'_> {
         views: &[front::DeviceView],
         host: &str,
         tuned: &[front::tuned::Instance],
+        left_out_everywhere: bool,
     ) -> Result<ModuleInfo, Diagnostics> {
         // An inline source's `#line` directive names the Rust file: its markers are put
         // back to the value's lines, which every message and the model count.
@@ -201,7 +202,10 @@ impl Job<'_> {
         } else {
             front::read_views(&input, views)
         };
-        front::finish(&self.source.display_name, info, diags, self.shared.alone)
+        // Tuned variants the compiler refused for every target may leave no kernel: the
+        // build says that of the tuned kernel instead.
+        let require_kernel = self.shared.alone && !left_out_everywhere;
+        front::finish(&self.source.display_name, info, diags, require_kernel)
     }
 
     /// Runs `nvcc -fatbin` with `code_args` into `output` (through a wrapper: `nvcc -c`,

@@ -22,6 +22,11 @@ use super::outputs::Idempotent;
 /// takes(Idempotent);
 /// takes(RestoreWritten);
 /// ```
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` does not say how a tuned call's data survives the timing runs",
+    label = "expected `Idempotent` or `RestoreWritten`",
+    note = "`Idempotent`: the kernel's outputs depend on its inputs alone; `RestoreWritten`: what it may write is saved before timing and put back after"
+)]
 pub trait Protection: sealed::Sealed {
     /// Whether the buffers the kernel may write are saved before timing and put back after.
     ///
