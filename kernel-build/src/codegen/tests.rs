@@ -236,14 +236,14 @@ fn plain_stub_takes_exact_types_and_is_unsafe() {
     assert!(
         has(
             &out,
-            "pub trait x<E, K>: ::cuda_kernel_runtime::__private::ConstPtr<E> {}"
+            "pub trait x<__E, __K>: ::cuda_kernel_runtime::__private::ConstPtr<__E> {}"
         ),
         "{out}"
     );
     assert!(
         has(
             &out,
-            "message = \"`{Self}` cannot be passed for parameter `y` (`float*`) of kernel `{K}`\""
+            "message = \"`{Self}` cannot be passed for parameter `y` (`float*`) of kernel `{__K}`\""
         ),
         "{out}"
     );
