@@ -28,7 +28,8 @@ use crate::error::Error;
 /// The first call for a key on a GPU model settles it, in this order:
 ///
 /// 1. `KERNEL_TUNE_PIN=kernel=variant` names the variant: nothing is timed;
-/// 2. the embedded [`Table`] (if given) has a row for the kernel, GPU model, module and key;
+/// 2. a [`Table`] given with [`use_table`](Tuner::use_table), or the one given at
+///    construction, has a row for the kernel, GPU model, module and key;
 /// 3. the disk cache has one (the same, under the same driver);
 /// 4. otherwise every variant is timed on the call's stream (warm-up, then rounds visiting
 ///    each variant in turn, each sample a batch of launches between two events; the median
