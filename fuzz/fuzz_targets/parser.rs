@@ -20,5 +20,6 @@ fuzz_target!(|data: &[u8]| {
         user_dirs: &[],
         host_stub: Some(&text),
         headers: &[],
+        tuned: &[],
     });
 });

@@ -65,7 +65,7 @@ mod wheels;
 
 pub use builder::Metadata;
 #[cfg(feature = "build")]
-pub use builder::{Build, Output};
+pub use builder::{Build, Output, Tune};
 pub use diagnostics::Diagnostics;
 pub use error::{Error, LinkLibraryError};
 pub use model::built::{BuiltModule, ExportedConstant, Unit};
@@ -90,7 +90,8 @@ pub mod __private {
     // One module's build without a build script (`cuda-kernel-inspect build`, the tests).
     #[cfg(feature = "build")]
     pub use crate::builder::script_module;
-    pub use crate::model::request::{ModuleRequest, RustTypesFile, SourceInput};
+    pub use crate::model::request::{ModuleRequest, RustTypesFile, SourceInput, TuneRequest};
+    pub use crate::pipeline::tuned::{TuneAt, TuneProblem};
     pub use crate::pipeline::{Context, build_module, editor_folder};
 
     // The front end, verification and the C and Rust spellings of a type

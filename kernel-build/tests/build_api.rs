@@ -446,3 +446,57 @@ fn rust_types_are_declared_for_cuda_and_named_by_the_generated_code() {
         "{err}"
     );
 }
+
+#[test]
+fn a_tuned_kernel_declared_in_the_build_gets_its_entry_point() {
+    let Some(nvcc) = real_nvcc() else { return };
+    let sum = "template <int BLOCK>\n\
+        __global__ void __launch_bounds__(BLOCK) part(const float* x, float* out, int n) {\n\
+            int i = blockIdx.x * BLOCK + threadIdx.x;\n\
+            if (i < n) atomicAdd(out, x[i]);\n\
+        }\n";
+    let dir = project(&[("k/sum.cu", sum)]);
+    let out = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let mut b = Build::new();
+    b.file(dir.path().join("k/sum.cu"))
+        .arch("sm_90")
+        .nvcc(&nvcc)
+        .out_dir(out.path())
+        .cache_dir(cache.path())
+        .cargo_metadata(false)
+        .tune(
+            cuda_kernel_build::Tune::kernel("part")
+                .values("BLOCK", [128, 256])
+                .block("BLOCK")
+                .grid("n.div_ceil(BLOCK)"),
+        );
+    let built = b.try_compile("sums").unwrap();
+    let tuned = &built.module.tuned[0];
+    assert_eq!(tuned.name, "sums::part");
+    let kernels: Vec<Option<&str>> = tuned.variants.iter().map(|v| v.kernel.as_deref()).collect();
+    assert_eq!(kernels, [Some("part<128>"), Some("part<256>")]);
+    let rust = std::fs::read_to_string(&built.rust).unwrap();
+    assert!(rust.contains("pub unsafe fn part_tuned("), "{rust}");
+    assert!(rust.contains("pub static PART:"), "{rust}");
+    let json: Metadata =
+        serde_json::from_str(&std::fs::read_to_string(&built.metadata).unwrap()).unwrap();
+    assert_eq!(json.module.tuned, built.module.tuned);
+
+    // A declaration that is not one: the build fails with the macro's words.
+    let mut bad = Build::new();
+    bad.file(dir.path().join("k/sum.cu"))
+        .nvcc(&nvcc)
+        .out_dir(out.path())
+        .cargo_metadata(false)
+        .tune(
+            cuda_kernel_build::Tune::kernel("part")
+                .values("BLOCK", [128])
+                .block("BLOCK"),
+        );
+    let err = bad.try_compile("sums").unwrap_err().to_string();
+    assert!(
+        err.contains("tuned kernel `part` has no `grid` rule"),
+        "{err}"
+    );
+}

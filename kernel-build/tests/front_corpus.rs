@@ -47,6 +47,7 @@ fn analyze_file(nvcc: &Path, name: &str) -> ModuleInfo {
         user_dirs: &dirs,
         host_stub: None,
         headers: &[],
+        tuned: &[],
     };
     analyze(&input).unwrap_or_else(|d| panic!("{name}:\n{d}"))
 }

@@ -81,6 +81,7 @@ fn check(text: &str) {
             user_dirs: &[],
             host_stub: None,
             headers: &[],
+            tuned: &[],
         },
     ];
     for input in &inputs {

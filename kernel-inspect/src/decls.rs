@@ -132,6 +132,7 @@ pub(crate) fn run(a: &DeclArgs) -> Result<String, String> {
         user_dirs: &dirs,
         host_stub: None,
         headers: &[],
+        tuned: &[],
     };
     let mut info = analyze(&input).map_err(|d| d.to_string())?;
     if let Some(nvcc) = &nvcc

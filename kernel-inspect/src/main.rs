@@ -9,6 +9,8 @@
 //! cuda-kernel-inspect toolkit                what toolkit discovery finds, and why
 //! cuda-kernel-inspect tune export [--cache-dir DIR] [--into FILE] [--kernel NAME]...
 //!                                              tuned choices as the table a program embeds
+//! cuda-kernel-inspect tune variants FILE.kernels.json
+//!                                              a module's declared variants, and what was left out
 //! cuda-kernel-inspect toolkit install [--dir DIR] [--with curand,cublas,cutlass] [--linkable]
 //!                                              NVIDIA's nvcc wheels (and libraries) into the per-user folder
 //! ```
@@ -61,7 +63,8 @@ enum Command {
     /// headers written from shared Rust types), and what is there.
     Editor(editor_cmd::EditorArgs),
     /// Tuned choices: `export` writes a tuning cache folder's choices as the table a program
-    /// embeds, so that it times nothing where it is deployed.
+    /// embeds, so that it times nothing where it is deployed; `variants` lists a module's
+    /// declared variants from its `<name>.kernels.json`.
     Tune(tune_cmd::TuneArgs),
 }
 

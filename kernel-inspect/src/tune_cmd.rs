@@ -1,10 +1,17 @@
 //! `cuda-kernel-inspect tune export`: the tuned choices of a tuning cache folder as one table,
 //! printed or merged into the file a program embeds (`include_str!`, then
 //! `cuda_kernel_runtime::tune::Table::new`), so that the deployed program times nothing.
+//! `cuda-kernel-inspect tune variants`: the variants a module declares, from the
+//! `<name>.kernels.json` its build script wrote: their names (what the cache, the table and
+//! `KERNEL_TUNE_PIN` record), their kernels, and what the compiler left out where.
 //!
 //! ```text
 //! $ cuda-kernel-inspect tune export --into src/tuned.tsv
 //! 3 choices from ~/.cache/kernel-runtime/tune merged into src/tuned.tsv (5 rows)
+//! $ cuda-kernel-inspect tune variants target/debug/build/app-*/out/sums.kernels.json
+//! sums::block_sum: kernel block_sum, axes BLOCK, ITEMS; grid n.div_ceil(BLOCK * ITEMS), block BLOCK
+//!   block128_items4    block_sum<128, 4>
+//!   block128_items8    block_sum<128, 8>, left out of compute_80: static assertion failed ...
 //! ```
 //!
 //! The folder is `--cache-dir`, else where the runtime puts it: `KERNEL_TUNE_CACHE_DIR`, else
@@ -28,6 +35,16 @@ enum TuneCommand {
     /// The choices of a tuning cache folder as a table: printed, or merged into a file (a row
     /// of the folder replaces the file's row for the same kernel, GPU model, module and key).
     Export(ExportArgs),
+    /// The variants of a module's tuned kernels, from the `<name>.kernels.json` its build
+    /// script wrote: names, kernels, and the targets each was left out of.
+    Variants(VariantsArgs),
+}
+
+#[derive(clap::Args)]
+struct VariantsArgs {
+    /// The module's `<name>.kernels.json` (in the crate's `OUT_DIR`).
+    #[arg(value_name = "FILE.kernels.json")]
+    metadata: PathBuf,
 }
 
 #[derive(clap::Args)]
@@ -47,7 +64,62 @@ struct ExportArgs {
 pub(crate) fn run(args: &TuneArgs) -> Result<String, String> {
     match &args.command {
         TuneCommand::Export(e) => export(e),
+        TuneCommand::Variants(v) => variants(&v.metadata),
     }
+}
+
+/// The tuned kernels of the module `path` describes, one line per variant.
+fn variants(path: &Path) -> Result<String, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read `{}`: {e}", path.display()))?;
+    let meta: cuda_kernel_build::Metadata = serde_json::from_str(&text)
+        .map_err(|e| format!("`{}` is no module's metadata: {e}", path.display()))?;
+    let tuned = &meta.module.tuned;
+    if tuned.is_empty() {
+        return Ok(format!(
+            "module `{}` tunes no kernel over declared variants\n",
+            meta.module.name
+        ));
+    }
+    let texts = |rules: &[cuda_kernel_build::model::TunedRule]| -> String {
+        let each: Vec<&str> = rules.iter().map(|r| r.text.as_str()).collect();
+        match each.as_slice() {
+            [one] => (*one).to_owned(),
+            many => format!("({})", many.join(", ")),
+        }
+    };
+    let mut out = String::new();
+    for t in tuned {
+        out.push_str(&format!(
+            "{}: kernel {}, axes {}; grid {}, block {}{}\n",
+            t.name,
+            t.kernel,
+            t.axes.join(", "),
+            texts(&t.grid),
+            texts(&t.block),
+            t.shared
+                .as_ref()
+                .map(|r| format!(", shared {}", r.text))
+                .unwrap_or_default()
+        ));
+        let width = t.variants.iter().map(|v| v.name.len()).max().unwrap_or(0);
+        for v in &t.variants {
+            let left: Vec<String> = v
+                .left_out
+                .iter()
+                .map(|(arch, why)| format!("left out of {arch}: {why}"))
+                .collect();
+            let kernel = v.kernel.as_deref().unwrap_or("(in no image)");
+            let mut line = format!("  {:<width$}  {kernel}", v.name);
+            if !left.is_empty() {
+                line.push_str(", ");
+                line.push_str(&left.join("; "));
+            }
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+    }
+    Ok(out)
 }
 
 fn export(args: &ExportArgs) -> Result<String, String> {
@@ -211,6 +283,35 @@ mod tests {
         })
         .unwrap();
         assert_eq!(parse_table(&printed).unwrap().len(), 2);
+    }
+
+    #[test]
+    fn variants_are_listed_from_a_modules_metadata() {
+        let json = r#"{"format":1,"module":{"name":"sums","info":{"kernels":[],"structs":[],"globals":[],
+            "preprocessed":true,"notes":[]},"fatbin_path":null,"targets":[],"toolkit_version":null,
+            "tracked_files":[],"warnings":[],"tuned":[{"name":"sums::block_sum","kernel":"block_sum",
+            "method":"block_sum","axes":["BLOCK"],"variants":[
+              {"name":"block128","values":["128"],"ints":[128],"kernel":"block_sum<128>","left_out":[]},
+              {"name":"block2048","values":["2048"],"ints":[2048],"kernel":null,
+               "left_out":[["compute_90","too much shared data"]]}],
+            "grid":[{"text":"n.div_ceil(BLOCK)","ops":[{"Arg":0},{"Axis":0},"DivCeil"]}],
+            "block":[{"text":"BLOCK","ops":[{"Axis":0}]}],"shared":null,"ints":["n"]}]}}"#;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("sums.kernels.json");
+        std::fs::write(&path, json).unwrap();
+        let out = variants(&path).unwrap();
+        assert_eq!(
+            out,
+            "sums::block_sum: kernel block_sum, axes BLOCK; grid n.div_ceil(BLOCK), block BLOCK\n  \
+             block128   block_sum<128>\n  \
+             block2048  (in no image), left out of compute_90: too much shared data\n"
+        );
+        std::fs::write(&path, "{}").unwrap();
+        assert!(
+            variants(&path)
+                .unwrap_err()
+                .contains("no module's metadata")
+        );
     }
 
     #[test]

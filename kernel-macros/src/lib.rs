@@ -87,6 +87,32 @@ use proc_macro::TokenStream;
 /// - `METADATA` (kernels, parameter layouts, targets, toolkit version) and
 ///   `REGISTERS` (registers per thread per SASS image).
 ///
+/// # Tuned variants
+///
+/// A `tune` item declares variants of one kernel, all compiled into the module, and gives the
+/// module a typed entry point that launches the fastest for each problem key on the GPU the
+/// program runs on:
+///
+/// ```ignore
+/// tune block_sum {                       // the kernel: a template, or a plain kernel
+///     BLOCK = [128, 256, 512];           // an axis named after a template parameter: its values
+///     ITEMS = [1, 4];                    // every combination is a variant (6)
+///     block = "BLOCK";                   // the launch shape: the axes, the kernel's integer
+///     grid = "n.div_ceil(BLOCK * ITEMS)"; // parameters, + - * / %, .div_ceil/.min/.max
+///     shared = "BLOCK * 4";              // optional: dynamic shared memory in bytes
+/// }
+/// ```
+///
+/// Instead of axes with values, `variants = ["BLOCK=128 ITEMS=4", "BLOCK=256 ITEMS=1"];` lists
+/// them; an axis that is no template parameter is a launch value the rules read (`THREADS =
+/// [128, 256]; block = "THREADS";`). Values are integers, `true`/`false`, or a type's name in a
+/// string. A variant the compiler refuses for a target is left out of that target's image with
+/// a warning. The module gets `block_sum_tuned(key, outputs, args...)`: a key
+/// (`impl Into<tune::Key>`: an integer or a tuple of up to four), `tune::Idempotent` or
+/// `tune::RestoreWritten` (how the call's buffers survive the timing runs of its first call),
+/// then the kernel's own arguments; its tuner is the `static` `tuners::BLOCK_SUM`, and
+/// `METADATA.tuned` lists the variants. `Build::tune` declares the same from `build.rs`.
+///
 /// # Declarations
 ///
 /// `fn name(params);` items state what the crate relies on. Each is checked

@@ -268,6 +268,7 @@ fn bench_load(gpu: &Gpu) -> (f64, f64) {
                 globals: SPEC.globals,
                 units: SPEC.units,
                 source: SPEC.source,
+                tuned: SPEC.tuned,
             }));
         let t = Instant::now();
         let loaded = cuda_kernel_runtime::__private::load_module(gpu, spec).unwrap();

@@ -124,7 +124,7 @@ pub mod __private;
 /// Generated code builds these values as constants; a program reads them.
 pub mod spec {
     pub use crate::code::module::spec::{
-        GlobalSpec, KernelSpec, ModuleSpec, ParamSpec, SourceSpec, UnitSpec,
+        GlobalSpec, KernelSpec, ModuleSpec, ParamSpec, SourceSpec, TunedSpec, UnitSpec, VariantSpec,
     };
 }
 

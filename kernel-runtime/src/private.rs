@@ -18,6 +18,7 @@ pub use crate::generators::launch::{
 };
 pub use crate::launch::args::host::PreparedHost;
 pub use crate::launch::args::null::{PreparedNull, PreparedOption};
+pub use crate::launch::args::tuple::{AnyArg, ArgTuple};
 pub use crate::launch::args::values::PreparedValue;
 pub use crate::launch::args::{ConstPtr, DeviceArg, Exactly, MutPtr, PreparedArg};
 pub use crate::memory::prepared::PreparedBuffer;
@@ -26,6 +27,22 @@ pub use cuda_kernel_generate::geometry::scan_items;
 pub use cuda_kernel_objects::label::{header as label_header, header_len as label_len};
 
 use crate::error::Error;
+
+/// The declared variants of a tuned kernel: what a generated `<kernel>_tuned` method calls.
+pub mod tune {
+    pub use crate::tune::declared::{Declared, launch};
+    pub use crate::tune::rule::{RuleOp, Shape};
+
+    /// A call's integer argument as a rule reads it (saturated to `i64`).
+    ///
+    /// ```
+    /// assert_eq!(cuda_kernel_runtime::__private::tune::int(7u32), 7);
+    /// assert_eq!(cuda_kernel_runtime::__private::tune::int(u64::MAX), i64::MAX);
+    /// ```
+    pub fn int<T: TryInto<i64>>(value: T) -> i64 {
+        value.try_into().unwrap_or(i64::MAX)
+    }
+}
 
 /// Calls of host functions from `host_functions!` bindings.
 pub mod host {
@@ -45,7 +62,7 @@ use crate::launch::config::Launch;
 /// ```no_run
 /// # use std::ffi::c_void;
 /// # use cuda_kernel_runtime::__private::{launch, load_module}; use cuda_kernel_runtime::spec::ModuleSpec;
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None, tuned: &[] };
 /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;
 /// let mut n = 0i32;

@@ -17,6 +17,7 @@ static OLD_SPEC: ModuleSpec = ModuleSpec {
     globals: &[],
     units: &[],
     source: None,
+    tuned: &[],
 };
 
 static NO_CODE: ModuleSpec = ModuleSpec {
@@ -28,6 +29,7 @@ static NO_CODE: ModuleSpec = ModuleSpec {
     globals: &[],
     units: &[],
     source: None,
+    tuned: &[],
 };
 
 #[test]

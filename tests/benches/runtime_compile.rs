@@ -72,6 +72,7 @@ fn fresh(spec: &'static ModuleSpec) -> &'static ModuleSpec {
         globals: spec.globals,
         units: spec.units,
         source: spec.source,
+        tuned: spec.tuned,
     }))
 }
 

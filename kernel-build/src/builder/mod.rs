@@ -31,9 +31,13 @@ pub(crate) mod modules;
 mod options;
 #[cfg(feature = "build")]
 mod outputs;
+#[cfg(feature = "build")]
+mod tune;
 
 #[cfg(feature = "build")]
 pub use outputs::script_module;
+#[cfg(feature = "build")]
+pub use tune::Tune;
 
 use crate::pipeline::BuiltModule;
 #[cfg(feature = "build")]

@@ -392,6 +392,28 @@ impl Build {
         self
     }
 
+    /// Tunes a kernel over declared variants ([`Tune`](crate::Tune)): every variant is
+    /// compiled into the module and the generated module gets `<kernel>_tuned(key, outputs,
+    /// args...)`, which launches the fastest variant for each key on the GPU model it runs
+    /// on. A declaration that is not one makes [`Build::try_compile`] fail, saying why; a
+    /// variant the compiler refuses for a target is left out of it, with a warning.
+    ///
+    /// ```
+    /// use cuda_kernel_build::{Build, Tune};
+    /// Build::new().file("kernels/sum.cu").tune(
+    ///     Tune::kernel("block_sum")
+    ///         .values("BLOCK", [128, 256])
+    ///         .block("BLOCK")
+    ///         .grid("n.div_ceil(BLOCK)"),
+    /// );
+    /// ```
+    pub fn tune(&mut self, tune: crate::Tune) -> &mut Build {
+        if let Err(problem) = self.req.tune(tune.req) {
+            self.problems.push(problem.message);
+        }
+        self
+    }
+
     /// Generates launch stubs for these kernels only (their Rust names; a template family
     /// by its method name), for crates that use a few kernels of a large library: the
     /// generated module is smaller and compiles faster. Every kernel is still compiled and

@@ -7,7 +7,7 @@
 //! __k::scale>`, implemented for `i32` alone (through the runtime's `Exactly`). When an
 //! argument does not fit, rustc reports the outermost unmet bound with that trait's
 //! `#[diagnostic::on_unimplemented]` text, which names the parameter and its CUDA type as
-//! written, and the kernel through the marker type `K` (`{K}` prints as the marker's name,
+//! written, and the kernel through the marker type `__K` (`{__K}` prints as the marker's name,
 //! which is the kernel's):
 //!
 //! ```text
@@ -76,11 +76,11 @@ impl ArgBounds {
         let mut taken: BTreeSet<String> = BTreeSet::new();
         let mut by_message: HashMap<(String, Taken), usize> = HashMap::new();
         for (planned, spelled) in planned.iter().zip(spelled) {
-            // `shared`: the message names the kernel through `{K}`, so kernels share the trait.
+            // `shared`: the message names the kernel through `{__K}`, so kernels share the trait.
             let (method, kernel, what, shared) = match planned {
                 Planned::Single { name, kernel, .. } => {
                     if name == kernel.name.as_str() {
-                        (name, *kernel, "kernel `{K}`".to_owned(), true)
+                        (name, *kernel, "kernel `{__K}`".to_owned(), true)
                     } else {
                         let what = format!("kernel `{}`", escape(&kernel.name));
                         (name, *kernel, what, false)
@@ -156,18 +156,18 @@ impl ArgBounds {
             let (ident, message) = (&t.ident, &t.message);
             let (base, label, note) = match t.taken {
                 Taken::Written => (
-                    quote!(#rt::__private::MutPtr<E>),
-                    "expected mutable device memory holding `{E}`",
+                    quote!(#rt::__private::MutPtr<__E>),
+                    "expected mutable device memory holding `{__E}`",
                     takes::error_note(true, krate),
                 ),
                 Taken::Read => (
-                    quote!(#rt::__private::ConstPtr<E>),
-                    "expected device memory holding `{E}`",
+                    quote!(#rt::__private::ConstPtr<__E>),
+                    "expected device memory holding `{__E}`",
                     takes::error_note(false, krate),
                 ),
                 Taken::Value => (
-                    quote!(#rt::__private::Exactly<E>),
-                    "expected `{E}`",
+                    quote!(#rt::__private::Exactly<__E>),
+                    "expected `{__E}`",
                     "a value parameter takes exactly its Rust type: convert the argument first \
                      (`as`, `From`, `TryFrom`)"
                         .to_owned(),
@@ -175,11 +175,11 @@ impl ArgBounds {
             };
             quote! {
                 #[diagnostic::on_unimplemented(message = #message, label = #label, note = #note)]
-                pub trait #ident<E, K>: #base {}
+                pub trait #ident<__E, __K>: #base {}
                 // The error is this trait's: rustc does not go on to name the runtime's
                 // internal trait, its impls or the macros that write them.
                 #[diagnostic::do_not_recommend]
-                impl<E, K, A: #base> #ident<E, K> for A {}
+                impl<__E, __K, __A: #base> #ident<__E, __K> for __A {}
             }
         });
         let markers = &self.markers;

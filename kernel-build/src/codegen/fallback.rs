@@ -34,6 +34,7 @@ pub fn stand_in(name: &str) -> BuiltModule {
         runtime_source: None,
         constants: Vec::new(),
         editor_files: Vec::new(),
+        tuned: Vec::new(),
     }
 }
 

@@ -42,6 +42,7 @@ pub(crate) fn items(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
         });
     let units = unit_specs(parts, rt);
     let source = source_spec(parts, rt);
+    let tuned = super::tuned::specs(&super::tuned::entries(parts), rt);
     quote! {
         /// What this module holds: kernels with their parameter layouts, compiled
         /// targets, the toolkit that compiled them, and the embedded image.
@@ -56,6 +57,7 @@ pub(crate) fn items(parts: &BuiltModule, rt: &TokenStream) -> TokenStream {
                 globals: &[#(#globals),*],
                 units: &[#(#units),*],
                 source: #source,
+                tuned: #tuned,
             }
         };
 

@@ -34,6 +34,7 @@ mod shell;
 mod structs;
 mod stubs;
 mod takes;
+mod tuned;
 mod types;
 
 mod fallback;
@@ -141,10 +142,15 @@ pub fn generate(module: &BuiltModule, opts: &CodegenOptions) -> TokenStream {
     }
     let mut selected = module.clone();
     if let Some(wanted) = &opts.kernels {
-        selected
-            .info
-            .kernels
-            .retain(|k| wanted.contains(&crate::model::rust::kernel_rust_name(k)));
+        // A tuned kernel's variants stay: its entry point launches them.
+        let variants: Vec<&String> = module
+            .tuned
+            .iter()
+            .flat_map(|t| t.variants.iter().filter_map(|v| v.kernel.as_ref()))
+            .collect();
+        selected.info.kernels.retain(|k| {
+            wanted.contains(&crate::model::rust::kernel_rust_name(k)) || variants.contains(&&k.name)
+        });
     }
     if let Some(root) = &opts.source_root {
         locations_under(&mut selected.info, root);

@@ -4,7 +4,8 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote};
 
 use super::{
-    CodegenOptions, arg_bounds, docs, enums, globals, metadata, path_literal, structs, stubs, types,
+    CodegenOptions, arg_bounds, docs, enums, globals, metadata, path_literal, structs, stubs,
+    tuned, types,
 };
 use crate::model::built::BuiltModule;
 use crate::model::rust::plan;
@@ -49,16 +50,34 @@ pub(crate) fn module_with_items(
     let structs = structs::items(&parts.info, &rt, &opts.derives);
     let enums = enums::items(&parts.info, &rt, &opts.derives);
     let globals = globals::methods(&parts.info, &rt);
-    // The kernels' launch methods: planned, spelled once, then each part written from that.
+    // The kernels' launch methods: planned, spelled once, then each part written from that;
+    // the tuned kernels' entry points after them, each spelled as its first variant's stub.
     let planned = plan(&parts.info);
-    let spelled = types::spell(&planned, &parts.info.enums, &rt);
-    let bounds = arg_bounds::ArgBounds::new(&planned, &spelled, &rt);
+    let entries = tuned::entries(parts);
+    let entries_planned = tuned::planned(&entries);
+    let all: Vec<_> = planned
+        .iter()
+        .cloned()
+        .chain(entries_planned.iter().cloned())
+        .collect();
+    let spelled = types::spell(&all, &parts.info.enums, &rt);
+    let bounds = arg_bounds::ArgBounds::new(&all, &spelled, &rt);
     let untyped = docs::untyped_section(&parts.info.untyped);
     let safe = |name: &proc_macro2::Ident| opts.safe_kernels.contains(&name.to_string());
     let docs = docs::stub_docs(&planned, &spelled, &parts.targets, safe, &rt);
     let stubs = stubs::methods(&planned, &spelled, &bounds, &docs, opts, &rt);
     let templates = stubs::template_traits(&planned, &spelled, &rt);
     let arg_bounds = bounds.module(&rt);
+    let tuned_safe = |name: &str| opts.safe_kernels.contains(name);
+    let tuners = tuned::tuners(&entries, &rt);
+    let entry_points = tuned::methods(
+        &entries,
+        &entries_planned,
+        &spelled[planned.len()..],
+        &bounds.params[planned.len()..],
+        &tuned_safe,
+        &rt,
+    );
     quote! {
         #(#attrs)*
         #default_doc
@@ -70,6 +89,7 @@ pub(crate) fn module_with_items(
                 dead_code,
                 non_camel_case_types,
                 non_snake_case,
+                non_upper_case_globals,
                 unused_imports,
                 clippy::all,
                 clippy::pedantic,
@@ -85,9 +105,11 @@ pub(crate) fn module_with_items(
             #runtime
             impl Module {
                 #stubs
+                #entry_points
                 #globals
                 #extra
             }
+            #tuners
             #structs
             #enums
             #templates

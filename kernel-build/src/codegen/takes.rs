@@ -118,17 +118,17 @@ fn or_list(items: Vec<String>) -> String {
 }
 
 /// The note of a wrong argument's error: every accepted type, the element written as
-/// `{E}` (the `on_unimplemented` parameter) and wrappers named with `krate`.
+/// `{__E}` (the `on_unimplemented` parameter) and wrappers named with `krate`.
 ///
 /// ```text
-/// pass `&TrackedBuffer<{E}>`, ..., `cuda_kernel_runtime::In(&[{E}])`, ... or `cuda_kernel_runtime::Null`
+/// pass `&TrackedBuffer<{__E}>`, ..., `cuda_kernel_runtime::In(&[{__E}])`, ... or `cuda_kernel_runtime::Null`
 /// ```
 pub(crate) fn error_note(mutable: bool, krate: &str) -> String {
     let items = list(mutable)
         .iter()
         .map(|t| match t {
-            Take::Borrow { spelled, .. } => format!("`{}`", with_elem(spelled, "{E}")),
-            Take::Wrapper { spelled, .. } => format!("`{krate}::{}`", with_elem(spelled, "{E}")),
+            Take::Borrow { spelled, .. } => format!("`{}`", with_elem(spelled, "{__E}")),
+            Take::Wrapper { spelled, .. } => format!("`{krate}::{}`", with_elem(spelled, "{__E}")),
             Take::Words(w) => (*w).to_owned(),
         })
         .collect();
@@ -164,11 +164,11 @@ mod tests {
     fn the_error_note_lists_every_buffer_and_wrapper() {
         assert_eq!(
             error_note(true, "rt"),
-            "pass `&mut TrackedBuffer<{E}>`, `&mut TrackedViewMut<{E}>`, `&mut CudaSlice<{E}>`, \
-             `&mut CudaViewMut<{E}>`, `&mut UnifiedSlice<{E}>`, `rt::Out(&mut [{E}])`, \
-             `rt::InOut(&mut [{E}])` or `rt::Null`"
+            "pass `&mut TrackedBuffer<{__E}>`, `&mut TrackedViewMut<{__E}>`, `&mut CudaSlice<{__E}>`, \
+             `&mut CudaViewMut<{__E}>`, `&mut UnifiedSlice<{__E}>`, `rt::Out(&mut [{__E}])`, \
+             `rt::InOut(&mut [{__E}])` or `rt::Null`"
         );
-        assert!(error_note(false, "rt").contains("a mutable form of any, `rt::In(&[{E}])`"));
+        assert!(error_note(false, "rt").contains("a mutable form of any, `rt::In(&[{__E}])`"));
     }
 
     #[test]

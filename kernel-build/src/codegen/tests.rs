@@ -183,6 +183,7 @@ fn fixture() -> BuiltModule {
         enums: vec![],
         layout_problems: vec![],
         layouts_measured: vec![],
+        left_out: vec![],
     };
     BuiltModule {
         name: "vecmath".into(),
@@ -196,6 +197,7 @@ fn fixture() -> BuiltModule {
         runtime_source: None,
         constants: Vec::new(),
         editor_files: Vec::new(),
+        tuned: Vec::new(),
     }
 }
 
@@ -234,14 +236,14 @@ fn plain_stub_takes_exact_types_and_is_unsafe() {
     assert!(
         has(
             &out,
-            "pub trait x<E, K>: ::cuda_kernel_runtime::__private::ConstPtr<E> {}"
+            "pub trait x<__E, __K>: ::cuda_kernel_runtime::__private::ConstPtr<__E> {}"
         ),
         "{out}"
     );
     assert!(
         has(
             &out,
-            "message = \"`{Self}` cannot be passed for parameter `y` (`float*`) of kernel `{K}`\""
+            "message = \"`{Self}` cannot be passed for parameter `y` (`float*`) of kernel `{__K}`\""
         ),
         "{out}"
     );
@@ -950,6 +952,7 @@ fn an_empty_module_is_still_a_module() {
         runtime_source: None,
         constants: vec![],
         editor_files: vec![],
+        tuned: Vec::new(),
     };
     let tokens = generate(&module, &CodegenOptions::default());
     assert!(tokens.to_string().contains("mod empty"));
@@ -968,4 +971,139 @@ fn generated_text_names_files_relative_to_the_crate() {
         "kernels/a.cu"
     );
     assert_eq!(relative_name(Path::new("/opt/inc/b.h"), root), "b.h");
+}
+
+/// The fixture with `scale<B>` instantiated for 128 and 256, tuned over `B` and a launch axis.
+fn tuned_fixture() -> BuiltModule {
+    use crate::model::{RuleOp, TunedKernel, TunedRule, TunedVariant};
+    let mut parts = fixture();
+    for b in ["128", "256"] {
+        let mut k = kernel(
+            &format!("scale<{b}>"),
+            "scale",
+            vec![TemplateArg::Value(b.into())],
+            vec![
+                param("y", ptr(F32, false), "float*", 0, 8),
+                param("a", F32, "float", 8, 4),
+                param("n", I32, "int", 12, 4),
+            ],
+        );
+        k.linkage = Linkage::Cxx;
+        parts.info.kernels.push(k);
+    }
+    let variant = |b: i64, t: i64| TunedVariant {
+        name: format!("b{b}_threads{t}"),
+        values: vec![b.to_string(), t.to_string()],
+        ints: vec![b, t],
+        kernel: Some(format!("scale<{b}>")),
+        left_out: vec![],
+    };
+    let mut gone = variant(256, 512);
+    gone.kernel = None;
+    gone.left_out = vec![("compute_90".into(), "too much shared data".into())];
+    parts.tuned.push(TunedKernel {
+        name: "vecmath::scale".into(),
+        kernel: "scale".into(),
+        method: "scale".into(),
+        axes: vec!["B".into(), "THREADS".into()],
+        variants: vec![variant(128, 64), variant(256, 64), gone],
+        grid: vec![TunedRule {
+            text: "n.div_ceil(THREADS)".into(),
+            ops: vec![RuleOp::Arg(0), RuleOp::Axis(1), RuleOp::DivCeil],
+        }],
+        block: vec![TunedRule {
+            text: "THREADS - -1".into(),
+            ops: vec![RuleOp::Axis(1), RuleOp::Const(-1), RuleOp::Sub],
+        }],
+        shared: None,
+        ints: vec!["n".into()],
+    });
+    parts
+}
+
+#[test]
+fn a_tuned_kernel_gets_a_typed_entry_point_and_its_variants_are_listed() {
+    let out = render(&tuned_fixture(), &CodegenOptions::default());
+    // The kernel's own arguments, bounded as a stub's, after the key and the data's choice.
+    assert!(
+        has(
+            &out,
+            "pub unsafe fn scale_tuned(&self, key: impl ::core::convert::Into<::cuda_kernel_runtime::tune::Key>, outputs: impl ::cuda_kernel_runtime::tune::Protection, y: impl __args::y<f32, __k::scale_tuned>,"
+        ),
+        "{out}"
+    );
+    assert!(
+        has(&out, "let a = a.into_exact(); let n = n.into_exact();"),
+        "{out}"
+    );
+    assert!(
+        has(
+            &out,
+            "let ints = [::cuda_kernel_runtime::__private::tune::int(n)];"
+        ),
+        "{out}"
+    );
+    assert!(has(&out, "&mut (y, a, n)"), "{out}");
+    // The variants with a kernel, each by its index; the one left out everywhere is not.
+    assert!(
+        has(
+            &out,
+            "names: &[\"b128_threads64\", \"b256_threads64\"], kernels: &[5usize, 6usize],"
+        ),
+        "{out}"
+    );
+    assert!(has(&out, "values: &[&[128, 64], &[256, 64]],"), "{out}");
+    assert!(has(&out, "RuleOp::Const(-1)"), "{out}");
+    assert!(has(&out, "written: &[0usize]"), "{out}");
+    assert!(
+        has(
+            &out,
+            "text: [\"n.div_ceil(THREADS)\", \"THREADS - -1\", \"\"]"
+        ),
+        "{out}"
+    );
+    assert!(has(&out, "&tuners::SCALE"), "{out}");
+    assert!(
+        has(
+            &out,
+            "pub static SCALE: ::cuda_kernel_runtime::tune::Tuner<"
+        ),
+        "{out}"
+    );
+    assert!(
+        has(
+            &out,
+            "= ::cuda_kernel_runtime::tune::Tuner::new(\"vecmath::scale\").module(&super::METADATA);"
+        ),
+        "{out}"
+    );
+    assert!(
+        has(
+            &out,
+            "Left out of every target by the compiler: `b256_threads512`."
+        ),
+        "{out}"
+    );
+    assert!(
+        has(
+            &out,
+            "tuned: &[::cuda_kernel_runtime::spec::TunedSpec { name: \"vecmath::scale\", axes: &[\"B\", \"THREADS\"], variants: &[::cuda_kernel_runtime::spec::VariantSpec { name: \"b128_threads64\", kernel: 5usize, values: &[\"128\", \"64\"], },"
+        ),
+        "{out}"
+    );
+    // Vouched for, it is safe.
+    let mut opts = CodegenOptions::default();
+    opts.safe_kernels.insert("scale".into());
+    let out = render(&tuned_fixture(), &opts);
+    assert!(has(&out, "pub fn scale_tuned("), "{out}");
+}
+
+#[test]
+fn kernels_kept_by_name_keep_the_tuned_variants() {
+    let mut opts = CodegenOptions::default();
+    opts.kernels = Some(["saxpy".to_owned()].into_iter().collect());
+    let out = render(&tuned_fixture(), &opts);
+    assert!(has(&out, "pub unsafe fn scale_tuned("), "{out}");
+    assert!(has(&out, "kernels: &[1usize, 2usize]"), "{out}");
+    assert!(!has(&out, "fn axpy"), "{out}");
 }

@@ -13,6 +13,7 @@ pub mod host;
 pub mod inline;
 pub mod options;
 pub mod shared;
+pub mod tune;
 pub mod units;
 
 use std::fmt;

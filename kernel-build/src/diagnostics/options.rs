@@ -110,7 +110,7 @@ pub fn runtime_not_a_dependency(manifest: &std::path::Path) -> String {
 pub fn unknown_key(key: &str) -> String {
     let keys: Vec<String> = MACRO_KEYS.iter().map(|(k, _)| format!("`{k}`")).collect();
     format!(
-        "unknown option `{key}`; expected one of {}, or a kernel declaration `fn name(...);`",
+        "unknown option `{key}`; expected one of {}, a kernel declaration `fn name(...);`, or a tuned kernel `tune name {{ ... }}`",
         keys.join(", ")
     )
 }

@@ -61,12 +61,16 @@ pub struct UserFiles<'a> {
 /// `compile::layouts`): its lines are never the user's.
 pub(crate) const LAYOUT_TABLE_FILE: &str = "kernel-build-layouts";
 
+/// The name the section of tuned kernels' instantiations goes by in line markers and
+/// messages (see `pipeline::tuned`): its lines are never the user's.
+pub(crate) const TUNED_SECTION_FILE: &str = "kernel-build-tuned";
+
 /// The start of the symbols of the layout table's kernels, which are never the user's.
 pub(crate) const LAYOUT_TABLE_SYMBOL: &str = "_Z20kernel_build_layout_";
 
 impl UserFiles<'_> {
     fn classify(&self, marker_path: &str) -> Option<String> {
-        if marker_path == LAYOUT_TABLE_FILE {
+        if marker_path == LAYOUT_TABLE_FILE || marker_path == TUNED_SECTION_FILE {
             return None;
         }
         let p = normalize(Path::new(marker_path));

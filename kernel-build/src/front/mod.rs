@@ -28,6 +28,7 @@ mod merge;
 mod preprocess;
 mod read_preprocessed;
 pub(crate) mod read_raw;
+pub(crate) mod tuned;
 mod views;
 
 use std::path::{Path, PathBuf};
@@ -60,6 +61,9 @@ pub struct FrontInput<'a> {
     /// Without nvcc: the user's headers the source includes, by their `#include` names,
     /// read for the types they declare (a module compiled at run time carries them).
     pub headers: &'a [(String, String)],
+    /// Instantiations the build adds for tuned kernels' variants, read as explicit
+    /// instantiations after the text's own declarations.
+    pub tuned: &'a [tuned::Instance],
 }
 
 impl<'a> FrontInput<'a> {
@@ -73,6 +77,7 @@ impl<'a> FrontInput<'a> {
             user_dirs: &[],
             host_stub: None,
             headers: &[],
+            tuned: &[],
         }
     }
 }

@@ -3,7 +3,7 @@
 //! a kernel needs one. nvcc compiled this text, so what the parser cannot read is the
 //! parser's limit, not the user's mistake: reading stops there without an error.
 
-use super::{FrontInput, analyze, docs, launched, lexer, linemap, parse};
+use super::{FrontInput, analyze, docs, launched, lexer, linemap, parse, tuned};
 use crate::diagnostics::{Diagnostics, front as msg};
 use crate::model::ModuleInfo;
 
@@ -25,6 +25,8 @@ pub(super) fn read_view(input: &FrontInput<'_>, preprocessed: &str) -> (ModuleIn
     // The declarations the parser did read stand, and the kernels it did not reach come
     // from the images (verification), with where reading stopped.
     let stopped = parse_diags.into_iter().next().map(|d| d.to_string());
+    let tuned = tuned::instantiation_items(&items, input.tuned);
+    items.extend(tuned);
     if let Some(stub) = input.host_stub {
         items.extend(launched::instantiation_items(stub));
     }

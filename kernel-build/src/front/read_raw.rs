@@ -4,7 +4,7 @@
 //! tests `__CUDA_ARCH__` is read once per target and the readings merged, as the views of
 //! a build with nvcc are.
 
-use super::{FrontInput, analyze, docs, launched, lexer, linemap, merge, parse, raw};
+use super::{FrontInput, analyze, docs, launched, lexer, linemap, merge, parse, raw, tuned};
 use crate::diagnostics::{Diagnostics, front as msg};
 use crate::model::ModuleInfo;
 
@@ -72,6 +72,8 @@ pub(super) fn read_source(
                 .any(|(h, _)| n.contains(&format!("\"{h}\"")))
         });
     }
+    let tuned = tuned::instantiation_items(&items, input.tuned);
+    items.extend(tuned);
     if let Some(stub) = input.host_stub {
         items.extend(launched::instantiation_items(stub));
     }
@@ -83,6 +85,21 @@ pub(super) fn read_source(
     info.notes = notes;
     docs::attach(&mut info, &source.comments, input.display_name);
     (info, source.diags)
+}
+
+/// The declarations of the raw source and its user's headers (`input.headers`), read for
+/// `cuda_arch` (`__CUDA_ARCH__`, undefined when `None`), without the analysis: what the
+/// build reads tuned kernels' templates from before nvcc runs.
+pub(crate) fn declarations(input: &FrontInput<'_>, cuda_arch: Option<i64>) -> Vec<parse::Item> {
+    let mut items: Vec<parse::Item> = Vec::new();
+    for (name, text) in input.headers {
+        let header = read_text((name, text), cuda_arch);
+        if header.expanded {
+            items.extend(header.items);
+        }
+    }
+    items.extend(read_text((input.display_name, input.raw), cuda_arch).items);
+    items
 }
 
 /// One text read raw.

@@ -48,6 +48,10 @@ pub struct BuiltModule {
     /// cached: every build writes them anew.
     #[serde(skip)]
     pub editor_files: Vec<PathBuf>,
+    /// The kernels tuned over declared variants (`tune` in `cuda_module!`, `Build::tune`),
+    /// each with its variants and launch rules.
+    #[serde(default)]
+    pub tuned: Vec<super::TunedKernel>,
 }
 
 /// One file of a module built from several.

@@ -456,6 +456,11 @@ pub struct ModuleInfo {
     /// and named-only types aside, which the compiler measured or which hold no bytes).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub layouts_measured: Vec<String>,
+    /// Instantiations of tuned kernels' variants the compiler refused for some virtual
+    /// architectures, left out of those targets' images (or out of the module, where it
+    /// refused them for every one): `(instantiation, virtual architecture, its words)`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub left_out: Vec<(String, String, String)>,
 }
 
 /// A struct, union or enum whose layout the compiler did not confirm: the sizes, offsets or

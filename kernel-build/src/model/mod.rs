@@ -12,5 +12,7 @@ pub(crate) mod options;
 pub(crate) mod request;
 pub(crate) mod rust;
 pub(crate) mod spelling;
+mod tuned;
 
 pub use declarations::*;
+pub use tuned::{RuleOp, TunedKernel, TunedRule, TunedVariant};

@@ -85,6 +85,29 @@ pub struct ModuleRequest {
     /// Whether device code is a debug build (nvcc's `-G`: no optimisation, variables and
     /// stepping in cuda-gdb); `None`: `KERNEL_BUILD_DEVICE_DEBUG`, else off.
     pub device_debug: Option<bool>,
+    /// Kernels tuned over declared variants, each checked when it was added
+    /// ([`ModuleRequest::tune`](crate::pipeline::ModuleRequest)).
+    pub tuned: Vec<TuneRequest>,
+}
+
+/// A kernel to tune over declared variants (`tune NAME { ... }` in `cuda_module!`,
+/// `Build::tune`): its variants, as every combination of the axes' values or as a list,
+/// and the rules its launch shape follows.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TuneRequest {
+    /// The kernel as the source names it (`block_sum`, `ops::gemm`).
+    pub kernel: String,
+    /// The axes of a grid of variants (every combination of their values), in order, each
+    /// value as written (`128`, `float`).
+    pub axes: Vec<(String, Vec<String>)>,
+    /// The variants of an explicit list, as written (`BLOCK=128 ITEMS=4`).
+    pub listed: Vec<String>,
+    /// The grid: an expression, or a tuple of up to three.
+    pub grid: Option<String>,
+    /// The block: an expression, or a tuple of up to three.
+    pub block: Option<String>,
+    /// The dynamic shared memory in bytes.
+    pub shared: Option<String>,
 }
 
 /// A Rust file of types shared with CUDA, and the path of its module in the crate.

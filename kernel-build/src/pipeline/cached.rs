@@ -75,6 +75,7 @@ impl Entry {
             runtime_source: None,
             constants: Vec::new(),
             editor_files: Vec::new(),
+            tuned: Vec::new(),
         }
     }
 

@@ -34,6 +34,10 @@ pub(crate) fn combine(
     let mut diags = Diagnostics::new();
     let mut info = ModuleInfo {
         preprocessed: parts.iter().all(|p| p.info.preprocessed),
+        left_out: parts
+            .iter()
+            .flat_map(|p| p.info.left_out.iter().cloned())
+            .collect(),
         ..ModuleInfo::default()
     };
     let mut units: Vec<Unit> = parts

@@ -35,19 +35,22 @@ pub(crate) fn plan_for(shared: &Shared<'_>, source: &Source) -> Plan {
         user_dirs: &source.user_dirs,
         host_stub: None,
         headers: &headers,
+        tuned: &[],
     };
     let (info, _) = front::read_raw::read_targets(&input, &archs);
     Plan::for_model(&info)
 }
 
 /// Writes the wrapper nvcc compiles for `source` under `dir` (`sub`: a folder per nvcc run
-/// that left items out), the table without the items `left_out`.
+/// that left items out), the table without the items `left_out`, then `tuned` (the section
+/// that instantiates the tuned kernels' variants, `pipeline::tuned`).
 pub(crate) fn write_wrapper(
     dir: &Path,
     sub: &str,
     source: &Source,
     plan: &Plan,
     left_out: &[usize],
+    tuned: &str,
 ) -> Result<PathBuf, Error> {
     let folder = dir.join("layout").join(sub);
     std::fs::create_dir_all(&folder)
@@ -57,8 +60,9 @@ pub(crate) fn write_wrapper(
         .file_name()
         .map_or_else(|| "unit.cu".into(), |n| n.to_owned());
     let path = folder.join(name);
-    std::fs::write(&path, plan.wrapper_text(&source.path, left_out))
-        .map_err(|e| Error::io("failed to write", &path, e))?;
+    let mut text = plan.wrapper_text(&source.path, left_out);
+    text.push_str(tuned);
+    std::fs::write(&path, text).map_err(|e| Error::io("failed to write", &path, e))?;
     Ok(path)
 }
 
@@ -71,9 +75,10 @@ pub(crate) fn unwrapped(text: &str, wrapper: &Path) -> String {
 /// Whether a file a view names is the wrapper or its table (no dependency of the unit).
 pub(crate) fn is_wrapper_file(dep: &Path, wrappers: &[PathBuf]) -> bool {
     wrappers.iter().any(|w| w == dep)
-        || dep
-            .file_name()
-            .is_some_and(|n| n.to_string_lossy() == TABLE_FILE)
+        || dep.file_name().is_some_and(|n| {
+            n.to_string_lossy() == TABLE_FILE
+                || n.to_string_lossy() == crate::front::linemap::TUNED_SECTION_FILE
+        })
 }
 
 /// The layouts of the types of `info` that the unit's own compile (`first`) said nothing

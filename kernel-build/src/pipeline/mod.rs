@@ -24,6 +24,7 @@ mod request;
 mod runtime;
 mod shared;
 mod targets;
+pub(crate) mod tuned;
 mod unit;
 mod units;
 mod warnings;
@@ -76,9 +77,10 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
     let headers = runtime
         .as_ref()
         .map_or(&[][..], |(rt, _)| rt.headers.as_slice());
+    let tuned = tuned::resolve(req, &sources)?;
     let mut built = match raw::without_nvcc(req, cx) {
-        Some(why) => raw::read_module(req, &sources, headers, why)?,
-        None => nvcc::compile_module(req, cx, cache.as_ref(), &sources, debug)?,
+        Some(why) => raw::read_module(req, &sources, headers, why, &tuned)?,
+        None => nvcc::compile_module(req, cx, cache.as_ref(), &sources, debug, &tuned)?,
     };
     if let Some((rt, files)) = runtime {
         built.tracked_files.extend(files);
@@ -87,5 +89,6 @@ pub fn build_module(req: &ModuleRequest, cx: &Context) -> Result<BuiltModule, Er
     shared.finish(&mut built);
     built.editor_files.extend(headers_copy);
     req.check_kernel_names(&built.info)?;
+    tuned::assemble(req, &tuned, &mut built)?;
     Ok(built)
 }

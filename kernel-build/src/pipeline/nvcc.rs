@@ -29,6 +29,7 @@ pub(super) fn compile_module(
     cache: Option<&Cache>,
     sources: &[Source],
     debug: DeviceDebug,
+    tuned: &super::tuned::Resolved,
 ) -> Result<BuiltModule, Error> {
     let reporting = cx.reporting;
     let opts = DiscoverOptions {
@@ -81,6 +82,7 @@ pub(super) fn compile_module(
         reporting,
         mode,
         alone: sources.len() == 1 && mode == LinkMode::Whole,
+        tuned,
     };
     // Before nvcc runs: an editor helps most with a file that does not compile yet.
     let commands = editor::Commands {

@@ -4,6 +4,7 @@
 use super::cached::{self, Entry};
 use super::layouts;
 use super::request::Source;
+use super::tuned::Section;
 use super::unit::{Job, Measured, Shared, UnitBuilt};
 use crate::compile;
 use crate::compile::layouts::{Plan, Refused};
@@ -35,6 +36,9 @@ pub(crate) struct Pending<'a> {
     /// Items of the table nvcc refused (in any run), with its reason; and the wrappers
     /// written without them.
     rejected: std::sync::Mutex<(Refused, Vec<PathBuf>)>,
+    /// The tuned kernels' instantiations this file adds, with what nvcc refused for which
+    /// target (`(instance, virtual architecture, why)`), shared by the groups' runs.
+    tuned: std::sync::Mutex<(Section, Vec<(usize, String, String)>)>,
 }
 
 impl<'a> Pending<'a> {
@@ -53,7 +57,8 @@ impl<'a> Pending<'a> {
         };
         let staging = cached::Staging::new(shared.cache)?;
         let plan = layouts::plan_for(shared, source);
-        let wrapper = if plan.is_empty() {
+        let section = shared.tuned.section(source);
+        let wrapper = if plan.is_empty() && section.is_empty() {
             None
         } else {
             Some(layouts::write_wrapper(
@@ -62,6 +67,7 @@ impl<'a> Pending<'a> {
                 source,
                 &plan,
                 &[],
+                &section.text(),
             )?)
         };
         Ok(Pending {
@@ -75,6 +81,7 @@ impl<'a> Pending<'a> {
             plan,
             wrapper,
             rejected: std::sync::Mutex::new((Vec::new(), Vec::new())),
+            tuned: std::sync::Mutex::new((section, Vec::new())),
         })
     }
 
@@ -127,6 +134,38 @@ impl<'a> Pending<'a> {
         let mut ran = self
             .job
             .run_nvcc(input, args.clone(), threads, &output, &keep);
+        // Tuned variants nvcc refuses: each is left out of the targets that refuse it (found
+        // by compiling for each virtual architecture alone), and the group runs again.
+        if let Err(Error::NvccFailed { output: text, .. }) = &ran
+            && !self.tuned_text(|s| s.blamed(text).is_empty())
+        {
+            let archs = if one {
+                self.job.shared.mode.unit_groups(self.job.shared.targets)
+            } else {
+                vec![(name.clone(), args.clone())]
+            };
+            for (arch, arch_args) in archs {
+                self.settle_variants(&arch, arch_args, threads)?;
+            }
+            let sub = format!("tuned-{name}");
+            let again = layouts::write_wrapper(
+                &self.dir,
+                &sub,
+                self.job.source,
+                &self.plan,
+                &[],
+                &self.tuned_text(Section::text),
+            )?;
+            let _ = std::fs::remove_dir_all(&keep);
+            std::fs::create_dir_all(&keep)
+                .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
+            ran = self
+                .job
+                .run_nvcc(&again, args.clone(), threads, &output, &keep);
+            if let Ok(mut r) = self.rejected.lock() {
+                r.1.push(again);
+            }
+        }
         // A type of the table nvcc refuses: compiled once more without it, and it stays
         // unmeasured with nvcc's reason; where the table still fails (nvcc stops after a
         // number of errors), once more without any of it.
@@ -153,8 +192,14 @@ impl<'a> Pending<'a> {
                 }
             }
             let sub = format!("{}{attempt}", if name == "all" { "again" } else { name });
-            let again =
-                layouts::write_wrapper(&self.dir, &sub, self.job.source, &self.plan, &left_out)?;
+            let again = layouts::write_wrapper(
+                &self.dir,
+                &sub,
+                self.job.source,
+                &self.plan,
+                &left_out,
+                &self.tuned_text(Section::text),
+            )?;
             let _ = std::fs::remove_dir_all(&keep);
             std::fs::create_dir_all(&keep)
                 .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
@@ -315,9 +360,12 @@ impl<'a> Pending<'a> {
             }
             Vec::new()
         };
-        let info = job
-            .analyse(&views, &preprocessed)
+        let (instances, left_out) = self.tuned_outcome();
+        let everywhere = self.tuned_text(|s| s.left_out.iter().any(|(_, e)| *e));
+        let mut info = job
+            .analyse(&views, &preprocessed, &instances, everywhere)
             .map_err(Error::Diagnostics)?;
+        info.left_out = left_out;
         let measured = Measured {
             plan: &self.plan,
             rejected: &rejected,
@@ -338,6 +386,117 @@ impl<'a> Pending<'a> {
         }
         Ok(done(entry, object_key, false))
     }
+}
+
+impl Pending<'_> {
+    /// `f` of the current section.
+    fn tuned_text<R>(&self, f: impl FnOnce(&Section) -> R) -> R {
+        match self.tuned.lock() {
+            Ok(t) => f(&t.0),
+            Err(poisoned) => f(&poisoned.into_inner().0),
+        }
+    }
+
+    /// Leaves out of `arch` (a virtual architecture, compiled with `args`) every variant it
+    /// refuses: the file is compiled for `arch` alone with the section as it stands, what
+    /// nvcc blames left out, until nvcc blames none (it compiles, or fails for a reason of
+    /// the user's text, which the group's run then reports).
+    fn settle_variants(&self, arch: &str, args: Vec<String>, threads: usize) -> Result<(), Error> {
+        let Some(number) = arch_number(arch) else {
+            return Ok(());
+        };
+        let count = self.tuned_text(|s| s.instances.len());
+        for attempt in 0..=count {
+            let probe = self.tuned_text(|s| s.only_for(number));
+            let sub = format!("tuned-{arch}-{attempt}");
+            let wrapper = layouts::write_wrapper(
+                &self.dir,
+                &sub,
+                self.job.source,
+                &self.plan,
+                &[],
+                &probe.text(),
+            )?;
+            let out = self
+                .dir
+                .join("tuned")
+                .join(format!("{arch}-{attempt}.fatbin"));
+            let keep = self
+                .dir
+                .join("tuned")
+                .join(format!("keep-{arch}-{attempt}"));
+            std::fs::create_dir_all(&keep)
+                .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
+            let ran = self
+                .job
+                .run_nvcc(&wrapper, args.clone(), threads, &out, &keep);
+            if let Ok(mut r) = self.rejected.lock() {
+                r.1.push(wrapper);
+            }
+            let text = match ran {
+                Ok(_) => return Ok(()),
+                Err(Error::NvccFailed { output, .. }) => output,
+                Err(other) => return Err(other),
+            };
+            let blamed = probe.blamed(&text);
+            let Ok(mut t) = self.tuned.lock() else {
+                return Ok(());
+            };
+            let (section, reasons) = &mut *t;
+            let mut any = false;
+            for (i, why) in blamed {
+                if section.leave_out(i, number) {
+                    reasons.push((i, arch.to_owned(), why));
+                    any = true;
+                }
+            }
+            if !any {
+                return Ok(());
+            }
+            let mut all: Vec<u32> = self
+                .job
+                .shared
+                .targets
+                .iter()
+                .filter_map(|t| arch_number(&t.virtual_arch()))
+                .collect();
+            all.sort_unstable();
+            all.dedup();
+            section.settle_everywhere(&all);
+        }
+        Ok(())
+    }
+
+    /// The instances the unit holds (those left out of every target are not), and what was
+    /// left out where, for the model.
+    fn tuned_outcome(&self) -> (Vec<front::tuned::Instance>, Vec<(String, String, String)>) {
+        let Ok(t) = self.tuned.lock() else {
+            return (Vec::new(), Vec::new());
+        };
+        let (section, reasons) = &*t;
+        let instances = section
+            .instances
+            .iter()
+            .zip(&section.left_out)
+            .filter(|(_, (_, everywhere))| !everywhere)
+            .map(|(i, _)| i.clone())
+            .collect();
+        let left_out = reasons
+            .iter()
+            .map(|(i, arch, why)| (section.instances[*i].name(), arch.clone(), why.clone()))
+            .collect();
+        (instances, left_out)
+    }
+}
+
+/// `__CUDA_ARCH__` of a virtual architecture (`compute_80` → 800, `compute_90a` → 900).
+fn arch_number(arch: &str) -> Option<u32> {
+    let digits: String = arch
+        .strip_prefix("compute_")?
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    digits.parse::<u32>().ok().map(|n| n * 10)
 }
 
 /// The groups' fatbins as the unit's `module.fatbin`: assembled into one container by

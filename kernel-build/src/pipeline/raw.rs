@@ -51,6 +51,7 @@ pub(super) fn read_module(
     sources: &[Source],
     headers: &[(String, String)],
     why: Without,
+    tuned: &super::tuned::Resolved,
 ) -> Result<BuiltModule, Error> {
     let archs = raw_arch_numbers(req);
     let alone = sources.len() == 1;
@@ -81,6 +82,7 @@ pub(super) fn read_module(
         } else {
             headers
         };
+        let instances = tuned.instances(source);
         if !req.constants.is_empty() {
             texts.extend(headers.iter().map(|(_, body)| body.clone()));
             texts.push(source.text.clone());
@@ -93,6 +95,7 @@ pub(super) fn read_module(
             user_dirs: &source.user_dirs,
             host_stub: None,
             headers,
+            tuned: &instances,
         };
         let (mut info, d) = front::read_raw::read_targets(&input, &archs);
         info.for_each_location(|loc| {
@@ -138,12 +141,13 @@ pub(super) fn read_module(
         runtime_source: None,
         constants,
         editor_files: Vec::new(),
+        tuned: Vec::new(),
     })
 }
 
 /// The architectures a build without nvcc reads `#if __CUDA_ARCH__` for: the module's
 /// targets, else the default list of nvcc 13 (the toolkit that would be used is unknown).
-fn raw_arch_numbers(req: &ModuleRequest) -> Vec<u32> {
+pub(super) fn raw_arch_numbers(req: &ModuleRequest) -> Vec<u32> {
     let mut numbers: Vec<u32> = match &req.archs {
         Some(names) => names
             .iter()

@@ -39,6 +39,7 @@ impl ModuleRequest {
             device_debug: None,
             compress: None,
             ptx_text: None,
+            tuned: Vec::new(),
         }
     }
 

@@ -47,6 +47,8 @@ pub(crate) struct Shared<'a> {
     /// The module's only file: its images are the module's, so it is verified here and
     /// must declare a kernel.
     pub alone: bool,
+    /// The module's tuned kernels: the instantiations each unit adds.
+    pub tuned: &'a super::tuned::Resolved,
 }
 
 /// A unit, built or read from the cache.
@@ -135,6 +137,10 @@ impl Job<'_> {
         }
         // The model records the layouts the compile measured (`verify::layouts`).
         k.field(b"--layouts-measured");
+        // The instantiations the build adds to this file.
+        for inst in s.tuned.instances(self.source) {
+            k.field(b"--tuned").field(inst.line().as_bytes());
+        }
         if s.mode != LinkMode::Whole || !s.alone {
             k.field(b"--link").field(s.mode.name().as_bytes());
             k.field(if s.alone { b"alone" } else { b"part" });
@@ -170,6 +176,8 @@ impl Job<'_> {
         &self,
         views: &[front::DeviceView],
         host: &str,
+        tuned: &[front::tuned::Instance],
+        left_out_everywhere: bool,
     ) -> Result<ModuleInfo, Diagnostics> {
         // An inline source's `#line` directive names the Rust file: its markers are put
         // back to the value's lines, which every message and the model count.
@@ -195,13 +203,17 @@ impl Job<'_> {
             user_dirs: &self.source.user_dirs,
             host_stub: None,
             headers: &[],
+            tuned,
         };
         let (info, diags) = if views.is_empty() {
             front::analyze_parts(&input)
         } else {
             front::read_views(&input, views)
         };
-        front::finish(&self.source.display_name, info, diags, self.shared.alone)
+        // Tuned variants the compiler refused for every target may leave no kernel: the
+        // build says that of the tuned kernel instead.
+        let require_kernel = self.shared.alone && !left_out_everywhere;
+        front::finish(&self.source.display_name, info, diags, require_kernel)
     }
 
     /// Runs `nvcc -fatbin` with `code_args` into `output` (through a wrapper: `nvcc -c`,

@@ -68,5 +68,6 @@ pub(crate) fn build_joined(
         runtime_source: None,
         constants: Vec::new(),
         editor_files: Vec::new(),
+        tuned: Vec::new(),
     })
 }

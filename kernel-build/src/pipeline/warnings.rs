@@ -21,6 +21,8 @@ fn availability_warning(module: &str, targets: &[String], info: &ModuleInfo) -> 
         .kernels
         .iter()
         .filter(|k| k.images.len() < targets.len())
+        // A tuned variant left out of some targets has a warning of its own.
+        .filter(|k| !info.left_out.iter().any(|(name, _, _)| *name == k.name))
         .map(|k| (k.name.clone(), k.targets()))
         .collect();
     (!missing.is_empty())

@@ -124,7 +124,7 @@ fn size_error<T>(module: &RawModule, global: &str, size: usize, whose: &str) -> 
 ///
 /// ```no_run
 /// # use cuda_kernel_runtime::{__private::{global, load_module}, spec::ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None, tuned: &[] };
 /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;
 /// let g = global::<u32>(&m, 0)?;

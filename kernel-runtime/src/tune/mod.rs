@@ -9,16 +9,65 @@
 //!   make one from a closure with [`variant`]);
 //! - a [`Tuner`], one per tuned kernel (a `static`), settles each key on the first call for it
 //!   on a GPU model: a pin (`KERNEL_TUNE_PIN`), the [`Table`] embedded in the program, the disk
-//!   cache, or else timing every variant with CUDA events on the call's stream;
+//!   cache, or else timing every variant with CUDA events on the call's stream (declared
+//!   variants in replays of captured graphs);
 //! - [`Outputs`] says how the call's data survives the timing runs: [`Idempotent`] (timed on
 //!   the real buffers) or [`Restore`] (saved before, put back after);
 //! - choices are [`Choice`] rows (kernel, [`GpuModel`], module hash, key, variant, time), the
 //!   same in the cache, in an embedded table and in what [`read_cache`] and
 //!   `cuda-kernel-inspect tune export` collect.
 //!
-//! Declaring the variants in `cuda_module!` or `Build`, with a generated typed entry point per
-//! tuned kernel, is not there yet: today a program lists the variants itself, each launching
-//! a stub (one method per instantiation, as `cuda_module!` generates them).
+//! A module declares its variants with a `tune` item of `cuda_module!` (or `Build::tune`)
+//! and gets, per tuned kernel, `<kernel>_tuned(key, outputs, args...)`: the kernel's own
+//! typed arguments after a [`Key`] and a [`Protection`] ([`Idempotent`] or
+//! [`RestoreWritten`]), settled by the module's `static` tuner (`m::tuners::KERNEL`):
+//!
+//! ```no_run
+//! use cuda_kernel_runtime::tune::RestoreWritten;
+//!
+//! cuda_kernel_runtime::cuda_module! {
+//!     mod sums {
+//!         source = r#"
+//!             template <int BLOCK, int ITEMS>
+//!             __global__ void __launch_bounds__(BLOCK) partial(const float* x, float* total, int n) {
+//!                 __shared__ float s[BLOCK];
+//!                 float v = 0;
+//!                 for (int k = 0; k < ITEMS; ++k) {
+//!                     int i = (blockIdx.x * ITEMS + k) * BLOCK + threadIdx.x;
+//!                     if (i < n) v += x[i];
+//!                 }
+//!                 s[threadIdx.x] = v;
+//!                 __syncthreads();
+//!                 for (int w = BLOCK / 2; w > 0; w /= 2) {
+//!                     if (threadIdx.x < w) s[threadIdx.x] += s[threadIdx.x + w];
+//!                     __syncthreads();
+//!                 }
+//!                 if (threadIdx.x == 0) atomicAdd(total, s[0]);
+//!             }
+//!         "#;
+//!         tune partial {
+//!             BLOCK = [128, 256];
+//!             ITEMS = [4, 8];
+//!             block = "BLOCK";
+//!             grid = "n.div_ceil(BLOCK * ITEMS)";
+//!         }
+//!     }
+//! }
+//!
+//! let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+//! let m = sums::load(&gpu)?;
+//! let n = 1 << 24;
+//! let x = gpu.upload(&vec![1.0f32; n as usize])?;
+//! let mut total = gpu.zeros::<f32>(1)?;
+//! // SAFETY: each thread reads x[i] for i < n and adds into total[0] only. The kernel adds
+//! // into `total`: it is saved before the timing runs and put back after.
+//! unsafe { m.partial_tuned(n, RestoreWritten, &x, &mut total, n)? };
+//! assert_eq!(sums::tuners::PARTIAL.tunings(), 1);
+//! # Ok::<(), cuda_kernel_runtime::Error>(())
+//! ```
+//!
+//! A program can also list variants of its own (any [`Variant`], each launching what it
+//! likes) and time them with a [`Tuner`] of its own:
 //!
 //! ```no_run
 //! use cuda_kernel_runtime::{Error, Gpu, Launch, TrackedBuffer};
@@ -87,17 +136,23 @@
 //! ```
 
 mod cache;
+pub(crate) mod declared;
+mod key;
 mod measure;
 mod model;
 mod outputs;
 mod policy;
+mod protection;
+pub(crate) mod rule;
 mod table;
 mod tuner;
 mod variant;
 
 pub use cuda_kernel_objects::tuning::Choice;
+pub use key::Key;
 pub use model::GpuModel;
 pub use outputs::{Idempotent, Outputs, Restore};
+pub use protection::{Protection, RestoreWritten};
 pub use table::Table;
 pub use tuner::Tuner;
 pub use variant::{FnVariant, Variant, variant};

@@ -28,7 +28,8 @@ use crate::error::Error;
 /// The first call for a key on a GPU model settles it, in this order:
 ///
 /// 1. `KERNEL_TUNE_PIN=kernel=variant` names the variant: nothing is timed;
-/// 2. the embedded [`Table`] (if given) has a row for the kernel, GPU model, module and key;
+/// 2. a [`Table`] given with [`use_table`](Tuner::use_table), or the one given at
+///    construction, has a row for the kernel, GPU model, module and key;
 /// 3. the disk cache has one (the same, under the same driver);
 /// 4. otherwise every variant is timed on the call's stream (warm-up, then rounds visiting
 ///    each variant in turn, each sample a batch of launches between two events; the median
@@ -71,6 +72,8 @@ pub struct Tuner<K> {
     kernel: &'static str,
     module: Module,
     table: Option<&'static Table>,
+    /// A table given when the program runs (`use_table`), consulted before `table`.
+    given: Mutex<Option<&'static Table>>,
     cache: CacheChoice,
     plan: Plan,
     module_hash: OnceLock<String>,
@@ -119,6 +122,7 @@ impl<K> Tuner<K> {
             kernel,
             module: Module::None,
             table: None,
+            given: Mutex::new(None),
             cache: CacheChoice::Default,
             plan: Plan::DEFAULT,
             module_hash: OnceLock::new(),
@@ -136,7 +140,7 @@ impl<K> Tuner<K> {
     /// ```
     /// use cuda_kernel_runtime::{spec::ModuleSpec, tune::Tuner};
     /// static M: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0",
-    ///     kernels: &[], globals: &[], units: &[], source: None };
+    ///     kernels: &[], globals: &[], units: &[], source: None, tuned: &[] };
     /// static SUM: Tuner<u32> = Tuner::new("sum").module(&M);
     /// ```
     pub const fn module(mut self, spec: &'static ModuleSpec) -> Self {
@@ -167,6 +171,20 @@ impl<K> Tuner<K> {
     pub const fn table(mut self, table: &'static Table) -> Self {
         self.table = Some(table);
         self
+    }
+
+    /// Consults `table` from now on, before the table given at construction: what a
+    /// program does for the `static` tuner a generated `<kernel>_tuned` method uses
+    /// (`m::tuners::SUM.use_table(&TUNED)`). Keys already settled keep their choice.
+    ///
+    /// ```
+    /// use cuda_kernel_runtime::tune::{Key, Table, Tuner};
+    /// static TUNED: Table = Table::new("# cuda-kernel tuning table 1\n");
+    /// static SUM: Tuner<Key> = Tuner::new("sums::block_sum");
+    /// SUM.use_table(&TUNED);
+    /// ```
+    pub fn use_table(&self, table: &'static Table) {
+        *self.given.lock().unwrap_or_else(PoisonError::into_inner) = Some(table);
     }
 
     /// Launches of each variant before any is timed (default 3; at least 1 is made, which
@@ -293,10 +311,17 @@ impl<K> Tuner<K> {
 
 /// What settling a key may run: a timing run over the variants, between a save and a restore
 /// of the call's data.
-trait Timing {
+pub(super) trait Timing {
+    /// Before the first timing run: saves what the runs would change.
     fn begin(&mut self) -> Result<(), Error>;
+    /// Queues variant `variant` `launches` times; the device time they took together.
     fn time(&mut self, variant: usize, launches: u32) -> Result<Duration, Error>;
+    /// After the last timing run: puts back what `begin` saved.
     fn end(&mut self) -> Result<(), Error>;
+    /// How the runs are planned, from the tuner's plan (its warm-up and rounds).
+    fn plan(&self, tuner: &Plan) -> Plan {
+        *tuner
+    }
 }
 
 /// Timing on a GPU's stream, with events.
@@ -435,7 +460,7 @@ impl<K: Hash + Eq + Clone + Display> Tuner<K> {
     }
 
     /// The remembered choice for `key` on the model, if `fits` accepts its index and name.
-    fn lookup(
+    pub(super) fn lookup(
         &self,
         gpu: &str,
         compute_capability: (u32, u32),
@@ -451,7 +476,7 @@ impl<K: Hash + Eq + Clone + Display> Tuner<K> {
     }
 
     /// Settles `key` on `model`: a pin, the table, the cache, or a timing run.
-    fn settle(
+    pub(super) fn settle(
         &self,
         model: &GpuModel,
         key: &K,
@@ -494,10 +519,14 @@ impl<K: Hash + Eq + Clone + Display> Tuner<K> {
             return Ok(i);
         }
         if !policy.retune {
-            let from_table = match self.table {
-                Some(t) => t.find(&want)?.cloned(),
-                None => None,
-            };
+            let given = *self.given.lock().unwrap_or_else(PoisonError::into_inner);
+            let mut from_table = None;
+            for t in [given, self.table].into_iter().flatten() {
+                from_table = t.find(&want)?.cloned();
+                if from_table.is_some() {
+                    break;
+                }
+            }
             let cached = self.cache.dir().and_then(|d| cache::get(&d, &want));
             for (row, from) in [(from_table, "the embedded table"), (cached, "the cache")] {
                 let Some(row) = row else { continue };
@@ -512,7 +541,8 @@ impl<K: Hash + Eq + Clone + Display> Tuner<K> {
             }
         }
         timing.begin()?;
-        let outcomes = measure(names.len(), &self.plan, |i, n| timing.time(i, n));
+        let plan = timing.plan(&self.plan);
+        let outcomes = measure(names.len(), &plan, |i, n| timing.time(i, n));
         timing.end()?;
         self.tunings.fetch_add(1, Ordering::Relaxed);
         let mut failures = Vec::new();

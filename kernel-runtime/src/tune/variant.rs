@@ -10,8 +10,9 @@ use crate::error::Error;
 /// The tuner times variants through this trait and launches the chosen one through it; its
 /// names are what the cache, the embedded table and `KERNEL_TUNE_PIN` record, so keep them
 /// stable (`block256_items4`, not an index). Every variant of a set must compute the same
-/// result from the same arguments. Implement it for a type of your own (generated code will
-/// implement it for its typed stubs), or make one from a closure with [`variant`].
+/// result from the same arguments. Implement it for a type of your own, or make one from a
+/// closure with [`variant`]; the variants a module declares (`tune` in `cuda_module!`) need
+/// neither: their generated `<kernel>_tuned` method times and launches them.
 ///
 /// ```no_run
 /// use cuda_kernel_runtime::{Error, Gpu, Launch, Kernel, TrackedBuffer};

@@ -134,6 +134,7 @@ pub static SPEC: ModuleSpec = ModuleSpec {
     ],
     units: &[],
     source: None,
+    tuned: &[],
 };
 
 /// What the code generator emits for a module: a wrapper over `LoadedModule` with one typed

@@ -75,6 +75,7 @@ pub static SPEC: ModuleSpec = ModuleSpec {
     globals: &[],
     units: &[],
     source: None,
+    tuned: &[],
 };
 
 pub static SM80_SPEC: ModuleSpec = ModuleSpec {
@@ -86,6 +87,7 @@ pub static SM80_SPEC: ModuleSpec = ModuleSpec {
     globals: &[],
     units: &[],
     source: None,
+    tuned: &[],
 };
 
 /// The `__CUDA_ARCH__` that `arch_probe` reports on a device of compute capability `cc` when

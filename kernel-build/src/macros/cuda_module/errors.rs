@@ -122,6 +122,20 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
             };
             syn::Error::new(span, io_message(error, &input.source))
         }
+        Error::InvalidOption(message)
+            if input
+                .tunes
+                .iter()
+                .any(|t| message.contains(&crate::diagnostics::tune::about(&t.request.kernel))) =>
+        {
+            // A tuned kernel's problem: at the rule or axis it names, else at the item's name.
+            let span = input
+                .tunes
+                .iter()
+                .find(|t| message.contains(&crate::diagnostics::tune::about(&t.request.kernel)))
+                .map_or(input.name.span(), |t| tune_part(t, message));
+            syn::Error::new(span, message)
+        }
         Error::InvalidOption(message) => {
             // A constant that cannot be exported: at its literal in `constants = [...]`.
             let span = input
@@ -137,6 +151,23 @@ pub(crate) fn build_error(error: &Error, input: &ModuleInput) -> syn::Error {
         }
         other => syn::Error::new(input.name.span(), build::report(other)),
     }
+}
+
+/// The part of a `tune` item a message names: a rule (`the `grid` rule`), an axis
+/// (``axis `B` ``), else the kernel's name.
+fn tune_part(t: &super::input::Tune, message: &str) -> proc_macro2::Span {
+    let first = message.lines().next().unwrap_or_default();
+    for (which, span) in &t.rules {
+        if first.contains(&format!("the `{which}` rule")) {
+            return *span;
+        }
+    }
+    for ((axis, _), (span, _)) in t.request.axes.iter().zip(&t.axes) {
+        if first.contains(&format!("axis `{axis}`")) {
+            return *span;
+        }
+    }
+    t.name
 }
 
 /// The literal of `files = [...]` that names the file a message starts with.

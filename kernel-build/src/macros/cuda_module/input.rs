@@ -16,6 +16,13 @@
 //!     unsafe extern "CUDA" {
 //!         safe fn fill(x: &mut [f32], v: f32, n: i32);              // checked, safe stub
 //!     }
+//!     tune block_sum {                  // variants of a kernel, and `m.block_sum_tuned(..)`
+//!         BLOCK = [128, 256];           // an axis: a template parameter or a launch value
+//!         ITEMS = [1, 4];               // (or `variants = ["BLOCK=128 ITEMS=4", ...];`)
+//!         block = "BLOCK";              // the launch shape: rules over axes and int params
+//!         grid = "n.div_ceil(BLOCK * ITEMS)";
+//!         shared = "BLOCK * 4";         // optional: dynamic shared memory in bytes
+//!     }
 //! }
 //! ```
 
@@ -57,6 +64,21 @@ pub(crate) struct ModuleInput {
     /// `crate = "my_gpu::runtime"`: the path generated code names the runtime by.
     pub runtime_path: Option<LitStr>,
     pub decls: Vec<Decl>,
+    /// `tune NAME { ... }`: kernels tuned over declared variants.
+    pub tunes: Vec<Tune>,
+}
+
+/// A `tune NAME { ... }` item: the request it makes, and the spans its problems are shown at.
+pub(crate) struct Tune {
+    pub request: crate::model::request::TuneRequest,
+    /// The kernel's name.
+    pub name: proc_macro2::Span,
+    /// Each axis's name, and each of its values.
+    pub axes: Vec<(proc_macro2::Span, Vec<proc_macro2::Span>)>,
+    /// Each listed variant.
+    pub listed: Vec<proc_macro2::Span>,
+    /// Each rule given: its key and its literal.
+    pub rules: Vec<(&'static str, proc_macro2::Span)>,
 }
 
 /// Where the CUDA text comes from, with the literal for error spans.
@@ -89,6 +111,7 @@ impl Parse for ModuleInput {
         let mut derive = None;
         let mut runtime_path = None;
         let mut decls = Vec::new();
+        let mut tunes = Vec::new();
         let mut every_target: Option<bool> = None;
         let mut compress: Option<bool> = None;
         let mut ptx_text: Option<bool> = None;
@@ -117,6 +140,10 @@ impl Parse for ModuleInput {
                 }
                 // `crate` is a keyword: keys are read as any identifier.
                 let key: Ident = body.call(Ident::parse_any)?;
+                if key == "tune" && !body.peek(Token![=]) {
+                    tunes.push(tune(&body)?);
+                    continue;
+                }
                 body.parse::<Token![=]>()?;
                 let dup = || syn::Error::new(key.span(), format!("`{key}` is given twice"));
                 match key.to_string().as_str() {
@@ -255,8 +282,98 @@ impl Parse for ModuleInput {
             derive: derive.unwrap_or_default(),
             runtime_path,
             decls,
+            tunes,
         })
     }
+}
+
+/// `tune NAME { KEY = VALUE; ... }`, after `tune`.
+fn tune(input: ParseStream<'_>) -> syn::Result<Tune> {
+    let path = syn::Path::parse_mod_style(input)?;
+    let kernel = quote::ToTokens::to_token_stream(&path)
+        .to_string()
+        .replace(' ', "");
+    let content;
+    braced!(content in input);
+    let mut t = Tune {
+        request: crate::model::request::TuneRequest {
+            kernel,
+            ..Default::default()
+        },
+        name: syn::spanned::Spanned::span(&path),
+        axes: Vec::new(),
+        listed: Vec::new(),
+        rules: Vec::new(),
+    };
+    while !content.is_empty() {
+        let key: Ident = content.call(Ident::parse_any)?;
+        content.parse::<Token![=]>()?;
+        let dup = || syn::Error::new(key.span(), format!("`{key}` is given twice"));
+        match key.to_string().as_str() {
+            which @ ("block" | "grid" | "shared") => {
+                let v: LitStr = content.parse()?;
+                let slot = match which {
+                    "block" => &mut t.request.block,
+                    "grid" => &mut t.request.grid,
+                    _ => &mut t.request.shared,
+                };
+                set(slot, v.value()).map_err(|()| dup())?;
+                let which = match which {
+                    "block" => "block",
+                    "grid" => "grid",
+                    _ => "shared",
+                };
+                t.rules.push((which, v.span()));
+            }
+            "variants" => {
+                if !t.listed.is_empty() {
+                    return Err(dup());
+                }
+                for lit in string_list(&content)? {
+                    t.request.listed.push(lit.value());
+                    t.listed.push(lit.span());
+                }
+            }
+            _ => {
+                let (values, spans) = axis_values(&content)?;
+                t.request.axes.push((key.to_string(), values));
+                t.axes.push((key.span(), spans));
+            }
+        }
+        content.parse::<Token![;]>()?;
+    }
+    Ok(t)
+}
+
+/// An axis's values: `[128, 256]`, `["float", "double"]`, `[true, false]`, or one of them.
+fn axis_values(input: ParseStream<'_>) -> syn::Result<(Vec<String>, Vec<proc_macro2::Span>)> {
+    let one = |p: ParseStream<'_>| -> syn::Result<(String, proc_macro2::Span)> {
+        let negative = p.peek(Token![-]);
+        if negative {
+            p.parse::<Token![-]>()?;
+        }
+        let lit: syn::Lit = p.parse()?;
+        let text = match &lit {
+            syn::Lit::Int(i) if i.suffix().is_empty() => i.base10_digits().to_owned(),
+            syn::Lit::Str(s) if !negative => s.value(),
+            syn::Lit::Bool(b) if !negative => b.value.to_string(),
+            other => {
+                return Err(syn::Error::new(
+                    other.span(),
+                    crate::diagnostics::tune::value_form(),
+                ));
+            }
+        };
+        Ok((if negative { format!("-{text}") } else { text }, lit.span()))
+    };
+    if !input.peek(syn::token::Bracket) {
+        let (v, s) = one(input)?;
+        return Ok((vec![v], vec![s]));
+    }
+    let content;
+    bracketed!(content in input);
+    let list = content.parse_terminated(one, Token![,])?;
+    Ok(list.into_iter().unzip())
 }
 
 fn set<T>(slot: &mut Option<T>, value: T) -> Result<(), ()> {

@@ -271,7 +271,24 @@ fn request(input: &ModuleInput) -> syn::Result<ModuleRequest> {
         req.constant_text(&lit.value())
             .map_err(|message| syn::Error::new(lit.span(), message))?;
     }
+    for t in &input.tunes {
+        req.tune(t.request.clone())
+            .map_err(|p| syn::Error::new(tune_span(t, p.at), p.message))?;
+    }
     Ok(req)
+}
+
+/// Where a problem of a `tune` item is shown: at the part it is about.
+fn tune_span(t: &input::Tune, at: crate::pipeline::tuned::TuneAt) -> proc_macro2::Span {
+    use crate::pipeline::tuned::TuneAt;
+    match at {
+        TuneAt::Kernel => Some(t.name),
+        TuneAt::Axis(a) => t.axes.get(a).map(|(s, _)| *s),
+        TuneAt::Value(a, v) => t.axes.get(a).and_then(|(_, vs)| vs.get(v).copied()),
+        TuneAt::Listed(i) => t.listed.get(i).copied(),
+        TuneAt::Rule(which) => t.rules.iter().find(|(w, _)| *w == which).map(|(_, s)| *s),
+    }
+    .unwrap_or(t.name)
 }
 
 /// Codegen options: the request's, the module's visibility and attributes, the kernels

@@ -19,7 +19,7 @@ use crate::launch::core::launch_kernel;
 ///
 /// ```no_run
 /// use cuda_kernel_runtime::{__private::load_module, spec::ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None, tuned: &[] };
 /// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let m = load_module(&gpu, &SPEC)?;
 /// let on_side_stream = m.with_stream(&gpu.new_stream()?);
@@ -83,7 +83,7 @@ impl LoadedModule {
     ///
     /// ```no_run
     /// # use cuda_kernel_runtime::{__private::load_module, spec::ModuleSpec};
-    /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
+    /// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None, tuned: &[] };
     /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
     /// let m = load_module(&gpu, &SPEC)?;
     /// // SAFETY: kernel 0 takes `(float, int)`.
@@ -138,7 +138,7 @@ pub(crate) unsafe fn launch_params(
 ///
 /// ```no_run
 /// # use cuda_kernel_runtime::{__private::load_module, spec::ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None, tuned: &[] };
 /// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let a = load_module(&gpu, &SPEC)?;
 /// let b = load_module(&gpu, &SPEC)?; // cached
@@ -183,7 +183,7 @@ pub fn load_module(gpu: &Gpu, spec: &'static ModuleSpec) -> Result<LoadedModule,
 ///
 /// ```no_run
 /// # use cuda_kernel_runtime::{CompileOptions, __private::load_module_with, spec::ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None, tuned: &[] };
 /// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
 /// let m = load_module_with(&gpu, &SPEC, &CompileOptions { defines: &[("TILE", "32")], options: &[] })?;
 /// # Ok::<(), cuda_kernel_runtime::Error>(())
@@ -209,7 +209,7 @@ pub fn load_module_with(
 ///
 /// ```no_run
 /// # use cuda_kernel_runtime::{CompileOptions, __private::compile_module, spec::ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None, tuned: &[] };
 /// let code = compile_module(&SPEC, "sm_90", &CompileOptions::default())?;
 /// # Ok::<(), cuda_kernel_runtime::Error>(())
 /// ```
@@ -233,7 +233,7 @@ fn carried_source(spec: &'static ModuleSpec) -> Result<&'static SourceSpec, Erro
 ///
 /// ```no_run
 /// # use cuda_kernel_runtime::{__private::{load_library, library_module}, spec::ModuleSpec};
-/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None };
+/// # static SPEC: ModuleSpec = ModuleSpec { name: "m", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[], units: &[], source: None, tuned: &[] };
 /// let lib = load_library(&SPEC)?;
 /// let m = library_module(&cuda_kernel_runtime::Gpu::new(0)?, &SPEC, &lib)?;
 /// # Ok::<(), cuda_kernel_runtime::Error>(())

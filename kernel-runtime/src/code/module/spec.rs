@@ -40,7 +40,7 @@ pub struct Labelled<L, T: ?Sized> {
 /// use cuda_kernel_runtime::spec::ModuleSpec;
 /// static SPEC: ModuleSpec = ModuleSpec {
 ///     name: "empty", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[],
-///     units: &[], source: None,
+///     units: &[], source: None, tuned: &[],
 /// };
 /// assert!(SPEC.image.is_none());
 /// ```
@@ -65,6 +65,50 @@ pub struct ModuleSpec {
     /// The source to compile at run time (instead of `image`, or when `image` has nothing
     /// for the GPU), when the module carries it.
     pub source: Option<&'static SourceSpec>,
+    /// The kernels tuned over declared variants (`tune` in `cuda_module!`, `Build::tune`),
+    /// each with its variants: what a generated `<kernel>_tuned` method chooses from.
+    pub tuned: &'static [TunedSpec],
+}
+
+/// A kernel tuned over declared variants: the name its choices, pins and table rows go by,
+/// the declaration's axes, and each variant with the kernel it launches. A variant left
+/// out of some targets' images (it did not compile for them) has a kernel whose
+/// [`available`](KernelSpec::available) lists the targets that hold it.
+///
+/// ```
+/// use cuda_kernel_runtime::spec::{TunedSpec, VariantSpec};
+/// static SUM: TunedSpec = TunedSpec {
+///     name: "sums::block_sum",
+///     axes: &["BLOCK", "ITEMS"],
+///     variants: &[VariantSpec { name: "block128_items4", kernel: 0, values: &["128", "4"] }],
+/// };
+/// assert_eq!(SUM.variants[0].values[1], "4");
+/// ```
+#[derive(Debug)]
+pub struct TunedSpec {
+    /// `module::kernel`: what `KERNEL_TUNE_PIN`, the cache and the embedded table call it.
+    pub name: &'static str,
+    /// The axes the variants vary over (template parameters and launch choices), in the
+    /// declaration's order.
+    pub axes: &'static [&'static str],
+    /// The variants, in the declaration's order.
+    pub variants: &'static [VariantSpec],
+}
+
+/// One declared variant of a tuned kernel.
+///
+/// ```
+/// let v = cuda_kernel_runtime::spec::VariantSpec { name: "threads256", kernel: 2, values: &["256"] };
+/// assert_eq!(v.kernel, 2);
+/// ```
+#[derive(Debug)]
+pub struct VariantSpec {
+    /// Its name (`block128_items4`: each axis and its value), stable from build to build.
+    pub name: &'static str,
+    /// The kernel it launches: an index into [`ModuleSpec::kernels`].
+    pub kernel: usize,
+    /// Its value of each axis, as the declaration writes it.
+    pub values: &'static [&'static str],
 }
 
 impl ModuleSpec {
@@ -78,7 +122,7 @@ impl ModuleSpec {
     /// use cuda_kernel_runtime::spec::ModuleSpec;
     /// const A: ModuleSpec = ModuleSpec {
     ///     name: "a", image: Some(b"\x50\xed\x55\xba"), archs: &[], toolkit: "13.0",
-    ///     kernels: &[], globals: &[], units: &[], source: None,
+    ///     kernels: &[], globals: &[], units: &[], source: None, tuned: &[],
     /// };
     /// const B: ModuleSpec = ModuleSpec { image: Some(b"\x50\xed\x55\xbb"), ..A };
     /// assert_eq!(A.content_hash().len(), 16);
@@ -119,7 +163,7 @@ impl ModuleSpec {
     /// use cuda_kernel_runtime::spec::ModuleSpec;
     /// static SPEC: ModuleSpec = ModuleSpec {
     ///     name: "empty", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[],
-    ///     units: &[], source: None,
+    ///     units: &[], source: None, tuned: &[],
     /// };
     /// assert_eq!(SPEC.compressed_entries(), None);
     /// ```

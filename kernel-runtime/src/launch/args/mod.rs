@@ -12,7 +12,9 @@
 use std::ffi::c_void;
 use std::sync::Arc;
 
-use cudarc::driver::{CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut};
+use cudarc::driver::{
+    CudaSlice, CudaStream, CudaView, CudaViewMut, DevicePtr, DevicePtrMut, DeviceSlice,
+};
 
 use crate::error::Error;
 use crate::memory::prepared::{PreparedBuffer, split};
@@ -32,6 +34,14 @@ pub trait DeviceArg {
 
     /// Runs before the launch: uploads host data, makes `stream` wait on pending work.
     fn prepare<'a>(&'a mut self, stream: &Arc<CudaStream>) -> Result<Self::Prepared<'a>, Error>;
+
+    /// The bytes of device memory the argument addresses, where it is a device buffer or
+    /// view a kernel may write (what a tuned entry point saves before it times the
+    /// variants, `tune::RestoreWritten`); `Some(0)` for a null pointer; `None` otherwise.
+    #[inline]
+    fn byte_len(&self) -> Option<usize> {
+        None
+    }
 }
 
 /// An argument ready for the launch.
@@ -158,6 +168,11 @@ macro_rules! write_arg {
                 // SAFETY: the event lives in the buffer (or its parent), mutably borrowed for `'a`.
                 Ok(unsafe { split(ptr, guard) })
             }
+
+            #[inline]
+            fn byte_len(&self) -> Option<usize> {
+                Some(DeviceSlice::num_bytes(&**self))
+            }
         }
         impl<$($lt,)* T> ConstPtr<T> for $ty {}
         impl<$($lt,)* T> MutPtr<T> for $ty {}
@@ -196,6 +211,11 @@ impl<'v, T> DeviceArg for CudaViewMut<'v, T> {
         let (ptr, guard) = DevicePtrMut::device_ptr_mut(self, stream);
         // SAFETY: the event lives in the parent buffer, mutably borrowed for `'v: 'a`.
         Ok(unsafe { split(ptr, guard) })
+    }
+
+    #[inline]
+    fn byte_len(&self) -> Option<usize> {
+        Some(DeviceSlice::num_bytes(self))
     }
 }
 impl<T> ConstPtr<T> for CudaViewMut<'_, T> {}

@@ -56,6 +56,11 @@ impl DeviceArg for Null {
     fn prepare(&mut self, _: &Arc<CudaStream>) -> Result<PreparedNull, Error> {
         Ok(PreparedNull)
     }
+
+    #[inline]
+    fn byte_len(&self) -> Option<usize> {
+        Some(0)
+    }
 }
 
 impl<T> ConstPtr<T> for Null {}
@@ -110,6 +115,14 @@ impl<A: DeviceArg> DeviceArg for Option<A> {
             Some(a) => PreparedOption::Some(a.prepare(stream)?),
             None => PreparedOption::None,
         })
+    }
+
+    #[inline]
+    fn byte_len(&self) -> Option<usize> {
+        match self {
+            Some(a) => a.byte_len(),
+            None => Some(0),
+        }
     }
 }
 

@@ -37,6 +37,12 @@ macro_rules! tracked_kind {
                 let (buffer, offset, _) = Tracked::parts(&*self);
                 buffer.prepare_use(stream, offset, $write)
             }
+
+            #[inline]
+            fn byte_len(&self) -> Option<usize> {
+                let (_, _, len) = Tracked::parts(&*self);
+                $write.then(|| len * std::mem::size_of::<T>())
+            }
         }
     };
 }

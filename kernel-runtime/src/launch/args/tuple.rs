@@ -27,6 +27,85 @@ pub trait KernelArgs {
     ) -> Result<(), Error>;
 }
 
+/// A tuple of kernel arguments launched several times in place (a tuned entry point times
+/// every variant on the call's own arguments): each launch prepares and finishes the
+/// arguments without moving them. Not public API.
+///
+/// ```
+/// use cuda_kernel_runtime::__private::ArgTuple;
+/// let mut args = (1.0f32, 2i32);
+/// assert_eq!(args.arg(1).and_then(|a| a.byte_len()), None);
+/// assert!(args.arg(2).is_none());
+/// ```
+pub trait ArgTuple {
+    /// Prepares every argument in place, calls `launch` with the parameter pointers, then
+    /// finishes every argument (in order).
+    fn with_params_mut(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        launch: impl FnOnce(&mut [*mut c_void]) -> Result<(), Error>,
+    ) -> Result<(), Error>;
+
+    /// Argument number `index`, whatever its type.
+    fn arg(&mut self, index: usize) -> Option<&mut dyn AnyArg>;
+}
+
+/// One kernel argument of any type, for what is done to it between launches.
+pub trait AnyArg {
+    /// The bytes of device memory it addresses ([`DeviceArg::byte_len`]).
+    fn byte_len(&self) -> Option<usize>;
+
+    /// Prepares it on `stream` (which waits for the buffer's pending work), calls `f` with
+    /// the device address it passes, and finishes it (the use is recorded on `stream`).
+    /// Only for an argument whose [`byte_len`](AnyArg::byte_len) is known: its parameter is
+    /// a device address.
+    fn with_address(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        f: &mut dyn FnMut(u64) -> Result<(), Error>,
+    ) -> Result<(), Error>;
+}
+
+impl<A: DeviceArg> AnyArg for A {
+    fn byte_len(&self) -> Option<usize> {
+        DeviceArg::byte_len(self)
+    }
+
+    fn with_address(
+        &mut self,
+        stream: &Arc<CudaStream>,
+        f: &mut dyn FnMut(u64) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        if DeviceArg::byte_len(self).is_none() {
+            return Err(Error::OutOfRange {
+                what: "a kernel argument's address",
+                problem: "the argument is no device buffer or view".into(),
+            });
+        }
+        let prepared = self.prepare(stream)?;
+        // SAFETY: an argument with a byte length is a pointer parameter: its parameter
+        // pointer points at the `u64` device address the kernel would get.
+        let address = unsafe { prepared.param_ptr().cast::<u64>().read_unaligned() };
+        let done = f(address);
+        prepared.finish(stream)?;
+        done
+    }
+}
+
+impl ArgTuple for () {
+    fn with_params_mut(
+        &mut self,
+        _: &Arc<CudaStream>,
+        launch: impl FnOnce(&mut [*mut c_void]) -> Result<(), Error>,
+    ) -> Result<(), Error> {
+        launch(&mut [])
+    }
+
+    fn arg(&mut self, _: usize) -> Option<&mut dyn AnyArg> {
+        None
+    }
+}
+
 impl KernelArgs for () {
     fn with_params(
         self,
@@ -52,6 +131,35 @@ macro_rules! tuple_args {
                 launch(&mut params)?;
                 $($p.finish(stream)?;)+
                 Ok(())
+            }
+        }
+
+        impl<$($A: DeviceArg),+> ArgTuple for ($($A,)+) {
+            #[inline]
+            fn with_params_mut(
+                &mut self,
+                stream: &Arc<CudaStream>,
+                launch: impl FnOnce(&mut [*mut c_void]) -> Result<(), Error>,
+            ) -> Result<(), Error> {
+                let ($($a,)+) = self;
+                $(let $p = $a.prepare(stream)?;)+
+                let mut params = [$($p.param_ptr()),+];
+                launch(&mut params)?;
+                $($p.finish(stream)?;)+
+                Ok(())
+            }
+
+            #[allow(unused_assignments)]
+            fn arg(&mut self, index: usize) -> Option<&mut dyn AnyArg> {
+                let ($($a,)+) = self;
+                let mut at = 0usize;
+                $(
+                    if at == index {
+                        return Some($a);
+                    }
+                    at += 1;
+                )+
+                None
             }
         }
     };
