@@ -200,7 +200,7 @@ fn the_same_variants_are_typed_without_nvcc() {
             // Locations aside: nvcc's views place them after its own expansions.
             k.params
                 .iter()
-                .map(|p| (p.name.clone(), p.ty.clone(), p.layout.clone()))
+                .map(|p| (p.name.clone(), p.ty.clone(), p.layout))
                 .collect::<Vec<_>>()
         })
     };
@@ -243,4 +243,59 @@ fn a_kernel_the_source_does_not_declare_is_an_error_naming_the_kernels() {
             && err.contains("`block_sum`, `scale`"),
         "{err}"
     );
+}
+
+#[test]
+fn a_tuned_template_of_one_file_of_several_is_instantiated_in_that_file() {
+    let Some(nvcc) = real_nvcc() else { return };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("plain.cu"),
+        "extern \"C\" __global__ void fill(float* x, float v, int n) {\n\
+             int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+             if (i < n) x[i] = v;\n\
+         }\n",
+    )
+    .unwrap();
+    std::fs::write(dir.path().join("sum.cu"), SOURCE).unwrap();
+    let mut req = ModuleRequest::new(
+        "two",
+        SourceInput::Files {
+            paths: vec!["plain.cu".into(), "sum.cu".into()],
+        },
+    );
+    req.base_dir = dir.path().to_path_buf();
+    req.archs = Some(vec!["sm_80".into(), "sm_90".into()]);
+    req.tune(TuneRequest {
+        kernel: "block_sum".into(),
+        axes: vec![
+            ("BLOCK".into(), vec!["128".into()]),
+            ("ITEMS".into(), vec!["4".into(), "8".into()]),
+        ],
+        grid: Some("n.div_ceil(BLOCK * ITEMS)".into()),
+        block: Some("BLOCK".into()),
+        ..TuneRequest::default()
+    })
+    .unwrap();
+    let built = build(
+        &req,
+        Context {
+            nvcc: Some(nvcc),
+            cache_dir: Some(dir.path().join("cache")),
+            ..Context::default()
+        },
+    );
+    let sum = &built.tuned[0];
+    let left: Vec<(&str, usize)> = sum
+        .variants
+        .iter()
+        .map(|v| (v.name.as_str(), v.left_out.len()))
+        .collect();
+    assert_eq!(left, [("block128_items4", 0), ("block128_items8", 1)]);
+    let unit = built
+        .units
+        .iter()
+        .find(|u| u.file == "sum.cu")
+        .expect("the file of the template");
+    assert_eq!(unit.kernels.len(), 3, "{:?}", unit.kernels);
 }

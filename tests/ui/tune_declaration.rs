@@ -37,6 +37,19 @@ cuda_kernel_runtime::cuda_module! {
 }
 
 cuda_kernel_runtime::cuda_module! {
+    mod axis_twice {
+        source = r#"template <int B> __global__ void k(float* x, int n) { x[0] = B; }"#;
+        arch = ["sm_80"];
+        tune k {
+            B = [128];
+            B = [256];
+            block = "B";
+            grid = "n.div_ceil(B)";
+        }
+    }
+}
+
+cuda_kernel_runtime::cuda_module! {
     mod value_twice {
         source = r#"template <int B> __global__ void k(float* x, int n) { x[0] = B; }"#;
         arch = ["sm_80"];

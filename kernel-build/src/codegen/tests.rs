@@ -1100,8 +1100,10 @@ fn a_tuned_kernel_gets_a_typed_entry_point_and_its_variants_are_listed() {
 
 #[test]
 fn kernels_kept_by_name_keep_the_tuned_variants() {
-    let mut opts = CodegenOptions::default();
-    opts.kernels = Some(["saxpy".to_owned()].into_iter().collect());
+    let opts = CodegenOptions {
+        kernels: Some(["saxpy".to_owned()].into_iter().collect()),
+        ..CodegenOptions::default()
+    };
     let out = render(&tuned_fixture(), &opts);
     assert!(has(&out, "pub unsafe fn scale_tuned("), "{out}");
     assert!(has(&out, "kernels: &[1usize, 2usize]"), "{out}");

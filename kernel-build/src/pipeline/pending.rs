@@ -37,9 +37,12 @@ pub(crate) struct Pending<'a> {
     /// written without them.
     rejected: std::sync::Mutex<(Refused, Vec<PathBuf>)>,
     /// The tuned kernels' instantiations this file adds, with what nvcc refused for which
-    /// target (`(instance, virtual architecture, why)`), shared by the groups' runs.
-    tuned: std::sync::Mutex<(Section, Vec<(usize, String, String)>)>,
+    /// target, shared by the groups' runs.
+    tuned: std::sync::Mutex<(Section, Vec<Refusal>)>,
 }
+
+/// A variant nvcc refused for a target: the instance, the virtual architecture, its words.
+type Refusal = (usize, String, String);
 
 impl<'a> Pending<'a> {
     /// A unit to compile in one nvcc run (`split: None`), or one run per virtual
