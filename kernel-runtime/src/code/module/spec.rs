@@ -187,7 +187,7 @@ impl ModuleSpec {
     /// use cuda_kernel_runtime::spec::ModuleSpec;
     /// static SPEC: ModuleSpec = ModuleSpec {
     ///     name: "empty", image: None, archs: &[], toolkit: "13.0", kernels: &[], globals: &[],
-    ///     units: &[], source: None,
+    ///     units: &[], source: None, tuned: &[],
     /// };
     /// assert_eq!(SPEC.ptx_text(), None);
     /// ```
