@@ -11,13 +11,19 @@
 //! data types once, in Rust (`#[derive(kr::CudaType)]`), and both doors' CUDA includes the
 //! header written from them (`Build::rust_types`, the macro's `types`).
 //!
-//! Builds into `target/renamed-runtime` (kept between runs), offline, with this workspace's
-//! lock file and the project's toolkit; skipped with a reason when either is missing.
+//! The crates are libraries, which nothing links: `cargo check` says whether they compile
+//! (their build scripts run and their macros expand as in a build), and the checked
+//! dependencies are the ones `cargo doc` needs next.
+//!
+//! Builds into the target folder that the tests' outside crates share
+//! ([`kernel_test_support::outside_target`], kept between runs), offline, with this
+//! workspace's lock file and the project's toolkit; skipped with a reason when either is
+//! missing.
 
 use std::path::Path;
 use std::process::Command;
 
-use kernel_test_support::workspace_root;
+use kernel_test_support::{outside_target, workspace_root};
 
 const KERNEL_CU: &str = r#"/// Scales `x[0..n)` by `a`.
 extern "C" __global__ void scale(float* x, float a, int n) {
@@ -232,7 +238,7 @@ fn cargo(dir: &Path, root: &Path, args: &[&str]) -> Option<std::process::Output>
     let mut c = Command::new(kernel_test_support::cargo());
     c.args(args)
         .current_dir(dir)
-        .env("CARGO_TARGET_DIR", root.join("target/renamed-runtime"))
+        .env("CARGO_TARGET_DIR", outside_target())
         .env("KERNEL_CUDA_TOOLKIT_DIR", root.join(".cuda-toolkit"))
         // Set for this test by cargo; the child crates have their own.
         .env_remove("CARGO_MANIFEST_DIR")
@@ -274,7 +280,7 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
         ws,
         &root,
         &[
-            "build",
+            "check",
             "--offline",
             "-p",
             "renamed",
@@ -291,7 +297,8 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
     // The header written from `src/model.rs` is also where a user and an editor find it,
     // under the target folder, a copy of what nvcc included; the compilation database there
     // has `drift.cu`'s command.
-    let editor = root.join("target/renamed-runtime/cuda-kernel-build");
+    let target = outside_target();
+    let editor = target.join("cuda-kernel-build");
     let header = editor.join("renamed/include/src/model.rs.cuh");
     let text =
         std::fs::read_to_string(&header).unwrap_or_else(|e| panic!("{}: {e}", header.display()));
@@ -300,7 +307,7 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
     assert!(database.contains("renamed/kernels/drift.cu"), "{database}");
 
     // No path: one error, at the module's name, saying how to name the runtime.
-    let out = cargo(ws, &root, &["build", "--offline", "-p", "unnamed"]).unwrap();
+    let out = cargo(ws, &root, &["check", "--offline", "-p", "unnamed"]).unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!out.status.success(), "{stderr}");
     assert!(
@@ -325,7 +332,7 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let docs = root.join("target/renamed-runtime/doc/renamed");
+    let docs = target.join("doc/renamed");
     for page in ["ops/struct.Module.html", "inline/struct.Module.html"] {
         let text = std::fs::read_to_string(docs.join(page)).unwrap();
         assert!(
@@ -343,7 +350,7 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let docs = root.join("target/renamed-runtime/doc/renamed");
+    let docs = target.join("doc/renamed");
     let page = std::fs::read_to_string(docs.join("ops/struct.Module.html")).unwrap();
     for want in [
         "Arguments",
@@ -377,7 +384,7 @@ fn renamed_and_re_exported_runtimes_build_through_both_doors() {
         "the inline kernel's docs do not name its line in src/lib.rs"
     );
     // Neither the generated code nor its docs name a path of the build machine.
-    let generated = std::fs::read_dir(root.join("target/renamed-runtime/debug/build"))
+    let generated = std::fs::read_dir(target.join("debug/build"))
         .unwrap()
         .filter_map(Result::ok)
         .map(|e| e.path().join("out/kernel-build/ops.rs"))

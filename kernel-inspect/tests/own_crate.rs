@@ -10,12 +10,15 @@
 //! `cargo check` and `cargo doc` must pass. `cuda-kernel-inspect toolkit` must say it found the per-user
 //! wheels.
 //!
-//! Builds into `target/own-crate` (kept between runs), offline, with this workspace's lock file.
+//! Builds into the target folder that the tests' outside crates share
+//! ([`kernel_test_support::outside_target`], kept between runs), offline, with this
+//! workspace's lock file; the build without a toolkit goes there too (its crate's build script
+//! watches the variables that change, so it runs again and warns afresh).
 
 use std::path::Path;
 use std::process::Command;
 
-use kernel_test_support::{cargo, workspace_root};
+use kernel_test_support::{cargo, outside_target, workspace_root};
 
 const CARGO_TOML: &str = r#"[package]
 name = "my-kernels"
@@ -232,10 +235,11 @@ fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
     );
 
     let cargo = cargo();
+    let target = outside_target();
     let out = user_command(&cargo, &xdg)
         // `-vv` shows the build script's lines as they come: one per finished nvcc run.
         .args(["run", "--offline", "-vv"])
-        .env("CARGO_TARGET_DIR", root.join("target/own-crate"))
+        .env("CARGO_TARGET_DIR", &target)
         .current_dir(&krate)
         .output()
         .unwrap();
@@ -260,26 +264,28 @@ fn a_crate_of_ones_own_builds_with_the_per_user_toolkit() {
         "{stdout}"
     );
 
-    embedded_modules_are_named(inspect, &root.join("target/own-crate/debug/my-kernels"));
-    editor_files_name_every_file(inspect, &krate, &root.join("target/own-crate"));
-    no_toolkit_check_and_doc(&cargo, &krate, &tmp.path().join("empty-cache"), &root);
+    embedded_modules_are_named(inspect, &target.join("debug/my-kernels"));
+    editor_files_name_every_file(inspect, &krate, &target);
+    no_toolkit_check_and_doc(&cargo, &krate, &tmp.path().join("empty-cache"), &target);
 }
 
 /// The build wrote a compilation database under the target folder with the nvcc command of
 /// each `.cu` file (its include folders and targets among the arguments), and `cuda-kernel-
-/// inspect editor` finds it from the crate's folder.
+/// inspect editor` finds it from the crate's folder. The folder's other crates (and this
+/// test's earlier runs) have entries there too: each file is looked up by its own path.
 fn editor_files_name_every_file(inspect: &Path, krate: &Path, target: &Path) {
     let database = target.join("cuda-kernel-build/compile_commands.json");
     let text = std::fs::read_to_string(&database)
         .unwrap_or_else(|e| panic!("{}: {e}", database.display()));
     let entries: Vec<serde_json::Value> = serde_json::from_str(&text).unwrap();
     for file in ["scale.cu", "hist.cu", "fill.cu"] {
+        let path = std::fs::canonicalize(krate.join("kernels").join(file)).unwrap();
         let entry = entries
             .iter()
             .find(|e| {
                 e["file"]
                     .as_str()
-                    .is_some_and(|f| f.ends_with(&format!("kernels/{file}")))
+                    .is_some_and(|f| std::fs::canonicalize(f).is_ok_and(|f| f == path))
             })
             .unwrap_or_else(|| panic!("no entry for {file} in {text}"));
         let args = entry["arguments"].to_string();
@@ -345,8 +351,11 @@ fn embedded_modules_are_named(inspect: &Path, exe: &Path) {
 /// With no toolkit at all and no device code (`KERNEL_BUILD_NO_DEVICE_CODE=1`, or docs.rs's
 /// `DOCS_RS=1`): `cargo check` and `cargo doc` pass (stubs and bindings from the
 /// declarations, the user's headers read for their types, nothing linked), and the build
-/// says that its modules have no device code.
-fn no_toolkit_check_and_doc(cargo: &Path, krate: &Path, empty: &Path, root: &Path) {
+/// says that its modules have no device code. Into the folder the build with nvcc used: what
+/// both share (the dependencies' build scripts, the macros, the build library) is reused, the
+/// crate's build script runs again (it watches the variables that changed) and the crate
+/// itself is checked and documented afresh, its macros expanded without a toolkit.
+fn no_toolkit_check_and_doc(cargo: &Path, krate: &Path, empty: &Path, target: &Path) {
     std::fs::create_dir_all(empty).unwrap();
     for (var, args) in [
         ("KERNEL_BUILD_NO_DEVICE_CODE", ["check", "--offline"]),
@@ -356,7 +365,7 @@ fn no_toolkit_check_and_doc(cargo: &Path, krate: &Path, empty: &Path, root: &Pat
         let out = user_command(cargo, empty)
             .args(args)
             .env(var, "1")
-            .env("CARGO_TARGET_DIR", root.join("target/own-crate-no-nvcc"))
+            .env("CARGO_TARGET_DIR", target)
             .current_dir(krate)
             .output()
             .unwrap();

@@ -7,7 +7,8 @@
 //!   match a CPU reference by accident.
 //! - [`assert_close`]: element-wise comparison with a relative tolerance.
 //! - [`bench`](mod@bench): timing, median and fastest repetition, and the `BENCH {json}` report line.
-//! - [`workspace_root`] and [`cargo`]: for tests that read the repository or run cargo.
+//! - [`workspace_root`], [`cargo`] and [`outside_target`]: for tests that read the repository
+//!   or build crates outside the workspace with cargo.
 //!
 //! ```
 //! use kernel_test_support::{NonZeroData, Rng, assert_close, gpu_or_skip};
@@ -33,4 +34,4 @@ pub use fastrand::Rng;
 pub use gpu::{
     REQUIRE_GPU, REQUIRE_GPUS, gpu_at_least_or_skip, gpu_or_skip, gpu_required, two_gpus_or_skip,
 };
-pub use workspace::{cargo, workspace_root};
+pub use workspace::{cargo, outside_target, workspace_root};
