@@ -5,8 +5,10 @@
 //! sixteen on the first call for each size and launches the fastest after that.
 //!
 //! For each of five sizes (4,096 to 16,777,216 floats) it prints the variant chosen, the
-//! time the tuner measured for it, and the mean time of a settled call, and checks the sum
-//! against the CPU's. `tests/bench/tuned_reduction_anchor.py` runs Triton's
+//! time the tuner measured for it, the wall time of the first call (the tuning run, or a
+//! lookup when the cache already holds the size), the mean time of a settled call, and the
+//! same for the untuned default (`BLOCK = 256, ITEMS = 4`, launched through its own typed
+//! stub, as a program without tuning would), and checks the sum against the CPU's. `tests/bench/tuned_reduction_anchor.py` runs Triton's
 //! `@triton.autotune` over the same sizes and prints its times in the same units.
 //!
 //! ```text
@@ -14,10 +16,10 @@
 //! ```
 
 use std::process::ExitCode;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use cuda_kernel_runtime::tune::RestoreWritten;
-use cuda_kernel_runtime::{Error, Gpu, cuda_module};
+use cuda_kernel_runtime::{Error, Gpu, Launch, cuda_module};
 use kernel_examples::{NonZeroData, Report, Rng, Tolerance, compare, embedded, mean_time};
 
 cuda_module! {
@@ -67,6 +69,8 @@ cuda_module! {
 /// The sizes, as the Triton anchor runs them.
 const SIZES: [usize; 5] = [1 << 12, 1 << 16, 1 << 20, 1 << 22, 1 << 24];
 const REPS: u32 = 200;
+/// The variant a program without tuning would launch: a common block size, four items.
+const DEFAULT: (&str, u32, u32) = ("block256_items4", 256, 4);
 
 fn main() -> ExitCode {
     kernel_examples::run("tuned_reduction", &[embedded!(sums)], tuned_reduction)
@@ -92,7 +96,10 @@ fn tuned_reduction(gpu: &Gpu) -> Result<Report, Error> {
         // floats. The kernel adds into `total`: RestoreWritten puts it back after timing.
         let call =
             |total: &mut _| unsafe { m.block_sum_tuned(n, RestoreWritten, &x, total, count) };
+        let started = Instant::now();
         call(&mut total)?;
+        gpu.synchronize()?;
+        let first_call = started.elapsed();
         let got = f64::from(gpu.download(&total)?[0]);
         let chosen = sums::tuners::BLOCK_SUM
             .choices()
@@ -101,25 +108,36 @@ fn tuned_reduction(gpu: &Gpu) -> Result<Report, Error> {
             .map(|c| (c.variant, Duration::from_nanos(c.nanos)))
             .unwrap_or_else(|| ("(pinned)".into(), Duration::ZERO));
         let settled = mean_time(gpu, REPS, || call(&mut total))?;
+        let (default_name, block, items) = DEFAULT;
+        let cfg = Launch::new((n as u32).div_ceil(block * items), block);
+        // SAFETY: as above; the default is one of the sixteen, launched with its own shape.
+        let default = mean_time(gpu, REPS, || unsafe {
+            m.block_sum__256_4(&cfg, &x, &mut total, count)
+        })?;
         // Reference in double precision. Each block's partial is a float added into the
         // total by `atomicAdd`, in no fixed order: the error grows with the number of
         // blocks, bounded loosely by a small fraction of the sum of magnitudes.
         let want: f64 = xs.iter().map(|&v| f64::from(v)).sum();
         let magnitude: f64 = xs.iter().map(|&v| f64::from(v.abs())).sum();
         println!(
-            "n = {n:>9}: chose {:<18} tuner {:>9.3} us, settled call {:>9.3} us, {:>7.1} GB/s",
+            "n = {n:>9}: chose {:<18} tuner {:>9.3} us, first call {:>8.2} ms, settled call {:>9.3} us, {:>7.1} GB/s; untuned {default_name} {:>9.3} us ({:.2}x)",
             chosen.0,
             chosen.1.as_secs_f64() * 1e6,
+            first_call.as_secs_f64() * 1e3,
             settled.as_secs_f64() * 1e6,
-            (n * 4) as f64 / settled.as_secs_f64() / 1e9
+            (n * 4) as f64 / settled.as_secs_f64() / 1e9,
+            default.as_secs_f64() * 1e6,
+            default.as_secs_f64() / settled.as_secs_f64(),
         );
         report
             .fact(
                 &format!("n = {n}"),
                 format!(
-                    "{} ({:.3} us a call)",
+                    "{} ({:.3} us a call; first call {:.2} ms; untuned {default_name} {:.3} us)",
                     chosen.0,
-                    settled.as_secs_f64() * 1e6
+                    settled.as_secs_f64() * 1e6,
+                    first_call.as_secs_f64() * 1e3,
+                    default.as_secs_f64() * 1e6,
                 ),
             )
             .check(

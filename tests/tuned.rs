@@ -284,12 +284,18 @@ fn choice_within_three_percent(gpu: &Gpu, m: &sums::Module) -> Result<(), Error>
             .position(|s| s.0 == chosen.variant)
             .expect("a declared variant");
         let best_name = stubs[times.iter().position(|&t| t == best).unwrap()].0;
+        // What a program without tuning launches: one common shape for every size.
+        let default = stubs
+            .iter()
+            .position(|s| s.0 == "block256_items2")
+            .expect("a declared variant");
         println!(
-            "n = {n:>9}: chose {} ({:.3} us; the tuner measured {:.3} us), exhaustive best {best_name} ({:.3} us), first call {:.1} ms, second {:.0} us",
+            "n = {n:>9}: chose {} ({:.3} us; the tuner measured {:.3} us), exhaustive best {best_name} ({:.3} us), untuned block256_items2 {:.3} us, first call {:.1} ms, second {:.0} us",
             chosen.variant,
             times[at] * 1e6,
             Duration::from_nanos(chosen.nanos).as_secs_f64() * 1e6,
             best * 1e6,
+            times[default] * 1e6,
             first_call.as_secs_f64() * 1e3,
             second_call.as_secs_f64() * 1e6,
         );
