@@ -62,6 +62,8 @@ impl Var {
     pub const DEVICE_DEBUG: Var = Var("KERNEL_BUILD_DEVICE_DEBUG");
     /// Compressed fatbin entries (on unless set to an off word).
     pub const COMPRESS: Var = Var("KERNEL_BUILD_COMPRESS");
+    /// nvcc's `--split-compile` for the largest runs (on unless set to an off word).
+    pub const SPLIT_COMPILE: Var = Var("KERNEL_BUILD_SPLIT_COMPILE");
     /// Path of `libnvJitLink.so`.
     pub const NVJITLINK: Var = Var("KERNEL_BUILD_NVJITLINK");
     /// Path of `libnvfatbin.so`.
@@ -95,6 +97,7 @@ impl Var {
         Var::LINE_INFO,
         Var::DEVICE_DEBUG,
         Var::COMPRESS,
+        Var::SPLIT_COMPILE,
         Var::NVJITLINK,
         Var::NVFATBIN,
         Var::EDITOR_DIR,

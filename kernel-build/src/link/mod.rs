@@ -25,4 +25,3 @@ pub(crate) use device::{DeviceLink, UnitCode};
 pub use library::companion_libraries;
 #[cfg(feature = "build")]
 pub(crate) use library::library_dirs;
-pub(crate) use nvfatbin::{FatbinPart, NvFatbin};

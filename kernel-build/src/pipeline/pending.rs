@@ -10,9 +10,8 @@ use crate::compile::layouts::{Plan, Refused};
 use crate::diagnostics::Diagnostics;
 use crate::error::Error;
 use crate::front;
-use crate::link::{FatbinPart, NvFatbin};
+use crate::model::options::LinkMode;
 use crate::toolkit::Target;
-use cuda_kernel_objects::EntryKind;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -25,9 +24,9 @@ pub(crate) struct Pending<'a> {
     staging: std::sync::Mutex<Option<cached::Staging>>,
     /// One nvcc run per entry: `(virtual arch or "all", nvcc arguments for the targets)`.
     groups: Vec<(String, Vec<String>)>,
-    /// Set when the groups' images are assembled into one fatbin by nvFatbin.
-    assembler: Option<&'a NvFatbin>,
     started: Instant,
+    /// The file's estimated work (`super::estimate`): its tokens, macros expanded.
+    estimate: u64,
     /// The layout table the compile measures, and the wrapper that compiles it after the
     /// user's file (`None`: nothing to measure, the file is compiled as it is).
     plan: Plan,
@@ -38,21 +37,24 @@ pub(crate) struct Pending<'a> {
 }
 
 impl<'a> Pending<'a> {
-    /// A unit to compile in one nvcc run (`split: None`), or one run per virtual
-    /// architecture whose images `split` assembles (or, for a device-linked module,
-    /// keeps side by side).
+    /// A unit to compile in one nvcc run, or (`per_arch`) one run per virtual architecture
+    /// whose images are joined into one container (a whole program) or kept side by side
+    /// (for a device link).
     pub(crate) fn new(
         shared: &'a Shared<'a>,
         source: &'a Source,
         direct_key: String,
-        split: Option<Option<&'a NvFatbin>>,
+        per_arch: bool,
     ) -> Result<Pending<'a>, Error> {
-        let groups = match split {
-            Some(_) => shared.mode.unit_groups(shared.targets),
-            None => vec![("all".to_owned(), shared.mode.unit_args(shared.targets))],
+        let groups = if per_arch {
+            shared.mode.unit_groups(shared.targets)
+        } else {
+            vec![("all".to_owned(), shared.mode.unit_args(shared.targets))]
         };
         let staging = cached::Staging::new(shared.cache)?;
-        let plan = layouts::plan_for(shared, source);
+        let headers = layouts::headers_of(source);
+        let estimate = super::estimate::tokens(&source.text, &headers);
+        let plan = layouts::plan_for(shared, source, &headers);
         let wrapper = if plan.is_empty() {
             None
         } else {
@@ -70,8 +72,8 @@ impl<'a> Pending<'a> {
             dir: staging.path().to_path_buf(),
             staging: std::sync::Mutex::new(Some(staging)),
             groups,
-            assembler: split.flatten(),
             started: Instant::now(),
+            estimate,
             plan,
             wrapper,
             rejected: std::sync::Mutex::new((Vec::new(), Vec::new())),
@@ -83,9 +85,10 @@ impl<'a> Pending<'a> {
         self.groups.len()
     }
 
-    /// The source's length in bytes (a rough measure of how long it compiles).
-    pub(crate) fn source_len(&self) -> usize {
-        self.job.source.text.len()
+    /// The file's estimated work: its tokens, each macro use counted as its expansion (a
+    /// rough measure of how long it compiles).
+    pub(crate) fn estimate(&self) -> u64 {
+        self.estimate
     }
 
     /// How many images group `g` makes (each a pass of nvcc's back end).
@@ -111,7 +114,11 @@ impl<'a> Pending<'a> {
     }
 
     /// Runs nvcc for group `g` with `threads` threads.
-    pub(crate) fn run_group(&self, g: usize, threads: usize) -> Result<compile::Ran, Error> {
+    pub(crate) fn run_group(
+        &self,
+        g: usize,
+        threads: compile::Threads,
+    ) -> Result<compile::Ran, Error> {
         let (name, args) = &self.groups[g];
         let one = self.groups.len() == 1;
         let output = if one {
@@ -206,13 +213,8 @@ impl<'a> Pending<'a> {
         &self,
         compiled: Vec<Result<compile::Ran, Error>>,
     ) -> Result<UnitBuilt, Error> {
-        let (job, direct_key, groups, assembler, started) = (
-            &self.job,
-            &self.direct_key,
-            &self.groups,
-            self.assembler,
-            self.started,
-        );
+        let (job, direct_key, groups, started) =
+            (&self.job, &self.direct_key, &self.groups, self.started);
         let staging = self
             .staging
             .lock()
@@ -307,7 +309,7 @@ impl<'a> Pending<'a> {
             return Ok(done(hit, object_key, true));
         }
         let group_index = if groups.len() > 1 {
-            join_groups(&staging, groups, assembler)?
+            join_groups(&staging, groups, s.mode == LinkMode::Whole)?
         } else {
             Vec::new()
         };
@@ -332,64 +334,40 @@ impl<'a> Pending<'a> {
     }
 }
 
-/// The groups' fatbins as the unit's `module.fatbin`: assembled into one container by
-/// nvFatbin (a whole program, loaded by the driver as it is), or, for device linking, kept
-/// one after another with an index of where each group's container lies.
+/// The groups' fatbins as the unit's `module.fatbin`: for a whole program (`one`), one
+/// container holding every group's entries, in group order (what nvcc writes when it
+/// compiles all the targets in one run, byte for byte: `compile::container::join`); for device
+/// linking, the containers one after another with an index of where each group's lies.
 fn join_groups(
     staging: &cached::Staging,
     groups: &[(String, Vec<String>)],
-    assembler: Option<&NvFatbin>,
+    one: bool,
 ) -> Result<Vec<(String, u64, u64)>, Error> {
-    let mut bytes = Vec::new();
-    let mut index = Vec::new();
+    let mut parts = Vec::new();
     for (arch, _) in groups {
         let path = staging.path().join(format!("{arch}.fatbin"));
-        let one = std::fs::read(&path)
+        let bytes = std::fs::read(&path)
             .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", &path, e))?;
         let _ = std::fs::remove_file(&path);
-        index.push((arch.clone(), bytes.len() as u64, one.len() as u64));
-        bytes.extend_from_slice(&one);
-        bytes.resize(bytes.len().next_multiple_of(8), 0);
+        parts.push((arch, path, bytes));
     }
     let out = staging.path().join("module.fatbin");
-    if let Some(nvfatbin) = assembler {
-        let fatbin = cuda_kernel_objects::parse(&bytes).map_err(|source| Error::Fatbin {
-            path: out.clone(),
-            source,
-        })?;
-        let names: Vec<String> = fatbin.entries.iter().map(|e| e.target()).collect();
-        let parts: Vec<FatbinPart<'_>> = fatbin
-            .entries
+    let (bytes, index) = if one {
+        let containers: Vec<(&std::path::Path, &[u8])> = parts
             .iter()
-            .zip(&names)
-            .filter_map(|(e, name)| {
-                let arch = format!("{}{}", e.arch, e.variant.suffix());
-                match e.kind {
-                    EntryKind::Elf => Some(FatbinPart::Cubin {
-                        arch,
-                        name,
-                        bytes: &e.payload,
-                    }),
-                    EntryKind::Ptx => Some(FatbinPart::Ptx {
-                        arch,
-                        name,
-                        text: ptx_text(&e.payload),
-                    }),
-                    EntryKind::Other(_) => None,
-                }
-            })
+            .map(|(_, path, bytes)| (path.as_path(), bytes.as_slice()))
             .collect();
-        bytes = nvfatbin.assemble(&parts)?;
-        index.clear();
-    }
+        (compile::container::join(&containers)?, Vec::new())
+    } else {
+        let mut bytes = Vec::new();
+        let mut index = Vec::new();
+        for (arch, _, one) in &parts {
+            index.push(((*arch).clone(), bytes.len() as u64, one.len() as u64));
+            bytes.extend_from_slice(one);
+            bytes.resize(bytes.len().next_multiple_of(8), 0);
+        }
+        (bytes, index)
+    };
     std::fs::write(&out, &bytes).map_err(|e| Error::io("failed to write", &out, e))?;
     Ok(index)
-}
-
-/// PTX text up to its first NUL, with one NUL (as nvFatbin takes it).
-fn ptx_text(payload: &[u8]) -> &[u8] {
-    match payload.iter().position(|&b| b == 0) {
-        Some(i) => &payload[..=i],
-        None => payload,
-    }
 }
