@@ -23,7 +23,8 @@
 #
 # each cold, then with FILE (default quantized.cu, the largest) edited: ours on its warm
 # cache, (b) that file's nvcc alone, (d) on its out folder. With --repeat N every row runs N
-# times, the rows interleaved, and medians are reported.
+# times, the rows interleaved, and medians are reported; --out is rewritten after every
+# round, so a run stopped by a time limit leaves what it measured.
 #
 # KERNEL_INSPECT (default target/release/cuda-kernel-inspect), CANDLE_BUILDER (default
 # benches/candle-builder/target/release/candle-builder) and NVCC (default: the nvcc
@@ -113,6 +114,34 @@ def ours(cache, arch):
     cmd = [inspect, "build", *paths, "--name", "candle", "--cache-dir", cache, "-j", str(cores), *fl("--flag")]
     return cmd + (["--arch", arch] if arch else [])
 
+def report(final):
+    """The medians so far into --out; at the end, the table and the ratios too."""
+    med = {k: {m: statistics.median(v[m]) for m in v} for k, v in times.items() if v["cold"]}
+    ratios = {}
+    for num, den in [("a", "b"), ("c", "d")]:
+        if num in med and den in med:
+            for m in ["cold", "edited"]:
+                ratios[f"{num}_over_{den}_{m}"] = med[num][m] / med[den][m]
+    if out:
+        res = {"src": src, "files": names, "edited": edit, "targets": targets, "cores": cores,
+               "repeat": repeat, "nvcc": nvcc, "cudaforge_threads": forge_threads, "runs": times,
+               "medians": med, "kernels": kernels, "ratios": ratios, "complete": final}
+        json.dump(res, open(out, "w"), indent=1)
+    if not final:
+        return
+    label = {
+        "a": f"(a) ours, {len(targets)} targets, -j {cores}",
+        "b": f"(b) nvcc -fatbin --threads 0, xargs -P {cores}",
+        "c": f"(c) ours, compute_90a (PTX), -j {cores}",
+        "d": "(d) candle's builder (cudaforge), CUDA_COMPUTE_CAP=90 (PTX)",
+    }
+    print(f"\n| build | cold (median of {repeat}) | {edit} edited | kernels |\n|---|---|---|---|")
+    for k in sorted(med):
+        print(f"| {label[k]} | {med[k]['cold']:.1f} s | {med[k]['edited']:.2f} s | {kernels.get(k, '-') if k != 'b' else '-'} |")
+    for num, den in [("a", "b"), ("c", "d")]:
+        if f"{num}_over_{den}_cold" in ratios:
+            print(f"({num})/({den}): cold {ratios[f'{num}_over_{den}_cold']:.3f}, edited {ratios[f'{num}_over_{den}_edited']:.3f}")
+
 times = {k: {"cold": [], "edited": []} for k in "abcd"}
 kernels = {}
 for r in range(repeat):
@@ -124,53 +153,44 @@ for r in range(repeat):
     cold = {}
     if "a" in rows:
         cold["a"], p = run(ours(caches["a"], None))
+        print(f"  (a) cold: {cold['a']:.2f} s", flush=True)
         kernels["a"] = int(re.search(r"(\d+) kernels", p.stdout).group(1))
     if "b" in rows:
         cold["b"], _ = run(["xargs", "-P", str(cores), "-I{}", "sh", "-c", sh, "sh", "{}"], stdin=open(lst))
+        print(f"  (b) cold: {cold['b']:.2f} s", flush=True)
     if "c" in rows:
         cold["c"], p = run(ours(caches["c"], "compute_90a"))
+        print(f"  (c) cold: {cold['c']:.2f} s", flush=True)
         kernels["c"] = int(re.search(r"(\d+) kernels", p.stdout).group(1))
     if "d" in rows:
         os.makedirs(forge_out)
         cold["d"], _ = run([builder, lib, forge_out], env=forge_env)
+        print(f"  (d) cold: {cold['d']:.2f} s", flush=True)
         kernels["d"] = sum(open(os.path.join(forge_out, f)).read().count(".entry ") for f in os.listdir(forge_out) if f.endswith(".ptx"))
     with open(edited, "a") as fh:
         fh.write(f"\n__device__ int bench_candle_edit_{r};\n")
     hot = {}
     if "a" in rows:
         hot["a"], _ = run(ours(caches["a"], None))
+        print(f"  (a) edited: {hot['a']:.2f} s", flush=True)
     if "b" in rows:
         hot["b"], _ = run([*nvcc_one, "-o", os.path.join(work, "b", "edited.fatbin"), "-x", "cu", edited])
+        print(f"  (b) edited: {hot['b']:.2f} s", flush=True)
     if "c" in rows:
         hot["c"], _ = run(ours(caches["c"], "compute_90a"))
+        print(f"  (c) edited: {hot['c']:.2f} s", flush=True)
     if "d" in rows:
         hot["d"], p = run([builder, lib, forge_out], env=forge_env)
+        print(f"  (d) edited: {hot['d']:.2f} s", flush=True)
         if "Compiling 1 of" not in p.stdout:
             sys.exit(f"bench-candle: candle's builder did not rebuild exactly the edited file:\n{p.stdout[-2000:]}")
     for k in cold:
         times[k]["cold"].append(cold[k])
         times[k]["edited"].append(hot[k])
     print(f"run {r + 1}: " + ", ".join(f"({k}) {cold[k]:.1f} s cold, {hot[k]:.2f} s edited" for k in sorted(cold)), flush=True)
+    report(False)
 
-med = {k: {m: statistics.median(v[m]) for m in v} for k, v in times.items() if v["cold"]}
-label = {
-    "a": f"(a) ours, {len(targets)} targets, -j {cores}",
-    "b": f"(b) nvcc -fatbin --threads 0, xargs -P {cores}",
-    "c": f"(c) ours, compute_90a (PTX), -j {cores}",
-    "d": "(d) candle's builder (cudaforge), CUDA_COMPUTE_CAP=90 (PTX)",
-}
-print(f"\n| build | cold (median of {repeat}) | {edit} edited | kernels |\n|---|---|---|---|")
-for k in sorted(med):
-    print(f"| {label[k]} | {med[k]['cold']:.1f} s | {med[k]['edited']:.2f} s | {kernels.get(k, '-') if k != 'b' else '-'} |")
-ratios = {}
-for num, den in [("a", "b"), ("c", "d")]:
-    if num in med and den in med:
-        for m in ["cold", "edited"]:
-            ratios[f"{num}_over_{den}_{m}"] = med[num][m] / med[den][m]
-        print(f"({num})/({den}): cold {ratios[f'{num}_over_{den}_cold']:.3f}, edited {ratios[f'{num}_over_{den}_edited']:.3f}")
-res = {"src": src, "files": names, "edited": edit, "targets": targets, "cores": cores, "repeat": repeat,
-       "nvcc": nvcc, "cudaforge_threads": forge_threads, "runs": times, "medians": med, "kernels": kernels, "ratios": ratios}
-if out:
-    json.dump(res, open(out, "w"), indent=1)
+report(True)
+
 shutil.rmtree(work, ignore_errors=True)
 PY
