@@ -91,6 +91,16 @@ impl<'a> Pending<'a> {
         self.estimate
     }
 
+    /// The file's name in messages.
+    pub(crate) fn display_name(&self) -> &str {
+        &self.job.source.display_name
+    }
+
+    /// Group `g`'s virtual architecture (`all` for a single run).
+    pub(crate) fn group_name(&self, g: usize) -> &str {
+        &self.groups[g].0
+    }
+
     /// How many images group `g` makes (each a pass of nvcc's back end).
     pub(crate) fn group_weight(&self, g: usize) -> usize {
         self.groups[g]

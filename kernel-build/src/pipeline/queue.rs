@@ -59,6 +59,17 @@ pub(crate) fn compile_units(
         .zip(splits)
         .map(|((n, g), s)| (n, g, s))
         .collect();
+    if shared.debug {
+        for (&(n, g, s), w) in tasks.iter().zip(&weights) {
+            let p = &pending[n].1;
+            eprintln!(
+                "cuda-kernel-build: queued `{}` {} (weight {w}, {s} thread{})",
+                p.display_name(),
+                p.group_name(g),
+                if s == 1 { "" } else { "s" }
+            );
+        }
+    }
     let state: Vec<FileState> = pending
         .iter()
         .map(|(_, p)| FileState {
