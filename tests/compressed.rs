@@ -36,7 +36,7 @@ cuda_module! {
 }
 
 cuda_module! {
-    /// Two files side by side (each file's images joined by nvFatbin).
+    /// Two files side by side (each file's per-architecture images joined into one container).
     mod several {
         files = ["cuda/multi/scale.cu", "cuda/multi/offset.cu"];
         arch = ["sm_80", "sm_90", "compute_90"];
@@ -82,7 +82,8 @@ fn entries_are_compressed_by_default_and_metadata_says_so() -> Result<(), Error>
         Ok(k)
     };
     assert_eq!(kernels(small)?, kernels(plain)?);
-    // Where nvFatbin joins the images, the module's choice reaches it too.
+    // Where a file's images are joined, and where nvFatbin joins linked ones, the module's
+    // choice reaches every entry too.
     assert_eq!(several::METADATA.compressed_entries(), Some((6, 6)));
     assert_eq!(linked::METADATA.compressed_entries(), Some((3, 3)));
     Ok(())

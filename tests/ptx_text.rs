@@ -2,7 +2,8 @@
 //! or keep it (`ptx_text = true`): the line tables stay either way, the kernels and their
 //! parameter layouts read back the same, `METADATA.ptx_text()` says which, the image is
 //! smaller without the text, and the stripped module loads and computes on the GPU as the
-//! CPU does, as one file and as two files joined by nvFatbin.
+//! CPU does, as one file and as two files (each run's image reassembled by nvFatbin without
+//! the text, the runs' containers then joined).
 //!
 //! Skips (with the reason) without a GPU; fails when `KERNEL_REQUIRE_GPU=1`.
 
@@ -36,7 +37,7 @@ cuda_module! {
 }
 
 cuda_module! {
-    /// Two files side by side, each file's images joined by nvFatbin without the text.
+    /// Two files side by side, each run's image reassembled by nvFatbin without the text.
     mod several {
         files = ["cuda/multi/scale.cu", "cuda/multi/offset.cu"];
         arch = ["sm_80", "sm_90", "compute_90"];

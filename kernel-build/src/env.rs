@@ -65,6 +65,8 @@ impl Var {
     /// The PTX text embedded with line tables kept in each cubin (left out unless set to an
     /// on word).
     pub const PTX_TEXT: Var = Var("KERNEL_BUILD_PTX_TEXT");
+    /// nvcc's `--split-compile` for the largest runs (on unless set to an off word).
+    pub const SPLIT_COMPILE: Var = Var("KERNEL_BUILD_SPLIT_COMPILE");
     /// Path of `libnvJitLink.so`.
     pub const NVJITLINK: Var = Var("KERNEL_BUILD_NVJITLINK");
     /// Path of `libnvfatbin.so`.
@@ -99,6 +101,7 @@ impl Var {
         Var::DEVICE_DEBUG,
         Var::COMPRESS,
         Var::PTX_TEXT,
+        Var::SPLIT_COMPILE,
         Var::NVJITLINK,
         Var::NVFATBIN,
         Var::EDITOR_DIR,

@@ -4,7 +4,8 @@
 //! The process owns one implicit token: the first worker runs on it. Every other worker
 //! takes a token from the jobserver before each job and gives it back after, so `cargo
 //! build -j N` bounds the compiles of all crates together. A job may take more tokens
-//! without waiting (when some are free) to run nvcc's per-target passes in parallel.
+//! without waiting (when some are free) to run nvcc's per-target passes in parallel or to
+//! split its optimizer and assembler over several threads.
 //!
 //! Only build scripts have a jobserver to share: without the `build` feature (the macro
 //! crate's build of this one) no jobserver client is compiled, and the limit alone bounds.
@@ -82,23 +83,22 @@ impl Jobs {
     }
 
     /// Runs `work(item, threads)` for every item, at most `limit` at once, and returns the
-    /// results in the items' order. `threads` is how many threads the job may use (at
-    /// most `max_threads`): its share of the limit, taken from the jobserver when there
-    /// is one.
+    /// results in the items' order. `threads` is how many threads the item may use:
+    /// `wanted(item)` (at least one), and under a jobserver as many of those as tokens were
+    /// free for (the first is the worker's own).
     pub(crate) fn run<T: Sync, R: Send>(
         &self,
         items: &[T],
-        max_threads: usize,
+        wanted: impl Fn(&T) -> usize + Sync,
         work: impl Fn(&T, usize) -> R + Sync,
     ) -> Vec<R> {
         let workers = self.limit.min(items.len()).max(1);
-        let share = (self.limit / workers).clamp(1, max_threads.max(1));
         let next = AtomicUsize::new(0);
         let results: Mutex<Vec<Option<R>>> =
             Mutex::new(std::iter::repeat_with(|| None).take(items.len()).collect());
         std::thread::scope(|s| {
             for w in 0..workers {
-                let (next, results, work) = (&next, &results, &work);
+                let (next, results, work, wanted) = (&next, &results, &work, &wanted);
                 s.spawn(move || {
                     // Take a token before an item, so that an item never waits for a token
                     // while another worker is free to run it.
@@ -107,10 +107,11 @@ impl Jobs {
                     {
                         let i = next.fetch_add(1, Ordering::SeqCst);
                         let Some(item) = items.get(i) else { break };
-                        let extra = self.extra_tokens(share);
+                        let want = wanted(item).max(1);
+                        let extra = self.extra_tokens(want);
                         let threads = match self.client {
                             Some(_) => 1 + extra.len(),
-                            None => share,
+                            None => want,
                         };
                         let r = work(item, threads);
                         drop((main, extra));
@@ -149,7 +150,7 @@ impl Jobs {
     }
 
     /// Up to `share - 1` more tokens, taken only if free, so that one nvcc may compile
-    /// several targets at once.
+    /// several targets at once or split its work.
     fn extra_tokens(&self, share: usize) -> Vec<Acquired> {
         let mut extra = Vec::new();
         if let Some(client) = self.client {
@@ -175,28 +176,35 @@ mod tests {
         let running = AtomicUsize::new(0);
         let peak = AtomicUsize::new(0);
         let items: Vec<u32> = (0..20).collect();
-        let out = jobs.run(&items, 8, |&i, threads| {
-            let now = running.fetch_add(1, Ordering::SeqCst) + 1;
-            peak.fetch_max(now, Ordering::SeqCst);
-            std::thread::sleep(std::time::Duration::from_millis(5));
-            running.fetch_sub(1, Ordering::SeqCst);
-            (i * 2, threads)
-        });
+        let out = jobs.run(
+            &items,
+            |_| 1,
+            |&i, threads| {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                peak.fetch_max(now, Ordering::SeqCst);
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                running.fetch_sub(1, Ordering::SeqCst);
+                (i * 2, threads)
+            },
+        );
         assert_eq!(
             out.iter().map(|r| r.0).collect::<Vec<_>>(),
             (0..20).map(|i| i * 2).collect::<Vec<_>>()
         );
-        assert!(out.iter().all(|r| r.1 == 1), "3 workers share a limit of 3");
+        assert!(out.iter().all(|r| r.1 == 1), "each asked for one");
         assert!(peak.load(Ordering::SeqCst) <= 3);
     }
 
     #[test]
-    fn few_items_get_more_threads_each() {
+    fn each_item_gets_the_threads_it_asks_for() {
         let jobs = Jobs::new(Some(8), Reporting::Silent);
-        let out = jobs.run(&[1, 2], 6, |_, threads| threads);
-        assert_eq!(out, [4, 4]);
-        let out = jobs.run(&[1], 6, |_, threads| threads);
-        assert_eq!(out, [6], "capped at the number of targets");
+        let out = jobs.run(&[1, 5, 3], |&n| n, |_, threads| threads);
+        assert_eq!(out, [1, 5, 3]);
+        assert_eq!(
+            jobs.run(&[0], |&n| n, |_, threads| threads),
+            [1],
+            "at least one"
+        );
     }
 
     #[cfg(feature = "build")]
@@ -211,12 +219,16 @@ mod tests {
         let running = AtomicUsize::new(0);
         let peak = AtomicUsize::new(0);
         let items: Vec<u32> = (0..12).collect();
-        jobs.run(&items, 1, |_, _| {
-            let now = running.fetch_add(1, Ordering::SeqCst) + 1;
-            peak.fetch_max(now, Ordering::SeqCst);
-            std::thread::sleep(std::time::Duration::from_millis(5));
-            running.fetch_sub(1, Ordering::SeqCst);
-        });
+        jobs.run(
+            &items,
+            |_| 1,
+            |_, _| {
+                let now = running.fetch_add(1, Ordering::SeqCst) + 1;
+                peak.fetch_max(now, Ordering::SeqCst);
+                std::thread::sleep(std::time::Duration::from_millis(5));
+                running.fetch_sub(1, Ordering::SeqCst);
+            },
+        );
         assert_eq!(peak.load(Ordering::SeqCst), 2);
     }
 }

@@ -84,7 +84,7 @@ impl HostCode<'_> {
         std::fs::create_dir_all(&store).map_err(|e| Error::io("failed to create", &store, e))?;
         let common = self.common_key()?;
         let jobs = Jobs::new(self.jobs, self.reporting);
-        let results = jobs.run(&files, 1, |file, _| self.object(file, &common, &store));
+        let results = jobs.run(&files, |_| 1, |file, _| self.object(file, &common, &store));
         let mut objects = Vec::new();
         let mut report = HostReport::default();
         for r in results {

@@ -6,8 +6,10 @@
 //! nvcc's own default. A compression flag among the module's flags or
 //! `KERNEL_BUILD_NVCC_FLAGS` is the user's choice and is left alone.
 //!
-//! Where nvFatbin joins images (a file's per-architecture images, a device-linked module's
-//! linked ones), [`nvfatbin_options`] passes the same choice to it.
+//! Where nvFatbin assembles images (a device-linked module's linked ones, and a run's image
+//! reassembled without the PTX text ptxas embeds), [`nvfatbin_options`] passes the same
+//! choice to it; a file's per-architecture images are then joined as they are
+//! (`super::container`).
 
 use crate::env::{self, Reporting, Var};
 
@@ -44,7 +46,7 @@ pub(crate) fn with_flag(mut flags: Vec<String>, env_flags: &[String], on: bool) 
 }
 
 /// The `nvFatbinCreate` options that store entries as nvcc's compression `flags` would: a
-/// module of several targets or files joined by nvFatbin keeps the compression asked of nvcc.
+/// module assembled by nvFatbin keeps the compression asked of nvcc.
 pub(crate) fn nvfatbin_options(flags: &[String]) -> Vec<String> {
     let mut out = Vec::new();
     let mut previous = "";

@@ -1,14 +1,17 @@
 //! Running nvcc: argument vectors (never a shell), all targets of a file in one
-//! invocation compiled in parallel (`--threads N`, N given by the build's job budget), its
+//! invocation compiled in parallel (`--threads N`, N given by the build's job budget; the
+//! largest runs' optimizer and assembler split over idle cores, `split`), its
 //! intermediate files kept (the device views the front end reads, whose line markers also
 //! name every file the unit depends on), and nvcc's messages read back into errors and
 //! warnings that name the `.cu` file and line.
 
 pub(crate) mod compress;
+pub(crate) mod container;
 pub(crate) mod layouts;
 pub mod messages;
 mod object;
 pub(crate) mod probe;
+pub(crate) mod split;
 
 pub(crate) use object::fatbin_from_object;
 
@@ -16,6 +19,14 @@ use crate::error::Error;
 use crate::toolkit::{Invoked, invoke};
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+/// How many threads one nvcc run uses: `--threads` (targets compiled at once) and
+/// `--split-compile` (threads of each target's optimizer and assembler, see [`split`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Threads {
+    pub targets: usize,
+    pub split: usize,
+}
 
 /// One nvcc run: `-fatbin`, or `-c` when a wrapper compiles (see [`NvccJob::host_object`]).
 #[derive(Clone, Debug)]
@@ -27,6 +38,9 @@ pub(crate) struct NvccJob<'a> {
     pub code_args: Vec<String>,
     /// nvcc's `--threads`: how many targets compile at once.
     pub threads: usize,
+    /// nvcc's `--split-compile`: how many threads each target's optimizer and assembler
+    /// use (1: none), see [`split`].
+    pub split: usize,
     pub includes: &'a [PathBuf],
     pub defines: &'a [(String, Option<String>)],
     pub flags: &'a [String],
@@ -47,6 +61,7 @@ impl NvccJob<'_> {
             "--threads".into(),
             self.threads.max(1).to_string().into(),
         ];
+        a.extend(split::args(self.split).into_iter().map(OsString::from));
         a.extend(self.code_args.iter().map(OsString::from));
         a.extend(include_and_define_args(self.includes, self.defines));
         a.extend(self.flags.iter().map(OsString::from));
@@ -186,6 +201,7 @@ mod tests {
             output: Path::new("out.fatbin"),
             code_args: crate::model::options::LinkMode::Whole.unit_args(&targets),
             threads: 2,
+            split: 3,
             includes: &[PathBuf::from("inc")],
             defines: &[("N".into(), Some("4".into())), ("FAST".into(), None)],
             flags: &["-O3".into()],
@@ -198,7 +214,10 @@ mod tests {
             .map(|a| a.to_string_lossy().into_owned())
             .collect();
         let joined = args.join(" ");
-        assert!(joined.starts_with("-fatbin --threads 2"), "{joined}");
+        assert!(
+            joined.starts_with("-fatbin --threads 2 --split-compile 3"),
+            "{joined}"
+        );
         assert!(
             joined.contains("-gencode arch=compute_80,code=sm_80"),
             "{joined}"

@@ -156,6 +156,7 @@ fn entry(commands: &Commands<'_>, source: &Source) -> serde_json::Value {
         output: &output,
         code_args,
         threads: 1,
+        split: 1,
         includes: &source.includes,
         defines: commands.defines,
         flags: commands.flags,

@@ -16,17 +16,22 @@ use crate::front;
 use crate::model::ModuleInfo;
 use crate::model::options::LinkMode;
 
-/// The plan of `source`: the user's types as the raw text and the user's headers it
+/// The user's headers `source` includes (each with its text), found beside it and in its
+/// include folders; none when one cannot be read.
+pub(crate) fn headers_of(source: &Source) -> Vec<(String, String)> {
+    let here = source.is_file.then(|| source.path.parent()).flatten();
+    runtime::user_headers(&source.text, here, &source.includes)
+        .map(|(h, _)| h)
+        .unwrap_or_default()
+}
+
+/// The plan of `source`: the user's types as the raw text and the user's `headers` it
 /// includes declare them, read for the module's targets. Empty when the text cannot be
 /// read (its kernels then find no measured layout and go by name).
-pub(crate) fn plan_for(shared: &Shared<'_>, source: &Source) -> Plan {
+pub(crate) fn plan_for(shared: &Shared<'_>, source: &Source, headers: &[(String, String)]) -> Plan {
     let mut archs: Vec<u32> = shared.targets.iter().map(|t| t.number).collect();
     archs.sort_unstable();
     archs.dedup();
-    let here = source.is_file.then(|| source.path.parent()).flatten();
-    let headers = runtime::user_headers(&source.text, here, &source.includes)
-        .map(|(h, _)| h)
-        .unwrap_or_default();
     let input = front::FrontInput {
         display_name: &source.display_name,
         raw: &source.text,
@@ -34,7 +39,7 @@ pub(crate) fn plan_for(shared: &Shared<'_>, source: &Source) -> Plan {
         main_file: &source.path,
         user_dirs: &source.user_dirs,
         host_stub: None,
-        headers: &headers,
+        headers,
         tuned: &[],
     };
     let (info, _) = front::read_raw::read_targets(&input, &archs);

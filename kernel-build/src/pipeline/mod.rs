@@ -13,6 +13,7 @@ mod combine;
 mod constants;
 pub(crate) mod debug_info;
 mod editor;
+mod estimate;
 mod layouts;
 mod nvcc;
 mod opaque;

@@ -83,6 +83,7 @@ pub(super) fn compile_module(
         mode,
         alone: sources.len() == 1 && mode == LinkMode::Whole,
         tuned,
+        split: compile::split::allowed(&flags, reporting),
     };
     // Before nvcc runs: an editor helps most with a file that does not compile yet.
     let commands = editor::Commands {
@@ -94,8 +95,7 @@ pub(super) fn compile_module(
     let database = editor::write_commands(cx, &commands, sources);
     let started = Instant::now();
     let mut built = if shared.alone {
-        let threads = jobs.limit().min(chosen.list.len());
-        unit::build_alone(&shared, &sources[0], threads)?
+        unit::build_alone(&shared, &sources[0], jobs.limit())?
     } else {
         units::build_joined(&shared, sources, &jobs, reporting)?
     };

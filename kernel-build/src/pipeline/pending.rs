@@ -12,9 +12,11 @@ use crate::diagnostics::Diagnostics;
 use crate::error::Error;
 use crate::front;
 use crate::link::{FatbinPart, NvFatbin, ptx_text};
+use crate::model::options::LinkMode;
 use crate::toolkit::Target;
 use cuda_kernel_objects::EntryKind;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 use std::time::Instant;
 
 /// A unit that must be compiled: its staging folder and its nvcc runs.
@@ -26,9 +28,9 @@ pub(crate) struct Pending<'a> {
     staging: std::sync::Mutex<Option<cached::Staging>>,
     /// One nvcc run per entry: `(virtual arch or "all", nvcc arguments for the targets)`.
     groups: Vec<(String, Vec<String>)>,
-    /// Set when the groups' images are assembled into one fatbin by nvFatbin.
-    assembler: Option<&'a NvFatbin>,
     started: Instant,
+    /// The file's estimated work (`super::estimate`): its tokens, macros expanded.
+    estimate: u64,
     /// The layout table the compile measures, and the wrapper that compiles it after the
     /// user's file (`None`: nothing to measure, the file is compiled as it is).
     plan: Plan,
@@ -39,27 +41,34 @@ pub(crate) struct Pending<'a> {
     /// The tuned kernels' instantiations this file adds, with what nvcc refused for which
     /// target, shared by the groups' runs.
     tuned: std::sync::Mutex<(Section, Vec<Refusal>)>,
+    /// nvFatbin, loaded by the first run whose image leaves the PTX text out (or why it
+    /// could not be), and why the text was kept where it was.
+    assembler: OnceLock<Result<NvFatbin, String>>,
+    kept_text: Mutex<Option<String>>,
 }
 
 /// A variant nvcc refused for a target: the instance, the virtual architecture, its words.
 type Refusal = (usize, String, String);
 
 impl<'a> Pending<'a> {
-    /// A unit to compile in one nvcc run (`split: None`), or one run per virtual
-    /// architecture whose images `split` assembles (or, for a device-linked module,
-    /// keeps side by side).
+    /// A unit to compile in one nvcc run, or (`per_arch`) one run per virtual architecture
+    /// whose images are joined into one container (a whole program) or kept side by side
+    /// (for a device link).
     pub(crate) fn new(
         shared: &'a Shared<'a>,
         source: &'a Source,
         direct_key: String,
-        split: Option<Option<&'a NvFatbin>>,
+        per_arch: bool,
     ) -> Result<Pending<'a>, Error> {
-        let groups = match split {
-            Some(_) => shared.mode.unit_groups(shared.targets),
-            None => vec![("all".to_owned(), shared.mode.unit_args(shared.targets))],
+        let groups = if per_arch {
+            shared.mode.unit_groups(shared.targets)
+        } else {
+            vec![("all".to_owned(), shared.mode.unit_args(shared.targets))]
         };
         let staging = cached::Staging::new(shared.cache)?;
-        let plan = layouts::plan_for(shared, source);
+        let headers = layouts::headers_of(source);
+        let estimate = super::estimate::tokens(&source.text, &headers);
+        let plan = layouts::plan_for(shared, source, &headers);
         let section = shared.tuned.section(source);
         let wrapper = if plan.is_empty() && section.is_empty() {
             None
@@ -79,12 +88,14 @@ impl<'a> Pending<'a> {
             dir: staging.path().to_path_buf(),
             staging: std::sync::Mutex::new(Some(staging)),
             groups,
-            assembler: split.flatten(),
             started: Instant::now(),
+            estimate,
             plan,
             wrapper,
             rejected: std::sync::Mutex::new((Vec::new(), Vec::new())),
             tuned: std::sync::Mutex::new((section, Vec::new())),
+            assembler: OnceLock::new(),
+            kept_text: Mutex::new(None),
         })
     }
 
@@ -93,9 +104,20 @@ impl<'a> Pending<'a> {
         self.groups.len()
     }
 
-    /// The source's length in bytes (a rough measure of how long it compiles).
-    pub(crate) fn source_len(&self) -> usize {
-        self.job.source.text.len()
+    /// The file's estimated work: its tokens, each macro use counted as its expansion (a
+    /// rough measure of how long it compiles).
+    pub(crate) fn estimate(&self) -> u64 {
+        self.estimate
+    }
+
+    /// The file's name in messages.
+    pub(crate) fn display_name(&self) -> &str {
+        &self.job.source.display_name
+    }
+
+    /// Group `g`'s virtual architecture (`all` for a single run).
+    pub(crate) fn group_name(&self, g: usize) -> &str {
+        &self.groups[g].0
     }
 
     /// How many images group `g` makes (each a pass of nvcc's back end).
@@ -121,7 +143,11 @@ impl<'a> Pending<'a> {
     }
 
     /// Runs nvcc for group `g` with `threads` threads.
-    pub(crate) fn run_group(&self, g: usize, threads: usize) -> Result<compile::Ran, Error> {
+    pub(crate) fn run_group(
+        &self,
+        g: usize,
+        threads: compile::Threads,
+    ) -> Result<compile::Ran, Error> {
         let (name, args) = &self.groups[g];
         let one = self.groups.len() == 1;
         let output = if one {
@@ -220,6 +246,9 @@ impl<'a> Pending<'a> {
                 }
             }
         }
+        if ran.is_ok() {
+            self.leave_out_ptx_text(&output)?;
+        }
         if self.job.shared.progress {
             // The targets this run built, as the module names them (`sm_75` SASS,
             // `compute_90` PTX), not the group's virtual architecture.
@@ -254,13 +283,8 @@ impl<'a> Pending<'a> {
         &self,
         compiled: Vec<Result<compile::Ran, Error>>,
     ) -> Result<UnitBuilt, Error> {
-        let (job, direct_key, groups, assembler, started) = (
-            &self.job,
-            &self.direct_key,
-            &self.groups,
-            self.assembler,
-            self.started,
-        );
+        let (job, direct_key, groups, started) =
+            (&self.job, &self.direct_key, &self.groups, self.started);
         let staging = self
             .staging
             .lock()
@@ -354,15 +378,12 @@ impl<'a> Pending<'a> {
             cached::record_manifest(cache, direct_key, &object_key, &hit.deps);
             return Ok(done(hit, object_key, true));
         }
-        let mut kept_text: Option<String> = None;
         let group_index = if groups.len() > 1 {
-            join_groups(&staging, groups, assembler, s.leave_out_ptx_text)?
+            join_groups(&staging, groups, s.mode == LinkMode::Whole)?
         } else {
-            if s.leave_out_ptx_text && s.mode == crate::model::options::LinkMode::Whole {
-                kept_text = leave_out_alone(s, &staging, assembler)?;
-            }
             Vec::new()
         };
+        let kept_text = self.kept_text.lock().ok().and_then(|mut k| k.take());
         let (instances, left_out) = self.tuned_outcome();
         let everywhere = self.tuned_text(|s| s.left_out.iter().any(|(_, e)| *e));
         let mut info = job
@@ -392,6 +413,47 @@ impl<'a> Pending<'a> {
 }
 
 impl Pending<'_> {
+    /// Leaves the PTX text out of each cubin of the image a run wrote (`path`), as the run
+    /// ends, on its worker: the files and architectures of a build are reassembled side by
+    /// side, not one after another at the end. Only for a whole program with the text left
+    /// out (`ptx_text`); nvFatbin reassembles the entries (compressing them again as nvcc's
+    /// flags ask). Where nvFatbin cannot be loaded the text stays, and why is kept for the
+    /// unit's warning.
+    fn leave_out_ptx_text(&self, path: &Path) -> Result<(), Error> {
+        let s = self.job.shared;
+        if !s.leave_out_ptx_text || s.mode != LinkMode::Whole {
+            return Ok(());
+        }
+        let bytes = std::fs::read(path)
+            .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", path, e))?;
+        let has_text = cuda_kernel_objects::parse(&bytes).is_ok_and(|f| {
+            f.entries.iter().any(|e| {
+                e.kind == EntryKind::Elf
+                    && cuda_kernel_objects::parse_cubin(&e.payload).is_ok_and(|c| c.ptx_text > 0)
+            })
+        });
+        if !has_text {
+            return Ok(());
+        }
+        let loaded = self.assembler.get_or_init(|| {
+            NvFatbin::load(s.toolkit.nvcc(), "leaving the PTX text out", s.reporting)
+                .map(|lib| lib.with_nvcc_flags(s.flags))
+                .map_err(|e| e.to_string())
+        });
+        match loaded {
+            Ok(nvfatbin) => {
+                let joined = reassemble(&bytes, path, nvfatbin)?;
+                std::fs::write(path, &joined).map_err(|e| Error::io("failed to write", path, e))
+            }
+            Err(why) => {
+                if let Ok(mut kept) = self.kept_text.lock() {
+                    kept.get_or_insert_with(|| why.clone());
+                }
+                Ok(())
+            }
+        }
+    }
+
     /// `f` of the current section.
     fn tuned_text<R>(&self, f: impl FnOnce(&Section) -> R) -> R {
         match self.tuned.lock() {
@@ -404,7 +466,12 @@ impl Pending<'_> {
     /// refuses: the file is compiled for `arch` alone with the section as it stands, what
     /// nvcc blames left out, until nvcc blames none (it compiles, or fails for a reason of
     /// the user's text, which the group's run then reports).
-    fn settle_variants(&self, arch: &str, args: Vec<String>, threads: usize) -> Result<(), Error> {
+    fn settle_variants(
+        &self,
+        arch: &str,
+        args: Vec<String>,
+        threads: compile::Threads,
+    ) -> Result<(), Error> {
         let Some(number) = arch_number(arch) else {
             return Ok(());
         };
@@ -502,43 +569,47 @@ fn arch_number(arch: &str) -> Option<u32> {
     digits.parse::<u32>().ok().map(|n| n * 10)
 }
 
-/// The groups' fatbins as the unit's `module.fatbin`: assembled into one container by
-/// nvFatbin (a whole program, loaded by the driver as it is), or, for device linking, kept
-/// one after another with an index of where each group's container lies.
+/// The groups' fatbins as the unit's `module.fatbin`: for a whole program (`one`), one
+/// container holding every group's entries, in group order (what nvcc writes when it
+/// compiles all the targets in one run, byte for byte: `compile::container::join`); for device
+/// linking, the containers one after another with an index of where each group's lies.
 fn join_groups(
     staging: &cached::Staging,
     groups: &[(String, Vec<String>)],
-    assembler: Option<&NvFatbin>,
-    leave_out_ptx_text: bool,
+    one: bool,
 ) -> Result<Vec<(String, u64, u64)>, Error> {
-    let mut bytes = Vec::new();
-    let mut index = Vec::new();
+    let mut parts = Vec::new();
     for (arch, _) in groups {
         let path = staging.path().join(format!("{arch}.fatbin"));
-        let one = std::fs::read(&path)
+        let bytes = std::fs::read(&path)
             .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", &path, e))?;
         let _ = std::fs::remove_file(&path);
-        index.push((arch.clone(), bytes.len() as u64, one.len() as u64));
-        bytes.extend_from_slice(&one);
-        bytes.resize(bytes.len().next_multiple_of(8), 0);
+        parts.push((arch, path, bytes));
     }
     let out = staging.path().join("module.fatbin");
-    if let Some(nvfatbin) = assembler {
-        bytes = reassemble(&bytes, &out, nvfatbin, leave_out_ptx_text)?;
-        index.clear();
-    }
+    let (bytes, index) = if one {
+        let containers: Vec<(&Path, &[u8])> = parts
+            .iter()
+            .map(|(_, path, bytes)| (path.as_path(), bytes.as_slice()))
+            .collect();
+        (compile::container::join(&containers)?, Vec::new())
+    } else {
+        let mut bytes = Vec::new();
+        let mut index = Vec::new();
+        for (arch, _, one) in &parts {
+            index.push(((*arch).clone(), bytes.len() as u64, one.len() as u64));
+            bytes.extend_from_slice(one);
+            bytes.resize(bytes.len().next_multiple_of(8), 0);
+        }
+        (bytes, index)
+    };
     std::fs::write(&out, &bytes).map_err(|e| Error::io("failed to write", &out, e))?;
     Ok(index)
 }
 
-/// The entries of the fatbin(s) `bytes` as one container assembled by `nvfatbin`, each
-/// cubin's embedded PTX text left out when `leave_out_ptx_text` (`out`: the path errors name).
-fn reassemble(
-    bytes: &[u8],
-    out: &Path,
-    nvfatbin: &NvFatbin,
-    leave_out_ptx_text: bool,
-) -> Result<Vec<u8>, Error> {
+/// The entries of the fatbin `bytes` as one container assembled by `nvfatbin`, each
+/// cubin's embedded PTX text left out (`out`: the path errors name).
+fn reassemble(bytes: &[u8], out: &Path, nvfatbin: &NvFatbin) -> Result<Vec<u8>, Error> {
     let fatbin = cuda_kernel_objects::parse(bytes).map_err(|source| Error::Fatbin {
         path: out.to_path_buf(),
         source,
@@ -548,7 +619,7 @@ fn reassemble(
         .entries
         .iter()
         .map(|e| match e.kind {
-            EntryKind::Elf if leave_out_ptx_text => ptx_text::left_out(&e.payload),
+            EntryKind::Elf => ptx_text::left_out(&e.payload),
             _ => None,
         })
         .collect();
@@ -575,42 +646,6 @@ fn reassemble(
         })
         .collect();
     Ok(nvfatbin.assemble(&parts)?)
-}
-
-/// A whole-program file compiled in one nvcc run: its fatbin assembled again by nvFatbin
-/// with the PTX text left out of each cubin (`assembler`, or nvFatbin loaded now). Returns
-/// why the text was kept when nvFatbin cannot be loaded; the fatbin is then nvcc's.
-fn leave_out_alone(
-    s: &Shared<'_>,
-    staging: &cached::Staging,
-    assembler: Option<&NvFatbin>,
-) -> Result<Option<String>, Error> {
-    let out = staging.path().join("module.fatbin");
-    let bytes = std::fs::read(&out)
-        .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", &out, e))?;
-    let has_text = cuda_kernel_objects::parse(&bytes).is_ok_and(|f| {
-        f.entries.iter().any(|e| {
-            e.kind == EntryKind::Elf
-                && cuda_kernel_objects::parse_cubin(&e.payload).is_ok_and(|c| c.ptx_text > 0)
-        })
-    });
-    if !has_text {
-        return Ok(None);
-    }
-    let loaded;
-    let nvfatbin = match assembler {
-        Some(lib) => lib,
-        None => match NvFatbin::load(s.toolkit.nvcc(), "leaving the PTX text out", s.reporting) {
-            Ok(lib) => {
-                loaded = lib.with_nvcc_flags(s.flags);
-                &loaded
-            }
-            Err(e) => return Ok(Some(e.to_string())),
-        },
-    };
-    let joined = reassemble(&bytes, &out, nvfatbin, true)?;
-    std::fs::write(&out, &joined).map_err(|e| Error::io("failed to write", &out, e))?;
-    Ok(None)
 }
 
 /// PTX text up to its first NUL, with one NUL (as nvFatbin takes it).

@@ -1,16 +1,15 @@
 //! The queue of a multi-file build: every file's nvcc runs (one per virtual architecture)
-//! in one longest-first queue within the build's job budget, each file finished by the
-//! worker that ends its last run, and the first nvcc failure stopping what has not started.
+//! in one longest-first queue within the build's job budget, the largest split over the
+//! cores the others leave, each file finished by the worker that ends its last run, and the
+//! first nvcc failure stopping what has not started.
 
 use super::pending;
 use super::request::Source;
 use super::unit::{self, Shared, UnitBuilt};
+use crate::compile::split;
 use crate::diagnostics::Diagnostics;
-use crate::env::Reporting;
 use crate::error::Error;
 use crate::jobs::Jobs;
-use crate::link::NvFatbin;
-use crate::model::options::LinkMode;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 
@@ -21,32 +20,23 @@ pub(crate) fn compile_units(
     shared: &Shared<'_>,
     sources: &[Source],
     jobs: &Jobs,
-    reporting: Reporting,
 ) -> Result<Vec<UnitBuilt>, Error> {
     let looked: Vec<(String, Option<UnitBuilt>)> =
         sources.iter().map(|s| unit::lookup(shared, s)).collect();
     if looked.iter().all(|(_, hit)| hit.is_some()) {
         return Ok(looked.into_iter().filter_map(|(_, hit)| hit).collect());
     }
-    // nvFatbin joins a file's per-architecture images; without it (a whole-program
-    // module only) each file compiles in one nvcc run.
-    let nvfatbin = NvFatbin::load(shared.toolkit.nvcc(), shared.mode.purpose(), reporting)
-        .map(|lib| lib.with_nvcc_flags(shared.flags));
-    let split = match (&nvfatbin, shared.mode) {
-        (Ok(lib), LinkMode::Whole) => Some(Some(lib)),
-        (Err(_), LinkMode::Whole) => None,
-        (_, LinkMode::Rdc | LinkMode::Lto) => Some(None),
-    };
     let mut slots: Vec<Option<UnitBuilt>> = Vec::with_capacity(sources.len());
     let mut pending: Vec<(usize, pending::Pending<'_>)> = Vec::new();
     for (i, (source, (direct_key, hit))) in sources.iter().zip(looked).enumerate() {
         if hit.is_none() {
-            pending.push((i, pending::Pending::new(shared, source, direct_key, split)?));
+            pending.push((i, pending::Pending::new(shared, source, direct_key, true)?));
         }
         slots.push(hit);
     }
     // Every group of every pending file in one queue, longest first (estimated by the
-    // file's size and the group's number of images), so that no long run starts last.
+    // file's expanded tokens and the group's number of images), so that no long run starts
+    // last; the largest runs split over the cores the others leave (`compile::split`).
     // The worker that ends a file's last group finishes that file (views, parse, images,
     // cache) while the others go on compiling.
     let mut tasks: Vec<(usize, usize)> = Vec::new();
@@ -55,14 +45,31 @@ pub(crate) fn compile_units(
     }
     let weight = |&(n, g): &(usize, usize)| {
         let p = &pending[n].1;
-        (p.source_len() as u64).saturating_mul(p.group_weight(g) as u64)
+        p.estimate().saturating_mul(p.group_weight(g) as u64)
     };
     tasks.sort_by_key(|t| std::cmp::Reverse(weight(t)));
-    let threads = if split.is_some() {
-        1
+    let weights: Vec<u64> = tasks.iter().map(weight).collect();
+    let splits = if shared.split {
+        split::plan(&weights, jobs.limit(), pending.len() > 1)
     } else {
-        shared.targets.len()
+        vec![1; tasks.len()]
     };
+    let tasks: Vec<(usize, usize, usize)> = tasks
+        .into_iter()
+        .zip(splits)
+        .map(|((n, g), s)| (n, g, s))
+        .collect();
+    if shared.debug {
+        for (&(n, g, s), w) in tasks.iter().zip(&weights) {
+            let p = &pending[n].1;
+            eprintln!(
+                "cuda-kernel-build: queued `{}` {} (weight {w}, {s} thread{})",
+                p.display_name(),
+                p.group_name(g),
+                if s == 1 { "" } else { "s" }
+            );
+        }
+    }
     let state: Vec<FileState> = pending
         .iter()
         .map(|(_, p)| FileState {
@@ -76,45 +83,50 @@ pub(crate) fn compile_units(
     // anyway, and a library's other files could take minutes.
     let failed = AtomicBool::new(false);
     let failure: Mutex<Option<(usize, Error)>> = Mutex::new(None);
-    jobs.run(&tasks, threads, |&(n, g), threads| {
-        let p = &pending[n].1;
-        let st = &state[n];
-        if failed.load(Ordering::SeqCst) {
-            st.dropped.store(true, Ordering::SeqCst);
-            st.left.fetch_sub(1, Ordering::SeqCst);
-            return;
-        }
-        let ran = match p.run_group(g, threads) {
-            Ok(ran) => Ok(ran),
-            Err(e) => {
-                // nvcc's error is the build's (the earliest file's, when several fail).
-                failed.store(true, Ordering::SeqCst);
+    jobs.run(
+        &tasks,
+        |&(_, _, s)| s,
+        |&(n, g, _), split| {
+            let p = &pending[n].1;
+            let st = &state[n];
+            if failed.load(Ordering::SeqCst) {
                 st.dropped.store(true, Ordering::SeqCst);
-                if let Ok(mut f) = failure.lock()
-                    && f.as_ref().is_none_or(|(m, _)| n < *m)
-                {
-                    *f = Some((n, e));
-                }
                 st.left.fetch_sub(1, Ordering::SeqCst);
                 return;
             }
-        };
-        if let Ok(mut runs) = st.runs.lock() {
-            runs.push((g, ran));
-        }
-        if st.left.fetch_sub(1, Ordering::SeqCst) == 1 && !st.dropped.load(Ordering::SeqCst) {
-            let mut runs = st
-                .runs
-                .lock()
-                .map(|mut r| std::mem::take(&mut *r))
-                .unwrap_or_default();
-            runs.sort_by_key(|(g, _)| *g);
-            let r = p.finish(runs.into_iter().map(|(_, r)| r).collect());
-            if let Ok(mut d) = st.done.lock() {
-                *d = Some(r);
+            let threads = crate::compile::Threads { targets: 1, split };
+            let ran = match p.run_group(g, threads) {
+                Ok(ran) => Ok(ran),
+                Err(e) => {
+                    // nvcc's error is the build's (the earliest file's, when several fail).
+                    failed.store(true, Ordering::SeqCst);
+                    st.dropped.store(true, Ordering::SeqCst);
+                    if let Ok(mut f) = failure.lock()
+                        && f.as_ref().is_none_or(|(m, _)| n < *m)
+                    {
+                        *f = Some((n, e));
+                    }
+                    st.left.fetch_sub(1, Ordering::SeqCst);
+                    return;
+                }
+            };
+            if let Ok(mut runs) = st.runs.lock() {
+                runs.push((g, ran));
             }
-        }
-    });
+            if st.left.fetch_sub(1, Ordering::SeqCst) == 1 && !st.dropped.load(Ordering::SeqCst) {
+                let mut runs = st
+                    .runs
+                    .lock()
+                    .map(|mut r| std::mem::take(&mut *r))
+                    .unwrap_or_default();
+                runs.sort_by_key(|(g, _)| *g);
+                let r = p.finish(runs.into_iter().map(|(_, r)| r).collect());
+                if let Ok(mut d) = st.done.lock() {
+                    *d = Some(r);
+                }
+            }
+        },
+    );
     if let Some((_, e)) = failure.into_inner().ok().flatten() {
         return Err(e);
     }

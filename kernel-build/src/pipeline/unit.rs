@@ -49,6 +49,8 @@ pub(crate) struct Shared<'a> {
     pub alone: bool,
     /// The module's tuned kernels: the instantiations each unit adds.
     pub tuned: &'a super::tuned::Resolved,
+    /// Whether the largest runs may be split over idle cores (`compile::split::allowed`).
+    pub split: bool,
 }
 
 /// A unit, built or read from the cache.
@@ -85,12 +87,13 @@ pub(crate) fn lookup(shared: &Shared<'_>, source: &Source) -> (String, Option<Un
     (direct_key, hit)
 }
 
-/// Builds a module of one file with one nvcc run using up to `threads` threads for its
-/// targets (or none, from the cache).
+/// Builds a module of one file with one nvcc run (or none, from the cache) that compiles
+/// up to `jobs` of its targets at once, and splits each target's optimizer and assembler
+/// over the cores left when the targets are fewer (see [`compile::split`]).
 pub(crate) fn build_alone(
     shared: &Shared<'_>,
     source: &Source,
-    threads: usize,
+    jobs: usize,
 ) -> Result<BuiltModule, Error> {
     let (direct_key, hit) = lookup(shared, source);
     let built = match hit {
@@ -98,7 +101,19 @@ pub(crate) fn build_alone(
         None => {
             // A miss: nvcc compiles, keeping the device-side preprocessed text of every
             // target for the parser (and for the object key and the dependencies).
-            let pending = super::pending::Pending::new(shared, source, direct_key, None)?;
+            let pending = super::pending::Pending::new(shared, source, direct_key, false)?;
+            let targets = shared.targets.len().max(1);
+            let split = if shared.split {
+                // Every target one share of the file's estimated work.
+                let weights = vec![pending.estimate(); targets];
+                compile::split::plan(&weights, jobs, false)[0]
+            } else {
+                1
+            };
+            let threads = compile::Threads {
+                targets: jobs.min(targets).max(1),
+                split,
+            };
             let compiled = pending.run_group(0, threads);
             pending.finish(vec![compiled])?
         }
@@ -223,12 +238,14 @@ impl Job<'_> {
         &self,
         input: &Path,
         code_args: Vec<String>,
-        threads: usize,
+        threads: compile::Threads,
         output: &Path,
         keep: &Path,
     ) -> Result<compile::Ran, Error> {
         let s = self.shared;
         // Through a wrapper, a host object: sccache caches `-c` whole, `-fatbin` not at all.
+        // Its key hashes the arguments, so no split there: a split count follows the
+        // machine's cores, and machines of other sizes would miss each other's entries.
         let host_object = s.wrapper.is_some();
         let object = output.with_extension("o");
         let job = NvccJob {
@@ -236,7 +253,8 @@ impl Job<'_> {
             source: input,
             output: if host_object { &object } else { output },
             code_args,
-            threads,
+            threads: threads.targets,
+            split: if host_object { 1 } else { threads.split },
             includes: &self.source.includes,
             defines: &s.req.defines,
             flags: s.flags,

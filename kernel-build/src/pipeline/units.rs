@@ -20,7 +20,7 @@ pub(crate) fn build_joined(
     reporting: Reporting,
 ) -> Result<BuiltModule, Error> {
     let started = Instant::now();
-    let built = super::queue::compile_units(shared, sources, jobs, reporting)?;
+    let built = super::queue::compile_units(shared, sources, jobs)?;
     let timings: Vec<(String, f64, bool)> = sources
         .iter()
         .zip(&built)
