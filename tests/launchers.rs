@@ -18,6 +18,7 @@
 use std::io::Write as _;
 use std::net::TcpListener;
 use std::process::{Command, Output};
+use std::sync::atomic::{AtomicU32, Ordering};
 use std::time::{Duration, Instant};
 
 use cuda_kernel_runtime::{
@@ -65,12 +66,26 @@ const LAUNCHER_VARS: [&str; 18] = [
     "KERNEL_NCCL_INIT_TIMEOUT",
 ];
 
-/// A port nothing listens on now.
+/// A port nothing listens on now, below Linux's ephemeral range (32768 and up), where the
+/// system hands out the ports of outgoing connections and of listeners bound to port 0:
+/// NCCL's own sockets in the GPU tests beside this one, or another program's, would
+/// otherwise take a port asked of the system between this check and the rank's listen
+/// (seen on a 4-GPU machine: "Address already in use"). Each call of a process starts from
+/// another port, and processes from other places.
 fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .expect("a free port")
-        .port()
+    static NEXT: AtomicU32 = AtomicU32::new(0);
+    let start = std::process::id() % 1_000 * 11;
+    for _ in 0..12_000 {
+        let n = NEXT.fetch_add(1, Ordering::Relaxed);
+        let port = 20_000 + ((start + n) % 12_000) as u16;
+        // Rank 0 serves on `port`; a launcher's store would take MASTER_PORT, `port - 1`.
+        if TcpListener::bind(("127.0.0.1", port)).is_ok()
+            && TcpListener::bind(("127.0.0.1", port - 1)).is_ok()
+        {
+            return port;
+        }
+    }
+    panic!("no free port between 20000 and 32000 on 127.0.0.1")
 }
 
 /// Starts `ranks` children in `mode` with torchrun's variables (rank 0 serving on `port`)

@@ -10,9 +10,12 @@
 //! `KERNEL_REQUIRE_GPU=1`).
 //!
 //! With `KERNEL_BENCH_FATBINS=NAME=FILE,NAME=FILE,...` (the first the baseline) it also
-//! times fatbins built elsewhere — a large library built three ways with
+//! times fatbins built elsewhere — a large library built several ways with
 //! `cuda-kernel-inspect build --out` — loading each and getting the handle of the kernel
-//! `KERNEL_BENCH_KERNEL` names (lazy loading loads it then), and with `load_eager`.
+//! `KERNEL_BENCH_KERNEL` names (lazy loading loads it then), and with `load_eager`. A
+//! module of several files holds one container per file, one after another: each is loaded
+//! as a module of its own, as the runtime loads such a module, and the kernel is looked up
+//! in the one that holds it.
 //!
 //! ```text
 //! cargo bench -p kernel-tests --bench compressed_load
@@ -130,10 +133,38 @@ fn files(gpu: &Gpu, list: &str) {
             (name.to_owned(), bytes)
         })
         .collect();
-    let times = medians(images.len(), |i, eager| {
-        timed_load(gpu, &images[i].1, eager, &mut |m| {
-            m.kernel(&kernel).unwrap();
+    let parts: Vec<Vec<&[u8]>> = images
+        .iter()
+        .map(|(_, bytes)| {
+            cuda_kernel_objects::find_containers(bytes)
+                .into_iter()
+                .map(|(at, len)| &bytes[at..at + len])
+                .collect()
         })
+        .collect();
+    for ((name, _), p) in images.iter().zip(&parts) {
+        println!("{name}: {} container(s), each loaded", p.len());
+    }
+    let times = medians(images.len(), |i, eager| {
+        let t = Instant::now();
+        let mut found = false;
+        let modules: Vec<RawModule> = parts[i]
+            .iter()
+            .map(|part| {
+                let m = RawModule::load_bytes(gpu, part).unwrap();
+                if eager {
+                    m.load_eager().unwrap();
+                }
+                if !found && m.kernel(&kernel).is_ok() {
+                    found = true;
+                }
+                m
+            })
+            .collect();
+        assert!(found, "no container holds `{kernel}`");
+        let took = us(t);
+        drop(modules);
+        took
     });
     for ((name, image), t) in images.iter().zip(&times) {
         report(

@@ -159,10 +159,11 @@ impl<'a> Pending<'a> {
         std::fs::create_dir_all(&keep)
             .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
         let started = Instant::now();
+        let flags = self.nvcc_flags();
         let input = self.wrapper.as_deref().unwrap_or(&self.job.source.path);
         let mut ran = self
             .job
-            .run_nvcc(input, args.clone(), threads, &output, &keep);
+            .run_nvcc(input, args.clone(), threads, &flags, &output, &keep);
         // Tuned variants nvcc refuses: each is left out of the targets that refuse it (found
         // by compiling for each virtual architecture alone), and the group runs again.
         if let Err(Error::NvccFailed { output: text, .. }) = &ran
@@ -190,7 +191,7 @@ impl<'a> Pending<'a> {
                 .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
             ran = self
                 .job
-                .run_nvcc(&again, args.clone(), threads, &output, &keep);
+                .run_nvcc(&again, args.clone(), threads, &flags, &output, &keep);
             if let Ok(mut r) = self.rejected.lock() {
                 r.1.push(again);
             }
@@ -234,7 +235,7 @@ impl<'a> Pending<'a> {
                 .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
             ran = self
                 .job
-                .run_nvcc(&again, args.clone(), threads, &output, &keep);
+                .run_nvcc(&again, args.clone(), threads, &flags, &output, &keep);
             if let Ok(mut r) = self.rejected.lock() {
                 r.1.push(again);
             }
@@ -413,12 +414,59 @@ impl<'a> Pending<'a> {
 }
 
 impl Pending<'_> {
+    /// nvFatbin with the module's compression, loaded once for the file by the first run
+    /// that needs it, or why it could not be.
+    fn assembler(&self) -> &Result<NvFatbin, String> {
+        let s = self.job.shared;
+        self.assembler.get_or_init(|| {
+            NvFatbin::load(s.toolkit.nvcc(), "leaving the PTX text out", s.reporting)
+                .map(|lib| lib.with_nvcc_flags(s.flags))
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    /// Whether this file's runs store their entries uncompressed for nvFatbin to compress:
+    /// each run's image is reassembled without the PTX text (a whole program, the text left
+    /// out, nvFatbin at hand) and every entry is to be compressed by the build's default
+    /// (`--compress-mode=size`, no compression flag of the user's). nvcc compressing first
+    /// would make every entry compressed twice, nvcc's Zstandard thrown away: at that level
+    /// compression is the slowest step after the compiler itself.
+    fn stores_plain(&self) -> bool {
+        let s = self.job.shared;
+        s.leave_out_ptx_text
+            && s.mode == LinkMode::Whole
+            && s.flags
+                .iter()
+                .any(|f| f == compile::compress::COMPRESS_FLAG)
+            && self.assembler().is_ok()
+    }
+
+    /// The flags of this file's nvcc runs: the module's, with `--compress-mode=none` in
+    /// place of the build's compression where nvFatbin compresses instead (`stores_plain`).
+    fn nvcc_flags(&self) -> Vec<String> {
+        let s = self.job.shared;
+        if !self.stores_plain() {
+            return s.flags.to_vec();
+        }
+        s.flags
+            .iter()
+            .map(|f| {
+                if f == compile::compress::COMPRESS_FLAG {
+                    "--compress-mode=none".to_owned()
+                } else {
+                    f.clone()
+                }
+            })
+            .collect()
+    }
+
     /// Leaves the PTX text out of each cubin of the image a run wrote (`path`), as the run
     /// ends, on its worker: the files and architectures of a build are reassembled side by
     /// side, not one after another at the end. Only for a whole program with the text left
-    /// out (`ptx_text`); nvFatbin reassembles the entries (compressing them again as nvcc's
-    /// flags ask). Where nvFatbin cannot be loaded the text stays, and why is kept for the
-    /// unit's warning.
+    /// out (`ptx_text`); nvFatbin reassembles the entries, compressing them as the module's
+    /// flags ask (entries nvcc stored plain for it, `stores_plain`, are reassembled even
+    /// without text). Where nvFatbin cannot be loaded the text stays, and why is kept for
+    /// the unit's warning.
     fn leave_out_ptx_text(&self, path: &Path) -> Result<(), Error> {
         let s = self.job.shared;
         if !s.leave_out_ptx_text || s.mode != LinkMode::Whole {
@@ -432,15 +480,10 @@ impl Pending<'_> {
                     && cuda_kernel_objects::parse_cubin(&e.payload).is_ok_and(|c| c.ptx_text > 0)
             })
         });
-        if !has_text {
+        if !has_text && !self.stores_plain() {
             return Ok(());
         }
-        let loaded = self.assembler.get_or_init(|| {
-            NvFatbin::load(s.toolkit.nvcc(), "leaving the PTX text out", s.reporting)
-                .map(|lib| lib.with_nvcc_flags(s.flags))
-                .map_err(|e| e.to_string())
-        });
-        match loaded {
+        match self.assembler() {
             Ok(nvfatbin) => {
                 let joined = reassemble(&bytes, path, nvfatbin)?;
                 std::fs::write(path, &joined).map_err(|e| Error::io("failed to write", path, e))
@@ -497,9 +540,14 @@ impl Pending<'_> {
                 .join(format!("keep-{arch}-{attempt}"));
             std::fs::create_dir_all(&keep)
                 .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
-            let ran = self
-                .job
-                .run_nvcc(&wrapper, args.clone(), threads, &out, &keep);
+            let ran = self.job.run_nvcc(
+                &wrapper,
+                args.clone(),
+                threads,
+                self.job.shared.flags,
+                &out,
+                &keep,
+            );
             if let Ok(mut r) = self.rejected.lock() {
                 r.1.push(wrapper);
             }

@@ -231,14 +231,15 @@ impl Job<'_> {
         front::finish(&self.source.display_name, info, diags, require_kernel)
     }
 
-    /// Runs `nvcc -fatbin` with `code_args` into `output` (through a wrapper: `nvcc -c`,
-    /// the fatbin read back from the object), keeping its intermediate files (the device
-    /// views) in `keep`.
+    /// Runs `nvcc -fatbin` with `code_args` and the module's `flags` (or others the caller
+    /// derived from them) into `output` (through a wrapper: `nvcc -c`, the fatbin read back
+    /// from the object), keeping its intermediate files (the device views) in `keep`.
     pub(crate) fn run_nvcc(
         &self,
         input: &Path,
         code_args: Vec<String>,
         threads: compile::Threads,
+        flags: &[String],
         output: &Path,
         keep: &Path,
     ) -> Result<compile::Ran, Error> {
@@ -257,7 +258,7 @@ impl Job<'_> {
             split: if host_object { 1 } else { threads.split },
             includes: &self.source.includes,
             defines: &s.req.defines,
-            flags: s.flags,
+            flags,
             keep_dir: Some(keep),
             host_object,
         };
