@@ -12,6 +12,8 @@
 mod support;
 
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use cuda_kernel_build::__private::macros::cuda_module_in;
 use cuda_kernel_build::__private::{
@@ -257,6 +259,8 @@ fn every_module_has_the_same_stubs_with_and_without_nvcc() {
     let root = workspace();
     let mut compared = 0;
     let mut problems = String::new();
+    // Every module of the two crates, in order: (crate folder, file, which invocation).
+    let mut jobs: Vec<(PathBuf, PathBuf, usize)> = Vec::new();
     for (crate_dir, folder) in [("tests", "tests"), ("examples", "examples")] {
         let crate_dir = root.join(crate_dir);
         let mut files: Vec<PathBuf> = std::fs::read_dir(root.join(folder))
@@ -266,14 +270,39 @@ fn every_module_has_the_same_stubs_with_and_without_nvcc() {
             .collect();
         files.sort();
         for file in files {
-            for (i, tokens) in invocations(&file).into_iter().enumerate() {
-                let what = format!("{} (module {})", file.display(), i + 1);
-                if let Some(diff) = compare_macro(&crate_dir, tokens, &what) {
-                    compared += 1;
-                    if !known(&what, &diff) && !diff.is_empty() {
-                        problems.push_str(&format!("{what}:\n{diff}\n"));
-                    }
+            let count = invocations(&file).len();
+            jobs.extend((0..count).map(|i| (crate_dir.clone(), file.clone(), i)));
+        }
+    }
+    // Each module's two expansions on a worker of its own: a cold cache means an nvcc run
+    // per module, most of them on one core. Tokens are not `Send`: each worker reads its
+    // module's invocation from the file again.
+    let next = AtomicUsize::new(0);
+    let results: Mutex<Vec<(usize, String, Option<String>)>> = Mutex::new(Vec::new());
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get().min(8));
+    std::thread::scope(|scope| {
+        for _ in 0..workers {
+            scope.spawn(|| {
+                loop {
+                    let at = next.fetch_add(1, Ordering::Relaxed);
+                    let Some((crate_dir, file, i)) = jobs.get(at) else {
+                        break;
+                    };
+                    let tokens = invocations(file).swap_remove(*i);
+                    let what = format!("{} (module {})", file.display(), i + 1);
+                    let diff = compare_macro(crate_dir, tokens, &what);
+                    results.lock().unwrap().push((at, what, diff));
                 }
+            });
+        }
+    });
+    let mut results = results.into_inner().unwrap();
+    results.sort_by_key(|r| r.0);
+    for (_, what, diff) in results {
+        if let Some(diff) = diff {
+            compared += 1;
+            if !known(&what, &diff) && !diff.is_empty() {
+                problems.push_str(&format!("{what}:\n{diff}\n"));
             }
         }
     }
