@@ -13,7 +13,7 @@ use cuda_kernel_build::{BuiltModule, LinkMode};
 use object::{Object, ObjectSection};
 use std::path::Path;
 use std::process::Command;
-use support::{project, real_nvcc};
+use support::{FakeNvcc, project, real_nvcc};
 
 const KERNELS: &str = "struct Pair { float a; int b; };\n\
 extern \"C\" __global__ void axpb(const float* x, float* y, int n, Pair p) {\n\
@@ -251,5 +251,64 @@ fn modules_leave_the_ptx_text_out_by_default_and_keep_it_on_request() {
         }
         assert_eq!(kernels(&stripped), kernels(&kept), "{what}");
         assert!(!kernels(&stripped).is_empty());
+    }
+}
+
+/// Leaving the text out reassembles each run's image with nvFatbin, which compresses its
+/// entries: nvcc then stores them plain (`--compress-mode=none` in place of the build's
+/// `--compress-mode=size`), so that no entry is compressed twice, and every entry of the
+/// module still ends compressed. With the text kept, nvcc compresses them itself.
+#[test]
+fn each_entry_is_compressed_once_and_every_entry_ends_compressed() {
+    let Some(real) = real_nvcc() else { return };
+    let other = "extern \"C\" __global__ void neg(float* y, int n) {\n\
+        int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+        if (i < n) y[i] = -y[i];\n\
+    }\n";
+    let dir = project(&[("k.cu", KERNELS), ("n.cu", other)]);
+    for files in [&["k.cu"][..], &["k.cu", "n.cu"]] {
+        for keep in [false, true] {
+            let fake = FakeNvcc::with_libraries("real", &real);
+            let built = build(dir.path(), &fake.path, files, |r| {
+                r.ptx_text = Some(keep);
+                // Nothing from an earlier case's cache: every file compiles here.
+                r.defines
+                    .push((format!("CASE_{}_{keep}", files.len()), None));
+            });
+            let what = format!("{files:?}, text kept: {keep}");
+            let compiles: Vec<String> = fake
+                .runs()
+                .into_iter()
+                .filter(|l| l.contains("-fatbin"))
+                .collect();
+            assert!(!compiles.is_empty(), "{what}: no nvcc run logged");
+            let (plain, packed) = if keep {
+                ("--compress-mode=size", "--compress-mode=none")
+            } else {
+                ("--compress-mode=none", "--compress-mode=size")
+            };
+            assert!(
+                compiles
+                    .iter()
+                    .all(|l| l.contains(plain) && !l.contains(packed)),
+                "{what}: {compiles:#?}"
+            );
+            let bytes = std::fs::read(built.fatbin_path.as_ref().unwrap()).unwrap();
+            let stored = cuda_kernel_objects::entry_compression(&bytes).unwrap();
+            assert!(
+                !stored.is_empty()
+                    && stored
+                        .iter()
+                        .all(|c| *c != cuda_kernel_objects::Compression::None),
+                "{what}: {stored:?}"
+            );
+            let (cubins, _) = cubins(&built);
+            assert!(
+                cubins
+                    .iter()
+                    .all(|&(lines, text)| lines && (text > 0) == keep),
+                "{what}: {cubins:?}"
+            );
+        }
     }
 }
