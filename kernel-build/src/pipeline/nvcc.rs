@@ -84,6 +84,7 @@ pub(super) fn compile_module(
         alone: sources.len() == 1 && mode == LinkMode::Whole,
         tuned,
         split: compile::split::allowed(&flags, reporting),
+        assembler: std::sync::OnceLock::new(),
     };
     // Before nvcc runs: an editor helps most with a file that does not compile yet.
     let commands = editor::Commands {

@@ -16,7 +16,7 @@ use crate::model::options::LinkMode;
 use crate::toolkit::Target;
 use cuda_kernel_objects::EntryKind;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, OnceLock};
+use std::sync::Mutex;
 use std::time::Instant;
 
 /// A unit that must be compiled: its staging folder and its nvcc runs.
@@ -41,9 +41,7 @@ pub(crate) struct Pending<'a> {
     /// The tuned kernels' instantiations this file adds, with what nvcc refused for which
     /// target, shared by the groups' runs.
     tuned: std::sync::Mutex<(Section, Vec<Refusal>)>,
-    /// nvFatbin, loaded by the first run whose image leaves the PTX text out (or why it
-    /// could not be), and why the text was kept where it was.
-    assembler: OnceLock<Result<NvFatbin, String>>,
+    /// Why the PTX text was kept where it was (nvFatbin could not be loaded).
     kept_text: Mutex<Option<String>>,
 }
 
@@ -94,7 +92,6 @@ impl<'a> Pending<'a> {
             wrapper,
             rejected: std::sync::Mutex::new((Vec::new(), Vec::new())),
             tuned: std::sync::Mutex::new((section, Vec::new())),
-            assembler: OnceLock::new(),
             kept_text: Mutex::new(None),
         })
     }
@@ -159,7 +156,7 @@ impl<'a> Pending<'a> {
         std::fs::create_dir_all(&keep)
             .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
         let started = Instant::now();
-        let flags = self.nvcc_flags();
+        let flags = self.job.shared.nvcc_flags();
         let input = self.wrapper.as_deref().unwrap_or(&self.job.source.path);
         let mut ran = self
             .job
@@ -178,23 +175,14 @@ impl<'a> Pending<'a> {
                 self.settle_variants(&arch, arch_args, threads)?;
             }
             let sub = format!("tuned-{name}");
-            let again = layouts::write_wrapper(
-                &self.dir,
-                &sub,
-                self.job.source,
-                &self.plan,
-                &[],
-                &self.tuned_text(Section::text),
-            )?;
-            let _ = std::fs::remove_dir_all(&keep);
-            std::fs::create_dir_all(&keep)
-                .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
-            ran = self
-                .job
-                .run_nvcc(&again, args.clone(), threads, &flags, &output, &keep);
-            if let Ok(mut r) = self.rejected.lock() {
-                r.1.push(again);
-            }
+            let run = Run {
+                args,
+                threads,
+                flags: &flags,
+                output: &output,
+                keep: &keep,
+            };
+            ran = self.run_again(&sub, &[], &run)?;
         }
         // A type of the table nvcc refuses: compiled once more without it, and it stays
         // unmeasured with nvcc's reason; where the table still fails (nvcc stops after a
@@ -222,23 +210,14 @@ impl<'a> Pending<'a> {
                 }
             }
             let sub = format!("{}{attempt}", if name == "all" { "again" } else { name });
-            let again = layouts::write_wrapper(
-                &self.dir,
-                &sub,
-                self.job.source,
-                &self.plan,
-                &left_out,
-                &self.tuned_text(Section::text),
-            )?;
-            let _ = std::fs::remove_dir_all(&keep);
-            std::fs::create_dir_all(&keep)
-                .map_err(|e| Error::io("failed to create the build folder", &keep, e))?;
-            ran = self
-                .job
-                .run_nvcc(&again, args.clone(), threads, &flags, &output, &keep);
-            if let Ok(mut r) = self.rejected.lock() {
-                r.1.push(again);
-            }
+            let run = Run {
+                args,
+                threads,
+                flags: &flags,
+                output: &output,
+                keep: &keep,
+            };
+            ran = self.run_again(&sub, &left_out, &run)?;
         }
         if let Ok(mut r) = self.rejected.lock() {
             for one in refused_all {
@@ -413,60 +392,57 @@ impl<'a> Pending<'a> {
     }
 }
 
+/// One nvcc run of a group: its arguments, threads, flags, output and kept-files folder.
+struct Run<'r> {
+    args: &'r [String],
+    threads: compile::Threads,
+    flags: &'r [String],
+    output: &'r Path,
+    keep: &'r Path,
+}
+
 impl Pending<'_> {
-    /// nvFatbin with the module's compression, loaded once for the file by the first run
-    /// that needs it, or why it could not be.
-    fn assembler(&self) -> &Result<NvFatbin, String> {
-        let s = self.job.shared;
-        self.assembler.get_or_init(|| {
-            NvFatbin::load(s.toolkit.nvcc(), "leaving the PTX text out", s.reporting)
-                .map(|lib| lib.with_nvcc_flags(s.flags))
-                .map_err(|e| e.to_string())
-        })
-    }
-
-    /// Whether this file's runs store their entries uncompressed for nvFatbin to compress:
-    /// each run's image is reassembled without the PTX text (a whole program, the text left
-    /// out, nvFatbin at hand) and every entry is to be compressed by the build's default
-    /// (`--compress-mode=size`, no compression flag of the user's). nvcc compressing first
-    /// would make every entry compressed twice, nvcc's Zstandard thrown away: at that level
-    /// compression is the slowest step after the compiler itself.
-    fn stores_plain(&self) -> bool {
-        let s = self.job.shared;
-        s.leave_out_ptx_text
-            && s.mode == LinkMode::Whole
-            && s.flags
-                .iter()
-                .any(|f| f == compile::compress::COMPRESS_FLAG)
-            && self.assembler().is_ok()
-    }
-
-    /// The flags of this file's nvcc runs: the module's, with `--compress-mode=none` in
-    /// place of the build's compression where nvFatbin compresses instead (`stores_plain`).
-    fn nvcc_flags(&self) -> Vec<String> {
-        let s = self.job.shared;
-        if !self.stores_plain() {
-            return s.flags.to_vec();
+    /// Runs `run` again through a wrapper written in `sub` without the table's items
+    /// `left_out` and with the tuned section as it stands now, in an emptied kept-files
+    /// folder; the wrapper is remembered, so that the device views are read without it.
+    fn run_again(
+        &self,
+        sub: &str,
+        left_out: &[usize],
+        run: &Run<'_>,
+    ) -> Result<Result<compile::Ran, Error>, Error> {
+        let again = layouts::write_wrapper(
+            &self.dir,
+            sub,
+            self.job.source,
+            &self.plan,
+            left_out,
+            &self.tuned_text(Section::text),
+        )?;
+        let _ = std::fs::remove_dir_all(run.keep);
+        std::fs::create_dir_all(run.keep)
+            .map_err(|e| Error::io("failed to create the build folder", run.keep, e))?;
+        let ran = self.job.run_nvcc(
+            &again,
+            run.args.to_vec(),
+            run.threads,
+            run.flags,
+            run.output,
+            run.keep,
+        );
+        if let Ok(mut r) = self.rejected.lock() {
+            r.1.push(again);
         }
-        s.flags
-            .iter()
-            .map(|f| {
-                if f == compile::compress::COMPRESS_FLAG {
-                    "--compress-mode=none".to_owned()
-                } else {
-                    f.clone()
-                }
-            })
-            .collect()
+        Ok(ran)
     }
 
     /// Leaves the PTX text out of each cubin of the image a run wrote (`path`), as the run
     /// ends, on its worker: the files and architectures of a build are reassembled side by
     /// side, not one after another at the end. Only for a whole program with the text left
     /// out (`ptx_text`); nvFatbin reassembles the entries, compressing them as the module's
-    /// flags ask (entries nvcc stored plain for it, `stores_plain`, are reassembled even
-    /// without text). Where nvFatbin cannot be loaded the text stays, and why is kept for
-    /// the unit's warning.
+    /// flags ask (entries nvcc stored plain for it, `Shared::stores_plain`, are reassembled
+    /// even without text). Where nvFatbin cannot be loaded the text stays, and why is kept
+    /// for the unit's warning.
     fn leave_out_ptx_text(&self, path: &Path) -> Result<(), Error> {
         let s = self.job.shared;
         if !s.leave_out_ptx_text || s.mode != LinkMode::Whole {
@@ -474,18 +450,28 @@ impl Pending<'_> {
         }
         let bytes = std::fs::read(path)
             .map_err(|e| Error::io("failed to read the fatbin nvcc wrote", path, e))?;
-        let has_text = cuda_kernel_objects::parse(&bytes).is_ok_and(|f| {
-            f.entries.iter().any(|e| {
-                e.kind == EntryKind::Elf
-                    && cuda_kernel_objects::parse_cubin(&e.payload).is_ok_and(|c| c.ptx_text > 0)
-            })
+        let plain = s.stores_plain();
+        let fatbin = match cuda_kernel_objects::parse(&bytes) {
+            Ok(fatbin) => fatbin,
+            // Not read: nothing found to leave out, unless nvcc stored it plain for us.
+            Err(_) if !plain => return Ok(()),
+            Err(source) => {
+                return Err(Error::Fatbin {
+                    path: path.to_path_buf(),
+                    source,
+                });
+            }
+        };
+        let has_text = fatbin.entries.iter().any(|e| {
+            e.kind == EntryKind::Elf
+                && cuda_kernel_objects::parse_cubin(&e.payload).is_ok_and(|c| c.ptx_text > 0)
         });
-        if !has_text && !self.stores_plain() {
+        if !has_text && !plain {
             return Ok(());
         }
-        match self.assembler() {
+        match s.assembler() {
             Ok(nvfatbin) => {
-                let joined = reassemble(&bytes, path, nvfatbin)?;
+                let joined = reassemble(&fatbin, nvfatbin)?;
                 std::fs::write(path, &joined).map_err(|e| Error::io("failed to write", path, e))
             }
             Err(why) => {
@@ -655,13 +641,9 @@ fn join_groups(
     Ok(index)
 }
 
-/// The entries of the fatbin `bytes` as one container assembled by `nvfatbin`, each
-/// cubin's embedded PTX text left out (`out`: the path errors name).
-fn reassemble(bytes: &[u8], out: &Path, nvfatbin: &NvFatbin) -> Result<Vec<u8>, Error> {
-    let fatbin = cuda_kernel_objects::parse(bytes).map_err(|source| Error::Fatbin {
-        path: out.to_path_buf(),
-        source,
-    })?;
+/// The entries of `fatbin` as one container assembled by `nvfatbin`, each cubin's embedded
+/// PTX text left out.
+fn reassemble(fatbin: &cuda_kernel_objects::Fatbin, nvfatbin: &NvFatbin) -> Result<Vec<u8>, Error> {
     let names: Vec<String> = fatbin.entries.iter().map(|e| e.target()).collect();
     let stripped: Vec<Option<Vec<u8>>> = fatbin
         .entries

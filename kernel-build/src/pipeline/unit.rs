@@ -14,13 +14,16 @@ use crate::compile::{self, NvccJob};
 use crate::diagnostics::Diagnostics;
 use crate::error::Error;
 use crate::front;
+use crate::link::NvFatbin;
 use crate::model::ModuleInfo;
 use crate::model::built::BuiltModule;
 use crate::model::options::{DeviceDebug, LinkMode};
 use crate::model::request::ModuleRequest;
 use crate::toolkit::{Target, Toolkit};
 use cuda_kernel_objects::KernelImage;
+use std::borrow::Cow;
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::{Duration, Instant};
 
 /// What every unit of one module shares.
@@ -51,6 +54,58 @@ pub(crate) struct Shared<'a> {
     pub tuned: &'a super::tuned::Resolved,
     /// Whether the largest runs may be split over idle cores (`compile::split::allowed`).
     pub split: bool,
+    /// nvFatbin with the module's compression, loaded by the first run whose image leaves
+    /// the PTX text out (once for the build), or why it could not be.
+    pub assembler: OnceLock<Result<NvFatbin, String>>,
+}
+
+impl Shared<'_> {
+    /// nvFatbin for reassembling images without the PTX text (see `assembler`).
+    pub(crate) fn assembler(&self) -> &Result<NvFatbin, String> {
+        self.assembler.get_or_init(|| {
+            NvFatbin::load(
+                self.toolkit.nvcc(),
+                "leaving the PTX text out",
+                self.reporting,
+            )
+            .map(|lib| lib.with_nvcc_flags(self.flags))
+            .map_err(|e| e.to_string())
+        })
+    }
+
+    /// Whether the nvcc runs store their entries uncompressed for nvFatbin to compress:
+    /// each run's image is reassembled without the PTX text (a whole program, the text left
+    /// out, nvFatbin at hand) and every entry is to be compressed by the build's default
+    /// (`--compress-mode=size`, no compression flag of the user's). nvcc compressing first
+    /// would make every entry compressed twice, nvcc's Zstandard thrown away: at that level
+    /// compression is the slowest step after the compiler itself.
+    pub(crate) fn stores_plain(&self) -> bool {
+        self.leave_out_ptx_text
+            && self.mode == LinkMode::Whole
+            && self
+                .flags
+                .iter()
+                .any(|f| f == compile::compress::COMPRESS_FLAG)
+            && self.assembler().is_ok()
+    }
+
+    /// The flags of the nvcc runs: the module's, with `--compress-mode=none` in place of the
+    /// build's compression where nvFatbin compresses instead (`stores_plain`).
+    pub(crate) fn nvcc_flags(&self) -> Cow<'_, [String]> {
+        if !self.stores_plain() {
+            return Cow::Borrowed(self.flags);
+        }
+        self.flags
+            .iter()
+            .map(|f| {
+                if f == compile::compress::COMPRESS_FLAG {
+                    "--compress-mode=none".to_owned()
+                } else {
+                    f.clone()
+                }
+            })
+            .collect()
+    }
 }
 
 /// A unit, built or read from the cache.
