@@ -28,6 +28,12 @@ template <typename T> __global__ void mul(T* y, int n) {\n\
 template __global__ void mul<float>(float*, int);\n\
 template __global__ void mul<double>(double*, int);\n";
 
+/// A second file for the modules of two.
+const NEG: &str = "extern \"C\" __global__ void neg(float* y, int n) {\n\
+    int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+    if (i < n) y[i] = -y[i];\n\
+}\n";
+
 /// Each section: name, size, bytes (none for `SHT_NOBITS`).
 fn sections(cubin: &[u8]) -> Vec<(String, u64, Vec<u8>)> {
     let elf = object::File::parse(cubin).unwrap();
@@ -204,11 +210,7 @@ fn kernels(m: &BuiltModule) -> Vec<(String, Vec<(u64, u64)>)> {
 #[test]
 fn modules_leave_the_ptx_text_out_by_default_and_keep_it_on_request() {
     let Some(nvcc) = real_nvcc() else { return };
-    let other = "extern \"C\" __global__ void neg(float* y, int n) {\n\
-        int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
-        if (i < n) y[i] = -y[i];\n\
-    }\n";
-    let dir = project(&[("k.cu", KERNELS), ("n.cu", other)]);
+    let dir = project(&[("k.cu", KERNELS), ("n.cu", NEG)]);
     let cases: [(&[&str], LinkMode); 3] = [
         (&["k.cu"], LinkMode::Whole),
         (&["k.cu", "n.cu"], LinkMode::Whole),
@@ -261,11 +263,7 @@ fn modules_leave_the_ptx_text_out_by_default_and_keep_it_on_request() {
 #[test]
 fn each_entry_is_compressed_once_and_every_entry_ends_compressed() {
     let Some(real) = real_nvcc() else { return };
-    let other = "extern \"C\" __global__ void neg(float* y, int n) {\n\
-        int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
-        if (i < n) y[i] = -y[i];\n\
-    }\n";
-    let dir = project(&[("k.cu", KERNELS), ("n.cu", other)]);
+    let dir = project(&[("k.cu", KERNELS), ("n.cu", NEG)]);
     for files in [&["k.cu"][..], &["k.cu", "n.cu"]] {
         for keep in [false, true] {
             let fake = FakeNvcc::with_libraries("real", &real);
