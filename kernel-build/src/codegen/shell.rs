@@ -62,15 +62,9 @@ pub(crate) fn module_with_items(
         .collect();
     let spelled = types::spell(&all, &parts.info.enums, &rt);
     let bounds = arg_bounds::ArgBounds::new(&all, &spelled, &rt);
-    let untyped = docs::untyped_section(&parts.info.untyped);
-    let safe = |name: &proc_macro2::Ident| opts.safe_kernels.contains(&name.to_string());
-    let docs = docs::stub_docs(&planned, &spelled, &parts.targets, safe, &rt);
-    let stubs = stubs::methods(&planned, &spelled, &bounds, &docs, opts, &rt);
-    let templates = stubs::template_traits(&planned, &spelled, &rt);
-    let arg_bounds = bounds.module(&rt);
     let tuned_safe = |name: &str| opts.safe_kernels.contains(name);
     let tuners = tuned::tuners(&entries, &rt);
-    let entry_points = tuned::methods(
+    let entry_points = tuned::entry_points(
         &entries,
         &entries_planned,
         &spelled[planned.len()..],
@@ -78,6 +72,12 @@ pub(crate) fn module_with_items(
         &tuned_safe,
         &rt,
     );
+    let untyped = docs::untyped_section(&parts.info.untyped);
+    let safe = |name: &proc_macro2::Ident| opts.safe_kernels.contains(&name.to_string());
+    let docs = docs::stub_docs(&planned, &spelled, &parts.targets, safe, &rt);
+    let stubs = stubs::methods(&planned, &spelled, &bounds, &docs, opts, &rt);
+    let templates = stubs::template_traits(&planned, &spelled, &rt);
+    let arg_bounds = bounds.module(&rt);
     quote! {
         #(#attrs)*
         #default_doc

@@ -69,7 +69,7 @@ pub(crate) fn planned<'a>(entries: &'a [Entry<'_>]) -> Vec<Planned<'a>> {
 }
 
 /// The entry points, each spelled and bounded as `spelled` and `bounds` say.
-pub(crate) fn methods(
+pub(crate) fn entry_points(
     entries: &[Entry<'_>],
     planned: &[Planned<'_>],
     spelled: &[Spelled],
@@ -77,18 +77,18 @@ pub(crate) fn methods(
     safe: &dyn Fn(&str) -> bool,
     rt: &TokenStream,
 ) -> TokenStream {
-    let methods = entries
+    let points = entries
         .iter()
         .zip(planned)
         .zip(spelled.iter().zip(bounds))
         .map(|((entry, planned), (spelled, bounds))| {
             let safe = safe(&entry.tuned.method);
-            method(entry, planned.name(), spelled, bounds, safe, rt)
+            entry_point(entry, planned.name(), spelled, bounds, safe, rt)
         });
-    quote!(#(#methods)*)
+    quote!(#(#points)*)
 }
 
-fn method(
+fn entry_point(
     entry: &Entry<'_>,
     name: &Ident,
     spelled: &Spelled,

@@ -137,6 +137,41 @@ impl InlinePlace {
         Some((l, column.map(|col| c + col - 1)))
     }
 
+    /// `tokens` (`compile_error!`s, and whatever else) with every location in the inline
+    /// source named `display` that their messages give told in the Rust file
+    /// ([`relocate`](InlinePlace::relocate)); each literal keeps its span, so every error
+    /// stays where it was.
+    pub fn relocate_tokens(
+        &self,
+        tokens: proc_macro2::TokenStream,
+        display: &str,
+    ) -> proc_macro2::TokenStream {
+        use proc_macro2::TokenTree;
+        tokens
+            .into_iter()
+            .map(|tree| match tree {
+                TokenTree::Group(g) => {
+                    let stream = self.relocate_tokens(g.stream(), display);
+                    let mut inner = proc_macro2::Group::new(g.delimiter(), stream);
+                    inner.set_span(g.span());
+                    TokenTree::Group(inner)
+                }
+                TokenTree::Literal(lit) => {
+                    match syn::parse2::<syn::LitStr>(TokenTree::Literal(lit.clone()).into()) {
+                        Ok(text) if text.value().contains(display) => {
+                            let moved = self.relocate(&text.value(), display);
+                            let mut moved = proc_macro2::Literal::string(&moved);
+                            moved.set_span(lit.span());
+                            TokenTree::Literal(moved)
+                        }
+                        _ => TokenTree::Literal(lit),
+                    }
+                }
+                other => other,
+            })
+            .collect()
+    }
+
     /// `text` with every location in the inline source named `display` (`<inline k>`)
     /// told in the Rust file, a column added from the caret line under a quoted source
     /// line, and repeated diagnostics (the same message at the same place, as each

@@ -8,179 +8,162 @@ pub fn about(kernel: &str) -> String {
     format!("tuned kernel `{kernel}`")
 }
 
-/// A name that cannot name a kernel.
-pub fn bad_kernel(kernel: &str) -> String {
-    format!(
-        "{}: not a kernel name (an identifier, or one qualified by `::`)",
-        about(kernel)
-    )
+/// What is wrong with a tuned kernel's declaration: found where it is given (`Build::tune`,
+/// the macro's `tune` item) or once the source is read, and worded by
+/// [`message`](TuneFault::message) once it is known, so that the checks hold data and this
+/// catalog alone holds the words.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TuneFault {
+    /// A name that cannot name a kernel.
+    BadKernel,
+    /// One kernel declared twice.
+    Twice,
+    /// An axis whose name is not an identifier, or is one of the declaration's keys.
+    BadAxis { axis: String },
+    /// An axis given twice.
+    AxisTwice { axis: String },
+    /// An axis with no value.
+    NoValues { axis: String },
+    /// A value that cannot be a template argument or a launch value.
+    BadValue { axis: String, value: String },
+    /// A value given twice on one axis.
+    ValueTwice { axis: String, value: String },
+    /// A declaration with no variants.
+    NoVariants,
+    /// Axes with values and a list of variants in one declaration.
+    BothForms,
+    /// A listed variant that is not `AXIS=VALUE` pairs.
+    BadListed { text: String },
+    /// A listed variant whose axes differ from the first one's.
+    ListedAxesDiffer { text: String, first: Vec<String> },
+    /// Two variants with one name.
+    VariantTwice { name: String },
+    /// More variants than a declaration may have.
+    TooMany { count: usize, max: usize },
+    /// A launch rule missing.
+    MissingRule { rule: &'static str },
+    /// A rule that does not read as one.
+    BadRule {
+        rule: &'static str,
+        text: String,
+        why: String,
+    },
+    /// A rule naming what is neither an axis nor an integer parameter.
+    UnknownName {
+        rule: &'static str,
+        text: String,
+        name: String,
+        params: Vec<String>,
+    },
+    /// The kernel is not in the source.
+    NoKernel { module: String, near: Vec<String> },
+    /// A template parameter no axis gives.
+    MissingAxis { param: String },
+    /// An axis neither a template parameter nor read by a rule.
+    UnusedAxis { axis: String },
+    /// Tuned kernels in a module compiled at run time.
+    CompiledAtRunTime,
+    /// A launch axis (no template parameter) whose value is no integer.
+    LaunchValue { axis: String, value: String },
 }
 
-/// One kernel declared twice.
-pub fn twice(kernel: &str) -> String {
-    format!("{} is declared twice", about(kernel))
-}
-
-/// An axis whose name is not an identifier, or is one of the declaration's keys.
-pub fn bad_axis(kernel: &str, axis: &str) -> String {
-    format!(
-        "{}: `{axis}` cannot name an axis (an identifier other than `block`, `grid`, `shared` and `variants`)",
-        about(kernel)
-    )
-}
-
-/// An axis given twice.
-pub fn axis_twice(kernel: &str, axis: &str) -> String {
-    format!("{}: axis `{axis}` is given twice", about(kernel))
-}
-
-/// An axis with no value.
-pub fn no_values(kernel: &str, axis: &str) -> String {
-    format!("{}: axis `{axis}` lists no value", about(kernel))
-}
-
-/// A value that cannot be a template argument or a launch value.
-pub fn bad_value(kernel: &str, axis: &str, value: &str) -> String {
-    format!(
-        "{}: `{value}` for axis `{axis}` is neither an integer nor a type name",
-        about(kernel)
-    )
+impl TuneFault {
+    /// The message for this fault of the declaration of `kernel`.
+    pub fn message(&self, kernel: &str) -> String {
+        let about = about(kernel);
+        match self {
+            TuneFault::BadKernel => {
+                format!("{about}: not a kernel name (an identifier, or one qualified by `::`)")
+            }
+            TuneFault::Twice => format!("{about} is declared twice"),
+            TuneFault::BadAxis { axis } => format!(
+                "{about}: `{axis}` cannot name an axis (an identifier other than `block`, `grid`, `shared` and `variants`)"
+            ),
+            TuneFault::AxisTwice { axis } => format!("{about}: axis `{axis}` is given twice"),
+            TuneFault::NoValues { axis } => format!("{about}: axis `{axis}` lists no value"),
+            TuneFault::BadValue { axis, value } => format!(
+                "{about}: `{value}` for axis `{axis}` is neither an integer nor a type name"
+            ),
+            TuneFault::ValueTwice { axis, value } => {
+                format!("{about}: axis `{axis}` lists `{value}` twice")
+            }
+            TuneFault::NoVariants => format!(
+                "{about} declares no variant: give each axis its values (`BLOCK = [128, 256];`) or list the variants (`variants = [\"BLOCK=128 ITEMS=4\"];`)"
+            ),
+            TuneFault::BothForms => format!(
+                "{about}: give the axes' values (every combination is a variant) or a list of variants, not both"
+            ),
+            TuneFault::BadListed { text } => format!(
+                "{about}: `{text}` is not a variant: expected `AXIS=VALUE` pairs separated by spaces or commas"
+            ),
+            TuneFault::ListedAxesDiffer { text, first } => format!(
+                "{about}: variant `{text}` does not give exactly the axes of the first variant ({})",
+                first.join(", ")
+            ),
+            TuneFault::VariantTwice { name } => {
+                format!("{about}: variant `{name}` is declared twice")
+            }
+            TuneFault::TooMany { count, max } => format!(
+                "{about} has {count} variants, more than {max}: each is compiled into the module and timed"
+            ),
+            TuneFault::MissingRule { rule } => {
+                let example = if *rule == "grid" {
+                    "grid = \"n.div_ceil(BLOCK * ITEMS)\""
+                } else {
+                    "block = \"BLOCK\""
+                };
+                format!(
+                    "{about} has no `{rule}` rule: give the launch's {rule} as an expression of the axes and the kernel's integer parameters (`{example}`)"
+                )
+            }
+            TuneFault::BadRule { rule, text, why } => format!(
+                "{about}: the `{rule}` rule `{text}` {why}; a rule takes integers, the axes, the kernel's integer parameters, `+ - * / %`, parentheses and `.div_ceil(..)`, `.min(..)`, `.max(..)`, and for `grid` and `block` a tuple of up to three dimensions"
+            ),
+            TuneFault::UnknownName {
+                rule,
+                text,
+                name,
+                params,
+            } => {
+                let params = if params.is_empty() {
+                    "it has none".to_owned()
+                } else {
+                    format!("it has {}", quoted(params))
+                };
+                format!(
+                    "{about}: the `{rule}` rule `{text}` reads `{name}`, which is neither an axis nor an integer parameter of the kernel ({params})"
+                )
+            }
+            TuneFault::NoKernel { module, near } => {
+                let near = if near.is_empty() {
+                    String::new()
+                } else {
+                    format!("; its kernels: {}", quoted(near))
+                };
+                format!(
+                    "{about} is not a kernel of module `{module}` as its source reads without preprocessing{near}"
+                )
+            }
+            TuneFault::MissingAxis { param } => {
+                format!("{about}: template parameter `{param}` has no axis: add `{param} = [...];`")
+            }
+            TuneFault::UnusedAxis { axis } => format!(
+                "{about}: axis `{axis}` is neither a template parameter of the kernel nor read by a rule"
+            ),
+            TuneFault::CompiledAtRunTime => format!(
+                "{about}: a module compiled at run time (`compile`/`fallback = \"runtime\"`, `Build::runtime`) cannot tune kernels over declared variants: they are instantiated and checked when nvcc builds the module"
+            ),
+            TuneFault::LaunchValue { axis, value } => format!(
+                "{about}: axis `{axis}` is no template parameter of the kernel, so its values are launch values, and `{value}` is no integer"
+            ),
+        }
+    }
 }
 
 /// A value of the macro's `tune` item that is none of the forms an axis takes.
 pub fn value_form() -> String {
     "an axis's value is an integer, `true`, `false`, or a type's name in a string (`\"float\"`)"
         .to_owned()
-}
-
-/// A value given twice on one axis.
-pub fn value_twice(kernel: &str, axis: &str, value: &str) -> String {
-    format!("{}: axis `{axis}` lists `{value}` twice", about(kernel))
-}
-
-/// A declaration with no variants.
-pub fn no_variants(kernel: &str) -> String {
-    format!(
-        "{} declares no variant: give each axis its values (`BLOCK = [128, 256];`) or list the variants (`variants = [\"BLOCK=128 ITEMS=4\"];`)",
-        about(kernel)
-    )
-}
-
-/// Axes with values and a list of variants in one declaration.
-pub fn both_forms(kernel: &str) -> String {
-    format!(
-        "{}: give the axes' values (every combination is a variant) or a list of variants, not both",
-        about(kernel)
-    )
-}
-
-/// A listed variant that is not `AXIS=VALUE` pairs.
-pub fn bad_listed(kernel: &str, text: &str) -> String {
-    format!(
-        "{}: `{text}` is not a variant: expected `AXIS=VALUE` pairs separated by spaces or commas",
-        about(kernel)
-    )
-}
-
-/// A listed variant whose axes differ from the first one's.
-pub fn listed_axes_differ(kernel: &str, text: &str, first: &[String]) -> String {
-    format!(
-        "{}: variant `{text}` does not give exactly the axes of the first variant ({})",
-        about(kernel),
-        first.join(", ")
-    )
-}
-
-/// Two variants with one name.
-pub fn variant_twice(kernel: &str, name: &str) -> String {
-    format!("{}: variant `{name}` is declared twice", about(kernel))
-}
-
-/// More variants than a declaration may have.
-pub fn too_many(kernel: &str, count: usize, max: usize) -> String {
-    format!(
-        "{} has {count} variants, more than {max}: each is compiled into the module and timed",
-        about(kernel)
-    )
-}
-
-/// A launch rule missing.
-pub fn missing_rule(kernel: &str, rule: &str) -> String {
-    let example = if rule == "grid" {
-        "grid = \"n.div_ceil(BLOCK * ITEMS)\""
-    } else {
-        "block = \"BLOCK\""
-    };
-    format!(
-        "{} has no `{rule}` rule: give the launch's {rule} as an expression of the axes and the kernel's integer parameters (`{example}`)",
-        about(kernel)
-    )
-}
-
-/// A rule that does not read as one.
-pub fn bad_rule(kernel: &str, rule: &str, text: &str, why: &str) -> String {
-    format!(
-        "{}: the `{rule}` rule `{text}` {why}; a rule takes integers, the axes, the kernel's integer parameters, `+ - * / %`, parentheses and `.div_ceil(..)`, `.min(..)`, `.max(..)`, and for `grid` and `block` a tuple of up to three dimensions",
-        about(kernel)
-    )
-}
-
-/// A rule naming what is neither an axis nor an integer parameter.
-pub fn unknown_name(kernel: &str, rule: &str, text: &str, name: &str, params: &[String]) -> String {
-    let params = if params.is_empty() {
-        "it has none".to_owned()
-    } else {
-        format!("it has {}", quoted(params))
-    };
-    format!(
-        "{}: the `{rule}` rule `{text}` reads `{name}`, which is neither an axis nor an integer parameter of the kernel ({params})",
-        about(kernel)
-    )
-}
-
-/// The kernel is not in the source.
-pub fn no_kernel(kernel: &str, module: &str, near: &[String]) -> String {
-    let near = if near.is_empty() {
-        String::new()
-    } else {
-        format!("; its kernels: {}", quoted(near))
-    };
-    format!(
-        "{} is not a kernel of module `{module}` as its source reads without preprocessing{near}",
-        about(kernel)
-    )
-}
-
-/// A template parameter no axis gives.
-pub fn missing_axis(kernel: &str, param: &str) -> String {
-    format!(
-        "{}: template parameter `{param}` has no axis: add `{param} = [...];`",
-        about(kernel)
-    )
-}
-
-/// An axis neither a template parameter nor read by a rule.
-pub fn unused_axis(kernel: &str, axis: &str) -> String {
-    format!(
-        "{}: axis `{axis}` is neither a template parameter of the kernel nor read by a rule",
-        about(kernel)
-    )
-}
-
-/// Tuned kernels in a module compiled at run time.
-pub fn compiled_at_run_time(kernel: &str) -> String {
-    format!(
-        "{}: a module compiled at run time (`compile`/`fallback = \"runtime\"`, `Build::runtime`) cannot tune kernels over declared variants: they are instantiated and checked when nvcc builds the module",
-        about(kernel)
-    )
-}
-
-/// A launch axis (no template parameter) whose value is no integer.
-pub fn launch_value(kernel: &str, axis: &str, value: &str) -> String {
-    format!(
-        "{}: axis `{axis}` is no template parameter of the kernel, so its values are launch values, and `{value}` is no integer",
-        about(kernel)
-    )
 }
 
 /// A variant's values that make no instantiation the front end could type.
@@ -243,18 +226,27 @@ fn quoted(names: &[String]) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::TuneFault;
+
     #[test]
     fn every_message_names_the_kernel_first() {
         let k = "ops::sum";
+        let grid = TuneFault::MissingRule { rule: "grid" };
         for m in [
-            super::bad_kernel(k),
-            super::no_variants(k),
-            super::missing_rule(k, "grid"),
-            super::unknown_name(k, "grid", "m / B", "m", &["n".into()]),
+            TuneFault::BadKernel.message(k),
+            TuneFault::NoVariants.message(k),
+            grid.message(k),
+            TuneFault::UnknownName {
+                rule: "grid",
+                text: "m / B".into(),
+                name: "m".into(),
+                params: vec!["n".into()],
+            }
+            .message(k),
             super::left_out(k, "b1024", &["compute_80".into()], "too much shared data"),
         ] {
-            assert!(m.contains("tuned kernel `ops::sum`"), "{m}");
+            assert!(m.starts_with("tuned kernel `ops::sum`"), "{m}");
         }
-        assert!(super::missing_rule(k, "grid").contains("grid = \"n.div_ceil"));
+        assert!(grid.message(k).contains("grid = \"n.div_ceil"));
     }
 }

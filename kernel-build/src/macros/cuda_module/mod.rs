@@ -5,7 +5,7 @@
 
 use std::path::PathBuf;
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::TokenStream;
 use quote::quote;
 
 use crate::check::check_declarations;
@@ -138,8 +138,12 @@ fn unbuilt(input: &ModuleInput, req: &ModuleRequest, opts: CodegenOptions, e: &E
 /// every error's locations in an inline source told in the Rust file.
 fn expansion(outcome: Outcome, inline: Option<&(InlinePlace, String)>) -> TokenStream {
     let module = codegen::generate(&outcome.module, &outcome.opts);
-    let [failed, mismatched] = [outcome.failed, outcome.mismatched]
-        .map(|e| e.map(|e| relocated(e.to_compile_error(), inline)));
+    let [failed, mismatched] = [outcome.failed, outcome.mismatched].map(|e| {
+        e.map(|e| match inline {
+            Some((place, display)) => place.relocate_tokens(e.to_compile_error(), display),
+            None => e.to_compile_error(),
+        })
+    });
     quote!(#failed #module #mismatched)
 }
 
@@ -180,39 +184,6 @@ fn inline_origin(
         std::env::current_dir().ok()?.join(file)
     };
     Some((file, line))
-}
-
-/// `tokens` (`compile_error!`s, and whatever else) with every location in an inline source
-/// that their messages give told in the Rust file; each literal keeps its span, so every
-/// error stays where it was.
-fn relocated(tokens: TokenStream, place: Option<&(InlinePlace, String)>) -> TokenStream {
-    let Some(pair) = place else {
-        return tokens;
-    };
-    let (place, display) = pair;
-    tokens
-        .into_iter()
-        .map(|tree| match tree {
-            TokenTree::Group(g) => {
-                let mut inner =
-                    proc_macro2::Group::new(g.delimiter(), relocated(g.stream(), Some(pair)));
-                inner.set_span(g.span());
-                TokenTree::Group(inner)
-            }
-            TokenTree::Literal(lit) => {
-                match syn::parse2::<syn::LitStr>(TokenTree::Literal(lit.clone()).into()) {
-                    Ok(text) if text.value().contains(display.as_str()) => {
-                        let mut moved =
-                            proc_macro2::Literal::string(&place.relocate(&text.value(), display));
-                        moved.set_span(lit.span());
-                        TokenTree::Literal(moved)
-                    }
-                    _ => TokenTree::Literal(lit),
-                }
-            }
-            other => other,
-        })
-        .collect()
 }
 
 /// The build request from the macro's keys, through the same validating setters as

@@ -21,8 +21,8 @@ use std::collections::BTreeSet;
 use proc_macro2::Ident;
 
 use super::names::{assoc_idents, kernel_rust_name, rust_ident, trait_ident};
-use super::types::{RustType, passing, scalar_name, stored, vector_name};
-use crate::model::{CType, Kernel, ModuleInfo, TemplateArg};
+use super::types::{RustType, passing, stored, suffix};
+use crate::model::{Kernel, ModuleInfo, TemplateArg};
 
 /// Methods of the handle type that kernels must not shadow.
 const RESERVED: &[&str] = &["with_stream", "stream", "has_kernel", "by_name"];
@@ -185,41 +185,4 @@ fn family<'a>(members: &[(usize, &'a Kernel)]) -> Option<Vec<Member<'a>>> {
         out.push(Member { index, kernel, key });
     }
     Some(out)
-}
-
-/// `f32_4` for `<float, 4>`; the ordinal for a non-template overload.
-fn suffix(kernel: &Kernel, ordinal: usize) -> String {
-    if kernel.template_args.is_empty() {
-        return ordinal.to_string();
-    }
-    let parts: Vec<String> = kernel
-        .template_args
-        .iter()
-        .map(|a| match a {
-            TemplateArg::Type(t) => type_word(t),
-            // `(Op)2` → `Op_2`, `(cfg::Mode)4` → `cfg_Mode_4`, `-3` → `m3`.
-            TemplateArg::Value(v) => v
-                .replace('-', "m")
-                .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
-                .filter(|w| !w.is_empty())
-                .collect::<Vec<_>>()
-                .join("_"),
-        })
-        .collect();
-    rust_ident(&parts.join("_"))
-        .to_string()
-        .trim_start_matches("r#")
-        .to_owned()
-}
-
-/// A word for a type in a method name (`f32`, `Float2`, `P`, `ptr`).
-fn type_word(ty: &CType) -> String {
-    match ty {
-        CType::Scalar(s) => scalar_name(*s).to_owned(),
-        CType::Vector { elem, lanes } => vector_name(*elem, *lanes),
-        CType::Struct(name) => name.replace("::", "_"),
-        CType::Array { elem, len } => format!("{}x{len}", type_word(elem)),
-        CType::Pointer { .. } => "ptr".to_owned(),
-        CType::Void => "void".to_owned(),
-    }
 }

@@ -22,7 +22,7 @@
 use std::fmt;
 
 use super::names::rust_ident;
-use crate::model::{CType, EnumDef, Param, Scalar};
+use crate::model::{CType, EnumDef, Kernel, Param, Scalar, TemplateArg};
 
 /// The Rust type a C type is stored as: a struct field, a global, a by-value parameter,
 /// a pointee, a template argument.
@@ -341,6 +341,44 @@ impl fmt::Display for Passing {
             Passing::Object(RuntimeObject::Condition) => f.write_str("&Condition<'_>"),
             Passing::Object(RuntimeObject::DeviceGraph) => f.write_str("&DeviceGraph<'_>"),
         }
+    }
+}
+
+/// The word a template instance adds to its method's name when its family has no generic
+/// method: `f32_4` for `<float, 4>`; the ordinal for a non-template overload.
+pub(super) fn suffix(kernel: &Kernel, ordinal: usize) -> String {
+    if kernel.template_args.is_empty() {
+        return ordinal.to_string();
+    }
+    let parts: Vec<String> = kernel
+        .template_args
+        .iter()
+        .map(|a| match a {
+            TemplateArg::Type(t) => type_word(t),
+            // `(Op)2` → `Op_2`, `(cfg::Mode)4` → `cfg_Mode_4`, `-3` → `m3`.
+            TemplateArg::Value(v) => v
+                .replace('-', "m")
+                .split(|c: char| !c.is_ascii_alphanumeric() && c != '_')
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join("_"),
+        })
+        .collect();
+    rust_ident(&parts.join("_"))
+        .to_string()
+        .trim_start_matches("r#")
+        .to_owned()
+}
+
+/// A word for a type in a method name (`f32`, `Float2`, `P`, `ptr`).
+fn type_word(ty: &CType) -> String {
+    match ty {
+        CType::Scalar(s) => scalar_name(*s).to_owned(),
+        CType::Vector { elem, lanes } => vector_name(*elem, *lanes),
+        CType::Struct(name) => name.replace("::", "_"),
+        CType::Array { elem, len } => format!("{}x{len}", type_word(elem)),
+        CType::Pointer { .. } => "ptr".to_owned(),
+        CType::Void => "void".to_owned(),
     }
 }
 

@@ -3,7 +3,7 @@
 //! the syntax of its rules. What needs the source (the kernel, its template parameters,
 //! the names the rules read) is checked once the source is read (`resolve`).
 
-use crate::diagnostics::tune as msg;
+use crate::diagnostics::tune::TuneFault;
 use crate::model::request::{ModuleRequest, TuneRequest};
 
 use super::rule;
@@ -38,177 +38,196 @@ pub enum TuneAt {
     Rule(&'static str),
 }
 
-/// A declaration's variants: the axes, and each variant's values in the axes' order.
+/// A declaration's variants: the axes, each variant's values in the axes' order, its name
+/// and the integer each value stands for (`None` for a type).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct Variants {
     pub axes: Vec<String>,
     pub rows: Vec<Vec<String>>,
+    pub names: Vec<String>,
+    pub ints: Vec<Vec<Option<i64>>>,
 }
+
+/// A fault of a declaration and the part it is about; worded by the catalog
+/// ([`TuneFault::message`]) where it is reported.
+pub(crate) type Refused = (TuneAt, TuneFault);
 
 impl ModuleRequest {
     /// Adds a kernel to tune over declared variants, after checking what can be checked
     /// without the source.
     pub fn tune(&mut self, t: TuneRequest) -> Result<(), TuneProblem> {
+        match self.check_tune(&t) {
+            Ok(()) => {
+                self.tuned.push(t);
+                Ok(())
+            }
+            Err((at, fault)) => Err(TuneProblem {
+                at,
+                message: fault.message(&t.kernel),
+            }),
+        }
+    }
+
+    /// What [`tune`](ModuleRequest::tune) checks: the name, the variants and the rules' syntax.
+    fn check_tune(&self, t: &TuneRequest) -> Result<(), Refused> {
         let k = &t.kernel;
-        let problem = |at, message| TuneProblem { at, message };
         let name_ok = !k.is_empty()
             && k.trim_start_matches("::")
                 .split("::")
                 .all(crate::pipeline::request::is_identifier);
         if !name_ok {
-            return Err(problem(TuneAt::Kernel, msg::bad_kernel(k)));
+            return Err((TuneAt::Kernel, TuneFault::BadKernel));
         }
         if self.tuned.iter().any(|x| x.kernel == *k) {
-            return Err(problem(TuneAt::Kernel, msg::twice(k)));
+            return Err((TuneAt::Kernel, TuneFault::Twice));
         }
-        variants(&t)?;
-        for (which, text, dims) in [
+        variants(t)?;
+        for (rule, text, dims) in [
             ("grid", &t.grid, true),
             ("block", &t.block, true),
             ("shared", &t.shared, false),
         ] {
-            let at = TuneAt::Rule(which);
+            let at = TuneAt::Rule(rule);
             match text {
-                None if which == "shared" => {}
-                None => return Err(problem(at, msg::missing_rule(k, which))),
+                None if rule == "shared" => {}
+                None => return Err((at, TuneFault::MissingRule { rule })),
                 Some(text) => {
-                    rule::read(text, dims)
-                        .map_err(|why| problem(at, msg::bad_rule(k, which, text, &why)))?;
+                    rule::read(text, dims).map_err(|why| {
+                        let text = text.clone();
+                        (at, TuneFault::BadRule { rule, text, why })
+                    })?;
                 }
             }
         }
-        self.tuned.push(t);
         Ok(())
     }
 }
 
 /// The variants of a declaration: every combination of the axes' values (the last axis
-/// varying fastest), or the listed ones.
-pub(crate) fn variants(t: &TuneRequest) -> Result<Variants, TuneProblem> {
-    let k = &t.kernel;
-    let problem = |at, message| TuneProblem { at, message };
-    let out = match (t.axes.is_empty(), t.listed.is_empty()) {
-        (true, true) => return Err(problem(TuneAt::Kernel, msg::no_variants(k))),
-        (false, false) => return Err(problem(TuneAt::Kernel, msg::both_forms(k))),
-        (false, true) => {
-            for (a, (axis, values)) in t.axes.iter().enumerate() {
-                check_axis(
-                    k,
-                    axis,
-                    a,
-                    &t.axes[..a]
-                        .iter()
-                        .map(|(n, _)| n.clone())
-                        .collect::<Vec<_>>(),
-                )?;
-                if values.is_empty() {
-                    return Err(problem(TuneAt::Axis(a), msg::no_values(k, axis)));
-                }
-                for (v, value) in values.iter().enumerate() {
-                    if !is_value(value) {
-                        return Err(problem(TuneAt::Value(a, v), msg::bad_value(k, axis, value)));
-                    }
-                    if values[..v].contains(value) {
-                        return Err(problem(
-                            TuneAt::Value(a, v),
-                            msg::value_twice(k, axis, value),
-                        ));
-                    }
-                }
-            }
-            let count = t
-                .axes
-                .iter()
-                .try_fold(1usize, |n, (_, v)| n.checked_mul(v.len()))
-                .unwrap_or(usize::MAX);
-            if count > MAX_VARIANTS {
-                return Err(problem(
-                    TuneAt::Kernel,
-                    msg::too_many(k, count, MAX_VARIANTS),
-                ));
-            }
-            let mut rows: Vec<Vec<String>> = vec![Vec::new()];
-            for (_, values) in &t.axes {
-                rows = rows
-                    .into_iter()
-                    .flat_map(|row| {
-                        values.iter().map(move |v| {
-                            let mut r = row.clone();
-                            r.push(v.clone());
-                            r
-                        })
-                    })
-                    .collect();
-            }
-            Variants {
-                axes: t.axes.iter().map(|(a, _)| a.clone()).collect(),
-                rows,
-            }
-        }
-        (true, false) => {
-            if t.listed.len() > MAX_VARIANTS {
-                return Err(problem(
-                    TuneAt::Kernel,
-                    msg::too_many(k, t.listed.len(), MAX_VARIANTS),
-                ));
-            }
-            let mut axes: Vec<String> = Vec::new();
-            let mut rows = Vec::new();
-            for (i, text) in t.listed.iter().enumerate() {
-                let at = TuneAt::Listed(i);
-                let pairs =
-                    listed_pairs(text).ok_or_else(|| problem(at, msg::bad_listed(k, text)))?;
-                if i == 0 {
-                    for (j, (axis, _)) in pairs.iter().enumerate() {
-                        check_axis(k, axis, j, &axes).map_err(|p| TuneProblem { at, ..p })?;
-                        axes.push(axis.clone());
-                    }
-                }
-                let same = pairs.len() == axes.len()
-                    && axes.iter().all(|a| pairs.iter().any(|(p, _)| p == a));
-                if !same {
-                    return Err(problem(at, msg::listed_axes_differ(k, text, &axes)));
-                }
-                let mut row = Vec::new();
-                for a in &axes {
-                    let value = pairs
-                        .iter()
-                        .find(|(p, _)| p == a)
-                        .map(|(_, v)| v.clone())
-                        .unwrap_or_default();
-                    if !is_value(&value) {
-                        return Err(problem(at, msg::bad_value(k, a, &value)));
-                    }
-                    row.push(value);
-                }
-                rows.push(row);
-            }
-            Variants { axes, rows }
-        }
+/// varying fastest), or the listed ones, each named.
+pub(crate) fn variants(t: &TuneRequest) -> Result<Variants, Refused> {
+    let (axes, rows) = match (t.axes.is_empty(), t.listed.is_empty()) {
+        (true, true) => return Err((TuneAt::Kernel, TuneFault::NoVariants)),
+        (false, false) => return Err((TuneAt::Kernel, TuneFault::BothForms)),
+        (false, true) => combined(t)?,
+        (true, false) => listed(t)?,
     };
     let mut names: Vec<String> = Vec::new();
-    for row in &out.rows {
-        let name = variant_name(&out.axes, row);
+    for row in &rows {
+        let name = variant_name(&axes, row);
         if names.contains(&name) {
-            return Err(problem(TuneAt::Kernel, msg::variant_twice(k, &name)));
+            return Err((TuneAt::Kernel, TuneFault::VariantTwice { name }));
         }
         names.push(name);
     }
-    Ok(out)
+    let ints = rows
+        .iter()
+        .map(|row| row.iter().map(|v| int_value(v)).collect())
+        .collect();
+    Ok(Variants {
+        axes,
+        rows,
+        names,
+        ints,
+    })
 }
 
-fn check_axis(kernel: &str, axis: &str, at: usize, before: &[String]) -> Result<(), TuneProblem> {
-    if !crate::pipeline::request::is_identifier(axis) || KEYS.contains(&axis) {
-        return Err(TuneProblem {
-            at: TuneAt::Axis(at),
-            message: msg::bad_axis(kernel, axis),
-        });
+/// Axes with their values: every combination, checked.
+fn combined(t: &TuneRequest) -> Result<(Vec<String>, Vec<Vec<String>>), Refused> {
+    for (a, (axis, values)) in t.axes.iter().enumerate() {
+        let before: Vec<String> = t.axes[..a].iter().map(|(n, _)| n.clone()).collect();
+        check_axis(axis, &before).map_err(|f| (TuneAt::Axis(a), f))?;
+        if values.is_empty() {
+            let axis = axis.clone();
+            return Err((TuneAt::Axis(a), TuneFault::NoValues { axis }));
+        }
+        for (v, value) in values.iter().enumerate() {
+            let (axis, value) = (axis.clone(), value.clone());
+            if !is_value(&value) {
+                return Err((TuneAt::Value(a, v), TuneFault::BadValue { axis, value }));
+            }
+            if values[..v].contains(&value) {
+                return Err((TuneAt::Value(a, v), TuneFault::ValueTwice { axis, value }));
+            }
+        }
     }
-    if before.iter().any(|b| b == axis) {
-        return Err(TuneProblem {
-            at: TuneAt::Axis(at),
-            message: msg::axis_twice(kernel, axis),
-        });
+    let count = t
+        .axes
+        .iter()
+        .try_fold(1usize, |n, (_, v)| n.checked_mul(v.len()))
+        .unwrap_or(usize::MAX);
+    if count > MAX_VARIANTS {
+        let max = MAX_VARIANTS;
+        return Err((TuneAt::Kernel, TuneFault::TooMany { count, max }));
+    }
+    let mut rows: Vec<Vec<String>> = vec![Vec::new()];
+    for (_, values) in &t.axes {
+        rows = rows
+            .into_iter()
+            .flat_map(|row| {
+                values.iter().map(move |v| {
+                    let mut r = row.clone();
+                    r.push(v.clone());
+                    r
+                })
+            })
+            .collect();
+    }
+    Ok((t.axes.iter().map(|(a, _)| a.clone()).collect(), rows))
+}
+
+/// Listed variants (`BLOCK=128 ITEMS=4`), each with the first one's axes, checked.
+fn listed(t: &TuneRequest) -> Result<(Vec<String>, Vec<Vec<String>>), Refused> {
+    if t.listed.len() > MAX_VARIANTS {
+        let (count, max) = (t.listed.len(), MAX_VARIANTS);
+        return Err((TuneAt::Kernel, TuneFault::TooMany { count, max }));
+    }
+    let mut axes: Vec<String> = Vec::new();
+    let mut rows = Vec::new();
+    for (i, text) in t.listed.iter().enumerate() {
+        let at = TuneAt::Listed(i);
+        let text = text.clone();
+        let Some(pairs) = listed_pairs(&text) else {
+            return Err((at, TuneFault::BadListed { text }));
+        };
+        if i == 0 {
+            for (axis, _) in &pairs {
+                check_axis(axis, &axes).map_err(|f| (at, f))?;
+                axes.push(axis.clone());
+            }
+        }
+        let same =
+            pairs.len() == axes.len() && axes.iter().all(|a| pairs.iter().any(|(p, _)| p == a));
+        if !same {
+            let first = axes.clone();
+            return Err((at, TuneFault::ListedAxesDiffer { text, first }));
+        }
+        let mut row = Vec::new();
+        for a in &axes {
+            let value = pairs
+                .iter()
+                .find(|(p, _)| p == a)
+                .map(|(_, v)| v.clone())
+                .unwrap_or_default();
+            if !is_value(&value) {
+                let axis = a.clone();
+                return Err((at, TuneFault::BadValue { axis, value }));
+            }
+            row.push(value);
+        }
+        rows.push(row);
+    }
+    Ok((axes, rows))
+}
+
+/// An axis's name: an identifier, no key of the declaration, not given before.
+fn check_axis(axis: &str, before: &[String]) -> Result<(), TuneFault> {
+    let axis = axis.to_owned();
+    if !crate::pipeline::request::is_identifier(&axis) || KEYS.contains(&axis.as_str()) {
+        return Err(TuneFault::BadAxis { axis });
+    }
+    if before.contains(&axis) {
+        return Err(TuneFault::AxisTwice { axis });
     }
     Ok(())
 }
@@ -349,9 +368,9 @@ mod tests {
         let v = variants(&sum()).unwrap();
         assert_eq!(v.rows.len(), 6);
         assert_eq!(v.rows[1], ["128", "4"]);
-        let names: Vec<String> = v.rows.iter().map(|r| variant_name(&v.axes, r)).collect();
-        assert_eq!(names[0], "block128_items1");
-        assert_eq!(names[5], "block256_items16");
+        assert_eq!(v.ints[1], [Some(128), Some(4)]);
+        assert_eq!(v.names[0], "block128_items1");
+        assert_eq!(v.names[5], "block256_items16");
         assert_eq!(
             variant_name(
                 &["T".into(), "K".into()],
@@ -363,7 +382,7 @@ mod tests {
         req.tune(sum()).unwrap();
         assert_eq!(
             req.tune(sum()).unwrap_err().message,
-            msg::twice("block_sum")
+            TuneFault::Twice.message("block_sum")
         );
     }
 
@@ -381,17 +400,14 @@ mod tests {
             listed: vec!["BLOCK=128".into(), "ITEMS=8".into()],
             ..t.clone()
         };
-        assert_eq!(variants(&bad).unwrap_err().at, TuneAt::Listed(1));
+        assert_eq!(variants(&bad).unwrap_err().0, TuneAt::Listed(1));
         let bad = TuneRequest {
             listed: vec!["BLOCK 128".into()],
             ..t
         };
-        assert!(
-            variants(&bad)
-                .unwrap_err()
-                .message
-                .contains("is not a variant")
-        );
+        let (at, fault) = variants(&bad).unwrap_err();
+        assert_eq!(at, TuneAt::Listed(0));
+        assert!(fault.message("block_sum").contains("is not a variant"));
     }
 
     #[test]

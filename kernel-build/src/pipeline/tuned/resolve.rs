@@ -4,10 +4,10 @@
 //! axes and the kernel's parameters. The raw reading is what a build without nvcc reads;
 //! both builds plan the same instantiations from it.
 
-use super::request::{int_value, variant_name, variants};
+use super::request::variants;
 use super::rule;
 use super::section::Section;
-use crate::diagnostics::tune as msg;
+use crate::diagnostics::tune::TuneFault;
 use crate::error::Error;
 use crate::front::read_raw;
 use crate::front::tuned::{Found, Instance, find, kernel_names};
@@ -100,20 +100,21 @@ pub(crate) fn resolve(req: &ModuleRequest, sources: &[Source]) -> Result<Resolve
         }
         read.push(items);
     }
-    let mut problems = Vec::new();
+    let mut problems: Vec<(&str, TuneFault)> = Vec::new();
     let mut kernels = Vec::new();
     if req.runtime != crate::model::options::RuntimeCompile::Off {
-        let k = &req.tuned[0].kernel;
-        return Err(Error::InvalidOption(msg::compiled_at_run_time(k)));
-    }
-    for t in &req.tuned {
-        match plan(req, t, sources, &read) {
-            Ok(k) => kernels.push(k),
-            Err(mut p) => problems.append(&mut p),
+        problems.push((&req.tuned[0].kernel, TuneFault::CompiledAtRunTime));
+    } else {
+        for t in &req.tuned {
+            match plan(req, t, sources, &read) {
+                Ok(k) => kernels.push(k),
+                Err(faults) => problems.extend(faults.into_iter().map(|f| (t.kernel.as_str(), f))),
+            }
         }
     }
     if !problems.is_empty() {
-        return Err(Error::InvalidOption(problems.join("\n")));
+        let said: Vec<String> = problems.iter().map(|(k, f)| f.message(k)).collect();
+        return Err(Error::InvalidOption(said.join("\n")));
     }
     Ok(Resolved { kernels })
 }
@@ -124,16 +125,17 @@ fn plan(
     t: &TuneRequest,
     sources: &[Source],
     read: &[Vec<Item>],
-) -> Result<ResolvedKernel, Vec<String>> {
+) -> Result<ResolvedKernel, Vec<TuneFault>> {
     let k = &t.kernel;
-    let v = variants(t).map_err(|p| vec![p.message])?;
+    let v = variants(t).map_err(|(_, fault)| vec![fault])?;
     let Some((source, found)) = read
         .iter()
         .enumerate()
         .find_map(|(i, items)| find(items, k).map(|f| (i, f)))
     else {
         let near: Vec<String> = read.iter().flat_map(|items| kernel_names(items)).collect();
-        return Err(vec![msg::no_kernel(k, &req.name, &near)]);
+        let module = req.name.clone();
+        return Err(vec![TuneFault::NoKernel { module, near }]);
     };
     let mut problems = Vec::new();
     let (qualified, tparams, params) = match found {
@@ -146,14 +148,15 @@ fn plan(
     };
     for tp in tparams.iter().flatten() {
         if !v.axes.contains(tp) {
-            problems.push(msg::missing_axis(k, tp));
+            let param = tp.clone();
+            problems.push(TuneFault::MissingAxis { param });
         }
     }
     let is_template_axis = |a: &str| tparams.as_ref().is_some_and(|t| t.iter().any(|tp| tp == a));
     // The rules, their names resolved.
     let mut ints: Vec<String> = Vec::new();
     let mut read_names: Vec<String> = Vec::new();
-    let mut rules = |which: &str, text: &Option<String>, dims: bool| -> Vec<TunedRule> {
+    let mut rules = |rule: &'static str, text: &Option<String>, dims: bool| -> Vec<TunedRule> {
         let Some(text) = text else {
             return Vec::new();
         };
@@ -178,12 +181,20 @@ fn plan(
             };
             match rule::program(e, &mut name) {
                 Ok(ops) => out.push(ops),
-                Err(Ok(unknown)) => {
-                    let named: Vec<String> =
-                        params.iter().filter(|p| !p.is_empty()).cloned().collect();
-                    problems.push(msg::unknown_name(k, which, text, &unknown, &named));
+                Err(Ok(name)) => {
+                    let params = params.iter().filter(|p| !p.is_empty()).cloned().collect();
+                    let text = text.clone();
+                    problems.push(TuneFault::UnknownName {
+                        rule,
+                        text,
+                        name,
+                        params,
+                    });
                 }
-                Err(Err(why)) => problems.push(msg::bad_rule(k, which, text, &why)),
+                Err(Err(why)) => {
+                    let text = text.clone();
+                    problems.push(TuneFault::BadRule { rule, text, why });
+                }
             }
         }
         // One text for every dimension: a rule is shown as the declaration wrote it.
@@ -202,16 +213,17 @@ fn plan(
     let shared = rules("shared", &t.shared, false).into_iter().next();
     for a in &v.axes {
         if !is_template_axis(a) && !read_names.contains(a) {
-            problems.push(msg::unused_axis(k, a));
+            let axis = a.clone();
+            problems.push(TuneFault::UnusedAxis { axis });
         }
     }
     let mut variants_out = Vec::new();
-    for row in &v.rows {
+    for ((row, name), ints) in v.rows.iter().zip(&v.names).zip(&v.ints) {
         let mut row_ints = Vec::new();
-        for (a, value) in v.axes.iter().zip(row) {
-            let int = int_value(value);
+        for ((a, value), int) in v.axes.iter().zip(row).zip(ints) {
             if int.is_none() && !is_template_axis(a) {
-                problems.push(msg::launch_value(k, a, value));
+                let (axis, value) = (a.clone(), value.clone());
+                problems.push(TuneFault::LaunchValue { axis, value });
             }
             row_ints.push(int.unwrap_or(0));
         }
@@ -229,7 +241,7 @@ fn plan(
                 .collect(),
         });
         variants_out.push(Planned {
-            name: variant_name(&v.axes, row),
+            name: name.clone(),
             values: row.clone(),
             ints: row_ints,
             instance,
