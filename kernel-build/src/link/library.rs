@@ -42,16 +42,34 @@ pub(crate) fn open(
     Ok(Opened { lib, path })
 }
 
+/// nvJitLink: device linking of relocatable code and LTO-IR.
+pub(super) const NVJITLINK: LibrarySpec = LibrarySpec {
+    name: "nvJitLink",
+    files: &["libnvJitLink.so.13", "libnvJitLink.so"],
+    env: Some(crate::env::Var::NVJITLINK),
+    wheel: "nvidia-nvjitlink==13.0.*",
+};
+
+/// nvFatbin: the module's fatbin assembled from images.
+pub(super) const NVFATBIN: LibrarySpec = LibrarySpec {
+    name: "nvFatbin",
+    files: &["libnvfatbin.so.13", "libnvfatbin.so"],
+    env: Some(crate::env::Var::NVFATBIN),
+    wheel: "nvidia-nvfatbin==13.0.*",
+};
+
+/// NVRTC: what the runtime compiles with; the build only says where it is.
+const NVRTC: LibrarySpec = LibrarySpec {
+    name: "NVRTC",
+    files: &["libnvrtc.so.13", "libnvrtc.so"],
+    env: None,
+    wheel: "nvidia-cuda-nvrtc==13.0.*",
+};
+
 /// The libraries beside the toolkit `nvcc` belongs to that the build (nvJitLink, nvFatbin)
 /// and the runtime (NVRTC) use, each with the file found, if any.
 pub fn companion_libraries(nvcc: &Path) -> Vec<(&'static str, Option<PathBuf>)> {
-    const NVRTC: LibrarySpec = LibrarySpec {
-        name: "NVRTC",
-        files: &["libnvrtc.so.13", "libnvrtc.so"],
-        env: None,
-        wheel: "nvidia-cuda-nvrtc==13.0.*",
-    };
-    [&super::nvjitlink::SPEC, &super::nvfatbin::SPEC, &NVRTC]
+    [&NVJITLINK, &NVFATBIN, &NVRTC]
         .into_iter()
         .map(|spec| (spec.name, find(spec, nvcc, &mut Vec::new())))
         .collect()

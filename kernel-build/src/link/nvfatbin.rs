@@ -6,18 +6,11 @@
 //! here that returns its result as `Ok` or [`LinkLibraryError::Call`] naming the call
 //! (`Handle` for the calls on a handle, which is destroyed when it drops).
 
-use super::library::{self, LibrarySpec, Opened};
+use super::library::{self, NVFATBIN as SPEC, Opened};
 use crate::env::Reporting;
 use crate::error::LinkLibraryError;
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::Path;
-
-pub(super) const SPEC: LibrarySpec = LibrarySpec {
-    name: "nvFatbin",
-    files: &["libnvfatbin.so.13", "libnvfatbin.so"],
-    env: Some(crate::env::Var::NVFATBIN),
-    wheel: "nvidia-nvfatbin==13.0.*",
-};
 
 type RawHandle = *mut c_void;
 type AddText = unsafe extern "C" fn(

@@ -2,17 +2,10 @@
 //! `KERNEL_BUILD_NVJITLINK` says), its release checked against nvcc's; the links themselves
 //! are `cuda_kernel_objects::nvjitlink`'s, shared with the runtime's `Linker`.
 
-use super::library::{self, LibrarySpec};
+use super::library::{self, NVJITLINK as SPEC};
 use crate::env::Reporting;
 use crate::error::LinkLibraryError;
 use std::path::Path;
-
-pub(super) const SPEC: LibrarySpec = LibrarySpec {
-    name: "nvJitLink",
-    files: &["libnvJitLink.so.13", "libnvJitLink.so"],
-    env: Some(crate::env::Var::NVJITLINK),
-    wheel: "nvidia-nvjitlink==13.0.*",
-};
 
 pub(crate) use cuda_kernel_objects::nvjitlink::{InputKind, LinkInput};
 use cuda_kernel_objects::nvjitlink::{LinkFailure, LinkOutput, Linked};
