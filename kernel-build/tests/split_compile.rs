@@ -1,9 +1,9 @@
-//! The largest runs of a build split over idle cores (nvcc's `--split-compile`), with the
-//! real nvcc: a file large enough is split and a small one is not, the split file's images
-//! hold the same kernels with the same parameter layouts as unsplit ones, a one-file module
-//! is split too, `KERNEL_BUILD_SPLIT_COMPILE`'s off switch (a `--split-compile` of the
-//! user's) is respected, and a file's per-architecture images are one container, the one
-//! nvcc writes when it compiles every target in one run.
+//! The largest runs of a build split over idle cores (nvcc's `--split-compile`) when the
+//! build asks for it, with the real nvcc: a file large enough is split and a small one is
+//! not, the split file's images hold the same kernels with the same parameter layouts as
+//! unsplit ones, a one-file module is split too, a `--split-compile` of the user's is
+//! respected, nothing is split unless asked, and a file's per-architecture images are one
+//! container, the one nvcc writes when it compiles every target in one run.
 
 mod support;
 
@@ -44,12 +44,25 @@ fn request(dir: &Path, files: &[&str], flags: &[&str]) -> ModuleRequest {
     req
 }
 
+/// The module of `files` built on `jobs` cores, asked to split its largest runs.
 fn build(fake: &FakeNvcc, dir: &Path, files: &[&str], flags: &[&str], jobs: usize) -> BuiltModule {
+    build_asked(fake, dir, files, flags, jobs, Some(true))
+}
+
+fn build_asked(
+    fake: &FakeNvcc,
+    dir: &Path,
+    files: &[&str],
+    flags: &[&str],
+    jobs: usize,
+    split_compile: Option<bool>,
+) -> BuiltModule {
     let cache = tempfile::tempdir().unwrap();
     let cx = Context {
         nvcc: Some(fake.path.clone()),
         cache_dir: Some(cache.path().to_path_buf()),
         jobs: Some(jobs),
+        split_compile,
         ..Context::default()
     };
     let m = build_module(&request(dir, files, flags), &cx).unwrap();
@@ -140,6 +153,17 @@ fn a_large_file_is_split_and_keeps_its_kernels_and_layouts() {
         big.iter().all(|l| l.matches("split-compile").count() == 1),
         "only the user's flag: {big:?}"
     );
+
+    // Not asked (and `KERNEL_BUILD_SPLIT_COMPILE` not set on): nothing is split.
+    #[allow(clippy::disallowed_methods)] // what the build will read, not a build input
+    let unset = std::env::var_os("KERNEL_BUILD_SPLIT_COMPILE").is_none();
+    if unset {
+        let before = fake.runs().len();
+        let plain = build_asked(&fake, dir.path(), &files, &[], 8, None);
+        let big = compiles_of(&fake, before, "big.cu");
+        assert!(big.iter().all(|l| !l.contains("split-compile")), "{big:?}");
+        assert_eq!(images(&plain), images(&whole));
+    }
 
     assert_eq!(split.info.kernels.len(), 301);
     assert_eq!(model(&split), model(&whole));

@@ -83,7 +83,7 @@ pub(super) fn compile_module(
         mode,
         alone: sources.len() == 1 && mode == LinkMode::Whole,
         tuned,
-        split: compile::split::allowed(&flags, reporting),
+        split: compile::split::allowed(&flags, cx.split_compile, reporting),
         assembler: std::sync::OnceLock::new(),
     };
     // Before nvcc runs: an editor helps most with a file that does not compile yet.

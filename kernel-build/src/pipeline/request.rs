@@ -168,6 +168,9 @@ pub struct Context {
     /// Where the files for editors go (`compile_commands.json`, shared types' headers);
     /// `None`: `KERNEL_BUILD_EDITOR_DIR`, else `cuda-kernel-build/` in Cargo's target folder.
     pub editor_dir: Option<PathBuf>,
+    /// Whether the largest runs may be split over idle cores (nvcc's `--split-compile`,
+    /// `compile::split`); `None`: `KERNEL_BUILD_SPLIT_COMPILE` (off unless set on).
+    pub split_compile: Option<bool>,
 }
 
 impl Default for Context {
@@ -184,6 +187,7 @@ impl Default for Context {
             nvcc_wrapper: None,
             progress: false,
             editor_dir: None,
+            split_compile: None,
         }
     }
 }

@@ -205,6 +205,10 @@ impl Job<'_> {
         if s.leave_out_ptx_text {
             k.field(b"--no-ptx-text");
         }
+        // A split build's images differ from build to build (`compile::split`): kept apart.
+        if s.split {
+            k.field(b"--split-allowed");
+        }
         // The model records the layouts the compile measured (`verify::layouts`).
         k.field(b"--layouts-measured");
         // The instantiations the build adds to this file.
