@@ -15,7 +15,8 @@
 //! `KERNEL_BENCH_KERNEL` names (lazy loading loads it then), and with `load_eager`. A
 //! module of several files holds one container per file, one after another: each is loaded
 //! as a module of its own, as the runtime loads such a module, and the kernel is looked up
-//! in the one that holds it.
+//! in the one that holds it. The same containers are then loaded side by side, each on a
+//! thread of its own, which the driver makes slower than one after another.
 //!
 //! ```text
 //! cargo bench -p kernel-tests --bench compressed_load
@@ -100,6 +101,24 @@ fn timed_load(gpu: &Gpu, images: &[&[u8]], eager: bool, then: &mut dyn FnMut(&[R
     took
 }
 
+/// As [`timed_load`] without `load_eager`, each image loaded on a thread of its own, all at
+/// once: what loading a module of several files could cost if the runtime loaded its
+/// containers side by side.
+fn timed_parallel_load(gpu: &Gpu, images: &[&[u8]], then: &mut dyn FnMut(&[RawModule])) -> f64 {
+    let t = Instant::now();
+    let modules: Vec<RawModule> = std::thread::scope(|s| {
+        let loads: Vec<_> = images
+            .iter()
+            .map(|image| s.spawn(move || RawModule::load_bytes(gpu, image).unwrap()))
+            .collect();
+        loads.into_iter().map(|l| l.join().unwrap()).collect()
+    });
+    then(&modules);
+    let took = us(t);
+    drop(modules);
+    took
+}
+
 /// The medians of `(lazy, eager)` times of each of `count` items over `REPS` rounds, the items
 /// alternating within a round; the first round warms the driver and the context.
 fn medians(count: usize, mut once: impl FnMut(usize, bool) -> f64) -> Vec<(f64, f64)> {
@@ -159,13 +178,37 @@ fn files(gpu: &Gpu, list: &str) {
             );
         })
     });
-    for ((name, image), t) in images.iter().zip(&times) {
+    // The same loads with each container on a thread of its own (lazy only), in rounds of
+    // their own, the images alternating.
+    let mut side_by_side = vec![Vec::new(); images.len()];
+    for round in 0..=REPS {
+        for (i, sample) in side_by_side.iter_mut().enumerate() {
+            let t = timed_parallel_load(gpu, &parts[i], &mut |modules| {
+                assert!(modules.iter().any(|m| m.kernel(&kernel).is_ok()));
+            });
+            if round > 0 {
+                sample.push(t);
+            }
+        }
+    }
+    for (((name, image), t), p) in images.iter().zip(&times).zip(side_by_side) {
         report(
             &format!("{name}: image"),
             image.len() as f64 / 1048576.0,
             "MiB",
         );
         report_times(name, &format!("`{kernel}`"), *t, times[0]);
+        let p = median(p);
+        report(
+            &format!("{name}: containers loaded side by side + `{kernel}`"),
+            p,
+            "us",
+        );
+        report(
+            &format!("{name}: side by side, ratio to {} one by one", images[0].0),
+            p / times[0].0,
+            "x",
+        );
     }
 }
 
