@@ -135,10 +135,18 @@ pub(super) fn write_commands(
     }
     let text = serde_json::to_string_pretty(&entries).ok()?;
     std::fs::create_dir_all(&dir).ok()?;
-    // Written beside and renamed: an editor never reads half a file.
-    let partial = dir.join(format!("compile_commands.json.{}", std::process::id()));
-    std::fs::write(&partial, text).ok()?;
-    std::fs::rename(&partial, &path).ok()?;
+    // Written beside, under a name of its own, and renamed: an editor never reads half a
+    // file, and builds writing at once (threads of one process too) each rename their own.
+    // Of two such builds, the entries of the one that renames first may be lost; each of its
+    // files gets its entry back when it is built again.
+    let mut builder = tempfile::Builder::new();
+    builder.prefix("compile_commands.json.");
+    // As a file written plainly would be (a temporary file is the owner's alone).
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    let mut partial = builder.tempfile_in(&dir).ok()?;
+    std::io::Write::write_all(&mut partial, text.as_bytes()).ok()?;
+    partial.persist(&path).ok()?;
     Some(path)
 }
 
@@ -192,6 +200,43 @@ mod tests {
             is_file,
             line_origin: None,
         }
+    }
+
+    /// Builds of one process writing at once (the threads of a test harness, a program
+    /// building several modules) each write and rename a file of their own: every write
+    /// lands, and the database reads whole.
+    #[test]
+    fn builds_writing_at_once_each_land() {
+        let dir = tempfile::tempdir().unwrap();
+        let cx = Context {
+            editor_dir: Some(dir.path().to_owned()),
+            ..Context::default()
+        };
+        let targets = ["sm_90".parse::<Target>().unwrap()];
+        let commands = Commands {
+            nvcc: Path::new("/opt/cuda/bin/nvcc"),
+            targets: &targets,
+            defines: &[],
+            flags: &[],
+        };
+        std::thread::scope(|scope| {
+            for t in 0..8 {
+                let (cx, commands) = (&cx, &commands);
+                scope.spawn(move || {
+                    for i in 0..25 {
+                        let file = PathBuf::from(format!("/src/t{t}_{i}.cu"));
+                        let written = write_commands(cx, commands, &[source(&file, vec![], true)]);
+                        assert!(written.is_some(), "thread {t}, write {i}");
+                    }
+                });
+            }
+        });
+        let path = dir.path().join("compile_commands.json");
+        let entries: Vec<serde_json::Value> =
+            serde_json::from_slice(&std::fs::read(path).unwrap()).unwrap();
+        assert!(!entries.is_empty());
+        let left: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(left.len(), 1, "no partial file left: {left:?}");
     }
 
     #[test]
