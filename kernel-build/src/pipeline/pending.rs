@@ -158,6 +158,13 @@ impl<'a> Pending<'a> {
         let started = Instant::now();
         let flags = self.job.shared.nvcc_flags();
         let input = self.wrapper.as_deref().unwrap_or(&self.job.source.path);
+        let run = Run {
+            args,
+            threads,
+            flags: &flags,
+            output: &output,
+            keep: &keep,
+        };
         let mut ran = self
             .job
             .run_nvcc(input, args.clone(), threads, &flags, &output, &keep);
@@ -175,13 +182,6 @@ impl<'a> Pending<'a> {
                 self.settle_variants(&arch, arch_args, threads)?;
             }
             let sub = format!("tuned-{name}");
-            let run = Run {
-                args,
-                threads,
-                flags: &flags,
-                output: &output,
-                keep: &keep,
-            };
             ran = self.run_again(&sub, &[], &run)?;
         }
         // A type of the table nvcc refuses: compiled once more without it, and it stays
@@ -210,13 +210,6 @@ impl<'a> Pending<'a> {
                 }
             }
             let sub = format!("{}{attempt}", if name == "all" { "again" } else { name });
-            let run = Run {
-                args,
-                threads,
-                flags: &flags,
-                output: &output,
-                keep: &keep,
-            };
             ran = self.run_again(&sub, &left_out, &run)?;
         }
         if let Ok(mut r) = self.rejected.lock() {

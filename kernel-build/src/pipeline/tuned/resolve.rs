@@ -156,7 +156,7 @@ fn plan(
     // The rules, their names resolved.
     let mut ints: Vec<String> = Vec::new();
     let mut read_names: Vec<String> = Vec::new();
-    let mut rules = |rule: &'static str, text: &Option<String>, dims: bool| -> Vec<TunedRule> {
+    let mut rules = |which: &'static str, text: &Option<String>, dims: bool| -> Vec<TunedRule> {
         let Some(text) = text else {
             return Vec::new();
         };
@@ -185,7 +185,7 @@ fn plan(
                     let params = params.iter().filter(|p| !p.is_empty()).cloned().collect();
                     let text = text.clone();
                     problems.push(TuneFault::UnknownName {
-                        rule,
+                        rule: which,
                         text,
                         name,
                         params,
@@ -193,7 +193,11 @@ fn plan(
                 }
                 Err(Err(why)) => {
                     let text = text.clone();
-                    problems.push(TuneFault::BadRule { rule, text, why });
+                    problems.push(TuneFault::BadRule {
+                        rule: which,
+                        text,
+                        why,
+                    });
                 }
             }
         }
