@@ -81,61 +81,64 @@ fn us(t: Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e6
 }
 
-/// One load of each of `images` (each then `load_eager` when `eager`) and `then` on the
-/// modules, in microseconds.
-fn timed_load(gpu: &Gpu, images: &[&[u8]], eager: bool, then: &mut dyn FnMut(&[RawModule])) -> f64 {
-    let t = Instant::now();
-    let modules: Vec<RawModule> = images
-        .iter()
-        .map(|image| {
-            let m = RawModule::load_bytes(gpu, image).unwrap();
-            if eager {
-                m.load_eager().unwrap();
-            }
-            m
-        })
-        .collect();
-    then(&modules);
-    let took = us(t);
-    drop(modules);
-    took
+/// How [`timed_load`] loads a set of images.
+#[derive(Clone, Copy)]
+enum Way {
+    /// One after another, as the runtime loads a module of several files; each then
+    /// `load_eager` when `eager`.
+    InTurn { eager: bool },
+    /// Each on a thread of its own, all at once.
+    SideBySide,
 }
 
-/// As [`timed_load`] without `load_eager`, each image loaded on a thread of its own, all at
-/// once: what loading a module of several files could cost if the runtime loaded its
-/// containers side by side.
-fn timed_parallel_load(gpu: &Gpu, images: &[&[u8]], then: &mut dyn FnMut(&[RawModule])) -> f64 {
+/// One load of each of `images`, the `way` it says, and `then` on the modules, in
+/// microseconds.
+fn timed_load(gpu: &Gpu, images: &[&[u8]], way: Way, then: &mut dyn FnMut(&[RawModule])) -> f64 {
     let t = Instant::now();
-    let modules: Vec<RawModule> = std::thread::scope(|s| {
-        let loads: Vec<_> = images
+    let modules: Vec<RawModule> = match way {
+        Way::InTurn { eager } => images
             .iter()
-            .map(|image| s.spawn(move || RawModule::load_bytes(gpu, image).unwrap()))
-            .collect();
-        loads.into_iter().map(|l| l.join().unwrap()).collect()
-    });
+            .map(|image| {
+                let m = RawModule::load_bytes(gpu, image).unwrap();
+                if eager {
+                    m.load_eager().unwrap();
+                }
+                m
+            })
+            .collect(),
+        Way::SideBySide => std::thread::scope(|s| {
+            let loads: Vec<_> = images
+                .iter()
+                .map(|image| s.spawn(move || RawModule::load_bytes(gpu, image).unwrap()))
+                .collect();
+            loads.into_iter().map(|l| l.join().unwrap()).collect()
+        }),
+    };
     then(&modules);
     let took = us(t);
     drop(modules);
     took
 }
 
-/// The medians of `(lazy, eager)` times of each of `count` items over `REPS` rounds, the items
-/// alternating within a round; the first round warms the driver and the context.
-fn medians(count: usize, mut once: impl FnMut(usize, bool) -> f64) -> Vec<(f64, f64)> {
-    let mut samples = vec![(Vec::new(), Vec::new()); count];
+/// The median time of each of `count` items over `REPS` rounds, the items alternating within
+/// a round; a first round before them warms the driver and the context.
+fn rounds(count: usize, mut once: impl FnMut(usize) -> f64) -> Vec<f64> {
+    let mut samples = vec![Vec::new(); count];
     for round in 0..=REPS {
         for (i, sample) in samples.iter_mut().enumerate() {
-            let (lazy, eager) = (once(i, false), once(i, true));
+            let t = once(i);
             if round > 0 {
-                sample.0.push(lazy);
-                sample.1.push(eager);
+                sample.push(t);
             }
         }
     }
-    samples
-        .into_iter()
-        .map(|(lazy, eager)| (median(lazy), median(eager)))
-        .collect()
+    samples.into_iter().map(median).collect()
+}
+
+/// The medians of `(lazy, eager)` times of each of `count` items (see [`rounds`]).
+fn medians(count: usize, mut once: impl FnMut(usize, bool) -> f64) -> Vec<(f64, f64)> {
+    let times = rounds(2 * count, |j| once(j / 2, j % 2 == 1));
+    times.chunks(2).map(|p| (p[0], p[1])).collect()
 }
 
 /// The four lines of one item's times (`what`: what follows the load), the ratios to `base`'s.
@@ -171,7 +174,7 @@ fn files(gpu: &Gpu, list: &str) {
         println!("{name}: {} container(s), each loaded", p.len());
     }
     let times = medians(images.len(), |i, eager| {
-        timed_load(gpu, &parts[i], eager, &mut |modules| {
+        timed_load(gpu, &parts[i], Way::InTurn { eager }, &mut |modules| {
             assert!(
                 modules.iter().any(|m| m.kernel(&kernel).is_ok()),
                 "no container holds `{kernel}`"
@@ -180,17 +183,11 @@ fn files(gpu: &Gpu, list: &str) {
     });
     // The same loads with each container on a thread of its own (lazy only), in rounds of
     // their own, the images alternating.
-    let mut side_by_side = vec![Vec::new(); images.len()];
-    for round in 0..=REPS {
-        for (i, sample) in side_by_side.iter_mut().enumerate() {
-            let t = timed_parallel_load(gpu, &parts[i], &mut |modules| {
-                assert!(modules.iter().any(|m| m.kernel(&kernel).is_ok()));
-            });
-            if round > 0 {
-                sample.push(t);
-            }
-        }
-    }
+    let side_by_side = rounds(images.len(), |i| {
+        timed_load(gpu, &parts[i], Way::SideBySide, &mut |modules| {
+            assert!(modules.iter().any(|m| m.kernel(&kernel).is_ok()));
+        })
+    });
     for (((name, image), t), p) in images.iter().zip(&times).zip(side_by_side) {
         report(
             &format!("{name}: image"),
@@ -198,7 +195,6 @@ fn files(gpu: &Gpu, list: &str) {
             "MiB",
         );
         report_times(name, &format!("`{kernel}`"), *t, times[0]);
-        let p = median(p);
         report(
             &format!("{name}: containers loaded side by side + `{kernel}`"),
             p,
@@ -226,15 +222,20 @@ fn main() {
     let mut x = gpu.zeros::<f32>(1024).unwrap();
     let cfg = Launch::for_num_elems(1024);
     let times = medians(variants.len(), |i, eager| {
-        timed_load(&gpu, &[variants[i].1.image.unwrap()], eager, &mut |m| {
-            unsafe {
-                m[0].kernel("k0")
-                    .unwrap()
-                    .launch(&cfg, (&mut x, 1024i32))
-                    .unwrap()
-            };
-            gpu.synchronize().unwrap();
-        })
+        timed_load(
+            &gpu,
+            &[variants[i].1.image.unwrap()],
+            Way::InTurn { eager },
+            &mut |m| {
+                unsafe {
+                    m[0].kernel("k0")
+                        .unwrap()
+                        .launch(&cfg, (&mut x, 1024i32))
+                        .unwrap()
+                };
+                gpu.synchronize().unwrap();
+            },
+        )
     });
     for ((name, spec), t) in variants.iter().zip(&times) {
         let (c, n) = spec.compressed_entries().unwrap();
