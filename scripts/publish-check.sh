@@ -5,7 +5,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
-crates=(cuda-kernel-objects cuda-kernel-generate cuda-kernel-build cuda-kernel-inspect cuda-kernel-macros cuda-kernel-runtime)
+crates=(cuda-kernel-objects cuda-kernel-generate cuda-kernel-build cuda-kernel-inspect cuda-kernel-macros cuda-kernel-runtime-core cuda-kernel-runtime)
 ours=$(sed -n 's/^repository = "\(.*\)"/\1/p' Cargo.toml)
 status=0
 for crate in "${crates[@]}"; do

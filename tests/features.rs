@@ -2,7 +2,9 @@
 //! its `macros` feature has no procedural macro of ours, nothing of the build library and no
 //! derive of bytemuck, and the macro crate builds the build library without what only build
 //! scripts use (`Build`'s host-code builder `cc`, Cargo's jobserver, the generated files'
-//! layout by prettyplease).
+//! layout by prettyplease); and the runtime's code (`cuda-kernel-runtime-core`) depends on no
+//! macro of ours even with every feature on, so that a build compiles it beside the macros'
+//! build library, and the runtime crate itself is only the re-exports.
 
 use std::io::Write as _;
 use std::path::Path;
@@ -79,6 +81,52 @@ fn the_runtime_without_macros_builds_no_macro_and_no_build_library() {
     for present in ["cuda-kernel-macros", "cuda-kernel-build"] {
         assert!(with.iter().any(|p| p == present), "{present}: {with:?}");
     }
+}
+
+#[test]
+fn the_runtime_code_compiles_beside_the_macros() {
+    let Some(core) = tree(&["-p", "cuda-kernel-runtime-core", "--all-features"]) else {
+        return;
+    };
+    assert!(core.iter().any(|p| p == "cudarc"), "{core:?}");
+    for absent in [
+        "cuda-kernel-macros",
+        "cuda-kernel-build",
+        "proc-macro-crate",
+    ] {
+        assert!(
+            !core.iter().any(|p| p == absent),
+            "the runtime's code waits for {absent}: {core:?}"
+        );
+    }
+    // The runtime crate is its `lib.rs` of re-exports: no module of code that would compile
+    // after the macros.
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../kernel-runtime/src");
+    let files: Vec<_> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(files, ["lib.rs"], "{}", src.display());
+    let lib = std::fs::read_to_string(src.join("lib.rs")).unwrap();
+    let code: Vec<&str> = lib
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("//"))
+        .collect();
+    let tests_at = code
+        .iter()
+        .position(|l| *l == "#[cfg(test)]")
+        .unwrap_or(code.len());
+    assert!(
+        code[..tests_at].iter().all(|l| l.starts_with("#![doc(")
+            || l.starts_with("pub use ")
+            || l.starts_with("#[cfg(feature")
+            || !l.contains(['{', '(', '='])
+            || l.ends_with("};")
+            || l.ends_with(',')),
+        "kernel-runtime/src/lib.rs holds more than re-exports:\n{}",
+        code[..tests_at].join("\n")
+    );
 }
 
 #[test]

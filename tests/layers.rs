@@ -329,14 +329,14 @@ fn build_library_folders_import_only_earlier_layers() {
 
 #[test]
 fn runtime_folders_import_only_earlier_layers() {
-    check_layers("cuda-kernel-runtime", "kernel-runtime/src");
+    check_layers("cuda-kernel-runtime-core", "kernel-runtime-core/src");
 }
 
 #[test]
 fn runtime_files_of_a_folder_import_each_other_in_one_direction() {
     let doc = architecture();
     let keeping = documented_file_cycles(&doc);
-    let src = workspace_root().join("kernel-runtime/src");
+    let src = workspace_root().join("kernel-runtime-core/src");
     let mut all = Vec::new();
     folders(&src, "", &mut all);
     assert!(all.iter().any(|f| f == "memory") && all.iter().any(|f| f == "code/nvrtc"));
@@ -371,7 +371,7 @@ fn runtime_files_of_a_folder_import_each_other_in_one_direction() {
 #[test]
 fn runtime_folders_import_what_architecture_says() {
     let claims = import_claims(&architecture());
-    let graph = imports(&workspace_root().join("kernel-runtime/src"));
+    let graph = imports(&workspace_root().join("kernel-runtime-core/src"));
     let modules = |named: &BTreeSet<String>| -> BTreeSet<String> {
         named
             .iter()
@@ -695,6 +695,7 @@ fn library_sources() -> Vec<(String, String)> {
         "kernel-generate",
         "kernel-build",
         "kernel-macros",
+        "kernel-runtime-core",
         "kernel-runtime",
         "kernel-inspect",
     ] {
