@@ -58,8 +58,8 @@ check() {
     shift
     local targets=--all-targets
     case " $* " in *" --no-default-features "*) targets=--lib ;; esac
-    echo "-- $name: ${vars[*]:+${vars[*]} }cargo clippy -p cuda-kernel-runtime $targets $*"
-    if env ${vars[@]+"${vars[@]}"} cargo clippy -q -p cuda-kernel-runtime $targets "$@" -- -D warnings; then
+    echo "-- $name: ${vars[*]:+${vars[*]} }cargo clippy -p cuda-kernel-runtime-core -p cuda-kernel-runtime $targets $*"
+    if env ${vars[@]+"${vars[@]}"} cargo clippy -q -p cuda-kernel-runtime-core -p cuda-kernel-runtime $targets "$@" -- -D warnings; then
         passed=$((passed + 1))
     else
         failed+=("$name")

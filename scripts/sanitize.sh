@@ -5,7 +5,7 @@
 #   usage: scripts/sanitize.sh [BINARY ...]
 #
 # Binaries given as arguments run in the current directory. With no argument, builds the
-# GPU test binaries of cuda-kernel-runtime and kernel-tests with cargo (release) and runs each in
+# GPU test binaries of cuda-kernel-runtime(-core) and kernel-tests with cargo (release) and runs each in
 # its package's directory, as `cargo test` does. Each binary runs with --test-threads=1, skipping the
 # tests that fault a context on purpose or re-execute themselves under other settings
 # (after_an_illegal_address_fault, fault_aftermath_child, ptx_jit_path_is_correct); the
@@ -33,7 +33,7 @@ mkdir -p "$out"
 if [ $# -gt 0 ]; then
     runs=$(for bin in "$@"; do printf '%s\t%s\n' "$PWD" "$(realpath "$bin")"; done)
 else
-    runs=$(cd "$root" && cargo test --release -p cuda-kernel-runtime -p kernel-tests --tests --no-run \
+    runs=$(cd "$root" && cargo test --release -p cuda-kernel-runtime-core -p cuda-kernel-runtime -p kernel-tests --tests --no-run \
         --message-format=json 2>/dev/null |
         python3 -c 'import json, os, sys
 for line in sys.stdin:
