@@ -2,17 +2,18 @@
 //! and stores of `width` elements) when the body touches slices as `name[i]` only and every
 //! slice is aligned for it at run time.
 
+use crate::describe::{Access, Elementwise, GenerateError, KernelInfo, Param};
 use crate::expr::{self, Reading};
+use crate::loops;
 use crate::text::Writer;
-use crate::{Access, Elementwise, GenerateError, KernelInfo, Param, loops};
 
 /// Writes the kernel, or the mistakes in its body.
 pub(crate) fn write(k: &Elementwise, w: &mut Writer) -> Result<KernelInfo, Vec<GenerateError>> {
     let mut errors = Vec::new();
-    crate::check_params(
+    crate::describe::check_params(
         &k.label,
         &k.params,
-        crate::RESERVED_ELEMENTWISE,
+        crate::describe::RESERVED_ELEMENTWISE,
         &mut errors,
     );
     let error = |message: String| GenerateError {
@@ -27,8 +28,8 @@ pub(crate) fn write(k: &Elementwise, w: &mut Writer) -> Result<KernelInfo, Vec<G
             message: "an elementwise kernel needs a slice (its length is the element count)".into(),
         });
     }
-    let slices = crate::slice_uses(&k.params);
-    let names = crate::scalar_names(&k.params, &["i", "n"]);
+    let slices = crate::describe::slice_uses(&k.params);
+    let names = crate::describe::scalar_names(&k.params, &["i", "n"]);
     let reading = match expr::read(&k.body, &slices, &names, true) {
         Ok(r) => r,
         Err(e) => {
@@ -40,7 +41,11 @@ pub(crate) fn write(k: &Elementwise, w: &mut Writer) -> Result<KernelInfo, Vec<G
         return Err(errors);
     }
     let width = loops::vector_width(&k.params, reading.unsafe_reason.is_none());
-    let params: Vec<String> = k.params.iter().map(crate::Param::c_decl).collect();
+    let params: Vec<String> = k
+        .params
+        .iter()
+        .map(crate::describe::Param::c_decl)
+        .collect();
     w.push(&format!(
         "extern \"C\" __global__ void __launch_bounds__({block}) {name}({params}, long long n) {{\n{head}",
         block = crate::geometry::BLOCK,

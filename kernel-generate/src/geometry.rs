@@ -1,7 +1,7 @@
 //! The launch geometry the generated kernels are written for: threads per block, grids,
 //! scratch sizes. Launchers at build time and at run time take them from here.
 
-use crate::Dtype;
+use crate::dtype::Dtype;
 
 /// Threads per block of elementwise, partial-reduction and scan kernels.
 ///

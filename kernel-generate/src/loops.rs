@@ -4,7 +4,7 @@
 //! user's expression shows it as written), then the loop over whole vectors and its lanes.
 //! The callers write what each index does; these write everything around it.
 
-use crate::{Access, Param};
+use crate::describe::{Access, Param};
 
 /// Elements per vector load: 16 bytes of the widest slice, or 1 (no vector path) when the
 /// expressions may touch slices other than at `[i]`.

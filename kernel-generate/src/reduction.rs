@@ -2,14 +2,20 @@
 //! vector loads when the map reads slices as `name[i]` only, then a block reduction by warp
 //! shuffles), and one block combining the partials and applying the post-map.
 
+use crate::describe::{Access, GenerateError, KernelInfo, Reduction};
 use crate::expr;
+use crate::loops;
 use crate::text::Writer;
-use crate::{Access, GenerateError, KernelInfo, Reduction, loops};
 
 /// Writes `{name}_partial` and `{name}_final`, or the mistakes in the expressions.
 pub(crate) fn write(r: &Reduction, w: &mut Writer) -> Result<KernelInfo, Vec<GenerateError>> {
     let mut errors = Vec::new();
-    crate::check_params(&r.label, &r.params, crate::RESERVED_OPERATORS, &mut errors);
+    crate::describe::check_params(
+        &r.label,
+        &r.params,
+        crate::describe::RESERVED_OPERATORS,
+        &mut errors,
+    );
     let mut error = |part: &'static str, message: String| {
         errors.push(GenerateError {
             kernel: r.label.clone(),
@@ -29,16 +35,16 @@ pub(crate) fn write(r: &Reduction, w: &mut Writer) -> Result<KernelInfo, Vec<Gen
             "a reduction needs an input slice (its length is the element count)".into(),
         );
     }
-    let slices = crate::slice_uses(&r.params);
+    let slices = crate::describe::slice_uses(&r.params);
     let map = expr::read(
         &r.map,
         &slices,
-        &crate::scalar_names(&r.params, &["i", "n"]),
+        &crate::describe::scalar_names(&r.params, &["i", "n"]),
         false,
     )
     .map_err(|e| error("map", e))
     .ok();
-    let scalars = crate::scalar_names(&r.params, &[]);
+    let scalars = crate::describe::scalar_names(&r.params, &[]);
     let ab: Vec<&str> = scalars.iter().copied().chain(["a", "b"]).collect();
     let reduce = expr::read(&r.reduce, &[], &ab, false)
         .map_err(|e| error("reduce", e))
@@ -70,7 +76,7 @@ pub(crate) fn write(r: &Reduction, w: &mut Writer) -> Result<KernelInfo, Vec<Gen
         .params
         .iter()
         .filter(|p| p.access == Access::Scalar)
-        .map(crate::Param::c_decl)
+        .map(crate::describe::Param::c_decl)
         .collect();
     let scalar_args: Vec<&str> = r
         .params
@@ -98,7 +104,11 @@ pub(crate) fn write(r: &Reduction, w: &mut Writer) -> Result<KernelInfo, Vec<Gen
     w.user(&r.label, "identity", &r.identity);
     w.push("    );\n}");
     let width = loops::vector_width(&r.params, unsafe_reason.is_none());
-    let params: Vec<String> = r.params.iter().map(crate::Param::c_decl).collect();
+    let params: Vec<String> = r
+        .params
+        .iter()
+        .map(crate::describe::Param::c_decl)
+        .collect();
     let init_op = format!("{op} kg_op{{{}}};", scalar_args.join(", "));
     let ident_call = format!("{ident_fn}({})", scalar_args.join(", "));
     w.push(&format!(

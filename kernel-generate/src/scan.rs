@@ -4,19 +4,24 @@
 //! aggregate, and takes its prefix from its predecessors by decoupled look-back: warp 0 reads
 //! 32 predecessors' status at a time and stops at the nearest one that has its full prefix.
 
+use crate::describe::{GenerateError, KernelInfo, Scan};
 use crate::expr;
 use crate::geometry::{BLOCK, scan_items};
 use crate::text::Writer;
-use crate::{GenerateError, KernelInfo, Scan};
 
 /// Writes the scan kernel, or the mistakes in its expressions.
 pub(crate) fn write(s: &Scan, w: &mut Writer) -> Result<KernelInfo, Vec<GenerateError>> {
     let mut errors = Vec::new();
     let params = [
-        crate::Param::new(s.input.clone(), s.dtype, crate::Access::In),
-        crate::Param::new(s.output.clone(), s.dtype, crate::Access::Out),
+        crate::describe::Param::new(s.input.clone(), s.dtype, crate::describe::Access::In),
+        crate::describe::Param::new(s.output.clone(), s.dtype, crate::describe::Access::Out),
     ];
-    crate::check_params(&s.label, &params, crate::RESERVED_OPERATORS, &mut errors);
+    crate::describe::check_params(
+        &s.label,
+        &params,
+        crate::describe::RESERVED_OPERATORS,
+        &mut errors,
+    );
     let op = expr::read(&s.op, &[], &["a", "b"], false).map_err(|message| GenerateError {
         kernel: s.label.clone(),
         part: "op",

@@ -14,8 +14,8 @@ use object::elf::{FileHeader64, SHT_NOBITS};
 use object::read::elf::{FileHeader, SectionHeader};
 use serde::Serialize;
 
+use crate::args::{FileArgs, to_json};
 use crate::report::EntryReport;
-use crate::{FileArgs, to_json};
 
 /// The JSON document.
 #[derive(Serialize)]

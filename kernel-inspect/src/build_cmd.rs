@@ -36,7 +36,7 @@ pub(crate) struct BuildArgs {
     #[arg(short = 'I', value_name = "DIR")]
     includes: Vec<PathBuf>,
     /// A definition, as for nvcc.
-    #[arg(short = 'D', value_name = "NAME[=VALUE]", value_parser = crate::parse_define)]
+    #[arg(short = 'D', value_name = "NAME[=VALUE]", value_parser = crate::args::parse_define)]
     defines: Vec<(String, Option<String>)>,
     /// An extra nvcc flag; repeat for several.
     #[arg(long = "flag", value_name = "NVCC_FLAG", allow_hyphen_values = true)]

@@ -28,7 +28,7 @@ pub(crate) struct DeclArgs {
     #[arg(short = 'I', value_name = "DIR")]
     includes: Vec<PathBuf>,
     /// A definition, as for nvcc.
-    #[arg(short = 'D', value_name = "NAME[=VALUE]", value_parser = crate::parse_define)]
+    #[arg(short = 'D', value_name = "NAME[=VALUE]", value_parser = crate::args::parse_define)]
     defines: Vec<(String, Option<String>)>,
 }
 
@@ -142,7 +142,7 @@ pub(crate) fn run(a: &DeclArgs) -> Result<String, String> {
     }
     let report = build_report(&display, &info);
     if a.json {
-        crate::to_json(&report)
+        crate::args::to_json(&report)
     } else {
         Ok(text(&report))
     }

@@ -5,8 +5,8 @@ use std::fmt::Write;
 use cuda_kernel_objects::{self as fatbin, Error as FatbinError};
 use serde::Serialize;
 
+use crate::args::{FileArgs, to_json};
 use crate::report::EntryReport;
-use crate::{FileArgs, to_json};
 
 /// The JSON document.
 #[derive(Serialize)]

@@ -17,6 +17,7 @@
 //!
 //! Every subcommand has `--help`. The JSON output is described in `docs/INSPECT.md`.
 
+mod args;
 mod binary;
 mod build_cmd;
 mod decls;
@@ -28,7 +29,7 @@ mod report;
 mod toolkit_cmd;
 mod tune_cmd;
 
-use std::path::PathBuf;
+use args::FileArgs;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
@@ -68,23 +69,6 @@ enum Command {
     Tune(tune_cmd::TuneArgs),
 }
 
-/// One file to read, as text or JSON.
-#[derive(clap::Args)]
-pub(crate) struct FileArgs {
-    /// The file to read.
-    pub(crate) path: PathBuf,
-    /// Print JSON instead of text.
-    #[arg(long)]
-    pub(crate) json: bool,
-}
-
-impl FileArgs {
-    /// The whole file.
-    pub(crate) fn read(&self) -> Result<Vec<u8>, String> {
-        std::fs::read(&self.path).map_err(|e| format!("cannot read `{}`: {e}", self.path.display()))
-    }
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match &cli.command {
@@ -103,21 +87,6 @@ fn main() -> ExitCode {
             ExitCode::FAILURE
         }
     }
-}
-
-/// A `-D` argument: `NAME` or `NAME=VALUE`, as nvcc takes it.
-pub(crate) fn parse_define(d: &str) -> Result<(String, Option<String>), String> {
-    Ok(match d.split_once('=') {
-        Some((n, v)) => (n.to_string(), Some(v.to_string())),
-        None => (d.to_string(), None),
-    })
-}
-
-/// A report as pretty JSON, newline-terminated.
-pub(crate) fn to_json(value: &impl serde::Serialize) -> Result<String, String> {
-    serde_json::to_string_pretty(value)
-        .map(|text| text + "\n")
-        .map_err(|e| e.to_string())
 }
 
 /// Writes the output; a closed pipe (`| head`) is not an error.

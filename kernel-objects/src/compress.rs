@@ -2,7 +2,11 @@
 
 use std::io::Read;
 
-use super::{Compression, Error, MAX_PAYLOAD_SIZE};
+use super::entry::Compression;
+use super::error::Error;
+
+/// The largest decompressed payload accepted (256 MiB); larger declared sizes are errors.
+pub const MAX_PAYLOAD_SIZE: u64 = 256 << 20;
 
 /// The most an LZ4 block can expand: every 255-byte run costs at least one input byte.
 const LZ4_MAX_RATIO: u64 = 255;

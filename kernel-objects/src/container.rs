@@ -3,8 +3,9 @@
 
 use super::bytes::{end_within, u16_at, u32_at, u64_at};
 use super::compress::decompress;
+use super::entry::{ArchVariant, Compression, Entry, EntryKind};
 use super::entry::{FLAG_ARCH_SPECIFIC, FLAG_FAMILY_SPECIFIC, FLAG_LZ4, FLAG_ZSTD};
-use super::{ArchVariant, Compression, Entry, EntryKind, Error};
+use super::error::Error;
 
 /// `0xBA55ED50`, the first four bytes (little-endian) of every container.
 pub(crate) const MAGIC: u32 = 0xBA55_ED50;

@@ -6,8 +6,9 @@ use object::LittleEndian as LE;
 use object::elf::{self, FileHeader64, SectionHeader64};
 use object::read::elf::{FileHeader, SectionHeader, SectionTable, Sym};
 
+use super::error::Error;
 use super::image::{GlobalImage, KernelImage};
-use super::{Error, nvinfo};
+use super::nvinfo;
 
 /// `EM_CUDA`.
 const EM_CUDA: u16 = 190;

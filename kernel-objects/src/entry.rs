@@ -1,6 +1,63 @@
-//! One entry of a fatbin container: what it targets, how it was stored, its payload.
+//! One entry of a fatbin container: what it targets, how it was stored, its payload, and the
+//! image decoded from it (`Image`: a cubin or a PTX module).
 
-use super::{Error, Image, parse_cubin, parse_ptx};
+use super::cubin::Cubin;
+use super::cubin::parse_cubin;
+use super::error::Error;
+use super::image::{GlobalImage, KernelImage};
+use super::ptx::PtxModule;
+use super::ptx::parse_ptx;
+
+/// A decoded image: a cubin or a PTX module.
+///
+/// ```
+/// use cuda_kernel_objects::{parse_ptx, Image};
+/// let ptx = parse_ptx(".version 9.0\n.target sm_90\n.visible .entry k(.param .u32 k_param_0) { ret; }")?;
+/// let image = Image::Ptx(ptx);
+/// assert_eq!(image.kernels()[0].symbol, "k");
+/// assert!(image.globals().is_empty());
+/// # Ok::<(), cuda_kernel_objects::Error>(())
+/// ```
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize))]
+pub enum Image {
+    /// SASS in a CUDA ELF.
+    Cubin(Cubin),
+    /// PTX text.
+    Ptx(PtxModule),
+}
+
+impl Image {
+    /// The kernels (`__global__` functions) in the image, in file order.
+    ///
+    /// ```
+    /// # use cuda_kernel_objects::{parse_ptx, Image};
+    /// let image = Image::Ptx(parse_ptx(".version 9.0\n.target sm_90\n")?);
+    /// assert!(image.kernels().is_empty());
+    /// # Ok::<(), cuda_kernel_objects::Error>(())
+    /// ```
+    pub fn kernels(&self) -> &[KernelImage] {
+        match self {
+            Image::Cubin(c) => &c.kernels,
+            Image::Ptx(p) => &p.kernels,
+        }
+    }
+
+    /// The `__constant__` and `__device__` variables defined in the image.
+    ///
+    /// ```
+    /// # use cuda_kernel_objects::{parse_ptx, Image};
+    /// let image = Image::Ptx(parse_ptx(".version 9.0\n.target sm_90\n.const .align 4 .b8 c[64];")?);
+    /// assert_eq!(image.globals()[0].size, 64);
+    /// # Ok::<(), cuda_kernel_objects::Error>(())
+    /// ```
+    pub fn globals(&self) -> &[GlobalImage] {
+        match self {
+            Image::Cubin(c) => &c.globals,
+            Image::Ptx(p) => &p.globals,
+        }
+    }
+}
 
 /// Entry flag bits (u64 at entry offset 0x28) and their names, in bit order.
 pub(crate) const FLAG_NAMES: &[(u64, &str)] = &[

@@ -1,57 +1,6 @@
-//! What the reader reports for one image: its kernels and module globals.
-
-use super::{Cubin, PtxModule};
-
-/// A decoded image: a cubin or a PTX module.
-///
-/// ```
-/// use cuda_kernel_objects::{parse_ptx, Image};
-/// let ptx = parse_ptx(".version 9.0\n.target sm_90\n.visible .entry k(.param .u32 k_param_0) { ret; }")?;
-/// let image = Image::Ptx(ptx);
-/// assert_eq!(image.kernels()[0].symbol, "k");
-/// assert!(image.globals().is_empty());
-/// # Ok::<(), cuda_kernel_objects::Error>(())
-/// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
-#[cfg_attr(feature = "serde", derive(serde::Serialize))]
-pub enum Image {
-    /// SASS in a CUDA ELF.
-    Cubin(Cubin),
-    /// PTX text.
-    Ptx(PtxModule),
-}
-
-impl Image {
-    /// The kernels (`__global__` functions) in the image, in file order.
-    ///
-    /// ```
-    /// # use cuda_kernel_objects::{parse_ptx, Image};
-    /// let image = Image::Ptx(parse_ptx(".version 9.0\n.target sm_90\n")?);
-    /// assert!(image.kernels().is_empty());
-    /// # Ok::<(), cuda_kernel_objects::Error>(())
-    /// ```
-    pub fn kernels(&self) -> &[KernelImage] {
-        match self {
-            Image::Cubin(c) => &c.kernels,
-            Image::Ptx(p) => &p.kernels,
-        }
-    }
-
-    /// The `__constant__` and `__device__` variables defined in the image.
-    ///
-    /// ```
-    /// # use cuda_kernel_objects::{parse_ptx, Image};
-    /// let image = Image::Ptx(parse_ptx(".version 9.0\n.target sm_90\n.const .align 4 .b8 c[64];")?);
-    /// assert_eq!(image.globals()[0].size, 64);
-    /// # Ok::<(), cuda_kernel_objects::Error>(())
-    /// ```
-    pub fn globals(&self) -> &[GlobalImage] {
-        match self {
-            Image::Cubin(c) => &c.globals,
-            Image::Ptx(p) => &p.globals,
-        }
-    }
-}
+//! What the reader reports of one image's contents: each kernel (`KernelImage`, with its
+//! parameters' slots) and each module global (`GlobalImage`), whether the image is a cubin
+//! or PTX.
 
 /// One kernel as compiled into an image.
 ///

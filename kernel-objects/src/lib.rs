@@ -51,17 +51,15 @@ mod ptx_lex;
 mod scan;
 pub mod tuning;
 
+pub use compress::MAX_PAYLOAD_SIZE;
 pub use cubin::{Cubin, parse_cubin};
-pub use entry::{ArchVariant, Compression, Entry, EntryKind};
+pub use entry::{ArchVariant, Compression, Entry, EntryKind, Image};
 pub use error::Error;
-pub use image::{GlobalImage, Image, KernelImage, ParamSlot};
+pub use image::{GlobalImage, KernelImage, ParamSlot};
 pub use kind::{CodeKind, is_relocatable_cubin};
 pub use params::param_layout_agrees;
 pub use ptx::{PtxModule, parse_ptx};
 pub use scan::find_containers;
-
-/// The largest decompressed payload accepted (256 MiB); larger declared sizes are errors.
-pub const MAX_PAYLOAD_SIZE: u64 = 256 << 20;
 
 /// The entries of a fatbin, in file order across all its containers.
 ///

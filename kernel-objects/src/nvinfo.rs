@@ -1,8 +1,8 @@
 //! `.nv.info` records: the per-kernel attributes (parameter layout, launch bounds) and the
 //! module-wide register counts a cubin carries.
 
-use super::Error;
 use super::bytes::{u16_at, u32_at};
+use super::error::Error;
 use super::image::{KernelImage, ParamSlot};
 
 /// `EIATTR_MAX_THREADS`: u32 x, y, z.

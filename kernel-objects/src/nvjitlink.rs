@@ -11,7 +11,7 @@
 use std::ffi::{CStr, CString, c_char, c_int, c_void};
 use std::path::{Path, PathBuf};
 
-use crate::CodeKind;
+use crate::kind::CodeKind;
 use crate::native::Library;
 
 type Handle = *mut c_void;

@@ -2,7 +2,7 @@
 //! alignment rule: each parameter starts at the running offset rounded up to its
 //! alignment) and performance directives, and the `.const` / `.global` variables.
 
-use super::Error;
+use super::error::Error;
 use super::image::{GlobalImage, KernelImage};
 use super::ptx_lex::{Tok, Token, tokenize};
 

@@ -1,7 +1,7 @@
 //! PTX declarations: `.entry` headers (parameters, performance directives) and module
 //! variables (`.const`, `.global`).
 
-use super::Error;
+use super::error::Error;
 use super::image::{GlobalImage, KernelImage, ParamSlot};
 use super::ptx::{Parser, lanes, type_size};
 use super::ptx_lex::Tok;

@@ -1,7 +1,7 @@
 //! A small PTX tokenizer: words (directives, identifiers, numbers), punctuation and strings,
 //! with comments removed and line numbers kept for error messages.
 
-use super::Error;
+use super::error::Error;
 
 /// One token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -51,7 +51,7 @@ macro_rules! vector {
         // SAFETY: all-zero bits are a valid value of every field.
         unsafe impl ValidAsZeroBits for $name {}
         // SAFETY: CUDA's `$cname` layout, asserted below.
-        unsafe impl crate::CudaType for $name {
+        unsafe impl crate::cuda_type::CudaType for $name {
             const CUDA_NAME: &'static str = $cname;
         }
         value_arg!($name);
@@ -135,7 +135,7 @@ macro_rules! packed {
         // SAFETY: all-zero bytes are a value of every lane.
         unsafe impl ValidAsZeroBits for $name {}
         // SAFETY: CUDA's `$cname` layout, asserted below.
-        unsafe impl crate::CudaType for $name {
+        unsafe impl crate::cuda_type::CudaType for $name {
             const CUDA_NAME: &'static str = $cname;
         }
         value_arg!($name);

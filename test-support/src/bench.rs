@@ -5,21 +5,21 @@
 use std::ffi::c_void;
 use std::time::Instant;
 
-use cuda_kernel_runtime::cudarc::driver::{DriverError, result, sys};
-use cuda_kernel_runtime::{Gpu, RawDevicePtr};
+use cuda_kernel_runtime_core::{Gpu, RawDevicePtr};
+use cudarc::driver::{DriverError, result, sys};
 
 /// The four arguments of the benchmarks' `empty4(const float*, float*, int, float)` kernel,
 /// which ignores them, for raw `cuLaunchKernel` calls beside the runtime's launch paths.
 ///
 /// ```no_run
-/// # use cuda_kernel_runtime::{Gpu, RawDevicePtr};
+/// # use cuda_kernel_runtime_core::{Gpu, RawDevicePtr};
 /// # let gpu = Gpu::new(0)?;
-/// # let func: cuda_kernel_runtime::cudarc::driver::sys::CUfunction = std::ptr::null_mut();
+/// # let func: cudarc::driver::sys::CUfunction = std::ptr::null_mut();
 /// let (a, b) = (gpu.zeros::<f32>(32)?, gpu.zeros::<f32>(32)?);
 /// let mut args = kernel_test_support::bench::Empty4Args::new(RawDevicePtr::of(&a), RawDevicePtr::of(&b));
 /// // SAFETY: `func` is an `empty4` of the current context.
 /// unsafe { args.launch(func, gpu.stream().cu_stream()) }.unwrap();
-/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime_core::Error>(())
 /// ```
 pub struct Empty4Args {
     /// `const float* a`.
@@ -37,8 +37,8 @@ impl Empty4Args {
     ///
     /// ```
     /// let args = kernel_test_support::bench::Empty4Args::new(
-    ///     cuda_kernel_runtime::RawDevicePtr::NULL,
-    ///     cuda_kernel_runtime::RawDevicePtr::NULL,
+    ///     cuda_kernel_runtime_core::RawDevicePtr::NULL,
+    ///     cuda_kernel_runtime_core::RawDevicePtr::NULL,
     /// );
     /// assert_eq!((args.n, args.s), (0, 1.0));
     /// ```
@@ -49,7 +49,7 @@ impl Empty4Args {
     /// The parameter pointers `cuLaunchKernel` takes, into `self`.
     ///
     /// ```
-    /// let null = cuda_kernel_runtime::RawDevicePtr::NULL;
+    /// let null = cuda_kernel_runtime_core::RawDevicePtr::NULL;
     /// let mut args = kernel_test_support::bench::Empty4Args::new(null, null);
     /// assert!(args.params().iter().all(|p| !p.is_null()));
     /// ```
@@ -69,13 +69,13 @@ impl Empty4Args {
     /// memory through them (`empty4`), of the context current to this thread.
     ///
     /// ```no_run
-    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
-    /// # let func: cuda_kernel_runtime::cudarc::driver::sys::CUfunction = std::ptr::null_mut();
-    /// let null = cuda_kernel_runtime::RawDevicePtr::NULL;
+    /// # let gpu = cuda_kernel_runtime_core::Gpu::new(0)?;
+    /// # let func: cudarc::driver::sys::CUfunction = std::ptr::null_mut();
+    /// let null = cuda_kernel_runtime_core::RawDevicePtr::NULL;
     /// let mut args = kernel_test_support::bench::Empty4Args::new(null, null);
     /// // SAFETY: `func` is an `empty4` of the current context.
     /// unsafe { args.launch(func, gpu.stream().cu_stream()) }.unwrap();
-    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// # Ok::<(), cuda_kernel_runtime_core::Error>(())
     /// ```
     #[inline]
     pub unsafe fn launch(
@@ -96,11 +96,11 @@ impl Empty4Args {
 /// When the final synchronisation fails: a benchmark has nothing to report then.
 ///
 /// ```no_run
-/// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+/// let gpu = cuda_kernel_runtime_core::Gpu::new(0)?;
 /// let mut n = 0u64;
 /// let us = kernel_test_support::bench::per_call_us(&gpu, 1000, &mut || n += 1);
 /// assert!(us >= 0.0 && n == 1000);
-/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime_core::Error>(())
 /// ```
 pub fn per_call_us(gpu: &Gpu, calls: usize, f: &mut dyn FnMut()) -> f64 {
     let start = Instant::now();
@@ -125,13 +125,13 @@ pub fn per_call_us(gpu: &Gpu, calls: usize, f: &mut dyn FnMut()) -> f64 {
 ///
 /// ```no_run
 /// use kernel_test_support::bench::{interleaved_bursts, paired_ratio};
-/// let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+/// let gpu = cuda_kernel_runtime_core::Gpu::new(0)?;
 /// let mut counts = [0u64; 2];
 /// let t = interleaved_bursts(&gpu, 8, 256, 2, &mut |path, _| counts[path] += 1);
 /// assert_eq!((t.len(), t[0].len(), counts), (2, 8, [2048, 2048]));
 /// let ratio = paired_ratio(&t[1], &t[0]);
 /// assert!(ratio > 0.0);
-/// # Ok::<(), cuda_kernel_runtime::Error>(())
+/// # Ok::<(), cuda_kernel_runtime_core::Error>(())
 /// ```
 pub fn interleaved_bursts(
     gpu: &Gpu,

@@ -3,7 +3,7 @@
 use std::fmt::Display;
 use std::io::Write as _;
 
-use cuda_kernel_runtime::{Error, Gpu};
+use cuda_kernel_runtime_core::{Error, Gpu};
 
 /// The environment variable that turns a skip into a failure: on a machine that must have a
 /// GPU, set it to `1` so that a test which cannot reach the GPU fails instead of passing.

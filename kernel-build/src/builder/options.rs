@@ -407,7 +407,7 @@ impl Build {
     ///         .grid("n.div_ceil(BLOCK)"),
     /// );
     /// ```
-    pub fn tune(&mut self, tune: crate::Tune) -> &mut Build {
+    pub fn tune(&mut self, tune: super::tune::Tune) -> &mut Build {
         if let Err(problem) = self.req.tune(tune.req) {
             self.problems.push(problem.message);
         }

@@ -6,8 +6,9 @@
 
 use super::cached::{self, Entry, Fresh, ObjectMeta, Staging};
 use super::combine::{self, Part};
+use super::job::UnitBuilt;
 use super::request::Source;
-use super::unit::{Shared, UnitBuilt};
+use super::unit_inputs::Shared;
 use crate::cache::{KeyHasher, hash_bytes};
 use crate::diagnostics::Diagnostics;
 use crate::env::Reporting;

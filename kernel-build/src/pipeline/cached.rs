@@ -61,7 +61,11 @@ impl Entry {
     pub(crate) fn into_built(self, req: &ModuleRequest, source: &Source) -> BuiltModule {
         let tracked = self.tracked_files(source);
         let mut warnings = self.meta.warnings.clone();
-        warnings.extend(super::warnings::module_warnings(&req.name, &self.meta));
+        warnings.extend(super::warnings::module_warnings(
+            &req.name,
+            &self.meta.info,
+            &self.meta.targets,
+        ));
         warnings.extend(self.note);
         BuiltModule {
             name: req.name.clone(),

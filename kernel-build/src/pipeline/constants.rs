@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 
 use super::request::Source;
-use super::unit::Shared;
+use super::unit_inputs::Shared;
 use crate::cache::KeyHasher;
 use crate::compile::probe::Probe;
 use crate::diagnostics::options as msg;

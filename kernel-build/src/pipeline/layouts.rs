@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use super::request::Source;
 use super::runtime;
-use super::unit::Shared;
+use super::unit_inputs::Shared;
 use crate::compile::layouts::{Measurement, Plan, TABLE_FILE};
 use crate::compile::probe::Probe;
 use crate::error::Error;

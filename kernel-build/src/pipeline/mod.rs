@@ -14,6 +14,7 @@ mod constants;
 pub(crate) mod debug_info;
 mod editor;
 mod estimate;
+mod job;
 mod layouts;
 mod nvcc;
 mod opaque;
@@ -27,6 +28,7 @@ mod shared;
 mod targets;
 pub(crate) mod tuned;
 mod unit;
+mod unit_inputs;
 mod units;
 mod warnings;
 

@@ -8,7 +8,7 @@
 //! cached, so a warm build runs nothing.
 
 use super::request::Source;
-use super::unit::Shared;
+use super::unit_inputs::Shared;
 use crate::compile::probe::{Measurements, Probe};
 use crate::model::ModuleInfo;
 use crate::model::options::LinkMode;

@@ -2,10 +2,11 @@
 //! virtual architecture), and how the runs' images become the file's fatbin.
 
 use super::cached::{self, Entry};
+use super::job::{Job, Measured, UnitBuilt};
 use super::layouts;
 use super::request::Source;
 use super::tuned::Section;
-use super::unit::{Job, Measured, Shared, UnitBuilt};
+use super::unit_inputs::Shared;
 use crate::compile;
 use crate::compile::layouts::{Plan, Refused};
 use crate::diagnostics::Diagnostics;

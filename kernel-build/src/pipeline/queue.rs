@@ -3,9 +3,11 @@
 //! cores the others leave, each file finished by the worker that ends its last run, and the
 //! first nvcc failure stopping what has not started.
 
+use super::job::UnitBuilt;
 use super::pending;
 use super::request::Source;
-use super::unit::{self, Shared, UnitBuilt};
+use super::unit;
+use super::unit_inputs::Shared;
 use crate::compile::split;
 use crate::diagnostics::Diagnostics;
 use crate::error::Error;

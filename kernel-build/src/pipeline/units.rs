@@ -3,7 +3,7 @@
 //! the module's tracked files, warnings and progress summary.
 
 use super::request::Source;
-use super::unit::Shared;
+use super::unit_inputs::Shared;
 use crate::diagnostics::units as msg;
 use crate::env::Reporting;
 use crate::error::Error;
@@ -50,7 +50,8 @@ pub(crate) fn build_joined(
     let mut warnings = entry.meta.warnings.clone();
     warnings.extend(super::warnings::module_warnings(
         &shared.req.name,
-        &entry.meta,
+        &entry.meta.info,
+        &entry.meta.targets,
     ));
     warnings.extend(built.iter().filter_map(|b| b.entry.note.clone()).take(1));
     if elapsed > 10.0 {

@@ -2,16 +2,15 @@
 //! typed stub), made for each build from its cached result instead of stored with it, so
 //! that a file built again under another module name is reported under the new name.
 
-use super::cached::ObjectMeta;
 use crate::diagnostics::front as msg;
 use crate::model::ModuleInfo;
 
-/// Every warning of a module's cached result that names the module.
-pub(crate) fn module_warnings(module: &str, meta: &ObjectMeta) -> Vec<String> {
-    let mut warnings: Vec<String> = availability_warning(module, &meta.targets, &meta.info)
+/// Every warning of a module's cached result (its model and targets) that names the module.
+pub(crate) fn module_warnings(module: &str, info: &ModuleInfo, targets: &[String]) -> Vec<String> {
+    let mut warnings: Vec<String> = availability_warning(module, targets, info)
         .into_iter()
         .collect();
-    warnings.extend(untyped_warnings(module, &meta.info));
+    warnings.extend(untyped_warnings(module, info));
     warnings
 }
 

@@ -215,7 +215,8 @@ impl<'a> Group<'a> {
         ctx: &Arc<cudarc::driver::CudaContext>,
         own: Option<&Arc<CudaStream>>,
     ) -> Result<&'a Arc<CudaStream>, Error> {
-        self.members.note(comm);
+        self.members
+            .note(comm.together.as_ref(), comm.ranks(), comm.rank());
         comm.live("a collective")?;
         match self.non_blocking {
             Some(non_blocking) if non_blocking != comm.non_blocking => {

@@ -9,8 +9,9 @@
 //! it, B on device 1 and A behind it, each kernel then waiting for one queued behind the other.
 //! This module keeps the order for the communicators the runtime can see whole.
 //!
-//! Ranks made together in this process ([`Communicator::for_gpus`], and the splits of all of
-//! them) share a [`Together`]. A [`Group`](crate::Group) that holds every rank of each
+//! Ranks made together in this process
+//! ([`Communicator::for_gpus`](crate::Communicator::for_gpus), and the splits of all of them)
+//! share a [`Together`]. A [`Group`](crate::Group) that holds every rank of each
 //! communicator it uses is *whole*: its end (`ncclGroupEnd`, which queues its kernels on every
 //! device) runs under [`lock`], one process-wide lock, as do `ncclCommInitAll` and the split of
 //! whole communicators. So the groups of all threads queue on every device in the order they
@@ -20,8 +21,6 @@
 //! same collectives in the same order on every rank.
 
 use std::sync::{Arc, Mutex, MutexGuard};
-
-use crate::collective::communicator::Communicator;
 
 /// The ranks of one communicator made together in this process: how many there are.
 #[derive(Debug)]
@@ -54,15 +53,16 @@ pub(crate) struct Members {
 }
 
 impl Members {
-    /// Notes that the group uses `comm`'s rank.
-    pub(crate) fn note(&mut self, comm: &Communicator) {
-        match &comm.together {
-            _ if comm.ranks() == 1 => {}
+    /// Notes that the group uses rank `rank` of a communicator of `ranks` ranks, made
+    /// `together` with its other ranks in this process (`None`: not, or not known).
+    pub(crate) fn note(&mut self, together: Option<&Arc<Together>>, ranks: usize, rank: usize) {
+        match together {
+            _ if ranks == 1 => {}
             None => self.partial = true,
             Some(together) => match self.seen.iter_mut().find(|(t, _)| Arc::ptr_eq(t, together)) {
-                Some((_, ranks)) if ranks.contains(&comm.rank()) => {}
-                Some((_, ranks)) => ranks.push(comm.rank()),
-                None => self.seen.push((together.clone(), vec![comm.rank()])),
+                Some((_, seen)) if seen.contains(&rank) => {}
+                Some((_, seen)) => seen.push(rank),
+                None => self.seen.push((together.clone(), vec![rank])),
             },
         }
     }
@@ -78,15 +78,16 @@ impl Members {
     }
 }
 
-/// `comms`, when they are every rank of one set made together in this process.
-pub(crate) fn whole_set(comms: &[Communicator]) -> bool {
-    let Some(first) = comms.first().and_then(|c| c.together.as_ref()) else {
+/// Whether `sets`, the set each of some communicators was made in, are every rank of one set
+/// made together in this process.
+pub(crate) fn whole_set(sets: &[Option<&Arc<Together>>]) -> bool {
+    let Some(Some(first)) = sets.first() else {
         return false;
     };
-    comms.len() == first.ranks
-        && comms
+    sets.len() == first.ranks
+        && sets
             .iter()
-            .all(|c| c.together.as_ref().is_some_and(|t| Arc::ptr_eq(t, first)))
+            .all(|t| t.is_some_and(|t| Arc::ptr_eq(t, first)))
 }
 
 #[cfg(test)]

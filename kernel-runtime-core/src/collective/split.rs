@@ -118,7 +118,8 @@ impl Communicator {
         let mut made: Vec<ncclComm_t> = vec![std::ptr::null_mut(); comms.len()];
         // Every rank of ranks made together: the new ones are made together too, while no
         // other thread queues a whole group (`serial`).
-        let whole = serial::whole_set(comms);
+        let sets: Vec<_> = comms.iter().map(|c| c.together.as_ref()).collect();
+        let whole = serial::whole_set(&sets);
         let guard = whole.then(serial::lock);
         // The group is ended below on every path.
         nccl.group_start()?;

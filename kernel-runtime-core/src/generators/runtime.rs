@@ -399,7 +399,7 @@ impl Generated {
     /// # Errors
     ///
     /// As [`Generated::build`], less the driver's.
-    pub fn compile(&self, target: &str) -> Result<crate::ObjectCode, Error> {
+    pub fn compile(&self, target: &str) -> Result<crate::code::object_code::ObjectCode, Error> {
         let (generated, _) = self.generate()?;
         self.program(&generated)
             .compile(target)
@@ -798,7 +798,7 @@ impl GeneratedKernel {
     unsafe fn run(
         &self,
         kernel: &Kernel,
-        cfg: &crate::Launch,
+        cfg: &crate::launch::config::Launch,
         args: &mut [Arg<'_>],
         extra: &mut [Arg<'_>],
         n: usize,

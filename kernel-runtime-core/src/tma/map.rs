@@ -11,7 +11,7 @@ use cudarc::driver::{CudaStream, DeviceRepr};
 
 use crate::memory::device_memory::{DeviceMemory, DeviceMemoryMut};
 
-use super::rules::{Layout, Shape, check, packed_strides};
+use super::rules::{Interleave, Layout, Shape, check, packed_strides};
 use super::source::{Reads, Source, SourceUse, Writes};
 use crate::driver;
 use crate::error::{DriverResultExt, Error, Swizzle};
@@ -73,22 +73,7 @@ impl Swizzle {
     }
 }
 
-/// Interleaved layouts (`NC/8HWC8`-style tensors): rank 3 or more.
-///
-/// ```
-/// assert_eq!(cuda_kernel_runtime::Interleave::default(), cuda_kernel_runtime::Interleave::None);
-/// ```
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum Interleave {
-    /// Not interleaved.
-    #[default]
-    None,
-    /// 16-byte interleave.
-    B16,
-    /// 32-byte interleave (the global address 32-byte aligned, swizzle `B32`).
-    B32,
-}
-
+// `Interleave` is defined beside the rules that read it; what the driver makes of it is here.
 impl Interleave {
     fn raw(self) -> I {
         match self {

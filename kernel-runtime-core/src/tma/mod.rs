@@ -11,4 +11,5 @@ mod rules;
 mod source;
 
 pub use crate::error::{Swizzle, TensorMapError};
-pub use map::{Im2colShape, Interleave, TensorMap, TensorMapHandle, TensorMapOptions, TmaElement};
+pub use map::{Im2colShape, TensorMap, TensorMapHandle, TensorMapOptions, TmaElement};
+pub use rules::Interleave;

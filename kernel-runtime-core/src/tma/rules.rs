@@ -2,8 +2,23 @@
 //! driver sees a descriptor: each broken rule is a [`TensorMapError`] that says which
 //! dimension and which limit.
 
-use super::map::Interleave;
 use crate::error::{Swizzle, TensorMapError};
+
+/// Interleaved layouts (`NC/8HWC8`-style tensors): rank 3 or more.
+///
+/// ```
+/// assert_eq!(cuda_kernel_runtime::Interleave::default(), cuda_kernel_runtime::Interleave::None);
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Interleave {
+    /// Not interleaved.
+    #[default]
+    None,
+    /// 16-byte interleave.
+    B16,
+    /// 32-byte interleave (the global address 32-byte aligned, swizzle `B32`).
+    B32,
+}
 
 /// What the rules look at.
 pub(super) struct Shape<'a> {

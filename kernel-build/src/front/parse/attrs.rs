@@ -8,18 +8,6 @@ use super::cursor::{PResult, Parser};
 use super::decl::Specs;
 use crate::front::expr::eval_const;
 
-/// Attribute words followed by a parenthesised argument group: what [`Parser::attribute`]
-/// reads, and what other passes skip as a whole.
-pub(super) const ATTRIBUTE_CALLS: &[&str] = &[
-    "__attribute__",
-    "__declspec",
-    "__launch_bounds__",
-    "__cluster_dims__",
-    "__maxnreg__",
-    "__align__",
-    "alignas",
-];
-
 impl Parser<'_> {
     /// Consumes one attribute at the cursor into `specs`; false when there is none.
     pub(super) fn attribute(&mut self, specs: &mut Specs) -> PResult<bool> {

@@ -2,7 +2,7 @@
 //! skipping balanced brackets.
 
 use super::Item;
-use super::attrs::ATTRIBUTE_CALLS;
+use super::keywords::ATTRIBUTE_CALLS;
 use crate::diagnostics::{Diagnostic, Diagnostics, front as msg};
 use crate::front::lexer::{TokKind, Token};
 use crate::front::linemap::LineMap;

@@ -1,8 +1,8 @@
 //! A first look at a declaration's head (up to `;`, `{` or `=`), deciding what it
 //! is before it is read: a kernel, a module global, a typedef or something else.
 
-use super::attrs::ATTRIBUTE_CALLS;
 use super::cursor::Parser;
+use super::keywords::ATTRIBUTE_CALLS;
 
 /// What the head of a declaration (up to `;`, `{` or `=`) contains.
 #[derive(Default)]

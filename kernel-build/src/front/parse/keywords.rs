@@ -1,9 +1,22 @@
-//! The words of the declaration grammar: builtin type keywords, specifiers the
-//! parser ignores, and how builtin type words combine into a base type.
+//! The words of the declaration grammar: the attribute words that take a group, builtin
+//! type keywords, specifiers the parser ignores, and how builtin type words combine into a
+//! base type.
 
 use super::BaseSyn;
 use crate::diagnostics::{Diagnostic, front as msg};
 use crate::model::Scalar;
+
+/// Attribute words followed by a parenthesised argument group: what `Parser::attribute` (`attrs`)
+/// reads, and what other passes skip as a whole.
+pub(super) const ATTRIBUTE_CALLS: &[&str] = &[
+    "__attribute__",
+    "__declspec",
+    "__launch_bounds__",
+    "__cluster_dims__",
+    "__maxnreg__",
+    "__align__",
+    "alignas",
+];
 
 /// Keywords that spell builtin types.
 pub(super) const TYPE_WORDS: &[&str] = &[

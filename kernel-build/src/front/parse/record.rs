@@ -1,8 +1,8 @@
 //! Struct bodies, typedefs, alias declarations and `__constant__`/`__device__` globals.
 
-use super::attrs::ATTRIBUTE_CALLS;
 use super::cursor::{MAX_DEPTH, PResult, Parser};
 use super::items::Scope;
+use super::keywords::ATTRIBUTE_CALLS;
 use super::{FieldSyn, Item, StructSyn, TParam, TypedefSyn, VarSyn};
 use crate::diagnostics::{Diagnostic, front as msg};
 use crate::model::SourceLoc;

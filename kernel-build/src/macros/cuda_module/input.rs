@@ -50,9 +50,9 @@ pub(crate) struct ModuleInput {
     /// `ptx_text = true;`: cubins keep the PTX text embedded with their line tables.
     pub ptx_text: Option<bool>,
     /// `rdc = true;` or `lto = true;`, with the key for spans.
-    pub link: Option<(Ident, crate::LinkMode)>,
+    pub link: Option<(Ident, crate::model::options::LinkMode)>,
     /// `compile = "runtime";` or `fallback = "runtime";`.
-    pub runtime: crate::RuntimeCompile,
+    pub runtime: crate::model::options::RuntimeCompile,
     /// `kernels = [...]`: stubs only for these.
     pub kernels: Option<Vec<LitStr>>,
     /// `constants = ["TILE: u32"]`: constants exported as Rust `const`s.
@@ -116,8 +116,8 @@ impl Parse for ModuleInput {
         let mut compress: Option<bool> = None;
         let mut ptx_text: Option<bool> = None;
         let (mut line_info, mut device_debug): (Option<bool>, Option<bool>) = (None, None);
-        let mut link: Option<(Ident, crate::LinkMode)> = None;
-        let mut runtime: Option<crate::RuntimeCompile> = None;
+        let mut link: Option<(Ident, crate::model::options::LinkMode)> = None;
+        let mut runtime: Option<crate::model::options::RuntimeCompile> = None;
         while !body.is_empty() {
             let item_attrs = body.call(Attribute::parse_outer)?;
             if body.peek(Token![unsafe]) && body.peek2(Token![extern]) {
@@ -170,7 +170,7 @@ impl Parse for ModuleInput {
                         });
                     }
                     "rdc" | "lto" => {
-                        use crate::LinkMode;
+                        use crate::model::options::LinkMode;
                         let v: syn::LitBool = body.parse()?;
                         if link.is_some() {
                             return Err(syn::Error::new(
@@ -186,7 +186,7 @@ impl Parse for ModuleInput {
                         link = Some((key.clone(), mode));
                     }
                     "compile" | "fallback" => {
-                        use crate::RuntimeCompile;
+                        use crate::model::options::RuntimeCompile;
                         let v: LitStr = body.parse()?;
                         let (accepted, mode) = match key.to_string().as_str() {
                             "compile" => (

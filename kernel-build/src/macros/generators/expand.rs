@@ -318,9 +318,9 @@ fn expression_errors(module: &GenModule, errors: &[generate::GenerateError]) -> 
 fn build_error(
     module: &GenModule,
     generated: &generate::Generated,
-    error: &crate::Error,
+    error: &crate::error::Error,
 ) -> syn::Error {
-    let crate::Error::NvccFailed { output, .. } = error else {
+    let crate::error::Error::NvccFailed { output, .. } = error else {
         return syn::Error::new(module.name.span(), crate::diagnostics::build::report(error));
     };
     // Each located line, with the context lines nvcc prints after it (the code, a caret).

@@ -91,7 +91,7 @@ impl LoadedModule {
     /// # Ok::<(), cuda_kernel_runtime::Error>(())
     /// ```
     #[inline]
-    pub unsafe fn launch<A: crate::KernelArgs>(
+    pub unsafe fn launch<A: crate::launch::args::tuple::KernelArgs>(
         &self,
         kernel: usize,
         cfg: &Launch,
