@@ -138,8 +138,8 @@ pub struct Reduction {
 
 /// A prefix scan of one slice into another.
 ///
-/// Kernel `{name}` takes the input, the output, the scratch words ([`geometry::scan_scratch_words`],
-/// the first [`geometry::scan_zeroed_words`] of them zeroed before each launch) and `n`.
+/// Kernel `{name}` takes the input, the output, the scratch words ([`crate::geometry::scan_scratch_words`],
+/// the first [`crate::geometry::scan_zeroed_words`] of them zeroed before each launch) and `n`.
 ///
 /// ```
 /// use cuda_kernel_generate::{Dtype, Scan};
@@ -308,7 +308,7 @@ pub struct KernelInfo {
     /// The C names of its entry points, in launch order.
     pub entry_points: Vec<String>,
     /// Elements per thread and loop step of the vector path (1: no vector path); the grid
-    /// is [`geometry::elementwise_blocks`] or [`geometry::reduction_blocks`] of it.
+    /// is [`crate::geometry::elementwise_blocks`] or [`crate::geometry::reduction_blocks`] of it.
     pub width: u32,
     /// Why the kernel may touch memory outside its slices (each holding `n` elements);
     /// `None`: it cannot, and its launcher may be a safe function.

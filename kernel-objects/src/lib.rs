@@ -41,6 +41,7 @@ mod error;
 mod image;
 mod kind;
 pub mod label;
+pub mod launch_rule;
 pub mod native;
 mod nvinfo;
 pub mod nvjitlink;

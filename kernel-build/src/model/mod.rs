@@ -14,5 +14,6 @@ pub(crate) mod rust;
 pub(crate) mod spelling;
 mod tuned;
 
+pub use cuda_kernel_objects::launch_rule::RuleOp;
 pub use declarations::*;
-pub use tuned::{RuleOp, TunedKernel, TunedRule, TunedVariant};
+pub use tuned::{TunedKernel, TunedRule, TunedVariant};

@@ -1,6 +1,7 @@
 //! Kernels tuned over declared variants, as built: each variant's name, values and kernel,
 //! the launch-shape rules as small stack programs, and what was left out for which target.
 
+use cuda_kernel_objects::launch_rule::RuleOp;
 use serde::{Deserialize, Serialize};
 
 /// A kernel tuned over declared variants (`tune` in `cuda_module!`, `Build::tune`): what the
@@ -87,38 +88,4 @@ pub struct TunedRule {
     pub text: String,
     /// Its program, in postfix order.
     pub ops: Vec<RuleOp>,
-}
-
-/// One step of a rule's program (the runtime's `__private::tune::RuleOp`).
-///
-/// ```
-/// let op = cuda_kernel_build::model::RuleOp::DivCeil;
-/// assert_ne!(op, cuda_kernel_build::model::RuleOp::Div);
-/// ```
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub enum RuleOp {
-    /// A constant.
-    Const(i64),
-    /// The variant's value of axis `n`.
-    Axis(u8),
-    /// The call's integer argument `n` ([`TunedKernel::ints`]).
-    Arg(u8),
-    /// `a + b`.
-    Add,
-    /// `a - b`.
-    Sub,
-    /// `a * b`.
-    Mul,
-    /// `a / b`, toward zero.
-    Div,
-    /// `a % b`.
-    Rem,
-    /// `a.div_ceil(b)`.
-    DivCeil,
-    /// `a.min(b)`.
-    Min,
-    /// `a.max(b)`.
-    Max,
-    /// `-a`.
-    Neg,
 }

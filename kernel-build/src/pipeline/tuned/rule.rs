@@ -5,9 +5,7 @@ use quote::ToTokens;
 use syn::{BinOp, Expr as SynExpr, Lit, UnOp};
 
 use crate::model::RuleOp;
-
-/// The most values a rule's program holds on its stack (the runtime's `DEPTH`).
-const DEPTH: usize = 16;
+use cuda_kernel_objects::launch_rule::DEPTH;
 
 /// A rule's expression.
 #[derive(Clone, Debug, PartialEq, Eq)]
