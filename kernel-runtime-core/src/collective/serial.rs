@@ -117,6 +117,40 @@ mod tests {
         assert!(members(&[], false));
     }
 
+    /// What a group notes of its communicators' ranks decides whether it is whole: a rank
+    /// noted twice counts once, a one-rank communicator is no constraint, and a rank of a
+    /// set not made in this process makes the group partial.
+    #[test]
+    fn noted_ranks_make_a_group_whole_or_partial() {
+        let (a, b) = (Together::new(2), Together::new(3));
+        let mut m = Members::default();
+        m.note(Some(&a), 2, 0);
+        m.note(Some(&a), 2, 0);
+        assert!(!m.whole());
+        m.note(Some(&a), 2, 1);
+        m.note(None, 1, 0);
+        assert!(m.whole());
+        m.note(Some(&b), 3, 2);
+        assert!(!m.whole());
+        m.note(Some(&b), 3, 0);
+        m.note(Some(&b), 3, 1);
+        assert!(m.whole());
+        m.note(None, 4, 3);
+        assert!(!m.whole());
+    }
+
+    /// A split is made whole only from every rank of one set made together.
+    #[test]
+    fn a_whole_set_is_every_rank_of_one_set() {
+        let (a, b) = (Together::new(2), Together::new(2));
+        assert!(whole_set(&[Some(&a), Some(&a)]));
+        assert!(!whole_set(&[Some(&a)]));
+        assert!(!whole_set(&[Some(&a), Some(&b)]));
+        assert!(!whole_set(&[Some(&a), None]));
+        assert!(!whole_set(&[None, None]));
+        assert!(!whole_set(&[]));
+    }
+
     #[test]
     fn the_lock_outlives_a_panic_while_held() {
         let held = std::thread::spawn(|| {
