@@ -16,7 +16,6 @@ use crate::front;
 use crate::model::built::BuiltModule;
 use crate::model::options::RuntimeCompile;
 use crate::model::request::ModuleRequest;
-use crate::toolkit::Target;
 
 /// Why a module is read without nvcc.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,7 +52,7 @@ pub(super) fn read_module(
     why: Without,
     tuned: &super::tuned::Resolved,
 ) -> Result<BuiltModule, Error> {
-    let archs = raw_arch_numbers(req);
+    let archs = super::targets::raw_arch_numbers(req);
     let alone = sources.len() == 1;
     let mut infos = Vec::new();
     let mut diags = Diagnostics::new();
@@ -143,20 +142,4 @@ pub(super) fn read_module(
         editor_files: Vec::new(),
         tuned: Vec::new(),
     })
-}
-
-/// The architectures a build without nvcc reads `#if __CUDA_ARCH__` for: the module's
-/// targets, else the default list of nvcc 13 (the toolkit that would be used is unknown).
-pub(super) fn raw_arch_numbers(req: &ModuleRequest) -> Vec<u32> {
-    let mut numbers: Vec<u32> = match &req.archs {
-        Some(names) => names
-            .iter()
-            .filter_map(|n| n.parse::<Target>().ok())
-            .map(|t| t.number)
-            .collect(),
-        None => vec![75, 80, 90, 100, 110, 120],
-    };
-    numbers.sort_unstable();
-    numbers.dedup();
-    numbers
 }

@@ -1,10 +1,27 @@
 //! The targets a module is built for: the module's own list, `KERNEL_BUILD_ARCHS` (a list
-//! or `native`), else the toolkit's default list.
+//! or `native`), else the toolkit's default list; and the architectures a reading without
+//! nvcc assumes (`raw_arch_numbers`).
 
 use crate::env::{self, Reporting};
 use crate::error::Error;
 use crate::model::request::ModuleRequest;
 use crate::toolkit::{self, Target, Toolkit, parse_target_list};
+
+/// The architectures a build without nvcc reads `#if __CUDA_ARCH__` for: the module's
+/// targets, else the default list of nvcc 13 (the toolkit that would be used is unknown).
+pub(super) fn raw_arch_numbers(req: &ModuleRequest) -> Vec<u32> {
+    let mut numbers: Vec<u32> = match &req.archs {
+        Some(names) => names
+            .iter()
+            .filter_map(|n| n.parse::<Target>().ok())
+            .map(|t| t.number)
+            .collect(),
+        None => vec![75, 80, 90, 100, 110, 120],
+    };
+    numbers.sort_unstable();
+    numbers.dedup();
+    numbers
+}
 
 /// The targets a module is built for, and how they were chosen.
 pub(super) struct Targets {

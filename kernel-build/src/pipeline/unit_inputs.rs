@@ -1,9 +1,8 @@
 //! What every translation unit of one module is given (`Shared`): the request, the toolkit,
 //! the targets and flags, the build's choices (debug output, line tables, PTX text, the
 //! cache, the link mode, splitting) and the nvFatbin the units share, with the flags the
-//! nvcc runs take from them. It names no step of a unit's build, so that the steps
-//! (`job`, `pending`, `layouts`, `opaque`, `constants`) all read it and none of them another
-//! through it.
+//! nvcc runs take from them. It names no step of a unit's build: the steps (`job`,
+//! `pending`, `layouts`, `opaque`, `constants`) all read it, and it reads none of them.
 
 use crate::cache::Cache;
 use crate::compile;

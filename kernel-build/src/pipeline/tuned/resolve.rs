@@ -75,7 +75,7 @@ pub(crate) fn resolve(req: &ModuleRequest, sources: &[Source]) -> Result<Resolve
     if req.tuned.is_empty() {
         return Ok(Resolved::default());
     }
-    let archs = super::super::raw::raw_arch_numbers(req);
+    let archs = super::super::targets::raw_arch_numbers(req);
     let mut read: Vec<Vec<Item>> = Vec::new();
     for source in sources {
         let here = source.is_file.then(|| source.path.parent()).flatten();
