@@ -166,35 +166,61 @@ fn folders(src: &Path, under: &str, out: &mut Vec<String>) {
     }
 }
 
-/// Each file of the folder `src/<folder>` (its subfolders, `mod.rs`, `lib.rs` and `main.rs`
-/// left out; `""` is `src` itself), and the files of the same folder its code names:
-/// `crate::<folder>::NAME` or `super::NAME`.
+/// Each room of the folder `src/<folder>` (`""` is `src` itself): its files (`mod.rs`,
+/// `lib.rs`, `main.rs` and `tests.rs` left out) and its subfolders, each taken whole; and the
+/// rooms of the same folder its code names: `crate::<folder>::NAME`, or `super::NAME` from a
+/// file of the folder (`super::super::NAME` from a file one folder further down, and so on).
 fn folder_imports(src: &Path, folder: &str) -> BTreeMap<String, BTreeSet<String>> {
     let dir = src.join(folder);
-    let files: BTreeMap<String, std::path::PathBuf> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
-        .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), p))
-        .filter(|(stem, _)| !["mod", "lib", "main", "tests"].contains(&stem.as_str()))
-        .collect();
+    let mut rooms: BTreeMap<String, Vec<(std::path::PathBuf, usize)>> = BTreeMap::new();
+    for path in std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()) {
+        if path.is_dir() {
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let mut files = Vec::new();
+            rust_files_below(&path, 0, &mut files);
+            rooms.insert(name, files);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+            if !["mod", "lib", "main", "tests"].contains(&stem.as_str()) {
+                rooms.insert(stem, vec![(path, 0)]);
+            }
+        }
+    }
     let prefix = if folder.is_empty() {
         "crate::".to_owned()
     } else {
         format!("crate::{}::", folder.replace('/', "::"))
     };
-    files
+    rooms
         .iter()
-        .map(|(stem, path)| {
-            let code = code_of(&std::fs::read_to_string(path).unwrap());
-            let named = paths_after(&code, &prefix)
-                .into_iter()
-                .chain(paths_after(&code, "super::"))
-                .filter(|name| name != stem && files.contains_key(name))
-                .collect();
-            (stem.clone(), named)
+        .map(|(room, files)| {
+            let mut named = BTreeSet::new();
+            for (path, depth) in files {
+                let code = code_of(&std::fs::read_to_string(path).unwrap());
+                named.extend(paths_after(&code, &prefix));
+                named.extend(paths_after(&code, &"super::".repeat(depth + 1)));
+            }
+            named.retain(|name| name != room && rooms.contains_key(name));
+            (room.clone(), named)
         })
         .collect()
+}
+
+/// Every Rust file below `dir` but the test modules' (`tests.rs`), with how many folders
+/// below `dir`'s own level its module
+/// lies (`dir/mod.rs` 0, `dir/a.rs` and `dir/b/mod.rs` 1, `dir/b/c.rs` 2, ...): one less than
+/// the `super::`s that lead from it to `dir`'s folder.
+fn rust_files_below(dir: &Path, depth: usize, out: &mut Vec<(std::path::PathBuf, usize)>) {
+    for path in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
+        if path.is_dir() {
+            rust_files_below(&path, depth + 1, out);
+        } else if path.extension().is_some_and(|e| e == "rs")
+            && path.file_name().is_some_and(|n| n != "tests.rs")
+        {
+            let is_mod = path.file_name().is_some_and(|n| n == "mod.rs");
+            out.push((path, if is_mod { depth } else { depth + 1 }));
+        }
+    }
 }
 
 /// What a row of the runtime's table of folders says its folder imports.
@@ -430,6 +456,19 @@ fn a_cycle_between_files_is_found() {
     assert_eq!(
         cycles(&folder_imports(&dir, "")),
         [("other".to_owned(), "top".to_owned())]
+    );
+    // A subfolder is one room: a file of it that names a file of the folder through
+    // `super::super::`, named back by that file, is a cycle too; its tests are not read.
+    std::fs::write(dir.join("f/c.rs"), "pub struct C;\n").unwrap();
+    std::fs::create_dir_all(dir.join("f/g")).unwrap();
+    std::fs::write(dir.join("f/g/mod.rs"), "mod h;\n").unwrap();
+    std::fs::write(dir.join("f/g/h.rs"), "use super::super::c::C;\n").unwrap();
+    std::fs::write(dir.join("f/g/tests.rs"), "use super::super::a::A;\n").unwrap();
+    assert!(cycles(&folder_imports(&dir, "f")).is_empty());
+    std::fs::write(dir.join("f/c.rs"), "pub use super::g::H;\n").unwrap();
+    assert_eq!(
+        cycles(&folder_imports(&dir, "f")),
+        [("c".to_owned(), "g".to_owned())]
     );
     std::fs::remove_dir_all(&dir).unwrap();
 }

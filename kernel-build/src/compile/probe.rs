@@ -15,7 +15,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 use super::messages::{self, Severity};
-use crate::front::names::{demangle, int_value};
+use crate::front::demangle::{demangle, int_value};
 
 /// The name the probe's lines carry in nvcc's messages (`#line`).
 const PROBE_FILE: &str = "kernel-build-probe";

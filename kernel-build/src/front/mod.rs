@@ -13,6 +13,7 @@
 //! (`read_raw`), it reads the raw text and records that in [`ModuleInfo::notes`]. Either
 //! reading ends in the checks of a whole module ([`finish`]).
 
+pub mod demangle;
 pub mod expr;
 pub mod lexer;
 pub mod linemap;

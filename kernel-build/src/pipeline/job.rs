@@ -313,7 +313,7 @@ fn needs_rdc(e: Error, file: &str, mode: LinkMode) -> Error {
         }
         _ => return e,
     };
-    let shown = front::names::demangle(&symbol)
+    let shown = front::demangle::demangle(&symbol)
         .map(|d| format!("{}({})", d.name, d.params.join(", ")))
         .unwrap_or_else(|| symbol.clone());
     Error::NeedsRdc {

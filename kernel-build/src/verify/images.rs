@@ -254,7 +254,7 @@ fn untyped_from_images(
                 u.images.push(facts(target, k));
                 continue;
             }
-            let demangled = crate::front::names::demangle(&k.symbol);
+            let demangled = crate::front::demangle::demangle(&k.symbol);
             let (name, base, param_types) = match &demangled {
                 Some(d) if d.template_args.is_empty() => {
                     (d.name.clone(), d.name.clone(), d.params.clone())

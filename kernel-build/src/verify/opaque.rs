@@ -27,7 +27,8 @@
 //! ```
 
 use crate::compile::probe::Measured;
-use crate::front::names::{Demangled, demangle, read_type};
+use crate::front::demangle::{Demangled, demangle};
+use crate::front::names::read_type;
 use crate::front::types::{TypeEnv, size_align};
 use crate::model::{
     CType, Kernel, KernelAttrs, Layout, Linkage, ModuleInfo, Param, Qualifiers, StructDef,

@@ -11,8 +11,6 @@ use std::sync::Arc;
 pub use cuda_kernel_objects::CodeKind;
 use cuda_kernel_objects::{Image, find_containers, parse, parse_cubin, parse_ptx};
 
-use crate::code::module::{RawLibrary, RawModule};
-use crate::device::gpu::Gpu;
 use crate::error::Error;
 
 /// Compiled CUDA code: its kind, its bytes, a name for messages, and C++ name expressions
@@ -174,7 +172,8 @@ impl ObjectCode {
     }
 
     /// The same code with the C++ name expression `expr` (`"axpy<float>"`) standing for the
-    /// compiled `symbol` (`_Z4axpyIfEvT_PKS0_PS0_i`): [`RawModule::kernel`] accepts either.
+    /// compiled `symbol` (`_Z4axpyIfEvT_PKS0_PS0_i`): [`RawModule::kernel`](crate::RawModule::kernel) accepts
+    /// either.
     ///
     /// ```
     /// let code = cuda_kernel_runtime::ObjectCode::ptx("").with_symbol("k<int>", "_Z1kIiEvv");
@@ -319,39 +318,8 @@ impl ObjectCode {
         Ok(())
     }
 
-    /// Loads the code into `gpu`'s context as a [`RawModule`] whose [`RawModule::kernel`] also
-    /// accepts the name expressions of [`with_symbol`](Self::with_symbol). Only the kinds
-    /// the driver loads ([`CodeKind::is_loadable`]: a fatbin, PTX, a cubin that is not
-    /// relocatable); the others return [`Error::NeedsLinking`].
-    ///
-    /// ```no_run
-    /// use cuda_kernel_runtime::{Gpu, ObjectCode};
-    /// let gpu = Gpu::new(0)?;
-    /// let code = ObjectCode::from_file("axpy.cubin")?.with_symbol("axpy<float>", "_Z4axpyIfEvT_PKS0_PS0_i");
-    /// let axpy = code.load(&gpu)?.kernel("axpy<float>")?;
-    /// # Ok::<(), cuda_kernel_runtime::Error>(())
-    /// ```
-    pub fn load(&self, gpu: &Gpu) -> Result<RawModule, Error> {
-        self.check_loadable()?;
-        RawModule::load_with_symbols(gpu, &self.bytes, &self.name, self.symbols.clone())
-    }
-
-    /// Loads the code once for every context of the process as a [`RawLibrary`] (whose
-    /// modules accept the name expressions too); the same kinds as [`load`](Self::load).
-    ///
-    /// ```no_run
-    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
-    /// let code = cuda_kernel_runtime::ObjectCode::from_file("k.fatbin")?;
-    /// let lib = code.load_library()?;
-    /// let k = lib.module(&gpu)?.kernel("saxpy")?;
-    /// # Ok::<(), cuda_kernel_runtime::Error>(())
-    /// ```
-    pub fn load_library(&self) -> Result<RawLibrary, Error> {
-        self.check_loadable()?;
-        RawLibrary::load_named(&self.bytes, &self.name, self.symbols.clone())
-    }
-
-    fn check_loadable(&self) -> Result<(), Error> {
+    /// `Ok` for the kinds the driver loads; [`Error::NeedsLinking`] for the others.
+    pub(crate) fn check_loadable(&self) -> Result<(), Error> {
         let relocatable = cuda_kernel_objects::is_relocatable_cubin(&self.bytes);
         if !self.kind.is_loadable() || relocatable {
             return Err(Error::NeedsLinking {

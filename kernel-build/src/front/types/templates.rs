@@ -64,7 +64,7 @@ pub fn replace_words(text: &str, map: &HashMap<String, String>) -> String {
 /// made-up function.
 pub(crate) fn demangled_type(name: &str) -> Option<String> {
     let mangled = name.strip_prefix("_Z")?;
-    let d = crate::front::names::demangle(&format!("_Z1f{mangled}"))?;
+    let d = crate::front::demangle::demangle(&format!("_Z1f{mangled}"))?;
     match d.params.as_slice() {
         [text] => Some(text.clone()),
         _ => None,

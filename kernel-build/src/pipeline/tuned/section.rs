@@ -16,8 +16,8 @@
 //! reported "at line N of kernel-build-tuned"; one ptxas refuses (too much shared memory)
 //! by its symbol, which demangles to the template and its arguments.
 
+use crate::front::demangle::demangle;
 use crate::front::linemap::TUNED_SECTION_FILE;
-use crate::front::names::demangle;
 use crate::front::tuned::Instance;
 
 /// A unit's instances, and the virtual architectures each is left out of.

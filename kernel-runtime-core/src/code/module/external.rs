@@ -6,6 +6,7 @@ use std::sync::Arc;
 use cudarc::driver::CudaStream;
 
 use super::{Kernel, KernelRequest, ModuleInner, Provenance, load};
+use crate::code::object_code::ObjectCode;
 use crate::device::gpu::Gpu;
 use crate::error::Error;
 
@@ -197,5 +198,25 @@ impl RawModule {
             module: self.clone(),
             info: slot.get(&self.inner)?.clone(),
         })
+    }
+}
+
+// Loading code given at run time is this file's concern; `ObjectCode` itself names no module.
+impl ObjectCode {
+    /// Loads the code into `gpu`'s context as a [`RawModule`] whose [`RawModule::kernel`] also
+    /// accepts the name expressions of [`with_symbol`](Self::with_symbol). Only the kinds
+    /// the driver loads ([`CodeKind::is_loadable`](crate::CodeKind::is_loadable): a fatbin, PTX, a cubin that is not
+    /// relocatable); the others return [`Error::NeedsLinking`].
+    ///
+    /// ```no_run
+    /// use cuda_kernel_runtime::{Gpu, ObjectCode};
+    /// let gpu = Gpu::new(0)?;
+    /// let code = ObjectCode::from_file("axpy.cubin")?.with_symbol("axpy<float>", "_Z4axpyIfEvT_PKS0_PS0_i");
+    /// let axpy = code.load(&gpu)?.kernel("axpy<float>")?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn load(&self, gpu: &Gpu) -> Result<RawModule, Error> {
+        self.check_loadable()?;
+        RawModule::load_with_symbols(gpu, self.bytes(), self.name(), self.symbols().to_vec())
     }
 }

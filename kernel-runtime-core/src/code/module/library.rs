@@ -12,6 +12,7 @@ use cudarc::driver::{DriverError, sys};
 use super::{ModuleInner, aligned_copy, needs_copy};
 use crate::code::image;
 use crate::code::module::RawModule;
+use crate::code::object_code::ObjectCode;
 use crate::device::gpu::Gpu;
 use crate::driver;
 use crate::error::{DriverResultExt, Error};
@@ -171,4 +172,22 @@ fn load_one(image: &[u8]) -> Result<sys::CUlibrary, Error> {
     // SAFETY: `ptr` addresses a complete image (PTX copies are NUL-terminated) that outlives
     // the call; no options are passed.
     unsafe { driver::module::library_load_data(ptr) }.call("cuLibraryLoadData")
+}
+
+// Loading code given at run time once for the process is this file's concern.
+impl ObjectCode {
+    /// Loads the code once for every context of the process as a [`RawLibrary`] (whose
+    /// modules accept the name expressions too); the same kinds as [`load`](Self::load).
+    ///
+    /// ```no_run
+    /// # let gpu = cuda_kernel_runtime::Gpu::new(0)?;
+    /// let code = cuda_kernel_runtime::ObjectCode::from_file("k.fatbin")?;
+    /// let lib = code.load_library()?;
+    /// let k = lib.module(&gpu)?.kernel("saxpy")?;
+    /// # Ok::<(), cuda_kernel_runtime::Error>(())
+    /// ```
+    pub fn load_library(&self) -> Result<RawLibrary, Error> {
+        self.check_loadable()?;
+        RawLibrary::load_named(self.bytes(), self.name(), self.symbols().to_vec())
+    }
 }
