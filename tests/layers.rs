@@ -177,7 +177,15 @@ fn folder_imports(src: &Path, folder: &str) -> BTreeMap<String, BTreeSet<String>
         if path.is_dir() {
             let name = path.file_name().unwrap().to_string_lossy().into_owned();
             let mut files = Vec::new();
-            rust_files_below(&path, 0, &mut files);
+            collect(&path, &mut files);
+            let files = files
+                .into_iter()
+                .filter(|file| !file.ends_with("tests.rs"))
+                .map(|file| {
+                    let depth = module_depth(&path, &file);
+                    (file, depth)
+                })
+                .collect();
             rooms.insert(name, files);
         } else if path.extension().is_some_and(|e| e == "rs") {
             let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
@@ -206,20 +214,15 @@ fn folder_imports(src: &Path, folder: &str) -> BTreeMap<String, BTreeSet<String>
         .collect()
 }
 
-/// Every Rust file below `dir` but the test modules' (`tests.rs`), with how many folders
-/// below `dir`'s own level its module
-/// lies (`dir/mod.rs` 0, `dir/a.rs` and `dir/b/mod.rs` 1, `dir/b/c.rs` 2, ...): one less than
-/// the `super::`s that lead from it to `dir`'s folder.
-fn rust_files_below(dir: &Path, depth: usize, out: &mut Vec<(std::path::PathBuf, usize)>) {
-    for path in std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().path()) {
-        if path.is_dir() {
-            rust_files_below(&path, depth + 1, out);
-        } else if path.extension().is_some_and(|e| e == "rs")
-            && path.file_name().is_some_and(|n| n != "tests.rs")
-        {
-            let is_mod = path.file_name().is_some_and(|n| n == "mod.rs");
-            out.push((path, if is_mod { depth } else { depth + 1 }));
-        }
+/// How many folders below `room`'s own level the module of `file` (a file below the folder
+/// `room`) lies: `room/mod.rs` 0, `room/a.rs` and `room/b/mod.rs` 1, `room/b/c.rs` 2, ...; one
+/// less than the `super::`s that lead from it to the folder `room` is in.
+fn module_depth(room: &Path, file: &Path) -> usize {
+    let steps = file.strip_prefix(room).unwrap().components().count();
+    if file.ends_with("mod.rs") {
+        steps - 1
+    } else {
+        steps
     }
 }
 
@@ -364,7 +367,8 @@ fn runtime_folders_import_only_earlier_layers() {
     check_layers("cuda-kernel-runtime-core", "kernel-runtime-core/src");
 }
 
-/// The library and tool crates whose files are held to one direction per folder.
+/// The library and tool crates: their sources are held to one direction per folder, and to
+/// raw calls of native libraries only in those libraries' layers.
 const CRATES: [&str; 7] = [
     "kernel-objects",
     "kernel-generate",
@@ -795,15 +799,7 @@ fn entry_calls(code: &str, entries: &BTreeSet<String>) -> Vec<(String, String)> 
 fn library_sources() -> Vec<(String, String)> {
     let root = workspace_root();
     let mut out = Vec::new();
-    for krate in [
-        "kernel-objects",
-        "kernel-generate",
-        "kernel-build",
-        "kernel-macros",
-        "kernel-runtime-core",
-        "kernel-runtime",
-        "kernel-inspect",
-    ] {
+    for krate in CRATES {
         let mut files = Vec::new();
         collect(&root.join(krate).join("src"), &mut files);
         for file in files {
